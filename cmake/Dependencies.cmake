@@ -1,0 +1,33 @@
+# Finds every dependency; each failure names the Debian package that provides it.
+find_package(PkgConfig)
+if(NOT PkgConfig_FOUND)
+  message(FATAL_ERROR "pkg-config not found: apt-get install pkg-config (or run ./setup.sh)")
+endif()
+
+macro(cloudlua_require_config pkg debian)
+  find_package(${pkg} ${ARGN} QUIET)
+  if(NOT ${pkg}_FOUND)
+    message(FATAL_ERROR "${pkg} not found: apt-get install ${debian} (or run ./setup.sh)")
+  endif()
+endmacro()
+
+macro(cloudlua_require_pc var module debian)
+  pkg_check_modules(${var} QUIET IMPORTED_TARGET ${module})
+  if(NOT ${var}_FOUND)
+    message(FATAL_ERROR "${module} not found: apt-get install ${debian} (or run ./setup.sh)")
+  endif()
+endmacro()
+
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
+cloudlua_require_config(CURL libcurl4-openssl-dev)
+cloudlua_require_config(OpenSSL libssl-dev)
+cloudlua_require_config(nlohmann_json nlohmann-json3-dev 3.10)
+cloudlua_require_config(pugixml libpugixml-dev)
+cloudlua_require_config(CLI11 libcli11-dev)
+cloudlua_require_config(Catch2 catch2 2.13)
+# The C++ build of Lua, so that lua_error unwinds C++ frames and destructors run.
+cloudlua_require_pc(LUA lua5.4-c++ liblua5.4-dev)
+cloudlua_require_pc(HTTPLIB cpp-httplib libcpp-httplib-dev)
+# Line editing is optional: without it the REPL reads plain lines.
+pkg_check_modules(LIBEDIT QUIET IMPORTED_TARGET libedit)

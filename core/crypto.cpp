@@ -1,0 +1,72 @@
+// Hashes, MACs and encodings for signing, all through OpenSSL 3's non-deprecated
+// one-shot calls (EVP_Digest, EVP_Q_mac, EVP_EncodeBlock, CRYPTO_memcmp). Only hex is
+// done by hand: it is formatting, not cryptography.
+#include "core/crypto.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+namespace cloud {
+namespace {
+
+// One-shot digest of `data` with `md`; empty string if OpenSSL fails (it does not
+// for these built-in digests, but callers then at least get no garbage).
+std::string digest(std::string_view data, const EVP_MD* md) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), out, &len, md, nullptr) != 1) return {};
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+}  // namespace
+
+// SHA-256 of `data`, 32 raw bytes.
+std::string sha256(std::string_view data) { return digest(data, EVP_sha256()); }
+
+// SHA-256 of `data` as 64 lowercase hex digits (payload and canonical-request hashes).
+std::string sha256_hex(std::string_view data) { return hex(sha256(data)); }
+
+// MD5 of `data`, 16 raw bytes (Content-MD5 of the storage API, not for security).
+std::string md5(std::string_view data) { return digest(data, EVP_md5()); }
+
+// HMAC-SHA256 of `data` under `key`, 32 raw bytes; EVP_Q_mac is OpenSSL 3's one-shot MAC.
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  size_t len = 0;
+  const unsigned char* mac = EVP_Q_mac(
+      nullptr, "HMAC", nullptr, "SHA256", nullptr, key.data(), key.size(),
+      reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, sizeof out, &len);
+  if (mac == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+// Lowercase hex of raw bytes, two digits per byte.
+std::string hex(std::string_view bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 0x0f];
+  }
+  return out;
+}
+
+// Standard base64 with padding and no line breaks (Content-MD5, binary blobs in JSON).
+std::string base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                            reinterpret_cast<const unsigned char*>(bytes.data()),
+                            static_cast<int>(bytes.size()));
+  out.resize(len < 0 ? 0 : static_cast<size_t>(len));
+  return out;
+}
+
+// Equal strings compare in time that depends only on the length, which is public
+// (signatures are fixed-length hex), never on where the first difference lies.
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace cloud

@@ -1,0 +1,300 @@
+// Loads the operation model from its JSON files into a graph of Shapes. Named shapes
+// ("shapes" section) are created first and filled second, so files may refer to a
+// shape before defining it. A member that names a shape and adds constraints of its
+// own gets a private copy of that shape with the additions.
+#include "core/model.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/embedded.h"
+
+namespace cloud {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
+    {"structure", ShapeType::structure}, {"list", ShapeType::list},
+    {"string", ShapeType::string},       {"integer", ShapeType::integer},
+    {"boolean", ShapeType::boolean},     {"timestamp", ShapeType::timestamp},
+    {"blob", ShapeType::blob}};
+
+// Keys that describe the member rather than its shape.
+bool is_member_key(const std::string& key) {
+  static const char* const keys[] = {"in", "name", "required", "requiredWhen", "absentWhen",
+                                     "default", "defaultText", "doc", "shape"};
+  for (const char* k : keys)
+    if (key == k) return true;
+  return false;
+}
+
+bool has_shape_keys(const ojson& spec) {
+  for (auto it = spec.begin(); it != spec.end(); ++it)
+    if (!is_member_key(it.key())) return true;
+  return false;
+}
+
+}  // namespace
+
+const char* shape_type_name(ShapeType type) {
+  for (const auto& [name, t] : kShapeTypes)
+    if (t == type) return name.c_str();
+  return "?";
+}
+
+const Member* Shape::find_member(std::string_view name) const {
+  for (const Member& m : members)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::string snake_case(std::string_view camel) {
+  std::string out;
+  for (size_t i = 0; i < camel.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(camel[i]);
+    if (std::isupper(c) && i > 0) out += '_';
+    out += static_cast<char>(std::tolower(c));
+  }
+  return out;
+}
+
+// The loader keeps the file being read and the first error met, so the recursive
+// readers stay short; after an error, the rest of the work is skipped.
+struct Model::Loader {
+  Model& model;
+  std::string file;
+  std::map<std::string, Shape*> named;
+  std::optional<Error> error;
+
+  void fail(const std::string& where, const std::string& what) {
+    if (!error) error = make_error(ErrorKind::config, "ModelError", file + ": " + where + ": " + what);
+  }
+
+  void declare_shapes(const ojson& shapes) {
+    for (auto it = shapes.begin(); it != shapes.end(); ++it) {
+      model.shapes_.emplace_back();
+      model.shapes_.back().name = it.key();
+      named[it.key()] = &model.shapes_.back();
+    }
+  }
+
+  void define_shapes(const ojson& shapes) {
+    for (auto it = shapes.begin(); it != shapes.end(); ++it)
+      fill_shape(*named[it.key()], it.value(), "shapes." + it.key());
+  }
+
+  // A member's shape: a reference, a reference with additions, or inline.
+  const Shape* member_shape(const ojson& spec, const std::string& where) {
+    const Shape* base = nullptr;
+    if (spec.contains("shape")) {
+      auto it = named.find(spec["shape"].get<std::string>());
+      if (it == named.end()) {
+        fail(where, "unknown shape '" + spec["shape"].get<std::string>() + "'");
+        return nullptr;
+      }
+      base = it->second;
+      if (!has_shape_keys(spec)) return base;
+    }
+    model.shapes_.emplace_back(base ? *base : Shape{});
+    Shape& shape = model.shapes_.back();
+    shape.name.clear();
+    fill_shape(shape, spec, where);
+    return &shape;
+  }
+
+  void fill_shape(Shape& shape, const ojson& spec, const std::string& where) {
+    if (spec.contains("type")) {
+      auto t = kShapeTypes.find(spec["type"].get<std::string>());
+      if (t == kShapeTypes.end()) return fail(where, "unknown type " + spec["type"].dump());
+      shape.type = t->second;
+    } else if (!spec.contains("shape")) {
+      return fail(where, "no type and no shape");
+    }
+    fill_constraints(shape, spec, where);
+    if (spec.contains("members")) fill_members(shape, spec["members"], where);
+    if (spec.contains("member")) shape.member = member_shape(spec["member"], where + "[]");
+    if (shape.type == ShapeType::list && !shape.member) fail(where, "list without member");
+  }
+
+  void fill_constraints(Shape& shape, const ojson& spec, const std::string& where) {
+    if (spec.contains("minLength")) shape.min_length = spec["minLength"].get<long long>();
+    if (spec.contains("maxLength")) shape.max_length = spec["maxLength"].get<long long>();
+    if (spec.contains("min")) shape.min = spec["min"].get<long long>();
+    if (spec.contains("max")) shape.max = spec["max"].get<long long>();
+    if (spec.contains("enum"))
+      for (const ojson& v : spec["enum"]) shape.allowed.push_back(json::parse(v.dump()));
+    if (spec.contains("flattened")) shape.flattened = spec["flattened"].get<bool>();
+    if (spec.contains("format")) shape.format = spec["format"].get<std::string>();
+    if (spec.contains("patternText")) shape.pattern_text = spec["patternText"].get<std::string>();
+    if (spec.contains("pattern")) {
+      try {
+        shape.pattern.emplace(spec["pattern"].get<std::string>(), std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        fail(where, std::string("bad pattern: ") + e.what());
+      }
+    }
+  }
+
+  void fill_members(Shape& shape, const ojson& members, const std::string& where) {
+    shape.members.clear();
+    for (auto it = members.begin(); it != members.end(); ++it)
+      shape.members.push_back(read_member(it.key(), it.value(), where + "." + it.key()));
+  }
+
+  Member read_member(const std::string& name, const ojson& spec, const std::string& where) {
+    Member m;
+    m.name = name;
+    m.wire_name = spec.value("name", name);
+    m.location = read_location(spec.value("in", "body"), where);
+    m.required = spec.value("required", false);
+    m.doc = spec.value("doc", "");
+    m.default_text = spec.value("defaultText", "");
+    if (spec.contains("default")) m.default_value = json::parse(spec["default"].dump());
+    m.required_when = read_conditions(spec, "requiredWhen");
+    m.absent_when = read_conditions(spec, "absentWhen");
+    m.shape = member_shape(spec, where);
+    return m;
+  }
+
+  Location read_location(const std::string& in, const std::string& where) {
+    if (in == "body") return Location::body;
+    if (in == "path") return Location::path;
+    if (in == "query") return Location::query;
+    if (in == "header") return Location::header;
+    fail(where, "unknown location '" + in + "'");
+    return Location::body;
+  }
+
+  static std::vector<Condition> read_conditions(const ojson& spec, const char* key) {
+    std::vector<Condition> out;
+    if (!spec.contains(key)) return out;
+    for (auto it = spec[key].begin(); it != spec[key].end(); ++it)
+      out.push_back({it.key(), json::parse(it.value().dump())});
+    return out;
+  }
+
+  void read_operation(Api& api, const std::string& name, const ojson& spec) {
+    std::string where = "operations." + name;
+    model.operations_.emplace_back();
+    Operation& op = model.operations_.back();
+    op.name = name;
+    op.snake_name = snake_case(name);
+    op.api = api.name;
+    op.method = spec.value("method", "POST");
+    read_path(op, spec.value("path", "/"));
+    op.idempotent = spec.value("idempotent", true);
+    op.doc = spec.value("doc", "");
+    op.input_root = spec.value("inputRoot", "");
+    op.output_root = spec.value("outputRoot", "");
+    op.payload = spec.value("payload", "");
+    op.input = structure_of(spec.value("input", ojson::object()), where + ".input");
+    op.output = structure_of(spec.value("output", ojson::object()), where + ".output");
+    mark_greedy_labels(op);
+    api.operations.push_back(&op);
+  }
+
+  // "/{Bucket}/{Object+}?uploads": the path template and the keys that select it.
+  static void read_path(Operation& op, const std::string& path) {
+    size_t q = path.find('?');
+    op.path = path.substr(0, q);
+    if (q == std::string::npos) return;
+    std::string rest = path.substr(q + 1);
+    for (size_t start = 0; start <= rest.size();) {
+      size_t amp = rest.find('&', start);
+      if (amp == std::string::npos) amp = rest.size();
+      if (amp > start) op.fixed_query.push_back(rest.substr(start, amp - start));
+      start = amp + 1;
+    }
+  }
+
+  const Shape* structure_of(const ojson& members, const std::string& where) {
+    model.shapes_.emplace_back();
+    Shape& shape = model.shapes_.back();
+    shape.type = ShapeType::structure;
+    fill_members(shape, members, where);
+    return &shape;
+  }
+
+  // {Object+} in the template marks a label whose '/' stay as they are.
+  void mark_greedy_labels(Operation& op) {
+    Shape& input = const_cast<Shape&>(*op.input);
+    for (Member& m : input.members) {
+      if (m.location != Location::path) continue;
+      m.greedy = op.path.find("{" + m.wire_name + "+}") != std::string::npos;
+      if (op.path.find("{" + m.wire_name) == std::string::npos)
+        fail("operations." + op.name, "path parameter " + m.name + " not in the path");
+    }
+  }
+
+  void read_file(const std::string& name, const std::string& text) {
+    file = name;
+    ojson doc = ojson::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return fail("(file)", "not a JSON object");
+    Api api;
+    api.name = doc.value("api", "");
+    api.protocol = doc.value("protocol", "json");
+    api.service = doc.value("service", api.name);
+    api.xml_namespace = doc.value("xmlNamespace", "");
+    api.doc = doc.value("doc", "");
+    if (api.name.empty()) return fail("api", "missing");
+    ojson shapes = doc.value("shapes", ojson::object());
+    declare_shapes(shapes);
+    define_shapes(shapes);
+    ojson ops = doc.value("operations", ojson::object());
+    for (auto it = ops.begin(); it != ops.end(); ++it) read_operation(api, it.key(), it.value());
+    model.apis_.push_back(std::move(api));
+  }
+};
+
+Outcome<std::shared_ptr<Model>> Model::load(
+    const std::vector<std::pair<std::string, std::string>>& files) {
+  auto model = std::make_shared<Model>();
+  Loader loader{*model, "", {}, std::nullopt};
+  try {
+    for (const auto& [name, text] : files) {
+      loader.named.clear();
+      loader.read_file(name, text);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    loader.fail("(value)", e.what());
+  }
+  if (loader.error) return *loader.error;
+  return model;
+}
+
+const Model& Model::builtin() {
+  static const std::shared_ptr<Model> model = [] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const EmbeddedFile* f = model_files; f->name; ++f) files.emplace_back(f->name, f->text);
+    auto loaded = Model::load(files);
+    if (!loaded.ok()) {
+      fprintf(stderr, "cloudlua: built-in model is broken: %s\n", loaded.error().message.c_str());
+      abort();
+    }
+    return loaded.value();
+  }();
+  return *model;
+}
+
+const Operation* Model::find(std::string_view name) const {
+  for (const Operation& op : operations_)
+    if (op.name == name || op.snake_name == name) return &op;
+  return nullptr;
+}
+
+const Api* Model::api(std::string_view name) const {
+  for (const Api& a : apis_)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::vector<const Operation*> Model::operations() const {
+  std::vector<const Operation*> out;
+  for (const Operation& op : operations_) out.push_back(&op);
+  return out;
+}
+
+}  // namespace cloud

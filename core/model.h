@@ -1,0 +1,114 @@
+// The operation model: every operation of the four APIs described once, as data
+// (core/model/*.json, compiled into the binary). The client validates and serialises
+// from it, the emulator validates incoming requests from it, and help() prints from it.
+// Adding an operation means adding data. docs/model.md describes the file format.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace cloud {
+
+using json = nlohmann::json;
+
+enum class ShapeType { structure, list, string, integer, boolean, timestamp, blob };
+enum class Location { body, path, query, header };
+
+const char* shape_type_name(ShapeType type);
+
+// "required when sibling `field` equals `value`" and its twin "must be absent when".
+struct Condition {
+  std::string field;
+  json value;
+};
+
+struct Shape;
+
+struct Member {
+  std::string name;       // the name Lua uses; for body members also the wire name
+  std::string wire_name;  // query key or header name; equals name for body and path
+  Location location = Location::body;
+  bool greedy = false;    // path label {Object+}: keeps '/' unencoded
+  bool required = false;
+  std::vector<Condition> required_when;
+  std::vector<Condition> absent_when;
+  std::optional<json> default_value;  // what the server assumes when left out
+  std::string default_text;           // default described in words (per region...)
+  std::string doc;
+  const Shape* shape = nullptr;
+};
+
+struct Shape {
+  ShapeType type = ShapeType::string;
+  std::string name;  // set on named shapes only
+  std::vector<Member> members;       // structure
+  const Shape* member = nullptr;     // list element
+  bool flattened = false;            // XML list: repeated elements without a wrapper
+  std::optional<long long> min_length, max_length;  // characters (strings), items (lists)
+  std::optional<long long> min, max;                // integers
+  std::vector<json> allowed;                        // value set
+  std::string pattern_text;                         // the pattern in words
+  std::optional<std::regex> pattern;
+  std::string format;  // "ipv4-or-cidr", "cidr", "iso8601"
+
+  const Member* find_member(std::string_view name) const;
+};
+
+struct Operation {
+  std::string name;        // UpdateSnapshot
+  std::string snake_name;  // update_snapshot
+  std::string api;         // cluster
+  std::string method;      // PUT
+  std::string path;        // /v1/snapshots/{SnapshotName}
+  std::vector<std::string> fixed_query;  // keys that select the operation (?uploads)
+  bool idempotent = true;  // false: never resent once it may have reached the server
+  std::string doc;
+  std::string input_root;   // XML element of the request body ("" for JSON)
+  std::string output_root;  // XML element of the result body
+  std::string payload;      // member sent as the raw body (UploadPart), "" for none
+  const Shape* input = nullptr;
+  const Shape* output = nullptr;
+};
+
+struct Api {
+  std::string name;       // storage, devops, cluster, catalog
+  std::string protocol;   // "xml" or "json"
+  std::string service;    // default signing service
+  std::string xml_namespace;
+  std::string doc;
+  std::vector<const Operation*> operations;
+};
+
+class Model {
+ public:
+  // The model compiled into the binary; loaded once, never fails in a release
+  // (a broken model file is caught by the unit tests).
+  static const Model& builtin();
+  // Builds a model from the texts of model files; errors name the file and the key.
+  static Outcome<std::shared_ptr<Model>> load(const std::vector<std::pair<std::string, std::string>>& files);
+
+  const Operation* find(std::string_view name) const;  // by name or snake_name
+  const Api* api(std::string_view name) const;
+  const std::vector<Api>& apis() const { return apis_; }
+  std::vector<const Operation*> operations() const;
+
+ private:
+  struct Loader;
+  std::deque<Shape> shapes_;  // deque: stable addresses for Shape pointers
+  std::deque<Operation> operations_;
+  std::vector<Api> apis_;
+};
+
+std::string snake_case(std::string_view camel);
+
+}  // namespace cloud

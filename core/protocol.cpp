@@ -1,0 +1,355 @@
+// Model-driven wire formats. One reader and one writer per body format (JSON, XML),
+// each with one small case per shape type; the path/query/header placement is shared.
+#include "core/protocol.h"
+
+#include <pugixml.hpp>
+#include <regex>
+#include <sstream>
+
+#include "core/uri.h"
+
+namespace cloud {
+
+namespace {
+
+// ---------------------------------------------------------------- scalars as text
+
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  return v.dump();
+}
+
+// Text from a header, a query string or an XML element, typed by the model.
+json typed_scalar(const Shape& shape, const std::string& text) {
+  if (shape.type == ShapeType::integer) {
+    char* end = nullptr;
+    long long n = std::strtoll(text.c_str(), &end, 10);
+    if (!text.empty() && end && *end == '\0') return n;
+  }
+  if (shape.type == ShapeType::boolean && (text == "true" || text == "false")) return text == "true";
+  return text;
+}
+
+// ---------------------------------------------------------------- paths
+
+// "/v1/snapshots/{SnapshotName}:restore" with the labels filled in, encoded.
+std::string expand_path(const Operation& op, const json& input) {
+  std::string out;
+  const std::string& t = op.path;
+  for (size_t i = 0; i < t.size();) {
+    if (t[i] != '{') { out += t[i++]; continue; }
+    size_t close = t.find('}', i);
+    std::string label = t.substr(i + 1, close - i - 1);
+    bool greedy = !label.empty() && label.back() == '+';
+    if (greedy) label.pop_back();
+    for (const Member& m : op.input->members)
+      if (m.location == Location::path && m.wire_name == label && input.contains(m.name))
+        out += uri_encode(scalar_text(input[m.name]), greedy);
+    i = close + 1;
+  }
+  return out;
+}
+
+std::string escape_regex(const std::string& s) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(s, special, R"(\$&)");
+}
+
+// The template as a regex: plain labels match one segment, greedy ones the rest.
+std::regex path_regex(const Operation& op, std::vector<std::string>& labels) {
+  std::string re = "^";
+  const std::string& t = op.path;
+  for (size_t i = 0; i < t.size();) {
+    size_t open = t.find('{', i);
+    if (open == std::string::npos) { re += escape_regex(t.substr(i)); break; }
+    re += escape_regex(t.substr(i, open - i));
+    size_t close = t.find('}', open);
+    std::string label = t.substr(open + 1, close - open - 1);
+    bool greedy = label.back() == '+';
+    if (greedy) label.pop_back();
+    labels.push_back(label);
+    re += greedy ? "(.+)" : "([^/]+)";
+    i = close + 1;
+  }
+  return std::regex(re + "$");
+}
+
+// ---------------------------------------------------------------- query and headers
+
+std::string build_query(const Operation& op, const json& input) {
+  std::string q;
+  auto add = [&q](const std::string& part) { q += (q.empty() ? "" : "&") + part; };
+  for (const std::string& key : op.fixed_query) add(key);
+  for (const Member& m : op.input->members)
+    if (m.location == Location::query && input.contains(m.name) && !input[m.name].is_null())
+      add(uri_encode(m.wire_name) + "=" + uri_encode(scalar_text(input[m.name])));
+  return q;
+}
+
+std::map<std::string, std::string> query_map(const std::string& query) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : split_query(query)) out[uri_decode(k)] = uri_decode(v);
+  return out;
+}
+
+// ---------------------------------------------------------------- JSON bodies
+
+json body_members(const Shape& shape, const json& input) {
+  json body = json::object();
+  for (const Member& m : shape.members)
+    if (m.location == Location::body && input.contains(m.name)) body[m.name] = input[m.name];
+  return body;
+}
+
+// ---------------------------------------------------------------- XML bodies
+
+void xml_write(pugi::xml_node parent, const Shape& shape, const std::string& name, const json& v);
+
+void xml_write_members(pugi::xml_node node, const Shape& shape, const json& v) {
+  for (const Member& m : shape.members)
+    if (m.location == Location::body && v.contains(m.name) && !v[m.name].is_null())
+      xml_write(node, *m.shape, m.wire_name, v[m.name]);
+}
+
+void xml_write(pugi::xml_node parent, const Shape& shape, const std::string& name, const json& v) {
+  if (shape.type == ShapeType::list) {
+    pugi::xml_node holder = shape.flattened ? parent : parent.append_child(name.c_str());
+    const std::string item = shape.flattened ? name : "member";
+    for (const json& e : v) xml_write(holder, *shape.member, item, e);
+    return;
+  }
+  pugi::xml_node node = parent.append_child(name.c_str());
+  if (shape.type == ShapeType::structure) return xml_write_members(node, shape, v);
+  node.text().set(scalar_text(v).c_str());
+}
+
+std::string local_name(const char* qualified) {
+  std::string s = qualified;
+  size_t colon = s.find(':');
+  return colon == std::string::npos ? s : s.substr(colon + 1);
+}
+
+json xml_read(pugi::xml_node node, const Shape& shape);
+
+json xml_read_list(pugi::xml_node parent, const std::string& name, const Shape& shape) {
+  json out = json::array();
+  if (shape.flattened) {
+    for (pugi::xml_node c : parent.children())
+      if (local_name(c.name()) == name) out.push_back(xml_read(c, *shape.member));
+    return out;
+  }
+  for (pugi::xml_node c : parent.children())
+    if (local_name(c.name()) == name)
+      for (pugi::xml_node item : c.children())
+        if (item.type() == pugi::node_element) out.push_back(xml_read(item, *shape.member));
+  return out;
+}
+
+// A structure's members by their element names; elements the model does not know
+// are kept as text so that nothing the server said is lost.
+json xml_read_structure(pugi::xml_node node, const Shape& shape) {
+  json out = json::object();
+  for (const Member& m : shape.members) {
+    if (m.location != Location::body) continue;
+    if (m.shape->type == ShapeType::list) {
+      json list = xml_read_list(node, m.wire_name, *m.shape);
+      if (!list.empty() || node.child(m.wire_name.c_str())) out[m.name] = list;
+      continue;
+    }
+    for (pugi::xml_node c : node.children())
+      if (local_name(c.name()) == m.wire_name) { out[m.name] = xml_read(c, *m.shape); break; }
+  }
+  for (pugi::xml_node c : node.children()) {
+    std::string n = local_name(c.name());
+    if (c.type() == pugi::node_element && !shape.find_member(n) && !out.contains(n)) out[n] = c.text().get();
+  }
+  return out;
+}
+
+json xml_read(pugi::xml_node node, const Shape& shape) {
+  if (shape.type == ShapeType::structure) return xml_read_structure(node, shape);
+  return typed_scalar(shape, node.text().get());
+}
+
+std::string xml_document(const std::string& root, const std::string& ns, const Shape& shape, const json& v) {
+  pugi::xml_document doc;
+  pugi::xml_node decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  pugi::xml_node node = doc.append_child(root.c_str());
+  if (!ns.empty()) node.append_attribute("xmlns") = ns.c_str();
+  xml_write_members(node, shape, v);
+  std::ostringstream out;
+  doc.save(out, "", pugi::format_raw);
+  return out.str();
+}
+
+// ---------------------------------------------------------------- header members
+
+void read_header_members(const Shape& shape, const Headers& headers, json& out) {
+  for (const Member& m : shape.members)
+    if (m.location == Location::header && has_header(headers, m.wire_name))
+      out[m.name] = typed_scalar(*m.shape, header_value(headers, m.wire_name));
+}
+
+Outcome<json> parse_json_object(const std::string& body, const std::string& what) {
+  if (body.empty()) return json::object();
+  json doc = json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return make_error(ErrorKind::api, "MalformedResponse", what + " is not a JSON object: " + body.substr(0, 200));
+  return doc;
+}
+
+}  // namespace
+
+const char* content_type_of(const Api& api) {
+  return api.protocol == "xml" ? "application/xml" : "application/json";
+}
+
+std::string request_id_of(const Headers& headers) {
+  for (const char* name : {"x-ext-request-id", "x-amz-request-id", "x-amzn-requestid"})
+    if (has_header(headers, name)) return header_value(headers, name);
+  return {};
+}
+
+WireRequest serialize_request(const Api& api, const Operation& op, const json& input) {
+  WireRequest w;
+  w.method = op.method;
+  w.path = expand_path(op, input);
+  w.query = build_query(op, input);
+  for (const Member& m : op.input->members)
+    if (m.location == Location::header && input.contains(m.name))
+      w.headers.emplace_back(m.wire_name, scalar_text(input[m.name]));
+  if (!op.payload.empty()) {
+    if (input.contains(op.payload)) w.body = input[op.payload].get<std::string>();
+  } else if (api.protocol == "xml") {
+    if (!op.input_root.empty()) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
+  } else if (op.method != "GET" && op.method != "DELETE" && op.method != "HEAD") {
+    w.body = body_members(*op.input, input).dump();
+  }
+  if (!w.body.empty() && op.payload.empty()) w.headers.emplace_back("Content-Type", content_type_of(api));
+  return w;
+}
+
+Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response) {
+  json result = json::object();
+  if (api.protocol == "xml" && !op.output_root.empty()) {
+    pugi::xml_document doc;
+    if (!doc.load_string(response.body.c_str()) || local_name(doc.document_element().name()) != op.output_root)
+      return make_error(ErrorKind::api, "MalformedResponse",
+                        "expected an XML " + op.output_root + " body, got: " + response.body.substr(0, 200));
+    result = xml_read_structure(doc.document_element(), *op.output);
+  } else if (api.protocol == "json") {
+    auto parsed = parse_json_object(response.body, "the answer");
+    if (!parsed.ok()) return parsed.error();
+    result = std::move(parsed.value());
+  }
+  read_header_members(*op.output, response.headers, result);
+  return result;
+}
+
+Error parse_error(const Api& api, const HttpResponse& response) {
+  Error e = make_error(ErrorKind::api, "HTTP" + std::to_string(response.status), "");
+  e.status = response.status;
+  e.request_id = request_id_of(response.headers);
+  if (api.protocol == "xml") {
+    pugi::xml_document doc;
+    if (doc.load_string(response.body.c_str()) && local_name(doc.document_element().name()) == "Error") {
+      pugi::xml_node root = doc.document_element();
+      if (*root.child_value("Code")) e.code = root.child_value("Code");
+      e.message = root.child_value("Message");
+      if (*root.child_value("RequestId")) e.request_id = root.child_value("RequestId");
+    }
+  } else {
+    json doc = json::parse(response.body, nullptr, false);
+    if (doc.is_object()) {
+      for (const char* k : {"code", "Code", "__type"})
+        if (doc.contains(k) && doc[k].is_string()) { e.code = doc[k].get<std::string>(); break; }
+      for (const char* k : {"message", "Message"})
+        if (doc.contains(k) && doc[k].is_string()) { e.message = doc[k].get<std::string>(); break; }
+    }
+    for (const char* h : {"x-ext-error-type", "x-amzn-errortype"})
+      if (has_header(response.headers, h)) e.code = header_value(response.headers, h);
+    size_t hash = e.code.rfind('#');
+    if (hash != std::string::npos) e.code = e.code.substr(hash + 1);
+    size_t colon = e.code.find(':');  // "Code:http://..." form of the error-type header
+    if (colon != std::string::npos) e.code = e.code.substr(0, colon);
+  }
+  if (e.message.empty()) e.message = response.body.empty() ? "no error body" : response.body.substr(0, 300);
+  return e;
+}
+
+const Operation* match_operation(const Api& api, const std::string& method, const std::string& path,
+                                 const std::string& query, std::map<std::string, std::string>& labels) {
+  std::map<std::string, std::string> q = query_map(query);
+  const Operation* best = nullptr;
+  for (const Operation* op : api.operations) {
+    if (op->method != method) continue;
+    bool selected = true;
+    for (const std::string& key : op->fixed_query) selected = selected && q.count(key);
+    std::vector<std::string> names;
+    std::smatch m;
+    if (!selected || !std::regex_match(path, m, path_regex(*op, names))) continue;
+    // The most specific operation wins: the one selected by more query keys.
+    if (best && best->fixed_query.size() >= op->fixed_query.size()) continue;
+    best = op;
+    labels.clear();
+    for (size_t i = 0; i < names.size(); ++i) labels[names[i]] = uri_decode(m[i + 1].str());
+  }
+  return best;
+}
+
+Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<std::string, std::string>& labels,
+                            const std::string& query, const Headers& headers, const std::string& body) {
+  json input = json::object();
+  if (!op.payload.empty()) {
+    input[op.payload] = body;
+  } else if (api.protocol == "xml" && !op.input_root.empty()) {
+    pugi::xml_document doc;
+    if (!doc.load_string(body.c_str()) || local_name(doc.document_element().name()) != op.input_root)
+      return make_error(ErrorKind::validation, "MalformedXML", "the body is not a " + op.input_root + " document");
+    input = xml_read_structure(doc.document_element(), *op.input);
+  } else if (api.protocol == "json" && !body.empty()) {
+    auto parsed = parse_json_object(body, "the request body");
+    if (!parsed.ok()) return make_error(ErrorKind::validation, "SerializationException", parsed.error().message);
+    input = std::move(parsed.value());
+  }
+  std::map<std::string, std::string> q = query_map(query);
+  for (const Member& m : op.input->members) {
+    if (m.location == Location::path && labels.count(m.wire_name)) input[m.name] = labels.at(m.wire_name);
+    if (m.location == Location::query && q.count(m.wire_name)) input[m.name] = typed_scalar(*m.shape, q[m.wire_name]);
+  }
+  read_header_members(*op.input, headers, input);
+  return input;
+}
+
+std::string serialize_result(const Api& api, const Operation& op, const json& result, Headers& headers) {
+  for (const Member& m : op.output->members)
+    if (m.location == Location::header && result.contains(m.name))
+      headers.emplace_back(m.wire_name, scalar_text(result[m.name]));
+  if (api.protocol == "xml")
+    return op.output_root.empty() ? "" : xml_document(op.output_root, api.xml_namespace, *op.output, result);
+  return body_members(*op.output, result).dump();
+}
+
+std::string serialize_error(const Api& api, const std::string& code, const std::string& message,
+                            const std::string& request_id, const json& details) {
+  if (api.protocol == "json") {
+    json body = {{"code", code}, {"message", message}, {"requestId", request_id}};
+    for (auto it = details.begin(); it != details.end(); ++it) body[it.key()] = it.value();
+    return body.dump();
+  }
+  pugi::xml_document doc;
+  pugi::xml_node root = doc.append_child("Error");
+  root.append_child("Code").text().set(code.c_str());
+  root.append_child("Message").text().set(message.c_str());
+  for (auto it = details.begin(); it != details.end(); ++it)
+    root.append_child(it.key().c_str()).text().set(scalar_text(it.value()).c_str());
+  root.append_child("RequestId").text().set(request_id.c_str());
+  std::ostringstream out;
+  doc.save(out, "", pugi::format_raw);
+  return out.str();
+}
+
+}  // namespace cloud

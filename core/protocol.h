@@ -1,0 +1,51 @@
+// The wire protocols of the four APIs, both directions, driven by the model: the
+// client serialises requests and parses responses; the emulator parses requests and
+// serialises responses with the same code, so the two can never disagree.
+// JSON APIs: path/query/header members placed as the model says, the rest a JSON body.
+// The storage API: XML bodies in the API's namespace, lists flattened as repeated elements.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/error.h"
+#include "core/http.h"
+#include "core/model.h"
+
+namespace cloud {
+
+// A request before it has a host: what the serialiser hands to the signer.
+struct WireRequest {
+  std::string method;
+  std::string path;   // percent-encoded
+  std::string query;  // percent-encoded, without '?'
+  Headers headers;
+  std::string body;
+};
+
+// --- client side
+WireRequest serialize_request(const Api& api, const Operation& op, const json& input);
+// A 2xx answer's result table; an unreadable body is an Error of kind api.
+Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response);
+// The Error for a non-2xx answer (or a 200 carrying an XML <Error>).
+Error parse_error(const Api& api, const HttpResponse& response);
+// The request id of an answer, from whichever header the server used.
+std::string request_id_of(const Headers& headers);
+
+// --- server side
+// The operation of `api` addressed by method, wire path and query, with the decoded
+// path labels; nullptr when none matches.
+const Operation* match_operation(const Api& api, const std::string& method, const std::string& path,
+                                 const std::string& query, std::map<std::string, std::string>& labels);
+// A received request turned back into the arguments the client was given.
+Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<std::string, std::string>& labels,
+                            const std::string& query, const Headers& headers, const std::string& body);
+// A result as the server sends it: the body, and header members added to `headers`.
+std::string serialize_result(const Api& api, const Operation& op, const json& result, Headers& headers);
+// An error body in the API's format.
+std::string serialize_error(const Api& api, const std::string& code, const std::string& message,
+                            const std::string& request_id, const json& details = json::object());
+
+const char* content_type_of(const Api& api);
+
+}  // namespace cloud

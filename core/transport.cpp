@@ -1,0 +1,396 @@
+// The HTTP transport on libcurl's multi interface. A transfer is started (an easy
+// handle from the pool, configured and added to the Transport's multi handle), the
+// loop is driven until that transfer is done, and the transfer is finished (removed,
+// turned into an HttpResponse or an Error, its handle reset and pooled). Keeping the
+// three steps apart lets several transfers share one multi handle later. The multi
+// handle owns the connection cache, so connections stay alive while the Transport
+// lives. The request goes out with exactly the caller's headers (they were signed):
+// curl's own Expect, Accept and Content-Type are suppressed, bodies are sent as given
+// and received as sent (no redirects, no content decoding).
+// Thread-safety: a Transport is used by one thread at a time; distinct Transports may
+// run on distinct threads (curl_global_init is done once, under std::call_once).
+#include "core/transport.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cloud {
+
+namespace {
+
+struct EasyDeleter {
+  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+};
+struct MultiDeleter {
+  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+struct UrlDeleter {
+  void operator()(CURLU* url) const { curl_url_cleanup(url); }
+};
+using EasyPtr = std::unique_ptr<CURL, EasyDeleter>;
+using MultiPtr = std::unique_ptr<CURLM, MultiDeleter>;
+using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
+using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
+
+constexpr int kPollMs = 100;          // how often the interrupt flag is looked at
+constexpr size_t kMaxIdleHandles = 16;
+
+// Initialises libcurl once per process; it is never cleaned up (process lifetime).
+void global_init_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// One request in flight: its easy handle, header list, buffers and outcome.
+struct Transfer {
+  const HttpRequest* request = nullptr;  // owned by the caller; outlives the transfer
+  EasyPtr easy;
+  SlistPtr headers;
+  HttpResponse response;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  bool done = false;
+  bool interrupted = false;
+  CURLcode result = CURLE_OK;
+};
+
+// Trims trailing CR/LF and surrounding blanks from a header line piece.
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' ||
+                        s.back() == '\t'))
+    s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+// CURLOPT_HEADERFUNCTION: collects "Name: value" lines; a status line starts afresh,
+// so interim (100 Continue) and proxy CONNECT answers do not mix in.
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  std::string_view line(data, n);
+  Headers& headers = t->response.headers;
+  if (line.substr(0, 5) == "HTTP/") {
+    headers.clear();
+  } else if (!line.empty() && (line[0] == ' ' || line[0] == '\t')) {
+    if (!headers.empty()) {  // obsolete line folding: continues the previous value
+      std::string_view more = trim(line);
+      if (!more.empty()) headers.back().second.append(" ").append(more);
+    }
+  } else if (size_t colon = line.find(':'); colon != std::string_view::npos) {
+    headers.emplace_back(std::string(line.substr(0, colon)),
+                         std::string(trim(line.substr(colon + 1))));
+  }
+  return n;
+}
+
+// CURLOPT_WRITEFUNCTION: appends the body as it arrives.
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  t->response.body.append(data, size * count);
+  return size * count;
+}
+
+// "host:port" of a URL, for error messages (never the path or query: they may hold
+// presigned credentials).
+std::string host_port(const std::string& url) {
+  UrlPtr u(curl_url());
+  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    return "(invalid URL)";
+  char* host = nullptr;
+  char* port = nullptr;
+  curl_url_get(u.get(), CURLUPART_HOST, &host, 0);
+  curl_url_get(u.get(), CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+  std::string out = host ? host : "?";
+  if (port) out += std::string(":") + port;
+  curl_free(host);
+  curl_free(port);
+  return out;
+}
+
+// Appends one line to a curl header list; false when curl ran out of memory.
+bool append(SlistPtr& list, const std::string& line) {
+  curl_slist* grown = curl_slist_append(list.get(), line.c_str());
+  if (!grown) return false;
+  list.release();
+  list.reset(grown);
+  return true;
+}
+
+// The header list to send: the caller's headers exactly, plus empty entries that stop
+// curl adding Expect, Accept or Content-Type of its own. "Name;" is curl's spelling
+// for a header with an empty value ("Name:" would remove it).
+SlistPtr build_header_list(const Headers& given) {
+  SlistPtr list;
+  for (const Header& h : given) {
+    std::string line = h.second.empty() ? h.first + ";" : h.first + ": " + h.second;
+    if (!append(list, line)) return nullptr;
+  }
+  for (const char* name : {"Expect", "Accept", "Content-Type"})
+    if (!has_header(given, name) && !append(list, std::string(name) + ":")) return nullptr;
+  return list;
+}
+
+// Records the first failing curl_easy_setopt, so configuration reads as a list.
+class Setter {
+ public:
+  explicit Setter(CURL* easy) : easy_(easy) {}
+  template <class T>
+  Setter& operator()(CURLoption option, T value) {
+    if (rc_ == CURLE_OK) rc_ = curl_easy_setopt(easy_, option, value);
+    return *this;
+  }
+  CURLcode result() const { return rc_; }
+
+ private:
+  CURL* easy_;
+  CURLcode rc_ = CURLE_OK;
+};
+
+// Chooses the method and body options. Bodies go out as POSTFIELDS with an explicit
+// size (binary safe; curl then adds Content-Length unless the caller gave one);
+// HEAD uses NOBODY; other methods without a body send none.
+void set_method(Setter& set, const HttpRequest& r) {
+  const bool body_method = r.method == "POST" || r.method == "PUT" || r.method == "PATCH";
+  if (r.method == "HEAD") {
+    set(CURLOPT_NOBODY, 1L);
+  } else if (body_method || !r.body.empty()) {
+    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    set(CURLOPT_POSTFIELDS, r.body.data());
+    if (r.method != "POST") set(CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  } else if (r.method != "GET") {
+    set(CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  }
+}
+
+// Applies every option of one transfer to its (freshly reset) easy handle.
+CURLcode configure(Transfer& t, const TransportOptions& o) {
+  Setter set(t.easy.get());
+  set(CURLOPT_URL, t.request->url.c_str());
+#if LIBCURL_VERSION_NUM >= 0x075500
+  set(CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  set(CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+  set(CURLOPT_HTTPHEADER, t.headers.get());
+  set(CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
+  set(CURLOPT_TIMEOUT_MS, o.timeout_ms);
+  set(CURLOPT_SSL_VERIFYPEER, o.verify_tls ? 1L : 0L);
+  set(CURLOPT_SSL_VERIFYHOST, o.verify_tls ? 2L : 0L);
+  if (!o.ca_file.empty()) set(CURLOPT_CAINFO, o.ca_file.c_str());
+  set(CURLOPT_NOSIGNAL, 1L);
+  set(CURLOPT_FOLLOWLOCATION, 0L);
+  set(CURLOPT_HTTP_CONTENT_DECODING, 0L);
+  set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+  set(CURLOPT_HEADERFUNCTION, &on_header);
+  set(CURLOPT_HEADERDATA, static_cast<void*>(&t));
+  set(CURLOPT_WRITEFUNCTION, &on_body);
+  set(CURLOPT_WRITEDATA, static_cast<void*>(&t));
+  set(CURLOPT_ERRORBUFFER, t.error_buffer);
+  set(CURLOPT_PRIVATE, static_cast<void*>(&t));
+  set_method(set, *t.request);
+  return set.result();
+}
+
+struct Failure {
+  ErrorKind kind;
+  const char* code;
+  const char* what;
+};
+
+// Maps a curl result to an error kind, a code and a phrase. Only ConnectionFailed
+// (and the TLS handshake ones) guarantee the request never reached the server.
+Failure classify(CURLcode rc, const char* detail) {
+  switch (rc) {
+    case CURLE_OPERATION_TIMEDOUT:
+      return {ErrorKind::timeout, "Timeout", "timed out talking to"};
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+      return {ErrorKind::transport, "ConnectionFailed", "cannot connect to"};
+    case CURLE_SSL_CONNECT_ERROR:
+      return {ErrorKind::transport, "TlsError", "TLS handshake failed with"};
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return {ErrorKind::transport, "TlsVerificationFailed", "cannot verify TLS peer"};
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+      return {ErrorKind::transport, "TlsError", "bad TLS certificate file for"};
+    case CURLE_SEND_ERROR:
+      return {ErrorKind::transport, "SendError", "failed sending to"};
+    case CURLE_RECV_ERROR: {
+      const bool reset = std::string_view(detail).find("reset") != std::string_view::npos;
+      return {ErrorKind::transport, reset ? "ConnectionReset" : "ReceiveError",
+              reset ? "connection reset by" : "failed receiving from"};
+    }
+    case CURLE_GOT_NOTHING:
+      return {ErrorKind::transport, "EmptyReply", "no answer (connection closed) from"};
+    case CURLE_PARTIAL_FILE:
+      return {ErrorKind::transport, "IncompleteResponse", "truncated answer from"};
+    case CURLE_WEIRD_SERVER_REPLY:
+      return {ErrorKind::transport, "BadResponse", "malformed HTTP answer from"};
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+      return {ErrorKind::transport, "InvalidUrl", "cannot use URL for"};
+    default:
+      return {ErrorKind::transport, "TransportError", "transfer failed with"};
+  }
+}
+
+// The Error for a failed transfer: "<phrase> host:port: <curl's explanation>".
+Error transfer_error(const Transfer& t) {
+  const char* detail = t.error_buffer[0] ? t.error_buffer : curl_easy_strerror(t.result);
+  Failure f = classify(t.result, detail);
+  return make_error(f.kind, f.code,
+                    std::string(f.what) + " " + host_port(t.request->url) + ": " + detail);
+}
+
+}  // namespace
+
+struct Transport::Impl {
+  TransportOptions options;
+  const std::atomic<bool>* interrupt = nullptr;
+  MultiPtr multi;
+  std::vector<EasyPtr> idle;  // reset handles, ready for the next transfer
+
+  EasyPtr acquire();
+  void release(EasyPtr easy);
+  Outcome<std::unique_ptr<Transfer>> start(const HttpRequest& request);
+  std::optional<Error> drive_until_done(Transfer& t);
+  void collect_finished();
+  bool interrupted() const;
+  Outcome<HttpResponse> finish(std::unique_ptr<Transfer> t);
+};
+
+// An easy handle from the pool, or a new one when the pool is empty.
+EasyPtr Transport::Impl::acquire() {
+  if (idle.empty()) return EasyPtr(curl_easy_init());
+  EasyPtr easy = std::move(idle.back());
+  idle.pop_back();
+  return easy;
+}
+
+// Resets a handle (its session and DNS caches survive) and keeps it for reuse.
+void Transport::Impl::release(EasyPtr easy) {
+  if (!easy) return;
+  curl_easy_reset(easy.get());
+  if (idle.size() < kMaxIdleHandles) idle.push_back(std::move(easy));
+}
+
+// Starts a transfer: takes a handle, configures it and adds it to the multi handle.
+// The transfer is heap-allocated because curl keeps pointers to it.
+Outcome<std::unique_ptr<Transfer>> Transport::Impl::start(const HttpRequest& request) {
+  auto t = std::make_unique<Transfer>();
+  t->request = &request;
+  t->easy = acquire();
+  t->headers = build_header_list(request.headers);
+  if (!t->easy || !t->headers)
+    return make_error(ErrorKind::transport, "TransportError", "out of memory");
+  if (CURLcode rc = configure(*t, options); rc != CURLE_OK) {
+    release(std::move(t->easy));
+    return make_error(ErrorKind::transport, "TransportSetup",
+                      std::string("cannot set up transfer: ") + curl_easy_strerror(rc));
+  }
+  if (CURLMcode mc = curl_multi_add_handle(multi.get(), t->easy.get()); mc != CURLM_OK) {
+    release(std::move(t->easy));
+    return make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
+  }
+  return t;
+}
+
+// True when the caller's interrupt flag is raised.
+bool Transport::Impl::interrupted() const {
+  return interrupt && interrupt->load(std::memory_order_relaxed);
+}
+
+// Marks every transfer that curl reports as done with its result code.
+void Transport::Impl::collect_finished() {
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi.get(), &left)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    void* owner = nullptr;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &owner);
+    auto* t = static_cast<Transfer*>(owner);
+    t->result = msg->data.result;
+    t->done = true;
+  }
+}
+
+// Drives the multi handle until `t` is done or interrupted, waking at least every
+// kPollMs to look at the interrupt flag. Other transfers progress meanwhile.
+// Returns an Error only when the multi handle itself fails.
+std::optional<Error> Transport::Impl::drive_until_done(Transfer& t) {
+  while (!t.done) {
+    if (interrupted()) {
+      t.interrupted = t.done = true;
+      break;
+    }
+    int running = 0;
+    CURLMcode mc = curl_multi_perform(multi.get(), &running);
+    if (mc == CURLM_OK) collect_finished();
+    if (mc == CURLM_OK && !t.done)
+      mc = curl_multi_poll(multi.get(), nullptr, 0, kPollMs, nullptr);
+    if (mc != CURLM_OK)
+      return make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
+  }
+  return std::nullopt;
+}
+
+// Finishes a transfer: detaches it from the multi handle, pools its handle and turns
+// its result into the response or an Error.
+Outcome<HttpResponse> Transport::Impl::finish(std::unique_ptr<Transfer> t) {
+  curl_multi_remove_handle(multi.get(), t->easy.get());
+  Outcome<HttpResponse> out = HttpResponse{};
+  if (t->interrupted) {
+    out = make_error(ErrorKind::transport, "Interrupted",
+                     "request to " + host_port(t->request->url) + " interrupted");
+  } else if (t->result != CURLE_OK) {
+    out = transfer_error(*t);
+  } else {
+    curl_easy_getinfo(t->easy.get(), CURLINFO_RESPONSE_CODE, &t->response.status);
+    out = std::move(t->response);
+  }
+  release(std::move(t->easy));
+  return out;
+}
+
+// Sets curl up once and creates the multi handle that owns the connection cache.
+Transport::Transport(TransportOptions options) : impl_(std::make_unique<Impl>()) {
+  global_init_once();
+  impl_->options = std::move(options);
+  impl_->multi.reset(curl_multi_init());
+}
+
+// Easy handles go before the multi handle (none is attached between calls).
+Transport::~Transport() {
+  impl_->idle.clear();
+  impl_->multi.reset();
+}
+
+// start -> drive -> finish for one transfer; blocks until it ends.
+Outcome<HttpResponse> Transport::perform(const HttpRequest& request) {
+  if (!impl_->multi)
+    return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
+  auto started = impl_->start(request);
+  if (!started) return started.error();
+  std::unique_ptr<Transfer> t = std::move(started.value());
+  std::optional<Error> failed = impl_->drive_until_done(*t);
+  Outcome<HttpResponse> out = impl_->finish(std::move(t));
+  if (failed) return *failed;
+  return out;
+}
+
+// The flag is only read (relaxed), so a signal handler may set it.
+void Transport::set_interrupt_flag(const std::atomic<bool>* flag) {
+  impl_->interrupt = flag;
+}
+
+const TransportOptions& Transport::options() const { return impl_->options; }
+
+}  // namespace cloud

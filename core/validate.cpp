@@ -1,0 +1,244 @@
+// Validation from the model: one checker per shape type, chosen by a switch. Messages
+// say what was wrong and what is allowed, in the words the spec uses.
+#include "core/validate.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cloud {
+
+namespace {
+
+// Lua-facing type names: what the user passed, not how JSON spells it.
+std::string type_of(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "cloud.null";
+    case json::value_t::boolean: return "boolean";
+    case json::value_t::string: return "string";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "integer";
+    case json::value_t::number_float: return "number";
+    case json::value_t::array: return "list";
+    case json::value_t::object: return v.empty() ? "empty table" : "table";
+    default: return "value";
+  }
+}
+
+std::string show(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string join_allowed(const std::vector<json>& allowed) {
+  std::string out;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    if (i) out += i + 1 == allowed.size() ? " or " : ", ";
+    out += show(allowed[i]);
+  }
+  return out;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      bool same = std::tolower(a[i - 1]) == std::tolower(b[j - 1]);
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown field 'nmae' (did you mean 'name'?)", or the list of known fields.
+std::string unknown_field_problem(const Shape& shape, const std::string& key) {
+  const Member* best = nullptr;
+  size_t best_distance = 3;
+  for (const Member& m : shape.members) {
+    size_t d = edit_distance(key, m.name);
+    if (d < best_distance) best = &m, best_distance = d;
+  }
+  if (best) return "unknown field (did you mean '" + best->name + "'?)";
+  std::string known;
+  for (const Member& m : shape.members) known += (known.empty() ? "" : ", ") + m.name;
+  return "unknown field (known: " + known + ")";
+}
+
+std::string child_path(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+bool in_allowed(const Shape& shape, const json& v) {
+  if (shape.allowed.empty()) return true;
+  return std::find(shape.allowed.begin(), shape.allowed.end(), v) != shape.allowed.end();
+}
+
+bool condition_holds(const json& object, const Condition& c) {
+  return object.contains(c.field) && object[c.field] == c.value;
+}
+
+std::string condition_text(const Condition& c) {
+  return c.field + " is " + show(c.value);
+}
+
+void check_ipv4_or_cidr(const std::string& s, bool cidr_required, const std::string& path,
+                        std::vector<FieldProblem>& problems) {
+  unsigned a, b, c, d, bits = 32;
+  char tail = 0;
+  int n = std::sscanf(s.c_str(), "%3u.%3u.%3u.%3u/%2u%c", &a, &b, &c, &d, &bits, &tail);
+  bool shape_ok = (n == 4 && !cidr_required && s.find('/') == std::string::npos) || n == 5;
+  bool ok = shape_ok && a < 256 && b < 256 && c < 256 && d < 256 && bits <= 32 &&
+            s.find_first_not_of("0123456789./") == std::string::npos;
+  if (!ok)
+    problems.push_back({path, cidr_required ? "must be an IPv4 CIDR block such as 192.168.0.10/24 (got '" + s + "')"
+                                            : "must be an IPv4 address or CIDR block such as 203.0.113.0/24 (got '" + s + "')"});
+}
+
+// ISO 8601 date-time: 2026-01-31T12:00:00Z, optional fraction, Z or an offset.
+void check_iso8601(const std::string& s, const std::string& path, std::vector<FieldProblem>& problems) {
+  static const std::regex re(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$)");
+  if (!std::regex_match(s, re))
+    problems.push_back({path, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z (got '" + s + "')"});
+}
+
+void check_format(const Shape& shape, const std::string& s, const std::string& path,
+                  std::vector<FieldProblem>& problems) {
+  if (shape.format == "ipv4-or-cidr") check_ipv4_or_cidr(s, false, path, problems);
+  else if (shape.format == "cidr") check_ipv4_or_cidr(s, true, path, problems);
+  else if (shape.format == "iso8601") check_iso8601(s, path, problems);
+}
+
+void check_string(const Shape& shape, const json& v, const std::string& path,
+                  std::vector<FieldProblem>& problems) {
+  if (!v.is_string()) return problems.push_back({path, "string expected, got " + type_of(v)});
+  const std::string& s = v.get_ref<const std::string&>();
+  long long n = utf8_length(s);
+  if (n < 0) return problems.push_back({path, "is not valid UTF-8 text"});
+  if (shape.max_length && n > *shape.max_length)
+    problems.push_back({path, "at most " + std::to_string(*shape.max_length) + " characters (got " + std::to_string(n) + ")"});
+  if (shape.min_length && n < *shape.min_length)
+    problems.push_back({path, "at least " + std::to_string(*shape.min_length) + " characters (got " + std::to_string(n) + ")"});
+  if (!in_allowed(shape, v))
+    problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got '" + s + "')"});
+  if (shape.pattern && !std::regex_match(s, *shape.pattern))
+    problems.push_back({path, "must be " + shape.pattern_text + " (got '" + s + "')"});
+  check_format(shape, s, path, problems);
+}
+
+void check_integer(const Shape& shape, const json& v, const std::string& path,
+                   std::vector<FieldProblem>& problems) {
+  if (!v.is_number_integer()) return problems.push_back({path, "integer expected, got " + type_of(v)});
+  long long n = v.get<long long>();
+  if (!in_allowed(shape, v)) problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got " + std::to_string(n) + ")"});
+  if (shape.min && n < *shape.min) problems.push_back({path, "at least " + std::to_string(*shape.min) + " (got " + std::to_string(n) + ")"});
+  if (shape.max && n > *shape.max) problems.push_back({path, "at most " + std::to_string(*shape.max) + " (got " + std::to_string(n) + ")"});
+}
+
+void check_list(const Shape& shape, const json& v, const std::string& path,
+                std::vector<FieldProblem>& problems) {
+  bool empty_table = v.is_object() && v.empty();
+  if (!v.is_array() && !empty_table) return problems.push_back({path, "list expected, got " + type_of(v)});
+  long long n = static_cast<long long>(v.size());
+  if (shape.max_length && n > *shape.max_length)
+    problems.push_back({path, "at most " + std::to_string(*shape.max_length) + " items (got " + std::to_string(n) + ")"});
+  if (shape.min_length && n < *shape.min_length)
+    problems.push_back({path, "at least " + std::to_string(*shape.min_length) + " items (got " + std::to_string(n) + ")"});
+  if (empty_table) return;
+  for (size_t i = 0; i < v.size(); ++i)
+    validate_value(*shape.member, v[i], path + "[" + std::to_string(i + 1) + "]", problems);
+}
+
+void check_member_conditions(const Member& m, const json& object, const std::string& path,
+                             std::vector<FieldProblem>& problems) {
+  bool present = object.contains(m.name) && !object[m.name].is_null();
+  if (!present && m.required) problems.push_back({path, "required"});
+  for (const Condition& c : m.required_when)
+    if (!present && condition_holds(object, c)) problems.push_back({path, "required when " + condition_text(c)});
+  for (const Condition& c : m.absent_when)
+    if (present && condition_holds(object, c)) problems.push_back({path, "must be left out when " + condition_text(c)});
+}
+
+void check_structure(const Shape& shape, const json& v, const std::string& path,
+                     std::vector<FieldProblem>& problems) {
+  if (!v.is_object()) return problems.push_back({path.empty() ? "(arguments)" : path, "table expected, got " + type_of(v)});
+  for (auto it = v.begin(); it != v.end(); ++it)
+    if (!shape.find_member(it.key())) problems.push_back({child_path(path, it.key()), unknown_field_problem(shape, it.key())});
+  for (const Member& m : shape.members) {
+    std::string p = child_path(path, m.name);
+    check_member_conditions(m, v, p, problems);
+    if (v.contains(m.name) && !v[m.name].is_null()) validate_value(*m.shape, v[m.name], p, problems);
+  }
+}
+
+// Empty tables become arrays where the model wants a list (Lua cannot tell an empty
+// list from an empty object; the model can). Runs after validation succeeded.
+json normalise(const Shape& shape, const json& v) {
+  if (v.is_null()) return v;
+  switch (shape.type) {
+    case ShapeType::list: {
+      json out = json::array();
+      if (v.is_array())
+        for (const json& e : v) out.push_back(normalise(*shape.member, e));
+      return out;
+    }
+    case ShapeType::structure: {
+      json out = json::object();
+      for (const Member& m : shape.members)
+        if (v.contains(m.name)) out[m.name] = normalise(*m.shape, v[m.name]);
+      return out;
+    }
+    default: return v;
+  }
+}
+
+}  // namespace
+
+long long utf8_length(const std::string& s) {
+  long long count = 0;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return -1;
+    for (size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return -1;
+    i += len;
+    ++count;
+  }
+  return count;
+}
+
+void validate_value(const Shape& shape, const json& value, const std::string& path,
+                    std::vector<FieldProblem>& problems) {
+  switch (shape.type) {
+    case ShapeType::structure: return check_structure(shape, value, path, problems);
+    case ShapeType::list: return check_list(shape, value, path, problems);
+    case ShapeType::integer: return check_integer(shape, value, path, problems);
+    case ShapeType::boolean:
+      if (!value.is_boolean()) problems.push_back({path, "boolean expected, got " + type_of(value)});
+      return;
+    case ShapeType::timestamp: {
+      Shape iso = shape;
+      if (iso.format.empty()) iso.format = "iso8601";
+      return check_string(iso, value, path, problems);
+    }
+    case ShapeType::string: return check_string(shape, value, path, problems);
+    case ShapeType::blob:  // bytes: any content, so no UTF-8 or length-in-characters rule
+      if (!value.is_string()) problems.push_back({path, "string expected, got " + type_of(value)});
+      return;
+  }
+}
+
+Outcome<json> validate_input(const Operation& op, const json& args) {
+  std::vector<FieldProblem> problems;
+  validate_value(*op.input, args, "", problems);
+  if (problems.empty()) return normalise(*op.input, args);
+  Error e = make_error(ErrorKind::validation, "ValidationError",
+                       std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") +
+                           " in the arguments; nothing was sent");
+  e.operation = op.name;
+  e.fields = std::move(problems);
+  return e;
+}
+
+}  // namespace cloud

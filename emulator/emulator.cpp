@@ -1,0 +1,253 @@
+// HTTP face of the emulator: one cpp-httplib server per API, each request taken
+// through signature check -> route -> parse -> validate -> platform -> serialise,
+// all with core's code so that client and emulator can never drift apart.
+#include "emulator/emulator.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <ctime>
+#include <thread>
+
+#include "core/crypto.h"
+#include "core/protocol.h"
+#include "core/validate.h"
+#include "emulator/platform.h"
+
+namespace cloud {
+
+const char* const kEmulatorAccessKey = "CLOUDLUAEMULATORKEY";
+const char* const kEmulatorSecretKey = "cloudlua-emulator-secret";
+
+namespace {
+
+constexpr long kMaxSkewSeconds = 15 * 60;
+
+// The parts of "ALG Credential=AK/date/region/service/term, SignedHeaders=a;b, Signature=hex".
+struct Authorization {
+  const Dialect* dialect = nullptr;
+  std::string access_key, date, region, service, terminator, signed_headers, signature;
+};
+
+std::string field_after(const std::string& s, const std::string& key) {
+  size_t at = s.find(key);
+  if (at == std::string::npos) return {};
+  at += key.size();
+  size_t end = s.find_first_of(", ", at);
+  return s.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+bool parse_authorization(const std::string& value, Authorization& out) {
+  std::string algorithm = value.substr(0, value.find(' '));
+  for (const Dialect* d : {&Dialect::ext(), &Dialect::aws()})
+    if (d->algorithm == algorithm) out.dialect = d;
+  std::string credential = field_after(value, "Credential=");
+  out.signed_headers = field_after(value, "SignedHeaders=");
+  out.signature = field_after(value, "Signature=");
+  std::vector<std::string> scope;
+  for (size_t start = 0;;) {
+    size_t slash = credential.find('/', start);
+    scope.push_back(credential.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (!out.dialect || scope.size() != 5 || out.signed_headers.empty() || out.signature.empty()) return false;
+  out.access_key = scope[0], out.date = scope[1], out.region = scope[2], out.service = scope[3];
+  out.terminator = scope[4];
+  return true;
+}
+
+// Seconds between a yyyymmddThhmmssZ stamp and now; a huge value when unreadable.
+long skew_seconds(const std::string& stamp) {
+  std::tm tm{};
+  if (stamp.size() != 16 || !strptime(stamp.c_str(), "%Y%m%dT%H%M%SZ", &tm)) return 1L << 30;
+  return std::labs(static_cast<long>(timegm(&tm) - std::time(nullptr)));
+}
+
+Headers headers_named(const httplib::Request& req, const std::string& names) {
+  Headers out;
+  for (size_t start = 0; start <= names.size();) {
+    size_t semi = names.find(';', start);
+    if (semi == std::string::npos) semi = names.size();
+    std::string name = names.substr(start, semi - start);
+    auto range = req.headers.equal_range(name);
+    for (auto it = range.first; it != range.second; ++it) out.emplace_back(name, it->second);
+    start = semi + 1;
+  }
+  return out;
+}
+
+struct Refusal {
+  int status;
+  std::string code;
+  std::string message;
+};
+
+}  // namespace
+
+struct Emulator::Impl {
+  struct ApiServer {
+    const Api* api = nullptr;
+    httplib::Server server;
+    std::thread thread;
+    int port = 0;
+  };
+
+  EmulatorOptions options;
+  const Model& model;
+  Platform platform;
+  std::vector<std::unique_ptr<ApiServer>> servers;
+  std::atomic<unsigned long long> requests{0};
+
+  Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
+
+  std::string next_request_id() {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "emu-%016llx", ++requests);
+    return buf;
+  }
+
+  // Re-signs what arrived with the accepted secret and compares; nullopt when good.
+  std::optional<Refusal> check_signature(const Api& api, const httplib::Request& req) {
+    std::string value = req.get_header_value("Authorization");
+    if (value.empty()) return Refusal{403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)"};
+    Authorization auth;
+    if (!parse_authorization(value, auth))
+      return Refusal{403, "IncompleteSignature", "the Authorization header is malformed: " + value.substr(0, value.find(' '))};
+    if (options.dialect != "any" && auth.dialect->name != options.dialect)
+      return Refusal{403, "IncompleteSignature", "this emulator accepts " + options.dialect + " signatures only (got " +
+                                                     auth.dialect->algorithm + ")"};
+    if (auth.access_key != options.credentials.access_key_id)
+      return Refusal{403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'"};
+    std::string stamp = req.get_header_value(to_lower(auth.dialect->header_prefix) + "date");
+    if (skew_seconds(stamp) > kMaxSkewSeconds)
+      return Refusal{403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's"};
+    std::string hash_header = to_lower(auth.dialect->header_prefix) + "content-sha256";
+    std::string declared = req.get_header_value(hash_header.c_str());
+    if (api.protocol == "xml" && declared != "UNSIGNED-PAYLOAD" && declared != sha256_hex(req.body))
+      return Refusal{400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body"};
+    return compare_signature(api, req, auth, stamp);
+  }
+
+  std::optional<Refusal> compare_signature(const Api& api, const httplib::Request& req, const Authorization& auth,
+                                           const std::string& stamp) {
+    SignInput in;
+    in.method = req.method;
+    in.url = "http://" + req.get_header_value("Host") + req.target;
+    in.headers = headers_named(req, auth.signed_headers);
+    in.body = req.body;
+    in.region = auth.region;
+    in.service = auth.service;
+    in.credentials = options.credentials;
+    in.credentials.session_token.clear();
+    in.time = stamp;
+    in.dialect = auth.dialect;
+    in.normalize = in.double_encode = api.protocol != "xml";
+    auto expected = sign(in);
+    if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
+    return Refusal{403, "SignatureDoesNotMatch",
+                   "the request signature does not match the one computed with the secret key of '" +
+                       auth.access_key + "'; check the secret key and the signing dialect"};
+  }
+
+  void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
+                  const std::string& message, const std::string& request_id, const json& details = json::object()) {
+    res.status = status;
+    res.set_content(serialize_error(api, code, message, request_id, details), content_type_of(api));
+  }
+
+  void serve(const Api& api, const httplib::Request& req, httplib::Response& res) {
+    std::string request_id = next_request_id();
+    res.set_header("x-ext-request-id", request_id);
+    if (auto refusal = check_signature(api, req))
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
+    std::string target = req.target;
+    size_t q = target.find('?');
+    std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
+    std::map<std::string, std::string> labels;
+    const Operation* op = match_operation(api, req.method, path, query, labels);
+    if (!op || !platform.serves(op->name))
+      return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
+    Headers headers(req.headers.begin(), req.headers.end());
+    auto input = parse_request(api, *op, labels, query, headers, req.body);
+    if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
+    auto valid = validate_input(*op, *input);
+    if (!valid.ok()) return send_error(api, res, 400, "ValidationError", valid.error().message, request_id, problems_of(valid.error()));
+    answer(api, *op, platform.handle(op->name, *valid), res, request_id);
+  }
+
+  static json problems_of(const Error& e) {
+    json fields = json::array();
+    for (const FieldProblem& f : e.fields) fields.push_back({{"path", f.path}, {"problem", f.problem}});
+    return {{"fields", fields}};
+  }
+
+  void answer(const Api& api, const Operation& op, const HandlerResult& r, httplib::Response& res,
+              const std::string& request_id) {
+    if (!r.ok) return send_error(api, res, r.error.status, r.error.code, r.error.message, request_id, r.error.details);
+    Headers headers;
+    std::string body = serialize_result(api, op, r.result, headers);
+    for (const Header& h : headers) res.set_header(h.first.c_str(), h.second);
+    res.status = 200;
+    res.set_content(body, content_type_of(api));
+  }
+
+  Outcome<bool> start_api(const Api& api, int port) {
+    auto s = std::make_unique<ApiServer>();
+    s->api = &api;
+    auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
+    const char* any = R"(.*)";
+    s->server.Get(any, handler).Post(any, handler).Put(any, handler).Delete(any, handler).Patch(any, handler);
+    s->port = port ? (s->server.bind_to_port(options.host.c_str(), port) ? port : -1)
+                   : s->server.bind_to_any_port(options.host.c_str());
+    if (s->port <= 0)
+      return make_error(ErrorKind::config, "BindFailed",
+                        "cannot listen on " + options.host + ":" + std::to_string(port) + " for the " + api.name + " API");
+    ApiServer* raw = s.get();
+    s->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+    servers.push_back(std::move(s));
+    return true;
+  }
+};
+
+Emulator::Emulator(EmulatorOptions options, const Model& model)
+    : impl_(std::make_unique<Impl>(std::move(options), model)) {
+  if (impl_->options.fixtures) impl_->platform.load_fixtures();
+}
+
+Emulator::~Emulator() { stop(); }
+
+Outcome<bool> Emulator::start() {
+  int port = impl_->options.port;
+  for (const Api& api : impl_->model.apis()) {
+    auto started = impl_->start_api(api, port);
+    if (!started.ok()) {
+      stop();
+      return started.error();
+    }
+    if (port) ++port;
+  }
+  for (auto& s : impl_->servers)
+    while (!s->server.is_running()) std::this_thread::yield();
+  return true;
+}
+
+void Emulator::stop() {
+  for (auto& s : impl_->servers) {
+    s->server.stop();
+    if (s->thread.joinable()) s->thread.join();
+  }
+  impl_->servers.clear();
+}
+
+std::vector<std::pair<std::string, std::string>> Emulator::endpoints() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : impl_->servers)
+    out.emplace_back(s->api->name, "http://" + impl_->options.host + ":" + std::to_string(s->port));
+  return out;
+}
+
+const EmulatorOptions& Emulator::options() const { return impl_->options; }
+Platform& Emulator::platform() { return impl_->platform; }
+
+}  // namespace cloud

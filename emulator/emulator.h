@@ -1,0 +1,54 @@
+// The local emulator of the platform: a real HTTP server per API on loopback that
+// verifies signatures with core's signer, parses and validates requests with core's
+// model and protocol code, keeps state and answers as the spec's samples do.
+// It knows nothing of Lua; its Lua face (cloud.emulator) lives in lua/.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "core/model.h"
+#include "core/sigv4.h"
+
+namespace cloud {
+
+// The credentials the emulator accepts unless told otherwise (documented in README).
+extern const char* const kEmulatorAccessKey;
+extern const char* const kEmulatorSecretKey;
+
+struct EmulatorOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;                 // 0: a free port per API; N: APIs on N, N+1, N+2, N+3
+  std::string dialect = "any";  // "ext", "aws" or "any": which signatures are accepted
+  Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};
+  std::string region = "jp-east-1";
+  bool fixtures = true;         // start with the documented fixture set
+};
+
+class Platform;
+
+class Emulator {
+ public:
+  explicit Emulator(EmulatorOptions options = {}, const Model& model = Model::builtin());
+  ~Emulator();
+  Emulator(const Emulator&) = delete;
+  Emulator& operator=(const Emulator&) = delete;
+
+  // Binds every API's port and starts serving in background threads.
+  Outcome<bool> start();
+  // Stops serving and joins the threads; safe to call twice.
+  void stop();
+
+  // api name -> base URL ("http://127.0.0.1:45001"), in the model's API order.
+  std::vector<std::pair<std::string, std::string>> endpoints() const;
+  const EmulatorOptions& options() const;
+  Platform& platform();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cloud

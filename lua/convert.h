@@ -1,0 +1,29 @@
+// Conversions between Lua values and the JSON documents the core works on.
+// Lua cannot tell an empty list from an empty object, nor store nil in a table:
+// an empty table becomes an empty object (the model turns it into a list where it
+// wants one) and JSON null is the sentinel cloud.null.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+struct lua_State;
+
+namespace cloud {
+
+using json = nlohmann::json;
+
+// Pushes cloud.null (one userdata per state, kept in the registry).
+void push_null(lua_State* L);
+bool is_null(lua_State* L, int index);
+
+// The Lua value at `index` as JSON; `path` names it in errors ("snapshot.tags[2]").
+Outcome<json> to_json(lua_State* L, int index, const std::string& path = "");
+
+// Pushes `value` as a Lua value (tables for objects and arrays, cloud.null for null).
+void push_json(lua_State* L, const json& value);
+
+}  // namespace cloud

@@ -1,0 +1,62 @@
+// `cloudlua serve`: the emulator as a standalone server for other clients. It prints
+// one line per API (`<api> <base-url>`) and then the access key it accepts, before
+// anything else, so a script can read the endpoints; then it serves until SIGINT or
+// SIGTERM and shuts down cleanly.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "emulator/emulator.h"
+#include "repl/cli.h"
+
+namespace cloud {
+
+namespace {
+
+std::string flag_or_env(const std::string& flag, const char* env) {
+  if (!flag.empty()) return flag;
+  const char* v = std::getenv(env);
+  return v ? v : "";
+}
+
+EmulatorOptions emulator_options(const ServeOptions& o) {
+  EmulatorOptions e;
+  e.host = o.host;
+  e.port = o.port;
+  e.dialect = o.dialect;
+  if (!o.config.region.empty()) e.region = o.config.region;
+  std::string key = flag_or_env(o.config.access_key_id, "CLOUDLUA_ACCESS_KEY_ID");
+  std::string secret = flag_or_env(o.config.secret_access_key, "CLOUDLUA_SECRET_ACCESS_KEY");
+  if (!key.empty() && !secret.empty()) e.credentials = {key, secret, ""};
+  return e;
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& o) {
+  // Blocked before the server threads start, so they inherit the mask and only
+  // sigwait below sees the signals.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  Emulator emulator(emulator_options(o));
+  auto started = emulator.start();
+  if (!started.ok()) {
+    std::fprintf(stderr, "cloudlua serve: %s\n", started.error().describe().c_str());
+    return 1;
+  }
+  for (const auto& [api, url] : emulator.endpoints()) std::printf("%s %s\n", api.c_str(), url.c_str());
+  std::printf("access_key_id %s\n", emulator.options().credentials.access_key_id.c_str());
+  std::fflush(stdout);
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  std::fprintf(stderr, "cloudlua serve: %s received, stopping\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
+  emulator.stop();
+  return 0;
+}
+
+}  // namespace cloud

@@ -1,0 +1,661 @@
+// Model tests: the built-in model loads with its nine operations, and validation walks
+// every limit of the spec (Limits table and Endpoints tables): the largest valid value
+// passes, one past it fails with the field path and a message naming the rule. Each case
+// starts from valid arguments for its operation and changes one field (a JSON pointer).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/embedded.h"
+#include "core/model.h"
+#include "core/validate.h"
+
+using namespace cloud;
+
+namespace {
+
+const Operation& op(const std::string& name) {
+  const Operation* o = Model::builtin().find(name);
+  INFO("operation " << name);
+  REQUIRE(o != nullptr);
+  return *o;
+}
+
+const Member& input_member(const std::string& op_name, const std::string& member) {
+  const Member* m = op(op_name).input->find_member(member);
+  INFO(op_name << "." << member);
+  REQUIRE(m != nullptr);
+  return *m;
+}
+
+std::string rep(const std::string& s, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// A copy of `args` with the value at JSON pointer `at` (list indexes 0-based) set.
+json with(json args, const std::string& at, json value) {
+  args[json::json_pointer(at)] = std::move(value);
+  return args;
+}
+
+// A copy of `args` without the value at JSON pointer `at`.
+json without(json args, const std::string& at) {
+  json::json_pointer p(at);
+  args[p.parent_pointer()].erase(p.back());
+  return args;
+}
+
+// Arguments for a failure message; bytes that are not UTF-8 are shown replaced.
+std::string show(const json& args) { return args.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Validation of `args` succeeds.
+void passes(const std::string& name, const json& args) {
+  Outcome<json> r = validate_input(op(name), args);
+  INFO(name << " " << show(args) << "\n" << (r.ok() ? "" : r.error().describe()));
+  CHECK(r.ok());
+}
+
+// Validation fails with exactly one problem, at `path`, whose text contains `text`.
+void fails(const std::string& name, const json& args, const std::string& path, const std::string& text) {
+  Outcome<json> r = validate_input(op(name), args);
+  INFO(name << " " << show(args));
+  REQUIRE_FALSE(r.ok());
+  INFO(r.error().describe());
+  REQUIRE(r.error().fields.size() == 1);
+  CHECK(r.error().fields[0].path == path);
+  CHECK_THAT(r.error().fields[0].problem, Catch::Contains(text));
+}
+
+// True when `e` reports a problem at `path` whose text contains `text`.
+bool reports(const Error& e, const std::string& path, const std::string& text) {
+  for (const FieldProblem& f : e.fields)
+    if (f.path == path && f.problem.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- valid base arguments
+
+json complete_args() {
+  return R"({ "Bucket": "bkt", "Object": "dir/file.bin", "uploadId": "u-1",
+              "Part": [ { "ETag": "\"e1\"", "PartNumber": 1 }, { "ETag": "\"e2\"", "PartNumber": 2 } ] })"_json;
+}
+
+json upload_part_args() {
+  return R"({ "Bucket": "bkt", "Object": "dir/file.bin", "partNumber": 1, "uploadId": "u-1", "body": "bytes" })"_json;
+}
+
+json rules_args() {
+  return R"({ "FirewallGroupName": "fw-1", "rules": [
+              { "protocol": "TCP", "port": 22, "cidrIp": "10.0.0.0/8", "description": "ssh" },
+              { "protocol": "ICMP", "cidrIp": "192.168.1.1", "description": "ping" } ] })"_json;
+}
+
+json instance_args() {
+  return R"({ "backupId": "0123456789abcdef0123456789abcdef", "instanceId": "codehost-1",
+              "instanceType": "e-large", "firewallGroupName": "fw-1", "parameterGroupName": "pg-1",
+              "diskSize": 100, "availabilityZone": "east-11", "description": "restored",
+              "networkConfig": { "networkId": "net-1", "privateAddress": "192.168.0.10/24" },
+              "objectStorageConfig": { "account": "acct01", "region": "jp-east-1",
+                "bucketUseObjects": { "lfs": "lfs-bucket", "packages": "pkg-bucket", "containerRegistry": "cr-bucket" } } })"_json;
+}
+
+json restore_cluster_args() {
+  return R"({ "SnapshotName": "snap-1", "cluster": { "name": "cluster-1", "description": "restored",
+              "locations": ["east-11"], "addonsConfig": { "httpLoadBalancing": { "disabled": false } },
+              "firewallGroup": "fw-1", "networkConfig": { "networkId": "net-COMMON_PRIVATE" },
+              "tags": [ { "key": "env", "value": "qa" } ] } })"_json;
+}
+
+json update_snapshot_args() {
+  return R"({ "SnapshotName": "snap-1", "snapshot": { "name": "snap-2", "expirationTime": "2026-12-31T23:59:59Z",
+              "description": "nightly", "tags": [ { "key": "env", "value": "qa" } ] } })"_json;
+}
+
+json upgrade_args() {
+  return R"({ "ResourceGroupName": "rg-1", "ClusterName": "mesh-1", "version": "1.20.1" })"_json;
+}
+
+const char* const kPlainNameRule = "lowercase letters, digits and hyphen, not starting or ending with a hyphen";
+
+}  // namespace
+
+// ---------------------------------------------------------------- the model itself
+
+TEST_CASE("the built-in model loads with the nine operations", "[model]") {
+  const Model& model = Model::builtin();
+  struct Expected { const char* name; const char* snake; const char* api; };
+  const Expected expected[] = {
+      {"CompleteMultipartUpload", "complete_multipart_upload", "storage"},
+      {"CreateMultipartUpload", "create_multipart_upload", "storage"},
+      {"UploadPart", "upload_part", "storage"},
+      {"AbortMultipartUpload", "abort_multipart_upload", "storage"},
+      {"AuthorizeFirewallRules", "authorize_firewall_rules", "devops"},
+      {"RestoreInstance", "restore_instance", "devops"},
+      {"RestoreClusterFromSnapshot", "restore_cluster_from_snapshot", "cluster"},
+      {"UpdateSnapshot", "update_snapshot", "cluster"},
+      {"UpgradeMeshplatformServiceMeshVersion", "upgrade_meshplatform_service_mesh_version", "catalog"},
+  };
+  CHECK(model.operations().size() == 9);
+  for (const Expected& e : expected) {
+    INFO(e.name);
+    const Operation* o = model.find(e.name);
+    REQUIRE(o != nullptr);
+    CHECK(o->snake_name == e.snake);
+    CHECK(o->api == e.api);
+    CHECK(model.find(e.snake) == o);
+    CHECK_FALSE(o->doc.empty());
+    const Api* api = model.api(e.api);
+    REQUIRE(api != nullptr);
+    CHECK(std::find(api->operations.begin(), api->operations.end(), o) != api->operations.end());
+  }
+}
+
+TEST_CASE("the four APIs carry protocol, signing service and namespace", "[model]") {
+  const Model& model = Model::builtin();
+  REQUIRE(model.apis().size() == 4);
+  CHECK(model.api("storage")->protocol == "xml");
+  CHECK(model.api("storage")->service == "s3");
+  CHECK(model.api("storage")->xml_namespace == "http://s3.amazonaws.com/doc/2006-03-01/");
+  for (const char* name : {"devops", "cluster", "catalog"}) {
+    INFO(name);
+    REQUIRE(model.api(name) != nullptr);
+    CHECK(model.api(name)->protocol == "json");
+    CHECK(model.api(name)->service == name);
+    CHECK(model.api(name)->xml_namespace.empty());
+  }
+}
+
+TEST_CASE("each model file loads on its own, and a broken one is named", "[model]") {
+  int files = 0;
+  for (const EmbeddedFile* f = model_files; f->name; ++f, ++files) {
+    INFO(f->name);
+    auto loaded = Model::load({{f->name, f->text}});
+    CHECK(loaded.ok());
+  }
+  CHECK(files == 4);
+  auto broken = Model::load({{"broken.json", R"({"api":"x","operations":{"A":{"input":{"a":{"shape":"Nope"}}}}})"}});
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().kind == ErrorKind::config);
+  CHECK_THAT(broken.error().message, Catch::Contains("broken.json") && Catch::Contains("unknown shape 'Nope'"));
+}
+
+TEST_CASE("storage operations: paths, roots, payload and header members", "[model]") {
+  const Operation& complete = op("CompleteMultipartUpload");
+  CHECK(complete.method == "POST");
+  CHECK(complete.path == "/{Bucket}/{Object+}");
+  CHECK(complete.fixed_query.empty());
+  CHECK(complete.input_root == "CompleteMultipartUpload");
+  CHECK(complete.output_root == "CompleteMultipartUploadResult");
+  CHECK(complete.idempotent);
+  CHECK(input_member("CompleteMultipartUpload", "Object").greedy);
+  CHECK_FALSE(input_member("CompleteMultipartUpload", "Bucket").greedy);
+  CHECK(input_member("CompleteMultipartUpload", "uploadId").location == Location::query);
+  const Shape& parts = *input_member("CompleteMultipartUpload", "Part").shape;
+  CHECK(parts.type == ShapeType::list);
+  CHECK(parts.flattened);
+  CHECK(parts.min_length == 1);
+
+  // Body members in the spec's order, then the response headers that describe the object.
+  std::vector<std::string> names;
+  for (const Member& m : complete.output->members) names.push_back(m.name);
+  CHECK(names == std::vector<std::string>{"Location", "Bucket", "Key", "ETag", "Expiration", "ServerSideEncryption",
+                                          "SSEKMSKeyId", "SSECustomerAlgorithm", "VersionId"});
+  const Member* version = complete.output->find_member("VersionId");
+  CHECK(version->location == Location::header);
+  CHECK(version->wire_name == "x-ext-version-id");
+  CHECK(complete.output->find_member("SSEKMSKeyId")->wire_name == "x-ext-server-side-encryption-aws-kms-key-id");
+
+  const Operation& create = op("CreateMultipartUpload");
+  CHECK(create.method == "POST");
+  CHECK(create.path == "/{Bucket}/{Object+}");
+  CHECK(create.fixed_query == std::vector<std::string>{"uploads"});
+  CHECK(create.output_root == "InitiateMultipartUploadResult");
+  CHECK(create.output->find_member("UploadId") != nullptr);
+
+  const Operation& upload = op("UploadPart");
+  CHECK(upload.method == "PUT");
+  CHECK(upload.payload == "body");
+  CHECK(input_member("UploadPart", "body").shape->type == ShapeType::blob);
+  CHECK(input_member("UploadPart", "partNumber").shape->type == ShapeType::integer);
+  CHECK(upload.output->find_member("ETag")->location == Location::header);
+  CHECK(upload.output->find_member("ETag")->wire_name == "ETag");
+
+  const Operation& abort = op("AbortMultipartUpload");
+  CHECK(abort.method == "DELETE");
+  CHECK(abort.output->members.empty());
+}
+
+TEST_CASE("JSON operations: methods, paths, idempotence, defaults", "[model]") {
+  CHECK(op("AuthorizeFirewallRules").path == "/v1/firewallGroups/{FirewallGroupName}/rules");
+  CHECK(op("RestoreInstance").path == "/v1/instances:restore");
+  CHECK(op("RestoreClusterFromSnapshot").path == "/v1/snapshots/{SnapshotName}:restore");
+  CHECK(op("UpdateSnapshot").method == "PUT");
+  CHECK(op("UpgradeMeshplatformServiceMeshVersion").path ==
+        "/v1/resource-groups/{ResourceGroupName}/meshplatform/clusters/{ClusterName}/meshplatform-service-mesh:upgrade");
+  // The restores must never be resent once they may have reached the server.
+  CHECK_FALSE(op("RestoreInstance").idempotent);
+  CHECK_FALSE(op("RestoreClusterFromSnapshot").idempotent);
+  CHECK(op("UpdateSnapshot").idempotent);
+
+  CHECK(input_member("RestoreInstance", "instanceType").default_value == json("e-large"));
+  const std::string& zone_default = input_member("RestoreInstance", "availabilityZone").default_text;
+  for (const char* pair : {"jp-east-1 east-11", "jp-east-3 east-31", "jp-west-1 west-12", "jp-west-2 jp-west-21"})
+    CHECK_THAT(zone_default, Catch::Contains(pair));
+  const Shape& cluster = *input_member("RestoreClusterFromSnapshot", "cluster").shape;
+  CHECK(cluster.find_member("networkConfig")->shape->find_member("networkId")->default_value == json("net-COMMON_PRIVATE"));
+  CHECK(input_member("UpdateSnapshot", "snapshot").shape->find_member("expirationTime")->shape->type == ShapeType::timestamp);
+}
+
+TEST_CASE("every path parameter is required and every operation input is documented", "[model]") {
+  for (const Operation* o : Model::builtin().operations()) {
+    for (const Member& m : o->input->members) {
+      INFO(o->name << "." << m.name);
+      if (m.location == Location::path) CHECK(m.required);
+      CHECK_FALSE(m.doc.empty());
+    }
+  }
+}
+
+TEST_CASE("output value sets of the spec are in the model", "[model]") {
+  const Shape& group = *op("AuthorizeFirewallRules").output;
+  CHECK(group.find_member("state")->shape->allowed == std::vector<json>{"APPLIED", "PROCESSING", "FAILED"});
+  const Shape& rule = *group.find_member("rules")->shape->member;
+  CHECK(rule.find_member("state")->shape->allowed.size() == 5);
+
+  const Shape& server = *op("RestoreInstance").output->find_member("instance")->shape;
+  const auto& states = server.find_member("state")->shape->allowed;
+  CHECK(std::find(states.begin(), states.end(), json("DELETEING")) != states.end());
+  CHECK(std::find(states.begin(), states.end(), json("RESTORING")) != states.end());
+  const Shape& status = *server.find_member("status")->shape;
+  CHECK(status.find_member("code")->shape->allowed == std::vector<json>{100, 200, 300, 400});
+  CHECK(status.find_member("name")->shape->allowed.size() == 24);
+  CHECK(server.find_member("upgradableCodehostVersions")->shape->type == ShapeType::list);
+
+  // The mesh node group's volumeSize is output-only: its limit (100) is data, not validation.
+  const Shape& mesh = *op("UpgradeMeshplatformServiceMeshVersion").output;
+  CHECK(mesh.find_member("status")->shape->allowed.size() == 6);
+  const Shape& node_group = *mesh.find_member("controlPlane")->shape;
+  CHECK(node_group.find_member("volumeSize")->shape->allowed == std::vector<json>{100});
+  CHECK(node_group.find_member("instanceType")->shape->allowed.size() == 22);
+  CHECK(node_group.find_member("volumeType")->shape->allowed.size() == 4);
+  CHECK(mesh.find_member("nodePools")->shape->member == &node_group);
+  CHECK(mesh.find_member("controlPlaneLoadBalancer")->shape->find_member("type")->shape->allowed ==
+        std::vector<json>{"elastic-load-balancer"});
+}
+
+// ---------------------------------------------------------------- CompleteMultipartUpload and friends
+
+TEST_CASE("CompleteMultipartUpload: parts, part numbers 1..10000, required fields", "[validate]") {
+  const char* op = "CompleteMultipartUpload";
+  passes(op, complete_args());
+  passes(op, with(complete_args(), "/Part/0/PartNumber", 10000));
+  passes(op, with(complete_args(), "/Part", R"([{ "ETag": "x", "PartNumber": 1 }])"_json));
+  fails(op, with(complete_args(), "/Part/0/PartNumber", 0), "Part[1].PartNumber", "at least 1 (got 0)");
+  fails(op, with(complete_args(), "/Part/1/PartNumber", 10001), "Part[2].PartNumber", "at most 10000 (got 10001)");
+  fails(op, with(complete_args(), "/Part/0/PartNumber", "1"), "Part[1].PartNumber", "integer expected, got string");
+  fails(op, without(complete_args(), "/Part/1/ETag"), "Part[2].ETag", "required");
+  fails(op, without(complete_args(), "/Part/0/PartNumber"), "Part[1].PartNumber", "required");
+  fails(op, with(complete_args(), "/Part", json::array()), "Part", "at least 1 items (got 0)");
+  fails(op, without(complete_args(), "/Part"), "Part", "required");
+  fails(op, without(complete_args(), "/uploadId"), "uploadId", "required");
+  fails(op, without(complete_args(), "/Bucket"), "Bucket", "required");
+  fails(op, without(complete_args(), "/Object"), "Object", "required");
+  fails(op, with(complete_args(), "/Bucket", ""), "Bucket", "at least 1 characters (got 0)");
+}
+
+TEST_CASE("UploadPart: partNumber 1..10000, the body is bytes", "[validate]") {
+  const char* op = "UploadPart";
+  passes(op, upload_part_args());
+  passes(op, with(upload_part_args(), "/partNumber", 10000));
+  passes(op, with(upload_part_args(), "/body", std::string("\xff\x00\xfe", 3)));  // not UTF-8: fine for bytes
+  passes(op, without(upload_part_args(), "/body"));
+  fails(op, with(upload_part_args(), "/partNumber", 0), "partNumber", "at least 1 (got 0)");
+  fails(op, with(upload_part_args(), "/partNumber", 10001), "partNumber", "at most 10000 (got 10001)");
+  fails(op, without(upload_part_args(), "/partNumber"), "partNumber", "required");
+  fails(op, without(upload_part_args(), "/uploadId"), "uploadId", "required");
+  fails(op, with(upload_part_args(), "/body", 5), "body", "string expected, got integer");
+}
+
+TEST_CASE("CreateMultipartUpload and AbortMultipartUpload: bucket, object, upload id", "[validate]") {
+  passes("CreateMultipartUpload", R"({ "Bucket": "bkt", "Object": "a/b c/ü.txt" })"_json);
+  fails("CreateMultipartUpload", R"({ "Bucket": "bkt" })"_json, "Object", "required");
+  passes("AbortMultipartUpload", R"({ "Bucket": "bkt", "Object": "k", "uploadId": "u-1" })"_json);
+  fails("AbortMultipartUpload", R"({ "Bucket": "bkt", "Object": "k" })"_json, "uploadId", "required");
+}
+
+// ---------------------------------------------------------------- AuthorizeFirewallRules
+
+TEST_CASE("AuthorizeFirewallRules: description at most 40 characters, full-width or half-width", "[validate]") {
+  const char* op = "AuthorizeFirewallRules";
+  passes(op, rules_args());
+  passes(op, with(rules_args(), "/rules/0/description", rep("あ", 40)));
+  passes(op, with(rules_args(), "/rules/0/description", rep("a", 40)));
+  passes(op, with(rules_args(), "/rules/0/description", rep("あ", 20) + rep("a", 20)));
+  passes(op, with(rules_args(), "/rules/0/description", ""));
+  fails(op, with(rules_args(), "/rules/0/description", rep("あ", 41)), "rules[1].description", "at most 40 characters (got 41)");
+  fails(op, with(rules_args(), "/rules/1/description", rep("a", 41)), "rules[2].description", "at most 40 characters (got 41)");
+  fails(op, with(rules_args(), "/rules/0/description", std::string("\xff")), "rules[1].description", "not valid UTF-8");
+}
+
+TEST_CASE("AuthorizeFirewallRules: port 22 or 443, required for TCP, left out for ICMP", "[validate]") {
+  const char* op = "AuthorizeFirewallRules";
+  passes(op, with(rules_args(), "/rules/0/port", 22));
+  passes(op, with(rules_args(), "/rules/0/port", 443));
+  passes(op, with(rules_args(), "/rules/1/port", nullptr));  // cloud.null: the ICMP port the service returns
+  fails(op, with(rules_args(), "/rules/0/port", 80), "rules[1].port", "must be 22 or 443 (got 80)");
+  fails(op, with(rules_args(), "/rules/0/port", "22"), "rules[1].port", "integer expected, got string");
+  fails(op, without(rules_args(), "/rules/0/port"), "rules[1].port", "required when protocol is TCP");
+  fails(op, with(rules_args(), "/rules/1/port", 22), "rules[2].port", "must be left out when protocol is ICMP");
+  fails(op, with(rules_args(), "/rules/0/protocol", "UDP"), "rules[1].protocol", "must be TCP or ICMP (got 'UDP')");
+  fails(op, with(rules_args(), "/rules/0/protocol", "tcp"), "rules[1].protocol", "must be TCP or ICMP");
+}
+
+TEST_CASE("AuthorizeFirewallRules: cidrIp is an IPv4 address or IPv4 CIDR only", "[validate]") {
+  const char* op = "AuthorizeFirewallRules";
+  for (const char* ok : {"10.0.0.0/8", "192.168.1.1", "0.0.0.0/0", "255.255.255.255/32", "203.0.113.0/24"})
+    passes(op, with(rules_args(), "/rules/0/cidrIp", ok));
+  for (const char* bad : {"10.0.0.0/33", "300.1.1.1", "::1", "2001:db8::/32", "10.0.0", "10.0.0.0/", "host", "1.2.3.4 ", ""})
+    fails(op, with(rules_args(), "/rules/0/cidrIp", bad), "rules[1].cidrIp", "must be an IPv4 address or CIDR block");
+}
+
+TEST_CASE("AuthorizeFirewallRules: group name and the rules list", "[validate]") {
+  const char* op = "AuthorizeFirewallRules";
+  fails(op, without(rules_args(), "/FirewallGroupName"), "FirewallGroupName", "required");
+  fails(op, with(rules_args(), "/rules", "tcp/22"), "rules", "list expected, got string");
+  fails(op, with(rules_args(), "/rules/0", "TCP"), "rules[1]", "table expected, got string");
+  // An empty Lua table is an empty list here, and goes out as [].
+  Outcome<json> r = validate_input(::op(op), with(rules_args(), "/rules", json::object()));
+  REQUIRE(r.ok());
+  CHECK(r.value()["rules"] == json::array());
+}
+
+// ---------------------------------------------------------------- RestoreInstance
+
+TEST_CASE("RestoreInstance: every field valid, or none given", "[validate]") {
+  passes("RestoreInstance", instance_args());
+  passes("RestoreInstance", json::object());  // the spec marks no body field required
+}
+
+TEST_CASE("RestoreInstance: backupId is exactly 32 lowercase letters and digits", "[validate]") {
+  const char* op = "RestoreInstance";
+  passes(op, with(instance_args(), "/backupId", rep("a", 32)));
+  passes(op, with(instance_args(), "/backupId", rep("0", 32)));
+  fails(op, with(instance_args(), "/backupId", rep("a", 31)), "backupId", "at least 32 characters (got 31)");
+  fails(op, with(instance_args(), "/backupId", rep("a", 33)), "backupId", "at most 32 characters (got 33)");
+  fails(op, with(instance_args(), "/backupId", "A" + rep("a", 31)), "backupId", "must be lowercase letters and digits");
+  fails(op, with(instance_args(), "/backupId", "-" + rep("a", 31)), "backupId", "must be lowercase letters and digits");
+}
+
+TEST_CASE("RestoreInstance: instanceId at most 30, lowercase, digits, inner hyphens", "[validate]") {
+  const char* op = "RestoreInstance";
+  passes(op, with(instance_args(), "/instanceId", rep("a", 30)));
+  passes(op, with(instance_args(), "/instanceId", "a"));
+  passes(op, with(instance_args(), "/instanceId", "a-1-b"));
+  fails(op, with(instance_args(), "/instanceId", rep("a", 31)), "instanceId", "at most 30 characters (got 31)");
+  fails(op, with(instance_args(), "/instanceId", "-abc"), "instanceId", kPlainNameRule);
+  fails(op, with(instance_args(), "/instanceId", "abc-"), "instanceId", kPlainNameRule);
+  fails(op, with(instance_args(), "/instanceId", "Abc"), "instanceId", "(got 'Abc')");
+  fails(op, with(instance_args(), "/instanceId", "a_b"), "instanceId", kPlainNameRule);
+}
+
+TEST_CASE("RestoreInstance: every instanceType passes, others fail", "[validate]") {
+  const char* op = "RestoreInstance";
+  const char* const types[] = {
+      "c-large", "c-large8", "e-large", "e-large8", "e-large16", "e-large24", "e-large32",
+      "e-extra-large8", "e-extra-large16", "e-extra-large24", "e-extra-large32", "e-extra-large48",
+      "e-double-large16", "e-double-large24", "e-double-large32", "e-double-large48", "e-double-large64",
+      "e-double-large96", "h2-large", "h2-large8", "h2-large16", "h2-large24", "h2-large32",
+      "h2-extra-large8", "h2-extra-large16", "h2-extra-large24", "h2-extra-large32", "h2-extra-large48",
+      "h2-double-large16", "h2-double-large24", "h2-double-large32", "h2-double-large48",
+      "h2-double-large64", "h2-double-large96"};
+  CHECK(input_member(op, "instanceType").shape->allowed.size() == std::size(types));
+  for (const char* t : types) passes(op, with(instance_args(), "/instanceType", t));
+  fails(op, with(instance_args(), "/instanceType", "e-huge"), "instanceType", "(got 'e-huge')");
+  fails(op, with(instance_args(), "/instanceType", "e-huge"), "instanceType", "must be c-large, c-large8, e-large");
+  fails(op, with(instance_args(), "/instanceType", "E-LARGE"), "instanceType", "(got 'E-LARGE')");
+}
+
+TEST_CASE("RestoreInstance: firewallGroupName and parameterGroupName at most 63", "[validate]") {
+  const char* op = "RestoreInstance";
+  for (const char* field : {"firewallGroupName", "parameterGroupName"}) {
+    std::string at = std::string("/") + field;
+    passes(op, with(instance_args(), at, rep("a", 63)));
+    passes(op, with(instance_args(), at, "a" + rep("-", 61) + "z"));
+    fails(op, with(instance_args(), at, rep("a", 64)), field, "at most 63 characters (got 64)");
+    fails(op, with(instance_args(), at, "-fw"), field, kPlainNameRule);
+    fails(op, with(instance_args(), at, "fw-"), field, kPlainNameRule);
+    fails(op, with(instance_args(), at, "FW"), field, kPlainNameRule);
+  }
+}
+
+TEST_CASE("RestoreInstance: diskSize 100, 200, 300 or 400", "[validate]") {
+  const char* op = "RestoreInstance";
+  for (int size : {100, 200, 300, 400}) passes(op, with(instance_args(), "/diskSize", size));
+  fails(op, with(instance_args(), "/diskSize", 500), "diskSize", "must be 100, 200, 300 or 400 (got 500)");
+  fails(op, with(instance_args(), "/diskSize", 150), "diskSize", "must be 100, 200, 300 or 400 (got 150)");
+  fails(op, with(instance_args(), "/diskSize", "100"), "diskSize", "integer expected, got string");
+  fails(op, with(instance_args(), "/diskSize", 100.5), "diskSize", "integer expected, got number");
+}
+
+TEST_CASE("RestoreInstance: availabilityZone values", "[validate]") {
+  const char* op = "RestoreInstance";
+  for (const char* zone : {"east-11", "east-12", "east-13", "east-14", "east-31", "west-12", "west-13", "jp-west-21"})
+    passes(op, with(instance_args(), "/availabilityZone", zone));
+  for (const char* zone : {"east-15", "west-11", "jp-east-1", ""})
+    fails(op, with(instance_args(), "/availabilityZone", zone), "availabilityZone", "must be east-11, east-12");
+}
+
+TEST_CASE("RestoreInstance: description at most 255 characters", "[validate]") {
+  const char* op = "RestoreInstance";
+  passes(op, with(instance_args(), "/description", rep("あ", 255)));
+  fails(op, with(instance_args(), "/description", rep("あ", 256)), "description", "at most 255 characters (got 256)");
+  fails(op, with(instance_args(), "/description", rep("a", 256)), "description", "at most 255 characters (got 256)");
+}
+
+TEST_CASE("RestoreInstance: networkConfig.privateAddress is CIDR notation", "[validate]") {
+  const char* op = "RestoreInstance";
+  passes(op, with(instance_args(), "/networkConfig/privateAddress", "10.1.2.3/16"));
+  passes(op, with(instance_args(), "/networkConfig", json::object()));
+  fails(op, with(instance_args(), "/networkConfig/privateAddress", "192.168.0.10"), "networkConfig.privateAddress",
+        "must be an IPv4 CIDR block");
+  fails(op, with(instance_args(), "/networkConfig/privateAddress", "192.168.0.10/40"), "networkConfig.privateAddress",
+        "must be an IPv4 CIDR block");
+  fails(op, with(instance_args(), "/networkConfig/networkId", 7), "networkConfig.networkId", "string expected, got integer");
+}
+
+TEST_CASE("RestoreInstance: objectStorageConfig.account 1 to 128 half-width letters and digits", "[validate]") {
+  const char* op = "RestoreInstance";
+  const std::string at = "/objectStorageConfig/account";
+  const std::string path = "objectStorageConfig.account";
+  passes(op, with(instance_args(), at, "a"));
+  passes(op, with(instance_args(), at, rep("Ab1", 42) + "Zz"));  // 128
+  fails(op, with(instance_args(), at, ""), path, "at least 1 characters (got 0)");
+  fails(op, with(instance_args(), at, rep("a", 129)), path, "at most 128 characters (got 129)");
+  fails(op, with(instance_args(), at, "acct_01"), path, "must be half-width letters and digits");
+  fails(op, with(instance_args(), at, "ＡＢＣ"), path, "must be half-width letters and digits");
+}
+
+TEST_CASE("RestoreInstance: objectStorageConfig.region jp-east-1 or jp-west-2", "[validate]") {
+  const char* op = "RestoreInstance";
+  passes(op, with(instance_args(), "/objectStorageConfig/region", "jp-east-1"));
+  passes(op, with(instance_args(), "/objectStorageConfig/region", "jp-west-2"));
+  fails(op, with(instance_args(), "/objectStorageConfig/region", "jp-east-3"), "objectStorageConfig.region",
+        "must be jp-east-1 or jp-west-2 (got 'jp-east-3')");
+}
+
+TEST_CASE("RestoreInstance: bucket names 3 to 32, lowercase, digits, inner hyphens", "[validate]") {
+  const char* op = "RestoreInstance";
+  for (const char* bucket : {"lfs", "packages", "containerRegistry"}) {
+    std::string at = std::string("/objectStorageConfig/bucketUseObjects/") + bucket;
+    std::string path = std::string("objectStorageConfig.bucketUseObjects.") + bucket;
+    passes(op, with(instance_args(), at, "abc"));
+    passes(op, with(instance_args(), at, "a-" + rep("b", 29) + "9"));  // 32
+    fails(op, with(instance_args(), at, "ab"), path, "at least 3 characters (got 2)");
+    fails(op, with(instance_args(), at, rep("a", 33)), path, "at most 32 characters (got 33)");
+    fails(op, with(instance_args(), at, "-abc"), path, kPlainNameRule);
+    fails(op, with(instance_args(), at, "abc-"), path, kPlainNameRule);
+    fails(op, with(instance_args(), at, "Bucket"), path, kPlainNameRule);
+    fails(op, with(instance_args(), at, "a.bc"), path, kPlainNameRule);
+  }
+}
+
+// ---------------------------------------------------------------- RestoreClusterFromSnapshot, UpdateSnapshot
+
+TEST_CASE("RestoreClusterFromSnapshot: cluster name at most 40, lowercase, inner hyphens", "[validate]") {
+  const char* op = "RestoreClusterFromSnapshot";
+  passes(op, restore_cluster_args());
+  passes(op, with(restore_cluster_args(), "/cluster/name", rep("c", 40)));
+  fails(op, with(restore_cluster_args(), "/cluster/name", rep("c", 41)), "cluster.name", "at most 40 characters (got 41)");
+  fails(op, with(restore_cluster_args(), "/cluster/name", "-x"), "cluster.name", std::string(kPlainNameRule) + " (got '-x')");
+  fails(op, with(restore_cluster_args(), "/cluster/name", "x-"), "cluster.name", kPlainNameRule);
+  fails(op, with(restore_cluster_args(), "/cluster/name", "Cluster"), "cluster.name", kPlainNameRule);
+  fails(op, without(restore_cluster_args(), "/SnapshotName"), "SnapshotName", "required");
+}
+
+TEST_CASE("RestoreClusterFromSnapshot: description 255, tag key 128, tag value 256", "[validate]") {
+  const char* op = "RestoreClusterFromSnapshot";
+  passes(op, with(restore_cluster_args(), "/cluster/description", rep("é", 255)));
+  fails(op, with(restore_cluster_args(), "/cluster/description", rep("é", 256)), "cluster.description",
+        "at most 255 characters (got 256)");
+  passes(op, with(restore_cluster_args(), "/cluster/tags/0/key", rep("鍵", 128)));
+  fails(op, with(restore_cluster_args(), "/cluster/tags/0/key", rep("鍵", 129)), "cluster.tags[1].key",
+        "at most 128 characters (got 129)");
+  passes(op, with(restore_cluster_args(), "/cluster/tags/0/value", rep("v", 256)));
+  fails(op, with(restore_cluster_args(), "/cluster/tags/1", json{{"key", "k"}, {"value", rep("v", 257)}}),
+        "cluster.tags[2].value", "at most 256 characters (got 257)");
+}
+
+TEST_CASE("RestoreClusterFromSnapshot: other body fields and types", "[validate]") {
+  const char* op = "RestoreClusterFromSnapshot";
+  passes(op, with(restore_cluster_args(), "/cluster/addonsConfig/httpLoadBalancing/disabled", true));
+  fails(op, with(restore_cluster_args(), "/cluster/addonsConfig/httpLoadBalancing/disabled", "yes"),
+        "cluster.addonsConfig.httpLoadBalancing.disabled", "boolean expected, got string");
+  fails(op, with(restore_cluster_args(), "/cluster/locations", "east-11"), "cluster.locations", "list expected, got string");
+  fails(op, with(restore_cluster_args(), "/cluster/locations/0", 11), "cluster.locations[1]", "string expected, got integer");
+  // Empty tables for lists become [] on the wire.
+  Outcome<json> r = validate_input(::op(op), with(with(restore_cluster_args(), "/cluster/tags", json::object()),
+                                                  "/cluster/locations", json::object()));
+  REQUIRE(r.ok());
+  CHECK(r.value()["cluster"]["tags"] == json::array());
+  CHECK(r.value()["cluster"]["locations"] == json::array());
+}
+
+TEST_CASE("UpdateSnapshot: new name at most 40, lowercase, inner hyphens", "[validate]") {
+  const char* op = "UpdateSnapshot";
+  passes(op, update_snapshot_args());
+  passes(op, with(update_snapshot_args(), "/snapshot/name", rep("s", 40)));
+  fails(op, with(update_snapshot_args(), "/snapshot/name", rep("s", 41)), "snapshot.name", "at most 40 characters (got 41)");
+  fails(op, with(update_snapshot_args(), "/snapshot/name", "-snap"), "snapshot.name", kPlainNameRule);
+  fails(op, with(update_snapshot_args(), "/snapshot/name", "snap-"), "snapshot.name", kPlainNameRule);
+  fails(op, with(update_snapshot_args(), "/snapshot/name", "Snap"), "snapshot.name", kPlainNameRule);
+  fails(op, without(update_snapshot_args(), "/SnapshotName"), "SnapshotName", "required");
+  fails(op, with(update_snapshot_args(), "/SnapshotName", ""), "SnapshotName", "at least 1 characters");
+}
+
+TEST_CASE("UpdateSnapshot: description 255, tag key 128, tag value 256", "[validate]") {
+  const char* op = "UpdateSnapshot";
+  passes(op, with(update_snapshot_args(), "/snapshot/description", rep("あ", 255)));
+  fails(op, with(update_snapshot_args(), "/snapshot/description", rep("あ", 256)), "snapshot.description",
+        "at most 255 characters (got 256)");
+  passes(op, with(update_snapshot_args(), "/snapshot/tags/0/key", rep("k", 128)));
+  fails(op, with(update_snapshot_args(), "/snapshot/tags/0/key", rep("k", 129)), "snapshot.tags[1].key",
+        "at most 128 characters (got 129)");
+  passes(op, with(update_snapshot_args(), "/snapshot/tags/0/value", rep("値", 256)));
+  fails(op, with(update_snapshot_args(), "/snapshot/tags/0/value", rep("値", 257)), "snapshot.tags[1].value",
+        "at most 256 characters (got 257)");
+}
+
+TEST_CASE("UpdateSnapshot: expirationTime is an ISO 8601 time", "[validate]") {
+  const char* op = "UpdateSnapshot";
+  passes(op, with(update_snapshot_args(), "/snapshot/expirationTime", "2026-12-31T23:59:59Z"));
+  passes(op, with(update_snapshot_args(), "/snapshot/expirationTime", "2026-12-31T23:59:59.123+09:00"));
+  for (const char* bad : {"2026-12-31", "tomorrow", "2026-12-31 23:59:59 UTC", "20261231T235959Z"})
+    fails(op, with(update_snapshot_args(), "/snapshot/expirationTime", bad), "snapshot.expirationTime",
+          "must be an ISO 8601 time");
+}
+
+// ---------------------------------------------------------------- UpgradeMeshplatformServiceMeshVersion
+
+TEST_CASE("UpgradeMeshplatformServiceMeshVersion: path parameters and version", "[validate]") {
+  const char* op = "UpgradeMeshplatformServiceMeshVersion";
+  passes(op, upgrade_args());
+  passes(op, without(upgrade_args(), "/version"));
+  fails(op, without(upgrade_args(), "/ResourceGroupName"), "ResourceGroupName", "required");
+  fails(op, without(upgrade_args(), "/ClusterName"), "ClusterName", "required");
+  fails(op, with(upgrade_args(), "/version", 1.2), "version", "string expected, got number");
+}
+
+// ---------------------------------------------------------------- how problems are reported
+
+TEST_CASE("unknown fields are rejected with a suggestion", "[validate]") {
+  fails("AuthorizeFirewallRules", with(rules_args(), "/rules/0/protcol", "TCP"), "rules[1].protcol",
+        "unknown field (did you mean 'protocol'?)");
+  fails("AuthorizeFirewallRules", with(rules_args(), "/rule", json::array()), "rule", "did you mean 'rules'?");
+  fails("RestoreInstance", with(instance_args(), "/instanceTyp", "e-large"), "instanceTyp", "did you mean 'instanceType'?");
+  fails("UpdateSnapshot", with(update_snapshot_args(), "/snapshot/tags/0/vaule", "x"), "snapshot.tags[1].vaule",
+        "did you mean 'value'?");
+  fails("AuthorizeFirewallRules", with(rules_args(), "/zzzzzz", 1), "zzzzzz",
+        "unknown field (known: FirewallGroupName, rules)");
+}
+
+TEST_CASE("arguments that are not a table are named", "[validate]") {
+  fails("UpdateSnapshot", json("snap-1"), "(arguments)", "table expected, got string");
+  fails("UpdateSnapshot", with(update_snapshot_args(), "/snapshot", json::array({1})), "snapshot", "table expected, got list");
+}
+
+TEST_CASE("several problems are all reported in one validation error", "[validate]") {
+  json args = instance_args();
+  args["backupId"] = "short";
+  args["diskSize"] = 500;
+  args["instanceTyp"] = "e-large";
+  args["objectStorageConfig"]["bucketUseObjects"]["lfs"] = "-x";
+  Outcome<json> r = validate_input(op("RestoreInstance"), args);
+  REQUIRE_FALSE(r.ok());
+  const Error& e = r.error();
+  INFO(e.describe());
+  CHECK(e.kind == ErrorKind::validation);
+  CHECK(e.code == "ValidationError");
+  CHECK(e.operation == "RestoreInstance");
+  CHECK(e.fields.size() == 5);  // the bucket name breaks both its length and its pattern
+  CHECK(e.message == "5 problems in the arguments; nothing was sent");
+  CHECK(reports(e, "backupId", "at least 32 characters (got 5)"));
+  CHECK(reports(e, "diskSize", "must be 100, 200, 300 or 400"));
+  CHECK(reports(e, "instanceTyp", "did you mean 'instanceType'?"));
+  CHECK(reports(e, "objectStorageConfig.bucketUseObjects.lfs", "at least 3 characters (got 2)"));
+  CHECK(reports(e, "objectStorageConfig.bucketUseObjects.lfs", kPlainNameRule));
+  CHECK_THAT(e.describe(), Catch::StartsWith("validation error in RestoreInstance: ValidationError: 5 problems") &&
+                               Catch::Contains("\n  diskSize: must be 100, 200, 300 or 400 (got 500)"));
+}
+
+TEST_CASE("problems in several list elements are reported with their 1-based positions", "[validate]") {
+  json args = R"({ "rules": [
+      { "protocol": "TCP", "port": 80, "cidrIp": "10.0.0.0/8" },
+      { "protocol": "ICMP", "port": 22, "cidrIp": "::1" },
+      { "protocol": "TCP", "cidrIp": "10.0.0.1" } ] })"_json;
+  args["rules"][2]["description"] = rep("あ", 41);
+  Outcome<json> r = validate_input(op("AuthorizeFirewallRules"), args);
+  REQUIRE_FALSE(r.ok());
+  const Error& e = r.error();
+  INFO(e.describe());
+  CHECK(e.kind == ErrorKind::validation);
+  CHECK(e.operation == "AuthorizeFirewallRules");
+  CHECK(e.fields.size() == 6);
+  CHECK(reports(e, "FirewallGroupName", "required"));
+  CHECK(reports(e, "rules[1].port", "must be 22 or 443 (got 80)"));
+  CHECK(reports(e, "rules[2].port", "must be left out when protocol is ICMP"));
+  CHECK(reports(e, "rules[2].cidrIp", "IPv4 address or CIDR"));
+  CHECK(reports(e, "rules[3].port", "required when protocol is TCP"));
+  CHECK(reports(e, "rules[3].description", "at most 40 characters (got 41)"));
+}
+
+TEST_CASE("a single problem says so", "[validate]") {
+  Outcome<json> r = validate_input(op("UploadPart"), with(upload_part_args(), "/partNumber", 0));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "1 problem in the arguments; nothing was sent");
+  CHECK(r.error().operation == "UploadPart");
+  CHECK(r.error().kind == ErrorKind::validation);
+}
