@@ -403,6 +403,20 @@ void store_session(lua_State* L, std::shared_ptr<Session> session) {
   lua_setfield(L, LUA_REGISTRYINDEX, kSessionKey);
 }
 
+// `require "cloud"` works, and each API table is a loaded module too, so that
+// lauxlib names functions fully in messages: "bad argument #1 to
+// 'cloud.cluster.update_snapshot'".
+void register_loaded(lua_State* L, int module) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushvalue(L, module);
+  lua_setfield(L, -2, "cloud");
+  for (const std::string& api : api_names()) {
+    lua_getfield(L, module, api.c_str());
+    lua_setfield(L, -2, ("cloud." + api).c_str());
+  }
+  lua_pop(L, 1);
+}
+
 }  // namespace
 
 void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
@@ -419,10 +433,8 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   lua_setfield(L, -2, "_VERSION");
   lua_pushvalue(L, -1);
   lua_setglobal(L, "cloud");
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  lua_pushvalue(L, -2);
-  lua_setfield(L, -2, "cloud");
-  lua_pop(L, 2);
+  register_loaded(L, lua_gettop(L));
+  lua_pop(L, 1);
 }
 
 }  // namespace cloud

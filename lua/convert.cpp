@@ -103,7 +103,10 @@ void push_null(lua_State* L) {
   lua_pop(L, 1);
   lua_newuserdatauv(L, 0, 0);
   luaL_newmetatable(L, kNullKey);
-  lua_pushliteral(L, "cloud.null");
+  lua_pushcfunction(L, [](lua_State* S) {
+    lua_pushliteral(S, "cloud.null");
+    return 1;
+  });
   lua_setfield(L, -2, "__tostring");
   lua_pushliteral(L, "cloud.null");
   lua_setfield(L, -2, "__name");

@@ -70,7 +70,7 @@ RawRequest parse_request(const std::string& text) {
     line = text.substr(pos, eol - pos);
     pos = eol + 1;
     if (line.empty()) {
-      if (pos <= text.size()) req.body = text.substr(std::min(pos, text.size()));
+      if (pos < text.size()) req.body = text.substr(pos);
       break;
     }
     if (line[0] == ' ' || line[0] == '\t') {

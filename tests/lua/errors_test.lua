@@ -1,0 +1,83 @@
+-- One test per error kind, as a script would meet them: validation (nothing sent),
+-- api (the platform refused: wrong secret, unknown key), transport (nothing
+-- listening), config (no such dialect). Error objects have a fixed shape and print
+-- readably.
+
+local function eq(actual, expected, what)
+  if actual ~= expected then
+    error(("%s: expected %s, got %s"):format(what, tostring(expected), tostring(actual)), 2)
+  end
+end
+
+local function failure(fn, args)
+  local ok, err = pcall(fn, args)
+  assert(not ok, "call should have failed")
+  assert(type(err) == "table", "error is an object, got " .. type(err))
+  return err
+end
+
+-- validation: every problem at once, with paths; nothing is sent
+local err = failure(cloud.cluster.update_snapshot, {
+  SnapshotName = "snap-1",
+  snapshot = { name = ("a"):rep(41), description = ("d"):rep(256), tags = { { key = "k", value = ("v"):rep(257) } },
+               expirationTime = "tomorrow" },
+})
+eq(err.kind, "validation", "kind")
+eq(err.code, "ValidationError", "code")
+eq(err.operation, "UpdateSnapshot", "operation")
+eq(err.status, 0, "no HTTP status: nothing was sent")
+local paths = {}
+for _, f in ipairs(err.fields) do paths[f.path] = f.problem end
+eq(paths["snapshot.name"], "at most 40 characters (got 41)", "name limit")
+eq(paths["snapshot.description"], "at most 255 characters (got 256)", "description limit")
+eq(paths["snapshot.tags[1].value"], "at most 256 characters (got 257)", "tag value limit")
+assert(paths["snapshot.expirationTime"]:find("ISO 8601"), "expirationTime format")
+assert(tostring(err):find("snapshot.tags%[1%]%.value: at most 256 characters"), "tostring lists the fields")
+
+err = failure(cloud.cluster.update_snapshot, { snapshot = { name = 5 } })
+local problems = {}
+for _, f in ipairs(err.fields) do problems[f.path] = f.problem end
+eq(problems["SnapshotName"], "required", "missing path parameter")
+eq(problems["snapshot.name"], "string expected, got integer", "wrong type named")
+
+err = failure(cloud.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = { fn = print } })
+eq(err.kind, "validation", "functions cannot be sent")
+
+-- api: a wrong secret is refused by the platform's signature check
+local wrong_secret = cloud.client{ credentials = { secret_access_key = "wrong" } }
+err = failure(wrong_secret.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = {} })
+eq(err.kind, "api", "wrong secret kind")
+eq(err.code, "SignatureDoesNotMatch", "wrong secret code")
+eq(err.status, 403, "wrong secret status")
+assert(err.request_id ~= "", "request id on api errors")
+assert(not tostring(err):find("wrong", 1, true), "the secret never appears in the error")
+
+local unknown_key = cloud.client{ credentials = { access_key_id = "NOSUCHKEY", secret_access_key = "x" } }
+err = failure(unknown_key.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = {} })
+eq(err.code, "InvalidAccessKeyId", "unknown key")
+
+-- a signature in the wrong dialect is still a valid signature: the emulator accepts both
+local aws = cloud.client{ dialect = "aws" }
+eq(aws.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = {} }.snapshot.name, "snap-1", "aws dialect accepted")
+
+-- transport: nothing listens on the endpoint
+local nowhere = cloud.client{ endpoints = { cluster = "http://127.0.0.1:9" }, max_attempts = 1 }
+err = failure(nowhere.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = {} })
+eq(err.kind, "transport", "unreachable kind")
+eq(err.code, "ConnectionFailed", "unreachable code")
+eq(err.operation, "UpdateSnapshot", "operation named on transport errors")
+
+-- connection failures are retried: attempts counted up to the limit
+local ok, e = pcall(cloud.client{ endpoints = { cluster = "http://127.0.0.1:9" }, max_attempts = 2 }.cluster.update_snapshot,
+                    { SnapshotName = "snap-1", snapshot = {} })
+eq(e.code, "ConnectionFailed", "retried, still failing")
+
+-- bad arguments to the module itself get lauxlib's wording
+ok, e = pcall(cloud.client, { dialect = "sigv2" })
+assert(not ok and e:find("dialect must be \"ext\" or \"aws\""), "bad dialect: " .. tostring(e))
+ok, e = pcall(cloud.cluster.update_snapshot, "snap-1")
+assert(not ok and e:find("bad argument #1 to 'cloud.cluster.update_snapshot' %(table expected, got string%)"), tostring(e))
+
+-- cloud.null is one value that prints as cloud.null
+eq(tostring(cloud.null), "cloud.null", "cloud.null prints")
+print("errors_test: ok")
