@@ -60,6 +60,13 @@ eq(out, "42\n", "stdin as a script")
 out, ok = run("printf 'error(\"stop\")\\n' | " .. sh_quote(bin) .. " 2>/dev/null")
 eq(ok, false, "stdin script error exits non-zero")
 
+-- the REPL (-i): expressions print their values, unfinished chunks continue on the
+-- next line, an error is shown and the session carries on
+out, ok = run("printf '1 + 1\\nt = {\\n  10, 20 }\\n#t\\nerror(\"oops\")\\nprint(\"still here\")\\n' | "
+  .. sh_quote(bin) .. " -i 2>/dev/null")
+assert(ok, "REPL exits 0 at end of input")
+assert(out:find("\n2\n2\nstill here\n$"), "REPL output: " .. out)
+
 -- serve: the endpoint lines, then the access key, before anything else
 local server = assert(io.popen("sh -c 'echo $$; exec " .. bin .. " serve --dialect ext 2>/dev/null'", "r"))
 local pid = server:read("l")

@@ -1,0 +1,189 @@
+// The client pipeline against the emulator and against a scripted loopback server:
+// a whole call, nothing sent when validation fails, the error kinds, and the retry
+// policy (with a fake sleeper, so no test waits for back-off).
+#include <catch2/catch.hpp>
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "core/client.h"
+#include "emulator/emulator.h"
+
+namespace {
+
+using cloud::Client;
+using cloud::ClientConfig;
+using cloud::ErrorKind;
+using cloud::json;
+
+// A loopback server whose every answer comes from `respond`; it counts requests.
+class ScriptedServer {
+ public:
+  using Responder = std::function<void(int n, const httplib::Request&, httplib::Response&)>;
+  explicit ScriptedServer(Responder respond) : respond_(std::move(respond)) {
+    auto handler = [this](const httplib::Request& req, httplib::Response& res) { respond_(++count_, req, res); };
+    server_.Get(".*", handler).Post(".*", handler).Put(".*", handler).Delete(".*", handler);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::yield();
+  }
+  ~ScriptedServer() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int count() const { return count_; }
+
+ private:
+  Responder respond_;
+  std::atomic<int> count_{0};
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+ClientConfig config_for(const std::string& api, const std::string& url) {
+  ClientConfig c;
+  c.endpoints[api] = url;
+  c.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
+  return c;
+}
+
+// A client whose sleeps are recorded instead of slept.
+struct FakeSleepClient {
+  Client client;
+  std::vector<double> sleeps;
+  explicit FakeSleepClient(ClientConfig c) : client(std::move(c)) {
+    client.set_sleeper([this](double s) { sleeps.push_back(s); });
+  }
+};
+
+const json kUpdate = {{"SnapshotName", "snap-1"}, {"snapshot", {{"description", "from C++"}}}};
+
+json restore_args() {
+  return {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"}};
+}
+
+}  // namespace
+
+TEST_CASE("UpdateSnapshot end to end against the emulator") {
+  cloud::Emulator emulator;
+  REQUIRE(emulator.start().ok());
+  ClientConfig config;
+  for (const auto& [api, url] : emulator.endpoints()) config.endpoints[api] = url;
+  config.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
+  Client client(config);
+
+  auto r = client.call("update_snapshot", kUpdate);
+  REQUIRE(r.ok());
+  CHECK(r->result["snapshot"]["description"] == "from C++");
+  CHECK(r->result["snapshot"]["status"] == "AVAILABLE");
+  CHECK(r->meta.status == 200);
+  CHECK(r->meta.attempts == 1);
+  CHECK_FALSE(r->meta.request_id.empty());
+
+  SECTION("a wrong secret is refused with SignatureDoesNotMatch") {
+    config.credentials.secret_access_key = "wrong";
+    auto e = Client(config).call("UpdateSnapshot", kUpdate);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().kind == ErrorKind::api);
+    CHECK(e.error().code == "SignatureDoesNotMatch");
+    CHECK(e.error().status == 403);
+    CHECK(e.error().describe().find("wrong") == std::string::npos);
+  }
+  SECTION("the aws dialect is verified too") {
+    config.dialect = &cloud::Dialect::aws();
+    CHECK(Client(config).call("UpdateSnapshot", kUpdate).ok());
+  }
+}
+
+TEST_CASE("Nothing is sent when validation fails") {
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) { res.status = 404; });
+  Client client(config_for("cluster", server.url()));
+  auto e = client.call("UpdateSnapshot", {{"SnapshotName", "snap-1"}, {"snapshot", {{"name", "Not_Valid"}}}});
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().kind == ErrorKind::validation);
+  REQUIRE(e.error().fields.size() == 1);
+  CHECK(e.error().fields[0].path == "snapshot.name");
+  CHECK(server.count() == 0);
+  CHECK_FALSE(client.call("UpdateSnapshot", kUpdate).ok());  // valid: sent, answered 404
+  CHECK(server.count() == 1);
+}
+
+TEST_CASE("Missing endpoint or credentials are config errors") {
+  ClientConfig c;
+  auto e = Client(c).call("UpdateSnapshot", kUpdate);
+  CHECK(e.error().kind == ErrorKind::config);
+  CHECK(e.error().code == "NoEndpoint");
+  c.endpoints["cluster"] = "http://127.0.0.1:9";
+  e = Client(c).call("UpdateSnapshot", kUpdate);
+  CHECK(e.error().code == "NoCredentials");
+}
+
+TEST_CASE("5xx answers are retried with growing jittered back-off") {
+  ScriptedServer server([](int n, const httplib::Request&, httplib::Response& res) {
+    res.status = n < 3 ? 503 : 200;
+    res.set_content(n < 3 ? R"({"code":"ServiceUnavailable"})" : R"({"snapshot":{"name":"snap-1"}})", "application/json");
+  });
+  FakeSleepClient c(config_for("cluster", server.url()));
+  auto r = c.client.call("UpdateSnapshot", kUpdate);
+  REQUIRE(r.ok());
+  CHECK(r->meta.attempts == 3);
+  REQUIRE(c.sleeps.size() == 2);
+  CHECK(c.sleeps[0] <= 0.2);  // full jitter below base * 2^0
+  CHECK(c.sleeps[1] <= 0.4);  // and below base * 2^1
+}
+
+TEST_CASE("Retries stop at the attempt limit and report the last error") {
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) {
+    res.status = 500;
+    res.set_content(R"({"code":"InternalError","message":"try later"})", "application/json");
+  });
+  ClientConfig config = config_for("cluster", server.url());
+  config.retry.max_attempts = 4;
+  FakeSleepClient c(config);
+  auto e = c.client.call("UpdateSnapshot", kUpdate);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().code == "InternalError");
+  CHECK(e.error().message == "try later");
+  CHECK(server.count() == 4);
+}
+
+TEST_CASE("A restore is never resent once it may have reached the server") {
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) { res.status = 503; });
+  FakeSleepClient c(config_for("devops", server.url()));
+  auto e = c.client.call("RestoreInstance", restore_args());
+  REQUIRE_FALSE(e.ok());
+  CHECK(server.count() == 1);
+
+  SECTION("unless the user opts in") {
+    ClientConfig opted = config_for("devops", server.url());
+    opted.retry.retry_non_idempotent = true;
+    FakeSleepClient o(opted);
+    CHECK_FALSE(o.client.call("RestoreInstance", restore_args()).ok());
+    CHECK(server.count() == 4);
+  }
+}
+
+TEST_CASE("A refused connection is retried even for a restore: it never arrived") {
+  ClientConfig config = config_for("devops", "http://127.0.0.1:9");
+  FakeSleepClient c(config);
+  auto e = c.client.call("RestoreInstance", restore_args());
+  CHECK(e.error().kind == ErrorKind::transport);
+  CHECK(e.error().code == "ConnectionFailed");
+  CHECK(c.sleeps.size() == 2);
+}
+
+TEST_CASE("JSON error codes come from the error-type header first, then the body") {
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) {
+    res.status = 400;
+    res.set_header("x-amzn-ErrorType", "ValidationException:http://internal/");
+    res.set_content(R"({"__type":"com.example#Other","Message":"bad input"})", "application/json");
+  });
+  auto e = Client(config_for("cluster", server.url())).call("UpdateSnapshot", kUpdate);
+  CHECK(e.error().code == "ValidationException");
+  CHECK(e.error().message == "bad input");
+  CHECK(e.error().status == 400);
+}
