@@ -106,6 +106,11 @@ struct Model::Loader {
   }
 
   void fill_shape(Shape& shape, const ojson& spec, const std::string& where) {
+    if (spec.contains("shape") && shape.name.size() && named.count(spec["shape"].get<std::string>())) {
+      std::string name = shape.name;  // a named shape refining another: start from a copy
+      shape = *named[spec["shape"].get<std::string>()];
+      shape.name = name;
+    }
     if (spec.contains("type")) {
       auto t = kShapeTypes.find(spec["type"].get<std::string>());
       if (t == kShapeTypes.end()) return fail(where, "unknown type " + spec["type"].dump());
@@ -190,6 +195,7 @@ struct Model::Loader {
     op.input_root = spec.value("inputRoot", "");
     op.output_root = spec.value("outputRoot", "");
     op.payload = spec.value("payload", "");
+    op.output_payload = spec.value("outputPayload", "");
     op.input = structure_of(spec.value("input", ojson::object()), where + ".input");
     op.output = structure_of(spec.value("output", ojson::object()), where + ".output");
     mark_greedy_labels(op);

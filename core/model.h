@@ -75,7 +75,8 @@ struct Operation {
   std::string doc;
   std::string input_root;   // XML element of the request body ("" for JSON)
   std::string output_root;  // XML element of the result body
-  std::string payload;      // member sent as the raw body (UploadPart), "" for none
+  std::string payload;         // member sent as the raw body (UploadPart), "" for none
+  std::string output_payload;  // result member that is the raw answer body (GetObject)
   const Shape* input = nullptr;
   const Shape* output = nullptr;
 };

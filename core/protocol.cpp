@@ -93,6 +93,15 @@ std::map<std::string, std::string> query_map(const std::string& query) {
   return out;
 }
 
+// The query keys a request must carry to be this operation: the template's fixed
+// keys (?uploads) and the required query members (UploadPart's partNumber, uploadId).
+std::vector<std::string> selection_keys(const Operation& op) {
+  std::vector<std::string> keys = op.fixed_query;
+  for (const Member& m : op.input->members)
+    if (m.location == Location::query && m.required) keys.push_back(m.wire_name);
+  return keys;
+}
+
 // ---------------------------------------------------------------- JSON bodies
 
 json body_members(const Shape& shape, const json& input) {
@@ -234,7 +243,9 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
 
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response) {
   json result = json::object();
-  if (api.protocol == "xml" && !op.output_root.empty()) {
+  if (!op.output_payload.empty()) {
+    result[op.output_payload] = response.body;
+  } else if (api.protocol == "xml" && !op.output_root.empty()) {
     pugi::xml_document doc;
     if (!doc.load_string(response.body.c_str()) || local_name(doc.document_element().name()) != op.output_root)
       return make_error(ErrorKind::api, "MalformedResponse",
@@ -286,13 +297,14 @@ const Operation* match_operation(const Api& api, const std::string& method, cons
   const Operation* best = nullptr;
   for (const Operation* op : api.operations) {
     if (op->method != method) continue;
+    std::vector<std::string> keys = selection_keys(*op);
     bool selected = true;
-    for (const std::string& key : op->fixed_query) selected = selected && q.count(key);
+    for (const std::string& key : keys) selected = selected && q.count(key);
     std::vector<std::string> names;
     std::smatch m;
     if (!selected || !std::regex_match(path, m, path_regex(*op, names))) continue;
     // The most specific operation wins: the one selected by more query keys.
-    if (best && best->fixed_query.size() >= op->fixed_query.size()) continue;
+    if (best && selection_keys(*best).size() >= keys.size()) continue;
     best = op;
     labels.clear();
     for (size_t i = 0; i < names.size(); ++i) labels[names[i]] = uri_decode(m[i + 1].str());
@@ -328,6 +340,7 @@ std::string serialize_result(const Api& api, const Operation& op, const json& re
   for (const Member& m : op.output->members)
     if (m.location == Location::header && result.contains(m.name))
       headers.emplace_back(m.wire_name, scalar_text(result[m.name]));
+  if (!op.output_payload.empty()) return result.value(op.output_payload, "");
   if (api.protocol == "xml")
     return op.output_root.empty() ? "" : xml_document(op.output_root, api.xml_namespace, *op.output, result);
   return body_members(*op.output, result).dump();

@@ -65,6 +65,11 @@ std::string unknown_field_problem(const Shape& shape, const std::string& key) {
   return "unknown field (known: " + known + ")";
 }
 
+// "1 character", "40 characters".
+std::string count_of(long long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string child_path(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
@@ -116,9 +121,9 @@ void check_string(const Shape& shape, const json& v, const std::string& path,
   long long n = utf8_length(s);
   if (n < 0) return problems.push_back({path, "is not valid UTF-8 text"});
   if (shape.max_length && n > *shape.max_length)
-    problems.push_back({path, "at most " + std::to_string(*shape.max_length) + " characters (got " + std::to_string(n) + ")"});
+    problems.push_back({path, "at most " + count_of(*shape.max_length, "character") + " (got " + std::to_string(n) + ")"});
   if (shape.min_length && n < *shape.min_length)
-    problems.push_back({path, "at least " + std::to_string(*shape.min_length) + " characters (got " + std::to_string(n) + ")"});
+    problems.push_back({path, "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"});
   if (!in_allowed(shape, v))
     problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got '" + s + "')"});
   if (shape.pattern && !std::regex_match(s, *shape.pattern))
@@ -141,9 +146,9 @@ void check_list(const Shape& shape, const json& v, const std::string& path,
   if (!v.is_array() && !empty_table) return problems.push_back({path, "list expected, got " + type_of(v)});
   long long n = static_cast<long long>(v.size());
   if (shape.max_length && n > *shape.max_length)
-    problems.push_back({path, "at most " + std::to_string(*shape.max_length) + " items (got " + std::to_string(n) + ")"});
+    problems.push_back({path, "at most " + count_of(*shape.max_length, "item") + " (got " + std::to_string(n) + ")"});
   if (shape.min_length && n < *shape.min_length)
-    problems.push_back({path, "at least " + std::to_string(*shape.min_length) + " items (got " + std::to_string(n) + ")"});
+    problems.push_back({path, "at least " + count_of(*shape.min_length, "item") + " (got " + std::to_string(n) + ")"});
   if (empty_table) return;
   for (size_t i = 0; i < v.size(); ++i)
     validate_value(*shape.member, v[i], path + "[" + std::to_string(i + 1) + "]", problems);

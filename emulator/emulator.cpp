@@ -12,7 +12,7 @@
 #include "core/crypto.h"
 #include "core/protocol.h"
 #include "core/validate.h"
-#include "emulator/platform.h"
+#include "emulator/service.h"
 
 namespace cloud {
 
@@ -188,7 +188,7 @@ struct Emulator::Impl {
     Headers headers;
     std::string body = serialize_result(api, op, r.result, headers);
     for (const Header& h : headers) res.set_header(h.first.c_str(), h.second);
-    res.status = 200;
+    res.status = r.status;
     res.set_content(body, content_type_of(api));
   }
 

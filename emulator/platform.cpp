@@ -1,18 +1,19 @@
-// State and behaviour of the emulated platform. Records are kept as JSON documents
-// shaped exactly as the spec's result samples, so answering is just copying them out.
-#include "emulator/platform.h"
-
+// The Platform: dispatch to services by operation name under one mutex, the clock,
+// ids and resource names shared by every service.
 #include <cstdio>
 #include <ctime>
 
+#include "emulator/service.h"
+
 namespace cloud {
 
-const std::map<std::string, Platform::Handler> Platform::handlers_ = {
-    {"UpdateSnapshot", &Platform::update_snapshot},
-};
+double Clock::now() const {
+  double real = real_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() : 0;
+  return real + offset_;
+}
 
-std::string iso8601_now(long long offset_seconds) {
-  std::time_t t = std::time(nullptr) + static_cast<std::time_t>(offset_seconds);
+std::string Clock::iso8601(double later) const {
+  std::time_t t = std::time(nullptr) + static_cast<std::time_t>(offset_ + later);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
@@ -20,91 +21,87 @@ std::string iso8601_now(long long offset_seconds) {
   return buf;
 }
 
-Platform::Platform(std::string region) : region_(std::move(region)) {}
-
-bool Platform::serves(const std::string& operation) const { return handlers_.count(operation) > 0; }
-
-HandlerResult Platform::handle(const std::string& operation, const json& input) {
-  auto it = handlers_.find(operation);
-  if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", operation);
-  std::lock_guard<std::mutex> lock(mutex_);
-  return (this->*(it->second))(input);
+std::string PlatformContext::next_id(const std::string& prefix) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%012llx", ++counter);
+  return prefix + buf;
 }
 
-std::string Platform::new_id(const std::string& prefix) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%s%012llx", prefix.c_str(), ++counter_);
+std::string PlatformContext::uuid() {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "00000000-0000-4000-8000-%012llx", ++counter);
   return buf;
 }
 
 // nrn:<provider>:<service>:<region>:<account>:<kind>:<uuid>, as the spec shapes it.
-std::string Platform::nrn(const std::string& kind) {
-  char uuid[40];
-  unsigned long long n = ++counter_;
-  std::snprintf(uuid, sizeof uuid, "00000000-0000-4000-8000-%012llx", n);
-  return "nrn:ext:cluster:" + region_ + ":000000000000:" + kind + ":" + uuid;
+std::string PlatformContext::nrn(const std::string& service, const std::string& kind) {
+  return "nrn:ext:" + service + ":" + region + ":000000000000:" + kind + ":" + uuid();
 }
 
-json Platform::make_snapshot(const std::string& name, const std::string& cluster_name) const {
-  return {
-      {"name", name},
-      {"cluster", {{"name", cluster_name},
-                   {"kubernetesVersion", "1.29.4"},
-                   {"nodePools", json::array({{{"name", "pool-1"}, {"instanceType", "e-large"}, {"nodeCount", 3}}})}}},
-      {"expirationTime", iso8601_now(30 * 24 * 3600)},
-      {"description", ""},
-      {"resourceVersion", "1"},
-      {"createTime", iso8601_now()},
-      {"status", "AVAILABLE"},
-      {"nrn", ""},
-      {"tags", json::array()},
-  };
+double PlatformContext::duration(const std::string& transition, double fallback) const {
+  auto it = durations.find(transition);
+  return it == durations.end() ? fallback : it->second;
+}
+
+Platform::Platform(std::string region) {
+  context_.region = std::move(region);
+  services_.push_back(make_cluster_service(context_));
+  for (auto& s : services_)
+    for (const std::string& op : s->operations()) by_operation_[op] = s.get();
+}
+
+bool Platform::serves(const std::string& operation) const { return by_operation_.count(operation) > 0; }
+
+HandlerResult Platform::handle(const std::string& operation, const json& input) {
+  auto it = by_operation_.find(operation);
+  if (it == by_operation_.end()) return HandlerResult::failure(404, "UnknownOperation", operation);
+  std::lock_guard<std::mutex> lock(mutex_);
+  settle_all();
+  return it->second->handle(operation, input);
+}
+
+void Platform::settle_all() {
+  for (auto& s : services_) s->settle();
 }
 
 void Platform::load_fixtures() {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const char* name : {"snap-1", "snap-2"}) {
-    json s = make_snapshot(name, "prod-cluster");
-    s["nrn"] = nrn("snapshot");
-    snapshots_[name] = s;
-  }
-  snapshots_["snap-1"]["description"] = "nightly";
+  for (auto& s : services_) s->load_fixtures();
 }
 
-json Platform::state() const {
+void Platform::seed(const json& fixtures) {
   std::lock_guard<std::mutex> lock(mutex_);
-  json snapshots = json::array();
-  for (const auto& [name, s] : snapshots_) snapshots.push_back(s);
-  return {{"snapshots", snapshots}};
+  for (auto& s : services_) s->seed(fixtures);
+}
+
+json Platform::state() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  settle_all();
+  json out = json::object();
+  for (auto& s : services_) out.update(s->state());
+  return out;
 }
 
 void Platform::reset() {
   std::lock_guard<std::mutex> lock(mutex_);
-  snapshots_.clear();
-  counter_ = 0;
+  for (auto& s : services_) s->reset();
+  context_.counter = 0;
 }
 
-// UpdateSnapshot: changes name, expiry, description and tags; the status stays
-// as it was (the spec's sample shows AVAILABLE before and after).
-HandlerResult Platform::update_snapshot(const json& input) {
-  const std::string name = input["SnapshotName"].get<std::string>();
-  auto it = snapshots_.find(name);
-  if (it == snapshots_.end()) return HandlerResult::failure(404, "SnapshotNotFound", "no snapshot named '" + name + "'");
-  json changes = input.value("snapshot", json::object());
-  std::string new_name = changes.value("name", name);
-  if (new_name != name && snapshots_.count(new_name))
-    return HandlerResult::failure(409, "SnapshotAlreadyExists", "a snapshot named '" + new_name + "' exists already");
-  json s = it->second;
-  for (const char* field : {"name", "expirationTime", "description"})
-    if (changes.contains(field) && !changes[field].is_null()) s[field] = changes[field];
-  if (changes.contains("tags")) {
-    s["tags"] = json::array();
-    for (const json& t : changes["tags"])
-      s["tags"].push_back({{"id", new_id("tag-")}, {"key", t.value("key", "")}, {"value", t.value("value", "")}});
-  }
-  snapshots_.erase(it);
-  snapshots_[new_name] = s;
-  return HandlerResult::success({{"snapshot", s}});
+void Platform::advance(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  context_.clock.advance(seconds);
+  settle_all();
+}
+
+void Platform::set_real_time(bool real) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  context_.clock.set_real(real);
+}
+
+void Platform::set_duration(const std::string& transition, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  context_.durations[transition] = seconds;
 }
 
 }  // namespace cloud

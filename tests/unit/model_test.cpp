@@ -299,12 +299,12 @@ TEST_CASE("CompleteMultipartUpload: parts, part numbers 1..10000, required field
   fails(op, with(complete_args(), "/Part/0/PartNumber", "1"), "Part[1].PartNumber", "integer expected, got string");
   fails(op, without(complete_args(), "/Part/1/ETag"), "Part[2].ETag", "required");
   fails(op, without(complete_args(), "/Part/0/PartNumber"), "Part[1].PartNumber", "required");
-  fails(op, with(complete_args(), "/Part", json::array()), "Part", "at least 1 items (got 0)");
+  fails(op, with(complete_args(), "/Part", json::array()), "Part", "at least 1 item (got 0)");
   fails(op, without(complete_args(), "/Part"), "Part", "required");
   fails(op, without(complete_args(), "/uploadId"), "uploadId", "required");
   fails(op, without(complete_args(), "/Bucket"), "Bucket", "required");
   fails(op, without(complete_args(), "/Object"), "Object", "required");
-  fails(op, with(complete_args(), "/Bucket", ""), "Bucket", "at least 1 characters (got 0)");
+  fails(op, with(complete_args(), "/Bucket", ""), "Bucket", "at least 1 character (got 0)");
 }
 
 TEST_CASE("UploadPart: partNumber 1..10000, the body is bytes", "[validate]") {
@@ -473,7 +473,7 @@ TEST_CASE("RestoreInstance: objectStorageConfig.account 1 to 128 half-width lett
   const std::string path = "objectStorageConfig.account";
   passes(op, with(instance_args(), at, "a"));
   passes(op, with(instance_args(), at, rep("Ab1", 42) + "Zz"));  // 128
-  fails(op, with(instance_args(), at, ""), path, "at least 1 characters (got 0)");
+  fails(op, with(instance_args(), at, ""), path, "at least 1 character (got 0)");
   fails(op, with(instance_args(), at, rep("a", 129)), path, "at most 128 characters (got 129)");
   fails(op, with(instance_args(), at, "acct_01"), path, "must be half-width letters and digits");
   fails(op, with(instance_args(), at, "ＡＢＣ"), path, "must be half-width letters and digits");
@@ -553,7 +553,7 @@ TEST_CASE("UpdateSnapshot: new name at most 40, lowercase, inner hyphens", "[val
   fails(op, with(update_snapshot_args(), "/snapshot/name", "snap-"), "snapshot.name", kPlainNameRule);
   fails(op, with(update_snapshot_args(), "/snapshot/name", "Snap"), "snapshot.name", kPlainNameRule);
   fails(op, without(update_snapshot_args(), "/SnapshotName"), "SnapshotName", "required");
-  fails(op, with(update_snapshot_args(), "/SnapshotName", ""), "SnapshotName", "at least 1 characters");
+  fails(op, with(update_snapshot_args(), "/SnapshotName", ""), "SnapshotName", "at least 1 character");
 }
 
 TEST_CASE("UpdateSnapshot: description 255, tag key 128, tag value 256", "[validate]") {
