@@ -229,6 +229,9 @@ Outcome<bool> Emulator::start() {
   }
   for (auto& s : impl_->servers)
     while (!s->server.is_running()) std::this_thread::yield();
+  std::map<std::string, std::string> urls;
+  for (const auto& [api, url] : endpoints()) urls[api] = url;
+  impl_->platform.set_endpoints(urls);
   return true;
 }
 

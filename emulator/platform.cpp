@@ -38,9 +38,9 @@ std::string PlatformContext::nrn(const std::string& service, const std::string& 
   return "nrn:ext:" + service + ":" + region + ":000000000000:" + kind + ":" + uuid();
 }
 
-double PlatformContext::duration(const std::string& transition, double fallback) const {
-  auto it = durations.find(transition);
-  return it == durations.end() ? fallback : it->second;
+double PlatformContext::setting(const std::string& name, double fallback) const {
+  auto it = settings.find(name);
+  return it == settings.end() ? fallback : it->second;
 }
 
 Platform::Platform(std::string region) {
@@ -99,9 +99,14 @@ void Platform::set_real_time(bool real) {
   context_.clock.set_real(real);
 }
 
-void Platform::set_duration(const std::string& transition, double seconds) {
+void Platform::set_setting(const std::string& name, double value) {
   std::lock_guard<std::mutex> lock(mutex_);
-  context_.durations[transition] = seconds;
+  context_.settings[name] = value;
+}
+
+void Platform::set_endpoints(std::map<std::string, std::string> endpoints) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  context_.endpoints = std::move(endpoints);
 }
 
 }  // namespace cloud

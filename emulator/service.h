@@ -54,17 +54,20 @@ class Clock {
   double offset_ = 0;
 };
 
-// What every service may use: the clock, the region, fresh ids, settling durations.
+// What every service may use: the clock, the region, the APIs' base URLs, fresh ids,
+// and numeric settings (transition durations in seconds, the minimum part size...)
+// that tests change through cloud.emulator.configure{}.
 struct PlatformContext {
   Clock clock;
   std::string region = "jp-east-1";
+  std::map<std::string, std::string> endpoints;  // api -> base URL, once serving
   unsigned long long counter = 0;
-  std::map<std::string, double> durations;  // transition name -> seconds
+  std::map<std::string, double> settings;
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                               // 8-4-4-4-12 hex
   std::string nrn(const std::string& service, const std::string& kind);
-  double duration(const std::string& transition, double fallback) const;
+  double setting(const std::string& name, double fallback) const;
 };
 
 class Service {
@@ -92,7 +95,8 @@ class Platform {
   void reset();
   void advance(double seconds);
   void set_real_time(bool real);
-  void set_duration(const std::string& transition, double seconds);
+  void set_setting(const std::string& name, double value);
+  void set_endpoints(std::map<std::string, std::string> endpoints);
 
  private:
   void settle_all();
