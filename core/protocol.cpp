@@ -196,10 +196,22 @@ std::string xml_document(const std::string& root, const std::string& ns, const S
 
 // ---------------------------------------------------------------- header members
 
+// The model names the platform's x-ext-* headers; an S3-compatible server in the aws
+// dialect sends the same headers as x-amz-*.
+std::string header_in(const Headers& headers, const std::string& name, bool& found) {
+  found = has_header(headers, name);
+  if (found || to_lower(name).rfind("x-ext-", 0) != 0) return found ? header_value(headers, name) : "";
+  std::string aws = "x-amz-" + name.substr(6);
+  found = has_header(headers, aws);
+  return found ? header_value(headers, aws) : "";
+}
+
 void read_header_members(const Shape& shape, const Headers& headers, json& out) {
-  for (const Member& m : shape.members)
-    if (m.location == Location::header && has_header(headers, m.wire_name))
-      out[m.name] = typed_scalar(*m.shape, header_value(headers, m.wire_name));
+  for (const Member& m : shape.members) {
+    bool found = false;
+    std::string value = m.location == Location::header ? header_in(headers, m.wire_name, found) : "";
+    if (found) out[m.name] = typed_scalar(*m.shape, value);
+  }
 }
 
 Outcome<json> parse_json_object(const std::string& body, const std::string& what) {

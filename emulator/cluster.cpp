@@ -1,6 +1,13 @@
-// The cluster API's resources: snapshots (and, with RestoreClusterFromSnapshot,
-// clusters). Records are JSON documents shaped as the spec's result samples, so an
-// answer is a copy of the record.
+// The cluster API's resources: snapshots and the clusters restored from them. Records
+// are JSON documents shaped as the spec's result samples, so an answer is a copy of
+// the record. A restore shows the cluster, its pools and nodes PROVISIONING (empty IP
+// addresses) and the snapshot RESTORING; after `cluster_provision` seconds all are
+// RUNNING with addresses and the snapshot AVAILABLE again. When that happens is kept
+// in a side map, never in the records. The snapshot is found again by its nrn, which
+// survives a rename by UpdateSnapshot meanwhile.
+#include <optional>
+#include <string>
+
 #include "emulator/service.h"
 
 namespace cloud {
@@ -11,9 +18,10 @@ class ClusterService : public Service {
  public:
   explicit ClusterService(PlatformContext& context) : ctx_(context) {}
 
-  std::vector<std::string> operations() const override { return {"UpdateSnapshot"}; }
+  std::vector<std::string> operations() const override { return {"RestoreClusterFromSnapshot", "UpdateSnapshot"}; }
 
   HandlerResult handle(const std::string& operation, const json& input) override {
+    if (operation == "RestoreClusterFromSnapshot") return restore_cluster(input);
     if (operation == "UpdateSnapshot") return update_snapshot(input);
     return HandlerResult::failure(404, "UnknownOperation", operation);
   }
@@ -23,19 +31,37 @@ class ClusterService : public Service {
     snapshots_["snap-1"]["description"] = "nightly";
   }
 
-  // seed{ snapshots = { { name = "snap-1", cluster = { ... } }, ... } }: fields left
-  // out get plausible values.
+  // seed{ snapshots = { { name = "snap-1", status = "CREATING", cluster = { ... } }, ... } }:
+  // fields left out get plausible values; a seeded status stays as given.
   void seed(const json& fixtures) override {
     for (const json& s : fixtures.value("snapshots", json::array())) add_snapshot(s);
   }
 
-  json state() const override {
-    json snapshots = json::array();
-    for (const auto& [name, s] : snapshots_) snapshots.push_back(s);
-    return {{"snapshots", snapshots}};
+  void settle() override {
+    double now = ctx_.clock.now();
+    for (auto it = provisioning_.begin(); it != provisioning_.end();) {
+      if (it->second.due > now) {
+        ++it;
+        continue;
+      }
+      finish_restore(it->first, it->second.snapshot_nrn);
+      it = provisioning_.erase(it);
+    }
   }
 
-  void reset() override { snapshots_.clear(); }
+  json state() const override {
+    json snapshots = json::array(), clusters = json::array();
+    for (const auto& [name, s] : snapshots_) snapshots.push_back(s);
+    for (const auto& [name, c] : clusters_) clusters.push_back(c);
+    return {{"snapshots", snapshots}, {"clusters", clusters}};
+  }
+
+  void reset() override {
+    snapshots_.clear();
+    clusters_.clear();
+    provisioning_.clear();
+    next_node_ = 0;
+  }
 
  private:
   json default_snapshot(const std::string& name) {
@@ -89,8 +115,122 @@ class ClusterService : public Service {
     return out;
   }
 
+  // ---------------------------------------------------------------- restore
+
+  // One node being provisioned: named after its pool, zones taken in turn.
+  static json provisioning_node(const std::string& pool, int index, const json& locations) {
+    return {{"name", pool + "-node-" + std::to_string(index + 1)},
+            {"availabilityZone", locations[static_cast<size_t>(index) % locations.size()]},
+            {"publicIpAddress", ""},
+            {"privateIpAddress", ""},
+            {"status", "PROVISIONING"}};
+  }
+
+  // A node pool of the snapshot's cluster, being provisioned again.
+  json provisioning_pool(const json& source, const json& locations) {
+    std::string name = source.value("name", "pool-1");
+    int count = source.value("nodeCount", 1);
+    json nodes = json::array();
+    for (int i = 0; i < count; ++i) nodes.push_back(provisioning_node(name, i, locations));
+    return {{"name", name},           {"instanceType", source.value("instanceType", "e-large")},
+            {"nodeCount", count},     {"initialNodeCount", count},
+            {"status", "PROVISIONING"}, {"nodes", nodes},
+            {"nrn", ctx_.nrn("cluster", "node-pool")}, {"tags", json::array()}};
+  }
+
+  // The cluster record of a restore that has just begun: the snapshot's version and
+  // pools, the request's settings (defaults as the model gives them).
+  json provisioning_cluster(const json& request, const json& source) {
+    json locations = request.value("locations", json::array());
+    if (locations.empty()) locations = json::array({default_zone(ctx_.region)});
+    json pools = json::array();
+    int total = 0;
+    for (const json& p : source.value("nodePools", json::array())) {
+      pools.push_back(provisioning_pool(p, locations));
+      total += pools.back()["nodeCount"].get<int>();
+    }
+    bool disabled = request.value("/addonsConfig/httpLoadBalancing/disabled"_json_pointer, false);
+    std::string version = source.value("kubernetesVersion", "1.29.4");
+    return {{"name", request["name"]}, {"description", request.value("description", "")},
+            {"kubernetesVersion", version}, {"initialKubernetesVersion", version},
+            {"addonsConfig", {{"httpLoadBalancing", {{"disabled", disabled}}}}},
+            {"nodePools", pools}, {"locations", locations},
+            {"networkConfig", {{"networkId", request.value("/networkConfig/networkId"_json_pointer, std::string("net-COMMON_PRIVATE"))}}},
+            {"firewallGroup", request.value("firewallGroup", "")},
+            {"nodeCount", total}, {"initialNodeCount", total},
+            {"createTime", ctx_.clock.iso8601()}, {"status", "PROVISIONING"},
+            {"nrn", ctx_.nrn("cluster", "cluster")}, {"tags", with_ids(request.value("tags", json::array()))}};
+  }
+
+  // Why the restore is refused, or nullopt: the snapshot unknown or busy, the name taken.
+  std::optional<HandlerResult> restore_refusal(const std::string& snapshot, const json& request) {
+    auto it = snapshots_.find(snapshot);
+    if (it == snapshots_.end())
+      return HandlerResult::failure(404, "SnapshotNotFound", "no snapshot named '" + snapshot + "'");
+    if (!request.contains("name"))
+      return HandlerResult::failure(400, "ValidationError", "cluster.name: required",
+                                    {{"fields", json::array({{{"path", "cluster.name"}, {"problem", "required"}}})}});
+    std::string name = request["name"].get<std::string>();
+    if (clusters_.count(name))
+      return HandlerResult::failure(409, "ClusterAlreadyExists", "a cluster named '" + name + "' exists already");
+    std::string status = it->second.value("status", "");
+    if (status != "AVAILABLE")
+      return HandlerResult::failure(409, "SnapshotNotAvailable", "snapshot '" + snapshot + "' is " + status + ", not AVAILABLE");
+    return std::nullopt;
+  }
+
+  // RestoreClusterFromSnapshot: a new cluster PROVISIONING until `cluster_provision`
+  // seconds have passed, the snapshot RESTORING meanwhile; answers { cluster = ... }.
+  HandlerResult restore_cluster(const json& input) {
+    const std::string snapshot = input["SnapshotName"].get<std::string>();
+    const json request = input.value("cluster", json::object());
+    if (std::optional<HandlerResult> refused = restore_refusal(snapshot, request)) return *refused;
+    json& source = snapshots_[snapshot];
+    json cluster = provisioning_cluster(request, source.value("cluster", json::object()));
+    std::string name = cluster["name"].get<std::string>();
+    clusters_[name] = cluster;
+    source["status"] = "RESTORING";
+    provisioning_[name] = {ctx_.clock.now() + ctx_.setting("cluster_provision", 120), source.value("nrn", "")};
+    return HandlerResult::success({{"cluster", cluster}});
+  }
+
+  // Provisioning is over: everything RUNNING, nodes addressed, the snapshot free again.
+  void finish_restore(const std::string& cluster, const std::string& snapshot_nrn) {
+    auto c = clusters_.find(cluster);
+    if (c != clusters_.end()) {
+      c->second["status"] = "RUNNING";
+      for (json& pool : c->second["nodePools"]) start_pool(pool);
+    }
+    for (auto& [name, s] : snapshots_)
+      if (s.value("nrn", "") == snapshot_nrn && s["status"] == "RESTORING") s["status"] = "AVAILABLE";
+  }
+
+  void start_pool(json& pool) {
+    pool["status"] = "RUNNING";
+    for (json& node : pool["nodes"]) {
+      unsigned n = next_node_++;
+      node["status"] = "RUNNING";
+      node["privateIpAddress"] = "10.0." + std::to_string(n / 250) + "." + std::to_string(n % 250 + 4);
+      node["publicIpAddress"] = public_address(n);
+    }
+  }
+
+  // Distinct public addresses from the documentation ranges (RFC 5737), in turn.
+  static std::string public_address(unsigned n) {
+    static const char* const ranges[] = {"203.0.113.", "198.51.100.", "192.0.2."};
+    return ranges[(n / 250) % 3] + std::to_string(n % 250 + 4);
+  }
+
+  struct Provisioning {
+    double due;                // platform time when the cluster is RUNNING
+    std::string snapshot_nrn;  // the snapshot to set AVAILABLE again
+  };
+
   PlatformContext& ctx_;
   std::map<std::string, json> snapshots_;  // by name
+  std::map<std::string, json> clusters_;   // by name
+  std::map<std::string, Provisioning> provisioning_;  // by cluster name
+  unsigned next_node_ = 0;                 // addresses handed out so far
 };
 
 }  // namespace

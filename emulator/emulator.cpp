@@ -6,7 +6,10 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <ctime>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "core/crypto.h"
@@ -98,6 +101,8 @@ struct Emulator::Impl {
   Platform platform;
   std::vector<std::unique_ptr<ApiServer>> servers;
   std::atomic<unsigned long long> requests{0};
+  std::mutex faults_mutex;
+  std::vector<Fault> faults;
 
   Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
 
@@ -156,7 +161,17 @@ struct Emulator::Impl {
     res.set_content(serialize_error(api, code, message, request_id, details), content_type_of(api));
   }
 
+  // One request, answered in the dialect the client signed with.
   void serve(const Api& api, const httplib::Request& req, httplib::Response& res) {
+    // The storage service answers Range itself (206, Content-Range, InvalidRange);
+    // httplib 0.11 would otherwise cut the already-cut body a second time.
+    const_cast<httplib::Request&>(req).ranges.clear();
+    dispatch(api, req, res);
+    if (is_aws_request(req)) rename_to_aws_headers(res);
+  }
+
+  // Signature, route, faults, then the operation itself.
+  void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::string request_id = next_request_id();
     res.set_header("x-ext-request-id", request_id);
     if (auto refusal = check_signature(api, req))
@@ -168,12 +183,55 @@ struct Emulator::Impl {
     const Operation* op = match_operation(api, req.method, path, query, labels);
     if (!op || !platform.serves(op->name))
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
+    if (std::optional<Fault> fault = take_fault(op->name))
+      if (misbehave(api, *fault, res, request_id)) return;
     Headers headers(req.headers.begin(), req.headers.end());
     auto input = parse_request(api, *op, labels, query, headers, req.body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     auto valid = validate_input(*op, *input);
     if (!valid.ok()) return send_error(api, res, 400, "ValidationError", valid.error().message, request_id, problems_of(valid.error()));
     answer(api, *op, platform.handle(op->name, *valid), res, request_id);
+  }
+
+  // The first queued fault for `operation`, used up one time.
+  std::optional<Fault> take_fault(const std::string& operation) {
+    std::lock_guard<std::mutex> lock(faults_mutex);
+    for (auto it = faults.begin(); it != faults.end(); ++it) {
+      if (!it->operation.empty() && it->operation != operation) continue;
+      Fault f = *it;
+      if (--it->times <= 0) faults.erase(it);
+      return f;
+    }
+    return std::nullopt;
+  }
+
+  // Acts out a fault; false when only a delay was asked and the request goes on.
+  bool misbehave(const Api& api, const Fault& f, httplib::Response& res, const std::string& request_id) {
+    if (f.delay > 0) std::this_thread::sleep_for(std::chrono::duration<double>(f.delay));
+    if (f.drop) {
+      // Headers go out, then the body provider fails: the client sees the
+      // connection closed mid-answer.
+      res.set_chunked_content_provider("application/octet-stream", [](size_t, httplib::DataSink&) { return false; });
+      return true;
+    }
+    if (!f.status && !f.error_in_200 && f.code.empty()) return false;
+    std::string code = f.code.empty() ? "InternalError" : f.code;
+    std::string message = f.message.empty() ? "fault injected by cloud.emulator.fault" : f.message;
+    int status = f.error_in_200 ? 200 : (f.status ? f.status : 500);
+    send_error(api, res, status, code, message, request_id);
+    return true;
+  }
+
+  static bool is_aws_request(const httplib::Request& req) {
+    return req.get_header_value("Authorization").rfind(Dialect::aws().algorithm, 0) == 0;
+  }
+
+  // An aws-dialect client expects x-amz-* where the platform says x-ext-*.
+  static void rename_to_aws_headers(httplib::Response& res) {
+    httplib::Headers renamed;
+    for (const auto& [name, value] : res.headers)
+      renamed.emplace(to_lower(name).rfind("x-ext-", 0) == 0 ? "x-amz-" + name.substr(6) : name, value);
+    res.headers = std::move(renamed);
   }
 
   static json problems_of(const Error& e) {
@@ -251,6 +309,16 @@ std::vector<std::pair<std::string, std::string>> Emulator::endpoints() const {
 }
 
 const EmulatorOptions& Emulator::options() const { return impl_->options; }
+
+void Emulator::add_fault(Fault fault) {
+  std::lock_guard<std::mutex> lock(impl_->faults_mutex);
+  impl_->faults.push_back(std::move(fault));
+}
+
+void Emulator::clear_faults() {
+  std::lock_guard<std::mutex> lock(impl_->faults_mutex);
+  impl_->faults.clear();
+}
 Platform& Emulator::platform() { return impl_->platform; }
 
 }  // namespace cloud

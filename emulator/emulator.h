@@ -29,6 +29,20 @@ struct EmulatorOptions {
 
 class Platform;
 
+// A misbehaviour for the next `times` requests of `operation` (empty: any): wait
+// `delay` seconds first, then drop the connection, or answer `status` with `code`,
+// or answer 200 with an error body (the storage API's known trap).
+struct Fault {
+  std::string operation;
+  int times = 1;
+  int status = 0;
+  std::string code;
+  std::string message;
+  double delay = 0;
+  bool drop = false;
+  bool error_in_200 = false;
+};
+
 class Emulator {
  public:
   explicit Emulator(EmulatorOptions options = {}, const Model& model = Model::builtin());
@@ -45,6 +59,9 @@ class Emulator {
   std::vector<std::pair<std::string, std::string>> endpoints() const;
   const EmulatorOptions& options() const;
   Platform& platform();
+
+  void add_fault(Fault fault);
+  void clear_faults();
 
  private:
   struct Impl;

@@ -46,6 +46,9 @@ double PlatformContext::setting(const std::string& name, double fallback) const 
 Platform::Platform(std::string region) {
   context_.region = std::move(region);
   services_.push_back(make_cluster_service(context_));
+  services_.push_back(make_storage_service(context_));
+  services_.push_back(make_devops_service(context_));
+  services_.push_back(make_catalog_service(context_));
   for (auto& s : services_)
     for (const std::string& op : s->operations()) by_operation_[op] = s.get();
 }

@@ -108,5 +108,10 @@ class Platform {
 
 // The services, one per API (emulator/<api>.cpp).
 std::unique_ptr<Service> make_cluster_service(PlatformContext& context);
+std::unique_ptr<Service> make_storage_service(PlatformContext& context);
+std::unique_ptr<Service> make_devops_service(PlatformContext& context);
+std::unique_ptr<Service> make_catalog_service(PlatformContext& context);
+// The zone a resource lands in when none is given, by region (spec, RestoreInstance).
+std::string default_zone(const std::string& region);
 
 }  // namespace cloud

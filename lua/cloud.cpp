@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/protocol.h"
+#include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
 
@@ -58,6 +59,8 @@ int error_tostring(lua_State* L) {
   return 1;
 }
 
+}  // namespace
+
 void push_error(lua_State* L, const Error& e) {
   lua_createtable(L, 0, 8);
   lua_pushstring(L, kind_name(e.kind));
@@ -87,6 +90,8 @@ void push_error(lua_State* L, const Error& e) {
   lua_error(L);
   abort();  // lua_error does not return
 }
+
+namespace {
 
 // ------------------------------------------------------------------ results
 
@@ -270,12 +275,16 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
   lua_settop(L, table);
 }
 
+}  // namespace
+
 Session& session_of(lua_State* L) {
   lua_getfield(L, LUA_REGISTRYINDEX, kSessionKey);
   auto* s = static_cast<std::shared_ptr<Session>*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
   return **s;
 }
+
+namespace {
 
 void apply_client_options(lua_State* L, ClientConfig& c) {
   c.profile = opt_string_field(L, 1, "profile", "client", c.profile);
@@ -293,7 +302,11 @@ void apply_client_options(lua_State* L, ClientConfig& c) {
   }
   lua_pop(L, 1);
   if (lua_getfield(L, 1, "max_attempts") == LUA_TNUMBER) c.retry.max_attempts = static_cast<int>(lua_tointeger(L, -1));
-  lua_pop(L, 1);
+  if (lua_getfield(L, 1, "timeout") == LUA_TNUMBER) c.transport.timeout_ms = static_cast<long>(lua_tonumber(L, -1) * 1000);
+  if (lua_getfield(L, 1, "connect_timeout") == LUA_TNUMBER)
+    c.transport.connect_timeout_ms = static_cast<long>(lua_tonumber(L, -1) * 1000);
+  if (lua_getfield(L, 1, "retry_restores") == LUA_TBOOLEAN) c.retry.retry_non_idempotent = lua_toboolean(L, -1);
+  lua_pop(L, 4);
 }
 
 // cloud.client{profile=, region=, dialect=, endpoints=, credentials=}: a new client
@@ -429,6 +442,7 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");
+  open_emulator(L, lua_gettop(L));
   lua_pushstring(L, "cloudlua " CLOUDLUA_VERSION);
   lua_setfield(L, -2, "_VERSION");
   lua_pushvalue(L, -1);

@@ -125,7 +125,7 @@ const char* const kPlainNameRule = "lowercase letters, digits and hyphen, not st
 
 // ---------------------------------------------------------------- the model itself
 
-TEST_CASE("the built-in model loads with the nine operations", "[model]") {
+TEST_CASE("the built-in model loads with the nine operations and the four storage helpers", "[model]") {
   const Model& model = Model::builtin();
   struct Expected { const char* name; const char* snake; const char* api; };
   const Expected expected[] = {
@@ -138,8 +138,12 @@ TEST_CASE("the built-in model loads with the nine operations", "[model]") {
       {"RestoreClusterFromSnapshot", "restore_cluster_from_snapshot", "cluster"},
       {"UpdateSnapshot", "update_snapshot", "cluster"},
       {"UpgradeMeshplatformServiceMeshVersion", "upgrade_meshplatform_service_mesh_version", "catalog"},
+      {"CreateBucket", "create_bucket", "storage"},
+      {"PutObject", "put_object", "storage"},
+      {"GetObject", "get_object", "storage"},
+      {"HeadObject", "head_object", "storage"},
   };
-  CHECK(model.operations().size() == 9);
+  CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {
     INFO(e.name);
     const Operation* o = model.find(e.name);

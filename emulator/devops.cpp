@@ -1,0 +1,284 @@
+// The devops (code-host) API's resources: firewall groups with their rules, backups,
+// and the servers restored from them. Records are JSON documents shaped as the spec's
+// result samples, so an answer is a copy of the record; when a transition settles
+// (group PROCESSING -> APPLIED, server RESTORING -> RUNNING) is kept in side maps,
+// never in the records, so neither answers nor state() show bookkeeping.
+// Decisions: new rules are AUTHORIZED at once and the group PROCESSING, as the spec's
+// sample shows; seeded states (a group PROCESSING, a rule AUTHORIZING...) stay until an
+// operation moves them, so rejections can be tested; diskSize defaults to 100 (the spec
+// names no default; 100 is the smallest allowed size).
+#include <optional>
+#include <utility>
+
+#include "emulator/service.h"
+
+namespace cloud {
+
+// The spec's table (RestoreInstance): jp-east-1 east-11, jp-east-3 east-31, jp-west-1
+// west-12, jp-west-2 jp-west-21; other regions get east-11. Shared by every service.
+std::string default_zone(const std::string& region) {
+  if (region == "jp-east-3") return "east-31";
+  if (region == "jp-west-1") return "west-12";
+  if (region == "jp-west-2") return "jp-west-21";
+  return "east-11";
+}
+
+namespace {
+
+// "2026-01-31 12:00:00 UTC": the code-host API's own time form (not ISO 8601).
+std::string codehost_time(const Clock& clock) {
+  std::string iso = clock.iso8601();  // 2026-01-31T12:00:00Z
+  return iso.substr(0, 10) + " " + iso.substr(11, 8) + " UTC";
+}
+
+// Two rules are the same rule when protocol, port and source agree.
+bool same_rule(const json& a, const json& b) {
+  return a.value("protocol", "") == b.value("protocol", "") && a.value("cidrIp", "") == b.value("cidrIp", "") &&
+         a.value("port", json()) == b.value("port", json());
+}
+
+// A server-side 400 in the emulator's validation shape: `field` must be given.
+HandlerResult missing(const std::string& field) {
+  return HandlerResult::failure(400, "ValidationError", field + ": required",
+                                {{"fields", json::array({{{"path", field}, {"problem", "required"}}})}});
+}
+
+class DevopsService : public Service {
+ public:
+  explicit DevopsService(PlatformContext& context) : ctx_(context) {}
+
+  std::vector<std::string> operations() const override { return {"AuthorizeFirewallRules", "RestoreInstance"}; }
+
+  HandlerResult handle(const std::string& operation, const json& input) override {
+    if (operation == "AuthorizeFirewallRules") return authorize_firewall_rules(input);
+    if (operation == "RestoreInstance") return restore_instance(input);
+    return HandlerResult::failure(404, "UnknownOperation", operation);
+  }
+
+  // fw-1 (east-11, APPLIED, TCP 22 from 203.0.113.0/24) and one backup.
+  void load_fixtures() override {
+    add_group({{"firewallGroupName", "fw-1"},
+               {"availabilityZone", "east-11"},
+               {"state", "APPLIED"},
+               {"rules", json::array({{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "203.0.113.0/24"},
+                                       {"description", "ssh from the office"}, {"state", "AUTHORIZED"}}})}});
+    add_backup({{"backupId", "0123456789abcdef0123456789abcdef"}});
+  }
+
+  // seed{ firewall_groups = { {...} }, backups = { { backupId = } } }: fields left out
+  // get plausible values.
+  void seed(const json& fixtures) override {
+    for (const json& g : fixtures.value("firewall_groups", json::array())) add_group(g);
+    for (const json& b : fixtures.value("backups", json::array())) add_backup(b);
+  }
+
+  void settle() override {
+    double now = ctx_.clock.now();
+    settle_due(group_due_, now, [this](const std::string& name) { finish_processing(groups_[name]); });
+    settle_due(instance_due_, now, [this](const std::string& id) { start_instance(instances_[id]); });
+  }
+
+  json state() const override {
+    return {{"firewall_groups", values(groups_)}, {"backups", values(backups_)}, {"instances", values(instances_)}};
+  }
+
+  void reset() override {
+    groups_.clear();
+    backups_.clear();
+    instances_.clear();
+    group_due_.clear();
+    instance_due_.clear();
+    next_ip_ = 0;
+  }
+
+ private:
+  // Runs `apply` for every entry of `due` whose time has come, and forgets it.
+  template <typename Apply>
+  static void settle_due(std::map<std::string, double>& due, double now, Apply apply) {
+    for (auto it = due.begin(); it != due.end();) {
+      if (it->second > now) {
+        ++it;
+        continue;
+      }
+      apply(it->first);
+      it = due.erase(it);
+    }
+  }
+
+  // The records of a map, in key order, as state() lists them.
+  static json values(const std::map<std::string, json>& records) {
+    json out = json::array();
+    for (const auto& entry : records) out.push_back(entry.second);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- firewall groups
+
+  // A rule as the platform keeps it: an id, and no port at all for ICMP.
+  json make_rule(const json& given, const std::string& state) {
+    json r = {{"id", ctx_.next_id("rule-")}, {"protocol", "TCP"}, {"port", 22}, {"cidrIp", "0.0.0.0/0"},
+              {"description", ""}, {"state", state}};
+    r.merge_patch(given);
+    if (r["protocol"] == "ICMP") r.erase("port");
+    return r;
+  }
+
+  // A group from a fixture; a seeded state stays until an operation moves it.
+  void add_group(const json& given) {
+    std::string name = given.value("firewallGroupName", ctx_.next_id("fw-"));
+    json g = {{"region", ctx_.region}, {"availabilityZone", default_zone(ctx_.region)},
+              {"description", ""},     {"firewallGroupName", name},
+              {"rules", json::array()}, {"state", "APPLIED"}};
+    for (const char* field : {"region", "availabilityZone", "description", "state"})
+      if (given.contains(field)) g[field] = given[field];
+    for (const json& r : given.value("rules", json::array())) g["rules"].push_back(make_rule(r, "AUTHORIZED"));
+    groups_[name] = g;
+    group_due_.erase(name);
+  }
+
+  // PROCESSING is over: FAILED while a rule is in a failed state (spec), else APPLIED.
+  static void finish_processing(json& group) {
+    group["state"] = "APPLIED";
+    for (const json& r : group["rules"]) {
+      std::string state = r.value("state", "");
+      if (state == "AUTH_FAILED" || state == "REVOKE_FAILED") group["state"] = "FAILED";
+    }
+  }
+
+  // Why the group refuses operations now, or "" (spec, Errors rule 2).
+  static std::string busy_reason(const json& group) {
+    if (group["state"] == "PROCESSING") return "the firewall group is PROCESSING";
+    for (const json& r : group["rules"]) {
+      std::string state = r.value("state", "");
+      if (state == "AUTHORIZING" || state == "REVOKING")
+        return "rule " + r.value("id", "?") + " is " + state;
+    }
+    return "";
+  }
+
+  // The first requested rule that is already in the group (or twice in the request).
+  static const json* duplicate_of(const json& group, const json& rules) {
+    for (size_t i = 0; i < rules.size(); ++i) {
+      for (const json& existing : group["rules"])
+        if (same_rule(existing, rules[i])) return &rules[i];
+      for (size_t j = 0; j < i; ++j)
+        if (same_rule(rules[j], rules[i])) return &rules[i];
+    }
+    return nullptr;
+  }
+
+  // The platform needs at least one rule, each with a protocol and a source.
+  static std::optional<HandlerResult> incomplete(const json& rules) {
+    if (rules.empty()) return missing("rules");
+    for (size_t i = 0; i < rules.size(); ++i)
+      for (const char* field : {"protocol", "cidrIp"})
+        if (!rules[i].contains(field)) return missing("rules[" + std::to_string(i + 1) + "]." + field);
+    return std::nullopt;
+  }
+
+  static std::string rule_text(const json& r) {
+    std::string port = r.contains("port") ? " port " + r["port"].dump() : "";
+    return r.value("protocol", "") + port + " from " + r.value("cidrIp", "");
+  }
+
+  // AuthorizeFirewallRules: the new rules AUTHORIZED, the group PROCESSING until
+  // `firewall_settle` seconds have passed; the answer is the whole group.
+  HandlerResult authorize_firewall_rules(const json& input) {
+    const std::string name = input["FirewallGroupName"].get<std::string>();
+    auto it = groups_.find(name);
+    if (it == groups_.end())
+      return HandlerResult::failure(404, "FirewallGroupNotFound", "no firewall group named '" + name + "'");
+    json& group = it->second;
+    const json rules = input.value("rules", json::array());
+    if (std::optional<HandlerResult> bad = incomplete(rules)) return *bad;
+    std::string busy = busy_reason(group);
+    if (!busy.empty())
+      return HandlerResult::failure(409, "FirewallGroupBusy", "firewall group '" + name + "' refuses operations: " + busy);
+    if (const json* dup = duplicate_of(group, rules))
+      return HandlerResult::failure(409, "DuplicateRule", "firewall group '" + name + "' already has the rule " + rule_text(*dup));
+    for (const json& r : rules) group["rules"].push_back(make_rule(r, "AUTHORIZED"));
+    group["state"] = "PROCESSING";
+    group_due_[name] = ctx_.clock.now() + ctx_.setting("firewall_settle", 10);
+    return HandlerResult::success(group);
+  }
+
+  // ---------------------------------------------------------------- backups and servers
+
+  // A backup from a fixture: what a restore copies (application version, alert address).
+  void add_backup(const json& given) {
+    std::string id = given.value("backupId", ctx_.next_id("00000000000000000000"));
+    json b = {{"backupId", id}, {"codehostVersion", "16.11.2"}, {"to", "alerts@example.com"},
+              {"createTime", codehost_time(ctx_.clock)}};
+    b.merge_patch(given);
+    backups_[id] = b;
+  }
+
+  // The server record of a restore that has just begun: RESTORING, no global IP yet.
+  json restoring_instance(const json& input, const json& backup) {
+    const std::string id = input["instanceId"].get<std::string>();
+    const std::string host = id + ".codehost." + ctx_.region + ".example.com";
+    json empty_buckets = {{"lfs", ""}, {"packages", ""}, {"containerRegistry", ""}};
+    return {{"region", ctx_.region},
+            {"availabilityZone", input.value("availabilityZone", default_zone(ctx_.region))},
+            {"description", input.value("description", "")},
+            {"instanceId", id},
+            {"diskSize", input.value("diskSize", 100)},
+            {"firewallGroupName", input.value("firewallGroupName", "")},
+            {"parameterGroupName", input.value("parameterGroupName", "")},
+            {"codehostUrl", "https://" + host},
+            {"codehostVersion", backup.value("codehostVersion", "16.11.2")},
+            {"upgradableCodehostVersions", json::array()},
+            {"registryUrl", "https://registry." + host},
+            {"instanceType", input.value("instanceType", "e-large")},
+            {"publicIpAddress", ""},
+            {"networkConfig", input.value("networkConfig", json::object())},
+            {"objectStorageConfig", input.value("objectStorageConfig",
+                                                json{{"account", ""}, {"region", ""}, {"bucketUseObjects", empty_buckets}})},
+            {"to", backup.value("to", "")},
+            {"state", "RESTORING"},
+            {"status", {{"code", 200}, {"name", "RESTORING"}}},
+            {"createTime", codehost_time(ctx_.clock)}};
+  }
+
+  // RestoreInstance: the server RESTORING (status 200) until `instance_restore`
+  // seconds have passed; the answer is { instance = ... }.
+  HandlerResult restore_instance(const json& input) {
+    if (!input.contains("backupId")) return missing("backupId");
+    if (!input.contains("instanceId")) return missing("instanceId");
+    const std::string backup_id = input["backupId"].get<std::string>();
+    const std::string id = input["instanceId"].get<std::string>();
+    auto backup = backups_.find(backup_id);
+    if (backup == backups_.end())
+      return HandlerResult::failure(404, "BackupNotFound", "no backup with id '" + backup_id + "'");
+    if (instances_.count(id))
+      return HandlerResult::failure(409, "InstanceAlreadyExists", "a server named '" + id + "' exists already");
+    json instance = restoring_instance(input, backup->second);
+    instances_[id] = instance;
+    instance_due_[id] = ctx_.clock.now() + ctx_.setting("instance_restore", 60);
+    return HandlerResult::success({{"instance", instance}});
+  }
+
+  // A restored server comes up: RUNNING (status 100) with a global IP address.
+  void start_instance(json& instance) {
+    instance["state"] = "RUNNING";
+    instance["status"] = {{"code", 100}, {"name", "RUNNING"}};
+    ++next_ip_;
+    instance["publicIpAddress"] = "198.51.100." + std::to_string(next_ip_ % 254 + 1);
+  }
+
+  PlatformContext& ctx_;
+  std::map<std::string, json> groups_;     // by firewallGroupName
+  std::map<std::string, json> backups_;    // by backupId
+  std::map<std::string, json> instances_;  // by instanceId
+  std::map<std::string, double> group_due_;     // group -> when PROCESSING ends
+  std::map<std::string, double> instance_due_;  // server -> when RESTORING ends
+  unsigned next_ip_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Service> make_devops_service(PlatformContext& context) {
+  return std::make_unique<DevopsService>(context);
+}
+
+}  // namespace cloud

@@ -1,0 +1,363 @@
+// The storage API's resources: buckets, their objects, and multipart uploads with
+// their parts, behaving as S3 does (the spec's storage API follows it) so that real
+// S3 clients work against the emulator.
+// Decisions: bytes are kept in memory (an emulator for tests, not a store); ETags are
+// the quoted hex MD5 of the bytes, and a completed upload's is S3's
+// "<MD5 of the parts' binary MD5s>-<number of parts>"; ETags sent back in a completion
+// are compared with their surrounding quotes ignored; the minimum size of a part that
+// is not the last is the setting min_part_size (5 MiB unless tests lower it); Range
+// takes one range, and a Range that is not one well-formed range is ignored (the whole
+// object, as S3 does); any operation on an unknown bucket is NoSuchBucket, checked
+// once before dispatch; upload ids are 32 hex digits.
+#include <climits>
+#include <ctime>
+#include <optional>
+#include <regex>
+
+#include "core/crypto.h"
+#include "core/uri.h"
+#include "emulator/service.h"
+
+namespace cloud {
+
+namespace {
+
+constexpr double kDefaultMinPartSize = 5 * 1024 * 1024;
+
+// "<hex MD5>" in quotes, the form S3 sends ETags in.
+std::string quoted_md5(const std::string& raw_md5) { return "\"" + hex(raw_md5) + "\""; }
+
+// An ETag as a client sent it back, without the quotes it may or may not carry.
+std::string unquoted(const std::string& etag) {
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') return etag.substr(1, etag.size() - 2);
+  return etag;
+}
+
+// ISO 8601 UTC (the platform clock's form) as an HTTP date, the form of Last-Modified.
+std::string http_date(const std::string& iso) {
+  std::tm tm{};
+  if (!strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return iso;
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+
+// What a Range header asks of an object of `size` bytes.
+enum class RangeAsk { whole, part, unsatisfiable };
+
+// bytes=a-b, bytes=a- and bytes=-n; first and last are set for a part.
+RangeAsk parse_range(const std::string& text, unsigned long long size, unsigned long long& first,
+                     unsigned long long& last) {
+  static const std::regex form(R"(^bytes=(\d{0,19})-(\d{0,19})$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, form) || (m[1].length() == 0 && m[2].length() == 0)) return RangeAsk::whole;
+  if (m[1].length() == 0) {  // the last n bytes
+    unsigned long long n = std::stoull(m[2].str());
+    if (n == 0 || size == 0) return RangeAsk::unsatisfiable;
+    first = size - std::min(n, size), last = size - 1;
+    return RangeAsk::part;
+  }
+  first = std::stoull(m[1].str());
+  last = m[2].length() ? std::stoull(m[2].str()) : ULLONG_MAX;
+  if (last < first) return RangeAsk::whole;  // not a valid range: ignored
+  if (first >= size) return RangeAsk::unsatisfiable;
+  last = std::min(last, size - 1);
+  return RangeAsk::part;
+}
+
+struct StoredObject {
+  std::string bytes;
+  std::string etag;           // quoted
+  std::string last_modified;  // HTTP date
+  std::string version_id;
+};
+
+struct Part {
+  std::string bytes;
+  std::string md5;  // raw 16 bytes
+};
+
+struct Upload {
+  std::string bucket, key;
+  std::map<long long, Part> parts;  // by part number
+};
+
+class StorageService : public Service {
+ public:
+  explicit StorageService(PlatformContext& context) : ctx_(context) {}
+
+  std::vector<std::string> operations() const override {
+    std::vector<std::string> names;
+    for (const auto& [name, fn] : handlers()) names.push_back(name);
+    return names;
+  }
+
+  // Every operation but CreateBucket needs its bucket to exist: checked here, once.
+  HandlerResult handle(const std::string& operation, const json& input) override {
+    auto it = handlers().find(operation);
+    if (it == handlers().end()) return HandlerResult::failure(404, "UnknownOperation", operation);
+    std::string bucket = input.value("Bucket", "");
+    if (operation != "CreateBucket" && !buckets_.count(bucket))
+      return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist",
+                                    {{"BucketName", bucket}});
+    return (this->*(it->second))(input);
+  }
+
+  // The documented fixture set: one empty bucket, demo-bucket.
+  void load_fixtures() override { buckets_["demo-bucket"]; }
+
+  // seed{ buckets = { "name", ... } }: empty buckets ({ name = } tables accepted too).
+  void seed(const json& fixtures) override {
+    for (const json& b : fixtures.value("buckets", json::array())) {
+      if (b.is_string()) buckets_[b.get<std::string>()];
+      if (b.is_object() && b.contains("name")) buckets_[b["name"].get<std::string>()];
+    }
+  }
+
+  json state() const override { return {{"buckets", buckets_state()}, {"uploads", uploads_state()}}; }
+
+  void reset() override {
+    buckets_.clear();
+    uploads_.clear();
+  }
+
+ private:
+  using Handler = HandlerResult (StorageService::*)(const json&);
+  using Bucket = std::map<std::string, StoredObject>;  // objects by key
+
+  static const std::map<std::string, Handler>& handlers() {
+    static const std::map<std::string, Handler> table = {
+        {"AbortMultipartUpload", &StorageService::abort_multipart_upload},
+        {"CompleteMultipartUpload", &StorageService::complete_multipart_upload},
+        {"CreateBucket", &StorageService::create_bucket},
+        {"CreateMultipartUpload", &StorageService::create_multipart_upload},
+        {"GetObject", &StorageService::get_object},
+        {"HeadObject", &StorageService::head_object},
+        {"PutObject", &StorageService::put_object},
+        {"UploadPart", &StorageService::upload_part},
+    };
+    return table;
+  }
+
+  // ------------------------------------------------------------ buckets and objects
+
+  // A new, empty bucket; S3 refuses one that exists already with 409.
+  HandlerResult create_bucket(const json& input) {
+    std::string bucket = input.value("Bucket", "");
+    if (buckets_.count(bucket))
+      return HandlerResult::failure(409, "BucketAlreadyOwnedByYou",
+                                    "Your previous request to create the named bucket succeeded and you already own it.",
+                                    {{"BucketName", bucket}});
+    buckets_[bucket];
+    return HandlerResult::success({{"Location", "/" + bucket}});
+  }
+
+  // The object in one request; its ETag is the quoted MD5 of its bytes.
+  HandlerResult put_object(const json& input) {
+    std::string bytes = input.value("Body", "");
+    std::string etag = quoted_md5(md5(bytes));
+    return HandlerResult::success(write_headers(store(input.value("Bucket", ""), input.value("Object", ""), bytes, etag)));
+  }
+
+  // Replaces whatever the key held, with a fresh version id and modification time.
+  const StoredObject& store(const std::string& bucket, const std::string& key, std::string bytes, std::string etag) {
+    StoredObject& o = buckets_[bucket][key];
+    o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v")};
+    return o;
+  }
+
+  // The header members of an answer that stored an object.
+  static json write_headers(const StoredObject& o) {
+    return {{"ETag", o.etag}, {"VersionId", o.version_id}, {"ServerSideEncryption", "AES256"}};
+  }
+
+  // GetObject and HeadObject differ only in the body.
+  HandlerResult get_object(const json& input) { return read_object(input, true); }
+  HandlerResult head_object(const json& input) { return read_object(input, false); }
+
+  // GetObject and HeadObject: the same headers, the bytes only for GetObject.
+  HandlerResult read_object(const json& input, bool with_body) {
+    std::string key = input.value("Object", "");
+    const Bucket& b = buckets_.at(input.value("Bucket", ""));
+    auto found = b.find(key);
+    if (found == b.end()) return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", key}});
+    const StoredObject& o = found->second;
+    json r = write_headers(o);
+    r["LastModified"] = o.last_modified;
+    r["AcceptRanges"] = "bytes";
+    return answer_range(o, input.value("Range", ""), r, with_body);
+  }
+
+  // The whole object (200), the range asked (206 with Content-Range), or InvalidRange (416).
+  static HandlerResult answer_range(const StoredObject& o, const std::string& range, json& r, bool with_body) {
+    unsigned long long first = 0, last = 0, size = o.bytes.size();
+    RangeAsk ask = parse_range(range, size, first, last);
+    if (ask == RangeAsk::unsatisfiable)
+      return HandlerResult::failure(416, "InvalidRange", "The requested range is not satisfiable",
+                                    {{"RangeRequested", range}, {"ActualObjectSize", size}});
+    if (ask == RangeAsk::whole) {
+      if (with_body) r["Body"] = o.bytes;
+      return HandlerResult::success(r);
+    }
+    r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
+    if (with_body) r["Body"] = o.bytes.substr(first, last - first + 1);
+    return HandlerResult::success(r, 206);
+  }
+
+  // ------------------------------------------------------------ multipart uploads
+
+  // A new upload with no parts; the object appears only on completion.
+  HandlerResult create_multipart_upload(const json& input) {
+    std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
+    std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
+    uploads_[id] = Upload{bucket, key, {}};
+    return HandlerResult::success({{"Bucket", bucket}, {"Key", key}, {"UploadId", id}});
+  }
+
+  // The upload the input's uploadId names, if it belongs to the input's bucket and key.
+  Upload* find_upload(const json& input) {
+    auto it = uploads_.find(input.value("uploadId", ""));
+    if (it == uploads_.end()) return nullptr;
+    Upload& u = it->second;
+    return u.bucket == input.value("Bucket", "") && u.key == input.value("Object", "") ? &u : nullptr;
+  }
+
+  // NoSuchUpload names the upload id asked for.
+  static HandlerResult no_such_upload(const json& input) {
+    return HandlerResult::failure(404, "NoSuchUpload",
+                                  "The specified upload does not exist. The upload ID may be invalid, or the upload "
+                                  "may have been aborted or completed.",
+                                  {{"UploadId", input.value("uploadId", "")}});
+  }
+
+  // A part number uploaded again replaces the earlier bytes.
+  HandlerResult upload_part(const json& input) {
+    Upload* u = find_upload(input);
+    if (!u) return no_such_upload(input);
+    std::string bytes = input.value("body", "");
+    std::string digest = md5(bytes);
+    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest};
+    return HandlerResult::success(json{{"ETag", quoted_md5(digest)}});
+  }
+
+  // The upload and its parts are dropped; answered 204 with no body, as S3 does.
+  HandlerResult abort_multipart_upload(const json& input) {
+    if (!find_upload(input)) return no_such_upload(input);
+    uploads_.erase(input.value("uploadId", ""));
+    return HandlerResult::success(json::object(), 204);
+  }
+
+  // Checks the listed parts in S3's order, then joins them into the object.
+  HandlerResult complete_multipart_upload(const json& input) {
+    Upload* u = find_upload(input);
+    if (!u) return no_such_upload(input);
+    json listed = input.value("Part", json::array());
+    if (listed.empty())
+      return HandlerResult::failure(400, "MalformedXML",
+                                    "The XML you provided was not well-formed or did not validate against our published schema.");
+    if (std::optional<HandlerResult> refused = check_parts(input, *u, listed)) return *refused;
+    return finish_upload(input, *u, listed);
+  }
+
+  // The PartNumber of an entry of CompleteMultipartUpload's Part list.
+  static long long part_number(const json& listed_part) { return listed_part.value("PartNumber", 0LL); }
+
+  // The first reason the listed parts cannot make the object, if any.
+  std::optional<HandlerResult> check_parts(const json& input, const Upload& u, const json& listed) const {
+    for (size_t i = 1; i < listed.size(); ++i)
+      if (part_number(listed[i]) <= part_number(listed[i - 1]))
+        return HandlerResult::failure(400, "InvalidPartOrder",
+                                      "The list of parts was not in ascending order. Parts must be ordered by part number.",
+                                      {{"UploadId", input.value("uploadId", "")}});
+    for (const json& p : listed)
+      if (std::optional<HandlerResult> refused = check_listed_part(input, u, p)) return refused;
+    return check_part_sizes(input, u, listed);
+  }
+
+  // InvalidPart: never uploaded, or the ETag given is not the part's.
+  static std::optional<HandlerResult> check_listed_part(const json& input, const Upload& u, const json& p) {
+    auto it = u.parts.find(part_number(p));
+    std::string etag = p.value("ETag", "");
+    if (it != u.parts.end() && unquoted(etag) == hex(it->second.md5)) return std::nullopt;
+    return HandlerResult::failure(400, "InvalidPart",
+                                  "One or more of the specified parts could not be found. The part may not have been "
+                                  "uploaded, or the specified entity tag may not match the part's entity tag.",
+                                  {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(p)},
+                                   {"ETag", etag}});
+  }
+
+  // EntityTooSmall: a part below the minimum size that is not the last one listed.
+  std::optional<HandlerResult> check_part_sizes(const json& input, const Upload& u, const json& listed) const {
+    auto minimum = static_cast<unsigned long long>(ctx_.setting("min_part_size", kDefaultMinPartSize));
+    for (size_t i = 0; i + 1 < listed.size(); ++i) {
+      const Part& part = u.parts.at(part_number(listed[i]));
+      if (part.bytes.size() >= minimum) continue;
+      return HandlerResult::failure(400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed object size.",
+                                    {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(listed[i])},
+                                     {"ETag", quoted_md5(part.md5)}, {"ProposedSize", part.bytes.size()},
+                                     {"MinSizeAllowed", minimum}});
+    }
+    return std::nullopt;
+  }
+
+  // The object is the listed parts joined; its ETag is S3's multipart form; the upload ends.
+  HandlerResult finish_upload(const json& input, const Upload& u, const json& listed) {
+    std::string bytes, digests;
+    for (const json& p : listed) {
+      const Part& part = u.parts.at(part_number(p));
+      bytes += part.bytes;
+      digests += part.md5;
+    }
+    std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
+    std::string bucket = u.bucket, key = u.key;
+    uploads_.erase(input.value("uploadId", ""));
+    json r = write_headers(store(bucket, key, std::move(bytes), etag));
+    r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
+    return HandlerResult::success(r);
+  }
+
+  // The object's URL: the storage endpoint, then /bucket/key encoded as a path.
+  std::string location_of(const std::string& bucket, const std::string& key) const {
+    auto it = ctx_.endpoints.find("storage");
+    std::string base = it == ctx_.endpoints.end() ? "" : it->second;
+    return base + "/" + uri_encode(bucket) + "/" + uri_encode(key, true);
+  }
+
+  // ------------------------------------------------------------ state()
+
+  // { { name=, objects = { { key=, size=, etag= } } } }: sizes, not the bytes.
+  json buckets_state() const {
+    json out = json::array();
+    for (const auto& [name, objects] : buckets_) {
+      json list = json::array();
+      for (const auto& [key, o] : objects)
+        list.push_back({{"key", key}, {"size", o.bytes.size()}, {"etag", o.etag}});
+      out.push_back({{"name", name}, {"objects", list}});
+    }
+    return out;
+  }
+
+  // { { bucket=, key=, uploadId=, parts = { { partNumber=, size=, etag= } } } }.
+  json uploads_state() const {
+    json out = json::array();
+    for (const auto& [id, u] : uploads_) {
+      json parts = json::array();
+      for (const auto& [number, p] : u.parts)
+        parts.push_back({{"partNumber", number}, {"size", p.bytes.size()}, {"etag", quoted_md5(p.md5)}});
+      out.push_back({{"bucket", u.bucket}, {"key", u.key}, {"uploadId", id}, {"parts", parts}});
+    }
+    return out;
+  }
+
+  PlatformContext& ctx_;
+  std::map<std::string, Bucket> buckets_;   // by name
+  std::map<std::string, Upload> uploads_;   // by upload id
+};
+
+}  // namespace
+
+std::unique_ptr<Service> make_storage_service(PlatformContext& context) {
+  return std::make_unique<StorageService>(context);
+}
+
+}  // namespace cloud

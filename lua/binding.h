@@ -1,0 +1,24 @@
+// What the pieces of the Lua binding share: the session behind the `cloud` module
+// and the one way core errors become Lua errors.
+#pragma once
+
+#include "core/error.h"
+
+struct lua_State;
+
+namespace cloud {
+
+struct Session;
+
+Session& session_of(lua_State* L);
+
+// Pushes the error object (a table with kind, code, message, ... and __tostring).
+void push_error(lua_State* L, const Error& e);
+// Raises it; never returns.
+[[noreturn]] void raise(lua_State* L, const Error& e);
+
+// Sets cloud.emulator in the table at `module` when the embedded emulator serves
+// the session.
+void open_emulator(lua_State* L, int module);
+
+}  // namespace cloud

@@ -1,0 +1,123 @@
+// cloud.emulator: fixtures, faults and time of the embedded emulator, from Lua.
+// Present only when the embedded emulator serves the session. Each function checks
+// its arguments, calls the emulator, and returns what it says.
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "emulator/service.h"
+#include "lua/binding.h"
+#include "lua/convert.h"
+#include "lua/session.h"
+
+namespace cloud {
+
+namespace {
+
+Emulator& emulator_of(lua_State* L) { return *session_of(L).emulator; }
+
+json table_argument(lua_State* L, const char* fn) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  auto value = to_json(L, 1);
+  if (!value.ok()) raise(L, value.error());
+  if (!value->is_object() && !value->empty()) luaL_error(L, "bad argument #1 to '%s' (table of named fields expected)", fn);
+  return value->is_object() ? value.value() : json::object();
+}
+
+void check_known_keys(lua_State* L, const json& t, std::initializer_list<const char*> known, const char* fn) {
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    bool ok = false;
+    std::string list;
+    for (const char* k : known) ok = ok || it.key() == k, list += (list.empty() ? "" : ", ") + std::string(k);
+    if (!ok) luaL_error(L, "bad argument #1 to '%s' (unknown field '%s'; known: %s)", fn, it.key().c_str(), list.c_str());
+  }
+}
+
+// cloud.emulator.seed{ buckets=, firewall_groups=, backups=, snapshots=, mesh_clusters= }
+int l_seed(lua_State* L) {
+  json fixtures = table_argument(L, "seed");
+  check_known_keys(L, fixtures, {"buckets", "firewall_groups", "backups", "snapshots", "mesh_clusters"}, "seed");
+  emulator_of(L).platform().seed(fixtures);
+  return 0;
+}
+
+// cloud.emulator.advance(seconds): moves the platform's time on; due transitions settle.
+int l_advance(lua_State* L) {
+  lua_Number seconds = luaL_checknumber(L, 1);
+  luaL_argcheck(L, seconds >= 0, 1, "seconds must not be negative");
+  emulator_of(L).platform().advance(seconds);
+  return 0;
+}
+
+Fault fault_from(lua_State* L, const json& t) {
+  Fault f;
+  f.operation = t.value("operation", "");
+  f.times = t.value("times", 1);
+  f.status = t.value("status", 0);
+  f.code = t.value("code", "");
+  f.message = t.value("message", "");
+  f.delay = t.value("delay", 0.0);
+  f.drop = t.value("drop", false);
+  f.error_in_200 = t.value("error_in_200", false);
+  if (!f.operation.empty() && !Model::builtin().find(f.operation))
+    luaL_error(L, "bad argument #1 to 'fault' (no operation named '%s')", f.operation.c_str());
+  if (f.times < 1) luaL_error(L, "bad argument #1 to 'fault' (times must be at least 1)");
+  return f;
+}
+
+// cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200= }
+int l_fault(lua_State* L) {
+  json t = table_argument(L, "fault");
+  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200"}, "fault");
+  try {
+    emulator_of(L).add_fault(fault_from(L, t));
+  } catch (const json::exception& e) {
+    return luaL_error(L, "bad argument #1 to 'fault' (%s)", e.what());
+  }
+  return 0;
+}
+
+// cloud.emulator.configure{ min_part_size=, firewall_settle=, ..., real_time= }
+int l_configure(lua_State* L) {
+  json t = table_argument(L, "configure");
+  Platform& p = emulator_of(L).platform();
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    if (it.key() == "real_time" && it->is_boolean()) p.set_real_time(it->get<bool>());
+    else if (it->is_number()) p.set_setting(it.key(), it->get<double>());
+    else luaL_error(L, "bad argument #1 to 'configure' (field '%s' must be a number)", it.key().c_str());
+  }
+  return 0;
+}
+
+int l_state(lua_State* L) {
+  push_json(L, emulator_of(L).platform().state());
+  return 1;
+}
+
+// cloud.emulator.reset(): no resources, no faults (not even the fixture set).
+int l_reset(lua_State* L) {
+  emulator_of(L).platform().reset();
+  emulator_of(L).clear_faults();
+  return 0;
+}
+
+int l_endpoints(lua_State* L) {
+  lua_newtable(L);
+  for (const auto& [api, url] : emulator_of(L).endpoints()) {
+    lua_pushstring(L, url.c_str());
+    lua_setfield(L, -2, api.c_str());
+  }
+  return 1;
+}
+
+}  // namespace
+
+void open_emulator(lua_State* L, int module) {
+  if (!session_of(L).emulator) return;
+  const luaL_Reg fns[] = {{"advance", l_advance}, {"configure", l_configure}, {"endpoints", l_endpoints},
+                          {"fault", l_fault},     {"reset", l_reset},         {"seed", l_seed},
+                          {"state", l_state},     {nullptr, nullptr}};
+  luaL_newlib(L, fns);
+  lua_setfield(L, module, "emulator");
+}
+
+}  // namespace cloud
