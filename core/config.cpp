@@ -206,7 +206,10 @@ struct Sources {
   const IniSection* profile = nullptr;
 };
 
-Found from_flag(const std::string& flag, const std::string& value) { return {value, "flag " + flag, flag}; }
+// `flag` is "--region" and the like, or "cloud.client{profile=}" for a client's profile.
+Found from_flag(const std::string& flag, const std::string& value) {
+  return {value, flag.rfind("--", 0) == 0 ? "flag " + flag : flag, flag};
+}
 
 Found from_env(const EnvLookup& env, const std::string& name) {
   const char* v = env(name.c_str());
@@ -434,8 +437,9 @@ void apply_credentials(const CredentialLayer& c, LoadedConfig& out) {
 
 // ------------------------------------------------------------------ the profile
 
-Outcome<Found> choose_profile(const Sources& s) {
-  Found f = pick(s, "profile", "--profile", s.flags.profile);
+// `flag` names what chose the profile: "--profile", or cloud.client's argument.
+Outcome<Found> choose_profile(const Sources& s, const std::string& flag) {
+  Found f = pick(s, "profile", flag, s.flags.profile);
   if (f.value.empty()) f.value = "default";
   bool known = s.file && s.file->find(f.value);
   if (known || f.value == "default") return f;
@@ -535,13 +539,15 @@ Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::s
   return std::make_pair(setting.substr(0, eq), setting.substr(eq + 1));
 }
 
-Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup& env) {
+namespace {
+
+Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup& env, const std::string& profile_flag) {
   LoadedConfig out;
   std::optional<IniFile> file;
   auto read = read_config_file(env, out, file);
   if (!read.ok()) return read.error();
   Sources s{flags, env, file ? &*file : nullptr, nullptr};
-  auto profile = choose_profile(s);
+  auto profile = choose_profile(s, profile_flag);
   if (!profile.ok()) return profile.error();
   out.client.profile = profile->value;
   out.client.debug = flags.debug;
@@ -556,6 +562,12 @@ Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup&
   return out;
 }
 
+}  // namespace
+
+Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup& env) {
+  return load_layers(flags, env, "--profile");
+}
+
 Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& env) {
   EnvLookup locating_only = [&env](const char* name) -> const char* {
     for (const char* keep : {"CLOUDLUA_CONFIG_FILE", "XDG_CONFIG_HOME", "HOME"})
@@ -564,9 +576,7 @@ Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& 
   };
   ConfigOverrides flags;
   flags.profile = profile;
-  auto loaded = load_config(flags, locating_only);
-  if (loaded.ok() && !loaded->settings.empty()) loaded->settings.front().origin = "cloud.client{profile=}";
-  return loaded;
+  return load_layers(flags, locating_only, "cloud.client{profile=}");
 }
 
 std::string masked_value(const Setting& s) {

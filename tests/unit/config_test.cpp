@@ -359,4 +359,6 @@ TEST_CASE("config: cloud.client{profile=} takes the profile alone, not the sessi
   auto unknown = cloud::load_profile("nope", env.lookup());
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().code == "UnknownProfile");
+  CHECK(unknown.error().message.find("no profile 'nope' (chosen by cloud.client{profile=}) in ") == 0);
+  CHECK(setting(*qa, "profile").origin == "cloud.client{profile=}");
 }
