@@ -4,16 +4,23 @@
 // request (the restores) is resent only when it cannot have reached the server.
 #include "core/client.h"
 
+#include <cctype>
 #include <random>
 #include <thread>
 
 #include "core/protocol.h"
+#include "core/redact.h"
 #include "core/uri.h"
 #include "core/validate.h"
 
 namespace cloud {
 
 namespace {
+
+std::string to_upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
 
 bool is_success(long status) { return status >= 200 && status < 300; }
 
@@ -60,12 +67,16 @@ Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& me
                                            const std::string& query, Headers headers, std::string body) {
   std::string base = endpoint_of(api.name);
   if (base.empty())
-    return make_error(ErrorKind::config, "NoEndpoint", "no endpoint configured for the " + api.name + " API");
+    return make_error(ErrorKind::config, "NoEndpoint",
+                      "no endpoint configured for the " + api.name + " API (profile '" + config_.profile +
+                          "'): set endpoint." + api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) +
+                          " or --endpoint " + api.name + "=URL");
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (config_.credentials.access_key_id.empty() || config_.credentials.secret_access_key.empty())
     return make_error(ErrorKind::config, "NoCredentials",
-                      "no credentials: set CLOUDLUA_ACCESS_KEY_ID and CLOUDLUA_SECRET_ACCESS_KEY, "
-                      "or pass --access-key and --secret-key");
+                      "no credentials for profile '" + config_.profile +
+                          "': set access_key_id and secret_access_key (or credentials_file) in the profile, "
+                          "CLOUDLUA_ACCESS_KEY_ID and CLOUDLUA_SECRET_ACCESS_KEY, or --access-key and --secret-key");
   SignInput in;
   in.method = method;
   in.url = base + path + (query.empty() ? "" : "?" + query);
@@ -115,7 +126,14 @@ Outcome<HttpResponse> Client::send_with_retries(const Operation* op, const Api& 
     auto request = build_request(api, method, path, query, headers, body);
     if (!request.ok()) return request.error();
     meta.attempts = attempt;
+    auto sent = std::chrono::steady_clock::now();
     Outcome<HttpResponse> outcome = transport_.perform(*request);
+    if (config_.debug) {
+      const Credentials& c = config_.credentials;
+      ExchangeInfo info{op && !op->name.empty() ? op->name : "request", attempt, seconds_since(sent),
+                        {c.secret_access_key, c.session_token}};
+      config_.debug(describe_exchange(*request, outcome, info));
+    }
     double delay = 0;
     if (!should_retry(op, outcome, api, attempt, delay)) return outcome;
     sleep_(delay);

@@ -33,6 +33,9 @@ struct ClientConfig {
   std::map<std::string, std::string> services;   // api -> signing service (default: the model's)
   TransportOptions transport;
   RetryPolicy retry;
+  // When set (--debug), called with every HTTP exchange as describe_exchange shows
+  // it, secrets redacted, once per attempt.
+  std::function<void(const std::string& text)> debug;
 };
 
 // What came back besides the result: the HTTP status and headers, the request id,

@@ -1,7 +1,16 @@
-// Effective configuration from flags and environment; see config.h for the order.
+// The effective configuration and where each value came from; see config.h for the
+// order and the file format. One table of settings drives the flags, the variables,
+// the file keys and `cloudlua config`; credentials are picked as a unit.
 #include "core/config.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "core/model.h"
 
@@ -9,30 +18,512 @@ namespace cloud {
 
 namespace {
 
-std::string env_or(const EnvLookup& env, const char* name, const std::string& fallback = "") {
-  const char* v = env(name);
-  return v && *v ? v : fallback;
-}
+// ------------------------------------------------------------------ small helpers
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
 
-Outcome<bool> set_endpoint(ClientConfig& config, const std::string& api, const std::string& url) {
-  if (!Model::builtin().api(api)) {
-    std::string known;
-    for (const std::string& a : api_names()) known += (known.empty() ? "" : ", ") + a;
-    return make_error(ErrorKind::config, "UnknownApi", "no API named '" + api + "' (known: " + known + ")");
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+// The variable for a file key: CLOUDLUA_ and the key in capitals, dots as underscores
+// (endpoint.storage -> CLOUDLUA_ENDPOINT_STORAGE).
+std::string env_name(const std::string& key) {
+  std::string out = "CLOUDLUA_" + upper(key);
+  std::replace(out.begin(), out.end(), '.', '_');
+  return out;
+}
+
+bool valid_name_char(char c, const char* extra) {
+  return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(extra, c) != nullptr;
+}
+
+bool valid_name(const std::string& s, const char* extra) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [extra](char c) { return valid_name_char(c, extra); });
+}
+
+Error config_error(const std::string& code, const std::string& message) {
+  return make_error(ErrorKind::config, code, message);
+}
+
+std::string located(const std::string& path, int line) { return path + ":" + std::to_string(line); }
+
+// ------------------------------------------------------------------ files
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+Outcome<std::string> read_text(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return config_error("ConfigFileNotFound", "the " + what + " " + path + " does not exist");
+  if (S_ISDIR(st.st_mode)) return config_error("ConfigFileUnreadable", "the " + what + " " + path + " is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return config_error("ConfigFileUnreadable", "cannot read the " + what + " " + path + " (permission denied?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A file holding secrets must be private to its owner, as ssh wants private keys.
+Outcome<bool> check_private(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || (st.st_mode & (S_IRGRP | S_IROTH)) == 0) return true;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return config_error("UnsafePermissions", "the " + what + " " + path + " holds secrets and can be read by group or others (mode " +
+                                               mode + "); make it private with: chmod 600 " + path);
+}
+
+// "~/x" from HOME; a relative path from the folder of the file that names it.
+std::string resolve_path(const std::string& path, const std::string& relative_to, const EnvLookup& env) {
+  if (path.rfind("~/", 0) == 0) {
+    const char* home = env("HOME");
+    return std::string(home ? home : "") + path.substr(1);
   }
-  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
-    return make_error(ErrorKind::config, "InvalidEndpoint",
-                      "the endpoint of " + api + " must start with http:// or https:// (got '" + url + "')");
-  config.endpoints[api] = url;
+  if (path.empty() || path.front() == '/') return path;
+  size_t slash = relative_to.rfind('/');
+  return slash == std::string::npos ? path : relative_to.substr(0, slash + 1) + path;
+}
+
+// ------------------------------------------------------------------ the file's keys
+
+const std::vector<std::string>& credential_keys() {
+  static const std::vector<std::string> keys{"access_key_id", "secret_access_key", "session_token"};
+  return keys;
+}
+
+bool is_secret_key(const std::string& key) { return key == "secret_access_key" || key == "session_token"; }
+
+// The keys a profile may set, for messages: per-API keys written with <api>.
+std::vector<std::string> profile_keys() {
+  std::vector<std::string> keys{"region",  "dialect", "endpoint.<api>", "service.<api>", "credentials_file",
+                                "ca_file", "max_attempts", "timeout", "connect_timeout"};
+  keys.insert(keys.end(), credential_keys().begin(), credential_keys().end());
+  return keys;
+}
+
+// "" when `key` may appear in a profile, else what is wrong with it.
+std::string key_problem(const std::string& key) {
+  for (const char* prefix : {"endpoint.", "service."})
+    if (key.rfind(prefix, 0) == 0) {
+      std::string api = key.substr(std::strlen(prefix));
+      if (Model::builtin().api(api)) return "";
+      return "no API named '" + api + "' in '" + key + "' (APIs: " + joined(api_names()) + ")";
+    }
+  for (const std::string& k : profile_keys())
+    if (k == key) return "";
+  return "unknown setting '" + key + "' (settings: " + joined(profile_keys()) + ")";
+}
+
+Outcome<bool> check_keys(const IniFile& file, const std::vector<std::string>* only) {
+  for (const IniSection& s : file.sections)
+    for (const IniEntry& e : s.entries) {
+      std::string problem = only ? (std::find(only->begin(), only->end(), e.key) != only->end()
+                                        ? ""
+                                        : "a credentials file holds " + joined(*only) + " only (got '" + e.key + "')")
+                                 : key_problem(e.key);
+      if (!problem.empty()) return config_error("ConfigSyntax", located(file.path, e.line) + ": " + problem);
+    }
   return true;
 }
 
+bool holds_secrets(const IniFile& file) {
+  for (const IniSection& s : file.sections)
+    for (const IniEntry& e : s.entries)
+      if (is_secret_key(e.key)) return true;
+  return false;
+}
+
+// Reads, parses and checks a config or credentials file.
+Outcome<IniFile> load_ini(const std::string& path, const std::string& what, const std::vector<std::string>* only_keys) {
+  auto text = read_text(path, what);
+  if (!text.ok()) return text.error();
+  auto file = parse_ini(*text, path);
+  if (!file.ok()) return file.error();
+  auto keys = check_keys(*file, only_keys);
+  if (!keys.ok()) return keys.error();
+  if (only_keys || holds_secrets(*file)) {
+    auto safe = check_private(path, what);
+    if (!safe.ok()) return safe.error();
+  }
+  return file;
+}
+
+// The config file to read: CLOUDLUA_CONFIG_FILE ("" for none; a named file must
+// exist), else the user's config directory (may be absent).
+Outcome<bool> read_config_file(const EnvLookup& env, LoadedConfig& out, std::optional<IniFile>& file) {
+  const char* named = env("CLOUDLUA_CONFIG_FILE");
+  if (named && !*named) return true;
+  std::string path;
+  if (named) {
+    path = named;
+    out.file_origin = "env CLOUDLUA_CONFIG_FILE";
+  } else {
+    const char* xdg = env("XDG_CONFIG_HOME");
+    const char* home = env("HOME");
+    if (xdg && *xdg) path = std::string(xdg) + "/cloudlua/config";
+    else if (home && *home) path = std::string(home) + "/.config/cloudlua/config";
+    out.file_origin = "default location";
+    if (path.empty() || !file_exists(path)) {
+      out.file_origin += ", absent: " + (path.empty() ? "HOME is not set" : path);
+      return true;
+    }
+  }
+  auto loaded = load_ini(path, "config file", nullptr);
+  if (!loaded.ok()) return loaded.error();
+  out.file = path;
+  for (const IniSection& s : loaded->sections) out.profiles.push_back(s.name);
+  file = std::move(loaded.value());
+  return true;
+}
+
+// ------------------------------------------------------------------ layers
+
+// One value and where it came from; `where` is what an error message points at.
+struct Found {
+  std::string value;
+  std::string origin = "default";
+  std::string where;
+};
+
+struct Sources {
+  const ConfigOverrides& flags;
+  const EnvLookup& env;
+  const IniFile* file = nullptr;
+  const IniSection* profile = nullptr;
+};
+
+// `flag` is "--region" and the like, or "cloud.client{profile=}" for a client's profile.
+Found from_flag(const std::string& flag, const std::string& value) {
+  return {value, flag.rfind("--", 0) == 0 ? "flag " + flag : flag, flag};
+}
+
+Found from_env(const EnvLookup& env, const std::string& name) {
+  const char* v = env(name.c_str());
+  if (!v || !*v) return {};
+  return {v, "env " + name, name};
+}
+
+Found from_entry(const std::string& path, const IniEntry& e) {
+  std::string where = located(path, e.line);
+  return {e.value, "file " + where, where};
+}
+
+Found from_profile(const Sources& s, const std::string& key) {
+  const IniEntry* e = s.profile ? s.profile->find(key) : nullptr;
+  return e ? from_entry(s.file->path, *e) : Found{};
+}
+
+// Flag, else variable, else the profile's key, else nothing (origin "default").
+Found pick(const Sources& s, const std::string& key, const std::string& flag, const std::string& flag_value) {
+  if (!flag_value.empty()) return from_flag(flag, flag_value);
+  Found f = from_env(s.env, env_name(key));
+  return f.value.empty() ? from_profile(s, key) : f;
+}
+
+Error invalid(const Found& f, const std::string& problem) {
+  return config_error("InvalidSetting", (f.where.empty() ? "" : f.where + ": ") + problem);
+}
+
+// ------------------------------------------------------------------ the settings
+
+// Sets the value into the client's configuration; returns "" or what is wrong.
+using Setter = std::function<std::string(const std::string& value, ClientConfig& c)>;
+
+struct SettingSpec {
+  std::string key;
+  std::string flag;        // "" when there is none
+  std::string flag_value;  // "" when not given
+  std::string fallback;    // the default, as shown
+  Setter set;
+};
+
+std::string set_number(const std::string& key, const std::string& v, double low, double high, double& out) {
+  char* end = nullptr;
+  double n = std::strtod(v.c_str(), &end);
+  std::ostringstream range;
+  range << low << " to " << high;
+  if (v.empty() || *end || !(n >= low && n <= high))
+    return key + " must be a number from " + range.str() + " (got '" + v + "')";
+  out = n;
+  return "";
+}
+
+Setter seconds_setter(const std::string& key, long TransportOptions::*field) {
+  return [key, field](const std::string& v, ClientConfig& c) {
+    double seconds = 0;
+    std::string problem = set_number(key, v, 0.001, 86400, seconds);
+    if (problem.empty()) c.transport.*field = static_cast<long>(seconds * 1000);
+    return problem;
+  };
+}
+
+std::string format_seconds(long ms) {
+  std::ostringstream out;
+  out << static_cast<double>(ms) / 1000;
+  return out.str();
+}
+
+std::string set_region(const std::string& v, ClientConfig& c) {
+  if (!valid_name(v, "-")) return "region must be letters, digits and hyphens, e.g. jp-east-1 (got '" + v + "')";
+  c.region = v;
+  return "";
+}
+
+std::string set_dialect(const std::string& v, ClientConfig& c) {
+  const Dialect* d = Dialect::find(v);
+  if (!d) return "dialect must be ext or aws (got '" + v + "')";
+  c.dialect = d;
+  return "";
+}
+
+std::string set_max_attempts(const std::string& v, ClientConfig& c) {
+  double n = 0;
+  std::string problem = set_number("max_attempts", v, 1, 10, n);
+  if (problem.empty() && n != static_cast<int>(n)) problem = "max_attempts must be a whole number (got '" + v + "')";
+  if (problem.empty()) c.retry.max_attempts = static_cast<int>(n);
+  return problem;
+}
+
+Setter endpoint_setter(const std::string& api) {
+  return [api](const std::string& v, ClientConfig& c) -> std::string {
+    if (v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
+      return "the endpoint of " + api + " must start with http:// or https:// (got '" + v + "')";
+    c.endpoints[api] = v;
+    return "";
+  };
+}
+
+std::vector<SettingSpec> setting_specs(const ConfigOverrides& flags, const ClientConfig& d) {
+  std::vector<SettingSpec> specs{
+      {"region", "--region", flags.region, d.region, set_region},
+      {"dialect", "--dialect", flags.dialect, d.dialect->name, set_dialect},
+  };
+  for (const Api& api : Model::builtin().apis()) {
+    auto flag = flags.endpoints.find(api.name);
+    specs.push_back({"endpoint." + api.name, "--endpoint", flag == flags.endpoints.end() ? "" : flag->second, "",
+                     endpoint_setter(api.name)});
+  }
+  for (const Api& api : Model::builtin().apis())
+    specs.push_back({"service." + api.name, "", "", api.service, [name = api.name](const std::string& v, ClientConfig& c) {
+                       c.services[name] = v;
+                       return std::string();
+                     }});
+  specs.push_back({"ca_file", "", "", "(the system's)", [](const std::string& v, ClientConfig& c) {
+                     c.transport.ca_file = v;
+                     return std::string();
+                   }});
+  specs.push_back({"max_attempts", "", "", std::to_string(d.retry.max_attempts), set_max_attempts});
+  specs.push_back({"timeout", "", "", format_seconds(d.transport.timeout_ms),
+                   seconds_setter("timeout", &TransportOptions::timeout_ms)});
+  specs.push_back({"connect_timeout", "", "", format_seconds(d.transport.connect_timeout_ms),
+                   seconds_setter("connect_timeout", &TransportOptions::connect_timeout_ms)});
+  return specs;
+}
+
+Outcome<bool> check_flag_apis(const ConfigOverrides& flags) {
+  for (const auto& [api, url] : flags.endpoints)
+    if (!Model::builtin().api(api))
+      return config_error("UnknownApi", "--endpoint: no API named '" + api + "' (APIs: " + joined(api_names()) + ")");
+  return true;
+}
+
+Outcome<bool> apply_settings(const Sources& s, LoadedConfig& out) {
+  auto flags_ok = check_flag_apis(s.flags);
+  if (!flags_ok.ok()) return flags_ok.error();
+  for (const SettingSpec& spec : setting_specs(s.flags, out.client)) {
+    Found f = pick(s, spec.key, spec.flag, spec.flag_value);
+    if (!f.value.empty()) {
+      std::string problem = spec.set(f.value, out.client);
+      if (!problem.empty()) return invalid(f, problem);
+      if (spec.key.rfind("endpoint.", 0) == 0) out.endpoints_configured = true;
+    }
+    out.settings.push_back({spec.key, f.value.empty() ? spec.fallback : f.value, f.origin, false});
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ credentials
+
+// The access key, secret and token of one layer; `given` when the layer has any.
+struct CredentialLayer {
+  Found key, secret, token;
+  bool given() const { return !key.value.empty() || !secret.value.empty() || !token.value.empty(); }
+};
+
+Outcome<bool> check_complete(const CredentialLayer& c, const std::string& key_name, const std::string& secret_name) {
+  if (!c.key.value.empty() && !c.secret.value.empty()) return true;
+  std::string message = !c.key.value.empty()    ? key_name + " is set but " + secret_name + " is not: give both"
+                        : !c.secret.value.empty() ? secret_name + " is set but " + key_name + " is not: give both"
+                                                  : "a session token is set without " + key_name + " and " + secret_name +
+                                                        ": it goes with the keys it was issued for";
+  return config_error("MissingCredentials", message);
+}
+
+CredentialLayer credentials_in(const std::string& path, const IniSection& section) {
+  CredentialLayer c;
+  Found* slots[] = {&c.key, &c.secret, &c.token};
+  for (size_t i = 0; i < 3; ++i)
+    if (const IniEntry* e = section.find(credential_keys()[i])) *slots[i] = from_entry(path, *e);
+  return c;
+}
+
+// The profile's credentials: inline, or from the section of the same name in the
+// file that credentials_file names.
+Outcome<CredentialLayer> file_credentials(const Sources& s, const std::string& profile) {
+  if (!s.profile) return CredentialLayer{};
+  CredentialLayer inline_keys = credentials_in(s.file->path, *s.profile);
+  const IniEntry* named = s.profile->find("credentials_file");
+  if (!named) return inline_keys;
+  std::string where = located(s.file->path, named->line);
+  if (inline_keys.given())
+    return config_error("ConfigSyntax", where + ": profile '" + profile + "' has both credentials_file and keys of its own: keep one");
+  std::string path = resolve_path(named->value, s.file->path, s.env);
+  auto file = load_ini(path, "credentials file", &credential_keys());
+  if (!file.ok()) return file.error();
+  const IniSection* section = file->find(profile);
+  if (!section) {
+    std::vector<std::string> names;
+    for (const IniSection& sec : file->sections) names.push_back(sec.name);
+    return config_error("MissingCredentials", where + ": the credentials file " + path + " has no [" + profile +
+                                                  "] section (it has: " + (names.empty() ? "none" : joined(names)) + ")");
+  }
+  return credentials_in(path, *section);
+}
+
+Outcome<CredentialLayer> pick_credentials(const Sources& s, const std::string& profile) {
+  CredentialLayer flags{from_flag("--access-key", s.flags.access_key_id), from_flag("--secret-key", s.flags.secret_access_key), {}};
+  if (s.flags.access_key_id.empty()) flags.key = {};
+  if (s.flags.secret_access_key.empty()) flags.secret = {};
+  if (flags.given()) {
+    auto ok = check_complete(flags, "--access-key", "--secret-key");
+    return ok.ok() ? Outcome<CredentialLayer>(flags) : ok.error();
+  }
+  CredentialLayer env{from_env(s.env, "CLOUDLUA_ACCESS_KEY_ID"), from_env(s.env, "CLOUDLUA_SECRET_ACCESS_KEY"),
+                      from_env(s.env, "CLOUDLUA_SESSION_TOKEN")};
+  if (env.given()) {
+    auto ok = check_complete(env, "CLOUDLUA_ACCESS_KEY_ID", "CLOUDLUA_SECRET_ACCESS_KEY");
+    return ok.ok() ? Outcome<CredentialLayer>(env) : ok.error();
+  }
+  auto file = file_credentials(s, profile);
+  if (!file.ok() || !file->given()) return file;
+  std::string where = file->key.where.empty() ? file->secret.where : file->key.where;
+  auto ok = check_complete(*file, "access_key_id", "secret_access_key");
+  if (!ok.ok()) ok.error().message = where + ": profile '" + profile + "': " + ok.error().message;
+  return ok.ok() ? file : ok.error();
+}
+
+void apply_credentials(const CredentialLayer& c, LoadedConfig& out) {
+  Credentials& creds = out.client.credentials;
+  creds = {c.key.value, c.secret.value, c.token.value};
+  out.credentials_configured = !creds.access_key_id.empty();
+  out.settings.push_back({"access_key_id", c.key.value, c.key.origin, false});
+  out.settings.push_back({"secret_access_key", c.secret.value, c.secret.origin, true});
+  out.settings.push_back({"session_token", c.token.value, c.token.origin, true});
+}
+
+// ------------------------------------------------------------------ the profile
+
+// `flag` names what chose the profile: "--profile", or cloud.client's argument.
+Outcome<Found> choose_profile(const Sources& s, const std::string& flag) {
+  Found f = pick(s, "profile", flag, s.flags.profile);
+  if (f.value.empty()) f.value = "default";
+  bool known = s.file && s.file->find(f.value);
+  if (known || f.value == "default") return f;
+  std::string message = "no profile '" + f.value + "' (chosen by " + f.where + ")";
+  if (!s.file) message += ": there is no config file (CLOUDLUA_CONFIG_FILE names one; the default is ~/.config/cloudlua/config)";
+  else if (s.file->sections.empty()) message += " in " + s.file->path + ", which defines no profiles";
+  else {
+    std::vector<std::string> names;
+    for (const IniSection& sec : s.file->sections) names.push_back(sec.name);
+    message += " in " + s.file->path + " (profiles: " + joined(names) + ")";
+  }
+  return config_error("UnknownProfile", message);
+}
+
+// Shows what the emulator stands in for, once it is known whether it will.
+void describe_defaults(LoadedConfig& out) {
+  for (Setting& s : out.settings) {
+    bool endpoint = s.name.rfind("endpoint.", 0) == 0;
+    bool credential = s.name == "access_key_id" || s.name == "secret_access_key";
+    if (!s.value.empty() || s.origin != "default" || !(endpoint || credential)) continue;
+    if (!out.endpoints_configured) {
+      s.value = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
+      s.secret = false;  // a placeholder, not the secret
+    } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
+  }
+}
+
 }  // namespace
+
+// ------------------------------------------------------------------ public
+
+const IniEntry* IniSection::find(const std::string& key) const {
+  for (const IniEntry& e : entries)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+const IniSection* IniFile::find(const std::string& name) const {
+  for (const IniSection& s : sections)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+namespace {
+
+// One line of an INI file into `file`; "" or what is wrong with it.
+std::string parse_ini_line(const std::string& raw, int n, IniFile& file) {
+  std::string line = trim(raw);
+  if (line.empty() || line[0] == '#' || line[0] == ';') return "";
+  if (line[0] == '[') {
+    if (line.back() != ']') return "a section header is [name], closed with ']'";
+    std::string name = trim(line.substr(1, line.size() - 2));
+    if (!valid_name(name, "-_."))
+      return "a profile name is letters, digits, '-', '_' and '.' (got '" + name + "')";
+    if (const IniSection* first = file.find(name))
+      return "profile [" + name + "] is defined twice (first at line " + std::to_string(first->line) + ")";
+    file.sections.push_back({name, n, {}});
+    return "";
+  }
+  size_t eq = line.find('=');
+  if (eq == std::string::npos) return "expected 'key = value', a [profile] header or a # comment (got '" + line + "')";
+  std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+  if (!valid_name(key, "_.")) return "a key is lowercase letters, digits, '_' and '.' (got '" + key + "')";
+  if (file.sections.empty()) return key + " is set outside any [profile] section";
+  IniSection& section = file.sections.back();
+  if (value.empty()) return key + " has no value";
+  if (const IniEntry* first = section.find(key))
+    return key + " is set twice in [" + section.name + "] (first at line " + std::to_string(first->line) + ")";
+  section.entries.push_back({key, value, n});
+  return "";
+}
+
+}  // namespace
+
+Outcome<IniFile> parse_ini(const std::string& text, const std::string& path) {
+  IniFile file{path, {}};
+  std::istringstream in(text);
+  std::string raw;
+  for (int n = 1; std::getline(in, raw); ++n) {
+    std::string problem = parse_ini_line(raw, n, file);
+    if (!problem.empty()) return config_error("ConfigSyntax", located(path, n) + ": " + problem);
+  }
+  return file;
+}
 
 std::vector<std::string> api_names() {
   std::vector<std::string> out;
@@ -43,37 +534,75 @@ std::vector<std::string> api_names() {
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting) {
   size_t eq = setting.find('=');
   if (eq == std::string::npos || eq == 0)
-    return make_error(ErrorKind::config, "InvalidEndpoint",
-                      "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000 (got '" + setting + "')");
+    return config_error("InvalidEndpoint",
+                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000 (got '" + setting + "')");
   return std::make_pair(setting.substr(0, eq), setting.substr(eq + 1));
 }
 
-Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup& env) {
+namespace {
+
+Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup& env, const std::string& profile_flag) {
   LoadedConfig out;
-  ClientConfig& c = out.client;
-  c.profile = flags.profile.empty() ? env_or(env, "CLOUDLUA_PROFILE", "default") : flags.profile;
-  c.region = flags.region.empty() ? env_or(env, "CLOUDLUA_REGION", c.region) : flags.region;
-  std::string dialect = flags.dialect.empty() ? env_or(env, "CLOUDLUA_DIALECT", "ext") : flags.dialect;
-  c.dialect = Dialect::find(dialect);
-  if (!c.dialect)
-    return make_error(ErrorKind::config, "InvalidDialect", "dialect must be ext or aws (got '" + dialect + "')");
-  c.credentials.access_key_id = flags.access_key_id.empty() ? env_or(env, "CLOUDLUA_ACCESS_KEY_ID") : flags.access_key_id;
-  c.credentials.secret_access_key =
-      flags.secret_access_key.empty() ? env_or(env, "CLOUDLUA_SECRET_ACCESS_KEY") : flags.secret_access_key;
-  c.credentials.session_token = env_or(env, "CLOUDLUA_SESSION_TOKEN");
-  out.credentials_configured = !c.credentials.access_key_id.empty();
-  for (const std::string& api : api_names()) {
-    std::string url = env_or(env, ("CLOUDLUA_ENDPOINT_" + upper(api)).c_str());
-    if (!url.empty()) {
-      auto set = set_endpoint(c, api, url);
-      if (!set.ok()) return set.error();
-    }
+  std::optional<IniFile> file;
+  auto read = read_config_file(env, out, file);
+  if (!read.ok()) return read.error();
+  Sources s{flags, env, file ? &*file : nullptr, nullptr};
+  auto profile = choose_profile(s, profile_flag);
+  if (!profile.ok()) return profile.error();
+  out.client.profile = profile->value;
+  out.client.debug = flags.debug;
+  out.settings.push_back({"profile", profile->value, profile->origin, false});
+  s.profile = file ? file->find(profile->value) : nullptr;
+  auto applied = apply_settings(s, out);
+  if (!applied.ok()) return applied.error();
+  auto credentials = pick_credentials(s, profile->value);
+  if (!credentials.ok()) return credentials.error();
+  apply_credentials(*credentials, out);
+  describe_defaults(out);
+  return out;
+}
+
+}  // namespace
+
+Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup& env) {
+  return load_layers(flags, env, "--profile");
+}
+
+Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& env) {
+  EnvLookup locating_only = [&env](const char* name) -> const char* {
+    for (const char* keep : {"CLOUDLUA_CONFIG_FILE", "XDG_CONFIG_HOME", "HOME"})
+      if (std::strcmp(name, keep) == 0) return env(name);
+    return nullptr;
+  };
+  ConfigOverrides flags;
+  flags.profile = profile;
+  return load_layers(flags, locating_only, "cloud.client{profile=}");
+}
+
+std::string masked_value(const Setting& s) {
+  if (s.value.empty()) return "(not set)";
+  if (s.secret) return "********";
+  if (s.name == "access_key_id")
+    return s.value.size() <= 4 ? std::string(s.value.size(), '*') : std::string(s.value.size() - 4, '*') + s.value.substr(s.value.size() - 4);
+  return s.value;
+}
+
+std::string config_report(const LoadedConfig& c) {
+  std::vector<std::pair<std::string, std::string>> rows;  // name, value
+  std::vector<std::string> origins;
+  rows.push_back({"config_file", c.file.empty() ? "(none)" : c.file});
+  origins.push_back(c.file_origin.empty() ? "CLOUDLUA_CONFIG_FILE is empty" : c.file_origin);
+  for (const Setting& s : c.settings) rows.push_back({s.name, masked_value(s)}), origins.push_back(s.origin);
+  size_t name_width = 0, value_width = 0;
+  for (const auto& [name, value] : rows) name_width = std::max(name_width, name.size()), value_width = std::max(value_width, value.size());
+  value_width = std::min<size_t>(value_width, 48);
+  std::string out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::string line = rows[i].first + std::string(name_width + 2 - rows[i].first.size(), ' ') + rows[i].second;
+    size_t pad = rows[i].second.size() < value_width ? value_width - rows[i].second.size() : 0;
+    out += line + std::string(pad + 2, ' ') + origins[i] + "\n";
   }
-  for (const auto& [api, url] : flags.endpoints) {
-    auto set = set_endpoint(c, api, url);
-    if (!set.ok()) return set.error();
-  }
-  out.endpoints_configured = !c.endpoints.empty();
+  if (!c.profiles.empty()) out += "profiles in the file: " + joined(c.profiles) + "\n";
   return out;
 }
 

@@ -1,6 +1,16 @@
 // Configuration: where the client's settings come from, highest first: arguments of
 // cloud.client{} (applied by the binding), command-line flags, CLOUDLUA_* environment
-// variables, then built-in defaults. The config file arrives with the REPL/CLI issue.
+// variables, the selected profile of the config file, built-in defaults. Every
+// effective value remembers where it came from, so `cloudlua config` can say.
+//
+// The config file is an INI file a person edits by hand: `[profile]` sections of
+// `key = value` lines, `#` or `;` comments. It lives in the user's config directory
+// ($XDG_CONFIG_HOME/cloudlua/config, else ~/.config/cloudlua/config) unless
+// CLOUDLUA_CONFIG_FILE names another ("" for none). Credentials are a unit: the
+// highest layer that gives an access key gives the secret and the session token too,
+// so two accounts are never mixed. A file that holds secrets is refused when group
+// or others can read it, as ssh refuses a readable private key.
+//
 // When no endpoint is configured anywhere, `endpoints_configured` is false and the
 // layer above starts the embedded emulator; core itself never does.
 #pragma once
@@ -8,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/client.h"
 #include "core/error.h"
@@ -22,21 +33,68 @@ struct ConfigOverrides {
   std::string access_key_id;
   std::string secret_access_key;
   std::map<std::string, std::string> endpoints;  // api -> URL
+  std::function<void(const std::string&)> debug;  // --debug: where the wire dumps go
+};
+
+// One effective setting and where its value came from.
+struct Setting {
+  std::string name;    // "region", "endpoint.storage", "secret_access_key"
+  std::string value;   // "" when not set
+  std::string origin;  // "flag --region", "env CLOUDLUA_REGION", "file /home/u/.config/cloudlua/config:7", "default"
+  bool secret = false;
 };
 
 struct LoadedConfig {
   ClientConfig client;
   bool endpoints_configured = false;
   bool credentials_configured = false;
+  std::string file;                   // the config file read; "" when none
+  std::string file_origin;            // "env CLOUDLUA_CONFIG_FILE" or "default location"
+  std::vector<std::string> profiles;  // the profiles the file defines, in its order
+  std::vector<Setting> settings;      // every setting, in the order `cloudlua config` shows them
 };
 
 using EnvLookup = std::function<const char*(const char* name)>;
 
-// Merges flags over the environment over defaults. Errors (kind config) name the
-// setting and the allowed values: an unknown dialect, an unknown API in an endpoint.
+// Merges flags over the environment over the config file over defaults. Errors (kind
+// config) say what is wrong and where: "file:line: ..." for the file, the variable
+// or flag otherwise; an unknown profile lists the known ones.
 Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup& env);
 
-// Parses "api=url" (the --endpoint flag and CLOUDLUA_ENDPOINT_<API>).
+// A named profile on its own, for cloud.client{profile=}: the config file's section
+// over defaults; flags and CLOUDLUA_* settings belong to the session's profile and
+// do not apply (only the variables that locate the file are read).
+Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& env);
+
+// What `cloudlua config` prints: one line per setting, value (secrets masked) and origin.
+std::string config_report(const LoadedConfig& config);
+
+// The value as it may be shown: secrets as "********", the access key id with its
+// last four characters only, "(not set)" for nothing.
+std::string masked_value(const Setting& setting);
+
+// The config file's syntax, exposed for tests: sections of key = value entries.
+struct IniEntry {
+  std::string key;
+  std::string value;
+  int line = 0;
+};
+struct IniSection {
+  std::string name;
+  int line = 0;
+  std::vector<IniEntry> entries;
+  const IniEntry* find(const std::string& key) const;
+};
+struct IniFile {
+  std::string path;
+  std::vector<IniSection> sections;
+  const IniSection* find(const std::string& name) const;
+};
+
+// Errors (kind config, code ConfigSyntax) read "path:line: what is wrong".
+Outcome<IniFile> parse_ini(const std::string& text, const std::string& path);
+
+// Parses "api=url" (the --endpoint flag).
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting);
 
 // The APIs an endpoint can be set for, in the model's order.

@@ -5,6 +5,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "core/protocol.h"
@@ -309,12 +310,24 @@ void apply_client_options(lua_State* L, ClientConfig& c) {
   lua_pop(L, 4);
 }
 
+// A named profile's configuration on its own (core's load_profile): the config
+// file's section over defaults. The session's --debug hook carries over.
+ClientConfig profile_config(lua_State* L, const std::string& profile) {
+  auto loaded = load_profile(profile, [](const char* name) { return std::getenv(name); });
+  if (!loaded.ok()) raise(L, loaded.error());
+  loaded->client.debug = session_of(L).config.client.debug;
+  return loaded->client;
+}
+
 // cloud.client{profile=, region=, dialect=, endpoints=, credentials=}: a new client
-// whose left-out fields come from the session's configuration.
+// whose left-out fields come from the session's configuration, or with profile=
+// from that profile of the config file.
 int l_client(lua_State* L) {
   if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
   luaL_checktype(L, 1, LUA_TTABLE);
   ClientConfig config = session_of(L).config.client;
+  std::string profile = opt_string_field(L, 1, "profile", "client");
+  if (!profile.empty()) config = profile_config(L, profile);
   apply_client_options(L, config);
   lua_newtable(L);
   fill_client_table(L, std::make_shared<Client>(config));

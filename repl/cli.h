@@ -1,5 +1,6 @@
-// The pieces of the command line: the Lua runner (scripts, -e, the REPL) and the
-// `serve` sub-command. main.cpp parses the options with CLI11 and calls these.
+// The pieces of the command line: the Lua runner (scripts, -e, the REPL, scripted
+// sessions) and the `serve` and `config` sub-commands. main.cpp parses the options
+// with CLI11 and calls these.
 #pragma once
 
 #include <string>
@@ -11,12 +12,23 @@ struct lua_State;
 
 namespace cloud {
 
+enum class Output { text, json };
+
+// One -e CODE or -l [g=]MOD, kept in command-line order as lua runs them.
+struct LuaStep {
+  bool require = false;
+  std::string text;
+};
+
 struct RunOptions {
   ConfigOverrides config;
-  std::vector<std::string> exec;        // -e chunks, in order
-  std::vector<std::string> modules;     // -l modules, in order
+  std::vector<LuaStep> steps;           // -e and -l, in order
   bool interactive = false;             // -i
   bool version = false;                 // -v
+  bool ignore_env = false;              // -E: no CLOUDLUA_INIT, LUA_PATH, LUA_CPATH
+  bool warnings = false;                // -W
+  bool keep_going = false;              // scripted sessions: carry on after an error
+  Output output = Output::text;         // --output json: returned values as JSON
   std::string script;                   // "" none, "-" stdin
   std::vector<std::string> script_args;
   std::vector<std::string> argv;        // the whole command line, for `arg`
@@ -32,6 +44,21 @@ struct ServeOptions {
 };
 
 int run_serve(const ServeOptions& options);
+
+// `cloudlua config`: the effective configuration, secrets masked, and where each
+// value came from.
+int run_config(const ConfigOverrides& config);
+
+// A scripted session (stdin not a terminal, no script given): stdin read as the REPL
+// reads it, statement by statement, without prompts; values of expressions printed
+// (as JSON with --output json). Stops at the first error with status 1, unless
+// keep_going, when it carries on and still ends with 1.
+int run_session_script(lua_State* L, const RunOptions& options);
+
+// Prints the values from stack index `first` to the top and pops them: one JSON
+// document per line, or through the global print. False (error reported) when a
+// value has no JSON form.
+bool print_values(lua_State* L, int first, Output how);
 
 // The REPL on an open state: reads lines until end of input.
 void run_repl(lua_State* L);

@@ -1,20 +1,31 @@
 // cloudlua's entry point: the command line of `lua` (script and args, -e, -l, -i,
-// -v, -) plus the configuration flags and the `serve` sub-command, parsed by CLI11.
-// Everything after the script name belongs to the script, as with `lua`.
+// -v, -E, -W, -, --) plus the configuration flags, the output and debug switches, and
+// the `serve`, `config` and `test` sub-commands, parsed by CLI11. Everything after
+// the script name belongs to the script, as with `lua`.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 
 #include "repl/cli.h"
 
+#if __has_include("repl/test_runner.h")
+#include "repl/test_runner.h"
+#define CLOUDLUA_HAVE_TEST_RUNNER 1
+#endif
+
 namespace {
 
+// The flags that choose the account and endpoints; the main command and the
+// sub-commands that talk to the platform take them (before or after their name).
 void add_config_flags(CLI::App& app, cloud::ConfigOverrides& c, std::vector<std::string>& endpoints) {
-  app.add_option("--profile", c.profile, "Configuration profile");
+  app.add_option("--profile", c.profile, "Profile of the config file (else CLOUDLUA_PROFILE, else default)");
   app.add_option("--region", c.region, "Region (default jp-east-1)");
-  app.add_option("--endpoint", endpoints, "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002)");
-  app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID)");
-  app.add_option("--secret-key", c.secret_access_key, "Secret access key (else CLOUDLUA_SECRET_ACCESS_KEY)");
+  app.add_option("--endpoint", endpoints, "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002)")
+      ->type_name("API=URL")
+      ->allow_extra_args(false);
+  app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws");
+  app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)");
+  app.add_option("--secret-key", c.secret_access_key, "Secret access key (given with --access-key)");
 }
 
 // --endpoint values into the overrides; false (with a message) on a malformed one.
@@ -30,36 +41,99 @@ bool apply_endpoints(const std::vector<std::string>& endpoints, cloud::ConfigOve
   return true;
 }
 
+void write_debug(const std::string& text) {
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+// -e and -l in the order they were given: lua runs them so.
+std::vector<cloud::LuaStep> ordered_steps(const CLI::App& app, const CLI::Option* exec, const CLI::Option* require) {
+  std::vector<cloud::LuaStep> steps;
+  size_t e = 0, l = 0;
+  for (const CLI::Option* opt : app.parse_order()) {
+    if (opt == exec) steps.push_back({false, exec->results().at(e++)});
+    if (opt == require) steps.push_back({true, require->results().at(l++)});
+  }
+  return steps;
+}
+
+void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
+  CLI::App* cmd = app.add_subcommand("serve", "Run the emulator of the platform on loopback");
+  cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports");
+  cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1)");
+  cmd->add_option("--dialect", serve.dialect, "Signatures accepted: ext, aws or any")->check(CLI::IsMember({"ext", "aws", "any"}));
+  cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept");
+  cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret");
+  cmd->add_option("--region", serve.config.region, "Region of the emulated platform");
+}
+
+#ifdef CLOUDLUA_HAVE_TEST_RUNNER
+// `cloudlua test [paths...]`: the test runner (repl/test_runner.cpp) provides run_tests.
+CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::ConfigOverrides& config,
+                           std::vector<std::string>& endpoints) {
+  CLI::App* cmd = app.add_subcommand("test", "Run Lua test files (a folder: its *_test.lua files); TAP output");
+  cmd->add_option("paths", test.paths, "Test files and folders");
+  cmd->add_option("--filter", test.filter, "Run only the cases whose name matches PATTERN")->type_name("PATTERN");
+  cmd->add_flag("--list", test.list, "List the cases without running them");
+  add_config_flags(*cmd, config, endpoints);
+  return cmd;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cloudlua: the cloud platform's APIs as Lua functions.\n"
-               "  cloudlua [options] [script [args]]   run a script, or the REPL when none is given"};
+               "  cloudlua [options] [script [args]]   run a script, or the REPL when none is given\n"
+               "  cloudlua config                       show the effective configuration"};
   app.prefix_command();
   cloud::RunOptions run;
   std::vector<std::string> endpoints;
   add_config_flags(app, run.config, endpoints);
-  app.add_option("--dialect", run.config.dialect, "Signing dialect: ext (default) or aws");
-  app.add_option("-e", run.exec, "Execute the Lua chunk CODE")->type_name("CODE")->allow_extra_args(false);
-  app.add_option("-l", run.modules, "Require module MOD into the global MOD")->type_name("MOD")->allow_extra_args(false);
+  std::vector<std::string> exec_values, require_values;  // read back in order by ordered_steps
+  CLI::Option* exec = app.add_option("-e", exec_values, "Execute the Lua chunk CODE")->type_name("CODE")->allow_extra_args(false);
+  CLI::Option* require = app.add_option("-l", require_values, "Require module MOD into the global MOD (g=MOD: into g)")
+                             ->type_name("MOD")->allow_extra_args(false);
   app.add_flag("-i", run.interactive, "Enter the REPL after running the script");
   app.add_flag("-v,--version", run.version, "Show the version");
+  app.add_flag("-E", run.ignore_env, "Ignore CLOUDLUA_INIT, LUA_PATH and LUA_CPATH");
+  app.add_flag("-W", run.warnings, "Turn Lua warnings on");
+  std::string output = "text";
+  app.add_option("--output", output, "How -e chunks' and scripts' returned values are printed: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  bool debug = false;
+  app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted");
+  app.add_flag("--keep-going", run.keep_going, "Scripted session (stdin not a terminal): carry on after errors");
 
   cloud::ServeOptions serve;
-  std::vector<std::string> serve_endpoints;
-  CLI::App* serve_cmd = app.add_subcommand("serve", "Run the emulator of the platform on loopback");
-  serve_cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports");
-  serve_cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1)");
-  serve_cmd->add_option("--dialect", serve.dialect, "Signatures accepted: ext, aws or any")
-      ->check(CLI::IsMember({"ext", "aws", "any"}));
-  serve_cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept");
-  serve_cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret");
-  serve_cmd->add_option("--region", serve.config.region, "Region of the emulated platform");
+  add_serve_command(app, serve);
+  std::vector<std::string> config_endpoints;
+  CLI::App* config_cmd = app.add_subcommand("config", "Show the effective configuration and where each value came from");
+  add_config_flags(*config_cmd, run.config, config_endpoints);
+#ifdef CLOUDLUA_HAVE_TEST_RUNNER
+  cloud::TestOptions test;
+  std::vector<std::string> test_endpoints;
+  CLI::App* test_cmd = add_test_command(app, test, run.config, test_endpoints);
+#endif
 
   CLI11_PARSE(app, argc, argv);
+  endpoints.insert(endpoints.end(), config_endpoints.begin(), config_endpoints.end());
+#ifdef CLOUDLUA_HAVE_TEST_RUNNER
+  endpoints.insert(endpoints.end(), test_endpoints.begin(), test_endpoints.end());
+#endif
   if (!apply_endpoints(endpoints, run.config)) return 1;
-  if (*serve_cmd) return cloud::run_serve(serve);
+  if (debug) run.config.debug = write_debug;
+  run.output = output == "json" ? cloud::Output::json : cloud::Output::text;
+  if (app.got_subcommand("serve")) return cloud::run_serve(serve);
+  if (*config_cmd) return cloud::run_config(run.config);
+#ifdef CLOUDLUA_HAVE_TEST_RUNNER
+  if (*test_cmd) {
+    test.config = run.config;  // the configuration flags, given before or after `test`
+    return cloud::run_tests(test);
+  }
+#endif
 
+  run.steps = ordered_steps(app, exec, require);
   std::vector<std::string> rest = app.remaining();
   if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
   if (!rest.empty()) {

@@ -1,15 +1,20 @@
 // Running Lua the way `lua` does: one state, the `cloud` module installed, the `arg`
-// table, -l and -e in order, then the script (or stdin), then maybe the REPL. Every
-// chunk runs under a message handler that adds a traceback; a failure prints
-// "cloudlua: <message>" on stderr and makes the exit status 1.
+// table, CLOUDLUA_INIT (as LUA_INIT), -e and -l in command-line order, then the
+// script (or stdin), then maybe the REPL. Every chunk runs under a message handler
+// that adds a traceback; a failure prints "cloudlua: <message>" on stderr and makes
+// the exit status 1. With --output json the values a -e chunk or the script returns
+// are printed as JSON, one document per line.
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
+#include "lua/convert.h"
 #include "lua/session.h"
 #include "repl/cli.h"
 
@@ -40,53 +45,123 @@ void create_arg_table(lua_State* L, const RunOptions& o) {
   lua_setglobal(L, "arg");
 }
 
-int run_chunk(lua_State* L, int status) {
-  if (status == LUA_OK) status = protected_call(L, 0, 0);
+// Runs the function on top of the stack (its `nargs` arguments above it); its
+// results are printed when the output is JSON.
+int run_function(lua_State* L, int nargs, Output output) {
+  int base = lua_gettop(L) - nargs;  // the function's index
+  int status = protected_call(L, nargs, output == Output::json ? LUA_MULTRET : 0);
+  if (status == LUA_OK && output == Output::json && !print_values(L, base, output)) status = LUA_ERRRUN;
   report_error(L, status);
   return status;
 }
 
-int require_module(lua_State* L, const std::string& name) {
+int run_chunk(lua_State* L, int load_status, Output output) {
+  if (load_status != LUA_OK) {
+    report_error(L, load_status);
+    return load_status;
+  }
+  return run_function(L, 0, output);
+}
+
+// -l MOD requires MOD into the global MOD; -l g=MOD into the global g (Lua 5.4.4).
+int require_module(lua_State* L, const std::string& spec) {
+  size_t eq = spec.find('=');
+  std::string global = eq == std::string::npos ? spec : spec.substr(0, eq);
+  std::string module = eq == std::string::npos ? spec : spec.substr(eq + 1);
   lua_getglobal(L, "require");
-  lua_pushstring(L, name.c_str());
+  lua_pushstring(L, module.c_str());
   int status = protected_call(L, 1, 1);
-  if (status == LUA_OK) lua_setglobal(L, name.c_str());
+  if (status == LUA_OK) lua_setglobal(L, global.c_str());
   report_error(L, status);
   return status;
+}
+
+// CLOUDLUA_INIT, as lua's LUA_INIT: "@file" runs the file, anything else is code.
+int run_init(lua_State* L) {
+  const char* init = std::getenv("CLOUDLUA_INIT");
+  if (!init || !*init) return LUA_OK;
+  if (init[0] == '@') return run_chunk(L, luaL_loadfile(L, init + 1), Output::text);
+  return run_chunk(L, luaL_loadbuffer(L, init, std::strlen(init), "=CLOUDLUA_INIT"), Output::text);
+}
+
+int run_steps(lua_State* L, const RunOptions& o) {
+  for (const LuaStep& step : o.steps) {
+    int status = step.require ? require_module(L, step.text)
+                              : run_chunk(L, luaL_loadbuffer(L, step.text.data(), step.text.size(), "=(command line)"), o.output);
+    if (status != LUA_OK) return status;
+  }
+  return LUA_OK;
 }
 
 int run_script(lua_State* L, const RunOptions& o) {
   const char* file = o.script == "-" ? nullptr : o.script.c_str();
   int status = luaL_loadfile(L, file);
-  if (status != LUA_OK) return run_chunk(L, status);
+  if (status != LUA_OK) return run_chunk(L, status, o.output);
   for (const std::string& a : o.script_args) lua_pushstring(L, a.c_str());
-  status = protected_call(L, static_cast<int>(o.script_args.size()), 0);
-  report_error(L, status);
-  return status;
+  return run_function(L, static_cast<int>(o.script_args.size()), o.output);
 }
 
 void print_version() { std::printf("cloudlua %s (%s)\n", CLOUDLUA_VERSION, LUA_RELEASE); }
 
 int run_all(lua_State* L, const RunOptions& o) {
   create_arg_table(L, o);
-  for (const std::string& m : o.modules)
-    if (require_module(L, m) != LUA_OK) return 1;
-  for (const std::string& code : o.exec)
-    if (run_chunk(L, luaL_loadbuffer(L, code.data(), code.size(), "=(command line)")) != LUA_OK) return 1;
+  if (!o.ignore_env && run_init(L) != LUA_OK) return 1;
+  if (run_steps(L, o) != LUA_OK) return 1;
   if (!o.script.empty() && run_script(L, o) != LUA_OK) return 1;
-  bool nothing_given = o.script.empty() && o.exec.empty() && !o.version;
-  if (o.interactive || (nothing_given && isatty(STDIN_FILENO))) {
+  bool nothing_given = o.script.empty() && o.steps.empty() && !o.version;
+  bool terminal = isatty(STDIN_FILENO);
+  if (o.interactive || (nothing_given && terminal)) {
     if (nothing_given) print_version();
     run_repl(L);
   } else if (nothing_given) {
-    RunOptions from_stdin = o;
-    from_stdin.script = "-";
-    if (run_script(L, from_stdin) != LUA_OK) return 1;
+    return run_session_script(L, o);
   }
   return 0;
 }
 
+// Pushes the JSON text of the value at `index` (the `position`th returned), or an
+// error message naming the value and the field without a JSON form; false on error.
+bool push_json_text(lua_State* L, int index, int position) {
+  if (lua_isnil(L, index)) return lua_pushliteral(L, "null"), true;
+  auto value = to_json(L, index);
+  if (!value.ok()) {
+    const Error& e = value.error();
+    std::string field = e.fields.empty() || e.fields.front().path == "(argument)" ? "" : " at " + e.fields.front().path;
+    lua_pushfstring(L, "--output json: returned value %d%s has no JSON form (%s)", position, field.c_str(), e.message.c_str());
+    return false;
+  }
+  std::string text = value->dump(-1, ' ', false, json::error_handler_t::replace);
+  lua_pushlstring(L, text.data(), text.size());
+  return true;
+}
+
 }  // namespace
+
+bool print_values(lua_State* L, int first, Output how) {
+  int last = lua_gettop(L);
+  if (how == Output::text) {
+    if (first > last) return true;
+    lua_getglobal(L, "print");
+    lua_insert(L, first);
+    int status = protected_call(L, last - first + 1, 0);
+    report_error(L, status);
+    return status == LUA_OK;
+  }
+  for (int i = first; i <= last; ++i) {
+    bool ok = push_json_text(L, i, i - first + 1);
+    if (!ok) {
+      lua_replace(L, first);
+      lua_settop(L, first);
+      return false;  // the message is on top, for report_error
+    }
+    std::fputs(lua_tostring(L, -1), stdout);
+    std::fputc('\n', stdout);
+    lua_pop(L, 1);
+  }
+  std::fflush(stdout);
+  lua_settop(L, first - 1);
+  return true;
+}
 
 int protected_call(lua_State* L, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;
@@ -107,14 +182,19 @@ void report_error(lua_State* L, int status) {
 
 int run_lua(const RunOptions& o) {
   if (o.version) print_version();
-  if (o.version && o.script.empty() && o.exec.empty() && !o.interactive) return 0;
+  if (o.version && o.script.empty() && o.steps.empty() && !o.interactive) return 0;
   auto session = open_session(o.config);
   if (!session.ok()) {
     std::fprintf(stderr, "cloudlua: %s\n", session.error().describe().c_str());
     return 1;
   }
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
+  if (o.ignore_env) {  // as lua -E: the package library then ignores LUA_PATH and LUA_CPATH
+    lua_pushboolean(L.get(), 1);
+    lua_setfield(L.get(), LUA_REGISTRYINDEX, "LUA_NOENV");
+  }
   luaL_openlibs(L.get());
+  if (o.warnings) lua_warning(L.get(), "@on", 0);
   open_cloud(L.get(), session.value());
   return run_all(L.get(), o);
 }

@@ -187,3 +187,29 @@ TEST_CASE("JSON error codes come from the error-type header first, then the body
   CHECK(e.error().message == "bad input");
   CHECK(e.error().status == 400);
 }
+
+TEST_CASE("The debug hook sees every attempt, and never a secret, even one the server echoes") {
+  // A server that answers with what it received, as some error bodies do.
+  ScriptedServer server([](int n, const httplib::Request& req, httplib::Response& res) {
+    res.status = n == 1 ? 503 : 200;
+    std::string echo = req.get_header_value("Authorization") + " " + req.get_header_value("X-Ext-Security-Token");
+    res.set_content(n == 1 ? json{{"code", "Unavailable"}, {"message", echo}}.dump() : R"({"snapshot":{"name":"snap-1"}})",
+                    "application/json");
+  });
+  ClientConfig config = config_for("cluster", server.url());
+  config.credentials.session_token = "FwoGZXIvYXdzEJr-session-token";
+  std::vector<std::string> dumps;
+  config.debug = [&dumps](const std::string& text) { dumps.push_back(text); };
+  FakeSleepClient c(config);
+  REQUIRE(c.client.call("UpdateSnapshot", kUpdate).ok());
+  REQUIRE(dumps.size() == 2);
+  CHECK(dumps[0].rfind("* UpdateSnapshot, attempt 1\n> PUT " + server.url() + "/v1/snapshots/snap-1\n", 0) == 0);
+  CHECK(dumps[0].find("< HTTP 503") != std::string::npos);
+  CHECK(dumps[1].find("< HTTP 200") != std::string::npos);
+  CHECK(dumps[1].find("\"description\":\"from C++\"") != std::string::npos);  // the request body
+  for (const std::string& d : dumps) {
+    CHECK(d.find(cloud::kEmulatorSecretKey) == std::string::npos);
+    CHECK(d.find("FwoGZXIvYXdzEJr") == std::string::npos);
+    CHECK(d.find("Signature=<redacted>") != std::string::npos);
+  }
+}

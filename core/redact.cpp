@@ -1,0 +1,136 @@
+// Redaction and the --debug exchange dump; see redact.h. Bodies are cut before they
+// are redacted only with a margin past the shown length, then cut again, so a secret
+// straddling the cut is still found whole.
+#include "core/redact.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <regex>
+
+#include "core/uri.h"
+
+namespace cloud {
+
+namespace {
+
+// name = value, name: value, "name": "value", name=value in a query string: the
+// names of secrets in the spellings the two dialects, JSON and INI files use.
+const std::regex& named_secret() {
+  static const std::regex re(
+      R"(((?:secret_?access_?key|secret[_-]?key|session_?token|security-token|signature)["']?\s*[:=]\s*["']?)[^\s&"',;}<>]+)",
+      std::regex::icase | std::regex::optimize);
+  return re;
+}
+
+// <SecretAccessKey>...</SecretAccessKey> and friends in XML bodies.
+const std::regex& xml_secret() {
+  static const std::regex re(R"((<(?:secret_?access_?key|session_?token|signature(?:provided)?)>)[^<]*)",
+                             std::regex::icase | std::regex::optimize);
+  return re;
+}
+
+void replace_all(std::string& text, const std::string& secret) {
+  for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + std::strlen(kRedacted)))
+    text.replace(at, secret.size(), kRedacted);
+}
+
+// Literal secrets as given and percent-encoded (as in a presigned URL), longest first
+// so that a secret containing another is replaced whole.
+std::vector<std::string> literal_forms(const std::vector<std::string>& known) {
+  std::vector<std::string> forms;
+  for (const std::string& s : known)
+    if (!s.empty()) forms.push_back(s), forms.push_back(uri_encode(s));
+  std::sort(forms.begin(), forms.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return forms;
+}
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+// Text is shown as it is; anything with control bytes (other than tab and line
+// breaks) is summarised instead.
+bool looks_binary(std::string_view body) {
+  return std::any_of(body.begin(), body.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u < 0x20 && c != '\n' && c != '\r' && c != '\t';
+  });
+}
+
+// Every line of `text` prefixed with `mark`.
+void add_lines(std::string& out, const std::string& mark, const std::string& text) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out += mark + line + "\n";
+    start = end + 1;
+  }
+}
+
+void add_body(std::string& out, const std::string& mark, const std::string& body, const ExchangeInfo& info) {
+  if (body.empty()) return;
+  const size_t margin = 1024;
+  std::string_view head(body.data(), std::min(body.size(), info.body_limit + margin));
+  out += mark.substr(0, 1) + "\n";  // a bare "<" or ">" line between headers and body
+  if (looks_binary(head.substr(0, std::min(head.size(), info.body_limit)))) {
+    out += mark + "(" + std::to_string(body.size()) + " bytes of binary data)\n";
+    return;
+  }
+  std::string shown = redact(head, info.secrets);
+  bool cut = body.size() > info.body_limit;
+  if (cut) shown.resize(std::min(shown.size(), info.body_limit));
+  add_lines(out, mark, shown);
+  if (cut) out += mark + "... (cut: " + std::to_string(body.size()) + " bytes in all)\n";
+}
+
+void add_headers(std::string& out, const std::string& mark, const Headers& headers, const ExchangeInfo& info) {
+  for (const Header& h : headers) out += mark + redact(h.first + ": " + h.second, info.secrets) + "\n";
+}
+
+// The signatures a request carries (Authorization header, presigned URL), so that
+// an answer echoing one in free text is redacted too.
+std::vector<std::string> signatures_in(const HttpRequest& request) {
+  static const std::regex re(R"(signature=([0-9a-f]{16,}))", std::regex::icase);
+  std::vector<std::string> found;
+  std::string where = request.url;
+  for (const Header& h : request.headers) where += "\n" + h.second;
+  for (std::sregex_iterator it(where.begin(), where.end(), re), end; it != end; ++it) found.push_back((*it)[1]);
+  return found;
+}
+
+}  // namespace
+
+std::string redact(std::string_view text, const std::vector<std::string>& known_secrets) {
+  std::string out(text);
+  for (const std::string& form : literal_forms(known_secrets)) replace_all(out, form);
+  out = std::regex_replace(out, named_secret(), std::string("$1") + kRedacted);
+  out = std::regex_replace(out, xml_secret(), std::string("$1") + kRedacted);
+  return out;
+}
+
+std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResponse>& response,
+                              const ExchangeInfo& given) {
+  ExchangeInfo info = given;
+  for (std::string& signature : signatures_in(request)) info.secrets.push_back(std::move(signature));
+  std::string out = "* " + info.label + ", attempt " + std::to_string(info.attempt) + "\n";
+  out += "> " + redact(request.method + " " + request.url, info.secrets) + "\n";
+  add_headers(out, "> ", request.headers, info);
+  add_body(out, "> ", request.body, info);
+  if (!response.ok()) {
+    out += "< no answer after " + format_seconds(info.seconds) + ": " + redact(response.error().describe(), info.secrets) + "\n";
+    return out;
+  }
+  const HttpResponse& r = response.value();
+  out += "< HTTP " + std::to_string(r.status) + " (" + format_seconds(info.seconds) + ")\n";
+  add_headers(out, "< ", r.headers, info);
+  add_body(out, "< ", r.body, info);
+  return out;
+}
+
+}  // namespace cloud

@@ -1,0 +1,39 @@
+// Keeping secrets out of what people and logs see, above all the --debug wire dumps.
+// One function, `redact`, decides what is secret; everything shown passes through
+// it: signatures (Authorization and presigned URLs), session tokens (headers and
+// query parameters of either dialect), secret keys in any common spelling, and any
+// literal secret the caller knows (the configured secret key and token, also in
+// their percent-encoded form). Access key ids are not secret and stay visible.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "core/http.h"
+
+namespace cloud {
+
+inline constexpr const char* kRedacted = "<redacted>";
+
+// `text` with every secret replaced by kRedacted. Empty known secrets are ignored.
+std::string redact(std::string_view text, const std::vector<std::string>& known_secrets);
+
+// What --debug prints for one HTTP exchange, curl -v style: "* " a title line, "> "
+// the request (method, URL, headers, body), "< " the answer (status, headers, body)
+// or the error that stood for it. Bodies longer than `body_limit` bytes are cut,
+// binary ones summarised. Everything goes through `redact`, with the request's own
+// signatures added to the known secrets (an answer may echo them).
+struct ExchangeInfo {
+  std::string label;   // "UpdateSnapshot", or "request" for cloud.request
+  int attempt = 1;
+  double seconds = 0;  // from sending to the end of the answer
+  std::vector<std::string> secrets;  // known secrets: secret key, session token
+  size_t body_limit = 2048;
+};
+
+std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResponse>& response,
+                              const ExchangeInfo& info);
+
+}  // namespace cloud

@@ -1,0 +1,71 @@
+-- Helpers for the tests that drive the built binary (CLOUDLUA_TEST_BIN): run a
+-- command with its stdin, stdout and stderr in files, write temporary files, and
+-- compare with messages that show both sides. Loaded with dofile by the *_test.lua
+-- files beside it.
+local M = {}
+
+M.bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set")
+
+function M.quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local temporaries = {}
+
+-- Writes `text` to a new temporary file (chmod `mode` when given); returns its name.
+function M.temp_file(text, mode)
+  local name = os.tmpname()
+  local f = assert(io.open(name, "w"))
+  f:write(text)
+  f:close()
+  if mode then assert(os.execute("chmod " .. mode .. " " .. M.quote(name))) end
+  temporaries[#temporaries + 1] = name
+  return name
+end
+
+function M.read_file(name)
+  local f = assert(io.open(name, "r"))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+function M.cleanup()
+  for _, name in ipairs(temporaries) do os.remove(name) end
+  temporaries = {}
+end
+
+-- Runs cloudlua with `args` (a shell-quoted string) and `opts.env` (a table of
+-- variables; the config file is /dev/null unless given), stdin from `opts.input`
+-- (else /dev/null). Returns stdout, stderr and the exit code.
+function M.cloudlua(args, opts)
+  opts = opts or {}
+  local env = { CLOUDLUA_CONFIG_FILE = "/dev/null" }
+  for k, v in pairs(opts.env or {}) do env[k] = v end
+  local prefix = "env"
+  for k, v in pairs(env) do
+    prefix = prefix .. (v == false and " -u " .. k or " " .. k .. "=" .. M.quote(v))
+  end
+  local input = opts.input and M.temp_file(opts.input) or "/dev/null"
+  local err_file = os.tmpname()
+  local p = assert(io.popen(("%s %s %s <%s 2>%s"):format(prefix, M.quote(M.bin), args, M.quote(input), err_file), "r"))
+  local out = p:read("a")
+  local _, _, code = p:close()
+  local err = M.read_file(err_file)
+  os.remove(err_file)
+  return out, err, code
+end
+
+function M.eq(actual, expected, what)
+  if actual ~= expected then
+    error(("%s:\nexpected %q\n     got %q"):format(what, tostring(expected), tostring(actual)), 2)
+  end
+end
+
+-- Asserts that `text` holds the plain string `part` (or does not, when absent=true).
+function M.has(text, part, what, absent)
+  local found = text:find(part, 1, true) ~= nil
+  if found == (absent or false) then
+    error(("%s: %q %s in:\n%s"):format(what, part, absent and "found" or "not found", text), 2)
+  end
+end
+
+return M

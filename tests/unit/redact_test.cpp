@@ -1,0 +1,109 @@
+// Redaction: what --debug shows never holds a signature, a session token or a
+// secret key, in either dialect, in headers, URLs and bodies, cut or not.
+#include <catch2/catch.hpp>
+
+#include "core/redact.h"
+#include "core/sigv4.h"
+#include "core/uri.h"
+
+namespace {
+
+using cloud::redact;
+
+const std::string kSecret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+const std::string kToken = "FwoGZXIvYXdzEJr//////////wEaDK+token=";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+cloud::SignOutput signed_request(const cloud::Dialect& dialect, bool presigned) {
+  cloud::SignInput in;
+  in.method = "PUT";
+  in.url = "https://storage.example.com/bucket/key?partNumber=1&uploadId=u";
+  in.region = "jp-east-1";
+  in.service = "s3";
+  in.credentials = {"AKIDEXAMPLE", kSecret, kToken};
+  in.time = "20240102T030405Z";
+  in.dialect = &dialect;
+  in.body = "part";
+  if (presigned) in.presign_expires = 300;
+  auto out = cloud::sign(in);
+  REQUIRE(out.ok());
+  return out.value();
+}
+
+}  // namespace
+
+TEST_CASE("redact: the Authorization header keeps its access key and scope, loses its signature", "[redact]") {
+  for (const cloud::Dialect* d : {&cloud::Dialect::ext(), &cloud::Dialect::aws()}) {
+    auto s = signed_request(*d, false);
+    std::string shown = redact("Authorization: " + s.authorization, {});
+    CHECK_FALSE(contains(shown, s.signature));
+    CHECK(contains(shown, "Credential=AKIDEXAMPLE/20240102/jp-east-1/s3/"));
+    CHECK(contains(shown, "SignedHeaders="));
+    CHECK(contains(shown, "Signature=<redacted>"));
+  }
+}
+
+TEST_CASE("redact: presigned URLs lose their signature and token in both dialects", "[redact]") {
+  for (const cloud::Dialect* d : {&cloud::Dialect::ext(), &cloud::Dialect::aws()}) {
+    auto s = signed_request(*d, true);
+    std::string shown = redact(s.url, {});
+    CHECK_FALSE(contains(shown, s.signature));
+    CHECK_FALSE(contains(shown, "FwoGZXIvYXdzEJr"));
+    CHECK(contains(shown, d->query_prefix + "Signature=<redacted>"));
+    CHECK(contains(shown, d->query_prefix + "Security-Token=<redacted>"));
+    CHECK(contains(shown, "uploadId=u"));
+  }
+}
+
+TEST_CASE("redact: session token headers of either dialect", "[redact]") {
+  CHECK(redact("X-Ext-Security-Token: abc/def+ghi=", {}) == "X-Ext-Security-Token: <redacted>");
+  CHECK(redact("x-amz-security-token:abc", {}) == "x-amz-security-token:<redacted>");
+  CHECK(redact("X-Ext-Date: 20240102T030405Z", {}) == "X-Ext-Date: 20240102T030405Z");
+}
+
+TEST_CASE("redact: secret keys by name in JSON, INI, query strings and XML", "[redact]") {
+  CHECK(redact(R"({"secret_access_key": "s3cr3t", "region": "x"})", {}) == R"({"secret_access_key": "<redacted>", "region": "x"})");
+  CHECK(redact("secret_access_key = s3cr3t", {}) == "secret_access_key = <redacted>");
+  CHECK(redact("a=1&SecretAccessKey=s3cr3t&b=2", {}) == "a=1&SecretAccessKey=<redacted>&b=2");
+  CHECK(redact(R"({"sessionToken":"tok","x":1})", {}) == R"({"sessionToken":"<redacted>","x":1})");
+  CHECK(redact("<Error><SignatureProvided>abc123</SignatureProvided><SecretAccessKey>k</SecretAccessKey></Error>", {}) ==
+        "<Error><SignatureProvided><redacted></SignatureProvided><SecretAccessKey><redacted></SecretAccessKey></Error>");
+  CHECK(redact("SignatureDoesNotMatch: check the secret key", {}) == "SignatureDoesNotMatch: check the secret key");
+}
+
+TEST_CASE("redact: known secrets anywhere, as given and percent-encoded", "[redact]") {
+  std::string text = "echo " + kSecret + " and " + cloud::uri_encode(kToken) + " and " + kToken;
+  std::string shown = redact(text, {kSecret, kToken, ""});
+  CHECK(shown == "echo <redacted> and <redacted> and <redacted>");
+  CHECK(redact("nothing to hide", {""}) == "nothing to hide");
+}
+
+TEST_CASE("describe_exchange: request and answer shown, bodies cut, nothing secret", "[redact]") {
+  auto s = signed_request(cloud::Dialect::ext(), false);
+  std::string body = "{\"note\":\"" + std::string(5000, 'x') + kSecret + "\"}";
+  cloud::HttpRequest request{"PUT", s.url, s.headers, body};
+  cloud::HttpResponse response{403, {{"x-ext-request-id", "emu-1"}},
+                               "{\"message\":\"signature " + s.signature + " does not match\"}"};
+  cloud::ExchangeInfo info{"UploadPart", 2, 0.25, {kSecret, kToken}};
+  std::string dump = cloud::describe_exchange(request, response, info);
+  CHECK(dump.rfind("* UploadPart, attempt 2\n> PUT https://storage.example.com/bucket/key?partNumber=1&uploadId=u\n", 0) == 0);
+  CHECK(contains(dump, "> X-Ext-Security-Token: <redacted>\n"));
+  CHECK(contains(dump, "> ... (cut: " + std::to_string(body.size()) + " bytes in all)\n"));
+  CHECK(contains(dump, "< HTTP 403 (0.250 s)\n< x-ext-request-id: emu-1\n<\n"));
+  CHECK_FALSE(contains(dump, s.signature));
+  CHECK_FALSE(contains(dump, kToken));
+  CHECK_FALSE(contains(dump, "wJalrXUtnFEMI"));
+
+  // A secret straddling the cut is still found whole: nothing of it shows.
+  info.body_limit = 5010;
+  request.body = std::string(5000, 'y') + kSecret;
+  CHECK_FALSE(contains(cloud::describe_exchange(request, response, info), "wJalrXUtn"));
+
+  request.body = std::string("\x00\x01\x02 binary", 10);
+  CHECK(contains(cloud::describe_exchange(request, response, info), "> (10 bytes of binary data)\n"));
+
+  cloud::Outcome<cloud::HttpResponse> failed = cloud::make_error(cloud::ErrorKind::transport, "ConnectionFailed", "refused");
+  CHECK(contains(cloud::describe_exchange(request, failed, info),
+                 "< no answer after 0.250 s: transport error: ConnectionFailed: refused\n"));
+}
