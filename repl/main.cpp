@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "repl/cli.h"
+#include "repl/test_runner.h"
 
 namespace {
 
@@ -56,9 +57,19 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret");
   serve_cmd->add_option("--region", serve.config.region, "Region of the emulated platform");
 
+  cloud::TestOptions tests;
+  std::vector<std::string> test_endpoints;
+  CLI::App* test_cmd = app.add_subcommand("test", "Run Lua test files (a folder: its *_test.lua files); TAP output");
+  test_cmd->add_option("paths", tests.paths, "Test files or folders");
+  test_cmd->add_option("--filter", tests.filter, "Run only the cases whose 'file: name' contains PATTERN")->type_name("PATTERN");
+  test_cmd->add_flag("--list", tests.list, "List the cases instead of running them");
+  add_config_flags(*test_cmd, tests.config, test_endpoints);
+  test_cmd->add_option("--dialect", tests.config.dialect, "Signing dialect: ext (default) or aws");
+
   CLI11_PARSE(app, argc, argv);
   if (!apply_endpoints(endpoints, run.config)) return 1;
   if (*serve_cmd) return cloud::run_serve(serve);
+  if (*test_cmd) return apply_endpoints(test_endpoints, tests.config) ? cloud::run_tests(tests) : 2;
 
   std::vector<std::string> rest = app.remaining();
   if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
