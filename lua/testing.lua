@@ -303,6 +303,7 @@ local function diagnostics(failure, context)
 end
 
 local function report(counts, name, failure, context)
+  if counts.header then write("# " .. counts.header) counts.header = nil end  -- the file's name, once
   counts.number = counts.number + 1
   if not failure then
     counts.passed = counts.passed + 1
@@ -355,7 +356,7 @@ end
 -- returns { passed=, failed=, skipped=, number= } (number: the last case number used).
 function M.run_file(path, opts)
   io.stdout:setvbuf("line")
-  local counts = { passed = 0, failed = 0, skipped = 0, number = (opts.first or 1) - 1 }
+  local counts = { passed = 0, failed = 0, skipped = 0, number = (opts.first or 1) - 1, header = path }
   local suite = load_suite(path, counts)
   if not suite then return counts end
   local cases = selected(path, suite, opts.filter)

@@ -88,6 +88,13 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Co
   return LUA_OK;
 }
 
+// The emulator's clock moves only when told, and the default client's retry waits
+// (back-off, the InvalidPart pause) pass virtual time instead of sleeping.
+void use_virtual_time(Session& session, Emulator& emulator) {
+  emulator.platform().set_real_time(false);
+  session.client->set_sleeper([&emulator](double seconds) { emulator.platform().advance(seconds); });
+}
+
 // One file in a state and session of its own; false when the runner itself failed.
 bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
   auto session = open_session(o.config);
@@ -95,8 +102,7 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
     return false;
   }
-  if (session.value()->emulator) session.value()->emulator->platform().set_real_time(false);
-  if (!o.list) std::printf("# %s\n", path.c_str()), std::fflush(stdout);
+  if (Emulator* emulator = session.value()->emulator.get()) use_virtual_time(*session.value(), *emulator);
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   luaL_openlibs(L.get());
   open_cloud(L.get(), session.value());
