@@ -302,9 +302,14 @@ local function diagnostics(failure, context)
   return "#   " .. table.concat(lines, "\n"):gsub("\n", "\n#   ")
 end
 
+-- A case's name as a TAP description: one line, and "#" escaped so that it cannot
+-- be read as a directive (TAP 13).
+local function tap_name(name) return (name:gsub("[\r\n]+", " "):gsub("#", "\\#")) end
+
 local function report(counts, name, failure, context)
   if counts.header then write("# " .. counts.header) counts.header = nil end  -- the file's name, once
   counts.number = counts.number + 1
+  name = tap_name(name)
   if not failure then
     counts.passed = counts.passed + 1
     return write(("ok %d - %s"):format(counts.number, name))
@@ -327,6 +332,8 @@ local function run_case(path, suite, case)
   return failure
 end
 
+-- The cases whose "file: name" contains `filter` as plain text (or, failing that,
+-- matches it as a Lua pattern); all of them without a filter.
 local function selected(path, suite, filter)
   local out = {}
   for _, case in ipairs(suite.cases) do

@@ -95,6 +95,7 @@ test("second", function() end)
 ]],
   ["syntax.lua"] = "test('x', function() end\n",
   ["plain_script.lua"] = "assert(cloud.emulator, 'a plain script runs too')\n",
+  ["odd_names.lua"] = "test('case #1\\non two lines', function() end)\n",
 }
 
 -- a folder: its *_test.lua files, sub-folders included, in order; TAP and the summary
@@ -119,13 +120,14 @@ eq(last_line(out), "7 passed, 3 failed, 2 skipped", "the last line")
 eq(err, "", "nothing on stderr")
 
 -- a file given by name runs whatever its name; load and setup failures are failures
-out, _, code = cloudlua_test(dir, "broken_setup.lua syntax.lua plain_script.lua")
+out, _, code = cloudlua_test(dir, "broken_setup.lua syntax.lua plain_script.lua odd_names.lua")
 eq(code, 1, "exit status with broken files")
 has(out, "not ok 1 - first\n#   setup failed\n#   broken_setup.lua:1: no fixtures today\nnot ok 2 - second\n",
     "a failed setup fails every case of the file")
 has(out, "not ok 3 - syntax.lua\n#   the file failed to load\n#   syntax.lua:", "a syntax error is a failure")
 has(out, "ok 4 - plain_script.lua (no test declared; the file ran)\n", "a plain script counts as one case")
-eq(last_line(out), "1 passed, 3 failed", "summary with broken files")
+has(out, "ok 5 - case \\#1 on two lines\n", "a name stays one TAP line, '#' escaped")
+eq(last_line(out), "2 passed, 3 failed", "summary with broken files")
 
 -- --filter and --list
 out, _, code = cloudlua_test(dir, "--filter 'fresh emulator' .")
