@@ -3,13 +3,14 @@
 # tests/interop/node_modules by setup.sh) on loopback, then runs s3rver_test.lua through
 # `cloudlua test` against it in the aws dialect, and stops s3rver again.
 #
-#   tests/interop/run_s3rver_test.sh path/to/cloudlua
+#   tests/interop/run_s3rver_test.sh path/to/cloudlua [--filter TEXT ...]
 #
 # Without node or s3rver it exits 77 (ctest: skipped), unless CLOUDLUA_REQUIRE_INTEROP=1
 # (set by ./setup.sh test), when a missing peer is a failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-cloudlua=${1:?usage: run_s3rver_test.sh path/to/cloudlua}
+cloudlua=${1:?usage: run_s3rver_test.sh path/to/cloudlua [cloudlua test options]}
+shift
 
 missing() {
   echo "s3rver interop: $1" >&2
@@ -45,6 +46,6 @@ done
 echo "# s3rver $(node -p "require('$here/node_modules/s3rver/package.json').version") at $url"
 status=0
 "$cloudlua" test "$here/s3rver_test.lua" --endpoint "storage=$url" --dialect aws \
-  --access-key S3RVER --secret-key S3RVER --region us-east-1 || status=$?
+  --access-key S3RVER --secret-key S3RVER --region us-east-1 "$@" || status=$?
 exec 3>&-
 exit "$status"
