@@ -16,6 +16,13 @@ PACKAGES=(
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev
 )
 
+# The interop tests' peers (s3rver) need Node.js and npm, for `test` only. Debian 12's
+# nodejs and npm are installed when no `node`/`npm` is found; a machine that already has
+# Node.js from elsewhere (NodeSource's nodejs, which conflicts with Debian's npm) keeps it.
+add_test_packages() {
+  command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
+}
+
 missing_packages() {
   local p
   for p in "${PACKAGES[@]}"; do
@@ -43,6 +50,17 @@ build() {
   cmake --build "$BUILD_DIR" -j2
 }
 
+# s3rver and its dependencies, as locked in tests/interop/package-lock.json, into
+# tests/interop/node_modules; skipped when that install is already up to date.
+install_test_peers() {
+  local dir=tests/interop
+  if [ -f "$dir/node_modules/.package-lock.json" ] && [ ! "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    return 0
+  fi
+  echo "setup: installing the interop test peers (npm ci in $dir)" >&2
+  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+}
+
 # Tests run against fresh embedded emulators, never against whatever endpoint or
 # account the calling shell happens to configure.
 clean_environment() {
@@ -56,11 +74,16 @@ main() {
     tour|test|build) ;;
     *) echo "usage: ./setup.sh [tour|test|build]" >&2; exit 2 ;;
   esac
+  if [ "$what" = test ]; then add_test_packages; fi
   install_packages
+  if [ "$what" = test ]; then install_test_peers; fi
   build
   case "$what" in
     tour) exec "$BUILD_DIR/cloudlua" scripts/tour.lua ;;
-    test) clean_environment; cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 ;;
+    test)
+      clean_environment
+      export CLOUDLUA_REQUIRE_INTEROP=1  # here a missing interop peer is a failure, not a skip
+      cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 ;;
   esac
 }
 

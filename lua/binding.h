@@ -21,4 +21,10 @@ void push_error(lua_State* L, const Error& e);
 // the session.
 void open_emulator(lua_State* L, int module);
 
+// Sets cloud.clock, cloud.sleep and cloud.isatty in the table at `module` (system.cpp).
+void open_system(lua_State* L, int module);
+// Makes `require "cloud.<name>"` find the embedded lua/<name>.lua and sets the parts
+// of the module written in Lua (cloud.wait_until) in the table at `module` (modules.cpp).
+void open_embedded_modules(lua_State* L, int module);
+
 }  // namespace cloud

@@ -456,11 +456,13 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   push_null(L);
   lua_setfield(L, -2, "null");
   open_emulator(L, lua_gettop(L));
+  open_system(L, lua_gettop(L));
   lua_pushstring(L, "cloudlua " CLOUDLUA_VERSION);
   lua_setfield(L, -2, "_VERSION");
   lua_pushvalue(L, -1);
   lua_setglobal(L, "cloud");
   register_loaded(L, lua_gettop(L));
+  open_embedded_modules(L, lua_gettop(L));
   lua_pop(L, 1);
 }
 

@@ -7,11 +7,7 @@
 #include <cstdio>
 
 #include "repl/cli.h"
-
-#if __has_include("repl/test_runner.h")
 #include "repl/test_runner.h"
-#define CLOUDLUA_HAVE_TEST_RUNNER 1
-#endif
 
 namespace {
 
@@ -67,7 +63,6 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform");
 }
 
-#ifdef CLOUDLUA_HAVE_TEST_RUNNER
 // `cloudlua test [paths...]`: the test runner (repl/test_runner.cpp) provides run_tests.
 CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::ConfigOverrides& config,
                            std::vector<std::string>& endpoints) {
@@ -78,7 +73,6 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
   add_config_flags(*cmd, config, endpoints);
   return cmd;
 }
-#endif
 
 }  // namespace
 
@@ -110,28 +104,22 @@ int main(int argc, char** argv) {
   std::vector<std::string> config_endpoints;
   CLI::App* config_cmd = app.add_subcommand("config", "Show the effective configuration and where each value came from");
   add_config_flags(*config_cmd, run.config, config_endpoints);
-#ifdef CLOUDLUA_HAVE_TEST_RUNNER
   cloud::TestOptions test;
   std::vector<std::string> test_endpoints;
   CLI::App* test_cmd = add_test_command(app, test, run.config, test_endpoints);
-#endif
 
   CLI11_PARSE(app, argc, argv);
   endpoints.insert(endpoints.end(), config_endpoints.begin(), config_endpoints.end());
-#ifdef CLOUDLUA_HAVE_TEST_RUNNER
   endpoints.insert(endpoints.end(), test_endpoints.begin(), test_endpoints.end());
-#endif
   if (!apply_endpoints(endpoints, run.config)) return 1;
   if (debug) run.config.debug = write_debug;
   run.output = output == "json" ? cloud::Output::json : cloud::Output::text;
   if (app.got_subcommand("serve")) return cloud::run_serve(serve);
   if (*config_cmd) return cloud::run_config(run.config);
-#ifdef CLOUDLUA_HAVE_TEST_RUNNER
   if (*test_cmd) {
     test.config = run.config;  // the configuration flags, given before or after `test`
     return cloud::run_tests(test);
   }
-#endif
 
   run.steps = ordered_steps(app, exec, require);
   std::vector<std::string> rest = app.remaining();

@@ -53,3 +53,21 @@ local signed = cloud.sign{
   time = "20150830T123600Z",
 }
 print("  " .. signed.authorization)
+
+------------------------------------------------------------------ waiting and scripted tests
+section("Waiting for a transition (cloud.wait_until)")
+local group = cloud.devops.authorize_firewall_rules{
+  FirewallGroupName = "fw-1", rules = { { protocol = "TCP", port = 443, cidrIp = "198.51.100.0/24" } },
+}
+print(("  fw-1 is %s after adding HTTPS"):format(group.state))
+if cloud.emulator then
+  local tries = 0
+  local applied = cloud.wait_until(function()
+    tries = tries + 1
+    for _, g in ipairs(cloud.emulator.state().firewall_groups) do
+      if g.firewallGroupName == "fw-1" then return g.state == "APPLIED" and g, g.state end
+    end
+  end, { timeout = 120, interval = 5, what = "fw-1 APPLIED" })
+  print(("  fw-1 is %s after %d tries, on the emulator's virtual time (no real waiting)"):format(applied.state, tries))
+end
+print("  scripts/ has ready-made automation; `cloudlua test tests/regression` runs the regression suites")

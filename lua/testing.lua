@@ -1,0 +1,386 @@
+-- cloud.testing: the harness behind `cloudlua test`. The C++ runner gives every test
+-- file a fresh state (and a fresh embedded emulator) and calls run_file, which loads
+-- the file with the harness's globals installed, runs its cases in order and writes
+-- TAP: "ok N - name", or "not ok N - name" followed by the reason as "# " lines.
+--
+-- In a test file:
+--   test(name, fn)            a case; a raised error (plain assert and error too) fails it
+--   test.skip(name, fn)       a case reported as skipped, not run
+--   skip(reason)              inside a case: stop here and report it skipped
+--   expect(v).to_equal(w)     deep comparison; a failure lists each differing path
+--   expect(fn, ...).to_fail{kind=, code=, status=, message=, field=}   fn(...) must raise
+--   expect_error(fn, match)   the same for a closure; returns the error
+--   setup(fn), teardown(fn)   once before the file's first case and after its last
+--   before_each(fn), after_each(fn)   around every case (after_each runs even on failure)
+--
+-- Decisions: hooks are per file (files are the unit of isolation: each has its own
+-- emulator); a file that declares no case but runs without error counts as one passing
+-- case, so plain scripts can be run by the same command; print() inside a test file
+-- writes "# " lines so that nothing it prints can pass for a TAP line.
+
+local M = {}
+
+---------------------------------------------------------------- rendering values
+
+local render
+
+local function is_identifier(s) return type(s) == "string" and s:match("^[%a_][%w_]*$") ~= nil end
+
+-- Keys in a stable order: integers first, ascending, then strings, then the rest.
+local function sorted_keys(...)
+  local seen, keys = {}, {}
+  for i = 1, select("#", ...) do
+    for k in pairs((select(i, ...))) do
+      if not seen[k] then seen[k] = true; keys[#keys + 1] = k end
+    end
+  end
+  local rank = { number = 1, string = 2 }
+  table.sort(keys, function(a, b)
+    local ra, rb = rank[type(a)] or 3, rank[type(b)] or 3
+    if ra ~= rb then return ra < rb end
+    if ra == 3 then return tostring(a) < tostring(b) end
+    return a < b
+  end)
+  return keys
+end
+
+local function render_table(t, depth)
+  if depth > 2 then return "{...}" end
+  local parts, n = {}, #t
+  for i = 1, n do parts[#parts + 1] = render(t[i], depth + 1) end
+  for _, k in ipairs(sorted_keys(t)) do
+    if not (math.type(k) == "integer" and k >= 1 and k <= n) then
+      local key = is_identifier(k) and k or ("[" .. render(k, depth + 1) .. "]")
+      parts[#parts + 1] = key .. " = " .. render(t[k], depth + 1)
+    end
+  end
+  local text = "{ " .. table.concat(parts, ", ") .. " }"
+  if #parts == 0 then text = "{}" end
+  return #text > 120 and text:sub(1, 116) .. " ..." or text
+end
+
+-- A value as a person reads it in a failure message: strings quoted and cut,
+-- tables on one line, cloud.null by name, error objects through their __tostring.
+function render(v, depth)
+  depth = depth or 0
+  local cloud = package.loaded.cloud
+  if cloud and v == cloud.null then return "cloud.null" end
+  if type(v) == "string" then
+    local q = ("%q"):format(#v > 200 and v:sub(1, 200) or v):gsub("\\\n", "\\n")
+    return #v > 200 and q .. "... (" .. #v .. " bytes)" or q
+  end
+  if type(v) == "table" then
+    local mt = getmetatable(v)
+    if mt and mt.__tostring then return tostring(v) end
+    return render_table(v, depth)
+  end
+  return tostring(v)
+end
+M.render = render
+
+---------------------------------------------------------------- comparing values
+
+local function key_path(path, k)
+  if math.type(k) == "integer" then return path .. "[" .. k .. "]" end
+  if is_identifier(k) then return path == "" and k or path .. "." .. k end
+  return path .. "[" .. render(k) .. "]"
+end
+
+local function same_scalar(a, b) return a == b or (a ~= a and b ~= b) end  -- NaN equals NaN here
+
+-- Appends "path: ..." lines for every place where actual differs from expected.
+local function diff(actual, expected, path, out, seen)
+  if type(actual) ~= "table" or type(expected) ~= "table" or getmetatable(expected) then
+    if not same_scalar(actual, expected) then
+      out[#out + 1] = ("%s: expected %s, got %s"):format(path == "" and "value" or path, render(expected), render(actual))
+    end
+    return
+  end
+  if seen[actual] == expected then return end  -- cycles: this pair is being compared already
+  seen[actual] = expected
+  for _, k in ipairs(sorted_keys(actual, expected)) do
+    local a, e, p = actual[k], expected[k], key_path(path, k)
+    if a == nil then out[#out + 1] = ("%s: missing (expected %s)"):format(p, render(e))
+    elseif e == nil then out[#out + 1] = ("%s: unexpected %s"):format(p, render(a))
+    else diff(a, e, p, out, seen) end
+  end
+end
+
+local function differences(actual, expected)
+  local out = {}
+  diff(actual, expected, "", out, {})
+  return out
+end
+
+function M.equal(a, b) return #differences(a, b) == 0 end
+
+local function difference_message(lines)
+  local shown = {}
+  for i = 1, math.min(#lines, 20) do shown[i] = "  " .. lines[i] end
+  if #lines > 20 then shown[#shown + 1] = ("  ... and %d more"):format(#lines - 20) end
+  return ("values differ (%d difference%s):\n%s"):format(#lines, #lines == 1 and "" or "s", table.concat(shown, "\n"))
+end
+
+---------------------------------------------------------------- errors expected
+
+local function error_text(err)
+  if type(err) == "string" then return err end
+  return render(err)
+end
+
+-- The ways `err` does not match `match` (a table of fields, or a plain substring).
+local function mismatches(err, match)
+  local out = {}
+  if match == nil then return out end
+  if type(match) == "string" then
+    if not error_text(err):find(match, 1, true) then out[#out + 1] = "message containing " .. render(match) end
+    return out
+  end
+  local e = type(err) == "table" and err or { message = tostring(err) }
+  for _, k in ipairs{ "kind", "code", "status", "operation" } do
+    if match[k] ~= nil and e[k] ~= match[k] then out[#out + 1] = k .. " " .. render(match[k]) end
+  end
+  if match.message and not tostring(e.message or ""):find(match.message, 1, true) then
+    out[#out + 1] = "message containing " .. render(match.message)
+  end
+  local function has_field(want_path, want_problem)
+    for _, f in ipairs(type(e.fields) == "table" and e.fields or {}) do
+      if (not want_path or f.path == want_path) and (not want_problem or tostring(f.problem):find(want_problem, 1, true)) then
+        return true
+      end
+    end
+  end
+  if (match.field or match.problem) and not has_field(match.field, match.problem) then
+    out[#out + 1] = ("a problem%s%s"):format(match.field and " at " .. match.field or "",
+                                            match.problem and " saying " .. render(match.problem) or "")
+  end
+  return out
+end
+
+-- Calls fn(...) and returns its error, raising a test failure when it does not fail
+-- or fails otherwise than `match` says.
+local function expect_failure(level, match, fn, ...)
+  local results = table.pack(pcall(fn, ...))
+  if results[1] then
+    error(("expected the call to fail%s, but it returned %s"):format(
+      match and " with " .. render(match) or "", results.n > 1 and render(results[2]) or "nothing"), level + 1)
+  end
+  local err = results[2]
+  local wrong = mismatches(err, match)
+  if #wrong > 0 then
+    error(("expected an error with %s; got:\n  %s"):format(table.concat(wrong, ", "),
+          error_text(err):gsub("\n", "\n  ")), level + 1)
+  end
+  return err
+end
+
+function M.expect_error(fn, match)
+  if type(fn) ~= "function" then error("bad argument #1 to 'expect_error' (function expected)", 2) end
+  local err = expect_failure(2, match, fn)
+  return err  -- not a tail call: the failure's level must find the caller
+end
+
+---------------------------------------------------------------- expect
+
+-- expect(actual, ...): the matchers, each failing with a message that shows both sides.
+function M.expect(actual, ...)
+  local extra = table.pack(...)
+  local function fail(message) error(message, 3) end
+  local m = {}
+  function m.to_equal(expected)
+    local lines = differences(actual, expected)
+    if #lines > 0 then fail(difference_message(lines)) end
+  end
+  function m.to_not_equal(other)
+    if #differences(actual, other) == 0 then fail("expected a value different from " .. render(other)) end
+  end
+  function m.to_be(expected)
+    if not rawequal(actual, expected) then fail(("expected %s, got %s"):format(render(expected), render(actual))) end
+  end
+  function m.to_be_truthy() if not actual then fail("expected a true value, got " .. render(actual)) end end
+  function m.to_be_falsy() if actual then fail("expected false or nil, got " .. render(actual)) end end
+  function m.to_be_nil() if actual ~= nil then fail("expected nil, got " .. render(actual)) end end
+  function m.to_be_a(type_name)
+    local t = math.type(actual) or type(actual)
+    if t ~= type_name and type(actual) ~= type_name then fail(("expected a value of type %s, got %s (%s)"):format(type_name, render(actual), t)) end
+  end
+  function m.to_match(pattern)
+    if type(actual) ~= "string" or not actual:find(pattern) then
+      fail(("expected a string matching %s, got %s"):format(render(pattern), render(actual)))
+    end
+  end
+  function m.to_contain(item)
+    if type(actual) == "string" and type(item) == "string" then
+      if not actual:find(item, 1, true) then fail(("expected %s to contain %s"):format(render(actual), render(item))) end
+      return
+    end
+    if type(actual) == "table" then
+      for _, v in pairs(actual) do if M.equal(v, item) then return end end
+    end
+    fail(("expected %s to contain %s"):format(render(actual), render(item)))
+  end
+  function m.to_have_length(n)
+    local len = (type(actual) == "string" or type(actual) == "table") and #actual or nil
+    if len ~= n then fail(("expected length %d, got %s of %s"):format(n, tostring(len), render(actual))) end
+  end
+  function m.to_fail(match)
+    if type(actual) ~= "function" and not (getmetatable(actual) or {}).__call then
+      fail("expect(...).to_fail needs a function, got " .. render(actual))
+    end
+    local err = expect_failure(2, match, actual, table.unpack(extra, 1, extra.n))
+    return err  -- not a tail call: the failure's level must find the caller
+  end
+  return m
+end
+
+---------------------------------------------------------------- declaring cases
+
+local SKIP = {}  -- the marker skip() raises
+
+local function new_suite()
+  return { cases = {}, setup = {}, teardown = {}, before_each = {}, after_each = {} }
+end
+
+local function install_globals(suite)
+  local function add(kind) return function(fn)
+    if type(fn) ~= "function" then error("bad argument #1 to '" .. kind .. "' (function expected)", 2) end
+    table.insert(suite[kind], fn)
+  end end
+  local function declare(skipped) return function(name, fn)
+    if type(name) ~= "string" then error("bad argument #1 to 'test' (a name expected)", 2) end
+    if type(fn) ~= "function" then error("bad argument #2 to 'test' (function expected)", 2) end
+    table.insert(suite.cases, { name = name, fn = fn, skipped = skipped })
+  end end
+  _G.test = setmetatable({ skip = declare(true) }, { __call = function(_, ...) return declare(false)(...) end })
+  _G.skip = function(reason) error(setmetatable({ reason = reason }, SKIP), 2) end
+  _G.expect, _G.expect_error = M.expect, M.expect_error
+  for _, kind in ipairs{ "setup", "teardown", "before_each", "after_each" } do _G[kind] = add(kind) end
+  _G.print = function(...)
+    local parts = table.pack(...)
+    for i = 1, parts.n do parts[i] = tostring(parts[i]) end
+    io.stdout:write("# ", (table.concat(parts, "\t"):gsub("\n", "\n# ")), "\n")
+  end
+end
+
+---------------------------------------------------------------- running cases
+
+-- The innermost place in the test file on the stack, "file:line", or nil.
+local function location_in(path)
+  for level = 3, 60 do
+    local info = debug.getinfo(level, "Sl")
+    if not info then return nil end
+    if info.source == "@" .. path and info.currentline > 0 then return info.short_src .. ":" .. info.currentline end
+  end
+end
+
+-- Runs fn under xpcall; on failure returns a record { message=, where=, skipped= }.
+local function protected(path, fn, ...)
+  local failure
+  local ok = xpcall(fn, function(e)
+    if getmetatable(e) == SKIP then failure = { skipped = true, message = e.reason } return end
+    failure = { message = error_text(e), where = location_in(path) }
+  end, ...)
+  return ok and nil or failure
+end
+
+local function run_hooks(path, hooks)
+  for _, h in ipairs(hooks) do
+    local failure = protected(path, h)
+    if failure then return failure end
+  end
+end
+
+local function write(line) io.stdout:write(line, "\n") io.stdout:flush() end
+
+-- The reason of a failure as TAP diagnostics: "# " before every line.
+local function diagnostics(failure, context)
+  local message = failure.message or "(no message)"
+  local lines = {}
+  if context then lines[#lines + 1] = context end
+  if failure.where and not message:find(failure.where, 1, true) then lines[#lines + 1] = "at " .. failure.where end
+  lines[#lines + 1] = message
+  return "#   " .. table.concat(lines, "\n"):gsub("\n", "\n#   ")
+end
+
+-- A case's name as a TAP description: one line, and "#" escaped so that it cannot
+-- be read as a directive (TAP 13).
+local function tap_name(name) return (name:gsub("[\r\n]+", " "):gsub("#", "\\#")) end
+
+local function report(counts, name, failure, context)
+  if counts.header then write("# " .. counts.header) counts.header = nil end  -- the file's name, once
+  counts.number = counts.number + 1
+  name = tap_name(name)
+  if not failure then
+    counts.passed = counts.passed + 1
+    return write(("ok %d - %s"):format(counts.number, name))
+  end
+  if failure.skipped then
+    counts.skipped = counts.skipped + 1
+    return write(("ok %d - %s # SKIP %s"):format(counts.number, name, failure.message or ""))
+  end
+  counts.failed = counts.failed + 1
+  write(("not ok %d - %s"):format(counts.number, name))
+  write(diagnostics(failure, context))
+end
+
+-- One case: before_each hooks, the case, after_each hooks; the first failure counts.
+local function run_case(path, suite, case)
+  local failure = run_hooks(path, suite.before_each)
+  if not failure then failure = protected(path, case.fn) end
+  local after = run_hooks(path, suite.after_each)
+  if after and (not failure or failure.skipped) then failure = after end
+  return failure
+end
+
+-- The cases whose "file: name" contains `filter` as plain text (or, failing that,
+-- matches it as a Lua pattern); all of them without a filter.
+local function selected(path, suite, filter)
+  local out = {}
+  for _, case in ipairs(suite.cases) do
+    local full = path .. ": " .. case.name
+    local ok_pattern, found = pcall(string.find, full, filter or "")
+    if not filter or full:find(filter, 1, true) or (ok_pattern and found) then out[#out + 1] = case end
+  end
+  return out
+end
+
+-- Loads the file, declaring its cases; a failure to load is reported as one case.
+local function load_suite(path, counts)
+  local suite = new_suite()
+  install_globals(suite)
+  local chunk, message = loadfile(path)
+  local failure = { message = message }
+  if chunk then failure = protected(path, chunk) end
+  if failure then
+    report(counts, path, failure, "the file failed to load")
+    return nil
+  end
+  if #suite.cases == 0 then table.insert(suite.cases, { name = path .. " (no test declared; the file ran)", fn = function() end }) end
+  return suite
+end
+
+-- run_file(path, { filter=, list=, first= }): runs the file's cases and writes TAP;
+-- returns { passed=, failed=, skipped=, number= } (number: the last case number used).
+function M.run_file(path, opts)
+  io.stdout:setvbuf("line")
+  local counts = { passed = 0, failed = 0, skipped = 0, number = (opts.first or 1) - 1, header = path }
+  local suite = load_suite(path, counts)
+  if not suite then return counts end
+  local cases = selected(path, suite, opts.filter)
+  if opts.list then
+    for _, case in ipairs(cases) do write(path .. ": " .. case.name) end
+    return counts
+  end
+  if #cases == 0 then return counts end
+  local setup_failure = run_hooks(path, suite.setup)
+  for _, case in ipairs(cases) do
+    if case.skipped then report(counts, case.name, { skipped = true, message = "test.skip" })
+    elseif setup_failure then report(counts, case.name, setup_failure, "setup failed")
+    else report(counts, case.name, run_case(path, suite, case)) end
+  end
+  local teardown_failure = run_hooks(path, suite.teardown)
+  if teardown_failure then report(counts, path .. ": teardown", teardown_failure, "teardown failed") end
+  return counts
+end
+
+return M

@@ -1,0 +1,135 @@
+// The runner of `cloudlua test`. C++ finds the files and gives each one a state of its
+// own, with its own session: a fresh embedded emulator whose clock runs on virtual
+// time only (transitions happen when a test advances it, never because the machine
+// was slow), or the configured endpoints. The harness itself, in Lua (lua/testing.lua),
+// runs the cases and writes the TAP lines; this file adds the plan and the summary.
+#include "repl/test_runner.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "emulator/service.h"
+#include "lua/session.h"
+#include "repl/cli.h"
+
+namespace cloud {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Counts {
+  long passed = 0, failed = 0, skipped = 0, number = 0;
+};
+
+bool is_test_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const std::string suffix = "_test.lua";
+  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Folders are searched recursively, sorted; hidden folders and node_modules skipped.
+void add_folder(const fs::path& folder, std::vector<std::string>& out) {
+  std::vector<std::string> found;
+  auto it = fs::recursive_directory_iterator(folder, fs::directory_options::skip_permission_denied);
+  for (; it != fs::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name.rfind('.', 0) == 0 || name == "node_modules")) it.disable_recursion_pending();
+    else if (it->is_regular_file() && is_test_file(it->path())) found.push_back(it->path().lexically_normal().string());
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+// The files to run, in order; false (with a message) when a path does not exist.
+bool collect_files(const std::vector<std::string>& paths, std::vector<std::string>& out) {
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) add_folder(p, out);
+    else if (fs::is_regular_file(p, ec)) out.push_back(p);
+    else return std::fprintf(stderr, "cloudlua test: no such file or folder: %s\n", p.c_str()), false;
+  }
+  return true;
+}
+
+long integer_field(lua_State* L, int table, const char* name) {
+  lua_getfield(L, table, name);
+  long value = static_cast<long>(lua_tointeger(L, -1));
+  lua_pop(L, 1);
+  return value;
+}
+
+// Calls require("cloud.testing").run_file(path, opts) and adds its counts to `total`.
+int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Counts& total) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "cloud.testing");
+  if (protected_call(L, 1, 1) != LUA_OK) return report_error(L, LUA_ERRRUN), LUA_ERRRUN;
+  lua_getfield(L, -1, "run_file");
+  lua_pushstring(L, path.c_str());
+  lua_createtable(L, 0, 3);
+  if (!o.filter.empty()) lua_pushstring(L, o.filter.c_str()), lua_setfield(L, -2, "filter");
+  lua_pushboolean(L, o.list);
+  lua_setfield(L, -2, "list");
+  lua_pushinteger(L, total.number + 1);
+  lua_setfield(L, -2, "first");
+  int status = protected_call(L, 2, 1);
+  if (status != LUA_OK) return report_error(L, status), status;
+  int counts = lua_gettop(L);
+  total.passed += integer_field(L, counts, "passed");
+  total.failed += integer_field(L, counts, "failed");
+  total.skipped += integer_field(L, counts, "skipped");
+  total.number = integer_field(L, counts, "number");
+  return LUA_OK;
+}
+
+// The emulator's clock moves only when told, and the default client's retry waits
+// (back-off, the InvalidPart pause) pass virtual time instead of sleeping.
+void use_virtual_time(Session& session, Emulator& emulator) {
+  emulator.platform().set_real_time(false);
+  session.client->set_sleeper([&emulator](double seconds) { emulator.platform().advance(seconds); });
+}
+
+// One file in a state and session of its own; false when the runner itself failed.
+bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
+  auto session = open_session(o.config);
+  if (!session.ok()) {
+    std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
+    return false;
+  }
+  if (Emulator* emulator = session.value()->emulator.get()) use_virtual_time(*session.value(), *emulator);
+  std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
+  luaL_openlibs(L.get());
+  open_cloud(L.get(), session.value());
+  return call_harness(L.get(), path, o, total) == LUA_OK;
+}
+
+void print_summary(const Counts& c) {
+  std::printf("1..%ld\n", c.number);
+  if (c.skipped) std::printf("%ld passed, %ld failed, %ld skipped\n", c.passed, c.failed, c.skipped);
+  else std::printf("%ld passed, %ld failed\n", c.passed, c.failed);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_tests(const TestOptions& o) {
+  std::vector<std::string> files;
+  if (o.paths.empty()) return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
+  if (!collect_files(o.paths, files)) return 2;
+  if (files.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
+  Counts total;
+  for (const std::string& f : files)
+    if (!run_file(f, o, total)) return 2;
+  if (o.list) return 0;
+  print_summary(total);
+  if (total.number == 0) std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
+  return total.failed == 0 && total.number > 0 ? 0 : 1;
+}
+
+}  // namespace cloud

@@ -1,0 +1,24 @@
+// `cloudlua test [paths...]`: runs Lua test files written for the harness of
+// lua/testing.lua and reports in TAP, ending with the line "N passed, M failed".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+
+namespace cloud {
+
+struct TestOptions {
+  std::vector<std::string> paths;  // files, or folders meaning their *_test.lua files
+  std::string filter;              // run only cases whose "file: name" contains it
+  bool list = false;               // print the cases instead of running them
+  ConfigOverrides config;          // --profile, --endpoint...: no embedded emulator then
+};
+
+// Runs every file in a state of its own with a fresh embedded emulator (or against
+// the configured endpoints). Returns the exit status: 0 all passed, 1 a case failed
+// or none ran, 2 the command itself could not work (no such path, bad configuration).
+int run_tests(const TestOptions& options);
+
+}  // namespace cloud

@@ -1,0 +1,51 @@
+-- scripts/restore_instance.lua, run in this state against the embedded emulator: the
+-- restore with options, the wait for RUNNING, --no-wait, a time-out and a refusal.
+
+local emu = cloud.emulator
+local script = assert(loadfile("scripts/restore_instance.lua"))
+local BACKUP = "0123456789abcdef0123456789abcdef"
+
+local function run(...)
+  local printed, real_print = {}, print
+  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
+  local ok, err = pcall(script, ...)
+  print = real_print
+  if not ok then error(err, 0) end
+  return printed
+end
+
+local function instance(id)
+  for _, i in ipairs(emu.state().instances) do if i.instanceId == id then return i end end
+end
+
+before_each(function()
+  if not emu then skip("needs the embedded emulator") end
+  emu.reset()
+  emu.seed{ backups = { { backupId = BACKUP } } }
+end)
+
+test("restores with the options given and waits until RUNNING", function()
+  local out = run(BACKUP, "code-1", "--type", "e-large16", "--disk", "200", "--zone", "east-12", "--description", "drill")
+  expect(out[1]).to_equal("restoring code-1 (e-large16, 200 GB, east-12): RESTORING")
+  expect(out[2]).to_match("^code%-1 is RUNNING %(status 100%): https://%S+, global IP %d+%.%d+%.%d+%.%d+$")
+  local i = instance("code-1")
+  expect({ i.state, i.instanceType, i.diskSize, i.availabilityZone, i.description })
+    .to_equal{ "RUNNING", "e-large16", 200, "east-12", "drill" }
+end)
+
+test("--no-wait returns while the server is RESTORING", function()
+  expect(#run(BACKUP, "code-2", "--no-wait")).to_equal(1)
+  expect(instance("code-2").state).to_equal("RESTORING")
+end)
+
+test("a time-out shorter than the restore is a timeout error naming the last state", function()
+  emu.configure{ instance_restore = 600 }
+  expect(run, BACKUP, "code-3", "--timeout", "60")
+    .to_fail{ kind = "timeout", code = "WaitTimeout", message = "server code-3 RUNNING not reached after 60 s" }
+end)
+
+test("refusals reach the user: an unknown backup, a bad disk size", function()
+  expect(run, ("f"):rep(32), "code-4").to_fail{ kind = "api", code = "BackupNotFound" }
+  expect(run, BACKUP, "code-4", "--disk", "250").to_fail{ kind = "validation", field = "diskSize" }
+  expect(instance("code-4")).to_be_nil()
+end)

@@ -1,0 +1,41 @@
+-- scripts/upgrade_mesh.lua, run in this state against the embedded emulator: the
+-- upgrade, the wait for `running`, the platform's default version, refusals.
+
+local emu = cloud.emulator
+local script = assert(loadfile("scripts/upgrade_mesh.lua"))
+
+local function run(...)
+  local printed, real_print = {}, print
+  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
+  local ok, err = pcall(script, ...)
+  print = real_print
+  if not ok then error(err, 0) end
+  return printed
+end
+
+before_each(function()
+  if not emu then skip("needs the embedded emulator") end
+  emu.reset()
+  emu.seed{ mesh_clusters = { { resourceGroupName = "rg-1", name = "mesh-1", version = "1.21.0" } } }
+end)
+
+test("upgrades and waits until the cluster is running", function()
+  expect(run("rg-1", "mesh-1", "1.22.1")).to_equal{ "upgrading the mesh of rg-1/mesh-1 to 1.22.1: configuring",
+                                                    "mesh-1 is running with mesh 1.22.1" }
+  expect(emu.state().mesh_clusters[1].status).to_equal("running")
+end)
+
+test("without a version the platform's default is used", function()
+  local out = run("rg-1", "mesh-1")
+  expect(out[2]).to_match("^mesh%-1 is running with mesh %d+%.%d+%.%d+$")
+end)
+
+test("--no-wait leaves the cluster configuring", function()
+  run("rg-1", "mesh-1", "1.22.1", "--no-wait")
+  expect(emu.state().mesh_clusters[1].status).to_equal("configuring")
+  expect(run, "rg-1", "mesh-1", "1.22.2").to_fail{ code = "ClusterBusy" }
+end)
+
+test("an unknown cluster is refused", function()
+  expect(run, "rg-1", "mesh-9", "1.22.1").to_fail{ kind = "api", code = "ClusterNotFound", status = 404 }
+end)
