@@ -188,7 +188,7 @@ struct Emulator::Impl {
     Headers headers(req.headers.begin(), req.headers.end());
     auto input = parse_request(api, *op, labels, query, headers, req.body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
-    auto valid = validate_input(*op, *input);
+    auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
     if (!valid.ok()) return send_error(api, res, 400, "ValidationError", valid.error().message, request_id, problems_of(valid.error()));
     answer(api, *op, platform.handle(op->name, *valid), res, request_id);
   }

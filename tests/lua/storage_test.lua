@@ -134,9 +134,20 @@ eq(err.operation, "CompleteMultipartUpload", "wrong ETag: operation")
 err = failure(once.storage.complete_multipart_upload, { Bucket = "test-bucket", Object = "bad.bin",
   uploadId = bad.UploadId, Part = { { PartNumber = 2, ETag = p1.ETag } } })
 eq(err.code, "InvalidPart", "a part never uploaded")
+-- parts repeated or out of order are refused before anything is sent...
 err = failure(s3.complete_multipart_upload, { Bucket = "test-bucket", Object = "bad.bin", uploadId = bad.UploadId,
   Part = { { PartNumber = 1, ETag = p1.ETag }, { PartNumber = 1, ETag = p1.ETag } } })
-eq(err.code, "InvalidPartOrder", "parts out of order")
+eq(err.kind, "validation", "repeated part: kind")
+eq(err.fields[1].path, "Part[2].PartNumber", "repeated part: path")
+eq(err.fields[1].problem, "must be greater than the previous part's (1)", "repeated part: problem")
+-- ...and a client that sends them anyway gets the platform's own InvalidPartOrder
+local xml = '<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' ..
+            ('<Part><PartNumber>2</PartNumber><ETag>%s</ETag></Part>'):format(p1.ETag) ..
+            ('<Part><PartNumber>1</PartNumber><ETag>%s</ETag></Part>'):format(p1.ETag) .. '</CompleteMultipartUpload>'
+local raw = cloud.request{ api = "storage", method = "POST", path = "/test-bucket/bad.bin",
+                           query = { uploadId = bad.UploadId }, body = xml }
+eq(raw.status, 400, "out of order on the wire: status")
+assert(raw.body:find("<Code>InvalidPartOrder</Code>", 1, true), "out of order on the wire: " .. raw.body)
 err = failure(s3.complete_multipart_upload, { Bucket = "test-bucket", Object = "bad.bin",
   uploadId = "0123456789abcdef0123456789abcdef", Part = { { PartNumber = 1, ETag = p1.ETag } } })
 eq(err.code, "NoSuchUpload", "unknown upload")

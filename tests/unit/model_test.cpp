@@ -296,7 +296,7 @@ TEST_CASE("output value sets of the spec are in the model", "[model]") {
 TEST_CASE("CompleteMultipartUpload: parts, part numbers 1..10000, required fields", "[validate]") {
   const char* op = "CompleteMultipartUpload";
   passes(op, complete_args());
-  passes(op, with(complete_args(), "/Part/0/PartNumber", 10000));
+  passes(op, with(complete_args(), "/Part/1/PartNumber", 10000));
   passes(op, with(complete_args(), "/Part", R"([{ "ETag": "x", "PartNumber": 1 }])"_json));
   fails(op, with(complete_args(), "/Part/0/PartNumber", 0), "Part[1].PartNumber", "at least 1 (got 0)");
   fails(op, with(complete_args(), "/Part/1/PartNumber", 10001), "Part[2].PartNumber", "at most 10000 (got 10001)");
@@ -309,6 +309,48 @@ TEST_CASE("CompleteMultipartUpload: parts, part numbers 1..10000, required field
   fails(op, without(complete_args(), "/Bucket"), "Bucket", "required");
   fails(op, without(complete_args(), "/Object"), "Object", "required");
   fails(op, with(complete_args(), "/Bucket", ""), "Bucket", "at least 1 character (got 0)");
+}
+
+TEST_CASE("CompleteMultipartUpload: parts in ascending PartNumber order, none repeated", "[validate]") {
+  const char* op = "CompleteMultipartUpload";
+  json parts = json::array();
+  for (int n : {1, 2, 5, 9, 10000}) parts.push_back({{"ETag", "\"e\""}, {"PartNumber", n}});  // gaps are allowed
+  passes(op, with(complete_args(), "/Part", parts));
+  fails(op, with(with(complete_args(), "/Part/0/PartNumber", 2), "/Part/1/PartNumber", 1), "Part[2].PartNumber",
+        "must be greater than the previous part's (2)");
+  fails(op, with(complete_args(), "/Part/1/PartNumber", 1), "Part[2].PartNumber",
+        "must be greater than the previous part's (1)");
+  fails(op, with(complete_args(), "/Part", with(parts, "/3/PartNumber", 5)), "Part[4].PartNumber",
+        "must be greater than the previous part's (5)");
+
+  // Each item out of place is named, compared with the one listed just before it.
+  json shuffled = R"({ "Bucket": "b", "Object": "o", "uploadId": "u", "Part": [
+      { "ETag": "a", "PartNumber": 3 }, { "ETag": "b", "PartNumber": 1 }, { "ETag": "c", "PartNumber": 2 },
+      { "ETag": "d", "PartNumber": 2 } ] })"_json;
+  Outcome<json> r = validate_input(::op(op), shuffled);
+  REQUIRE_FALSE(r.ok());
+  INFO(r.error().describe());
+  CHECK(r.error().fields.size() == 2);
+  CHECK(reports(r.error(), "Part[2].PartNumber", "must be greater than the previous part's (3)"));
+  CHECK(reports(r.error(), "Part[4].PartNumber", "must be greater than the previous part's (2)"));
+
+  // A part whose number is missing or mistyped is reported once, for what it is.
+  fails(op, with(complete_args(), "/Part/1/PartNumber", "1"), "Part[2].PartNumber", "integer expected, got string");
+
+  // The emulator leaves the order to its handler, which answers InvalidPartOrder as S3 does.
+  CHECK(validate_input(::op(op), shuffled, Checker::server).ok());
+}
+
+TEST_CASE("ascendingBy must name an integer member of the list's items", "[model]") {
+  auto bad = Model::load({{"bad.json", R"({"api":"x","operations":{"A":{"input":{
+      "L": { "type": "list", "ascendingBy": "N", "member": { "shape": "Item" } } }}},
+      "shapes": { "Item": { "type": "structure", "members": { "N": { "type": "string" } } } }})"}});
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("bad.json") && Catch::Contains("ascendingBy 'N'"));
+  auto good = Model::load({{"good.json", R"({"api":"x","operations":{"A":{"input":{
+      "L": { "type": "list", "ascendingBy": "N", "member": { "shape": "Item" } } }}},
+      "shapes": { "Item": { "type": "structure", "members": { "N": { "type": "integer" } } } }})"}});
+  CHECK(good.ok());
 }
 
 TEST_CASE("UploadPart: partNumber 1..10000, the body is bytes", "[validate]") {
