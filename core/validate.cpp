@@ -268,6 +268,10 @@ Outcome<json> validate_input(const Operation& op, const json& args, Checker chec
   std::vector<FieldProblem> problems;
   validate_value(*op.input, args, "", problems, checker);
   if (problems.empty()) return normalise(*op.input, args);
+  return validation_error(op, std::move(problems));
+}
+
+Error validation_error(const Operation& op, std::vector<FieldProblem> problems) {
   Error e = make_error(ErrorKind::validation, "ValidationError",
                        std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") +
                            " in the arguments; nothing was sent");

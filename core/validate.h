@@ -25,6 +25,9 @@ void validate_value(const Shape& shape, const json& value, const std::string& pa
 // table given for a list becomes an empty array).
 Outcome<json> validate_input(const Operation& op, const json& args, Checker checker = Checker::client);
 
+// The one error of kind validation for `problems` found in a call of `op`.
+Error validation_error(const Operation& op, std::vector<FieldProblem> problems);
+
 // Number of Unicode characters in UTF-8 text; -1 when the text is not valid UTF-8.
 long long utf8_length(const std::string& s);
 

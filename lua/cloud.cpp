@@ -5,9 +5,12 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/protocol.h"
+#include "core/validate.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
@@ -145,8 +148,49 @@ json arguments_table(lua_State* L, int index) {
   return std::move(args.value());
 }
 
+// The whole file at `path`, or why it cannot be read ("No such file or directory").
+Outcome<std::string> read_file(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return make_error(ErrorKind::validation, "FileUnreadable", std::strerror(errno));
+  std::string bytes;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) bytes.append(buffer, n);
+  int failed = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (failed) return make_error(ErrorKind::validation, "FileUnreadable", std::strerror(failed));
+  return bytes;
+}
+
+// An operation whose request body is raw bytes (UploadPart's `body`, PutObject's
+// `Body`) also takes `file = "path"`: the file's bytes become the body. Read here, at
+// the edge, so the core only ever sees bytes. Both given, or a file that cannot be
+// read, is a problem of field `file`, reported with the arguments' other problems
+// in one validation error; nothing is sent.
+void load_payload_file(lua_State* L, const Operation& op, json& args) {
+  if (op.payload.empty() || !args.is_object() || !args.contains("file") || op.input->find_member("file")) return;
+  json file = args["file"];
+  args.erase("file");
+  std::optional<FieldProblem> problem;
+  if (!file.is_string()) {
+    problem = FieldProblem{"file", "string expected (the path of a file to send as " + op.payload + ")"};
+  } else if (args.contains(op.payload)) {
+    problem = FieldProblem{"file", "give " + op.payload + " or file, not both"};
+  } else if (auto bytes = read_file(file.get<std::string>()); !bytes.ok()) {
+    problem = FieldProblem{"file", "cannot read '" + file.get<std::string>() + "': " + bytes.error().message};
+  } else {
+    args[op.payload] = std::move(bytes.value());
+    return;
+  }
+  auto others = validate_input(op, args);
+  std::vector<FieldProblem> problems{*problem};
+  if (!others.ok()) problems.insert(problems.end(), others.error().fields.begin(), others.error().fields.end());
+  raise(L, validation_error(op, std::move(problems)));
+}
+
 int call_named(lua_State* L, const std::string& operation, int args_index) {
   json args = arguments_table(L, args_index);
+  if (const Operation* op = client_upvalue(L).model().find(operation)) load_payload_file(L, *op, args);
   auto outcome = client_upvalue(L).call(operation, args);
   if (!outcome.ok()) raise(L, outcome.error());
   push_json(L, outcome->result);

@@ -169,6 +169,44 @@ err = failure(s3.put_object, { Bucket = "no-such-bucket", Object = "k", Body = "
 eq(err.code, "NoSuchBucket", "unknown bucket")
 eq(err.status, 404, "unknown bucket: status")
 
+-- upload_part{file = path}: the part's bytes come from a file (binary, NUL included)
+local path = os.tmpname()
+local f = assert(io.open(path, "wb"))
+f:write(binary)
+f:close()
+local fup = s3.create_multipart_upload{ Bucket = "test-bucket", Object = "from-file.bin" }
+local fpart = s3.upload_part{ Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                              partNumber = 1, file = path }
+if expected_etags then eq(fpart.ETag, expected_etags[2], "ETag of the part read from a file") end
+s3.complete_multipart_upload{ Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                              Part = { { PartNumber = 1, ETag = fpart.ETag } } }
+assert(s3.get_object{ Bucket = "test-bucket", Object = "from-file.bin" }.Body == binary, "object is the file's bytes")
+eq(s3.put_object{ Bucket = "test-bucket", Object = "put-from-file.bin", file = path }.ETag, fpart.ETag,
+   "put_object takes file= too")
+
+-- body and file together, a file that cannot be read: validation errors naming the path
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                                partNumber = 2, body = "x", file = path })
+eq(err.kind, "validation", "body and file: kind")
+eq(err.fields[1].path, "file", "body and file: field")
+eq(err.fields[1].problem, "give body or file, not both", "body and file: problem")
+os.remove(path)
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                                partNumber = 0, file = path })
+eq(err.kind, "validation", "missing file: kind")
+eq(err.fields[1].problem, ("cannot read '%s': No such file or directory"):format(path), "missing file: problem")
+eq(err.fields[2].path, "partNumber", "the other problems are reported with it")
+eq(#err.fields, 2, "missing file: two problems")
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "k", uploadId = fup.UploadId, partNumber = 1,
+                                file = "/" })
+assert(err.fields[1].problem:find("^cannot read '/': Is a directory"), "a directory: " .. err.fields[1].problem)
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "k", uploadId = fup.UploadId, partNumber = 1,
+                                file = true })
+eq(err.fields[1].problem, "string expected (the path of a file to send as body)", "file must be a path")
+err = failure(cloud.cluster.update_snapshot, { SnapshotName = "snap-1", file = "x" })
+eq(err.fields[1].path, "file", "file= only where the body is bytes")
+assert(err.fields[1].problem:find("unknown field"), "file= elsewhere is an unknown field")
+
 -- the aws dialect (x-amz-* headers) gets the same answers
 local aws = cloud.client{ dialect = "aws" }
 local put = aws.storage.put_object{ Bucket = "test-bucket", Object = "aws key+1.txt", Body = "hello" }
