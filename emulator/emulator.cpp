@@ -256,6 +256,8 @@ struct Emulator::Impl {
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
     const char* any = R"(.*)";
     s->server.Get(any, handler).Post(any, handler).Put(any, handler).Delete(any, handler).Patch(any, handler);
+    s->server.set_tcp_nodelay(true);  // headers and body are separate writes: without it, Nagle and the
+                                      // client's delayed ACK hold many answers back 40 ms
     s->port = port ? (s->server.bind_to_port(options.host.c_str(), port) ? port : -1)
                    : s->server.bind_to_any_port(options.host.c_str());
     if (s->port <= 0)
