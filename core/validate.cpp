@@ -194,6 +194,21 @@ void check_member_conditions(const Member& m, const json& object, const std::str
     if (present && condition_holds(object, c)) problems.push_back({path, "must be left out when " + condition_text(c)});
 }
 
+// "rules[2].port: must be 22 or 443 when protocol is TCP (got 80)": a value outside
+// the member's set is told with the condition that makes the member required, when
+// that condition holds, so the message says the rule as the spec words it.
+void qualify_allowed(const Member& m, const json& object, const std::string& path, size_t first,
+                     std::vector<FieldProblem>& problems) {
+  if (m.shape->allowed.empty()) return;
+  std::string prefix = "must be " + join_allowed(m.shape->allowed);
+  for (const Condition& c : m.required_when) {
+    if (!condition_holds(object, c)) continue;
+    for (size_t i = first; i < problems.size(); ++i)
+      if (problems[i].path == path && problems[i].problem.rfind(prefix + " (", 0) == 0)
+        problems[i].problem.insert(prefix.size(), " when " + condition_text(c));
+  }
+}
+
 void check_structure(const Shape& shape, const json& v, const std::string& path,
                      std::vector<FieldProblem>& problems, Checker checker) {
   if (!v.is_object()) return problems.push_back({path.empty() ? "(arguments)" : path, "table expected, got " + type_of(v)});
@@ -202,7 +217,10 @@ void check_structure(const Shape& shape, const json& v, const std::string& path,
   for (const Member& m : shape.members) {
     std::string p = child_path(path, m.name);
     check_member_conditions(m, v, p, problems);
-    if (v.contains(m.name) && !v[m.name].is_null()) validate_value(*m.shape, v[m.name], p, problems, checker);
+    if (!v.contains(m.name) || v[m.name].is_null()) continue;
+    size_t first = problems.size();
+    validate_value(*m.shape, v[m.name], p, problems, checker);
+    qualify_allowed(m, v, p, first, problems);
   }
 }
 

@@ -91,6 +91,19 @@ eq(err.code, "SnapshotNotFound", "JSON error: code")
 eq(err.status, 404, "JSON error: status")
 assert(err.message:find("no-such-snapshot", 1, true), "JSON error: message names the snapshot: " .. err.message)
 
+-- api, from an <Error> in a 200 answer (retried like a 5xx; here with one attempt)
+if cloud.emulator then
+  local s3 = cloud.storage
+  local up = s3.create_multipart_upload{ Bucket = "demo-bucket", Object = "k" }
+  local etag = s3.upload_part{ Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, partNumber = 1, body = "x" }.ETag
+  cloud.emulator.fault{ operation = "CompleteMultipartUpload", error_in_200 = true, code = "InternalError" }
+  err = failure(cloud.client{ max_attempts = 1 }.storage.complete_multipart_upload,
+                { Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, Part = { { PartNumber = 1, ETag = etag } } })
+  eq(err.kind, "api", "error in 200: kind")
+  eq(err.code, "InternalError", "error in 200: code")
+  eq(err.status, 200, "error in 200: status")
+end
+
 -- timeout: the answer comes later than the client waits (a short emulator delay)
 if cloud.emulator then
   cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 0.3 }

@@ -238,3 +238,23 @@ TEST_CASE("An <Error> in a 200 answer to a completion is retried like a 5xx") {
   CHECK(r->meta.attempts == 2);
   CHECK(c.sleeps.size() == 1);
 }
+
+TEST_CASE("A completion answered 200 with an empty or cut-short body is an error, not a success") {
+  const std::string full = "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"
+                           "</CompleteMultipartUploadResult>";
+  for (const std::string& body : {std::string(), full.substr(0, 40)}) {
+    INFO("body: '" << body << "'");
+    ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+      res.status = 200;
+      res.set_content(body, "application/xml");
+    });
+    FakeSleepClient c(config_for("storage", server.url()));
+    json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+    auto e = c.client.call("CompleteMultipartUpload", args);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().kind == ErrorKind::api);
+    CHECK(e.error().code == "MalformedResponse");
+    CHECK(e.error().status == 200);
+    CHECK(e.error().operation == "CompleteMultipartUpload");
+  }
+}

@@ -199,6 +199,8 @@ void check_conditions(const std::string& op_name, const Field& f, const json& ba
   for (const Condition& c : f.member->required_when) {
     json args = with(base, f.parent_pointer + "/" + c.field, c.value);
     fails_at(op_name, without(args, f.pointer), f.path, "required when " + c.field + " is " + text(c.value));
+    if (!f.member->shape->allowed.empty() && f.member->shape->type == ShapeType::integer)  // 22 or 443 when TCP
+      fails_at(op_name, with(args, f.pointer, 1), f.path, " when " + c.field + " is " + text(c.value) + " (got 1)");
   }
   for (const Condition& c : f.member->absent_when) {
     json args = with(base, f.parent_pointer + "/" + c.field, c.value);

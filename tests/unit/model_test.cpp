@@ -284,7 +284,7 @@ TEST_CASE("AuthorizeFirewallRules: port 22 or 443, required for TCP, left out fo
   passes(op, with(rules_args(), "/rules/0/port", 22));
   passes(op, with(rules_args(), "/rules/0/port", 443));
   passes(op, with(rules_args(), "/rules/1/port", nullptr));  // cloud.null: the ICMP port the service returns
-  fails(op, with(rules_args(), "/rules/0/port", 80), "rules[1].port", "must be 22 or 443 (got 80)");
+  fails(op, with(rules_args(), "/rules/0/port", 80), "rules[1].port", "must be 22 or 443 when protocol is TCP (got 80)");
   fails(op, with(rules_args(), "/rules/0/port", "22"), "rules[1].port", "integer expected, got string");
   fails(op, without(rules_args(), "/rules/0/port"), "rules[1].port", "required when protocol is TCP");
   fails(op, with(rules_args(), "/rules/1/port", 22), "rules[2].port", "must be left out when protocol is ICMP");
@@ -583,7 +583,7 @@ TEST_CASE("problems in several list elements are reported with their 1-based pos
   CHECK(e.operation == "AuthorizeFirewallRules");
   CHECK(e.fields.size() == 6);
   CHECK(reports(e, "FirewallGroupName", "required"));
-  CHECK(reports(e, "rules[1].port", "must be 22 or 443 (got 80)"));
+  CHECK(reports(e, "rules[1].port", "must be 22 or 443 when protocol is TCP (got 80)"));
   CHECK(reports(e, "rules[2].port", "must be left out when protocol is ICMP"));
   CHECK(reports(e, "rules[2].cidrIp", "IPv4 address or CIDR"));
   CHECK(reports(e, "rules[3].port", "required when protocol is TCP"));
