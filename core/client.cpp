@@ -1,6 +1,7 @@
 // The one pipeline every operation runs through. Retries re-sign each attempt (the
-// date moves on) and follow DESIGN.md: 5xx, throttling, connection failures and
-// InvalidPart are repeated with jittered exponential back-off, but a non-idempotent
+// date moves on) and follow DESIGN.md: 5xx (an <Error> in a 200 answer included),
+// throttling and connection failures are repeated with jittered exponential back-off,
+// InvalidPart after the fixed delay the spec asks for; but a non-idempotent
 // request (the restores) is resent only when it cannot have reached the server.
 #include "core/client.h"
 
@@ -110,13 +111,16 @@ bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outc
     return e.code == "ConnectionFailed" || may_resend;  // a refused connection never arrived
   }
   const HttpResponse& r = outcome.value();
-  if (r.status == 400 && parse_error(api, r).code == "InvalidPart") {
+  bool error_in_200 = op && is_success(r.status) && is_error_in_200(api, *op, r);
+  if (is_success(r.status) && !error_in_200) return false;
+  std::string code = parse_error(api, r).code;
+  if (code == "InvalidPart") {  // the spec: wait a few seconds, then repeat
     delay = p.invalid_part_delay;
     return may_resend;
   }
-  if (r.status >= 500 || r.status == 429 || (r.status == 400 && is_throttling(parse_error(api, r).code)))
-    return may_resend;
-  return false;
+  // An <Error> in a 200 answer is the platform failing after it took the request:
+  // a 5xx in disguise, retried as one (botocore does the same).
+  return (error_in_200 || r.status >= 500 || r.status == 429 || is_throttling(code)) && may_resend;
 }
 
 Outcome<HttpResponse> Client::send_with_retries(const Operation* op, const Api& api, const std::string& method,
@@ -153,6 +157,7 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
   out.meta.elapsed = seconds_since(start);
   if (!response.ok()) {
     response.error().operation = op->name;
+    response.error().attempts = out.meta.attempts;
     return response.error();
   }
   HttpResponse& r = response.value();
@@ -165,6 +170,7 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
     Error e = std::move(result.error());
     e.operation = op->name;
     e.status = r.status;
+    e.attempts = out.meta.attempts;
     if (e.request_id.empty()) e.request_id = out.meta.request_id;
     return e;
   }
@@ -185,7 +191,10 @@ Outcome<RawResult> Client::request(const RawRequest& raw) {
   auto response = send_with_retries(&pseudo, *api, raw.method, raw.path, encode_query_map(raw.query), raw.headers,
                                     raw.body, out.meta);
   out.meta.elapsed = seconds_since(start);
-  if (!response.ok()) return response.error();
+  if (!response.ok()) {
+    response.error().attempts = out.meta.attempts;
+    return response.error();
+  }
   out.response = std::move(response.value());
   out.meta.status = out.response.status;
   out.meta.headers = out.response.headers;

@@ -32,6 +32,7 @@ std::string Error::describe() const {
   out += message;
   for (const FieldProblem& f : fields) out += "\n  " + f.path + ": " + f.problem;
   if (!request_id.empty()) out += "\n  request id: " + request_id;
+  if (attempts > 1) out += "\n  attempts: " + std::to_string(attempts);
   return out;
 }
 

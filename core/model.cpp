@@ -25,7 +25,7 @@ const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
 // Keys that describe the member rather than its shape.
 bool is_member_key(const std::string& key) {
   static const char* const keys[] = {"in", "name", "required", "requiredWhen", "absentWhen",
-                                     "default", "defaultText", "doc", "shape"};
+                                     "default", "defaultText", "defaultByRegion", "doc", "shape"};
   for (const char* k : keys)
     if (key == k) return true;
   return false;
@@ -67,6 +67,7 @@ struct Model::Loader {
   Model& model;
   std::string file;
   std::map<std::string, Shape*> named;
+  std::vector<std::pair<const Shape*, std::string>> ordered_lists;  // lists with ascendingBy
   std::optional<Error> error;
 
   void fail(const std::string& where, const std::string& what) {
@@ -122,6 +123,17 @@ struct Model::Loader {
     if (spec.contains("members")) fill_members(shape, spec["members"], where);
     if (spec.contains("member")) shape.member = member_shape(spec["member"], where + "[]");
     if (shape.type == ShapeType::list && !shape.member) fail(where, "list without member");
+    if (!shape.ascending_by.empty()) ordered_lists.emplace_back(&shape, where);
+  }
+
+  // ascendingBy names an integer member of the list's items. Checked once the file is
+  // read: the items may be a named shape defined further down.
+  void check_ascending_by(const Shape& list, const std::string& where) {
+    const Member* key = list.type == ShapeType::list && list.member && list.member->type == ShapeType::structure
+                            ? list.member->find_member(list.ascending_by)
+                            : nullptr;
+    if (!key || key->shape->type != ShapeType::integer)
+      fail(where, "ascendingBy '" + list.ascending_by + "' is not an integer member of the list's items");
   }
 
   void fill_constraints(Shape& shape, const ojson& spec, const std::string& where) {
@@ -132,6 +144,7 @@ struct Model::Loader {
     if (spec.contains("enum"))
       for (const ojson& v : spec["enum"]) shape.allowed.push_back(json::parse(v.dump()));
     if (spec.contains("flattened")) shape.flattened = spec["flattened"].get<bool>();
+    if (spec.contains("ascendingBy")) shape.ascending_by = spec["ascendingBy"].get<std::string>();
     if (spec.contains("format")) shape.format = spec["format"].get<std::string>();
     if (spec.contains("patternText")) shape.pattern_text = spec["patternText"].get<std::string>();
     if (spec.contains("pattern")) {
@@ -158,6 +171,9 @@ struct Model::Loader {
     m.doc = spec.value("doc", "");
     m.default_text = spec.value("defaultText", "");
     if (spec.contains("default")) m.default_value = json::parse(spec["default"].dump());
+    if (spec.contains("defaultByRegion"))
+      for (auto it = spec["defaultByRegion"].begin(); it != spec["defaultByRegion"].end(); ++it)
+        m.default_by_region[it.key()] = json::parse(it.value().dump());
     m.required_when = read_conditions(spec, "requiredWhen");
     m.absent_when = read_conditions(spec, "absentWhen");
     m.shape = member_shape(spec, where);
@@ -251,6 +267,8 @@ struct Model::Loader {
     define_shapes(shapes);
     ojson ops = doc.value("operations", ojson::object());
     for (auto it = ops.begin(); it != ops.end(); ++it) read_operation(api, it.key(), it.value());
+    for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
+    ordered_lists.clear();
     model.apis_.push_back(std::move(api));
   }
 };
@@ -258,7 +276,7 @@ struct Model::Loader {
 Outcome<std::shared_ptr<Model>> Model::load(
     const std::vector<std::pair<std::string, std::string>>& files) {
   auto model = std::make_shared<Model>();
-  Loader loader{*model, "", {}, std::nullopt};
+  Loader loader{*model, "", {}, {}, std::nullopt};
   try {
     for (const auto& [name, text] : files) {
       loader.named.clear();

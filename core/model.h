@@ -44,6 +44,7 @@ struct Member {
   std::vector<Condition> absent_when;
   std::optional<json> default_value;  // what the server assumes when left out
   std::string default_text;           // default described in words (per region...)
+  std::map<std::string, json> default_by_region;  // region -> the default there
   std::string doc;
   const Shape* shape = nullptr;
 };
@@ -54,6 +55,8 @@ struct Shape {
   std::vector<Member> members;       // structure
   const Shape* member = nullptr;     // list element
   bool flattened = false;            // XML list: repeated elements without a wrapper
+  std::string ascending_by;          // list of structures: this integer member must rise
+                                     // strictly from item to item (no repeats)
   std::optional<long long> min_length, max_length;  // characters (strings), items (lists)
   std::optional<long long> min, max;                // integers
   std::vector<json> allowed;                        // value set

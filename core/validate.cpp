@@ -3,6 +3,7 @@
 #include "core/validate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace cloud {
@@ -140,8 +141,36 @@ void check_integer(const Shape& shape, const json& v, const std::string& path,
   if (shape.max && n > *shape.max) problems.push_back({path, "at most " + std::to_string(*shape.max) + " (got " + std::to_string(n) + ")"});
 }
 
+// What one item of the list at `path` is called in messages: the list's own name in
+// lower case ("Part" -> "part").
+std::string item_noun(const std::string& path) {
+  size_t cut = path.find_last_of(".]");
+  std::string name = cut == std::string::npos ? path : path.substr(cut + 1);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// ascendingBy: each item's key must be greater than the one before it, so a list
+// out of order or with a repeat is refused ("Part[3].PartNumber: must be greater
+// than the previous part's (5)"). Items whose key is missing or mistyped are already
+// reported by their own checks and skipped here.
+void check_ascending(const Shape& shape, const json& items, const std::string& path,
+                     std::vector<FieldProblem>& problems) {
+  const std::string& key = shape.ascending_by;
+  std::string noun = item_noun(path);
+  const json* previous = nullptr;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const json& item = items[i];
+    if (!item.is_object() || !item.contains(key) || !item[key].is_number_integer()) continue;
+    if (previous && item[key].get<long long>() <= previous->get<long long>())
+      problems.push_back({path + "[" + std::to_string(i + 1) + "]." + key,
+                          "must be greater than the previous " + noun + "'s (" + previous->dump() + ")"});
+    previous = &item[key];
+  }
+}
+
 void check_list(const Shape& shape, const json& v, const std::string& path,
-                std::vector<FieldProblem>& problems) {
+                std::vector<FieldProblem>& problems, Checker checker) {
   bool empty_table = v.is_object() && v.empty();
   if (!v.is_array() && !empty_table) return problems.push_back({path, "list expected, got " + type_of(v)});
   long long n = static_cast<long long>(v.size());
@@ -151,7 +180,8 @@ void check_list(const Shape& shape, const json& v, const std::string& path,
     problems.push_back({path, "at least " + count_of(*shape.min_length, "item") + " (got " + std::to_string(n) + ")"});
   if (empty_table) return;
   for (size_t i = 0; i < v.size(); ++i)
-    validate_value(*shape.member, v[i], path + "[" + std::to_string(i + 1) + "]", problems);
+    validate_value(*shape.member, v[i], path + "[" + std::to_string(i + 1) + "]", problems, checker);
+  if (!shape.ascending_by.empty() && checker == Checker::client) check_ascending(shape, v, path, problems);
 }
 
 void check_member_conditions(const Member& m, const json& object, const std::string& path,
@@ -164,15 +194,33 @@ void check_member_conditions(const Member& m, const json& object, const std::str
     if (present && condition_holds(object, c)) problems.push_back({path, "must be left out when " + condition_text(c)});
 }
 
-void check_structure(const Shape& shape, const json& v, const std::string& path,
+// "rules[2].port: must be 22 or 443 when protocol is TCP (got 80)": a value outside
+// the member's set is told with the condition that makes the member required, when
+// that condition holds, so the message says the rule as the spec words it.
+void qualify_allowed(const Member& m, const json& object, const std::string& path, size_t first,
                      std::vector<FieldProblem>& problems) {
+  if (m.shape->allowed.empty()) return;
+  std::string prefix = "must be " + join_allowed(m.shape->allowed);
+  for (const Condition& c : m.required_when) {
+    if (!condition_holds(object, c)) continue;
+    for (size_t i = first; i < problems.size(); ++i)
+      if (problems[i].path == path && problems[i].problem.rfind(prefix + " (", 0) == 0)
+        problems[i].problem.insert(prefix.size(), " when " + condition_text(c));
+  }
+}
+
+void check_structure(const Shape& shape, const json& v, const std::string& path,
+                     std::vector<FieldProblem>& problems, Checker checker) {
   if (!v.is_object()) return problems.push_back({path.empty() ? "(arguments)" : path, "table expected, got " + type_of(v)});
   for (auto it = v.begin(); it != v.end(); ++it)
     if (!shape.find_member(it.key())) problems.push_back({child_path(path, it.key()), unknown_field_problem(shape, it.key())});
   for (const Member& m : shape.members) {
     std::string p = child_path(path, m.name);
     check_member_conditions(m, v, p, problems);
-    if (v.contains(m.name) && !v[m.name].is_null()) validate_value(*m.shape, v[m.name], p, problems);
+    if (!v.contains(m.name) || v[m.name].is_null()) continue;
+    size_t first = problems.size();
+    validate_value(*m.shape, v[m.name], p, problems, checker);
+    qualify_allowed(m, v, p, first, problems);
   }
 }
 
@@ -214,10 +262,10 @@ long long utf8_length(const std::string& s) {
 }
 
 void validate_value(const Shape& shape, const json& value, const std::string& path,
-                    std::vector<FieldProblem>& problems) {
+                    std::vector<FieldProblem>& problems, Checker checker) {
   switch (shape.type) {
-    case ShapeType::structure: return check_structure(shape, value, path, problems);
-    case ShapeType::list: return check_list(shape, value, path, problems);
+    case ShapeType::structure: return check_structure(shape, value, path, problems, checker);
+    case ShapeType::list: return check_list(shape, value, path, problems, checker);
     case ShapeType::integer: return check_integer(shape, value, path, problems);
     case ShapeType::boolean:
       if (!value.is_boolean()) problems.push_back({path, "boolean expected, got " + type_of(value)});
@@ -234,10 +282,14 @@ void validate_value(const Shape& shape, const json& value, const std::string& pa
   }
 }
 
-Outcome<json> validate_input(const Operation& op, const json& args) {
+Outcome<json> validate_input(const Operation& op, const json& args, Checker checker) {
   std::vector<FieldProblem> problems;
-  validate_value(*op.input, args, "", problems);
+  validate_value(*op.input, args, "", problems, checker);
   if (problems.empty()) return normalise(*op.input, args);
+  return validation_error(op, std::move(problems));
+}
+
+Error validation_error(const Operation& op, std::vector<FieldProblem> problems) {
   Error e = make_error(ErrorKind::validation, "ValidationError",
                        std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") +
                            " in the arguments; nothing was sent");

@@ -6,9 +6,12 @@
 #include <lua.h>
 
 #include <cstdlib>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/protocol.h"
+#include "core/validate.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
@@ -43,7 +46,9 @@ Error error_from_table(lua_State* L, int index) {
   e.request_id = field_string(L, index, "request_id");
   lua_getfield(L, index, "status");
   e.status = static_cast<long>(lua_tointeger(L, -1));
-  lua_pop(L, 1);
+  lua_getfield(L, index, "attempts");
+  e.attempts = static_cast<int>(lua_tointeger(L, -1));
+  lua_pop(L, 2);
   if (lua_getfield(L, index, "fields") == LUA_TTABLE)
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
       e.fields.push_back({field_string(L, -1, "path"), field_string(L, -1, "problem")});
@@ -63,7 +68,7 @@ int error_tostring(lua_State* L) {
 }  // namespace
 
 void push_error(lua_State* L, const Error& e) {
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 9);
   lua_pushstring(L, kind_name(e.kind));
   lua_setfield(L, -2, "kind");
   for (auto [name, value] : {std::pair{"code", &e.code}, {"message", &e.message}, {"request_id", &e.request_id},
@@ -73,6 +78,8 @@ void push_error(lua_State* L, const Error& e) {
   }
   lua_pushinteger(L, e.status);
   lua_setfield(L, -2, "status");
+  lua_pushinteger(L, e.attempts);
+  lua_setfield(L, -2, "attempts");
   lua_createtable(L, static_cast<int>(e.fields.size()), 0);
   for (size_t i = 0; i < e.fields.size(); ++i) {
     lua_createtable(L, 0, 2);
@@ -146,8 +153,49 @@ json arguments_table(lua_State* L, int index) {
   return std::move(args.value());
 }
 
+// The whole file at `path`, or why it cannot be read ("No such file or directory").
+Outcome<std::string> read_file(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return make_error(ErrorKind::validation, "FileUnreadable", std::strerror(errno));
+  std::string bytes;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) bytes.append(buffer, n);
+  int failed = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (failed) return make_error(ErrorKind::validation, "FileUnreadable", std::strerror(failed));
+  return bytes;
+}
+
+// An operation whose request body is raw bytes (UploadPart's `body`, PutObject's
+// `Body`) also takes `file = "path"`: the file's bytes become the body. Read here, at
+// the edge, so the core only ever sees bytes. Both given, or a file that cannot be
+// read, is a problem of field `file`, reported with the arguments' other problems
+// in one validation error; nothing is sent.
+void load_payload_file(lua_State* L, const Operation& op, json& args) {
+  if (op.payload.empty() || !args.is_object() || !args.contains("file") || op.input->find_member("file")) return;
+  json file = args["file"];
+  args.erase("file");
+  std::optional<FieldProblem> problem;
+  if (!file.is_string()) {
+    problem = FieldProblem{"file", "string expected (the path of a file to send as " + op.payload + ")"};
+  } else if (args.contains(op.payload)) {
+    problem = FieldProblem{"file", "give " + op.payload + " or file, not both"};
+  } else if (auto bytes = read_file(file.get<std::string>()); !bytes.ok()) {
+    problem = FieldProblem{"file", "cannot read '" + file.get<std::string>() + "': " + bytes.error().message};
+  } else {
+    args[op.payload] = std::move(bytes.value());
+    return;
+  }
+  auto others = validate_input(op, args);
+  std::vector<FieldProblem> problems{*problem};
+  if (!others.ok()) problems.insert(problems.end(), others.error().fields.begin(), others.error().fields.end());
+  raise(L, validation_error(op, std::move(problems)));
+}
+
 int call_named(lua_State* L, const std::string& operation, int args_index) {
   json args = arguments_table(L, args_index);
+  if (const Operation* op = client_upvalue(L).model().find(operation)) load_payload_file(L, *op, args);
   auto outcome = client_upvalue(L).call(operation, args);
   if (!outcome.ok()) raise(L, outcome.error());
   push_json(L, outcome->result);
@@ -287,6 +335,32 @@ Session& session_of(lua_State* L) {
 
 namespace {
 
+// A field holding a number of seconds (0 or more), in lauxlib's wording when it is not.
+double opt_seconds_field(lua_State* L, int index, const char* name, double fallback) {
+  int t = lua_getfield(L, index, name);
+  double out = t == LUA_TNIL ? fallback : lua_tonumber(L, -1);
+  if (t != LUA_TNIL && (t != LUA_TNUMBER || out < 0))
+    luaL_error(L, "bad argument #1 to 'client' (field '%s' must be a number of seconds, 0 or more)", name);
+  lua_pop(L, 1);
+  return out;
+}
+
+// max_attempts (every retry counts, InvalidPart's included), the back-off of 5xx,
+// throttling and connection failures (retry_base_delay doubled per attempt with full
+// jitter, at most retry_max_delay), invalid_part_delay, and retry_restores.
+void apply_retry_options(lua_State* L, RetryPolicy& r) {
+  if (lua_getfield(L, 1, "max_attempts") != LUA_TNIL) {
+    lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+    if (n < 1) luaL_error(L, "bad argument #1 to 'client' (field 'max_attempts' must be an integer, 1 or more)");
+    r.max_attempts = static_cast<int>(n);
+  }
+  lua_pop(L, 1);
+  r.base_delay = opt_seconds_field(L, 1, "retry_base_delay", r.base_delay);
+  r.max_delay = opt_seconds_field(L, 1, "retry_max_delay", r.max_delay);
+  r.invalid_part_delay = opt_seconds_field(L, 1, "invalid_part_delay", r.invalid_part_delay);
+  r.retry_non_idempotent = opt_bool_field(L, 1, "retry_restores", r.retry_non_idempotent);
+}
+
 void apply_client_options(lua_State* L, ClientConfig& c) {
   c.profile = opt_string_field(L, 1, "profile", "client", c.profile);
   c.region = opt_string_field(L, 1, "region", "client", c.region);
@@ -302,12 +376,10 @@ void apply_client_options(lua_State* L, ClientConfig& c) {
     c.credentials.session_token = opt_string_field(L, -1, "session_token", "client", c.credentials.session_token);
   }
   lua_pop(L, 1);
-  if (lua_getfield(L, 1, "max_attempts") == LUA_TNUMBER) c.retry.max_attempts = static_cast<int>(lua_tointeger(L, -1));
-  if (lua_getfield(L, 1, "timeout") == LUA_TNUMBER) c.transport.timeout_ms = static_cast<long>(lua_tonumber(L, -1) * 1000);
-  if (lua_getfield(L, 1, "connect_timeout") == LUA_TNUMBER)
-    c.transport.connect_timeout_ms = static_cast<long>(lua_tonumber(L, -1) * 1000);
-  if (lua_getfield(L, 1, "retry_restores") == LUA_TBOOLEAN) c.retry.retry_non_idempotent = lua_toboolean(L, -1);
-  lua_pop(L, 4);
+  apply_retry_options(L, c.retry);
+  c.transport.timeout_ms = static_cast<long>(opt_seconds_field(L, 1, "timeout", c.transport.timeout_ms / 1000.0) * 1000);
+  c.transport.connect_timeout_ms =
+      static_cast<long>(opt_seconds_field(L, 1, "connect_timeout", c.transport.connect_timeout_ms / 1000.0) * 1000);
 }
 
 // A named profile's configuration on its own (core's load_profile): the config

@@ -54,12 +54,79 @@ local signed = cloud.sign{
 }
 print("  " .. signed.authorization)
 
+-- ==================================================================== every operation
+-- One call of each remaining operation of the model, with what came back.
+
+section("Storage: a bucket, an object, a multipart upload (cloud.storage.*)")
+local s3 = cloud.storage
+s3.create_bucket{ Bucket = "tour" }
+local put = s3.put_object{ Bucket = "tour", Object = "notes/hello world.txt", Body = "hello, tour" }
+local got = s3.get_object{ Bucket = "tour", Object = "notes/hello world.txt", Range = "bytes=7-10" }
+local head = s3.head_object{ Bucket = "tour", Object = "notes/hello world.txt" }
+print(("  put %s, range %q (%s), head ETag %s"):format(put.ETag, got.Body, got.ContentRange, head.ETag))
+local up = s3.create_multipart_upload{ Bucket = "tour", Object = "video/clip.bin" }
+local first = s3.upload_part{ Bucket = "tour", Object = "video/clip.bin", uploadId = up.UploadId, partNumber = 1,
+                              body = ("v"):rep(5 * 1024 * 1024) }  -- every part but the last: at least 5 MiB
+local path = os.tmpname()
+local f = assert(io.open(path, "wb"))
+f:write("the end")
+f:close()
+local last = s3.upload_part{ Bucket = "tour", Object = "video/clip.bin", uploadId = up.UploadId, partNumber = 2,
+                             file = path }  -- a part read from a file
+os.remove(path)
+local done, done_meta = s3.complete_multipart_upload{ Bucket = "tour", Object = "video/clip.bin", uploadId = up.UploadId,
+  Part = { { PartNumber = 1, ETag = first.ETag }, { PartNumber = 2, ETag = last.ETag } } }
+print(("  upload %s... completed: %s, ETag %s, version %s, %d attempt(s)"):format(
+  up.UploadId:sub(1, 8), done.Location, done.ETag, done.VersionId, done_meta.attempts))
+ok, err = pcall(s3.complete_multipart_upload, { Bucket = "tour", Object = "video/clip.bin", uploadId = up.UploadId,
+  Part = { { PartNumber = 2, ETag = last.ETag }, { PartNumber = 1, ETag = first.ETag } } })
+print(("  parts out of order: %s error, %s: %s"):format(err.kind, err.fields[1].path, err.fields[1].problem))
+local abandoned = s3.create_multipart_upload{ Bucket = "tour", Object = "video/abandoned.bin" }
+local _, abort_meta = s3.abort_multipart_upload{ Bucket = "tour", Object = "video/abandoned.bin",
+                                                  uploadId = abandoned.UploadId }
+print(("  aborted another upload: HTTP %d"):format(abort_meta.status))
+
+section("Open HTTPS and ping on a firewall group (cloud.devops.authorize_firewall_rules)")
+local g = cloud.devops.authorize_firewall_rules{
+  FirewallGroupName = "fw-1",
+  rules = {
+    { protocol = "TCP", port = 443, cidrIp = "0.0.0.0/0", description = "https" },
+    { protocol = "ICMP", cidrIp = "203.0.113.7", description = "監視サーバーからのping" },
+  },
+}
+print(("  group %s is %s"):format(g.firewallGroupName, g.state))
+for _, rule in ipairs(g.rules) do
+  print(("  %-5s %-4s %-18s %s"):format(rule.protocol, rule.port or "-", rule.cidrIp, rule.state))
+end
+
+section("Restore a code-host server from a backup (cloud.devops.restore_instance)")
+local inst = cloud.devops.restore_instance{ backupId = "0123456789abcdef0123456789abcdef", instanceId = "code-tour",
+                                            diskSize = 200 }.instance
+print(("  %s in %s: %s (status %d %s), %d GB, %s"):format(inst.instanceId, inst.availabilityZone, inst.state,
+  inst.status.code, inst.status.name, inst.diskSize, inst.codehostUrl))
+
+section("Restore a cluster from a snapshot (cloud.cluster.restore_cluster_from_snapshot)")
+local cl = cloud.cluster.restore_cluster_from_snapshot{
+  SnapshotName = "snap-2", cluster = { name = "tour-cluster", tags = { { key = "env", value = "tour" } } },
+}.cluster
+print(("  %s: %s, %d nodes, first node %s with IP %q"):format(cl.name, cl.status, cl.nodeCount,
+  cl.nodePools[1].nodes[1].status, cl.nodePools[1].nodes[1].privateIpAddress))
+
+section("Upgrade a service mesh (cloud.catalog.upgrade_meshplatform_service_mesh_version)")
+local mesh = cloud.catalog.upgrade_meshplatform_service_mesh_version{
+  ResourceGroupName = "rg-1", ClusterName = "mesh-1", version = "1.22.1",
+}
+print(("  %s: %s, mesh %s"):format(mesh.name, mesh.status, mesh.meshplatformServiceMeshConfig.version))
+
+section("By name, and outside the model (cloud.call, cloud.request)")
+local by_name = cloud.call("UpdateSnapshot", { SnapshotName = "snap-audit", snapshot = { description = "by name" } })
+print("  cloud.call: " .. by_name.snapshot.description)
+local raw = cloud.request{ api = "storage", method = "GET", path = "/tour/notes/hello%20world.txt" }
+print(("  cloud.request: HTTP %d, %d bytes: %q"):format(raw.status, #raw.body, raw.body))
+
 ------------------------------------------------------------------ waiting and scripted tests
 section("Waiting for a transition (cloud.wait_until)")
-local group = cloud.devops.authorize_firewall_rules{
-  FirewallGroupName = "fw-1", rules = { { protocol = "TCP", port = 443, cidrIp = "198.51.100.0/24" } },
-}
-print(("  fw-1 is %s after adding HTTPS"):format(group.state))
+print(("  fw-1 was %s after the rules above; the group refuses more changes until APPLIED"):format(g.state))
 if cloud.emulator then
   local tries = 0
   local applied = cloud.wait_until(function()

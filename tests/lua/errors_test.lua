@@ -1,7 +1,8 @@
 -- One test per error kind, as a script would meet them: validation (nothing sent),
--- api (the platform refused: wrong secret, unknown key), transport (nothing
--- listening), config (no such dialect). Error objects have a fixed shape and print
--- readably.
+-- api (the platform refused: wrong secret, unknown key, an XML and a JSON error
+-- body), transport (nothing listening), timeout (an answer slower than the client's
+-- time-out), config (no credentials, no endpoint). Error objects have a fixed shape
+-- and print readably.
 
 local function eq(actual, expected, what)
   if actual ~= expected then
@@ -26,6 +27,7 @@ eq(err.kind, "validation", "kind")
 eq(err.code, "ValidationError", "code")
 eq(err.operation, "UpdateSnapshot", "operation")
 eq(err.status, 0, "no HTTP status: nothing was sent")
+eq(err.attempts, 0, "no attempt: nothing was sent")
 local paths = {}
 for _, f in ipairs(err.fields) do paths[f.path] = f.problem end
 eq(paths["snapshot.name"], "at most 40 characters (got 41)", "name limit")
@@ -71,6 +73,63 @@ eq(err.operation, "UpdateSnapshot", "operation named on transport errors")
 local ok, e = pcall(cloud.client{ endpoints = { cluster = "http://127.0.0.1:9" }, max_attempts = 2 }.cluster.update_snapshot,
                     { SnapshotName = "snap-1", snapshot = {} })
 eq(e.code, "ConnectionFailed", "retried, still failing")
+
+-- api, from the storage API's XML error body: code, message and request id read from it
+err = failure(cloud.storage.get_object, { Bucket = "no-such-bucket", Object = "k" })
+eq(err.kind, "api", "XML error: kind")
+eq(err.code, "NoSuchBucket", "XML error: code")
+eq(err.status, 404, "XML error: status")
+eq(err.operation, "GetObject", "XML error: operation")
+assert(err.message ~= "" and not err.message:find("<"), "XML error: message is the <Message> text: " .. err.message)
+assert(err.request_id ~= "", "XML error: request id")
+eq(err.attempts, 1, "XML error: one attempt")
+
+-- api, from a JSON API's error body
+err = failure(cloud.cluster.update_snapshot, { SnapshotName = "no-such-snapshot", snapshot = {} })
+eq(err.kind, "api", "JSON error: kind")
+eq(err.code, "SnapshotNotFound", "JSON error: code")
+eq(err.status, 404, "JSON error: status")
+assert(err.message:find("no-such-snapshot", 1, true), "JSON error: message names the snapshot: " .. err.message)
+
+-- api, from an <Error> in a 200 answer (retried like a 5xx; here with one attempt)
+if cloud.emulator then
+  local s3 = cloud.storage
+  local up = s3.create_multipart_upload{ Bucket = "demo-bucket", Object = "k" }
+  local etag = s3.upload_part{ Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, partNumber = 1, body = "x" }.ETag
+  cloud.emulator.fault{ operation = "CompleteMultipartUpload", error_in_200 = true, code = "InternalError" }
+  err = failure(cloud.client{ max_attempts = 1 }.storage.complete_multipart_upload,
+                { Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, Part = { { PartNumber = 1, ETag = etag } } })
+  eq(err.kind, "api", "error in 200: kind")
+  eq(err.code, "InternalError", "error in 200: code")
+  eq(err.status, 200, "error in 200: status")
+end
+
+-- timeout: the answer comes later than the client waits (a short emulator delay)
+if cloud.emulator then
+  cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 0.3 }
+  err = failure(cloud.client{ timeout = 0.05, max_attempts = 1 }.cluster.update_snapshot,
+                { SnapshotName = "snap-1", snapshot = {} })
+  eq(err.kind, "timeout", "timeout: kind")
+  eq(err.code, "Timeout", "timeout: code")
+  eq(err.status, 0, "timeout: no status")
+  eq(err.operation, "UpdateSnapshot", "timeout: operation")
+end
+
+-- config: a client that cannot work; nothing is sent (attempts 0)
+err = failure(cloud.client{ credentials = { access_key_id = "", secret_access_key = "" } }.cluster.update_snapshot,
+              { SnapshotName = "snap-1", snapshot = {} })
+eq(err.kind, "config", "no credentials: kind")
+eq(err.code, "NoCredentials", "no credentials: code")
+eq(err.attempts, 0, "no credentials: nothing sent")
+err = failure(cloud.client{ endpoints = { devops = "" } }.devops.restore_instance, {})
+eq(err.kind, "config", "no endpoint: kind")
+eq(err.code, "NoEndpoint", "no endpoint: code")
+assert(err.message:find("devops"), "no endpoint: the API is named: " .. err.message)
+
+-- every error object has the same fields
+for _, k in ipairs{ "kind", "code", "message", "status", "request_id", "operation", "fields", "attempts" } do
+  assert(err[k] ~= nil, "error objects carry " .. k)
+end
 
 -- bad arguments to the module itself get lauxlib's wording
 ok, e = pcall(cloud.client, { dialect = "sigv2" })

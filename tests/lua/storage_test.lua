@@ -134,9 +134,20 @@ eq(err.operation, "CompleteMultipartUpload", "wrong ETag: operation")
 err = failure(once.storage.complete_multipart_upload, { Bucket = "test-bucket", Object = "bad.bin",
   uploadId = bad.UploadId, Part = { { PartNumber = 2, ETag = p1.ETag } } })
 eq(err.code, "InvalidPart", "a part never uploaded")
+-- parts repeated or out of order are refused before anything is sent...
 err = failure(s3.complete_multipart_upload, { Bucket = "test-bucket", Object = "bad.bin", uploadId = bad.UploadId,
   Part = { { PartNumber = 1, ETag = p1.ETag }, { PartNumber = 1, ETag = p1.ETag } } })
-eq(err.code, "InvalidPartOrder", "parts out of order")
+eq(err.kind, "validation", "repeated part: kind")
+eq(err.fields[1].path, "Part[2].PartNumber", "repeated part: path")
+eq(err.fields[1].problem, "must be greater than the previous part's (1)", "repeated part: problem")
+-- ...and a client that sends them anyway gets the platform's own InvalidPartOrder
+local xml = '<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' ..
+            ('<Part><PartNumber>2</PartNumber><ETag>%s</ETag></Part>'):format(p1.ETag) ..
+            ('<Part><PartNumber>1</PartNumber><ETag>%s</ETag></Part>'):format(p1.ETag) .. '</CompleteMultipartUpload>'
+local raw = cloud.request{ api = "storage", method = "POST", path = "/test-bucket/bad.bin",
+                           query = { uploadId = bad.UploadId }, body = xml }
+eq(raw.status, 400, "out of order on the wire: status")
+assert(raw.body:find("<Code>InvalidPartOrder</Code>", 1, true), "out of order on the wire: " .. raw.body)
 err = failure(s3.complete_multipart_upload, { Bucket = "test-bucket", Object = "bad.bin",
   uploadId = "0123456789abcdef0123456789abcdef", Part = { { PartNumber = 1, ETag = p1.ETag } } })
 eq(err.code, "NoSuchUpload", "unknown upload")
@@ -157,6 +168,44 @@ eq(err.status, 404, "NoSuchKey status")
 err = failure(s3.put_object, { Bucket = "no-such-bucket", Object = "k", Body = "x" })
 eq(err.code, "NoSuchBucket", "unknown bucket")
 eq(err.status, 404, "unknown bucket: status")
+
+-- upload_part{file = path}: the part's bytes come from a file (binary, NUL included)
+local path = os.tmpname()
+local f = assert(io.open(path, "wb"))
+f:write(binary)
+f:close()
+local fup = s3.create_multipart_upload{ Bucket = "test-bucket", Object = "from-file.bin" }
+local fpart = s3.upload_part{ Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                              partNumber = 1, file = path }
+if expected_etags then eq(fpart.ETag, expected_etags[2], "ETag of the part read from a file") end
+s3.complete_multipart_upload{ Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                              Part = { { PartNumber = 1, ETag = fpart.ETag } } }
+assert(s3.get_object{ Bucket = "test-bucket", Object = "from-file.bin" }.Body == binary, "object is the file's bytes")
+eq(s3.put_object{ Bucket = "test-bucket", Object = "put-from-file.bin", file = path }.ETag, fpart.ETag,
+   "put_object takes file= too")
+
+-- body and file together, a file that cannot be read: validation errors naming the path
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                                partNumber = 2, body = "x", file = path })
+eq(err.kind, "validation", "body and file: kind")
+eq(err.fields[1].path, "file", "body and file: field")
+eq(err.fields[1].problem, "give body or file, not both", "body and file: problem")
+os.remove(path)
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "from-file.bin", uploadId = fup.UploadId,
+                                partNumber = 0, file = path })
+eq(err.kind, "validation", "missing file: kind")
+eq(err.fields[1].problem, ("cannot read '%s': No such file or directory"):format(path), "missing file: problem")
+eq(err.fields[2].path, "partNumber", "the other problems are reported with it")
+eq(#err.fields, 2, "missing file: two problems")
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "k", uploadId = fup.UploadId, partNumber = 1,
+                                file = "/" })
+assert(err.fields[1].problem:find("^cannot read '/': Is a directory"), "a directory: " .. err.fields[1].problem)
+err = failure(s3.upload_part, { Bucket = "test-bucket", Object = "k", uploadId = fup.UploadId, partNumber = 1,
+                                file = true })
+eq(err.fields[1].problem, "string expected (the path of a file to send as body)", "file must be a path")
+err = failure(cloud.cluster.update_snapshot, { SnapshotName = "snap-1", file = "x" })
+eq(err.fields[1].path, "file", "file= only where the body is bytes")
+assert(err.fields[1].problem:find("unknown field"), "file= elsewhere is an unknown field")
 
 -- the aws dialect (x-amz-* headers) gets the same answers
 local aws = cloud.client{ dialect = "aws" }

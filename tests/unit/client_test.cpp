@@ -213,3 +213,74 @@ TEST_CASE("The debug hook sees every attempt, and never a secret, even one the s
     CHECK(d.find("Signature=<redacted>") != std::string::npos);
   }
 }
+
+TEST_CASE("InvalidPart is waited for (invalid_part_delay, not the back-off) and repeated") {
+  const char* invalid_part = "<Error><Code>InvalidPart</Code><Message>not yet</Message></Error>";
+  const char* done = "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"
+                     "</CompleteMultipartUploadResult>";
+  ScriptedServer server([&](int n, const httplib::Request&, httplib::Response& res) {
+    res.status = n < 3 ? 400 : 200;
+    res.set_content(n < 3 ? invalid_part : done, "application/xml");
+  });
+  ClientConfig config = config_for("storage", server.url());
+  config.retry.invalid_part_delay = 2.5;
+  FakeSleepClient c(config);
+  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  auto r = c.client.call("CompleteMultipartUpload", args);
+  REQUIRE(r.ok());
+  CHECK(r->result["ETag"] == "\"e-1\"");
+  CHECK(r->meta.attempts == 3);
+  CHECK(c.sleeps == std::vector<double>{2.5, 2.5});
+
+  SECTION("the attempt limit bounds it too, and the error says how many were made") {
+    ScriptedServer always([&](int, const httplib::Request&, httplib::Response& res) {
+      res.status = 400;
+      res.set_content(invalid_part, "application/xml");
+    });
+    ClientConfig limited = config_for("storage", always.url());
+    limited.retry.invalid_part_delay = 2.5;
+    limited.retry.max_attempts = 2;
+    FakeSleepClient a(limited);
+    auto e = a.client.call("CompleteMultipartUpload", args);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().code == "InvalidPart");
+    CHECK(e.error().attempts == 2);
+    CHECK(always.count() == 2);
+    CHECK(a.sleeps == std::vector<double>{2.5});
+  }
+}
+
+TEST_CASE("An <Error> in a 200 answer to a completion is retried like a 5xx") {
+  ScriptedServer server([](int n, const httplib::Request&, httplib::Response& res) {
+    res.status = 200;
+    res.set_content(n == 1 ? "<Error><Code>InternalError</Code><Message>oops</Message></Error>"
+                           : "<CompleteMultipartUploadResult><ETag>\"e-1\"</ETag></CompleteMultipartUploadResult>",
+                    "application/xml");
+  });
+  FakeSleepClient c(config_for("storage", server.url()));
+  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  auto r = c.client.call("CompleteMultipartUpload", args);
+  REQUIRE(r.ok());
+  CHECK(r->meta.attempts == 2);
+  CHECK(c.sleeps.size() == 1);
+}
+
+TEST_CASE("A completion answered 200 with an empty or cut-short body is an error, not a success") {
+  const std::string full = "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"
+                           "</CompleteMultipartUploadResult>";
+  for (const std::string& body : {std::string(), full.substr(0, 40)}) {
+    INFO("body: '" << body << "'");
+    ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+      res.status = 200;
+      res.set_content(body, "application/xml");
+    });
+    FakeSleepClient c(config_for("storage", server.url()));
+    json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+    auto e = c.client.call("CompleteMultipartUpload", args);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().kind == ErrorKind::api);
+    CHECK(e.error().code == "MalformedResponse");
+    CHECK(e.error().status == 200);
+    CHECK(e.error().operation == "CompleteMultipartUpload");
+  }
+}

@@ -3,7 +3,6 @@
 // passes, one past it fails with the field path and a message naming the rule. Each case
 // starts from valid arguments for its operation and changes one field (a JSON pointer).
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -11,117 +10,10 @@
 #include "core/embedded.h"
 #include "core/model.h"
 #include "core/validate.h"
+#include "validation_helpers.h"
 
 using namespace cloud;
-
-namespace {
-
-const Operation& op(const std::string& name) {
-  const Operation* o = Model::builtin().find(name);
-  INFO("operation " << name);
-  REQUIRE(o != nullptr);
-  return *o;
-}
-
-const Member& input_member(const std::string& op_name, const std::string& member) {
-  const Member* m = op(op_name).input->find_member(member);
-  INFO(op_name << "." << member);
-  REQUIRE(m != nullptr);
-  return *m;
-}
-
-std::string rep(const std::string& s, size_t n) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += s;
-  return out;
-}
-
-// A copy of `args` with the value at JSON pointer `at` (list indexes 0-based) set.
-json with(json args, const std::string& at, json value) {
-  args[json::json_pointer(at)] = std::move(value);
-  return args;
-}
-
-// A copy of `args` without the value at JSON pointer `at`.
-json without(json args, const std::string& at) {
-  json::json_pointer p(at);
-  args[p.parent_pointer()].erase(p.back());
-  return args;
-}
-
-// Arguments for a failure message; bytes that are not UTF-8 are shown replaced.
-std::string show(const json& args) { return args.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-// Validation of `args` succeeds.
-void passes(const std::string& name, const json& args) {
-  Outcome<json> r = validate_input(op(name), args);
-  INFO(name << " " << show(args) << "\n" << (r.ok() ? "" : r.error().describe()));
-  CHECK(r.ok());
-}
-
-// Validation fails with exactly one problem, at `path`, whose text contains `text`.
-void fails(const std::string& name, const json& args, const std::string& path, const std::string& text) {
-  Outcome<json> r = validate_input(op(name), args);
-  INFO(name << " " << show(args));
-  REQUIRE_FALSE(r.ok());
-  INFO(r.error().describe());
-  REQUIRE(r.error().fields.size() == 1);
-  CHECK(r.error().fields[0].path == path);
-  CHECK_THAT(r.error().fields[0].problem, Catch::Contains(text));
-}
-
-// True when `e` reports a problem at `path` whose text contains `text`.
-bool reports(const Error& e, const std::string& path, const std::string& text) {
-  for (const FieldProblem& f : e.fields)
-    if (f.path == path && f.problem.find(text) != std::string::npos) return true;
-  return false;
-}
-
-// ---------------------------------------------------------------- valid base arguments
-
-json complete_args() {
-  return R"({ "Bucket": "bkt", "Object": "dir/file.bin", "uploadId": "u-1",
-              "Part": [ { "ETag": "\"e1\"", "PartNumber": 1 }, { "ETag": "\"e2\"", "PartNumber": 2 } ] })"_json;
-}
-
-json upload_part_args() {
-  return R"({ "Bucket": "bkt", "Object": "dir/file.bin", "partNumber": 1, "uploadId": "u-1", "body": "bytes" })"_json;
-}
-
-json rules_args() {
-  return R"({ "FirewallGroupName": "fw-1", "rules": [
-              { "protocol": "TCP", "port": 22, "cidrIp": "10.0.0.0/8", "description": "ssh" },
-              { "protocol": "ICMP", "cidrIp": "192.168.1.1", "description": "ping" } ] })"_json;
-}
-
-json instance_args() {
-  return R"({ "backupId": "0123456789abcdef0123456789abcdef", "instanceId": "codehost-1",
-              "instanceType": "e-large", "firewallGroupName": "fw-1", "parameterGroupName": "pg-1",
-              "diskSize": 100, "availabilityZone": "east-11", "description": "restored",
-              "networkConfig": { "networkId": "net-1", "privateAddress": "192.168.0.10/24" },
-              "objectStorageConfig": { "account": "acct01", "region": "jp-east-1",
-                "bucketUseObjects": { "lfs": "lfs-bucket", "packages": "pkg-bucket", "containerRegistry": "cr-bucket" } } })"_json;
-}
-
-json restore_cluster_args() {
-  return R"({ "SnapshotName": "snap-1", "cluster": { "name": "cluster-1", "description": "restored",
-              "locations": ["east-11"], "addonsConfig": { "httpLoadBalancing": { "disabled": false } },
-              "firewallGroup": "fw-1", "networkConfig": { "networkId": "net-COMMON_PRIVATE" },
-              "tags": [ { "key": "env", "value": "qa" } ] } })"_json;
-}
-
-json update_snapshot_args() {
-  return R"({ "SnapshotName": "snap-1", "snapshot": { "name": "snap-2", "expirationTime": "2026-12-31T23:59:59Z",
-              "description": "nightly", "tags": [ { "key": "env", "value": "qa" } ] } })"_json;
-}
-
-json upgrade_args() {
-  return R"({ "ResourceGroupName": "rg-1", "ClusterName": "mesh-1", "version": "1.20.1" })"_json;
-}
-
-const char* const kPlainNameRule = "lowercase letters, digits and hyphen, not starting or ending with a hyphen";
-
-}  // namespace
+using namespace validation_helpers;
 
 // ---------------------------------------------------------------- the model itself
 
@@ -296,7 +188,7 @@ TEST_CASE("output value sets of the spec are in the model", "[model]") {
 TEST_CASE("CompleteMultipartUpload: parts, part numbers 1..10000, required fields", "[validate]") {
   const char* op = "CompleteMultipartUpload";
   passes(op, complete_args());
-  passes(op, with(complete_args(), "/Part/0/PartNumber", 10000));
+  passes(op, with(complete_args(), "/Part/1/PartNumber", 10000));
   passes(op, with(complete_args(), "/Part", R"([{ "ETag": "x", "PartNumber": 1 }])"_json));
   fails(op, with(complete_args(), "/Part/0/PartNumber", 0), "Part[1].PartNumber", "at least 1 (got 0)");
   fails(op, with(complete_args(), "/Part/1/PartNumber", 10001), "Part[2].PartNumber", "at most 10000 (got 10001)");
@@ -309,6 +201,48 @@ TEST_CASE("CompleteMultipartUpload: parts, part numbers 1..10000, required field
   fails(op, without(complete_args(), "/Bucket"), "Bucket", "required");
   fails(op, without(complete_args(), "/Object"), "Object", "required");
   fails(op, with(complete_args(), "/Bucket", ""), "Bucket", "at least 1 character (got 0)");
+}
+
+TEST_CASE("CompleteMultipartUpload: parts in ascending PartNumber order, none repeated", "[validate]") {
+  const char* op = "CompleteMultipartUpload";
+  json parts = json::array();
+  for (int n : {1, 2, 5, 9, 10000}) parts.push_back({{"ETag", "\"e\""}, {"PartNumber", n}});  // gaps are allowed
+  passes(op, with(complete_args(), "/Part", parts));
+  fails(op, with(with(complete_args(), "/Part/0/PartNumber", 2), "/Part/1/PartNumber", 1), "Part[2].PartNumber",
+        "must be greater than the previous part's (2)");
+  fails(op, with(complete_args(), "/Part/1/PartNumber", 1), "Part[2].PartNumber",
+        "must be greater than the previous part's (1)");
+  fails(op, with(complete_args(), "/Part", with(parts, "/3/PartNumber", 5)), "Part[4].PartNumber",
+        "must be greater than the previous part's (5)");
+
+  // Each item out of place is named, compared with the one listed just before it.
+  json shuffled = R"({ "Bucket": "b", "Object": "o", "uploadId": "u", "Part": [
+      { "ETag": "a", "PartNumber": 3 }, { "ETag": "b", "PartNumber": 1 }, { "ETag": "c", "PartNumber": 2 },
+      { "ETag": "d", "PartNumber": 2 } ] })"_json;
+  Outcome<json> r = validate_input(validation_helpers::op(op), shuffled);
+  REQUIRE_FALSE(r.ok());
+  INFO(r.error().describe());
+  CHECK(r.error().fields.size() == 2);
+  CHECK(reports(r.error(), "Part[2].PartNumber", "must be greater than the previous part's (3)"));
+  CHECK(reports(r.error(), "Part[4].PartNumber", "must be greater than the previous part's (2)"));
+
+  // A part whose number is missing or mistyped is reported once, for what it is.
+  fails(op, with(complete_args(), "/Part/1/PartNumber", "1"), "Part[2].PartNumber", "integer expected, got string");
+
+  // The emulator leaves the order to its handler, which answers InvalidPartOrder as S3 does.
+  CHECK(validate_input(validation_helpers::op(op), shuffled, Checker::server).ok());
+}
+
+TEST_CASE("ascendingBy must name an integer member of the list's items", "[model]") {
+  auto bad = Model::load({{"bad.json", R"({"api":"x","operations":{"A":{"input":{
+      "L": { "type": "list", "ascendingBy": "N", "member": { "shape": "Item" } } }}},
+      "shapes": { "Item": { "type": "structure", "members": { "N": { "type": "string" } } } }})"}});
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("bad.json") && Catch::Contains("ascendingBy 'N'"));
+  auto good = Model::load({{"good.json", R"({"api":"x","operations":{"A":{"input":{
+      "L": { "type": "list", "ascendingBy": "N", "member": { "shape": "Item" } } }}},
+      "shapes": { "Item": { "type": "structure", "members": { "N": { "type": "integer" } } } }})"}});
+  CHECK(good.ok());
 }
 
 TEST_CASE("UploadPart: partNumber 1..10000, the body is bytes", "[validate]") {
@@ -350,7 +284,7 @@ TEST_CASE("AuthorizeFirewallRules: port 22 or 443, required for TCP, left out fo
   passes(op, with(rules_args(), "/rules/0/port", 22));
   passes(op, with(rules_args(), "/rules/0/port", 443));
   passes(op, with(rules_args(), "/rules/1/port", nullptr));  // cloud.null: the ICMP port the service returns
-  fails(op, with(rules_args(), "/rules/0/port", 80), "rules[1].port", "must be 22 or 443 (got 80)");
+  fails(op, with(rules_args(), "/rules/0/port", 80), "rules[1].port", "must be 22 or 443 when protocol is TCP (got 80)");
   fails(op, with(rules_args(), "/rules/0/port", "22"), "rules[1].port", "integer expected, got string");
   fails(op, without(rules_args(), "/rules/0/port"), "rules[1].port", "required when protocol is TCP");
   fails(op, with(rules_args(), "/rules/1/port", 22), "rules[2].port", "must be left out when protocol is ICMP");
@@ -372,7 +306,7 @@ TEST_CASE("AuthorizeFirewallRules: group name and the rules list", "[validate]")
   fails(op, with(rules_args(), "/rules", "tcp/22"), "rules", "list expected, got string");
   fails(op, with(rules_args(), "/rules/0", "TCP"), "rules[1]", "table expected, got string");
   // An empty Lua table is an empty list here, and goes out as [].
-  Outcome<json> r = validate_input(::op(op), with(rules_args(), "/rules", json::object()));
+  Outcome<json> r = validate_input(validation_helpers::op(op), with(rules_args(), "/rules", json::object()));
   REQUIRE(r.ok());
   CHECK(r.value()["rules"] == json::array());
 }
@@ -541,7 +475,7 @@ TEST_CASE("RestoreClusterFromSnapshot: other body fields and types", "[validate]
   fails(op, with(restore_cluster_args(), "/cluster/locations", "east-11"), "cluster.locations", "list expected, got string");
   fails(op, with(restore_cluster_args(), "/cluster/locations/0", 11), "cluster.locations[1]", "string expected, got integer");
   // Empty tables for lists become [] on the wire.
-  Outcome<json> r = validate_input(::op(op), with(with(restore_cluster_args(), "/cluster/tags", json::object()),
+  Outcome<json> r = validate_input(validation_helpers::op(op), with(with(restore_cluster_args(), "/cluster/tags", json::object()),
                                                   "/cluster/locations", json::object()));
   REQUIRE(r.ok());
   CHECK(r.value()["cluster"]["tags"] == json::array());
@@ -649,7 +583,7 @@ TEST_CASE("problems in several list elements are reported with their 1-based pos
   CHECK(e.operation == "AuthorizeFirewallRules");
   CHECK(e.fields.size() == 6);
   CHECK(reports(e, "FirewallGroupName", "required"));
-  CHECK(reports(e, "rules[1].port", "must be 22 or 443 (got 80)"));
+  CHECK(reports(e, "rules[1].port", "must be 22 or 443 when protocol is TCP (got 80)"));
   CHECK(reports(e, "rules[2].port", "must be left out when protocol is ICMP"));
   CHECK(reports(e, "rules[2].cidrIp", "IPv4 address or CIDR"));
   CHECK(reports(e, "rules[3].port", "required when protocol is TCP"));

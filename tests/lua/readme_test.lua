@@ -1,0 +1,82 @@
+-- The README's Lua API examples run as they are written: every ```lua block of the
+-- sections Operations, Errors and Retries, in order, against the embedded emulator
+-- and its fixtures. What a block prints must match its `-->` comments, line by line:
+-- runs of spaces and tabs count as one space, and `...` stands for any text (ids,
+-- times, ports). So the reference cannot drift from what the functions do.
+
+local SECTIONS = { "Operations", "Errors", "Retries" }
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+-- The text of "### <title>" up to the next heading of level 2 or 3.
+local function section(text, title)
+  local _, start = text:find("\n### " .. title .. "\n", 1, true)
+  assert(start, "README.md has no section '### " .. title .. "'")
+  local stop = text:find("\n###? ", start) or #text
+  return text:sub(start, stop)
+end
+
+local function squeeze(s)
+  return (s:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", ""))
+end
+
+-- `expected` with `...` as a wildcard, as an anchored Lua pattern.
+local function pattern_of(expected)
+  local parts = {}
+  for piece in (expected .. "..."):gmatch("(.-)%.%.%.") do
+    parts[#parts + 1] = piece:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")
+  end
+  return "^" .. table.concat(parts, ".-") .. "$"
+end
+
+-- The lines a block prints, run in an environment whose print records them.
+local function run(code, name)
+  local printed = {}
+  local env = setmetatable({
+    print = function(...)
+      local values = table.pack(...)
+      for i = 1, values.n do values[i] = tostring(values[i]) end
+      for line in (table.concat(values, "\t", 1, values.n) .. "\n"):gmatch("(.-)\n") do printed[#printed + 1] = line end
+    end,
+  }, { __index = _ENV })
+  local chunk = assert(load(code, "=" .. name, "t", env))
+  local ok, err = pcall(chunk)
+  if not ok then error(("%s failed: %s"):format(name, tostring(err)), 0) end
+  return printed
+end
+
+local function check(code, name)
+  local expected = {}
+  for line in code:gmatch("[^\n]*") do
+    local out = line:match("%-%->%s?(.*)$")
+    if out then expected[#expected + 1] = squeeze(out) end
+  end
+  local printed = run(code, name)
+  for i = 1, math.max(#expected, #printed) do
+    local want, got = expected[i], printed[i] and squeeze(printed[i])
+    if not (want and got and got:match(pattern_of(want))) then
+      error(("%s, printed line %d:\n  expected: %s\n  got:      %s"):format(name, i, tostring(want), tostring(got)), 0)
+    end
+  end
+  return #expected
+end
+
+local text = read("README.md")
+local blocks, lines = 0, 0
+for _, title in ipairs(SECTIONS) do
+  local n = 0
+  for code in section(text, title):gmatch("```lua\n(.-)```") do
+    n = n + 1
+    local first = code:match("[^\n]*")
+    lines = lines + check(code, ("README %s example %d (%s)"):format(title, n, first))
+  end
+  assert(n > 0, "no examples in section " .. title)
+  blocks = blocks + n
+end
+assert(blocks >= 16 and lines >= 40, ("too few examples checked: %d blocks, %d lines"):format(blocks, lines))
+print(("readme_test: ok (%d examples, %d printed lines checked)"):format(blocks, lines))

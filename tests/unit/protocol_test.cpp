@@ -1,0 +1,263 @@
+// The wire formats, without a network: golden requests (model + arguments -> method,
+// path, query, headers, body exactly as sent) and golden responses (body and headers ->
+// the result table, types included), for XML and JSON, errors too. The emulator uses
+// the same code to read requests, so end-to-end tests alone could not see a mistake
+// made the same way in both directions; these compare with text written by hand.
+// Last, the Lua side of the types: JSON null <-> cloud.null, integers, empty tables.
+#include <catch2/catch.hpp>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "core/protocol.h"
+#include "core/validate.h"
+#include "lua/convert.h"
+
+using namespace cloud;
+
+namespace {
+
+const Operation& op(const std::string& name) { return *Model::builtin().find(name); }
+const Api& api_of(const std::string& name) { return *Model::builtin().api(op(name).api); }
+
+// What the client sends for `args`: validated (and normalised) first, as Client::call does.
+WireRequest wire(const std::string& name, const json& args) {
+  Outcome<json> input = validate_input(op(name), args);
+  INFO(name << (input.ok() ? "" : "\n" + input.error().describe()));
+  REQUIRE(input.ok());
+  return serialize_request(api_of(name), op(name), *input);
+}
+
+HttpResponse response(long status, std::string body, Headers headers = {}) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.headers = std::move(headers);
+  return r;
+}
+
+json result_of(const std::string& name, const HttpResponse& r) {
+  Outcome<json> out = parse_result(api_of(name), op(name), r);
+  INFO((out.ok() ? std::string() : out.error().describe()));
+  REQUIRE(out.ok());
+  return out.value();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- storage, XML
+
+TEST_CASE("CompleteMultipartUpload: the XML body in the namespace, parts as given, quotes kept", "[protocol]") {
+  WireRequest w = wire("CompleteMultipartUpload",
+                       {{"Bucket", "my-bucket"}, {"Object", "dir/a b+c.bin"}, {"uploadId", "up/1+2"},
+                        {"Part", {{{"PartNumber", 1}, {"ETag", "\"5d41402abc4b2a76b9719d911017c592\""}},
+                                  {{"PartNumber", 3}, {"ETag", "\"7d793037a0760186574b0282f2f435e7\""}}}}});
+  CHECK(w.method == "POST");
+  CHECK(w.path == "/my-bucket/dir/a%20b%2Bc.bin");
+  CHECK(w.query == "uploadId=up%2F1%2B2");
+  CHECK(w.body ==
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+        "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        "<Part><ETag>\"5d41402abc4b2a76b9719d911017c592\"</ETag><PartNumber>1</PartNumber></Part>"
+        "<Part><ETag>\"7d793037a0760186574b0282f2f435e7\"</ETag><PartNumber>3</PartNumber></Part>"
+        "</CompleteMultipartUpload>");
+  CHECK(header_value(w.headers, "Content-Type") == "application/xml");
+}
+
+TEST_CASE("the multipart steps: ?uploads, partNumber and uploadId, a raw body, DELETE", "[protocol]") {
+  WireRequest create = wire("CreateMultipartUpload", {{"Bucket", "b"}, {"Object", "k/ü.txt"}});
+  CHECK(create.method == "POST");
+  CHECK(create.path == "/b/k/%C3%BC.txt");
+  CHECK(create.query == "uploads");
+  CHECK(create.body.empty());
+
+  std::string bytes("\x00\xff<Part>&", 9);
+  WireRequest part = wire("UploadPart", {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u1"}, {"partNumber", 7},
+                                         {"body", bytes}});
+  CHECK(part.method == "PUT");
+  CHECK(part.query == "partNumber=7&uploadId=u1");
+  CHECK(part.body == bytes);  // sent as given: no XML, no encoding
+  CHECK_FALSE(has_header(part.headers, "Content-Type"));
+
+  WireRequest abort = wire("AbortMultipartUpload", {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u1"}});
+  CHECK(abort.method == "DELETE");
+  CHECK(abort.query == "uploadId=u1");
+  CHECK(abort.body.empty());
+
+  WireRequest ranged = wire("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", "bytes=0-9"}});
+  CHECK(header_value(ranged.headers, "Range") == "bytes=0-9");
+}
+
+TEST_CASE("CompleteMultipartUploadResult: typed, namespaced, ETag quotes kept, header members", "[protocol]") {
+  HttpResponse r = response(
+      200,
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<CompleteMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+      "<Location>https://storage.example.com/my-bucket/dir/a%20b.bin</Location><Bucket>my-bucket</Bucket>"
+      "<Key>dir/a b.bin</Key><ETag>&quot;3858f62230ac3c915f300c664312c11f-9&quot;</ETag>"
+      "</CompleteMultipartUploadResult>",
+      {{"x-ext-request-id", "req-1"}, {"x-ext-version-id", "v-9"}, {"x-ext-expiration", "expiry-date=\"Fri, 23 Dec 2030 00:00:00 GMT\""},
+       {"x-ext-server-side-encryption", "aws:kms"}, {"x-ext-server-side-encryption-aws-kms-key-id", "key-1"}});
+  json out = result_of("CompleteMultipartUpload", r);
+  CHECK(out == json{{"Location", "https://storage.example.com/my-bucket/dir/a%20b.bin"},
+                    {"Bucket", "my-bucket"},
+                    {"Key", "dir/a b.bin"},
+                    {"ETag", "\"3858f62230ac3c915f300c664312c11f-9\""},
+                    {"VersionId", "v-9"},
+                    {"Expiration", "expiry-date=\"Fri, 23 Dec 2030 00:00:00 GMT\""},
+                    {"ServerSideEncryption", "aws:kms"},
+                    {"SSEKMSKeyId", "key-1"}});
+  CHECK(request_id_of(r.headers) == "req-1");
+
+  // The aws dialect's x-amz-* headers fill the same members.
+  HttpResponse aws = response(200, "<CompleteMultipartUploadResult><ETag>\"e-1\"</ETag></CompleteMultipartUploadResult>",
+                              {{"x-amz-version-id", "v-2"}, {"x-amz-request-id", "req-2"}});
+  CHECK(result_of("CompleteMultipartUpload", aws)["VersionId"] == "v-2");
+  CHECK(request_id_of(aws.headers) == "req-2");
+}
+
+TEST_CASE("storage results: the upload id, a part's ETag from its header, an object's bytes", "[protocol]") {
+  json init = result_of("CreateMultipartUpload",
+                        response(200, "<InitiateMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                                      "<Bucket>b</Bucket><Key>k</Key><UploadId>abc123</UploadId></InitiateMultipartUploadResult>"));
+  CHECK(init == json{{"Bucket", "b"}, {"Key", "k"}, {"UploadId", "abc123"}});
+  CHECK(result_of("UploadPart", response(200, "", {{"ETag", "\"0123\""}})) == json{{"ETag", "\"0123\""}});
+  std::string bytes("\x00\x01\xfe", 3);
+  json got = result_of("GetObject", response(206, bytes, {{"Content-Range", "bytes 0-2/10"}, {"ETag", "\"e\""}}));
+  CHECK(got["Body"] == bytes);
+  CHECK(got["ContentRange"] == "bytes 0-2/10");
+}
+
+TEST_CASE("XML error bodies: code, message and request id; a 200 result that is not one fails", "[protocol]") {
+  HttpResponse r = response(400,
+                            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InvalidPart</Code>"
+                            "<Message>One or more of the specified parts could not be found.</Message>"
+                            "<UploadId>u1</UploadId><PartNumber>2</PartNumber><RequestId>req-7</RequestId></Error>",
+                            {{"x-ext-request-id", "req-header"}});
+  Error e = parse_error(api_of("CompleteMultipartUpload"), r);
+  CHECK(e.kind == ErrorKind::api);
+  CHECK(e.code == "InvalidPart");
+  CHECK(e.message == "One or more of the specified parts could not be found.");
+  CHECK(e.request_id == "req-7");
+  CHECK(e.status == 400);
+
+  Error bare = parse_error(api_of("GetObject"), response(503, "", {{"x-ext-request-id", "req-8"}}));
+  CHECK(bare.code == "HTTP503");
+  CHECK(bare.message == "no error body");
+  CHECK(bare.request_id == "req-8");
+
+  for (const char* body : {"", "<CompleteMultipartUploadResult><Bucket>b</Bu", "<Other/>"}) {
+    INFO(body);
+    Outcome<json> out = parse_result(api_of("CompleteMultipartUpload"), op("CompleteMultipartUpload"), response(200, body));
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.error().code == "MalformedResponse");
+  }
+}
+
+// ---------------------------------------------------------------- JSON APIs
+
+TEST_CASE("JSON requests: paths with ':' and labels, the body without path members", "[protocol]") {
+  WireRequest w = wire("AuthorizeFirewallRules",
+                       {{"FirewallGroupName", "fw 1"},
+                        {"rules", {{{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "0.0.0.0/0"}, {"description", "日本語"}},
+                                   {{"protocol", "ICMP"}, {"cidrIp", "192.0.2.1"}}}}});
+  CHECK(w.method == "POST");
+  CHECK(w.path == "/v1/firewallGroups/fw%201/rules");
+  CHECK(w.query.empty());
+  CHECK(json::parse(w.body) == json::parse(R"({"rules":[{"protocol":"TCP","port":443,"cidrIp":"0.0.0.0/0","description":"日本語"},
+                                               {"protocol":"ICMP","cidrIp":"192.0.2.1"}]})"));
+  CHECK(header_value(w.headers, "Content-Type") == "application/json");
+
+  CHECK(wire("RestoreInstance", {{"instanceId", "code-1"}}).path == "/v1/instances:restore");
+  CHECK(wire("RestoreClusterFromSnapshot", {{"SnapshotName", "snap-1"}}).path == "/v1/snapshots/snap-1:restore");
+  WireRequest mesh = wire("UpgradeMeshplatformServiceMeshVersion",
+                          {{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}, {"version", "1.22.1"}});
+  CHECK(mesh.path == "/v1/resource-groups/rg-1/meshplatform/clusters/mesh-1/meshplatform-service-mesh:upgrade");
+  CHECK(json::parse(mesh.body) == json{{"version", "1.22.1"}});
+}
+
+TEST_CASE("JSON requests: an empty table is [] where the model has a list, {} where an object", "[protocol]") {
+  WireRequest w = wire("UpdateSnapshot", {{"SnapshotName", "s"}, {"snapshot", {{"tags", json::object()}}}});
+  CHECK(w.method == "PUT");
+  CHECK(w.body == R"({"snapshot":{"tags":[]}})");
+  WireRequest r = wire("RestoreInstance", {{"networkConfig", json::object()}, {"diskSize", 100}});
+  CHECK(json::parse(r.body) == json::parse(R"({"networkConfig":{},"diskSize":100})"));
+  CHECK(json::parse(r.body)["diskSize"].is_number_integer());
+}
+
+TEST_CASE("JSON results: integers, booleans, empty lists, null and absent fields as sent", "[protocol]") {
+  json out = result_of("AuthorizeFirewallRules", response(200, R"({
+      "firewallGroupName": "fw-1", "state": "PROCESSING", "extra": 1.5,
+      "rules": [ { "id": "r1", "protocol": "TCP", "port": 22, "state": "AUTHORIZED" },
+                 { "id": "r2", "protocol": "ICMP", "state": "AUTHORIZED" },
+                 { "id": "r3", "protocol": "ICMP", "port": null, "state": "AUTHORIZED" } ] })"));
+  CHECK(out["rules"][0]["port"].is_number_integer());
+  CHECK_FALSE(out["rules"][1].contains("port"));  // left out on the wire: absent
+  CHECK(out["rules"][2]["port"].is_null());       // null on the wire: null (cloud.null in Lua)
+  CHECK(out["extra"].is_number_float());          // a field the model does not know is kept
+
+  json inst = result_of("RestoreInstance", response(200, R"({"instance":{"diskSize":100,"upgradableCodehostVersions":[],
+      "networkConfig":{},"status":{"code":200,"name":"RESTORING"}}})"));
+  CHECK(inst["instance"]["upgradableCodehostVersions"] == json::array());
+  CHECK(inst["instance"]["networkConfig"] == json::object());
+  CHECK(inst["instance"]["status"]["code"].is_number_integer());
+
+  json cluster = result_of("RestoreClusterFromSnapshot",
+                           response(200, R"({"cluster":{"addonsConfig":{"httpLoadBalancing":{"disabled":false}}}})"));
+  CHECK(cluster["cluster"]["addonsConfig"]["httpLoadBalancing"]["disabled"] == false);
+}
+
+TEST_CASE("JSON error bodies of the usual shapes", "[protocol]") {
+  const Api& devops = api_of("RestoreInstance");
+  struct Case { const char* body; Headers headers; const char* code; const char* message; };
+  const Case cases[] = {
+      {R"({"code":"BackupNotFound","message":"no backup"})", {}, "BackupNotFound", "no backup"},
+      {R"({"Code":"Busy","Message":"later"})", {}, "Busy", "later"},
+      {R"({"__type":"com.example.devops#ThrottlingException","message":"slow down"})", {}, "ThrottlingException", "slow down"},
+      {R"({"message":"from the header"})", {{"x-ext-error-type", "InstanceAlreadyExists"}}, "InstanceAlreadyExists",
+       "from the header"},
+      {"<html>bad gateway</html>", {}, "HTTP502", "<html>bad gateway</html>"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.body);
+    Error e = parse_error(devops, response(502, c.body, c.headers));
+    CHECK(e.kind == ErrorKind::api);
+    CHECK(e.code == c.code);
+    CHECK(e.message == c.message);
+    CHECK(e.status == 502);
+  }
+}
+
+// ---------------------------------------------------------------- the Lua side of the types
+
+TEST_CASE("Lua <-> JSON: null is cloud.null, integers stay integers, empty tables are told apart by the model",
+          "[protocol][lua]") {
+  lua_State* L = luaL_newstate();
+  push_json(L, json::parse(R"({"port":null,"count":3,"ratio":0.5,"on":true,"list":[],"obj":{},"items":["a","b"]})"));
+  int t = lua_gettop(L);
+  lua_getfield(L, t, "port");
+  CHECK(is_null(L, -1));
+  lua_getfield(L, t, "count");
+  CHECK(lua_isinteger(L, -1));
+  lua_getfield(L, t, "ratio");
+  CHECK_FALSE(lua_isinteger(L, -1));
+  lua_getfield(L, t, "on");
+  CHECK(lua_type(L, -1) == LUA_TBOOLEAN);
+  lua_getfield(L, t, "list");
+  CHECK(lua_type(L, -1) == LUA_TTABLE);
+  CHECK(lua_rawlen(L, -1) == 0);
+  lua_getfield(L, t, "items");
+  CHECK(lua_rawlen(L, -1) == 2);
+  lua_settop(L, t);
+
+  // Back to JSON: cloud.null is null; an empty table is {} until the model says "list".
+  Outcome<json> back = to_json(L, t);
+  REQUIRE(back.ok());
+  CHECK(back->at("port").is_null());
+  CHECK(back->at("count") == 3);
+  CHECK(back->at("count").is_number_integer());
+  CHECK(back->at("list") == json::object());
+  CHECK(back->at("items") == json::array({"a", "b"}));
+  lua_close(L);
+}
