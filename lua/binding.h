@@ -21,4 +21,14 @@ void push_error(lua_State* L, const Error& e);
 // the session.
 void open_emulator(lua_State* L, int module);
 
+// The name of the operation a function cloud.<api>.<operation> (of any client)
+// calls; nullptr when the value at `index` is not such a function.
+const char* operation_name_of(lua_State* L, int index);
+
+// Sets cloud.help, cloud.describe and the global help in the table at `module`.
+void open_help(lua_State* L, int module);
+
+// Offers lua/*.lua, built into the binary, to `require` as "cloud.<name>".
+void open_builtin_modules(lua_State* L);
+
 }  // namespace cloud

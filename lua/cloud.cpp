@@ -277,6 +277,13 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
 
 }  // namespace
 
+const char* operation_name_of(lua_State* L, int index) {
+  if (lua_tocfunction(L, index) != l_operation || !lua_getupvalue(L, index, 2)) return nullptr;
+  const char* name = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  return name;  // the string stays alive: the closure holds it
+}
+
 Session& session_of(lua_State* L) {
   lua_getfield(L, LUA_REGISTRYINDEX, kSessionKey);
   auto* s = static_cast<std::shared_ptr<Session>*>(lua_touserdata(L, -1));
@@ -443,6 +450,12 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   push_null(L);
   lua_setfield(L, -2, "null");
   open_emulator(L, lua_gettop(L));
+  open_help(L, lua_gettop(L));
+  open_builtin_modules(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "cloud.pretty");
+  lua_call(L, 1, 1);
+  lua_setfield(L, -2, "pretty");
   lua_pushstring(L, "cloudlua " CLOUDLUA_VERSION);
   lua_setfield(L, -2, "_VERSION");
   lua_pushvalue(L, -1);
