@@ -324,7 +324,7 @@ int l_client(lua_State* L) {
   ClientConfig config = session_of(L).config.client;
   apply_client_options(L, config);
   lua_newtable(L);
-  fill_client_table(L, std::make_shared<Client>(config));
+  fill_client_table(L, make_client(config));
   luaL_setmetatable(L, kClientMeta);
   return 1;
 }

@@ -76,8 +76,7 @@ int run_all(lua_State* L, const RunOptions& o) {
   if (!o.script.empty() && run_script(L, o) != LUA_OK) return 1;
   bool nothing_given = o.script.empty() && o.exec.empty() && !o.version;
   if (o.interactive || (nothing_given && isatty(STDIN_FILENO))) {
-    if (nothing_given) print_version();
-    run_repl(L);
+    run_repl(L);  // it shows the banner when stdin is a terminal
   } else if (nothing_given) {
     RunOptions from_stdin = o;
     from_stdin.script = "-";
