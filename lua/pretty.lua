@@ -146,7 +146,8 @@ end
 local function layout(st, entries, plain_list, level, column)
   if #entries == 0 then return "{}" end
   local joined = table.concat(entries, ", ")
-  if not joined:find("\n") and column + width_of(joined) + 4 <= st.width then return "{ " .. joined .. " }" end
+  local comma = level > 0 and 1 or 0  -- a nested table is followed by a comma when its parent is split
+  if not joined:find("\n") and column + width_of(joined) + 4 + comma <= st.width then return "{ " .. joined .. " }" end
   local pad, close = st.indent:rep(level + 1), st.indent:rep(level)
   local lines = entries
   if plain_list and #entries > 6 and not joined:find("\n") then

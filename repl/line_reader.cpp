@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <clocale>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,7 @@ void on_sigint_at_prompt(int) { line_interrupted = 1; }
 class EditReader : public LineReader {
  public:
   explicit EditReader(std::string history_file) : file_(std::move(history_file)) {
+    std::setlocale(LC_CTYPE, "");  // typed characters are decoded in the user's encoding
     history_ = history_init();
     history(history_, &event_, H_SETSIZE, kHistorySize);
     history(history_, &event_, H_SETUNIQUE, 1);

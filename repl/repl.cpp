@@ -11,7 +11,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <clocale>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -153,7 +152,6 @@ void print_banner(const Repl& r) {
 }  // namespace
 
 void run_repl(lua_State* L) {
-  std::setlocale(LC_CTYPE, "");  // line editing decodes typed characters in the user's encoding
   Repl r{L, LineReader::open(history_file_path()), session_label(session_of(L))};
   if (r.reader->interactive()) print_banner(r);
   for (;;) {

@@ -54,6 +54,14 @@ eq(pretty(result, { width = 200 }),
   '{ snapshot = { description = "a description long enough to need its own line", name = "snap-1", '
   .. 'status = "AVAILABLE", tags = { { key = "env", value = "qa" } } } }', "width option")
 
+-- no line passes the width, the comma after a nested table included
+local wide = { list = { ("x"):rep(30), ("y"):rep(31) }, other = 1 }
+for width = 40, 100 do
+  for line in pretty(wide, { width = width }):gmatch("[^\n]+") do
+    assert(#line <= width, ("width %d: %q"):format(width, line))
+  end
+end
+
 -- a long list of short values is packed into lines rather than one per line
 local numbers = {}
 for i = 1, 30 do numbers[i] = i * 100 end
