@@ -4,6 +4,7 @@
 // data both come from core/help, which reads them off the model.
 #include <lauxlib.h>
 #include <lua.h>
+#include <lualib.h>
 
 #include <cstdio>
 
@@ -72,9 +73,16 @@ std::string help_text(lua_State* L) {
   return "";
 }
 
-// help([x]): prints the help for x, or the list of every API and operation.
+// help([x]): writes the help for x, or the list of every API and operation, with
+// io.write, so that io.output() can capture it; with fwrite when io is not loaded.
 int l_help(lua_State* L) {
   std::string text = help_text(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, LUA_IOLIBNAME) == LUA_TTABLE && lua_getfield(L, -1, "write") == LUA_TFUNCTION) {
+    lua_pushlstring(L, text.data(), text.size());
+    lua_call(L, 1, 0);
+    return 0;
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   return 0;

@@ -1,10 +1,8 @@
 -- help() and cloud.describe, both read off the operation model: every operation is
 -- listed, an operation is reached by its function, its name or its snake name, the
 -- limits help states are the ones validation enforces, and unknown names are
--- refused with a message. help() prints, so its text is read through a second
--- cloudlua process (CLOUDLUA_TEST_BIN). Fails by raising an error.
-
-local bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set")
+-- refused with a message. help() writes with io.write, so io.output() captures its
+-- text. Fails by raising an error.
 
 local function eq(actual, expected, what)
   if actual ~= expected then
@@ -16,26 +14,34 @@ local function has(text, fragment, what)
   if not text:find(fragment, 1, true) then error(("%s: %q not in:\n%s"):format(what, fragment, text), 2) end
 end
 
--- The text `help(<expr>)` prints, and whether cloudlua exited 0.
-local function help_text(expr)
-  local p = assert(io.popen(("%s -e 'help(%s)' 2>&1"):format(bin, expr), "r"))
-  local out = p:read("a")
-  return out, p:close() == true
+-- What help(...) writes; or false and the error message when it raises.
+local function help_text(...)
+  local name = os.tmpname()
+  io.output(name)
+  local ok, err = pcall(help, ...)
+  io.output():close()
+  io.output(io.stdout)
+  local f = assert(io.open(name))
+  local text = f:read("a")
+  f:close()
+  os.remove(name)
+  if not ok then return false, err end
+  return text
 end
 
 -- help(): every API and every operation, by its Lua name and its own name (a long
 -- pair wraps onto the next line)
-local overview = help_text("")
+local overview = help_text()
 for _, op in ipairs(cloud.operations()) do
   assert(overview:find(("\n  cloud%%.%s%%.%s%%s+%%(%s%%)\n"):format(op.api, op.fn, op.name)),
     "overview lists " .. op.name .. ":\n" .. overview)
 end
 
 -- one operation, reached three ways, says the same
-local by_function = help_text("cloud.devops.restore_instance")
-eq(help_text('"RestoreInstance"'), by_function, "by name")
-eq(help_text('"restore_instance"'), by_function, "by snake name")
-eq(help_text("cloud.client{}.devops.restore_instance"), by_function, "through another client")
+local by_function = help_text(cloud.devops.restore_instance)
+eq(help_text("RestoreInstance"), by_function, "by name")
+eq(help_text("restore_instance"), by_function, "by snake name")
+eq(help_text(cloud.client{}.devops.restore_instance), by_function, "through another client")
 has(by_function, "cloud.devops.restore_instance{...}  (RestoreInstance, devops API)", "title")
 has(by_function, "POST /v1/instances:restore", "method and path")
 has(by_function, "Not idempotent", "idempotence")
@@ -43,25 +49,27 @@ has(by_function, 'instanceType: string, default "e-large"', "default")
 has(by_function, "one of c-large, c-large8, e-large,", "allowed values")
 has(by_function, "backupId: string, exactly 32 characters, lowercase letters and digits", "limits")
 has(by_function, "    bucketUseObjects: table", "nested fields indented under their parent")
-has(help_text('"CreateMultipartUpload"'), "POST /{Bucket}/{Object+}?uploads", "the query key that selects the operation")
-has(help_text('"AuthorizeFirewallRules"'), "FirewallGroupName: string, required, in the path", "path parameter")
-has(help_text('"AuthorizeFirewallRules"'), "port: integer, required when protocol is TCP, left out when protocol is ICMP",
+has(help_text("CreateMultipartUpload"), "POST /{Bucket}/{Object+}?uploads", "the query key that selects the operation")
+has(help_text("AuthorizeFirewallRules"), "FirewallGroupName: string, required, in the path", "path parameter")
+has(help_text("AuthorizeFirewallRules"), "port: integer, required when protocol is TCP, left out when protocol is ICMP",
   "conditions")
 
 -- an API, by table or by name
-local devops = help_text("cloud.devops")
-eq(help_text('"devops"'), devops, "API by name")
+local devops = help_text(cloud.devops)
+eq(help_text("devops"), devops, "API by name")
+eq(help_text(cloud), overview, "help(cloud) is help()")
 for _, op in ipairs(cloud.operations()) do
   if op.api == "devops" then has(devops, "cloud.devops." .. op.fn, "API help lists " .. op.name) end
 end
 
 -- unknown things are refused with a hint
-local out, ok = help_text('"RestoreInstanse"')
+local ok, err = help_text("RestoreInstanse")
 eq(ok, false, "unknown name fails")
-has(out, "no operation or API named 'RestoreInstanse'; help() lists them", "unknown name message")
-out, ok = help_text("print")
+assert(err:find("^bad argument #1 to '[%w.]*help' %(no operation or API named 'RestoreInstanse'; help%(%) lists them%)$"),
+  "unknown name message: " .. err)
+ok, err = help_text(print)
 eq(ok, false, "a function that is no operation fails")
-has(out, "an operation, an API or a name expected, got function", "wrong kind of value")
+has(err, "an operation, an API or a name expected, got function", "wrong kind of value")
 
 -- cloud.describe: the same facts as data, values typed as the model has them
 local d = cloud.describe(cloud.devops.authorize_firewall_rules)
