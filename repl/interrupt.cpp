@@ -49,7 +49,7 @@ InterruptGuard::InterruptGuard(lua_State* L) {
 InterruptGuard::~InterruptGuard() {
   if (--guard_depth > 0) return;
   sigaction(SIGINT, &previous_action, nullptr);
-  lua_sethook(running_state, nullptr, 0, 0);
+  if (lua_gethook(running_state) == stop_hook) lua_sethook(running_state, nullptr, 0, 0);  // a user's hook stays
   running_state = nullptr;
   interrupt_flag().store(false);
 }

@@ -38,9 +38,10 @@ struct Repl {
 std::string prompt(const Repl& r, bool first_line) {
   std::string out = "cloudlua[" + r.label + "]> ";
   if (!first_line) out = std::string(out.size() - 3, ' ') + ">> ";
-  if (lua_getglobal(r.L, first_line ? "_PROMPT" : "_PROMPT2") == LUA_TSTRING || lua_isnumber(r.L, -1))
-    out = lua_tostring(r.L, -1);
-  lua_pop(r.L, 1);
+  lua_rawgeti(r.L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);  // raw: no metamethod may raise out here
+  lua_pushstring(r.L, first_line ? "_PROMPT" : "_PROMPT2");
+  if (lua_rawget(r.L, -2) == LUA_TSTRING || lua_isnumber(r.L, -1)) out = lua_tostring(r.L, -1);
+  lua_pop(r.L, 2);
   return out;
 }
 
