@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
 #include <mutex>
 #include <optional>
@@ -103,6 +104,11 @@ struct Emulator::Impl {
   std::atomic<unsigned long long> requests{0};
   std::mutex faults_mutex;
   std::vector<Fault> faults;
+  // A delay fault waits on this rather than sleeping, so that stop() need not wait
+  // out the delays of requests their clients have given up on (Ctrl-C).
+  std::mutex stop_mutex;
+  std::condition_variable stop_cv;
+  bool stopping = false;
 
   Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
 
@@ -207,18 +213,23 @@ struct Emulator::Impl {
 
   // Acts out a fault; false when only a delay was asked and the request goes on.
   bool misbehave(const Api& api, const Fault& f, httplib::Response& res, const std::string& request_id) {
-    if (f.delay > 0) std::this_thread::sleep_for(std::chrono::duration<double>(f.delay));
-    if (f.drop) {
-      // Headers go out, then the body provider fails: the client sees the
-      // connection closed mid-answer.
-      res.set_chunked_content_provider("application/octet-stream", [](size_t, httplib::DataSink&) { return false; });
-      return true;
+    if (f.delay > 0) {
+      std::unique_lock<std::mutex> lock(stop_mutex);
+      if (stop_cv.wait_for(lock, std::chrono::duration<double>(f.delay), [this] { return stopping; })) return drop(res);
     }
+    if (f.drop) return drop(res);
     if (!f.status && !f.error_in_200 && f.code.empty()) return false;
     std::string code = f.code.empty() ? "InternalError" : f.code;
     std::string message = f.message.empty() ? "fault injected by cloud.emulator.fault" : f.message;
     int status = f.error_in_200 ? 200 : (f.status ? f.status : 500);
     send_error(api, res, status, code, message, request_id);
+    return true;
+  }
+
+  // Headers go out, then the body provider fails: the client sees the connection
+  // closed mid-answer.
+  static bool drop(httplib::Response& res) {
+    res.set_chunked_content_provider("application/octet-stream", [](size_t, httplib::DataSink&) { return false; });
     return true;
   }
 
@@ -278,6 +289,10 @@ Emulator::Emulator(EmulatorOptions options, const Model& model)
 Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->stop_mutex);
+    impl_->stopping = false;
+  }
   int port = impl_->options.port;
   for (const Api& api : impl_->model.apis()) {
     auto started = impl_->start_api(api, port);
@@ -296,6 +311,11 @@ Outcome<bool> Emulator::start() {
 }
 
 void Emulator::stop() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->stop_mutex);
+    impl_->stopping = true;
+  }
+  impl_->stop_cv.notify_all();
   for (auto& s : impl_->servers) {
     s->server.stop();
     if (s->thread.joinable()) s->thread.join();

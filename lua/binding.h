@@ -26,5 +26,11 @@ void open_system(lua_State* L, int module);
 // Makes `require "cloud.<name>"` find the embedded lua/<name>.lua and sets the parts
 // of the module written in Lua (cloud.wait_until) in the table at `module` (modules.cpp).
 void open_embedded_modules(lua_State* L, int module);
+// The name of the operation a function cloud.<api>.<operation> (of any client)
+// calls; nullptr when the value at `index` is not such a function.
+const char* operation_name_of(lua_State* L, int index);
+
+// Sets cloud.help, cloud.describe and the global help in the table at `module`.
+void open_help(lua_State* L, int module);
 
 }  // namespace cloud

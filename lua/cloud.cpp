@@ -326,6 +326,13 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
 
 }  // namespace
 
+const char* operation_name_of(lua_State* L, int index) {
+  if (lua_tocfunction(L, index) != l_operation || !lua_getupvalue(L, index, 2)) return nullptr;
+  const char* name = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  return name;  // the string stays alive: the closure holds it
+}
+
 Session& session_of(lua_State* L) {
   lua_getfield(L, LUA_REGISTRYINDEX, kSessionKey);
   auto* s = static_cast<std::shared_ptr<Session>*>(lua_touserdata(L, -1));
@@ -402,7 +409,7 @@ int l_client(lua_State* L) {
   if (!profile.empty()) config = profile_config(L, profile);
   apply_client_options(L, config);
   lua_newtable(L);
-  fill_client_table(L, std::make_shared<Client>(config));
+  fill_client_table(L, make_client(config));
   luaL_setmetatable(L, kClientMeta);
   return 1;
 }
@@ -529,6 +536,7 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   lua_setfield(L, -2, "null");
   open_emulator(L, lua_gettop(L));
   open_system(L, lua_gettop(L));
+  open_help(L, lua_gettop(L));
   lua_pushstring(L, "cloudlua " CLOUDLUA_VERSION);
   lua_setfield(L, -2, "_VERSION");
   lua_pushvalue(L, -1);

@@ -2,7 +2,7 @@
 // cmake/EmbedFiles.cmake): `require "cloud.<name>"` finds lua/<name>.lua through a
 // searcher placed right after package.preload, so no file on disk is needed and a
 // module on package.path cannot shadow them by accident. Parts of the `cloud` API
-// written in Lua (cloud.wait_until) are installed from here.
+// written in Lua (cloud.wait_until, cloud.pretty) are installed from here.
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -69,6 +69,7 @@ void set_required(lua_State* L, int module, const char* field, const char* name)
 void open_embedded_modules(lua_State* L, int module) {
   add_searcher(L);
   set_required(L, module, "wait_until", "cloud.wait");
+  set_required(L, module, "pretty", "cloud.pretty");
 }
 
 }  // namespace cloud

@@ -4,7 +4,9 @@
 // the one that decides to start the emulator; core never does.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <string>
 
 #include "core/client.h"
 #include "core/config.h"
@@ -21,6 +23,19 @@ struct Session {
 };
 
 Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags);
+
+// Raised by Ctrl-C (the SIGINT handler of the REPL and the runner may set it; an
+// atomic store is async-signal-safe). While it is set, every client made through
+// make_client aborts its running transfer with an "Interrupted" transport error.
+std::atomic<bool>& interrupt_flag();
+
+// A client that honours interrupt_flag(): the session's and cloud.client{}'s.
+std::shared_ptr<Client> make_client(const ClientConfig& config);
+
+// What the REPL's prompt calls the session: "emulator" when the embedded emulator
+// serves it, else the profile when one was chosen, else the endpoints' host[:port]
+// when they share one, else "default".
+std::string session_label(const Session& session);
 
 // Installs the `cloud` module for `session` as a global and in package.loaded.
 void open_cloud(lua_State* L, std::shared_ptr<Session> session);

@@ -1,34 +1,51 @@
-// The first REPL, after lua.c: each line is tried as `return <line>` so expressions
-// print their values; a chunk whose syntax error ends at <eof> keeps reading lines.
-// Errors are shown and the loop carries on. Prompts only when stdin is a terminal.
+// The REPL, after lua.c. Each chunk is first tried as `return <chunk>` so that an
+// expression shows its values, then as a statement; a chunk whose syntax error ends
+// at <eof> is continued on the next line (unlike lua.c, a finished multi-line chunk
+// is tried as an expression too, so a call spread over lines shows its result).
+// Values are shown by cloud.pretty, in colour on a terminal unless NO_COLOR is set.
+// Errors are shown and the loop carries on. Ctrl-C cancels the line being typed or
+// the chunk running, an HTTP call included; Ctrl-D or the end of input leaves.
+// Prompts and the banner appear only when stdin is a terminal.
 #include <lauxlib.h>
 #include <lua.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
+#include "lua/binding.h"
+#include "lua/session.h"
 #include "repl/cli.h"
+#include "repl/interrupt.h"
+#include "repl/line_reader.h"
 
 namespace cloud {
 
 namespace {
 
-bool read_line(const char* prompt, std::string& line) {
-  if (isatty(STDIN_FILENO)) std::fputs(prompt, stdout), std::fflush(stdout);
-  line.clear();
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, stdin)) {
-    line += buf;
-    if (!line.empty() && line.back() == '\n') {
-      line.pop_back();
-      return true;
-    }
-  }
-  return !line.empty();
+struct Repl {
+  lua_State* L;
+  std::unique_ptr<LineReader> reader;
+  std::string label;  // the session in the prompt: "emulator", a profile, a host
+};
+
+// _PROMPT or _PROMPT2 when set, as lua.c honours them; else "cloudlua[label]> " and,
+// for continuation lines, ">> " right-aligned under it.
+std::string prompt(const Repl& r, bool first_line) {
+  std::string out = "cloudlua[" + r.label + "]> ";
+  if (!first_line) out = std::string(out.size() - 3, ' ') + ">> ";
+  lua_rawgeti(r.L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);  // raw: no metamethod may raise out here
+  lua_pushstring(r.L, first_line ? "_PROMPT" : "_PROMPT2");
+  if (lua_rawget(r.L, -2) == LUA_TSTRING || lua_isnumber(r.L, -1)) out = lua_tostring(r.L, -1);
+  lua_pop(r.L, 2);
+  return out;
 }
 
+// True when the status is a syntax error at the end of the text: more is to come.
 bool incomplete(lua_State* L, int status) {
   if (status != LUA_ERRSYNTAX) return false;
   size_t len = 0;
@@ -38,43 +55,120 @@ bool incomplete(lua_State* L, int status) {
   return len >= mark_len && std::strcmp(msg + len - mark_len, mark) == 0;
 }
 
-// Compiles a whole statement or expression, reading more lines while it is unfinished.
-int load_chunk(lua_State* L, std::string& chunk) {
-  std::string as_expression = "return " + chunk + ";";
-  if (luaL_loadbuffer(L, as_expression.data(), as_expression.size(), "=stdin") == LUA_OK) return LUA_OK;
+// Compiles `chunk` as an expression, else as a statement; leaves the function or the
+// statement's error message on the stack.
+int compile(lua_State* L, const std::string& chunk) {
+  std::string expression = "return " + chunk + ";";
+  if (luaL_loadbuffer(L, expression.data(), expression.size(), "=stdin") == LUA_OK) return LUA_OK;
   lua_pop(L, 1);
-  for (;;) {
-    int status = luaL_loadbuffer(L, chunk.data(), chunk.size(), "=stdin");
-    if (!incomplete(L, status)) return status;
-    lua_pop(L, 1);
-    std::string more;
-    if (!read_line(">> ", more)) return status;
-    chunk += "\n" + more;
-  }
+  return luaL_loadbuffer(L, chunk.data(), chunk.size(), "=stdin");
 }
 
-void print_results(lua_State* L) {
+enum class Got { chunk, interrupted, end };
+
+// Reads lines until they make a chunk that compiles, or that fails for a reason other
+// than being unfinished; `status` and the stack as compile() leaves them. The chunk
+// goes into the history as typed.
+Got read_chunk(Repl& r, int& status) {
+  std::string chunk, line;
+  for (bool first = true;; first = false) {
+    LineReader::Status got = r.reader->read(prompt(r, first), line);
+    if (got == LineReader::Status::interrupted) return Got::interrupted;
+    if (got == LineReader::Status::end && first) return Got::end;
+    if (got == LineReader::Status::line) chunk += (first ? "" : "\n") + line;
+    status = compile(r.L, chunk);
+    if (got == LineReader::Status::end || !incomplete(r.L, status)) break;
+    lua_pop(r.L, 1);
+  }
+  if (chunk.find_first_not_of(" \t") != std::string::npos) r.reader->remember(chunk);
+  return Got::chunk;
+}
+
+bool colour_wanted() {
+  const char* no_color = std::getenv("NO_COLOR");  // no-color.org: set and not empty
+  const char* term = std::getenv("TERM");
+  return isatty(STDOUT_FILENO) && !(no_color && *no_color) && !(term && std::strcmp(term, "dumb") == 0);
+}
+
+int terminal_width() {
+  struct winsize size {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) return size.ws_col;
+  return 80;
+}
+
+// Pushes cloud.pretty.results and its options table; false (nothing pushed) when a
+// script has taken the module away.
+bool push_printer(lua_State* L) {
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "cloud.pretty") != LUA_TTABLE || lua_getfield(L, -1, "results") != LUA_TFUNCTION) {
+    lua_settop(L, top);
+    return false;
+  }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+  lua_createtable(L, 0, 2);
+  lua_pushboolean(L, colour_wanted());
+  lua_setfield(L, -2, "color");
+  lua_pushinteger(L, terminal_width());
+  lua_setfield(L, -2, "width");
+  return true;
+}
+
+// Shows the values on the stack as cloud.pretty.results lays them out (or through
+// print when the module is gone).
+void show_results(lua_State* L) {
   int n = lua_gettop(L);
   if (n == 0) return;
-  luaL_checkstack(L, LUA_MINSTACK, "too many results to print");
-  lua_getglobal(L, "print");
-  lua_insert(L, 1);
-  if (lua_pcall(L, n, 0, 0) != LUA_OK) report_error(L, LUA_ERRRUN);
+  luaL_checkstack(L, LUA_MINSTACK, "too many results to show");
+  if (!push_printer(L)) {
+    lua_getglobal(L, "print");
+    lua_insert(L, 1);
+    if (int status = protected_call(L, n, 0); status != LUA_OK) report_error(L, status);
+    return;
+  }
+  lua_rotate(L, 1, 2);  // printer and options below the values
+  int status = protected_call(L, n + 1, 1);
+  if (status != LUA_OK) return report_error(L, status);
+  size_t len = 0;
+  const char* text = lua_tolstring(L, -1, &len);
+  std::fwrite(text, 1, len, stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+// Runs the compiled chunk on top of the stack with Ctrl-C able to stop it.
+void run_chunk(lua_State* L) {
+  InterruptGuard guard(L);
+  int status = protected_call(L, 0, LUA_MULTRET);
+  if (status == LUA_OK) show_results(L);
+  else report_error(L, status);
+}
+
+void print_banner(const Repl& r) {
+  std::printf("cloudlua %s (%s), session: %s\n", CLOUDLUA_VERSION, LUA_RELEASE, r.label.c_str());
+  std::printf("help() lists the operations; Ctrl-C cancels, Ctrl-D leaves.\n");
 }
 
 }  // namespace
 
 void run_repl(lua_State* L) {
-  std::string line;
-  while (read_line("> ", line)) {
+  Repl r{L, LineReader::open(history_file_path()), session_label(session_of(L))};
+  if (r.reader->interactive()) print_banner(r);
+  for (;;) {
     lua_settop(L, 0);
-    int status = load_chunk(L, line);
-    if (status == LUA_OK) status = protected_call(L, 0, LUA_MULTRET);
-    if (status == LUA_OK) print_results(L);
+    int status = LUA_OK;
+    Got got = read_chunk(r, status);
+    if (got == Got::end) break;
+    if (got == Got::interrupted) {
+      std::fputc('\n', stdout);
+      continue;
+    }
+    if (status == LUA_OK) run_chunk(L);
     else report_error(L, status);
   }
   lua_settop(L, 0);
-  if (isatty(STDIN_FILENO)) std::fputs("\n", stdout);
+  if (r.reader->interactive()) std::fputc('\n', stdout);
 }
 
 }  // namespace cloud

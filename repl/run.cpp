@@ -109,10 +109,8 @@ int run_all(lua_State* L, const RunOptions& o) {
   if (run_steps(L, o) != LUA_OK) return 1;
   if (!o.script.empty() && run_script(L, o) != LUA_OK) return 1;
   bool nothing_given = o.script.empty() && o.steps.empty() && !o.version;
-  bool terminal = isatty(STDIN_FILENO);
-  if (o.interactive || (nothing_given && terminal)) {
-    if (nothing_given) print_version();
-    run_repl(L);
+  if (o.interactive || (nothing_given && isatty(STDIN_FILENO))) {
+    run_repl(L);  // it shows the banner when stdin is a terminal
   } else if (nothing_given) {
     return run_session_script(L, o);
   }

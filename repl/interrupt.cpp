@@ -1,0 +1,57 @@
+// SIGINT while a chunk runs: see interrupt.h. The handler touches only what is safe
+// in a signal handler: an atomic flag, lua_sethook (documented as signal-safe, and
+// what lua.c does) and the signal disposition.
+#include "repl/interrupt.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include <csignal>
+
+#include "lua/session.h"
+
+namespace cloud {
+
+namespace {
+
+lua_State* running_state = nullptr;
+int guard_depth = 0;
+struct sigaction previous_action;
+
+// Raises "interrupted!" in the running Lua code; once only. Inside a C function it
+// waits for Lua code: that C function may be the message handler of an error already
+// under way (a call the transport aborted raises its own "Interrupted" error), which
+// must not be replaced.
+void stop_hook(lua_State* L, lua_Debug* ar) {
+  if (lua_getinfo(L, "S", ar) && ar->what[0] == 'C') return;
+  lua_sethook(L, nullptr, 0, 0);
+  luaL_error(L, "interrupted!");
+}
+
+void on_sigint(int) {
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
+  interrupt_flag().store(true);
+  if (running_state) lua_sethook(running_state, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+}  // namespace
+
+InterruptGuard::InterruptGuard(lua_State* L) {
+  if (guard_depth++ > 0) return;
+  running_state = L;
+  interrupt_flag().store(false);
+  struct sigaction action {};
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, &previous_action);
+}
+
+InterruptGuard::~InterruptGuard() {
+  if (--guard_depth > 0) return;
+  sigaction(SIGINT, &previous_action, nullptr);
+  if (lua_gethook(running_state) == stop_hook) lua_sethook(running_state, nullptr, 0, 0);  // a user's hook stays
+  running_state = nullptr;
+  interrupt_flag().store(false);
+}
+
+}  // namespace cloud

@@ -1,0 +1,166 @@
+// The REPL's line readers: PlainReader (stdio, for pipes) and, when cloudlua is built
+// with libedit, EditReader. EditReader reads characters itself (EL_GETCFN) because
+// libedit's own reader retries a read interrupted by a signal once before giving up,
+// which would swallow the first Ctrl-C at the prompt.
+#include "repl/line_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <clocale>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cwchar>
+
+#ifdef CLOUDLUA_HAVE_LIBEDIT
+#include <histedit.h>
+#endif
+
+namespace cloud {
+
+namespace {
+
+class PlainReader : public LineReader {
+ public:
+  explicit PlainReader(bool prompts) : prompts_(prompts) {}
+
+  Status read(const std::string& prompt, std::string& line) override {
+    if (prompts_) std::fputs(prompt.c_str(), stdout);
+    std::fflush(stdout);
+    line.clear();
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, stdin)) {
+      line += buf;
+      if (line.back() == '\n') {
+        line.pop_back();
+        return Status::line;
+      }
+    }
+    return line.empty() ? Status::end : Status::line;
+  }
+
+  bool interactive() const override { return prompts_; }
+
+ private:
+  bool prompts_;
+};
+
+#ifdef CLOUDLUA_HAVE_LIBEDIT
+
+constexpr int kHistorySize = 1000;
+
+volatile std::sig_atomic_t line_interrupted = 0;
+
+void on_sigint_at_prompt(int) { line_interrupted = 1; }
+
+class EditReader : public LineReader {
+ public:
+  explicit EditReader(std::string history_file) : file_(std::move(history_file)) {
+    std::setlocale(LC_CTYPE, "");  // typed characters are decoded in the user's encoding
+    history_ = history_init();
+    history(history_, &event_, H_SETSIZE, kHistorySize);
+    history(history_, &event_, H_SETUNIQUE, 1);
+    if (!file_.empty()) history(history_, &event_, H_LOAD, file_.c_str());
+    el_ = el_init("cloudlua", stdin, stdout, stderr);
+    el_set(el_, EL_CLIENTDATA, this);
+    el_set(el_, EL_EDITOR, "emacs");
+    el_set(el_, EL_PROMPT, prompt_of);
+    el_set(el_, EL_HIST, history, history_);
+    el_set(el_, EL_GETCFN, read_char);
+    el_source(el_, nullptr);  // ~/.editrc, as every libedit program reads it
+  }
+
+  ~EditReader() override {
+    el_end(el_);
+    history_end(history_);
+  }
+
+  // Ctrl-C is caught only while el_gets waits (no SA_RESTART, so read() returns EINTR).
+  Status read(const std::string& prompt, std::string& line) override {
+    prompt_ = prompt;
+    line_interrupted = 0;
+    struct sigaction action {}, previous {};
+    action.sa_handler = on_sigint_at_prompt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous);
+    std::fflush(stdout);
+    int count = 0;
+    const char* text = el_gets(el_, &count);
+    sigaction(SIGINT, &previous, nullptr);
+    if (line_interrupted) return Status::interrupted;
+    if (!text) return Status::end;  // Ctrl-D on an empty line, or the terminal went away
+    line.assign(text, static_cast<size_t>(count));
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    return Status::line;
+  }
+
+  // The file is created private before libedit writes it: typed lines may hold secrets.
+  void remember(const std::string& chunk) override {
+    history(history_, &event_, H_ENTER, chunk.c_str());
+    if (file_.empty()) return;
+    int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) ::close(fd);
+    history(history_, &event_, H_SAVE, file_.c_str());
+  }
+
+  bool interactive() const override { return true; }
+
+ private:
+  static char* prompt_of(EditLine* el) {
+    void* self = nullptr;
+    el_get(el, EL_CLIENTDATA, &self);
+    return const_cast<char*>(static_cast<EditReader*>(self)->prompt_.c_str());
+  }
+
+  // One character from stdin, decoded in the locale's encoding; -1 when Ctrl-C
+  // interrupted the wait, 0 at end of input.
+  static int read_char(EditLine*, wchar_t* out) {
+    char bytes[MB_LEN_MAX];
+    size_t n = 0;
+    for (;;) {
+      ssize_t got = ::read(STDIN_FILENO, &bytes[n], 1);
+      if (got < 0 && errno == EINTR && !line_interrupted) continue;
+      if (got <= 0) return got < 0 ? -1 : 0;
+      ++n;
+      std::mbstate_t state{};
+      size_t used = std::mbrtowc(out, bytes, n, &state);
+      if (used == static_cast<size_t>(-2) && n < sizeof bytes) continue;  // the rest of a character
+      if (used == static_cast<size_t>(-1) || used == static_cast<size_t>(-2)) {
+        n = 0;  // not a character in this locale: dropped, as libedit does
+        continue;
+      }
+      return 1;
+    }
+  }
+
+  std::string file_;
+  History* history_ = nullptr;
+  HistEvent event_{};
+  EditLine* el_ = nullptr;
+  std::string prompt_;
+};
+
+#endif  // CLOUDLUA_HAVE_LIBEDIT
+
+}  // namespace
+
+std::unique_ptr<LineReader> LineReader::open(const std::string& history_file) {
+  bool terminal = isatty(STDIN_FILENO);
+#ifdef CLOUDLUA_HAVE_LIBEDIT
+  if (terminal) return std::make_unique<EditReader>(history_file);
+#else
+  (void)history_file;
+#endif
+  return std::make_unique<PlainReader>(terminal);
+}
+
+std::string history_file_path() {
+  if (const char* path = std::getenv("CLOUDLUA_HISTORY")) return path;
+  const char* home = std::getenv("HOME");
+  return home && *home ? std::string(home) + "/.cloudlua_history" : "";
+}
+
+}  // namespace cloud
