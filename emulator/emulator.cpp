@@ -155,6 +155,18 @@ struct Emulator::Impl {
                        auth.access_key + "'; check the secret key and the signing dialect"};
   }
 
+  // Content-MD5, when sent (aws-cli sends it with parts and objects), must be the
+  // base64 of the body's MD5, as S3 checks.
+  static std::optional<Refusal> check_content_md5(const httplib::Request& req) {
+    if (!req.has_header("Content-MD5")) return std::nullopt;
+    std::string given = req.get_header_value("Content-MD5");
+    if (given.size() != 24 || given.compare(22, 2, "==") != 0)
+      return Refusal{400, "InvalidDigest", "the Content-MD5 you specified is not the base64 of a 16-byte MD5"};
+    if (given != base64(md5(req.body)))
+      return Refusal{400, "BadDigest", "the Content-MD5 you specified did not match what was received"};
+    return std::nullopt;
+  }
+
   void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
                   const std::string& message, const std::string& request_id, const json& details = json::object()) {
     res.status = status;
@@ -175,6 +187,8 @@ struct Emulator::Impl {
     std::string request_id = next_request_id();
     res.set_header("x-ext-request-id", request_id);
     if (auto refusal = check_signature(api, req))
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
+    if (auto refusal = check_content_md5(req))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
     size_t q = target.find('?');
@@ -247,7 +261,10 @@ struct Emulator::Impl {
     std::string body = serialize_result(api, op, r.result, headers);
     for (const Header& h : headers) res.set_header(h.first.c_str(), h.second);
     res.status = r.status;
-    res.set_content(body, content_type_of(api));
+    // An object's bytes are not XML: S3's type for bytes of no declared type. HEAD
+    // describes what GET would send, so it says the same.
+    bool bytes = !op.output_payload.empty() || op.method == "HEAD";
+    res.set_content(body, bytes ? "binary/octet-stream" : content_type_of(api));
   }
 
   Outcome<bool> start_api(const Api& api, int port) {

@@ -175,7 +175,8 @@ class StorageService : public Service {
   HandlerResult get_object(const json& input) { return read_object(input, true); }
   HandlerResult head_object(const json& input) { return read_object(input, false); }
 
-  // GetObject and HeadObject: the same headers, the bytes only for GetObject.
+  // GetObject and HeadObject: the same headers, the bytes only for GetObject; HeadObject
+  // says their length instead (GetObject's Content-Length is that of its body).
   HandlerResult read_object(const json& input, bool with_body) {
     std::string key = input.value("Object", "");
     const Bucket& b = buckets_.at(input.value("Bucket", ""));
@@ -197,10 +198,12 @@ class StorageService : public Service {
                                     {{"RangeRequested", range}, {"ActualObjectSize", size}});
     if (ask == RangeAsk::whole) {
       if (with_body) r["Body"] = o.bytes;
+      else r["ContentLength"] = size;
       return HandlerResult::success(r);
     }
     r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
     if (with_body) r["Body"] = o.bytes.substr(first, last - first + 1);
+    else r["ContentLength"] = last - first + 1;
     return HandlerResult::success(r, 206);
   }
 

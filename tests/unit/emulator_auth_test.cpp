@@ -1,29 +1,18 @@
 // The emulator's signature checks, each refusal with its own code, driven by raw
 // requests signed with core's signer (so each can be broken in exactly one way),
 // and many clients at once against one emulator.
-#include <catch2/catch.hpp>
-#include <httplib.h>
-
 #include <ctime>
 #include <thread>
 
-#include "core/client.h"
-#include "core/crypto.h"
-#include "emulator/emulator.h"
 #include "emulator/service.h"
+#include "emulator_harness.h"
 
 namespace {
 
 using cloud::json;
-
-struct Running {
-  cloud::Emulator emulator;
-  std::map<std::string, std::string> urls;
-  explicit Running(cloud::EmulatorOptions options = {}) : emulator(std::move(options)) {
-    REQUIRE(emulator.start().ok());
-    for (const auto& [api, url] : emulator.endpoints()) urls[api] = url;
-  }
-};
+using harness::code_of;
+using harness::Running;
+using harness::send;
 
 std::string stamp_minutes_ago(int minutes) {
   std::time_t t = std::time(nullptr) - minutes * 60;
@@ -44,28 +33,6 @@ cloud::SignInput update_request(const std::string& base) {
   in.service = "cluster";
   in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
   return in;
-}
-
-// Sends a signed request as it is, with `body` in place of the signed one when given.
-httplib::Result send(const std::string& base, const cloud::SignOutput& s, const std::string& method,
-                     const std::string& body) {
-  httplib::Client client(base);
-  httplib::Headers headers;
-  std::string content_type;  // passed apart: httplib would send a second Content-Type
-  for (const auto& [name, value] : s.headers) {
-    if (cloud::iequals(name, "Content-Type")) content_type = value;
-    else if (!cloud::iequals(name, "Host")) headers.emplace(name, value);
-  }
-  std::string path = s.url.substr(base.size());
-  return method == "PUT" ? client.Put(path.c_str(), headers, body, content_type.c_str())
-                         : client.Post(path.c_str(), headers, body, content_type.c_str());
-}
-
-std::string code_of(const httplib::Result& r) {
-  json body = json::parse(r->body, nullptr, false);
-  if (body.is_object()) return body.value("code", "");
-  size_t at = r->body.find("<Code>");
-  return at == std::string::npos ? "" : r->body.substr(at + 6, r->body.find("</Code>") - at - 6);
 }
 
 }  // namespace
@@ -135,17 +102,10 @@ TEST_CASE("A dialect the emulator was not told to accept is refused") {
 
 TEST_CASE("On the storage API a payload that differs from its signed SHA-256 is refused") {
   Running e;
-  cloud::SignInput in;
-  in.method = "POST";
-  in.url = e.urls["storage"] + "/demo-bucket/key?uploadId=nothing";
-  in.body = "<CompleteMultipartUpload/>";
-  in.region = "jp-east-1";
-  in.service = "s3";
-  in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
-  in.sign_body = true;
-  in.double_encode = in.normalize = false;
+  cloud::SignInput in = harness::storage_request(e.urls["storage"], "POST", "/demo-bucket/key?uploadId=nothing",
+                                                 "<CompleteMultipartUpload/>");
   in.headers = {{"x-ext-content-sha256", cloud::sha256_hex("something else")}};
-  auto r = send(e.urls["storage"], *cloud::sign(in), "POST", in.body);
+  auto r = send(e.urls["storage"], in);
   CHECK(r->status == 400);
   CHECK(code_of(r) == "ContentSHA256Mismatch");
 }
