@@ -13,6 +13,7 @@
 #include <ctime>
 #include <optional>
 #include <regex>
+#include <stdexcept>
 
 #include "core/crypto.h"
 #include "core/uri.h"
@@ -21,8 +22,6 @@
 namespace cloud {
 
 namespace {
-
-constexpr double kDefaultMinPartSize = 5 * 1024 * 1024;
 
 // "<hex MD5>" in quotes, the form S3 sends ETags in.
 std::string quoted_md5(const std::string& raw_md5) { return "\"" + hex(raw_md5) + "\""; }
@@ -82,9 +81,18 @@ struct Upload {
   std::map<long long, Part> parts;  // by part number
 };
 
+// Bytes dump() wrote as base64.
+std::string bytes_of(const json& text) {
+  std::optional<std::string> bytes = unbase64(text.get<std::string>());
+  if (!bytes) throw std::runtime_error("stored bytes are not base64");
+  return *bytes;
+}
+
 class StorageService : public Service {
  public:
   explicit StorageService(PlatformContext& context) : ctx_(context) {}
+
+  const char* api() const override { return "storage"; }
 
   std::vector<std::string> operations() const override {
     std::vector<std::string> names;
@@ -119,6 +127,42 @@ class StorageService : public Service {
   void reset() override {
     buckets_.clear();
     uploads_.clear();
+  }
+
+  // Bytes as base64 (JSON strings are text); each part's MD5 is computed again.
+  json dump() const override {
+    json buckets = json::object(), uploads = json::object();
+    for (const auto& [name, objects] : buckets_) {
+      json listed = json::object();
+      for (const auto& [key, o] : objects)
+        listed[key] = {{"bytes", base64(o.bytes)}, {"etag", o.etag}, {"last_modified", o.last_modified},
+                       {"version_id", o.version_id}};
+      buckets[name] = listed;
+    }
+    for (const auto& [id, u] : uploads_) {
+      json parts = json::object();
+      for (const auto& [number, p] : u.parts) parts[std::to_string(number)] = base64(p.bytes);
+      uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}};
+    }
+    return {{"buckets", buckets}, {"uploads", uploads}};
+  }
+
+  void restore(const json& dumped) override {
+    reset();
+    for (const auto& [name, objects] : dumped.at("buckets").items()) {
+      Bucket& b = buckets_[name];
+      for (const auto& [key, o] : objects.items())
+        b[key] = {bytes_of(o.at("bytes")), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
+                  o.at("version_id").get<std::string>()};
+    }
+    for (const auto& [id, u] : dumped.at("uploads").items()) {
+      Upload& upload = uploads_[id];
+      upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
+      for (const auto& [number, bytes] : u.at("parts").items()) {
+        std::string decoded = bytes_of(bytes);
+        upload.parts[std::stoll(number)] = Part{decoded, md5(decoded)};
+      }
+    }
   }
 
  private:
@@ -291,7 +335,7 @@ class StorageService : public Service {
 
   // EntityTooSmall: a part below the minimum size that is not the last one listed.
   std::optional<HandlerResult> check_part_sizes(const json& input, const Upload& u, const json& listed) const {
-    auto minimum = static_cast<unsigned long long>(ctx_.setting("min_part_size", kDefaultMinPartSize));
+    auto minimum = static_cast<unsigned long long>(ctx_.setting("min_part_size"));
     for (size_t i = 0; i + 1 < listed.size(); ++i) {
       const Part& part = u.parts.at(part_number(listed[i]));
       if (part.bytes.size() >= minimum) continue;
