@@ -16,6 +16,7 @@
 #include "core/protocol.h"
 #include "core/validate.h"
 #include "emulator/service.h"
+#include "emulator/state_file.h"
 
 namespace cloud {
 
@@ -106,10 +107,29 @@ struct Emulator::Impl {
 
   Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
 
+  // When this emulator started, in the request ids: ids stay unique across restarts.
+  const unsigned started = static_cast<unsigned>(std::time(nullptr));
+
   std::string next_request_id() {
     char buf[40];
-    std::snprintf(buf, sizeof buf, "emu-%016llx", ++requests);
+    std::snprintf(buf, sizeof buf, "emu-%08x%08llx", started, ++requests);
     return buf;
+  }
+
+  // The state file's platform in place of the fixtures, or the fixtures written to a
+  // new file; from then on every change is written before it is answered.
+  Outcome<bool> take_up_state_file() {
+    const std::string path = options.state_file;
+    auto saved = read_state_file(path);
+    if (!saved.ok()) return saved.error();
+    auto taken = saved->is_null() ? write_state_file(path, platform.dump()) : platform.restore(*saved);
+    if (!taken.ok()) {
+      Error e = taken.error();
+      e.message = "state file " + path + ": " + e.message;
+      return e;
+    }
+    platform.on_change([path](const json& state) { return write_state_file(path, state); });
+    return true;
   }
 
   // Re-signs what arrived with the accepted secret and compares; nullopt when good.
@@ -293,6 +313,10 @@ Emulator::Emulator(EmulatorOptions options, const Model& model)
 Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
+  if (!impl_->options.state_file.empty()) {
+    auto taken = impl_->take_up_state_file();
+    if (!taken.ok()) return taken.error();
+  }
   int port = impl_->options.port;
   for (const Api& api : impl_->model.apis()) {
     auto started = impl_->start_api(api, port);

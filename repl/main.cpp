@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept");
   serve_cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret");
   serve_cmd->add_option("--region", serve.config.region, "Region of the emulated platform");
+  serve_cmd->add_option("--state", serve.state_file,
+                        "Keep the platform's state in FILE across restarts (written before each change is answered)")
+      ->type_name("FILE");
 
   CLI11_PARSE(app, argc, argv);
   if (!apply_endpoints(endpoints, run.config)) return 1;
