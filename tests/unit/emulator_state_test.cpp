@@ -1,11 +1,16 @@
 // The platform's whole state as one document and back (what `serve --state` writes
 // and reads), its settings, its clock, and the save hook that runs before a change is
-// answered. All on virtual time except where the wall clock is the point.
+// answered, and the state file it goes to. All on virtual time except where the wall
+// clock is the point.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "core/crypto.h"
 #include "core/validate.h"
 #include "emulator/service.h"
+#include "emulator/state_file.h"
 
 using namespace cloud;
 
@@ -185,4 +190,36 @@ TEST_CASE("The save hook runs after each change, before it is answered, and only
   CHECK(r.error.status == 500);
   CHECK(r.error.message.find("not acknowledged") != std::string::npos);
   CHECK(r.error.message.find("disk full") != std::string::npos);
+}
+
+TEST_CASE("The state file: none yet, written and read back, replaced whole, errors naming the file") {
+  std::string dir = "/tmp/cloudlua-state-test-" + std::to_string(::getpid());
+  REQUIRE(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()) == 0);
+  std::string path = dir + "/state.json";
+
+  auto none = read_state_file(path);
+  REQUIRE(none.ok());
+  CHECK(none->is_null());
+
+  auto p = platform();
+  REQUIRE(write_state_file(path, p->dump()).ok());
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
+  REQUIRE(write_state_file(path, p->dump()).ok());
+  auto back = read_state_file(path);
+  REQUIRE(back.ok());
+  auto q = platform(false);
+  REQUIRE(q->restore(*back).ok());
+  CHECK(q->state() == p->state());
+  CHECK(std::system(("test ! -e " + path + ".tmp").c_str()) == 0);  // no temporary left behind
+
+  REQUIRE(std::system(("echo '{not json' > " + path).c_str()) == 0);
+  auto garbled = read_state_file(path);
+  REQUIRE_FALSE(garbled.ok());
+  CHECK(garbled.error().code == "BadStateFile");
+  CHECK(garbled.error().message.find(path) != std::string::npos);
+
+  auto nowhere = write_state_file(dir + "/no/such/dir/state.json", p->dump());
+  REQUIRE_FALSE(nowhere.ok());
+  CHECK(nowhere.error().message.find("no/such/dir") != std::string::npos);
+  std::system(("rm -rf " + dir).c_str());
 }
