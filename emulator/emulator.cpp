@@ -223,7 +223,9 @@ struct Emulator::Impl {
     auto input = parse_request(api, *op, labels, query, headers, req.body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     auto valid = validate_input(*op, *input);
-    if (!valid.ok()) return send_error(api, res, 400, "ValidationError", valid.error().message, request_id, problems_of(valid.error()));
+    if (!valid.ok())
+      return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
+                        problems_of(valid.error()));
     answer(api, *op, platform.handle(op->name, *valid), res, request_id);
   }
 
@@ -266,6 +268,17 @@ struct Emulator::Impl {
     for (const auto& [name, value] : res.headers)
       renamed.emplace(to_lower(name).rfind("x-ext-", 0) == 0 ? "x-amz-" + name.substr(6) : name, value);
     res.headers = std::move(renamed);
+  }
+
+  // The JSON APIs say ValidationError; the storage API says what S3 says: MalformedXML
+  // when the XML body breaks the schema (an empty part list), else InvalidArgument.
+  static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
+    if (api.protocol != "xml") return "ValidationError";
+    for (const FieldProblem& f : e.fields) {
+      const Member* m = op.input->find_member(f.path.substr(0, f.path.find_first_of(".[")));
+      if (m && m->location == Location::body) return "MalformedXML";
+    }
+    return "InvalidArgument";
   }
 
   static json problems_of(const Error& e) {
