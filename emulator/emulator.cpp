@@ -4,10 +4,13 @@
 #include "emulator/emulator.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -26,6 +29,7 @@ const char* const kEmulatorSecretKey = "cloudlua-emulator-secret";
 namespace {
 
 constexpr long kMaxSkewSeconds = 15 * 60;
+constexpr size_t kMaxThreadsPerApi = 256;  // connections served at once, per API
 
 // The parts of "ALG Credential=AK/date/region/service/term, SignedHeaders=a;b, Signature=hex".
 struct Authorization {
@@ -80,6 +84,57 @@ Headers headers_named(const httplib::Request& req, const std::string& names) {
   }
   return out;
 }
+
+// httplib's own pool has a fixed number of threads, and a connection holds one while
+// it idles (up to the keep-alive time-out): a few silent clients would keep every
+// other client waiting. This pool starts a thread whenever a job would otherwise
+// wait for one, up to `max`, and keeps it for later jobs.
+class GrowingPool : public httplib::TaskQueue {
+ public:
+  explicit GrowingPool(size_t max) : max_(max) {}
+
+  void enqueue(std::function<void()> job) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(std::move(job));
+    if (jobs_.size() > idle_ && threads_.size() < max_) threads_.emplace_back([this] { work(); });
+    else ready_.notify_one();
+  }
+
+  // Called by httplib once it has stopped taking connections: jobs queued still run.
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ++idle_;
+        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        --idle_;
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  const size_t max_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> threads_;
+  size_t idle_ = 0;
+  bool stopping_ = false;
+};
 
 struct Refusal {
   int status;
@@ -303,6 +358,13 @@ struct Emulator::Impl {
   Outcome<bool> start_api(const Api& api, int port) {
     auto s = std::make_unique<ApiServer>();
     s->api = &api;
+    s->server.new_task_queue = [] { return new GrowingPool(kMaxThreadsPerApi); };
+    int listening = -1;
+    s->server.set_socket_options([&listening](socket_t sock) {
+      int yes = 1;  // what httplib's default options do, kept
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      listening = sock;
+    });
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
     const char* any = R"(.*)";
     s->server.Get(any, handler).Post(any, handler).Put(any, handler).Delete(any, handler).Patch(any, handler);
@@ -311,6 +373,10 @@ struct Emulator::Impl {
     if (s->port <= 0)
       return make_error(ErrorKind::config, "BindFailed",
                         "cannot listen on " + options.host + ":" + std::to_string(port) + " for the " + api.name + " API");
+    // httplib listens with a backlog of 5: a burst of new connections (aws-cli opens
+    // ten) would see SYNs dropped and retried a second later. Listening again on the
+    // bound socket only raises the backlog.
+    ::listen(listening, SOMAXCONN);
     ApiServer* raw = s.get();
     s->thread = std::thread([raw] { raw->server.listen_after_bind(); });
     servers.push_back(std::move(s));
