@@ -230,6 +230,25 @@ struct Emulator::Impl {
                        auth.access_key + "'; check the secret key and the signing dialect"};
   }
 
+  // The headers of every answer: Date and the request id; on the storage API also the
+  // other support identifiers the spec lists (x-ext-id-2, x-storage-sg-trace-id,
+  // X-Gateway-Endpoint-Request), derived from the request id. x-ext-expiration and the
+  // KMS and customer-key headers are left out, as S3 does without lifecycle rules, KMS
+  // or customer keys, which this emulator does not have.
+  static void set_common_headers(const Api& api, httplib::Response& res, const std::string& request_id) {
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char date[40];
+    std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    res.set_header("Date", date);
+    res.set_header("x-ext-request-id", request_id);
+    if (api.protocol != "xml") return;
+    res.set_header("x-ext-id-2", base64(sha256(request_id)));
+    res.set_header("x-storage-sg-trace-id", hex(md5(request_id)).substr(0, 16));
+    res.set_header("X-Gateway-Endpoint-Request", "1");
+  }
+
   // Content-MD5, when sent (aws-cli sends it with parts and objects), must be the
   // base64 of the body's MD5, as S3 checks.
   static std::optional<Refusal> check_content_md5(const httplib::Request& req) {
@@ -260,7 +279,7 @@ struct Emulator::Impl {
   // Signature, route, faults, then the operation itself.
   void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::string request_id = next_request_id();
-    res.set_header("x-ext-request-id", request_id);
+    set_common_headers(api, res, request_id);
     if (auto refusal = check_signature(api, req))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     if (auto refusal = check_content_md5(req))

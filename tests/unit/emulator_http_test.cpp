@@ -142,7 +142,35 @@ TEST_CASE("In the aws dialect the platform's x-ext-* response headers are x-amz-
   auto r = send(base, in);
   REQUIRE(r->status == 200);
   CHECK(r->has_header("x-amz-request-id"));
+  CHECK(r->has_header("x-amz-id-2"));  // S3's own name for the second identifier
   CHECK(r->get_header_value("x-amz-server-side-encryption") == "AES256");
   CHECK_FALSE(r->has_header("x-ext-request-id"));
   CHECK_FALSE(r->has_header("x-ext-server-side-encryption"));
+}
+
+TEST_CASE("A completion answers with the response headers the spec lists") {
+  Running e;
+  std::string base = e.urls["storage"];
+  auto created = send(base, storage_request(base, "POST", "/demo-bucket/obj?uploads"));
+  std::string upload = element(created->body, "UploadId");
+  auto part = send(base, storage_request(base, "PUT", "/demo-bucket/obj?partNumber=1&uploadId=" + upload, "hello"));
+  REQUIRE(part->status == 200);
+  std::string list = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part>"
+                     "<PartNumber>1</PartNumber><ETag>" + part->get_header_value("ETag") + "</ETag></Part>"
+                     "</CompleteMultipartUpload>";
+  auto r = send(base, storage_request(base, "POST", "/demo-bucket/obj?uploadId=" + upload, list));
+  REQUIRE(r->status == 200);
+  CHECK(std::regex_match(r->get_header_value("Date"),
+                         std::regex(R"([A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT)")));
+  CHECK(r->get_header_value("Content-Type") == "application/xml");
+  CHECK(r->get_header_value("Content-Length") == std::to_string(r->body.size()));
+  for (const char* h : {"x-ext-request-id", "x-ext-id-2", "x-storage-sg-trace-id", "X-Gateway-Endpoint-Request",
+                        "x-ext-version-id"}) {
+    INFO(h);
+    CHECK_FALSE(r->get_header_value(h).empty());
+  }
+  CHECK(r->get_header_value("x-ext-server-side-encryption") == "AES256");
+  CHECK(element(r->body, "ETag") == "\"62109206880d38a4010a98e11243924a-1\"");
+  // two answers, two sets of identifiers
+  CHECK(part->get_header_value("x-ext-id-2") != r->get_header_value("x-ext-id-2"));
 }
