@@ -48,10 +48,12 @@ TEST_CASE("The emulator accepts a correctly signed request in either dialect") {
   }
 }
 
-TEST_CASE("Each signature problem is refused with its own code") {
+TEST_CASE("Each signature problem is refused with its own code, in either dialect") {
   Running e;
   std::string base = e.urls["cluster"];
   cloud::SignInput in = update_request(base);
+  in.dialect = GENERATE(&cloud::Dialect::ext(), &cloud::Dialect::aws());
+  INFO("dialect " << in.dialect->name);
 
   SECTION("unsigned") {
     httplib::Client client(base);
@@ -97,12 +99,18 @@ TEST_CASE("A dialect the emulator was not told to accept is refused") {
   CHECK(code_of(r) == "IncompleteSignature");
 }
 
-TEST_CASE("On the storage API a payload that differs from its signed SHA-256 is refused") {
+TEST_CASE("On the storage API a payload that differs from its signed SHA-256 is refused, in either dialect") {
   Running e;
   cloud::SignInput in = harness::storage_request(e.urls["storage"], "POST", "/demo-bucket/key?uploadId=nothing",
                                                  "<CompleteMultipartUpload/>");
-  in.headers = {{"x-ext-content-sha256", cloud::sha256_hex("something else")}};
+  in.dialect = GENERATE(&cloud::Dialect::ext(), &cloud::Dialect::aws());
+  std::string header = cloud::to_lower(in.dialect->header_prefix) + "content-sha256";
+  INFO(header);
+  in.headers = {{header, cloud::sha256_hex("something else")}};
   auto r = send(e.urls["storage"], in);
   CHECK(r->status == 400);
   CHECK(code_of(r) == "ContentSHA256Mismatch");
+  // the same request with the true hash passes the check (and is refused for its empty part list)
+  in.headers = {{header, cloud::sha256_hex(in.body)}};
+  CHECK(code_of(send(e.urls["storage"], in)) == "MalformedXML");
 }
