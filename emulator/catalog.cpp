@@ -45,9 +45,8 @@ class CatalogService : public Service {
   }
 
   void settle() override {
-    double now = ctx_.clock.now();
     for (auto it = configuring_.begin(); it != configuring_.end();) {
-      if (it->second > now) {
+      if (!ctx_.clock.reached(it->second)) {
         ++it;
         continue;
       }
@@ -73,14 +72,14 @@ class CatalogService : public Service {
   }
 
   // Keyed by resource group, then cluster name (JSON keys are strings, not pairs).
-  json dump() const override {
+  json dump(ByteStore&) const override {
     json clusters = json::object(), configuring = json::object();
     for (const auto& [key, c] : clusters_) clusters[key.first][key.second] = c;
     for (const auto& [key, due] : configuring_) configuring[key.first][key.second] = due;
     return {{"mesh_clusters", clusters}, {"configuring", configuring}, {"next_ip", next_ip_}};
   }
 
-  void restore(const json& dumped) override {
+  void restore(const json& dumped, const ByteStore&) override {
     clusters_.clear();
     configuring_.clear();
     for (const auto& [group, named] : dumped.at("mesh_clusters").items())

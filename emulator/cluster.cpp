@@ -40,9 +40,8 @@ class ClusterService : public Service {
   }
 
   void settle() override {
-    double now = ctx_.clock.now();
     for (auto it = provisioning_.begin(); it != provisioning_.end();) {
-      if (it->second.due > now) {
+      if (!ctx_.clock.reached(it->second.due)) {
         ++it;
         continue;
       }
@@ -65,13 +64,13 @@ class ClusterService : public Service {
     next_node_ = 0;
   }
 
-  json dump() const override {
+  json dump(ByteStore&) const override {
     json provisioning = json::object();
     for (const auto& [name, p] : provisioning_) provisioning[name] = {{"due", p.due}, {"snapshot_nrn", p.snapshot_nrn}};
     return {{"snapshots", snapshots_}, {"clusters", clusters_}, {"provisioning", provisioning}, {"next_node", next_node_}};
   }
 
-  void restore(const json& dumped) override {
+  void restore(const json& dumped, const ByteStore&) override {
     snapshots_ = dumped.at("snapshots").get<std::map<std::string, json>>();
     clusters_ = dumped.at("clusters").get<std::map<std::string, json>>();
     provisioning_.clear();

@@ -77,9 +77,8 @@ class DevopsService : public Service {
   }
 
   void settle() override {
-    double now = ctx_.clock.now();
-    settle_due(group_due_, now, [this](const std::string& name) { finish_processing(groups_[name]); });
-    settle_due(instance_due_, now, [this](const std::string& id) { start_instance(instances_[id]); });
+    settle_due(group_due_, [this](const std::string& name) { finish_processing(groups_[name]); });
+    settle_due(instance_due_, [this](const std::string& id) { start_instance(instances_[id]); });
   }
 
   json state() const override {
@@ -95,12 +94,12 @@ class DevopsService : public Service {
     next_ip_ = 0;
   }
 
-  json dump() const override {
+  json dump(ByteStore&) const override {
     return {{"firewall_groups", groups_}, {"backups", backups_},       {"instances", instances_},
             {"group_due", group_due_},    {"instance_due", instance_due_}, {"next_ip", next_ip_}};
   }
 
-  void restore(const json& dumped) override {
+  void restore(const json& dumped, const ByteStore&) override {
     groups_ = dumped.at("firewall_groups").get<std::map<std::string, json>>();
     backups_ = dumped.at("backups").get<std::map<std::string, json>>();
     instances_ = dumped.at("instances").get<std::map<std::string, json>>();
@@ -112,9 +111,9 @@ class DevopsService : public Service {
  private:
   // Runs `apply` for every entry of `due` whose time has come, and forgets it.
   template <typename Apply>
-  static void settle_due(std::map<std::string, double>& due, double now, Apply apply) {
+  void settle_due(std::map<std::string, double>& due, Apply apply) {
     for (auto it = due.begin(); it != due.end();) {
-      if (it->second > now) {
+      if (!ctx_.clock.reached(it->second)) {
         ++it;
         continue;
       }

@@ -159,6 +159,7 @@ struct Emulator::Impl {
   std::atomic<unsigned long long> requests{0};
   std::mutex faults_mutex;
   std::vector<Fault> faults;
+  std::unique_ptr<StateFile> state_file;  // with options.state_file
 
   Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
 
@@ -169,22 +170,6 @@ struct Emulator::Impl {
     char buf[40];
     std::snprintf(buf, sizeof buf, "emu-%08x%08llx", started, ++requests);
     return buf;
-  }
-
-  // The state file's platform in place of the fixtures, or the fixtures written to a
-  // new file; from then on every change is written before it is answered.
-  Outcome<bool> take_up_state_file() {
-    const std::string path = options.state_file;
-    auto saved = read_state_file(path);
-    if (!saved.ok()) return saved.error();
-    auto taken = saved->is_null() ? write_state_file(path, platform.dump()) : platform.restore(*saved);
-    if (!taken.ok()) {
-      Error e = taken.error();
-      e.message = "state file " + path + ": " + e.message;
-      return e;
-    }
-    platform.on_change([path](const json& state) { return write_state_file(path, state); });
-    return true;
   }
 
   // Re-signs what arrived with the accepted secret and compares; nullopt when good.
@@ -412,8 +397,12 @@ Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
   if (!impl_->options.state_file.empty()) {
-    auto taken = impl_->take_up_state_file();
-    if (!taken.ok()) return taken.error();
+    // The file's platform in place of the fixtures (or the fixtures into a new file);
+    // from then on every change is saved before it is answered.
+    impl_->state_file = std::make_unique<StateFile>(impl_->options.state_file);
+    auto opened = impl_->state_file->open(impl_->platform);
+    if (!opened.ok()) return opened.error();
+    impl_->platform.keep_state_in(impl_->state_file.get());
   }
   int port = impl_->options.port;
   for (const Api& api : impl_->model.apis()) {

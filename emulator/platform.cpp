@@ -2,8 +2,10 @@
 // ids and resource names shared by every service.
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 
+#include "core/crypto.h"
 #include "emulator/service.h"
 
 namespace cloud {
@@ -94,8 +96,13 @@ HandlerResult Platform::handle(const std::string& operation, const json& input) 
 }
 
 HandlerResult Platform::saved(HandlerResult r) {
-  if (!save_) return r;
-  Outcome<bool> written = save_(dump_locked());
+  if (!sink_) return r;
+  Outcome<bool> written = make_error(ErrorKind::config, "StateFile", "");
+  try {
+    written = sink_->save(dump_locked(sink_->bytes()));
+  } catch (const std::runtime_error& e) {  // bytes that could not be kept
+    written = make_error(ErrorKind::config, "StateFile", e.what());
+  }
   if (written.ok()) return r;
   return HandlerResult::failure(500, "InternalError",
                                 "the change was made but could not be saved, so it is not acknowledged: " +
@@ -127,7 +134,8 @@ json Platform::state() {
 void Platform::reset() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& s : services_) s->reset();
-  context_.counter = 0;
+  // The id counter goes on: no id is handed out twice, not even after a reset (the
+  // state file names byte files by ids).
 }
 
 void Platform::advance(double seconds) {
@@ -173,16 +181,55 @@ double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// Bytes in the document itself, as base64 by name: what a plain dump() carries.
+class InlineBytes : public ByteStore {
+ public:
+  InlineBytes() = default;
+  explicit InlineBytes(const json& named) : named_(named.get<std::map<std::string, std::string>>()) {}
+
+  void put(const std::string& name, const std::string& bytes) override { named_[name] = base64(bytes); }
+  std::string get(const std::string& name) const override {
+    auto it = named_.find(name);
+    std::optional<std::string> bytes = it == named_.end() ? std::nullopt : unbase64(it->second);
+    if (!bytes) throw std::runtime_error("no bytes named " + name);
+    return *bytes;
+  }
+  json document() const { return named_; }
+
+ private:
+  std::map<std::string, std::string> named_;
+};
+
+Error not_a_dump(const std::string& why) {
+  return make_error(ErrorKind::config, "BadStateFile", "not a state this emulator saved: " + why);
+}
+
 }  // namespace
 
 json Platform::dump() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return dump_locked();
+  InlineBytes bytes;
+  json doc = dump(bytes);
+  doc["bytes"] = bytes.document();
+  return doc;
 }
 
-json Platform::dump_locked() const {
+Outcome<bool> Platform::restore(const json& dumped) {
+  if (!dumped.is_object() || !dumped.contains("bytes")) return not_a_dump("no 'bytes'");
+  try {
+    return restore(dumped, InlineBytes(dumped["bytes"]));
+  } catch (const json::exception& e) {
+    return not_a_dump(e.what());
+  }
+}
+
+json Platform::dump(ByteStore& bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return dump_locked(bytes);
+}
+
+json Platform::dump_locked(ByteStore& bytes) const {
   json services = json::object();
-  for (const auto& s : services_) services[s->api()] = s->dump();
+  for (const auto& s : services_) services[s->api()] = s->dump(bytes);
   return {{"format", kDumpFormat},
           {"saved_at", wall_seconds()},
           {"clock", {{"now", context_.clock.now()}, {"advanced", context_.clock.advanced()}, {"real", context_.clock.real()}}},
@@ -192,25 +239,22 @@ json Platform::dump_locked() const {
           {"services", services}};
 }
 
-Outcome<bool> Platform::restore(const json& dumped) {
-  auto refuse = [](const std::string& why) {
-    return make_error(ErrorKind::config, "BadStateFile", "not a state this emulator saved: " + why);
-  };
+Outcome<bool> Platform::restore(const json& dumped, const ByteStore& bytes) {
   if (!dumped.is_object() || dumped.value("format", 0) != kDumpFormat)
-    return refuse("format " + std::to_string(kDumpFormat) + " expected");
+    return not_a_dump("format " + std::to_string(kDumpFormat) + " expected");
   try {
     Platform scratch(context_.region);  // a document that fails half-way must change nothing here
-    scratch.restore_unchecked(dumped);
-  } catch (const std::exception& e) {  // json's own, or bytes that are not base64
-    return refuse(e.what());
+    scratch.restore_unchecked(dumped, bytes);
+  } catch (const std::exception& e) {  // json's own, or bytes missing
+    return not_a_dump(e.what());
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  restore_unchecked(dumped);
+  restore_unchecked(dumped, bytes);
   return true;
 }
 
 // Throws (json::exception, std::runtime_error) on a document of another form.
-void Platform::restore_unchecked(const json& dumped) {
+void Platform::restore_unchecked(const json& dumped, const ByteStore& bytes) {
   const json& clock = dumped.at("clock");
   bool real = clock.at("real").get<bool>();
   double down = real ? std::max(0.0, wall_seconds() - dumped.at("saved_at").get<double>()) : 0;
@@ -218,13 +262,13 @@ void Platform::restore_unchecked(const json& dumped) {
   context_.clock.resume(clock.at("now").get<double>() + down, clock.at("advanced").get<double>());
   context_.counter = dumped.at("counter").get<unsigned long long>();
   context_.settings = dumped.at("settings").get<std::map<std::string, double>>();
-  for (auto& s : services_) s->restore(dumped.at("services").at(s->api()));
+  for (auto& s : services_) s->restore(dumped.at("services").at(s->api()), bytes);
   settle_all();
 }
 
-void Platform::on_change(SaveState save) {
+void Platform::keep_state_in(StateSink* sink) {
   std::lock_guard<std::mutex> lock(mutex_);
-  save_ = std::move(save);
+  sink_ = sink;
 }
 
 }  // namespace cloud

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,6 +45,10 @@ class Clock {
  public:
   explicit Clock(bool real = true) : real_(real), start_(std::chrono::steady_clock::now()) {}
   double now() const;
+  // Whether platform time `at` has come. Times are sums of fractions of seconds, which
+  // floating point does not add exactly: a microsecond's slack makes advance(9),
+  // advance(1), advance(20) reach what was due 30 s after.
+  bool reached(double at) const { return at <= now() + 1e-6; }
   void advance(double seconds) { base_ += seconds, advanced_ += seconds; }
   void set_real(bool real);
   bool real() const { return real_; }
@@ -89,6 +92,20 @@ struct PlatformContext {
   double setting(const std::string& name) const;    // the value, else the default
 };
 
+// Where a dump keeps the bytes of objects and parts, and a restore finds them again:
+// under a name the service gives them, unique to those bytes (an object's version id,
+// a part's id), so that a store keeping them apart writes each only once. A plain
+// Platform::dump() keeps them inline, as base64; the state file of `serve --state`
+// keeps them in files of their own beside it.
+class ByteStore {
+ public:
+  virtual ~ByteStore() = default;
+  // Keeps `bytes` under `name`; throws std::runtime_error when they cannot be kept.
+  virtual void put(const std::string& name, const std::string& bytes) = 0;
+  // The bytes kept under `name`; throws std::runtime_error when there are none.
+  virtual std::string get(const std::string& name) const = 0;
+};
+
 class Service {
  public:
   virtual ~Service() = default;
@@ -100,16 +117,24 @@ class Service {
   virtual void settle() {}                     // apply transitions that are due
   virtual json state() const = 0;              // its part of cloud.emulator.state()
   virtual void reset() = 0;                    // empty
-  // Everything needed to carry on after a restart (`serve --state`): records, bytes,
-  // pending transitions (platform times) and counters. restore() takes what dump()
-  // gave, in place of all it holds.
-  virtual json dump() const = 0;
-  virtual void restore(const json& dumped) = 0;
+  // Everything needed to carry on after a restart (`serve --state`): records, pending
+  // transitions (platform times), counters; bytes go to `bytes`, named in the
+  // document. restore() takes what dump() gave, in place of all it holds, and throws
+  // (json::exception, std::runtime_error) on a document of another form.
+  virtual json dump(ByteStore& bytes) const = 0;
+  virtual void restore(const json& dumped, const ByteStore& bytes) = 0;
 };
 
-// Called with the platform's dump() after each change, before the change is answered;
-// an error makes the change's answer an error (the change is not acknowledged).
-using SaveState = std::function<Outcome<bool>(const json& dumped)>;
+// What keeps the platform's state outside the process (the state file of `serve
+// --state`): after each change, before the change is answered, the platform dumps
+// itself with bytes() and hands the document to save(). An error makes the change's
+// answer an error: the change is not acknowledged.
+class StateSink {
+ public:
+  virtual ~StateSink() = default;
+  virtual ByteStore& bytes() = 0;
+  virtual Outcome<bool> save(const json& dumped) = 0;
+};
 
 class Platform {
  public:
@@ -129,23 +154,26 @@ class Platform {
   void set_endpoints(std::map<std::string, std::string> endpoints);
 
   // The whole platform as one document (the clock, ids, settings and every service's
-  // dump()), and back. restore() checks the document's form first and changes
-  // nothing when it is not one dump() wrote. Time in real mode carries on from the
-  // saved clock plus the wall-clock time the platform was down.
+  // dump()), and back; without a ByteStore the bytes are in the document too.
+  // restore() changes nothing when the document is not one dump() wrote. Time in real
+  // mode carries on from the saved clock plus the wall-clock time the platform was down.
   json dump();
   Outcome<bool> restore(const json& dumped);
-  void on_change(SaveState save);
+  json dump(ByteStore& bytes);
+  Outcome<bool> restore(const json& dumped, const ByteStore& bytes);
+  // From now on every change is saved to `sink` before it is answered (nullptr: none).
+  void keep_state_in(StateSink* sink);
 
  private:
   void settle_all();
-  json dump_locked() const;
-  void restore_unchecked(const json& dumped);
+  json dump_locked(ByteStore& bytes) const;
+  void restore_unchecked(const json& dumped, const ByteStore& bytes);
   HandlerResult saved(HandlerResult r);  // r, or the failure to save the change it made
   mutable std::mutex mutex_;
   PlatformContext context_;
   std::vector<std::unique_ptr<Service>> services_;
   std::map<std::string, Service*> by_operation_;
-  SaveState save_;
+  StateSink* sink_ = nullptr;
 };
 
 // The services, one per API (emulator/<api>.cpp).

@@ -13,7 +13,6 @@
 #include <ctime>
 #include <optional>
 #include <regex>
-#include <stdexcept>
 
 #include "core/crypto.h"
 #include "core/uri.h"
@@ -74,19 +73,13 @@ struct StoredObject {
 struct Part {
   std::string bytes;
   std::string md5;  // raw 16 bytes
+  std::string id;   // unique to these bytes: their name in a ByteStore
 };
 
 struct Upload {
   std::string bucket, key;
   std::map<long long, Part> parts;  // by part number
 };
-
-// Bytes dump() wrote as base64.
-std::string bytes_of(const json& text) {
-  std::optional<std::string> bytes = unbase64(text.get<std::string>());
-  if (!bytes) throw std::runtime_error("stored bytes are not base64");
-  return *bytes;
-}
 
 class StorageService : public Service {
  public:
@@ -129,38 +122,45 @@ class StorageService : public Service {
     uploads_.clear();
   }
 
-  // Bytes as base64 (JSON strings are text); each part's MD5 is computed again.
-  json dump() const override {
+  // Bytes go to the store, named by the object's version id or the part's id (both
+  // unique to those bytes); each part's MD5 is computed again on restore.
+  json dump(ByteStore& bytes) const override {
     json buckets = json::object(), uploads = json::object();
     for (const auto& [name, objects] : buckets_) {
       json listed = json::object();
-      for (const auto& [key, o] : objects)
-        listed[key] = {{"bytes", base64(o.bytes)}, {"etag", o.etag}, {"last_modified", o.last_modified},
-                       {"version_id", o.version_id}};
+      for (const auto& [key, o] : objects) {
+        bytes.put(o.version_id, o.bytes);
+        listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id}};
+      }
       buckets[name] = listed;
     }
     for (const auto& [id, u] : uploads_) {
       json parts = json::object();
-      for (const auto& [number, p] : u.parts) parts[std::to_string(number)] = base64(p.bytes);
+      for (const auto& [number, p] : u.parts) {
+        bytes.put(p.id, p.bytes);
+        parts[std::to_string(number)] = p.id;
+      }
       uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}};
     }
     return {{"buckets", buckets}, {"uploads", uploads}};
   }
 
-  void restore(const json& dumped) override {
+  void restore(const json& dumped, const ByteStore& bytes) override {
     reset();
     for (const auto& [name, objects] : dumped.at("buckets").items()) {
       Bucket& b = buckets_[name];
-      for (const auto& [key, o] : objects.items())
-        b[key] = {bytes_of(o.at("bytes")), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
-                  o.at("version_id").get<std::string>()};
+      for (const auto& [key, o] : objects.items()) {
+        std::string version = o.at("version_id").get<std::string>();
+        b[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(), version};
+      }
     }
     for (const auto& [id, u] : dumped.at("uploads").items()) {
       Upload& upload = uploads_[id];
       upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
-      for (const auto& [number, bytes] : u.at("parts").items()) {
-        std::string decoded = bytes_of(bytes);
-        upload.parts[std::stoll(number)] = Part{decoded, md5(decoded)};
+      for (const auto& [number, part_id] : u.at("parts").items()) {
+        std::string part_bytes = bytes.get(part_id.get<std::string>());
+        std::string digest = md5(part_bytes);
+        upload.parts[std::stoll(number)] = Part{std::move(part_bytes), digest, part_id.get<std::string>()};
       }
     }
   }
@@ -283,7 +283,7 @@ class StorageService : public Service {
     if (!u) return no_such_upload(input);
     std::string bytes = input.value("body", "");
     std::string digest = md5(bytes);
-    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest};
+    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-")};
     return HandlerResult::success(json{{"ETag", quoted_md5(digest)}});
   }
 

@@ -3,9 +3,12 @@
 // answered, and the state file it goes to. All on virtual time except where the wall
 // clock is the point.
 #include <catch2/catch.hpp>
+#include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include "core/crypto.h"
 #include "core/validate.h"
@@ -98,6 +101,17 @@ TEST_CASE("The clock keeps its time when real time is switched on or off") {
   CHECK(clock.advanced() == 100);
 }
 
+TEST_CASE("What falls due after 30 s has come after advances adding up to 30 s") {
+  Clock clock(false);
+  clock.resume(0.1234567891, 0);  // a start with fractions of a second, as real time leaves it
+  double due = clock.now() + 30;
+  for (double step : {9.0, 1.0, 0.1, 19.9}) {
+    CHECK_FALSE(clock.reached(due));
+    clock.advance(step);
+  }
+  CHECK(clock.reached(due));
+}
+
 TEST_CASE("dump and restore carry every record, the bytes and the pending transitions") {
   auto p = platform();
   std::string upload = busy_platform(*p);
@@ -163,28 +177,39 @@ TEST_CASE("restore refuses what dump did not write, and changes nothing then") {
   }
 }
 
-TEST_CASE("The save hook runs after each change, before it is answered, and only then") {
-  auto p = platform();
+// A sink in memory: the documents saved, the bytes by name, and a switch to fail.
+struct MemorySink : StateSink, ByteStore {
   std::vector<json> saved;
+  std::map<std::string, std::string> named;
   bool fail = false;
-  p->on_change([&](const json& d) -> Outcome<bool> {
-    if (fail) return make_error(ErrorKind::transport, "EIO", "disk full");
+  ByteStore& bytes() override { return *this; }
+  Outcome<bool> save(const json& d) override {
+    if (fail) return make_error(ErrorKind::config, "StateFile", "disk full");
     saved.push_back(d);
     return true;
-  });
-  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "hello"}});
-  REQUIRE(saved.size() == 1);
+  }
+  void put(const std::string& name, const std::string& b) override { named[name] = b; }
+  std::string get(const std::string& name) const override { return named.at(name); }
+};
+
+TEST_CASE("The state sink is given each change before it is answered, and only changes") {
+  auto p = platform();
+  MemorySink sink;
+  p->keep_state_in(&sink);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
+  REQUIRE(sink.saved.size() == 1);
   auto q = platform(false);
-  REQUIRE(q->restore(saved.back()).ok());
+  REQUIRE(q->restore(sink.saved.back(), sink).ok());
   CHECK(q->state() == p->state());  // the saved document already holds the change
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == kBinary);
 
   call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
   call_ok(*p, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
   CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "none"}}).error.code == "NoSuchKey");
   CHECK(call(*p, "CreateBucket", {{"Bucket", "demo-bucket"}}).error.code == "BucketAlreadyOwnedByYou");
-  CHECK(saved.size() == 1);  // reads and refusals change nothing
+  CHECK(sink.saved.size() == 1);  // reads and refusals change nothing
 
-  fail = true;
+  sink.fail = true;
   HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "x"}});
   CHECK_FALSE(r.ok);
   CHECK(r.error.status == 500);
@@ -192,17 +217,89 @@ TEST_CASE("The save hook runs after each change, before it is answered, and only
   CHECK(r.error.message.find("disk full") != std::string::npos);
 }
 
-TEST_CASE("The state file: none yet, written and read back, replaced whole, errors naming the file") {
-  std::string dir = "/tmp/cloudlua-state-test-" + std::to_string(::getpid());
-  REQUIRE(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()) == 0);
-  std::string path = dir + "/state.json";
+namespace {
 
+// The byte files beside a state file, by name.
+std::set<std::string> byte_files(const std::string& state) {
+  std::set<std::string> names;
+  if (DIR* d = ::opendir((state + ".bytes").c_str())) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') names.insert(e->d_name);
+    ::closedir(d);
+  }
+  return names;
+}
+
+struct TempDir {
+  std::string path = "/tmp/cloudlua-state-test-" + std::to_string(::getpid());
+  TempDir() { REQUIRE(std::system(("rm -rf " + path + " && mkdir -p " + path).c_str()) == 0); }
+  ~TempDir() { (void)std::system(("rm -rf " + path).c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("A state file: the document and its byte files, written once, collected when unnamed") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
+  auto p = platform();
+  StateFile file(path);
+  REQUIRE(file.open(*p).ok());  // no file yet: the platform as it is, saved
+  auto first = read_state_file(path);
+  REQUIRE(first.ok());
+  CHECK(first->value("format", 0) == 1);
+  p->keep_state_in(&file);
+
+  p->set_setting("min_part_size", 1);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
+  std::set<std::string> one = byte_files(path);
+  CHECK(one.size() == 1);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "other"}, {"Body", "x"}});
+  CHECK(byte_files(path).size() == 2);
+  CHECK(std::includes(byte_files(path).begin(), byte_files(path).end(), one.begin(), one.end()));  // not rewritten
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "replaced"}});
+  std::set<std::string> after = byte_files(path);
+  CHECK(after.size() == 2);
+  CHECK_FALSE(after.count(*one.begin()));  // the replaced bytes are gone
+
+  std::string upload = call_ok(*p, "CreateMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "big"}})["UploadId"];
+  json part = call_ok(*p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"uploadId", upload},
+                                         {"partNumber", 1}, {"body", "part"}});
+  CHECK(byte_files(path).size() == 3);
+
+  // a restart: the same state, bytes and upload included
+  auto q = platform(false);
+  StateFile again(path);
+  REQUIRE(again.open(*q).ok());
+  CHECK(q->state() == p->state());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "replaced");
+  q->keep_state_in(&again);
+  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"uploadId", upload},
+                                          {"Part", {{{"PartNumber", 1}, {"ETag", part["ETag"]}}}}});
+  CHECK(byte_files(path).size() == 3);  // the part's file gone, the object's come
+  q->keep_state_in(nullptr);
+
+  // a byte file gone missing: the state is refused, naming it
+  std::string lost = *byte_files(path).begin();
+  REQUIRE(::unlink((path + ".bytes/" + lost).c_str()) == 0);
+  REQUIRE(std::system(("touch " + path + ".bytes/half-written.tmp").c_str()) == 0);
+  auto r = platform(false);
+  StateFile broken(path);
+  auto refused = broken.open(*r);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == "BadStateFile");
+  CHECK(refused.error().message.find(lost) != std::string::npos);
+  CHECK(refused.error().message.find(path) != std::string::npos);
+  CHECK_FALSE(byte_files(path).count("half-written.tmp"));  // what a crash left half-written is cleared
+}
+
+TEST_CASE("The state file's document: none yet, written and read back, errors naming the file") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
   auto none = read_state_file(path);
   REQUIRE(none.ok());
   CHECK(none->is_null());
 
   auto p = platform();
-  REQUIRE(write_state_file(path, p->dump()).ok());
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
   REQUIRE(write_state_file(path, p->dump()).ok());
   auto back = read_state_file(path);
@@ -218,8 +315,7 @@ TEST_CASE("The state file: none yet, written and read back, replaced whole, erro
   CHECK(garbled.error().code == "BadStateFile");
   CHECK(garbled.error().message.find(path) != std::string::npos);
 
-  auto nowhere = write_state_file(dir + "/no/such/dir/state.json", p->dump());
+  auto nowhere = write_state_file(dir.path + "/no/such/dir/state.json", p->dump());
   REQUIRE_FALSE(nowhere.ok());
   CHECK(nowhere.error().message.find("no/such/dir") != std::string::npos);
-  std::system(("rm -rf " + dir).c_str());
 }
