@@ -157,14 +157,13 @@ struct Emulator::Impl {
   Platform platform;
   std::vector<std::unique_ptr<ApiServer>> servers;
   std::atomic<unsigned long long> requests{0};
+  // When this emulator started, in the request ids: ids stay unique across restarts.
+  const unsigned started = static_cast<unsigned>(std::time(nullptr));
   std::mutex faults_mutex;
   std::vector<Fault> faults;
   std::unique_ptr<StateFile> state_file;  // with options.state_file
 
   Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
-
-  // When this emulator started, in the request ids: ids stay unique across restarts.
-  const unsigned started = static_cast<unsigned>(std::time(nullptr));
 
   std::string next_request_id() {
     char buf[40];

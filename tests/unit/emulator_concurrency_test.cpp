@@ -172,7 +172,8 @@ TEST_CASE("The clock may be advanced and the state read while requests run") {
   ticker.join();
   CHECK(failures == 0);
   platform.advance(10);
-  for (const json& g : platform.state()["firewall_groups"]) CHECK(g["state"] == "APPLIED");
+  json state = platform.state();  // kept: a range-for over a member of a temporary dangles
+  for (const json& g : state["firewall_groups"]) CHECK(g["state"] == "APPLIED");
 }
 
 TEST_CASE("Idle connections and bursts of new ones do not keep other clients waiting") {
