@@ -8,7 +8,10 @@ CLOUDLUA=${1:?usage: $0 path/to/cloudlua}
 export WORK=$(mktemp -d "${TMPDIR:-/tmp}/cloudlua-serve.XXXXXX")
 SERVE_PID=""
 
+# On any exit: this test's own background jobs (by their ids) and the server go.
 cleanup() {
+  local job
+  for job in $(jobs -p); do kill "$job" 2>/dev/null || true; done
   if [ -n "$SERVE_PID" ]; then kill -KILL "$SERVE_PID" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
