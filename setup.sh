@@ -14,6 +14,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   liblua5.4-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libpugixml-dev
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev
+  awscli  # interop peer: tests/serve/awscli_test.sh drives `cloudlua serve` with aws-cli v2
 )
 
 # The interop tests' peers (s3rver) need Node.js and npm, for `test` only. Debian 12's

@@ -62,6 +62,19 @@ std::string base64(std::string_view bytes) {
   return out;
 }
 
+// EVP_DecodeBlock decodes whole 4-character groups and counts the padding as zero
+// bytes, so those are taken off again.
+std::optional<std::string> unbase64(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out(text.size() / 4 * 3, '\0');
+  int len = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                            reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  if (len < 0) return std::nullopt;
+  size_t padding = text.size() >= 2 ? (text[text.size() - 1] == '=') + (text[text.size() - 2] == '=') : 0;
+  out.resize(static_cast<size_t>(len) - padding);
+  return out;
+}
+
 // Equal strings compare in time that depends only on the length, which is public
 // (signatures are fixed-length hex), never on where the first difference lies.
 bool constant_time_equal(std::string_view a, std::string_view b) {

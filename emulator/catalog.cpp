@@ -24,6 +24,8 @@ class CatalogService : public Service {
  public:
   explicit CatalogService(PlatformContext& context) : ctx_(context) {}
 
+  const char* api() const override { return "catalog"; }
+
   std::vector<std::string> operations() const override { return {"UpgradeMeshplatformServiceMeshVersion"}; }
 
   HandlerResult handle(const std::string& operation, const json& input) override {
@@ -43,9 +45,8 @@ class CatalogService : public Service {
   }
 
   void settle() override {
-    double now = ctx_.clock.now();
     for (auto it = configuring_.begin(); it != configuring_.end();) {
-      if (it->second > now) {
+      if (!ctx_.clock.reached(it->second)) {
         ++it;
         continue;
       }
@@ -68,6 +69,24 @@ class CatalogService : public Service {
     clusters_.clear();
     configuring_.clear();
     next_ip_ = 0;
+  }
+
+  // Keyed by resource group, then cluster name (JSON keys are strings, not pairs).
+  json dump(ByteStore&) const override {
+    json clusters = json::object(), configuring = json::object();
+    for (const auto& [key, c] : clusters_) clusters[key.first][key.second] = c;
+    for (const auto& [key, due] : configuring_) configuring[key.first][key.second] = due;
+    return {{"mesh_clusters", clusters}, {"configuring", configuring}, {"next_ip", next_ip_}};
+  }
+
+  void restore(const json& dumped, const ByteStore&) override {
+    clusters_.clear();
+    configuring_.clear();
+    for (const auto& [group, named] : dumped.at("mesh_clusters").items())
+      for (const auto& [name, c] : named.items()) clusters_[{group, name}] = c;
+    for (const auto& [group, named] : dumped.at("configuring").items())
+      for (const auto& [name, due] : named.items()) configuring_[{group, name}] = due.get<double>();
+    next_ip_ = dumped.at("next_ip").get<unsigned>();
   }
 
  private:
@@ -149,7 +168,7 @@ class CatalogService : public Service {
       return HandlerResult::failure(409, "ClusterBusy", "cluster '" + key.second + "' is configuring; wait until it is running");
     c["meshplatformServiceMeshConfig"] = {{"enabled", true}, {"version", input.value("version", kDefaultMeshVersion)}};
     c["status"] = "configuring";
-    configuring_[key] = ctx_.clock.now() + ctx_.setting("mesh_upgrade", 30);
+    configuring_[key] = ctx_.clock.now() + ctx_.setting("mesh_upgrade");
     return HandlerResult::success(c);
   }
 

@@ -18,6 +18,8 @@ class ClusterService : public Service {
  public:
   explicit ClusterService(PlatformContext& context) : ctx_(context) {}
 
+  const char* api() const override { return "cluster"; }
+
   std::vector<std::string> operations() const override { return {"RestoreClusterFromSnapshot", "UpdateSnapshot"}; }
 
   HandlerResult handle(const std::string& operation, const json& input) override {
@@ -38,9 +40,8 @@ class ClusterService : public Service {
   }
 
   void settle() override {
-    double now = ctx_.clock.now();
     for (auto it = provisioning_.begin(); it != provisioning_.end();) {
-      if (it->second.due > now) {
+      if (!ctx_.clock.reached(it->second.due)) {
         ++it;
         continue;
       }
@@ -61,6 +62,21 @@ class ClusterService : public Service {
     clusters_.clear();
     provisioning_.clear();
     next_node_ = 0;
+  }
+
+  json dump(ByteStore&) const override {
+    json provisioning = json::object();
+    for (const auto& [name, p] : provisioning_) provisioning[name] = {{"due", p.due}, {"snapshot_nrn", p.snapshot_nrn}};
+    return {{"snapshots", snapshots_}, {"clusters", clusters_}, {"provisioning", provisioning}, {"next_node", next_node_}};
+  }
+
+  void restore(const json& dumped, const ByteStore&) override {
+    snapshots_ = dumped.at("snapshots").get<std::map<std::string, json>>();
+    clusters_ = dumped.at("clusters").get<std::map<std::string, json>>();
+    provisioning_.clear();
+    for (const auto& [name, p] : dumped.at("provisioning").items())
+      provisioning_[name] = {p.at("due").get<double>(), p.at("snapshot_nrn").get<std::string>()};
+    next_node_ = dumped.at("next_node").get<unsigned>();
   }
 
  private:
@@ -190,7 +206,7 @@ class ClusterService : public Service {
     std::string name = cluster["name"].get<std::string>();
     clusters_[name] = cluster;
     source["status"] = "RESTORING";
-    provisioning_[name] = {ctx_.clock.now() + ctx_.setting("cluster_provision", 120), source.value("nrn", "")};
+    provisioning_[name] = {ctx_.clock.now() + ctx_.setting("cluster_provision"), source.value("nrn", "")};
     return HandlerResult::success({{"cluster", cluster}});
   }
 

@@ -4,9 +4,11 @@
 // (group PROCESSING -> APPLIED, server RESTORING -> RUNNING) is kept in side maps,
 // never in the records, so neither answers nor state() show bookkeeping.
 // Decisions: new rules are AUTHORIZED at once and the group PROCESSING, as the spec's
-// sample shows; seeded states (a group PROCESSING, a rule AUTHORIZING...) stay until an
-// operation moves them, so rejections can be tested; diskSize defaults to 100 (the spec
-// names no default; 100 is the smallest allowed size).
+// sample shows; a group seeded PROCESSING or with rules AUTHORIZING or REVOKING settles
+// like one that took rules (after `firewall_settle` seconds: AUTHORIZING rules become
+// AUTHORIZED, REVOKING ones are gone, the group APPLIED or FAILED), so rejections can be
+// tested before and the settling after; diskSize defaults to 100 (the spec names no
+// default; 100 is the smallest allowed size).
 #include <optional>
 #include <utility>
 
@@ -47,6 +49,8 @@ class DevopsService : public Service {
  public:
   explicit DevopsService(PlatformContext& context) : ctx_(context) {}
 
+  const char* api() const override { return "devops"; }
+
   std::vector<std::string> operations() const override { return {"AuthorizeFirewallRules", "RestoreInstance"}; }
 
   HandlerResult handle(const std::string& operation, const json& input) override {
@@ -73,9 +77,8 @@ class DevopsService : public Service {
   }
 
   void settle() override {
-    double now = ctx_.clock.now();
-    settle_due(group_due_, now, [this](const std::string& name) { finish_processing(groups_[name]); });
-    settle_due(instance_due_, now, [this](const std::string& id) { start_instance(instances_[id]); });
+    settle_due(group_due_, [this](const std::string& name) { finish_processing(groups_[name]); });
+    settle_due(instance_due_, [this](const std::string& id) { start_instance(instances_[id]); });
   }
 
   json state() const override {
@@ -91,12 +94,26 @@ class DevopsService : public Service {
     next_ip_ = 0;
   }
 
+  json dump(ByteStore&) const override {
+    return {{"firewall_groups", groups_}, {"backups", backups_},       {"instances", instances_},
+            {"group_due", group_due_},    {"instance_due", instance_due_}, {"next_ip", next_ip_}};
+  }
+
+  void restore(const json& dumped, const ByteStore&) override {
+    groups_ = dumped.at("firewall_groups").get<std::map<std::string, json>>();
+    backups_ = dumped.at("backups").get<std::map<std::string, json>>();
+    instances_ = dumped.at("instances").get<std::map<std::string, json>>();
+    group_due_ = dumped.at("group_due").get<std::map<std::string, double>>();
+    instance_due_ = dumped.at("instance_due").get<std::map<std::string, double>>();
+    next_ip_ = dumped.at("next_ip").get<unsigned>();
+  }
+
  private:
   // Runs `apply` for every entry of `due` whose time has come, and forgets it.
   template <typename Apply>
-  static void settle_due(std::map<std::string, double>& due, double now, Apply apply) {
+  void settle_due(std::map<std::string, double>& due, Apply apply) {
     for (auto it = due.begin(); it != due.end();) {
-      if (it->second > now) {
+      if (!ctx_.clock.reached(it->second)) {
         ++it;
         continue;
       }
@@ -123,7 +140,7 @@ class DevopsService : public Service {
     return r;
   }
 
-  // A group from a fixture; a seeded state stays until an operation moves it.
+  // A group from a fixture; one seeded in motion settles as a group that took rules.
   void add_group(const json& given) {
     std::string name = given.value("firewallGroupName", ctx_.next_id("fw-"));
     json g = {{"region", ctx_.region}, {"availabilityZone", default_zone(ctx_.region)},
@@ -134,10 +151,27 @@ class DevopsService : public Service {
     for (const json& r : given.value("rules", json::array())) g["rules"].push_back(make_rule(r, "AUTHORIZED"));
     groups_[name] = g;
     group_due_.erase(name);
+    if (in_motion(g)) group_due_[name] = ctx_.clock.now() + ctx_.setting("firewall_settle");
   }
 
-  // PROCESSING is over: FAILED while a rule is in a failed state (spec), else APPLIED.
+  // The group or one of its rules is between two settled states.
+  static bool in_motion(const json& group) {
+    if (group["state"] == "PROCESSING") return true;
+    for (const json& r : group["rules"])
+      if (r["state"] == "AUTHORIZING" || r["state"] == "REVOKING") return true;
+    return false;
+  }
+
+  // PROCESSING is over: rules being added are AUTHORIZED, rules being deleted gone;
+  // the group FAILED while a rule is in a failed state (spec), else APPLIED.
   static void finish_processing(json& group) {
+    json settled = json::array();
+    for (json r : group["rules"]) {
+      if (r["state"] == "REVOKING") continue;
+      if (r["state"] == "AUTHORIZING") r["state"] = "AUTHORIZED";
+      settled.push_back(r);
+    }
+    group["rules"] = settled;
     group["state"] = "APPLIED";
     for (const json& r : group["rules"]) {
       std::string state = r.value("state", "");
@@ -198,7 +232,7 @@ class DevopsService : public Service {
       return HandlerResult::failure(409, "DuplicateRule", "firewall group '" + name + "' already has the rule " + rule_text(*dup));
     for (const json& r : rules) group["rules"].push_back(make_rule(r, "AUTHORIZED"));
     group["state"] = "PROCESSING";
-    group_due_[name] = ctx_.clock.now() + ctx_.setting("firewall_settle", 10);
+    group_due_[name] = ctx_.clock.now() + ctx_.setting("firewall_settle");
     return HandlerResult::success(group);
   }
 
@@ -254,7 +288,7 @@ class DevopsService : public Service {
       return HandlerResult::failure(409, "InstanceAlreadyExists", "a server named '" + id + "' exists already");
     json instance = restoring_instance(input, backup->second);
     instances_[id] = instance;
-    instance_due_[id] = ctx_.clock.now() + ctx_.setting("instance_restore", 60);
+    instance_due_[id] = ctx_.clock.now() + ctx_.setting("instance_restore");
     return HandlerResult::success({{"instance", instance}});
   }
 

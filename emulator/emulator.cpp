@@ -4,11 +4,13 @@
 #include "emulator/emulator.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -17,6 +19,7 @@
 #include "core/protocol.h"
 #include "core/validate.h"
 #include "emulator/service.h"
+#include "emulator/state_file.h"
 
 namespace cloud {
 
@@ -26,6 +29,7 @@ const char* const kEmulatorSecretKey = "cloudlua-emulator-secret";
 namespace {
 
 constexpr long kMaxSkewSeconds = 15 * 60;
+constexpr size_t kMaxThreadsPerApi = 256;  // connections served at once, per API
 
 // The parts of "ALG Credential=AK/date/region/service/term, SignedHeaders=a;b, Signature=hex".
 struct Authorization {
@@ -81,6 +85,57 @@ Headers headers_named(const httplib::Request& req, const std::string& names) {
   return out;
 }
 
+// httplib's own pool has a fixed number of threads, and a connection holds one while
+// it idles (up to the keep-alive time-out): a few silent clients would keep every
+// other client waiting. This pool starts a thread whenever a job would otherwise
+// wait for one, up to `max`, and keeps it for later jobs.
+class GrowingPool : public httplib::TaskQueue {
+ public:
+  explicit GrowingPool(size_t max) : max_(max) {}
+
+  void enqueue(std::function<void()> job) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(std::move(job));
+    if (jobs_.size() > idle_ && threads_.size() < max_) threads_.emplace_back([this] { work(); });
+    else ready_.notify_one();
+  }
+
+  // Called by httplib once it has stopped taking connections: jobs queued still run.
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ++idle_;
+        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        --idle_;
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  const size_t max_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> threads_;
+  size_t idle_ = 0;
+  bool stopping_ = false;
+};
+
 struct Refusal {
   int status;
   std::string code;
@@ -102,6 +157,8 @@ struct Emulator::Impl {
   Platform platform;
   std::vector<std::unique_ptr<ApiServer>> servers;
   std::atomic<unsigned long long> requests{0};
+  // When this emulator started, in the request ids: ids stay unique across restarts.
+  const unsigned started = static_cast<unsigned>(std::time(nullptr));
   std::mutex faults_mutex;
   std::vector<Fault> faults;
   // A delay fault waits on this rather than sleeping, so that stop() need not wait
@@ -109,12 +166,13 @@ struct Emulator::Impl {
   std::mutex stop_mutex;
   std::condition_variable stop_cv;
   bool stopping = false;
+  std::unique_ptr<StateFile> state_file;  // with options.state_file
 
   Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
 
   std::string next_request_id() {
     char buf[40];
-    std::snprintf(buf, sizeof buf, "emu-%016llx", ++requests);
+    std::snprintf(buf, sizeof buf, "emu-%08x%08llx", started, ++requests);
     return buf;
   }
 
@@ -161,6 +219,37 @@ struct Emulator::Impl {
                        auth.access_key + "'; check the secret key and the signing dialect"};
   }
 
+  // The headers of every answer: Date and the request id; on the storage API also the
+  // other support identifiers the spec lists (x-ext-id-2, x-storage-sg-trace-id,
+  // X-Gateway-Endpoint-Request), derived from the request id. x-ext-expiration and the
+  // KMS and customer-key headers are left out, as S3 does without lifecycle rules, KMS
+  // or customer keys, which this emulator does not have.
+  static void set_common_headers(const Api& api, httplib::Response& res, const std::string& request_id) {
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char date[40];
+    std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    res.set_header("Date", date);
+    res.set_header("x-ext-request-id", request_id);
+    if (api.protocol != "xml") return;
+    res.set_header("x-ext-id-2", base64(sha256(request_id)));
+    res.set_header("x-storage-sg-trace-id", hex(md5(request_id)).substr(0, 16));
+    res.set_header("X-Gateway-Endpoint-Request", "1");
+  }
+
+  // Content-MD5, when sent (aws-cli sends it with parts and objects), must be the
+  // base64 of the body's MD5, as S3 checks.
+  static std::optional<Refusal> check_content_md5(const httplib::Request& req) {
+    if (!req.has_header("Content-MD5")) return std::nullopt;
+    std::string given = req.get_header_value("Content-MD5");
+    if (given.size() != 24 || given.compare(22, 2, "==") != 0)
+      return Refusal{400, "InvalidDigest", "the Content-MD5 you specified is not the base64 of a 16-byte MD5"};
+    if (given != base64(md5(req.body)))
+      return Refusal{400, "BadDigest", "the Content-MD5 you specified did not match what was received"};
+    return std::nullopt;
+  }
+
   void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
                   const std::string& message, const std::string& request_id, const json& details = json::object()) {
     res.status = status;
@@ -179,8 +268,10 @@ struct Emulator::Impl {
   // Signature, route, faults, then the operation itself.
   void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::string request_id = next_request_id();
-    res.set_header("x-ext-request-id", request_id);
+    set_common_headers(api, res, request_id);
     if (auto refusal = check_signature(api, req))
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
+    if (auto refusal = check_content_md5(req))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
     size_t q = target.find('?');
@@ -195,7 +286,9 @@ struct Emulator::Impl {
     auto input = parse_request(api, *op, labels, query, headers, req.body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
-    if (!valid.ok()) return send_error(api, res, 400, "ValidationError", valid.error().message, request_id, problems_of(valid.error()));
+    if (!valid.ok())
+      return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
+                        problems_of(valid.error()));
     answer(api, *op, platform.handle(op->name, *valid), res, request_id);
   }
 
@@ -245,6 +338,17 @@ struct Emulator::Impl {
     res.headers = std::move(renamed);
   }
 
+  // The JSON APIs say ValidationError; the storage API says what S3 says: MalformedXML
+  // when the XML body breaks the schema (an empty part list), else InvalidArgument.
+  static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
+    if (api.protocol != "xml") return "ValidationError";
+    for (const FieldProblem& f : e.fields) {
+      const Member* m = op.input->find_member(f.path.substr(0, f.path.find_first_of(".[")));
+      if (m && m->location == Location::body) return "MalformedXML";
+    }
+    return "InvalidArgument";
+  }
+
   static json problems_of(const Error& e) {
     json fields = json::array();
     for (const FieldProblem& f : e.fields) fields.push_back({{"path", f.path}, {"problem", f.problem}});
@@ -258,12 +362,22 @@ struct Emulator::Impl {
     std::string body = serialize_result(api, op, r.result, headers);
     for (const Header& h : headers) res.set_header(h.first.c_str(), h.second);
     res.status = r.status;
-    res.set_content(body, content_type_of(api));
+    // An object's bytes are not XML: S3's type for bytes of no declared type. HEAD
+    // describes what GET would send, so it says the same.
+    bool bytes = !op.output_payload.empty() || op.method == "HEAD";
+    res.set_content(body, bytes ? "binary/octet-stream" : content_type_of(api));
   }
 
   Outcome<bool> start_api(const Api& api, int port) {
     auto s = std::make_unique<ApiServer>();
     s->api = &api;
+    s->server.new_task_queue = [] { return new GrowingPool(kMaxThreadsPerApi); };
+    int listening = -1;
+    s->server.set_socket_options([&listening](socket_t sock) {
+      int yes = 1;  // what httplib's default options do, kept
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      listening = sock;
+    });
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
     const char* any = R"(.*)";
     s->server.Get(any, handler).Post(any, handler).Put(any, handler).Delete(any, handler).Patch(any, handler);
@@ -274,6 +388,10 @@ struct Emulator::Impl {
     if (s->port <= 0)
       return make_error(ErrorKind::config, "BindFailed",
                         "cannot listen on " + options.host + ":" + std::to_string(port) + " for the " + api.name + " API");
+    // httplib listens with a backlog of 5: a burst of new connections (aws-cli opens
+    // ten) would see SYNs dropped and retried a second later. Listening again on the
+    // bound socket only raises the backlog.
+    ::listen(listening, SOMAXCONN);
     ApiServer* raw = s.get();
     s->thread = std::thread([raw] { raw->server.listen_after_bind(); });
     servers.push_back(std::move(s));
@@ -289,6 +407,14 @@ Emulator::Emulator(EmulatorOptions options, const Model& model)
 Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
+  if (!impl_->options.state_file.empty()) {
+    // The file's platform in place of the fixtures (or the fixtures into a new file);
+    // from then on every change is saved before it is answered.
+    impl_->state_file = std::make_unique<StateFile>(impl_->options.state_file);
+    auto opened = impl_->state_file->open(impl_->platform);
+    if (!opened.ok()) return opened.error();
+    impl_->platform.keep_state_in(impl_->state_file.get());
+  }
   {
     std::lock_guard<std::mutex> lock(impl_->stop_mutex);
     impl_->stopping = false;

@@ -25,6 +25,9 @@ struct EmulatorOptions {
   Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};
   std::string region = "jp-east-1";
   bool fixtures = true;         // start with the documented fixture set
+  std::string state_file;       // "": state in memory only; else read at start (when it
+                                // exists, in place of the fixtures) and rewritten after
+                                // every change, before the change is answered
 };
 
 class Platform;
@@ -50,7 +53,8 @@ class Emulator {
   Emulator(const Emulator&) = delete;
   Emulator& operator=(const Emulator&) = delete;
 
-  // Binds every API's port and starts serving in background threads.
+  // Takes up the state file if one is set, binds every API's port and starts serving
+  // in background threads.
   Outcome<bool> start();
   // Stops serving and joins the threads; safe to call twice.
   void stop();

@@ -2,23 +2,49 @@
 // ids and resource names shared by every service.
 #include <cstdio>
 #include <ctime>
+#include <optional>
+#include <stdexcept>
 
+#include "core/crypto.h"
 #include "emulator/service.h"
 
 namespace cloud {
 
 double Clock::now() const {
   double real = real_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() : 0;
-  return real + offset_;
+  return base_ + real;
+}
+
+void Clock::set_real(bool real) {
+  base_ = now();
+  start_ = std::chrono::steady_clock::now();
+  real_ = real;
+}
+
+void Clock::resume(double now, double advanced) {
+  base_ = now;
+  advanced_ = advanced;
+  start_ = std::chrono::steady_clock::now();
 }
 
 std::string Clock::iso8601(double later) const {
-  std::time_t t = std::time(nullptr) + static_cast<std::time_t>(offset_ + later);
+  std::time_t t = std::time(nullptr) + static_cast<std::time_t>(advanced_ + later);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+const std::vector<PlatformSetting>& platform_settings() {
+  static const std::vector<PlatformSetting> settings = {
+      {"firewall_settle", 10, "seconds a firewall group stays PROCESSING (and its rules AUTHORIZING or REVOKING)"},
+      {"instance_restore", 60, "seconds a restored code-host server stays RESTORING"},
+      {"cluster_provision", 120, "seconds a restored cluster, its node pools and nodes stay PROVISIONING"},
+      {"mesh_upgrade", 30, "seconds a service-mesh cluster stays configuring after an upgrade"},
+      {"min_part_size", 5 * 1024 * 1024, "bytes a multipart part must have unless it is the last (EntityTooSmall)"},
+  };
+  return settings;
 }
 
 std::string PlatformContext::next_id(const std::string& prefix) {
@@ -38,9 +64,12 @@ std::string PlatformContext::nrn(const std::string& service, const std::string& 
   return "nrn:ext:" + service + ":" + region + ":000000000000:" + kind + ":" + uuid();
 }
 
-double PlatformContext::setting(const std::string& name, double fallback) const {
+double PlatformContext::setting(const std::string& name) const {
   auto it = settings.find(name);
-  return it == settings.end() ? fallback : it->second;
+  if (it != settings.end()) return it->second;
+  for (const PlatformSetting& s : platform_settings())
+    if (name == s.name) return s.default_value;
+  throw std::logic_error("no platform setting named " + name);  // a typo in a service
 }
 
 Platform::Platform(std::string region) {
@@ -60,7 +89,24 @@ HandlerResult Platform::handle(const std::string& operation, const json& input) 
   if (it == by_operation_.end()) return HandlerResult::failure(404, "UnknownOperation", operation);
   std::lock_guard<std::mutex> lock(mutex_);
   settle_all();
-  return it->second->handle(operation, input);
+  HandlerResult r = it->second->handle(operation, input);
+  const Operation* op = Model::builtin().find(operation);
+  bool reads_only = op && (op->method == "GET" || op->method == "HEAD");
+  return r.ok && !reads_only ? saved(std::move(r)) : r;
+}
+
+HandlerResult Platform::saved(HandlerResult r) {
+  if (!sink_) return r;
+  Outcome<bool> written = make_error(ErrorKind::config, "StateFile", "");
+  try {
+    written = sink_->save(dump_locked(sink_->bytes()));
+  } catch (const std::runtime_error& e) {  // bytes that could not be kept
+    written = make_error(ErrorKind::config, "StateFile", e.what());
+  }
+  if (written.ok()) return r;
+  return HandlerResult::failure(500, "InternalError",
+                                "the change was made but could not be saved, so it is not acknowledged: " +
+                                    written.error().message);
 }
 
 void Platform::settle_all() {
@@ -88,7 +134,8 @@ json Platform::state() {
 void Platform::reset() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& s : services_) s->reset();
-  context_.counter = 0;
+  // The id counter goes on: no id is handed out twice, not even after a reset (the
+  // state file names byte files by ids).
 }
 
 void Platform::advance(double seconds) {
@@ -102,14 +149,126 @@ void Platform::set_real_time(bool real) {
   context_.clock.set_real(real);
 }
 
-void Platform::set_setting(const std::string& name, double value) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  context_.settings[name] = value;
+Outcome<bool> Platform::set_setting(const std::string& name, double value) {
+  std::string known;
+  for (const PlatformSetting& s : platform_settings()) {
+    known += (known.empty() ? "" : ", ") + std::string(s.name);
+    if (name != s.name) continue;
+    if (value < 0) return make_error(ErrorKind::validation, "InvalidSetting", name + " must not be negative");
+    std::lock_guard<std::mutex> lock(mutex_);
+    context_.settings[name] = value;
+    return true;
+  }
+  return make_error(ErrorKind::validation, "UnknownSetting", "no setting named '" + name + "'; known: " + known);
 }
 
 void Platform::set_endpoints(std::map<std::string, std::string> endpoints) {
   std::lock_guard<std::mutex> lock(mutex_);
   context_.endpoints = std::move(endpoints);
+}
+
+}  // namespace cloud
+
+namespace cloud {
+
+// ---------------------------------------------------------------- dump and restore
+
+namespace {
+
+constexpr int kDumpFormat = 1;
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Bytes in the document itself, as base64 by name: what a plain dump() carries.
+class InlineBytes : public ByteStore {
+ public:
+  InlineBytes() = default;
+  explicit InlineBytes(const json& named) : named_(named.get<std::map<std::string, std::string>>()) {}
+
+  void put(const std::string& name, const std::string& bytes) override { named_[name] = base64(bytes); }
+  std::string get(const std::string& name) const override {
+    auto it = named_.find(name);
+    std::optional<std::string> bytes = it == named_.end() ? std::nullopt : unbase64(it->second);
+    if (!bytes) throw std::runtime_error("no bytes named " + name);
+    return *bytes;
+  }
+  json document() const { return named_; }
+
+ private:
+  std::map<std::string, std::string> named_;
+};
+
+Error not_a_dump(const std::string& why) {
+  return make_error(ErrorKind::config, "BadStateFile", "not a state this emulator saved: " + why);
+}
+
+}  // namespace
+
+json Platform::dump() {
+  InlineBytes bytes;
+  json doc = dump(bytes);
+  doc["bytes"] = bytes.document();
+  return doc;
+}
+
+Outcome<bool> Platform::restore(const json& dumped) {
+  if (!dumped.is_object() || !dumped.contains("bytes")) return not_a_dump("no 'bytes'");
+  try {
+    return restore(dumped, InlineBytes(dumped["bytes"]));
+  } catch (const json::exception& e) {
+    return not_a_dump(e.what());
+  }
+}
+
+json Platform::dump(ByteStore& bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return dump_locked(bytes);
+}
+
+json Platform::dump_locked(ByteStore& bytes) const {
+  json services = json::object();
+  for (const auto& s : services_) services[s->api()] = s->dump(bytes);
+  return {{"format", kDumpFormat},
+          {"saved_at", wall_seconds()},
+          {"clock", {{"now", context_.clock.now()}, {"advanced", context_.clock.advanced()}, {"real", context_.clock.real()}}},
+          {"region", context_.region},
+          {"counter", context_.counter},
+          {"settings", context_.settings},
+          {"services", services}};
+}
+
+Outcome<bool> Platform::restore(const json& dumped, const ByteStore& bytes) {
+  if (!dumped.is_object() || dumped.value("format", 0) != kDumpFormat)
+    return not_a_dump("format " + std::to_string(kDumpFormat) + " expected");
+  try {
+    Platform scratch(context_.region);  // a document that fails half-way must change nothing here
+    scratch.restore_unchecked(dumped, bytes);
+  } catch (const std::exception& e) {  // json's own, or bytes missing
+    return not_a_dump(e.what());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  restore_unchecked(dumped, bytes);
+  return true;
+}
+
+// Throws (json::exception, std::runtime_error) on a document of another form.
+void Platform::restore_unchecked(const json& dumped, const ByteStore& bytes) {
+  const json& clock = dumped.at("clock");
+  bool real = clock.at("real").get<bool>();
+  double down = real ? std::max(0.0, wall_seconds() - dumped.at("saved_at").get<double>()) : 0;
+  context_.clock.set_real(real);
+  context_.clock.resume(clock.at("now").get<double>() + down, clock.at("advanced").get<double>());
+  context_.counter = dumped.at("counter").get<unsigned long long>();
+  context_.settings = dumped.at("settings").get<std::map<std::string, double>>();
+  for (auto& s : services_) s->restore(dumped.at("services").at(s->api()), bytes);
+  settle_all();
+}
+
+void Platform::keep_state_in(StateSink* sink) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sink_ = sink;
 }
 
 }  // namespace cloud

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/model.h"
 
 namespace cloud {
@@ -38,41 +39,77 @@ struct HandlerResult {
 };
 
 // Platform time in seconds. Virtual time (advance()) always counts; real time counts
-// too when the clock runs in real mode (`serve`, and sessions outside `cloudlua test`).
+// too while the clock runs in real mode (`serve`, and sessions outside `cloudlua test`).
+// Switching modes keeps now() where it is, so nothing due jumps.
 class Clock {
  public:
   explicit Clock(bool real = true) : real_(real), start_(std::chrono::steady_clock::now()) {}
   double now() const;
-  void advance(double seconds) { offset_ += seconds; }
-  void set_real(bool real) { real_ = real; }
+  // Whether platform time `at` has come. Times are sums of fractions of seconds, which
+  // floating point does not add exactly: a microsecond's slack makes advance(9),
+  // advance(1), advance(20) reach what was due 30 s after.
+  bool reached(double at) const { return at <= now() + 1e-6; }
+  void advance(double seconds) { base_ += seconds, advanced_ += seconds; }
+  void set_real(bool real);
+  bool real() const { return real_; }
+  // Virtual seconds advanced so far (they shift the wall-clock stamps too).
+  double advanced() const { return advanced_; }
+  // Carries on from a saved clock: now() is `now` from here on, `advanced` as saved.
+  void resume(double now, double advanced);
   // Wall-clock ISO 8601 UTC of the platform's now plus `later` seconds.
   std::string iso8601(double later = 0) const;
 
  private:
   bool real_;
-  std::chrono::steady_clock::time_point start_;
-  double offset_ = 0;
+  std::chrono::steady_clock::time_point start_;  // when real time began to count
+  double base_ = 0;      // now() when real time began to count
+  double advanced_ = 0;
 };
 
+// A numeric setting of the platform (cloud.emulator.configure{}): transition durations
+// in seconds, the minimum part size in bytes.
+struct PlatformSetting {
+  const char* name;
+  double default_value;
+  const char* doc;
+};
+
+// Every setting there is, with its default; the one list configure{} checks names against.
+const std::vector<PlatformSetting>& platform_settings();
+
 // What every service may use: the clock, the region, the APIs' base URLs, fresh ids,
-// and numeric settings (transition durations in seconds, the minimum part size...)
-// that tests change through cloud.emulator.configure{}.
+// and the settings.
 struct PlatformContext {
   Clock clock;
   std::string region = "jp-east-1";
   std::map<std::string, std::string> endpoints;  // api -> base URL, once serving
   unsigned long long counter = 0;
-  std::map<std::string, double> settings;
+  std::map<std::string, double> settings;        // those changed from their defaults
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                               // 8-4-4-4-12 hex
   std::string nrn(const std::string& service, const std::string& kind);
-  double setting(const std::string& name, double fallback) const;
+  double setting(const std::string& name) const;    // the value, else the default
+};
+
+// Where a dump keeps the bytes of objects and parts, and a restore finds them again:
+// under a name the service gives them, unique to those bytes (an object's version id,
+// a part's id), so that a store keeping them apart writes each only once. A plain
+// Platform::dump() keeps them inline, as base64; the state file of `serve --state`
+// keeps them in files of their own beside it.
+class ByteStore {
+ public:
+  virtual ~ByteStore() = default;
+  // Keeps `bytes` under `name`; throws std::runtime_error when they cannot be kept.
+  virtual void put(const std::string& name, const std::string& bytes) = 0;
+  // The bytes kept under `name`; throws std::runtime_error when there are none.
+  virtual std::string get(const std::string& name) const = 0;
 };
 
 class Service {
  public:
   virtual ~Service() = default;
+  virtual const char* api() const = 0;          // the API it serves: "storage", ...
   virtual std::vector<std::string> operations() const = 0;
   virtual HandlerResult handle(const std::string& operation, const json& input) = 0;
   virtual void load_fixtures() = 0;            // the documented default set
@@ -80,6 +117,23 @@ class Service {
   virtual void settle() {}                     // apply transitions that are due
   virtual json state() const = 0;              // its part of cloud.emulator.state()
   virtual void reset() = 0;                    // empty
+  // Everything needed to carry on after a restart (`serve --state`): records, pending
+  // transitions (platform times), counters; bytes go to `bytes`, named in the
+  // document. restore() takes what dump() gave, in place of all it holds, and throws
+  // (json::exception, std::runtime_error) on a document of another form.
+  virtual json dump(ByteStore& bytes) const = 0;
+  virtual void restore(const json& dumped, const ByteStore& bytes) = 0;
+};
+
+// What keeps the platform's state outside the process (the state file of `serve
+// --state`): after each change, before the change is answered, the platform dumps
+// itself with bytes() and hands the document to save(). An error makes the change's
+// answer an error: the change is not acknowledged.
+class StateSink {
+ public:
+  virtual ~StateSink() = default;
+  virtual ByteStore& bytes() = 0;
+  virtual Outcome<bool> save(const json& dumped) = 0;
 };
 
 class Platform {
@@ -95,15 +149,31 @@ class Platform {
   void reset();
   void advance(double seconds);
   void set_real_time(bool real);
-  void set_setting(const std::string& name, double value);
+  // An unknown name or a negative value is refused, naming the known settings.
+  Outcome<bool> set_setting(const std::string& name, double value);
   void set_endpoints(std::map<std::string, std::string> endpoints);
+
+  // The whole platform as one document (the clock, ids, settings and every service's
+  // dump()), and back; without a ByteStore the bytes are in the document too.
+  // restore() changes nothing when the document is not one dump() wrote. Time in real
+  // mode carries on from the saved clock plus the wall-clock time the platform was down.
+  json dump();
+  Outcome<bool> restore(const json& dumped);
+  json dump(ByteStore& bytes);
+  Outcome<bool> restore(const json& dumped, const ByteStore& bytes);
+  // From now on every change is saved to `sink` before it is answered (nullptr: none).
+  void keep_state_in(StateSink* sink);
 
  private:
   void settle_all();
+  json dump_locked(ByteStore& bytes) const;
+  void restore_unchecked(const json& dumped, const ByteStore& bytes);
+  HandlerResult saved(HandlerResult r);  // r, or the failure to save the change it made
   mutable std::mutex mutex_;
   PlatformContext context_;
   std::vector<std::unique_ptr<Service>> services_;
   std::map<std::string, Service*> by_operation_;
+  StateSink* sink_ = nullptr;
 };
 
 // The services, one per API (emulator/<api>.cpp).

@@ -22,8 +22,6 @@ namespace cloud {
 
 namespace {
 
-constexpr double kDefaultMinPartSize = 5 * 1024 * 1024;
-
 // "<hex MD5>" in quotes, the form S3 sends ETags in.
 std::string quoted_md5(const std::string& raw_md5) { return "\"" + hex(raw_md5) + "\""; }
 
@@ -75,6 +73,7 @@ struct StoredObject {
 struct Part {
   std::string bytes;
   std::string md5;  // raw 16 bytes
+  std::string id;   // unique to these bytes: their name in a ByteStore
 };
 
 struct Upload {
@@ -85,6 +84,8 @@ struct Upload {
 class StorageService : public Service {
  public:
   explicit StorageService(PlatformContext& context) : ctx_(context) {}
+
+  const char* api() const override { return "storage"; }
 
   std::vector<std::string> operations() const override {
     std::vector<std::string> names;
@@ -119,6 +120,49 @@ class StorageService : public Service {
   void reset() override {
     buckets_.clear();
     uploads_.clear();
+  }
+
+  // Bytes go to the store, named by the object's version id or the part's id (both
+  // unique to those bytes); each part's MD5 is computed again on restore.
+  json dump(ByteStore& bytes) const override {
+    json buckets = json::object(), uploads = json::object();
+    for (const auto& [name, objects] : buckets_) {
+      json listed = json::object();
+      for (const auto& [key, o] : objects) {
+        bytes.put(o.version_id, o.bytes);
+        listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id}};
+      }
+      buckets[name] = listed;
+    }
+    for (const auto& [id, u] : uploads_) {
+      json parts = json::object();
+      for (const auto& [number, p] : u.parts) {
+        bytes.put(p.id, p.bytes);
+        parts[std::to_string(number)] = p.id;
+      }
+      uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}};
+    }
+    return {{"buckets", buckets}, {"uploads", uploads}};
+  }
+
+  void restore(const json& dumped, const ByteStore& bytes) override {
+    reset();
+    for (const auto& [name, objects] : dumped.at("buckets").items()) {
+      Bucket& b = buckets_[name];
+      for (const auto& [key, o] : objects.items()) {
+        std::string version = o.at("version_id").get<std::string>();
+        b[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(), version};
+      }
+    }
+    for (const auto& [id, u] : dumped.at("uploads").items()) {
+      Upload& upload = uploads_[id];
+      upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
+      for (const auto& [number, part_id] : u.at("parts").items()) {
+        std::string part_bytes = bytes.get(part_id.get<std::string>());
+        std::string digest = md5(part_bytes);
+        upload.parts[std::stoll(number)] = Part{std::move(part_bytes), digest, part_id.get<std::string>()};
+      }
+    }
   }
 
  private:
@@ -175,7 +219,8 @@ class StorageService : public Service {
   HandlerResult get_object(const json& input) { return read_object(input, true); }
   HandlerResult head_object(const json& input) { return read_object(input, false); }
 
-  // GetObject and HeadObject: the same headers, the bytes only for GetObject.
+  // GetObject and HeadObject: the same headers, the bytes only for GetObject; HeadObject
+  // says their length instead (GetObject's Content-Length is that of its body).
   HandlerResult read_object(const json& input, bool with_body) {
     std::string key = input.value("Object", "");
     const Bucket& b = buckets_.at(input.value("Bucket", ""));
@@ -197,10 +242,12 @@ class StorageService : public Service {
                                     {{"RangeRequested", range}, {"ActualObjectSize", size}});
     if (ask == RangeAsk::whole) {
       if (with_body) r["Body"] = o.bytes;
+      else r["ContentLength"] = size;
       return HandlerResult::success(r);
     }
     r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
     if (with_body) r["Body"] = o.bytes.substr(first, last - first + 1);
+    else r["ContentLength"] = last - first + 1;
     return HandlerResult::success(r, 206);
   }
 
@@ -236,7 +283,7 @@ class StorageService : public Service {
     if (!u) return no_such_upload(input);
     std::string bytes = input.value("body", "");
     std::string digest = md5(bytes);
-    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest};
+    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-")};
     return HandlerResult::success(json{{"ETag", quoted_md5(digest)}});
   }
 
@@ -288,7 +335,7 @@ class StorageService : public Service {
 
   // EntityTooSmall: a part below the minimum size that is not the last one listed.
   std::optional<HandlerResult> check_part_sizes(const json& input, const Upload& u, const json& listed) const {
-    auto minimum = static_cast<unsigned long long>(ctx_.setting("min_part_size", kDefaultMinPartSize));
+    auto minimum = static_cast<unsigned long long>(ctx_.setting("min_part_size"));
     for (size_t i = 0; i + 1 < listed.size(); ++i) {
       const Part& part = u.parts.at(part_number(listed[i]));
       if (part.bytes.size() >= minimum) continue;

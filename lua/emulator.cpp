@@ -76,14 +76,25 @@ int l_fault(lua_State* L) {
   return 0;
 }
 
-// cloud.emulator.configure{ min_part_size=, firewall_settle=, ..., real_time= }
+// cloud.emulator.configure{ firewall_settle=, instance_restore=, cluster_provision=,
+// mesh_upgrade=, min_part_size=, real_time= }: an unknown name is an error listing
+// the known ones.
 int l_configure(lua_State* L) {
   json t = table_argument(L, "configure");
   Platform& p = emulator_of(L).platform();
   for (auto it = t.begin(); it != t.end(); ++it) {
-    if (it.key() == "real_time" && it->is_boolean()) p.set_real_time(it->get<bool>());
-    else if (it->is_number()) p.set_setting(it.key(), it->get<double>());
-    else luaL_error(L, "bad argument #1 to 'configure' (field '%s' must be a number)", it.key().c_str());
+    if (it.key() == "real_time") {
+      luaL_argcheck(L, it->is_boolean(), 1, "real_time must be a boolean");
+      p.set_real_time(it->get<bool>());
+      continue;
+    }
+    // A name that is no setting is reported first, whatever its value.
+    Outcome<bool> set = p.set_setting(it.key(), it->is_number() ? it->get<double>() : -1);
+    if (set.ok()) continue;
+    std::string message = set.error().message;
+    if (set.error().code == "UnknownSetting") message += ", real_time";
+    else if (!it->is_number()) message = it.key() + " must be a number";
+    return luaL_error(L, "bad argument #1 to 'configure' (%s)", message.c_str());
   }
   return 0;
 }

@@ -41,6 +41,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 0;
   std::string dialect = "any";
+  std::string state_file;  // --state: "" keeps state in memory only
 };
 
 int run_serve(const ServeOptions& options);

@@ -61,6 +61,8 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept");
   cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret");
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform");
+  cmd->add_option("--state", serve.state_file, "Keep the platform's state in FILE across restarts (written before each change is answered)")
+      ->type_name("FILE");
 }
 
 // `cloudlua test [paths...]`: the test runner (repl/test_runner.cpp) provides run_tests.

@@ -1,7 +1,8 @@
 // `cloudlua serve`: the emulator as a standalone server for other clients. It prints
 // one line per API (`<api> <base-url>`) and then the access key it accepts, before
 // anything else, so a script can read the endpoints; then it serves until SIGINT or
-// SIGTERM and shuts down cleanly.
+// SIGTERM and shuts down cleanly (exit status 0). With --state FILE the platform
+// starts from FILE when it exists and writes it after every change, before answering.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@ EmulatorOptions emulator_options(const ServeOptions& o) {
   e.host = o.host;
   e.port = o.port;
   e.dialect = o.dialect;
+  e.state_file = o.state_file;
   if (!o.config.region.empty()) e.region = o.config.region;
   std::string key = flag_or_env(o.config.access_key_id, "CLOUDLUA_ACCESS_KEY_ID");
   std::string secret = flag_or_env(o.config.secret_access_key, "CLOUDLUA_SECRET_ACCESS_KEY");
@@ -41,6 +43,9 @@ int run_serve(const ServeOptions& o) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // A shell starts background jobs with SIGINT ignored; sigwait wants it delivered.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 
   Emulator emulator(emulator_options(o));
   auto started = emulator.start();

@@ -138,3 +138,42 @@ if cloud.emulator then
   print(("  fw-1 is %s after %d tries, on the emulator's virtual time (no real waiting)"):format(applied.state, tries))
 end
 print("  scripts/ has ready-made automation; `cloudlua test tests/regression` runs the regression suites")
+
+-- ---------------------------------------------------------------- the emulator
+-- With the embedded emulator, cloud.emulator seeds it, faults it and moves its clock.
+if cloud.emulator then
+  local emu = cloud.emulator
+  section("The emulator's clock: watch a restore settle (cloud.emulator.advance)")
+  emu.configure{ real_time = false }  -- from here on time moves only when told
+  local i = cloud.devops.restore_instance{
+    backupId = "0123456789abcdef0123456789abcdef", instanceId = "tour-server",
+  }.instance
+  print(("  restore answered: %s, status %d %s, global IP %q"):format(
+    i.state, i.status.code, i.status.name, i.publicIpAddress))
+  for _, step in ipairs{ 30, 30 } do
+    emu.advance(step)
+    for _, s in ipairs(emu.state().instances) do
+      if s.instanceId == "tour-server" then
+        print(("  +%ds: %s, status %d %s, global IP %q"):format(
+          step, s.state, s.status.code, s.status.name, s.publicIpAddress))
+      end
+    end
+  end
+
+  section("Seeded fixtures and rejections (cloud.emulator.seed)")
+  emu.seed{ firewall_groups = { { firewallGroupName = "tour-fw", state = "PROCESSING" } } }
+  local ok, err = pcall(cloud.devops.authorize_firewall_rules, {
+    FirewallGroupName = "tour-fw", rules = { { protocol = "TCP", port = 443, cidrIp = "192.0.2.0/24" } },
+  })
+  print(("  while PROCESSING: %s %d: %s"):format(err.code, err.status, err.message))
+  emu.advance(10)
+  local g = cloud.devops.authorize_firewall_rules{
+    FirewallGroupName = "tour-fw", rules = { { protocol = "TCP", port = 443, cidrIp = "192.0.2.0/24" } },
+  }
+  print(("  10 s later: accepted, rule %s, group %s"):format(g.rules[1].state, g.state))
+
+  section("Faults on demand (cloud.emulator.fault)")
+  emu.fault{ operation = "UpdateSnapshot", times = 2, status = 503, code = "SlowDown" }
+  local _, meta = cloud.cluster.update_snapshot{ SnapshotName = "snap-2", snapshot = {} }
+  print(("  two 503 SlowDown answers, retried: HTTP %d after %d attempts"):format(meta.status, meta.attempts))
+end

@@ -42,8 +42,8 @@ err = failure(once.cluster.update_snapshot, update)
 eq(err.kind, "transport", "dropped connection kind")
 
 -- a delay longer than the client's time-out is a timeout
-local impatient = cloud.client{ max_attempts = 1, timeout = 0.3 }
-cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 1.5 }
+local impatient = cloud.client{ max_attempts = 1, timeout = 0.2 }
+cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 0.8 }
 err = failure(impatient.cluster.update_snapshot, update)
 eq(err.kind, "timeout", "delay beyond the time-out")
 eq(err.code, "Timeout", "timeout code")

@@ -206,7 +206,7 @@ TEST_CASE("AuthorizeFirewallRules is refused while a rule is AUTHORIZING or REVO
   }
 }
 
-TEST_CASE("Rules that failed do not block AuthorizeFirewallRules; the group settles FAILED") {
+TEST_CASE("Rules that failed do not block AuthorizeFirewallRules, and the group settles FAILED") {
   auto p = platform();
   p->seed({{"firewall_groups", {{{"firewallGroupName", "fw-failed"},
                                  {"state", "FAILED"},
@@ -220,12 +220,34 @@ TEST_CASE("Rules that failed do not block AuthorizeFirewallRules; the group sett
   CHECK(find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-failed")["state"] == "FAILED");
 }
 
-TEST_CASE("A seeded PROCESSING group stays so and refuses operations") {
+TEST_CASE("A seeded PROCESSING group refuses operations until it settles APPLIED") {
   auto p = platform();
   p->seed({{"firewall_groups", {{{"firewallGroupName", "fw-busy"}, {"state", "PROCESSING"}}}}});
-  p->advance(3600);
+  p->advance(9);
   require_refused(call(*p, "AuthorizeFirewallRules", authorize_args("fw-busy", {tcp(22, "10.0.0.1")})), 409,
                   "FirewallGroupBusy");
+  p->advance(1);
+  CHECK(find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-busy")["state"] == "APPLIED");
+  call_ok(*p, "AuthorizeFirewallRules", authorize_args("fw-busy", {tcp(22, "10.0.0.1")}));
+}
+
+TEST_CASE("Seeded rules settle: AUTHORIZING -> AUTHORIZED, REVOKING -> gone") {
+  auto p = platform();
+  p->seed({{"firewall_groups", {{{"firewallGroupName", "fw-moving"},
+                                 {"rules", {{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.1.0.0/16"}, {"state", "AUTHORIZING"}},
+                                            {{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "10.2.0.0/16"}, {"state", "REVOKING"}},
+                                            {{"protocol", "ICMP"}, {"cidrIp", "10.3.0.0/16"}}}}}}}});
+  json before = find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-moving");
+  p->advance(9.5);
+  CHECK(find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-moving") == before);
+  p->advance(0.5);
+  json g = find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-moving");
+  CHECK(g["state"] == "APPLIED");
+  REQUIRE(g["rules"].size() == 2);
+  CHECK(g["rules"][0]["state"] == "AUTHORIZED");
+  CHECK(g["rules"][0]["id"] == before["rules"][0]["id"]);
+  CHECK(g["rules"][1]["protocol"] == "ICMP");
+  CHECK(g["rules"][1]["state"] == "AUTHORIZED");
 }
 
 TEST_CASE("AuthorizeFirewallRules on an unknown group is 404 FirewallGroupNotFound") {

@@ -234,7 +234,8 @@ TEST_CASE("storage: a multipart upload from start to object", "[emulator][storag
   CHECK(got.result["ETag"] == kThreeParts);
   // The upload is gone: completing it again finds nothing.
   check_error(f.complete(id, {part(1, kHello)}, key), 404, "NoSuchUpload");
-  for (const json& u : f.p.state()["uploads"]) CHECK(u["uploadId"] != id);
+  json state = f.p.state();  // kept: a range-for over a member of a temporary dangles
+  for (const json& u : state["uploads"]) CHECK(u["uploadId"] != id);
 }
 
 TEST_CASE("storage: UploadPart replaces a part number; ETags are compared without quotes", "[emulator][storage]") {

@@ -1,0 +1,62 @@
+# What the tests of `cloudlua serve` share: starting it in the background and
+# reading the endpoints it prints, stopping it, pointing cloudlua at it, failing
+# with a message. Sourced by tests/serve/*_test.sh, which get the cloudlua binary as
+# their first argument. No fixed sleeps: waits poll in short steps with a bound.
+set -euo pipefail
+
+CLOUDLUA=${1:?usage: $0 path/to/cloudlua}
+export WORK=$(mktemp -d "${TMPDIR:-/tmp}/cloudlua-serve.XXXXXX")
+SERVE_PID=""
+
+# On any exit: this test's own background jobs (by their ids) and the server go.
+cleanup() {
+  local job
+  for job in $(jobs -p); do kill "$job" 2>/dev/null || true; done
+  if [ -n "$SERVE_PID" ]; then kill -KILL "$SERVE_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+step() { echo "--- $*"; }
+
+# start_serve ARGS...: starts `cloudlua serve ARGS` and waits (10 s at most) until it
+# has printed its endpoints; sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
+# each API with the emulator's credentials, so `cloudlua -e` talks to it.
+start_serve() {
+  local out="$WORK/serve.out"
+  : >"$out"
+  "$CLOUDLUA" serve "$@" >"$out" 2>"$WORK/serve.err" &
+  SERVE_PID=$!
+  local tries=0
+  until grep -q '^access_key_id ' "$out"; do
+    kill -0 "$SERVE_PID" 2>/dev/null || fail "serve exited before printing its endpoints: $(cat "$WORK/serve.err")"
+    tries=$((tries + 1))
+    [ "$tries" -lt 200 ] || fail "serve printed no endpoints within 10 s"
+    sleep 0.05
+  done
+  local api url
+  while read -r api url; do
+    [ "$api" = access_key_id ] && continue
+    export "CLOUDLUA_ENDPOINT_${api^^}=$url"
+  done <"$out"
+  export CLOUDLUA_ACCESS_KEY_ID=CLOUDLUAEMULATORKEY CLOUDLUA_SECRET_ACCESS_KEY=cloudlua-emulator-secret
+}
+
+# stop_serve SIGNAL: sends SIGNAL to the server, waits for it, sets SERVE_STATUS to
+# its exit status (not in a $(...) subshell: only this shell can wait for it).
+stop_serve() {
+  SERVE_STATUS=0
+  kill "-$1" "$SERVE_PID"
+  wait "$SERVE_PID" 2>/dev/null || SERVE_STATUS=$?
+  SERVE_PID=""
+}
+
+# lua CODE: runs CODE with cloudlua against the served emulator; fails the test on error.
+lua() {
+  "$CLOUDLUA" -e "$1" || fail "Lua chunk failed (see above)"
+}

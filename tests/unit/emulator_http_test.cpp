@@ -1,0 +1,176 @@
+// The emulator's storage API as an S3 client sees it on the wire: what HEAD says of
+// an object, the content type of bytes, Content-MD5 checked as S3 checks it, XML
+// error bodies naming what was wrong with the request id of the response header,
+// and the aws dialect's x-amz-* response headers.
+#include <regex>
+
+#include "emulator_harness.h"
+
+namespace {
+
+using cloud::json;
+using harness::code_of;
+using harness::Running;
+using harness::send;
+using harness::storage_request;
+
+// PUTs `bytes` at /demo-bucket/<key> (the fixture bucket) and checks it was stored.
+void put(Running& e, const std::string& key, const std::string& bytes) {
+  auto r = send(e.urls["storage"], storage_request(e.urls["storage"], "PUT", "/demo-bucket/" + key, bytes));
+  REQUIRE(r);
+  INFO(r->body);
+  REQUIRE(r->status == 200);
+}
+
+// The text of <Name> in an XML body.
+std::string element(const std::string& body, const std::string& name) {
+  std::smatch m;
+  return std::regex_search(body, m, std::regex("<" + name + ">([^<]*)</" + name + ">")) ? m[1].str() : "";
+}
+
+}  // namespace
+
+TEST_CASE("HEAD of an object says its length and type, and sends no bytes") {
+  Running e;
+  put(e, "ten.bin", "0123456789");
+  auto head = send(e.urls["storage"], storage_request(e.urls["storage"], "HEAD", "/demo-bucket/ten.bin"));
+  REQUIRE(head);
+  CHECK(head->status == 200);
+  CHECK(head->get_header_value("Content-Length") == "10");
+  CHECK(head->get_header_value("Content-Type") == "binary/octet-stream");
+  CHECK(head->get_header_value("ETag") == "\"781e5e245d69b566979b86e28d23f2c7\"");
+  CHECK(head->body.empty());
+
+  cloud::SignInput ranged = storage_request(e.urls["storage"], "HEAD", "/demo-bucket/ten.bin");
+  ranged.headers = {{"Range", "bytes=2-5"}};
+  auto part = send(e.urls["storage"], ranged);
+  CHECK(part->status == 206);
+  CHECK(part->get_header_value("Content-Length") == "4");
+  CHECK(part->get_header_value("Content-Range") == "bytes 2-5/10");
+}
+
+TEST_CASE("GET of an object sends its bytes as binary/octet-stream") {
+  Running e;
+  std::string binary("\0\x01\xfe\xff<Error>", 11);
+  put(e, "b.bin", binary);
+  auto got = send(e.urls["storage"], storage_request(e.urls["storage"], "GET", "/demo-bucket/b.bin"));
+  CHECK(got->status == 200);
+  CHECK(got->body == binary);
+  CHECK(got->get_header_value("Content-Type") == "binary/octet-stream");
+  CHECK(got->get_header_value("Content-Length") == "11");
+}
+
+TEST_CASE("The client reads HeadObject's ContentLength") {
+  Running e;
+  put(e, "ten.bin", "0123456789");
+  cloud::Client client(e.client_config());
+  auto r = client.call("HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "ten.bin"}});
+  REQUIRE(r.ok());
+  CHECK(r->result["ContentLength"] == 10);
+}
+
+TEST_CASE("Content-MD5 is checked as S3 checks it") {
+  Running e;
+  std::string base = e.urls["storage"];
+  cloud::SignInput in = storage_request(base, "PUT", "/demo-bucket/md5.txt", "hello");
+
+  SECTION("the right digest is accepted") {
+    in.headers = {{"Content-MD5", cloud::base64(cloud::md5("hello"))}};
+    CHECK(send(base, in)->status == 200);
+  }
+  SECTION("another body's digest is BadDigest, and nothing is stored") {
+    in.headers = {{"Content-MD5", cloud::base64(cloud::md5("hellO"))}};
+    auto r = send(base, in);
+    CHECK(r->status == 400);
+    CHECK(code_of(r) == "BadDigest");
+    CHECK(send(base, storage_request(base, "GET", "/demo-bucket/md5.txt"))->status == 404);
+  }
+  SECTION("what is not a base64 MD5 is InvalidDigest") {
+    in.headers = {{"Content-MD5", "5d41402abc4b2a76b9719d911017c592"}};
+    auto r = send(base, in);
+    CHECK(r->status == 400);
+    CHECK(code_of(r) == "InvalidDigest");
+  }
+}
+
+TEST_CASE("An InvalidPart error body names the upload, part and ETag, with the request id of the header") {
+  Running e;
+  std::string base = e.urls["storage"];
+  auto created = send(base, storage_request(base, "POST", "/demo-bucket/big?uploads"));
+  REQUIRE(created->status == 200);
+  std::string upload = element(created->body, "UploadId");
+  REQUIRE_FALSE(upload.empty());
+  std::string list = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part>"
+                     "<PartNumber>1</PartNumber><ETag>\"00000000000000000000000000000000\"</ETag></Part>"
+                     "</CompleteMultipartUpload>";
+  auto r = send(base, storage_request(base, "POST", "/demo-bucket/big?uploadId=" + upload, list));
+  CHECK(r->status == 400);
+  CHECK(r->get_header_value("Content-Type") == "application/xml");
+  CHECK(element(r->body, "Code") == "InvalidPart");
+  CHECK(element(r->body, "UploadId") == upload);
+  CHECK(element(r->body, "PartNumber") == "1");
+  CHECK(element(r->body, "ETag") == "\"00000000000000000000000000000000\"");
+  CHECK_FALSE(element(r->body, "Message").empty());
+  std::string id = r->get_header_value("x-ext-request-id");
+  CHECK_FALSE(id.empty());
+  CHECK(element(r->body, "RequestId") == id);
+}
+
+TEST_CASE("A JSON API's error body has code, message and the request id of the header") {
+  Running e;
+  cloud::SignInput in;
+  in.method = "PUT";
+  in.url = e.urls["cluster"] + "/v1/snapshots/no-such-snapshot";
+  in.headers = {{"Content-Type", "application/json"}};
+  in.body = R"({"snapshot":{"description":"x"}})";
+  in.region = "jp-east-1";
+  in.service = "cluster";
+  in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
+  auto r = send(e.urls["cluster"], in);
+  CHECK(r->status == 404);
+  json body = json::parse(r->body);
+  CHECK(body["code"] == "SnapshotNotFound");
+  CHECK(body["message"].get<std::string>().find("no-such-snapshot") != std::string::npos);
+  CHECK(body["requestId"] == r->get_header_value("x-ext-request-id"));
+}
+
+TEST_CASE("In the aws dialect the platform's x-ext-* response headers are x-amz-*") {
+  Running e;
+  std::string base = e.urls["storage"];
+  cloud::SignInput in = storage_request(base, "PUT", "/demo-bucket/aws.txt", "hello");
+  in.dialect = &cloud::Dialect::aws();
+  auto r = send(base, in);
+  REQUIRE(r->status == 200);
+  CHECK(r->has_header("x-amz-request-id"));
+  CHECK(r->has_header("x-amz-id-2"));  // S3's own name for the second identifier
+  CHECK(r->get_header_value("x-amz-server-side-encryption") == "AES256");
+  CHECK_FALSE(r->has_header("x-ext-request-id"));
+  CHECK_FALSE(r->has_header("x-ext-server-side-encryption"));
+}
+
+TEST_CASE("A completion answers with the response headers the spec lists") {
+  Running e;
+  std::string base = e.urls["storage"];
+  auto created = send(base, storage_request(base, "POST", "/demo-bucket/obj?uploads"));
+  std::string upload = element(created->body, "UploadId");
+  auto part = send(base, storage_request(base, "PUT", "/demo-bucket/obj?partNumber=1&uploadId=" + upload, "hello"));
+  REQUIRE(part->status == 200);
+  std::string list = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part>"
+                     "<PartNumber>1</PartNumber><ETag>" + part->get_header_value("ETag") + "</ETag></Part>"
+                     "</CompleteMultipartUpload>";
+  auto r = send(base, storage_request(base, "POST", "/demo-bucket/obj?uploadId=" + upload, list));
+  REQUIRE(r->status == 200);
+  CHECK(std::regex_match(r->get_header_value("Date"),
+                         std::regex(R"([A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT)")));
+  CHECK(r->get_header_value("Content-Type") == "application/xml");
+  CHECK(r->get_header_value("Content-Length") == std::to_string(r->body.size()));
+  for (const char* h : {"x-ext-request-id", "x-ext-id-2", "x-storage-sg-trace-id", "X-Gateway-Endpoint-Request",
+                        "x-ext-version-id"}) {
+    INFO(h);
+    CHECK_FALSE(r->get_header_value(h).empty());
+  }
+  CHECK(r->get_header_value("x-ext-server-side-encryption") == "AES256");
+  CHECK(element(r->body, "ETag") == "\"62109206880d38a4010a98e11243924a-1\"");
+  // two answers, two sets of identifiers
+  CHECK(part->get_header_value("x-ext-id-2") != r->get_header_value("x-ext-id-2"));
+}

@@ -1,0 +1,321 @@
+// The platform's whole state as one document and back (what `serve --state` writes
+// and reads), its settings, its clock, and the save hook that runs before a change is
+// answered, and the state file it goes to. All on virtual time except where the wall
+// clock is the point.
+#include <catch2/catch.hpp>
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "core/crypto.h"
+#include "core/validate.h"
+#include "emulator/service.h"
+#include "emulator/state_file.h"
+
+using namespace cloud;
+
+namespace {
+
+const char* const kBackup = "0123456789abcdef0123456789abcdef";
+const std::string kBinary("\0\x01\xfe\xff bytes \x80", 13);
+
+std::unique_ptr<Platform> platform(bool fixtures = true) {
+  auto p = std::make_unique<Platform>("jp-east-1");
+  p->set_real_time(false);
+  if (fixtures) p->load_fixtures();
+  return p;
+}
+
+// One call as the HTTP layer makes it: arguments validated and normalised first.
+HandlerResult call(Platform& p, const std::string& name, const json& args) {
+  auto valid = validate_input(*Model::builtin().find(name), args);
+  INFO(name << " " << args.dump(-1, ' ', false, json::error_handler_t::replace));
+  REQUIRE(valid.ok());
+  return p.handle(name, *valid);
+}
+
+json call_ok(Platform& p, const std::string& name, const json& args) {
+  HandlerResult r = call(p, name, args);
+  INFO(name << " refused: " << r.error.code << ": " << r.error.message);
+  REQUIRE(r.ok);
+  return r.result;
+}
+
+// Something in every service, with a transition pending in each that has them.
+std::string busy_platform(Platform& p) {
+  p.set_setting("min_part_size", 1);
+  call_ok(p, "CreateBucket", {{"Bucket", "kept"}});
+  call_ok(p, "PutObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}, {"Body", kBinary}});
+  std::string upload = call_ok(p, "CreateMultipartUpload", {{"Bucket", "kept"}, {"Object", "big"}})["UploadId"];
+  call_ok(p, "UploadPart", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}, {"partNumber", 1}, {"body", kBinary}});
+  call_ok(p, "AuthorizeFirewallRules",
+          {{"FirewallGroupName", "fw-1"}, {"rules", {{{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "10.0.0.1"}}}}});
+  call_ok(p, "RestoreInstance", {{"backupId", kBackup}, {"instanceId", "code-1"}});
+  call_ok(p, "RestoreClusterFromSnapshot", {{"SnapshotName", "snap-1"}, {"cluster", {{"name", "restored"}}}});
+  call_ok(p, "UpgradeMeshplatformServiceMeshVersion", {{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}});
+  return upload;
+}
+
+json find(const json& state, const std::string& list, const std::string& field, const std::string& value) {
+  for (const json& r : state[list])
+    if (r.value(field, "") == value) return r;
+  FAIL("no " << field << " = " << value << " in " << list);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("unbase64 reverses base64 and refuses what is not base64") {
+  for (const std::string& bytes : {std::string(), std::string("f"), std::string("fo"), std::string("foo"), kBinary})
+    CHECK(unbase64(base64(bytes)) == bytes);
+  CHECK_FALSE(unbase64("abc").has_value());
+  CHECK_FALSE(unbase64("ab!?").has_value());
+}
+
+TEST_CASE("Settings: defaults, changes, and unknown names refused with the known ones listed") {
+  auto p = platform();
+  auto unknown = p->set_setting("firewall_setle", 1);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().code == "UnknownSetting");
+  for (const PlatformSetting& s : platform_settings()) CHECK(unknown.error().message.find(s.name) != std::string::npos);
+  auto negative = p->set_setting("mesh_upgrade", -1);
+  REQUIRE_FALSE(negative.ok());
+  CHECK(negative.error().message.find("negative") != std::string::npos);
+  REQUIRE(p->set_setting("mesh_upgrade", 0).ok());
+  call_ok(*p, "UpgradeMeshplatformServiceMeshVersion", {{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}});
+  CHECK(find(p->state(), "mesh_clusters", "name", "mesh-1")["status"] == "running");  // settled at once
+}
+
+TEST_CASE("The clock keeps its time when real time is switched on or off") {
+  Clock clock(true);
+  clock.advance(100);
+  double before = clock.now();
+  clock.set_real(false);
+  CHECK(clock.now() >= before);
+  CHECK(clock.now() < before + 1);
+  clock.set_real(true);
+  CHECK(clock.now() >= before);
+  CHECK(clock.advanced() == 100);
+}
+
+TEST_CASE("What falls due after 30 s has come after advances adding up to 30 s") {
+  Clock clock(false);
+  clock.resume(0.1234567891, 0);  // a start with fractions of a second, as real time leaves it
+  double due = clock.now() + 30;
+  for (double step : {9.0, 1.0, 0.1, 19.9}) {
+    CHECK_FALSE(clock.reached(due));
+    clock.advance(step);
+  }
+  CHECK(clock.reached(due));
+}
+
+TEST_CASE("dump and restore carry every record, the bytes and the pending transitions") {
+  auto p = platform();
+  std::string upload = busy_platform(*p);
+  json text = json::parse(p->dump().dump());  // through text, as the state file does
+
+  auto q = platform(false);
+  REQUIRE(q->restore(text).ok());
+  CHECK(q->state() == p->state());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}})["Body"] == kBinary);
+
+  // the upload goes on: its part's ETag still matches, the part size setting too
+  json listed = {{{"PartNumber", 1}, {"ETag", "\"" + hex(md5(kBinary)) + "\""}}};
+  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}, {"Part", listed}});
+  // ids go on from where they were: nothing handed out twice
+  json fresh = call_ok(*q, "PutObject", {{"Bucket", "kept"}, {"Object", "new"}, {"Body", "x"}});
+  json old = call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}});
+  CHECK(fresh["VersionId"] != old["VersionId"]);
+
+  // the transitions settle when they would have: group at 10 s, mesh 30, server 60, cluster 120
+  q->advance(10);
+  json s = q->state();
+  CHECK(find(s, "firewall_groups", "firewallGroupName", "fw-1")["state"] == "APPLIED");
+  CHECK(find(s, "mesh_clusters", "name", "mesh-1")["status"] == "configuring");
+  q->advance(110);
+  s = q->state();
+  CHECK(find(s, "mesh_clusters", "name", "mesh-1")["status"] == "running");
+  CHECK(find(s, "instances", "instanceId", "code-1")["state"] == "RUNNING");
+  CHECK(find(s, "clusters", "name", "restored")["status"] == "RUNNING");
+  CHECK(find(s, "snapshots", "name", "snap-1")["status"] == "AVAILABLE");
+}
+
+TEST_CASE("In real time, what fell due while the platform was down has settled on restore") {
+  auto p = std::make_unique<Platform>("jp-east-1");
+  p->load_fixtures();
+  call_ok(*p, "RestoreInstance", {{"backupId", kBackup}, {"instanceId", "code-1"}});
+  json dumped = p->dump();
+  auto restored = [&](double down) {
+    json d = dumped;
+    d["saved_at"] = d["saved_at"].get<double>() - down;
+    auto q = std::make_unique<Platform>("jp-east-1");
+    REQUIRE(q->restore(d).ok());
+    return find(q->state(), "instances", "instanceId", "code-1")["state"];
+  };
+  CHECK(restored(30) == "RESTORING");
+  CHECK(restored(61) == "RUNNING");
+}
+
+TEST_CASE("restore refuses what dump did not write, and changes nothing then") {
+  auto p = platform();
+  json before = p->state();
+  json good = p->dump();
+  json wrong_format = good, missing = good, bad_bytes = good, wrong_type = good;
+  wrong_format["format"] = 99;
+  missing["services"].erase("devops");
+  bad_bytes["services"]["storage"]["buckets"]["demo-bucket"]["k"] = {
+      {"bytes", "!!!!"}, {"etag", "\"x\""}, {"last_modified", "x"}, {"version_id", "v"}};
+  wrong_type["services"]["cluster"]["snapshots"] = "snap-1";
+  for (const json& d : {json("not a dump"), wrong_format, missing, bad_bytes, wrong_type}) {
+    auto r = p->restore(d);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "BadStateFile");
+    CHECK(p->state() == before);
+  }
+}
+
+// A sink in memory: the documents saved, the bytes by name, and a switch to fail.
+struct MemorySink : StateSink, ByteStore {
+  std::vector<json> saved;
+  std::map<std::string, std::string> named;
+  bool fail = false;
+  ByteStore& bytes() override { return *this; }
+  Outcome<bool> save(const json& d) override {
+    if (fail) return make_error(ErrorKind::config, "StateFile", "disk full");
+    saved.push_back(d);
+    return true;
+  }
+  void put(const std::string& name, const std::string& b) override { named[name] = b; }
+  std::string get(const std::string& name) const override { return named.at(name); }
+};
+
+TEST_CASE("The state sink is given each change before it is answered, and only changes") {
+  auto p = platform();
+  MemorySink sink;
+  p->keep_state_in(&sink);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
+  REQUIRE(sink.saved.size() == 1);
+  auto q = platform(false);
+  REQUIRE(q->restore(sink.saved.back(), sink).ok());
+  CHECK(q->state() == p->state());  // the saved document already holds the change
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == kBinary);
+
+  call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
+  call_ok(*p, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
+  CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "none"}}).error.code == "NoSuchKey");
+  CHECK(call(*p, "CreateBucket", {{"Bucket", "demo-bucket"}}).error.code == "BucketAlreadyOwnedByYou");
+  CHECK(sink.saved.size() == 1);  // reads and refusals change nothing
+
+  sink.fail = true;
+  HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "x"}});
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.status == 500);
+  CHECK(r.error.message.find("not acknowledged") != std::string::npos);
+  CHECK(r.error.message.find("disk full") != std::string::npos);
+}
+
+namespace {
+
+// The byte files beside a state file, by name.
+std::set<std::string> byte_files(const std::string& state) {
+  std::set<std::string> names;
+  if (DIR* d = ::opendir((state + ".bytes").c_str())) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') names.insert(e->d_name);
+    ::closedir(d);
+  }
+  return names;
+}
+
+struct TempDir {
+  std::string path = "/tmp/cloudlua-state-test-" + std::to_string(::getpid());
+  TempDir() { REQUIRE(std::system(("rm -rf " + path + " && mkdir -p " + path).c_str()) == 0); }
+  ~TempDir() { (void)std::system(("rm -rf " + path).c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("A state file: the document and its byte files, written once, collected when unnamed") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
+  auto p = platform();
+  StateFile file(path);
+  REQUIRE(file.open(*p).ok());  // no file yet: the platform as it is, saved
+  auto first = read_state_file(path);
+  REQUIRE(first.ok());
+  CHECK(first->value("format", 0) == 1);
+  p->keep_state_in(&file);
+
+  p->set_setting("min_part_size", 1);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
+  std::set<std::string> one = byte_files(path);
+  CHECK(one.size() == 1);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "other"}, {"Body", "x"}});
+  CHECK(byte_files(path).size() == 2);
+  CHECK(std::includes(byte_files(path).begin(), byte_files(path).end(), one.begin(), one.end()));  // not rewritten
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "replaced"}});
+  std::set<std::string> after = byte_files(path);
+  CHECK(after.size() == 2);
+  CHECK_FALSE(after.count(*one.begin()));  // the replaced bytes are gone
+
+  std::string upload = call_ok(*p, "CreateMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "big"}})["UploadId"];
+  json part = call_ok(*p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"uploadId", upload},
+                                         {"partNumber", 1}, {"body", "part"}});
+  CHECK(byte_files(path).size() == 3);
+
+  // a restart: the same state, bytes and upload included
+  auto q = platform(false);
+  StateFile again(path);
+  REQUIRE(again.open(*q).ok());
+  CHECK(q->state() == p->state());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "replaced");
+  q->keep_state_in(&again);
+  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"uploadId", upload},
+                                          {"Part", {{{"PartNumber", 1}, {"ETag", part["ETag"]}}}}});
+  CHECK(byte_files(path).size() == 3);  // the part's file gone, the object's come
+  q->keep_state_in(nullptr);
+
+  // a byte file gone missing: the state is refused, naming it
+  std::string lost = *byte_files(path).begin();
+  REQUIRE(::unlink((path + ".bytes/" + lost).c_str()) == 0);
+  REQUIRE(std::system(("touch " + path + ".bytes/half-written.tmp").c_str()) == 0);
+  auto r = platform(false);
+  StateFile broken(path);
+  auto refused = broken.open(*r);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == "BadStateFile");
+  CHECK(refused.error().message.find(lost) != std::string::npos);
+  CHECK(refused.error().message.find(path) != std::string::npos);
+  CHECK_FALSE(byte_files(path).count("half-written.tmp"));  // what a crash left half-written is cleared
+}
+
+TEST_CASE("The state file's document: none yet, written and read back, errors naming the file") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
+  auto none = read_state_file(path);
+  REQUIRE(none.ok());
+  CHECK(none->is_null());
+
+  auto p = platform();
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
+  REQUIRE(write_state_file(path, p->dump()).ok());
+  auto back = read_state_file(path);
+  REQUIRE(back.ok());
+  auto q = platform(false);
+  REQUIRE(q->restore(*back).ok());
+  CHECK(q->state() == p->state());
+  CHECK(std::system(("test ! -e " + path + ".tmp").c_str()) == 0);  // no temporary left behind
+
+  REQUIRE(std::system(("echo '{not json' > " + path).c_str()) == 0);
+  auto garbled = read_state_file(path);
+  REQUIRE_FALSE(garbled.ok());
+  CHECK(garbled.error().code == "BadStateFile");
+  CHECK(garbled.error().message.find(path) != std::string::npos);
+
+  auto nowhere = write_state_file(dir.path + "/no/such/dir/state.json", p->dump());
+  REQUIRE_FALSE(nowhere.ok());
+  CHECK(nowhere.error().message.find("no/such/dir") != std::string::npos);
+}
