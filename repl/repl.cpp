@@ -19,6 +19,7 @@
 
 #include "lua/binding.h"
 #include "lua/session.h"
+#include "repl/chunk.h"
 #include "repl/cli.h"
 #include "repl/interrupt.h"
 #include "repl/line_reader.h"
@@ -45,29 +46,10 @@ std::string prompt(const Repl& r, bool first_line) {
   return out;
 }
 
-// True when the status is a syntax error at the end of the text: more is to come.
-bool incomplete(lua_State* L, int status) {
-  if (status != LUA_ERRSYNTAX) return false;
-  size_t len = 0;
-  const char* msg = lua_tolstring(L, -1, &len);
-  const char* mark = "<eof>";
-  size_t mark_len = std::strlen(mark);
-  return len >= mark_len && std::strcmp(msg + len - mark_len, mark) == 0;
-}
-
-// Compiles `chunk` as an expression, else as a statement; leaves the function or the
-// statement's error message on the stack.
-int compile(lua_State* L, const std::string& chunk) {
-  std::string expression = "return " + chunk + ";";
-  if (luaL_loadbuffer(L, expression.data(), expression.size(), "=stdin") == LUA_OK) return LUA_OK;
-  lua_pop(L, 1);
-  return luaL_loadbuffer(L, chunk.data(), chunk.size(), "=stdin");
-}
-
 enum class Got { chunk, interrupted, end };
 
 // Reads lines until they make a chunk that compiles, or that fails for a reason other
-// than being unfinished; `status` and the stack as compile() leaves them. The chunk
+// than being unfinished; `status` and the stack as compile_chunk() leaves them. The chunk
 // goes into the history as typed.
 Got read_chunk(Repl& r, int& status) {
   std::string chunk, line;
@@ -76,8 +58,8 @@ Got read_chunk(Repl& r, int& status) {
     if (got == LineReader::Status::interrupted) return Got::interrupted;
     if (got == LineReader::Status::end && first) return Got::end;
     if (got == LineReader::Status::line) chunk += (first ? "" : "\n") + line;
-    status = compile(r.L, chunk);
-    if (got == LineReader::Status::end || !incomplete(r.L, status)) break;
+    status = compile_chunk(r.L, chunk);
+    if (got == LineReader::Status::end || !chunk_incomplete(r.L, status)) break;
     lua_pop(r.L, 1);
   }
   if (chunk.find_first_not_of(" \t") != std::string::npos) r.reader->remember(chunk);
