@@ -2,17 +2,8 @@
 -- against a client time-out, the 200-with-error body), seeding, state and reset.
 -- Each fault is checked through what a script sees: the error object or meta.attempts.
 
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %s, got %s"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
-local function failure(fn, args)
-  local ok, err = pcall(fn, args)
-  assert(not ok, "call should have failed")
-  return err
-end
+local check = dofile(arg[0]:match("^(.*/)") .. "support/check.lua")
+local eq, failure = check.eq, check.failure
 
 local update = { SnapshotName = "snap-1", snapshot = { description = "x" } }
 

@@ -4,18 +4,8 @@
 -- time-out), config (no credentials, no endpoint). Error objects have a fixed shape
 -- and print readably.
 
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %s, got %s"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
-local function failure(fn, args)
-  local ok, err = pcall(fn, args)
-  assert(not ok, "call should have failed")
-  assert(type(err) == "table", "error is an object, got " .. type(err))
-  return err
-end
+local check = dofile(arg[0]:match("^(.*/)") .. "support/check.lua")
+local eq, failure = check.eq, check.failure
 
 -- validation: every problem at once, with paths; nothing is sent
 local err = failure(cloud.cluster.update_snapshot, {

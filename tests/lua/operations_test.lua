@@ -4,11 +4,7 @@
 -- cloud.emulator, the transitions settle as its virtual time is advanced.
 -- Fails by raising an error.
 
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %s, got %s"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
+local eq = dofile(arg[0]:match("^(.*/)") .. "support/check.lua").eq
 
 local function empty(t, what)
   eq(type(t), "table", what .. " is a table")

@@ -4,18 +4,8 @@
 -- err.attempts) saying how many requests it took. Every delay is set to 0, so no
 -- test waits: the waiting itself is checked with a fake clock in client_test.cpp.
 
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %s, got %s"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
-local function failure(fn, args)
-  local ok, err = pcall(fn, args)
-  assert(not ok, "call should have failed")
-  assert(type(err) == "table", "error is an object, got " .. tostring(err))
-  return err
-end
+local check = dofile(arg[0]:match("^(.*/)") .. "support/check.lua")
+local eq, failure = check.eq, check.failure
 
 local emu = cloud.emulator
 emu.configure{ min_part_size = 1 }

@@ -4,18 +4,8 @@
 -- NoSuchUpload, NoSuchKey, NoSuchBucket...). Everything goes over HTTP to the
 -- embedded emulator, signed S3-style. Fails by raising an error.
 
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %q, got %q"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
-local function failure(fn, args)
-  local ok, err = pcall(fn, args)
-  assert(not ok, "call should have failed")
-  assert(type(err) == "table", "error is an object, got " .. type(err))
-  return err
-end
+local check = dofile(arg[0]:match("^(.*/)") .. "support/check.lua")
+local eq, failure = check.eq, check.failure
 
 local s3 = cloud.storage
 local emu = cloud.emulator  -- the embedded emulator's controls, when it serves this session

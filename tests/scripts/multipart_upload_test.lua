@@ -3,16 +3,9 @@
 -- file, the bucket created on request, and a failed completion that leaves no upload.
 
 local emu = cloud.emulator
-local script = assert(loadfile("scripts/multipart_upload.lua"))
+local support = dofile("tests/scripts/support.lua")
+local run = support.runner("scripts/multipart_upload.lua")
 
-local function run(...)
-  local printed, real_print = {}, print
-  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
-  local ok, err = pcall(script, ...)
-  print = real_print
-  if not ok then error(err, 0) end
-  return printed
-end
 
 -- A temporary file holding `bytes`; its name.
 local function temp_file(bytes)

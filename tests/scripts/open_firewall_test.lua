@@ -3,21 +3,10 @@
 -- finds the rules open, and the failures a user meets.
 
 local emu = cloud.emulator
-local script = assert(loadfile("scripts/open_firewall.lua"))
+local support = dofile("tests/scripts/support.lua")
+local run = support.runner("scripts/open_firewall.lua")
 
--- Runs the script with `...`; returns what it printed, one string per line.
-local function run(...)
-  local printed, real_print = {}, print
-  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
-  local ok, err = pcall(script, ...)
-  print = real_print
-  if not ok then error(err, 0) end
-  return printed
-end
-
-local function group(name)
-  for _, g in ipairs(emu.state().firewall_groups) do if g.firewallGroupName == name then return g end end
-end
+local function group(name) return support.find(emu.state().firewall_groups, "firewallGroupName", name) end
 
 before_each(function()
   if not emu then skip("needs the embedded emulator") end

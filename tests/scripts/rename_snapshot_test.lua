@@ -2,20 +2,10 @@
 -- rename with an absolute or relative expiry, and refusals before anything is sent.
 
 local emu = cloud.emulator
-local script = assert(loadfile("scripts/rename_snapshot.lua"))
+local support = dofile("tests/scripts/support.lua")
+local run = support.runner("scripts/rename_snapshot.lua")
 
-local function run(...)
-  local printed, real_print = {}, print
-  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
-  local ok, err = pcall(script, ...)
-  print = real_print
-  if not ok then error(err, 0) end
-  return printed
-end
-
-local function snapshot(name)
-  for _, s in ipairs(emu.state().snapshots) do if s.name == name then return s end end
-end
+local function snapshot(name) return support.find(emu.state().snapshots, "name", name) end
 
 before_each(function()
   if not emu then skip("needs the embedded emulator") end

@@ -2,20 +2,10 @@
 -- from KEY=VALUE arguments, the wait until every node has addresses, the node table.
 
 local emu = cloud.emulator
-local script = assert(loadfile("scripts/restore_cluster.lua"))
+local support = dofile("tests/scripts/support.lua")
+local run = support.runner("scripts/restore_cluster.lua")
 
-local function run(...)
-  local printed, real_print = {}, print
-  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
-  local ok, err = pcall(script, ...)
-  print = real_print
-  if not ok then error(err, 0) end
-  return printed
-end
-
-local function cluster(name)
-  for _, c in ipairs(emu.state().clusters) do if c.name == name then return c end end
-end
+local function cluster(name) return support.find(emu.state().clusters, "name", name) end
 
 before_each(function()
   if not emu then skip("needs the embedded emulator") end

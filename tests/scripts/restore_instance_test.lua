@@ -2,21 +2,12 @@
 -- restore with options, the wait for RUNNING, --no-wait, a time-out and a refusal.
 
 local emu = cloud.emulator
-local script = assert(loadfile("scripts/restore_instance.lua"))
+local support = dofile("tests/scripts/support.lua")
+local run = support.runner("scripts/restore_instance.lua")
 local BACKUP = "0123456789abcdef0123456789abcdef"
 
-local function run(...)
-  local printed, real_print = {}, print
-  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
-  local ok, err = pcall(script, ...)
-  print = real_print
-  if not ok then error(err, 0) end
-  return printed
-end
 
-local function instance(id)
-  for _, i in ipairs(emu.state().instances) do if i.instanceId == id then return i end end
-end
+local function instance(id) return support.find(emu.state().instances, "instanceId", id) end
 
 before_each(function()
   if not emu then skip("needs the embedded emulator") end

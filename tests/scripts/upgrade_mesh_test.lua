@@ -2,16 +2,9 @@
 -- upgrade, the wait for `running`, the platform's default version, refusals.
 
 local emu = cloud.emulator
-local script = assert(loadfile("scripts/upgrade_mesh.lua"))
+local support = dofile("tests/scripts/support.lua")
+local run = support.runner("scripts/upgrade_mesh.lua")
 
-local function run(...)
-  local printed, real_print = {}, print
-  print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
-  local ok, err = pcall(script, ...)
-  print = real_print
-  if not ok then error(err, 0) end
-  return printed
-end
 
 before_each(function()
   if not emu then skip("needs the embedded emulator") end
