@@ -14,13 +14,14 @@ PACKAGES=(
   build-essential cmake pkg-config
   liblua5.4-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libpugixml-dev
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev
-  awscli  # interop peer: tests/serve/awscli_test.sh drives `cloudlua serve` with aws-cli v2
 )
 
-# The interop tests' peers (s3rver) need Node.js and npm, for `test` only. Debian 12's
+# The interop tests' peers, for `test` only: aws-cli v2 (tests/serve/awscli_test.sh
+# drives `cloudlua serve` with it), and Node.js with npm for s3rver. Debian 12's
 # nodejs and npm are installed when no `node`/`npm` is found; a machine that already has
 # Node.js from elsewhere (NodeSource's nodejs, which conflicts with Debian's npm) keeps it.
 add_test_packages() {
+  PACKAGES+=(awscli)
   command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 }
 
