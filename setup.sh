@@ -45,11 +45,12 @@ install_packages() {
   $sudo apt-get install -y -q --no-install-recommends $missing
 }
 
+# build [TARGET]: everything, or only TARGET (the tour needs the binary, not the tests).
 build() {
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo
   fi
-  cmake --build "$BUILD_DIR" -j2
+  cmake --build "$BUILD_DIR" -j2 ${1:+--target "$1"}
 }
 
 # s3rver and its dependencies, as locked in tests/interop/package-lock.json, into
@@ -63,11 +64,12 @@ install_test_peers() {
   npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
 }
 
-# Tests run against fresh embedded emulators, never against whatever endpoint or
-# account the calling shell happens to configure.
+# The tour and the tests run against fresh embedded emulators, never against whatever
+# endpoint or account the calling shell or the user's config file configures.
 clean_environment() {
   local v
   for v in $(compgen -e | grep '^CLOUDLUA_' || true); do unset "$v"; done
+  export CLOUDLUA_CONFIG_FILE=  # empty: no config file
 }
 
 main() {
@@ -79,11 +81,12 @@ main() {
   if [ "$what" = test ]; then add_test_packages; fi
   install_packages
   if [ "$what" = test ]; then install_test_peers; fi
-  build
+  clean_environment
   case "$what" in
-    tour) exec "$BUILD_DIR/cloudlua" scripts/tour.lua ;;
+    build) build ;;
+    tour) build cloudlua; exec "$BUILD_DIR/cloudlua" scripts/tour.lua ;;
     test)
-      clean_environment
+      build
       export CLOUDLUA_REQUIRE_INTEROP=1  # here a missing interop peer is a failure, not a skip
       cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 ;;
   esac
