@@ -3,6 +3,8 @@
 #include "core/protocol.h"
 
 #include <pugixml.hpp>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -56,10 +58,15 @@ std::string escape_regex(const std::string& s) {
   return std::regex_replace(s, special, R"(\$&)");
 }
 
-// The template as a regex: plain labels match one segment, greedy ones the rest.
-std::regex path_regex(const Operation& op, std::vector<std::string>& labels) {
+// A path template as a regex: plain labels match one segment, greedy ones the rest.
+struct PathPattern {
+  std::regex regex;
+  std::vector<std::string> labels;  // in the order of the regex's groups
+};
+
+PathPattern compile_path(const std::string& t) {
+  PathPattern p;
   std::string re = "^";
-  const std::string& t = op.path;
   for (size_t i = 0; i < t.size();) {
     size_t open = t.find('{', i);
     if (open == std::string::npos) { re += escape_regex(t.substr(i)); break; }
@@ -68,11 +75,24 @@ std::regex path_regex(const Operation& op, std::vector<std::string>& labels) {
     std::string label = t.substr(open + 1, close - open - 1);
     bool greedy = label.back() == '+';
     if (greedy) label.pop_back();
-    labels.push_back(label);
+    p.labels.push_back(label);
     re += greedy ? "(.+)" : "([^/]+)";
     i = close + 1;
   }
-  return std::regex(re + "$");
+  p.regex = std::regex(re + "$");
+  return p;
+}
+
+// Compiled once per template and shared by the server's threads: building a
+// std::regex costs far more than matching one, and a const regex may be matched
+// from many threads at once.
+const PathPattern& path_pattern(const std::string& path_template) {
+  static std::mutex mutex;
+  static std::map<std::string, PathPattern> patterns;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = patterns.find(path_template);
+  if (it == patterns.end()) it = patterns.emplace(path_template, compile_path(path_template)).first;
+  return it->second;
 }
 
 // ---------------------------------------------------------------- query and headers
@@ -312,14 +332,15 @@ const Operation* match_operation(const Api& api, const std::string& method, cons
     std::vector<std::string> keys = selection_keys(*op);
     bool selected = true;
     for (const std::string& key : keys) selected = selected && q.count(key);
-    std::vector<std::string> names;
+    if (!selected) continue;
+    const PathPattern& pattern = path_pattern(op->path);
     std::smatch m;
-    if (!selected || !std::regex_match(path, m, path_regex(*op, names))) continue;
+    if (!std::regex_match(path, m, pattern.regex)) continue;
     // The most specific operation wins: the one selected by more query keys.
     if (best && selection_keys(*best).size() >= keys.size()) continue;
     best = op;
     labels.clear();
-    for (size_t i = 0; i < names.size(); ++i) labels[names[i]] = uri_decode(m[i + 1].str());
+    for (size_t i = 0; i < pattern.labels.size(); ++i) labels[pattern.labels[i]] = uri_decode(m[i + 1].str());
   }
   return best;
 }
