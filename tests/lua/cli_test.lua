@@ -2,15 +2,8 @@
 -- failing script's exit status, stdin as a script, and `cloudlua serve` used by a
 -- second cloudlua process through --endpoint. CLOUDLUA_TEST_BIN names the binary.
 
-local bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set")
-
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %q, got %q"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
-local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local t = dofile(arg[0]:match("^(.*/)") .. "support/cli.lua")
+local bin, eq, sh_quote, temp_script = t.bin, t.eq, t.quote, t.temp_file
 
 -- Runs a shell command; returns its stdout and whether it exited 0.
 local function run(cmd)
@@ -18,14 +11,6 @@ local function run(cmd)
   local out = p:read("a")
   local ok = p:close()
   return out, ok == true
-end
-
-local function temp_script(text)
-  local name = os.tmpname()
-  local f = assert(io.open(name, "w"))
-  f:write(text)
-  f:close()
-  return name
 end
 
 -- -v and -e

@@ -3,19 +3,8 @@
 -- A plain script (not a harness file) so that a broken harness cannot vouch for itself.
 -- CLOUDLUA_TEST_BIN names the binary.
 
-local bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set")
-
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %q, got %q"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
-local function has(text, piece, what)
-  if not text:find(piece, 1, true) then error(("%s: %q not found in:\n%s"):format(what, piece, text), 2) end
-end
-
-local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local t = dofile(arg[0]:match("^(.*/)") .. "support/cli.lua")
+local bin, eq, has, sh_quote = t.bin, t.eq, t.has, t.quote
 
 -- A fresh folder holding `files` (name -> text); returns its path.
 local function folder(files)

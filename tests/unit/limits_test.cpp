@@ -264,14 +264,7 @@ TEST_CASE("list lengths: Part holds at least one part, at most 10,000 by number"
 // model's members, `[]` stepping into a list's items.
 TEST_CASE("the spec's limits are all in the model", "[model][limits]") {
   struct Limit { const char* op; const char* path; const char* key; json value; };
-  const json types = {
-      "c-large", "c-large8", "e-large", "e-large8", "e-large16", "e-large24", "e-large32",
-      "e-extra-large8", "e-extra-large16", "e-extra-large24", "e-extra-large32", "e-extra-large48",
-      "e-double-large16", "e-double-large24", "e-double-large32", "e-double-large48", "e-double-large64",
-      "e-double-large96", "h2-large", "h2-large8", "h2-large16", "h2-large24", "h2-large32",
-      "h2-extra-large8", "h2-extra-large16", "h2-extra-large24", "h2-extra-large32", "h2-extra-large48",
-      "h2-double-large16", "h2-double-large24", "h2-double-large32", "h2-double-large48",
-      "h2-double-large64", "h2-double-large96"};
+  const json types = kSpecInstanceTypes;
   const json zones = {"east-11", "east-12", "east-13", "east-14", "east-31", "west-12", "west-13", "jp-west-21"};
   const json name_pattern = "lowercase letters, digits and hyphen, not starting or ending with a hyphen";
   const Limit limits[] = {

@@ -342,16 +342,8 @@ TEST_CASE("RestoreInstance: instanceId at most 30, lowercase, digits, inner hyph
 
 TEST_CASE("RestoreInstance: every instanceType passes, others fail", "[validate]") {
   const char* op = "RestoreInstance";
-  const char* const types[] = {
-      "c-large", "c-large8", "e-large", "e-large8", "e-large16", "e-large24", "e-large32",
-      "e-extra-large8", "e-extra-large16", "e-extra-large24", "e-extra-large32", "e-extra-large48",
-      "e-double-large16", "e-double-large24", "e-double-large32", "e-double-large48", "e-double-large64",
-      "e-double-large96", "h2-large", "h2-large8", "h2-large16", "h2-large24", "h2-large32",
-      "h2-extra-large8", "h2-extra-large16", "h2-extra-large24", "h2-extra-large32", "h2-extra-large48",
-      "h2-double-large16", "h2-double-large24", "h2-double-large32", "h2-double-large48",
-      "h2-double-large64", "h2-double-large96"};
-  CHECK(input_member(op, "instanceType").shape->allowed.size() == std::size(types));
-  for (const char* t : types) passes(op, with(instance_args(), "/instanceType", t));
+  CHECK(input_member(op, "instanceType").shape->allowed.size() == kSpecInstanceTypes.size());
+  for (const std::string& t : kSpecInstanceTypes) passes(op, with(instance_args(), "/instanceType", t));
   fails(op, with(instance_args(), "/instanceType", "e-huge"), "instanceType", "(got 'e-huge')");
   fails(op, with(instance_args(), "/instanceType", "e-huge"), "instanceType", "must be c-large, c-large8, e-large");
   fails(op, with(instance_args(), "/instanceType", "E-LARGE"), "instanceType", "(got 'E-LARGE')");
