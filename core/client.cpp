@@ -1,5 +1,5 @@
 // The one pipeline every operation runs through. Retries re-sign each attempt (the
-// date moves on) and follow DESIGN.md: 5xx (an <Error> in a 200 answer included),
+// date moves on) and follow docs/design.md: 5xx (an <Error> in a 200 answer included),
 // throttling and connection failures are repeated with jittered exponential back-off,
 // InvalidPart after the fixed delay the spec asks for; but a non-idempotent
 // request (the restores) is resent only when it cannot have reached the server.

@@ -1,6 +1,6 @@
 // A cloudlua session: the effective configuration, the default client, and — when
 // nothing points the session at an endpoint — the embedded emulator it starts on
-// 127.0.0.1. This is the layer that reads the configuration (DESIGN.md), so it is
+// 127.0.0.1. This is the layer that reads the configuration (docs/design.md), so it is
 // the one that decides to start the emulator; core never does.
 #pragma once
 

@@ -1,10 +1,15 @@
--- The README's Lua API examples run as they are written: every ```lua block of the
--- sections Operations, Errors and Retries, in order, against the embedded emulator
+-- The documentation's Lua examples run as they are written: every ```lua block of the
+-- README and of docs/lua-api.md's sections Operations, Errors and Retries, in order,
+-- against the embedded emulator
 -- and its fixtures. What a block prints must match its `-->` comments, line by line:
 -- runs of spaces and tabs count as one space, and `...` stands for any text (ids,
 -- times, ports). So the reference cannot drift from what the functions do.
 
-local SECTIONS = { "Operations", "Errors", "Retries" }
+-- { file, section title }; a nil title takes the whole file.
+local SECTIONS = {
+  { "README.md" },
+  { "docs/lua-api.md", "Operations" }, { "docs/lua-api.md", "Errors" }, { "docs/lua-api.md", "Retries" },
+}
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
@@ -13,11 +18,13 @@ local function read(path)
   return text
 end
 
--- The text of "### <title>" up to the next heading of level 2 or 3.
-local function section(text, title)
-  local _, start = text:find("\n### " .. title .. "\n", 1, true)
-  assert(start, "README.md has no section '### " .. title .. "'")
-  local stop = text:find("\n###? ", start) or #text
+-- The text of "## <title>" up to the next heading of level 1 or 2 (the whole text
+-- when title is nil).
+local function section(text, file, title)
+  if not title then return text end
+  local _, start = text:find("\n## " .. title .. "\n", 1, true)
+  assert(start, file .. " has no section '## " .. title .. "'")
+  local stop = text:find("\n##? ", start) or #text
   return text:sub(start, stop)
 end
 
@@ -66,16 +73,16 @@ local function check(code, name)
   return #expected
 end
 
-local text = read("README.md")
 local blocks, lines = 0, 0
-for _, title in ipairs(SECTIONS) do
+for _, where in ipairs(SECTIONS) do
+  local file, title = where[1], where[2]
   local n = 0
-  for code in section(text, title):gmatch("```lua\n(.-)```") do
+  for code in section(read(file), file, title):gmatch("```lua\n(.-)```") do
     n = n + 1
     local first = code:match("[^\n]*")
-    lines = lines + check(code, ("README %s example %d (%s)"):format(title, n, first))
+    lines = lines + check(code, ("%s %s example %d (%s)"):format(file, title or "", n, first))
   end
-  assert(n > 0, "no examples in section " .. title)
+  assert(n > 0, ("no examples in %s %s"):format(file, title or ""))
   blocks = blocks + n
 end
 assert(blocks >= 16 and lines >= 40, ("too few examples checked: %d blocks, %d lines"):format(blocks, lines))

@@ -21,15 +21,7 @@ using namespace cloud;
 namespace {
 
 // Where the conformance vectors live (the build defines SIGV4_SUITE_DIR).
-fs::path suite_dir() {
-#if defined(SIGV4_SUITE_DIR)
-  return SIGV4_SUITE_DIR;
-#elif defined(CLOUDLUA_SOURCE_DIR)
-  return fs::path(CLOUDLUA_SOURCE_DIR) / ".." / "shared" / "sigv4-suite";
-#else
-  return "../shared/sigv4-suite";
-#endif
-}
+fs::path suite_dir() { return SIGV4_SUITE_DIR; }
 
 // The case folders, sorted so the order (and any failure report) is stable.
 std::vector<fs::path> suite_cases() {
