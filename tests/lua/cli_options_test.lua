@@ -2,90 +2,157 @@
 -- CLOUDLUA_INIT (code and @file), `-` with arguments, `--`, -i after a script,
 -- failures with a traceback and status 1, and --output json for -e chunks and
 -- scripts (cloud.null as null).
-local t = dofile(arg[0]:match("^(.*/)") .. "support/cli.lua")
+-- Run: cloudlua test tests/lua/cli_options_test.lua
+local t = dofile("tests/lua/support/cli.lua")
 local q = t.quote
 
--- -e and -l run in command-line order, as lua runs them
-local module_dir = os.tmpname()
-os.remove(module_dir)
-assert(os.execute("mkdir " .. q(module_dir)))
-local f = assert(io.open(module_dir .. "/greet.lua", "w"))
-f:write("print('loading greet', order)\nreturn { hello = function() return 'hello' end }\n")
-f:close()
-local lua_path = { LUA_PATH = module_dir .. "/?.lua" }
-local out, err, code = t.cloudlua("-e 'order = 1' -l greet -e 'print(greet.hello())' -l g=greet -e 'print(g == greet)'",
-  { env = lua_path })
-t.eq(code, 0, "steps exit status (" .. err .. ")")
-t.eq(out, "loading greet\t1\nhello\ntrue\n", "-e and -l in order, -l g=MOD")
+-- A folder holding greet.lua, a module that prints `order` when loaded (made by
+-- setup, removed by teardown), and the LUA_PATH that finds it.
+local module_dir, lua_path
 
--- -E: LUA_PATH and CLOUDLUA_INIT ignored
-out, err, code = t.cloudlua("-E -l greet", { env = lua_path })
-t.eq(code, 1, "-E ignores LUA_PATH")
-t.has(err, "module 'greet' not found", "-E error")
-os.remove(module_dir .. "/greet.lua")
-os.remove(module_dir)
+setup(function()
+  module_dir = os.tmpname()
+  lua_path = { LUA_PATH = module_dir .. "/?.lua" }
+  os.remove(module_dir)
+  assert(os.execute("mkdir " .. q(module_dir)))
+  local f = assert(io.open(module_dir .. "/greet.lua", "w"))
+  f:write("print('loading greet', order)\nreturn { hello = function() return 'hello' end }\n")
+  f:close()
+end)
 
--- CLOUDLUA_INIT: code, or @file; it runs before -e; -E skips it
-out = t.cloudlua("-e 'print(greeting)'", { env = { CLOUDLUA_INIT = "greeting = 'from init'" } })
-t.eq(out, "from init\n", "CLOUDLUA_INIT code")
-local init_file = t.temp_file("greeting = 'from a file'; print(#arg)\n")
-out = t.cloudlua("-e 'print(greeting)' x", { env = { CLOUDLUA_INIT = "@" .. init_file } })
-t.eq(out, "0\nfrom a file\n", "CLOUDLUA_INIT @file")
-out = t.cloudlua("-E -e 'print(greeting)'", { env = { CLOUDLUA_INIT = "greeting = 1" } })
-t.eq(out, "nil\n", "-E skips CLOUDLUA_INIT")
-out, err, code = t.cloudlua("-e 'print(1)'", { env = { CLOUDLUA_INIT = "error('bad init')" } })
-t.eq(code, 1, "a failing CLOUDLUA_INIT stops everything")
-t.eq(out, "", "nothing ran after the failing init")
-t.has(err, "cloudlua: CLOUDLUA_INIT:1: bad init", "init error names CLOUDLUA_INIT")
+teardown(function()
+  if module_dir then
+    os.remove(module_dir .. "/greet.lua")
+    os.remove(module_dir)
+  end
+  t.cleanup()
+end)
 
--- `-` runs stdin as one script, with arguments; `--` ends the options
-out = t.cloudlua("- a b", { input = "local n = select('#', ...)\nprint(arg[0], n, ...)\n" })
-t.eq(out, "-\t2\ta\tb\n", "- reads the script from stdin")
-local script = t.temp_file("print(arg[0] ~= nil, ...)\n")
-out = t.cloudlua("-e 'x = 1' -- " .. q(script) .. " -e y")
-t.eq(out, "true\t-e\ty\n", "-- then the script and its own options")
+---------------------------------------------------------------- -e, -l, -E
 
--- -i: the REPL after the script, reading stdin
-out, err, code = t.cloudlua("-i " .. q(t.temp_file("answer = 42\n")), { input = "print(answer)\n" })
-t.eq(code, 0, "-i exit status")
-t.has(out, "42\n", "-i runs the REPL after the script")
+test("-e and -l run in command-line order, as lua runs them; -l g=MOD", function()
+  local out, err, code = t.cloudlua("-e 'order = 1' -l greet -e 'print(greet.hello())' -l g=greet -e 'print(g == greet)'",
+    { env = lua_path })
+  expect(err).to_equal("")
+  expect(code).to_equal(0)
+  expect(out).to_equal("loading greet\t1\nhello\ntrue\n")
+end)
 
--- a failing -e chunk: message and traceback on stderr, status 1, later steps not run
-out, err, code = t.cloudlua("-e 'local function f() error(\"deep\") end f()' -e 'print(\"not reached\")'")
-t.eq(code, 1, "failing -e exit status")
-t.eq(out, "", "later -e not run")
-t.has(err, "cloudlua: (command line):1: deep\nstack traceback:\n", "error then traceback")
-t.has(err, "in local 'f'", "traceback names the function")
-out, err, code = t.cloudlua(q(t.temp_file("x = = 1")))
-t.eq(code, 1, "syntax error exit status")
-t.has(err, "unexpected symbol near '='", "syntax error message")
+test("-E ignores LUA_PATH", function()
+  local _, err, code = t.cloudlua("-E -l greet", { env = lua_path })
+  expect(code).to_equal(1)
+  expect(err).to_contain("module 'greet' not found")
+end)
 
--- --output json: what -e chunks and scripts return, one JSON document per line
-out, err, code = t.cloudlua([[--output json -e 'return {name = "snap-1", tags = {}, size = 3, ok = true, gone = cloud.null}, nil, 1.5' ]]
-  .. [[-e 'x = 1' -e 'return "two"']])
-t.eq(code, 0, "--output json exit status (" .. err .. ")")
-local first, second, third, fourth = out:match("^(.-)\n(.-)\n(.-)\n(.-)\n$")
-assert(first, "four JSON lines: " .. out)
-for _, part in ipairs { '"name":"snap-1"', '"tags":{}', '"size":3', '"ok":true', '"gone":null' } do
-  t.has(first, part, "first document")
+---------------------------------------------------------------- CLOUDLUA_INIT: code, or @file; before -e; -E skips it
+
+test("CLOUDLUA_INIT code runs before -e", function()
+  expect((t.cloudlua("-e 'print(greeting)'", { env = { CLOUDLUA_INIT = "greeting = 'from init'" } })))
+    .to_equal("from init\n")
+end)
+
+test("CLOUDLUA_INIT=@file runs that file first", function()
+  local init_file = t.temp_file("greeting = 'from a file'; print(#arg)\n")
+  expect((t.cloudlua("-e 'print(greeting)' x", { env = { CLOUDLUA_INIT = "@" .. init_file } })))
+    .to_equal("0\nfrom a file\n")
+end)
+
+test("-E skips CLOUDLUA_INIT", function()
+  expect((t.cloudlua("-E -e 'print(greeting)'", { env = { CLOUDLUA_INIT = "greeting = 1" } }))).to_equal("nil\n")
+end)
+
+test("a failing CLOUDLUA_INIT stops everything, named in the error", function()
+  local out, err, code = t.cloudlua("-e 'print(1)'", { env = { CLOUDLUA_INIT = "error('bad init')" } })
+  expect(code).to_equal(1)
+  expect(out).to_equal("")  -- nothing ran after it
+  expect(err).to_contain("cloudlua: CLOUDLUA_INIT:1: bad init")
+end)
+
+---------------------------------------------------------------- -, --, -i
+
+test("- reads the script from stdin, with arguments", function()
+  local out = t.cloudlua("- a b", { input = "local n = select('#', ...)\nprint(arg[0], n, ...)\n" })
+  expect(out).to_equal("-\t2\ta\tb\n")
+end)
+
+test("-- ends the options: then the script and its own options", function()
+  local script = t.temp_file("print(arg[0] ~= nil, ...)\n")
+  expect((t.cloudlua("-e 'x = 1' -- " .. q(script) .. " -e y"))).to_equal("true\t-e\ty\n")
+end)
+
+test("-i runs the REPL after the script, reading stdin", function()
+  local out, _, code = t.cloudlua("-i " .. q(t.temp_file("answer = 42\n")), { input = "print(answer)\n" })
+  expect(code).to_equal(0)
+  expect(out).to_contain("42\n")
+end)
+
+---------------------------------------------------------------- failures
+
+test("a failing -e chunk: message and traceback on stderr, status 1, later steps not run", function()
+  local out, err, code = t.cloudlua("-e 'local function f() error(\"deep\") end f()' -e 'print(\"not reached\")'")
+  expect(code).to_equal(1)
+  expect(out).to_equal("")
+  expect(err).to_contain("cloudlua: (command line):1: deep\nstack traceback:\n")
+  expect(err).to_contain("in local 'f'")  -- the traceback names the function
+end)
+
+test("a syntax error in a script: status 1 and the message", function()
+  local _, err, code = t.cloudlua(q(t.temp_file("x = = 1")))
+  expect(code).to_equal(1)
+  expect(err).to_contain("unexpected symbol near '='")
+end)
+
+---------------------------------------------------------------- --output json
+
+-- What -e chunks return, one JSON document per line.
+local function json_lines()
+  local out, err, code = t.cloudlua([[--output json -e 'return {name = "snap-1", tags = {}, size = 3, ok = true, gone = cloud.null}, nil, 1.5' ]]
+    .. [[-e 'x = 1' -e 'return "two"']])
+  return { out:match("^(.-)\n(.-)\n(.-)\n(.-)\n$") }, out, err, code
 end
-t.eq(second, "null", "nil is null")
-t.eq(third, "1.5", "a number")
-t.eq(fourth, '"two"', "the second chunk's value")
 
-out = t.cloudlua("--output json " .. q(t.temp_file("return cloud.cluster.update_snapshot{SnapshotName = ..., snapshot = { description = 'json' }}\n")) .. " snap-2")
-local result, meta = out:match("^(.-)\n(.-)\n$")
-assert(result and result:find('"description":"json"', 1, true) and result:find('"name":"snap-2"', 1, true), "script result as JSON: " .. out)
-assert(meta:find('"status":200', 1, true), "meta as JSON: " .. tostring(meta))
+test("--output json: four JSON lines for the values returned", function()
+  local _, out, err, code = json_lines()
+  expect(err).to_equal("")
+  expect(code).to_equal(0)
+  expect(out).to_match("^.-\n.-\n.-\n.-\n$")
+end)
 
-out, err, code = t.cloudlua("--output json -e 'return {f = print}'")
-t.eq(code, 1, "a value without a JSON form fails")
-t.has(err, "cloudlua: --output json: returned value 1 at f has no JSON form (cannot send a function)", "names the field")
-out = t.cloudlua("-e 'return 1'")
-t.eq(out, "", "without --output json, returned values are not printed (as lua)")
-out, err, code = t.cloudlua("--output yaml -e 1")
-t.eq(code ~= 0, true, "unknown output format refused")
-t.has(err, "yaml", "the refused value is named")
+test("--output json: a table as an object, {} for an empty table, cloud.null as null", function()
+  local first = json_lines()[1]
+  for _, part in ipairs { '"name":"snap-1"', '"tags":{}', '"size":3', '"ok":true', '"gone":null' } do
+    expect(first).to_contain(part)
+  end
+end)
 
-t.cleanup()
-print("cli_options_test: ok")
+test("--output json: nil is null, numbers as numbers, a later chunk's string", function()
+  local lines = json_lines()
+  expect(lines[2]).to_equal("null")
+  expect(lines[3]).to_equal("1.5")
+  expect(lines[4]).to_equal('"two"')
+end)
+
+test("--output json: a script's result and meta", function()
+  local script = t.temp_file("return cloud.cluster.update_snapshot{SnapshotName = ..., snapshot = { description = 'json' }}\n")
+  local out = t.cloudlua("--output json " .. q(script) .. " snap-2")
+  local result, meta = out:match("^(.-)\n(.-)\n$")
+  expect(result).to_contain('"description":"json"')
+  expect(result).to_contain('"name":"snap-2"')
+  expect(meta).to_contain('"status":200')
+end)
+
+test("--output json: a value without a JSON form fails, naming the field", function()
+  local _, err, code = t.cloudlua("--output json -e 'return {f = print}'")
+  expect(code).to_equal(1)
+  expect(err).to_contain("cloudlua: --output json: returned value 1 at f has no JSON form (cannot send a function)")
+end)
+
+test("without --output json, returned values are not printed (as lua)", function()
+  expect((t.cloudlua("-e 'return 1'"))).to_equal("")
+end)
+
+test("an unknown output format is refused, naming it", function()
+  local _, err, code = t.cloudlua("--output yaml -e 1")
+  expect(code).to_not_equal(0)
+  expect(err).to_contain("yaml")
+end)

@@ -2,7 +2,10 @@
 -- statement by statement without prompts or banners; expression values are printed;
 -- the first error stops it with status 1 and stdin's line number, unless
 -- --keep-going; --output json prints the values as JSON.
-local t = dofile(arg[0]:match("^(.*/)") .. "support/cli.lua")
+-- Run: cloudlua test tests/lua/cli_session_test.lua
+local t = dofile("tests/lua/support/cli.lua")
+
+teardown(t.cleanup)
 
 local session = table.concat({
   "#!/usr/bin/env cloudlua",
@@ -18,42 +21,49 @@ local session = table.concat({
   "cloud.null",
 }, "\n") .. "\n"
 
-local out, err, code = t.cloudlua("", { input = session })
-t.eq(code, 1, "the first error ends the session with status 1")
-t.eq(out, "42\n3\tthree\n", "statements in order, values printed, no prompt or banner")
-t.has(err, "cloudlua: stdin:9: stop here\nstack traceback:", "the error with stdin's line number")
-t.has(out, "after the error", "nothing runs after the error", true)
+test("the first error ends the session with status 1 and stdin's line number", function()
+  local out, err, code = t.cloudlua("", { input = session })
+  expect(code).to_equal(1)
+  expect(out).to_equal("42\n3\tthree\n")  -- statements in order, values printed, no prompt or banner
+  expect(err).to_contain("cloudlua: stdin:9: stop here\nstack traceback:")
+  expect(out:find("after the error", 1, true)).to_be_nil()  -- nothing runs after the error
+end)
 
-out, err, code = t.cloudlua("--keep-going", { input = session })
-t.eq(code, 1, "--keep-going still ends with status 1")
-t.eq(out, "42\n3\tthree\nafter the error\ncloud.null\n", "--keep-going carries on")
-t.has(err, "stdin:9: stop here", "the error is still shown")
+test("--keep-going carries on, still showing the error and ending with status 1", function()
+  local out, err, code = t.cloudlua("--keep-going", { input = session })
+  expect(code).to_equal(1)
+  expect(out).to_equal("42\n3\tthree\nafter the error\ncloud.null\n")
+  expect(err).to_contain("stdin:9: stop here")
+end)
 
-out, err, code = t.cloudlua("", { input = "a = 1\nprint(a)\n" })
-t.eq(code, 0, "a clean session exits 0 (" .. err .. ")")
-t.eq(out, "1\n", "clean session output")
-t.eq(err, "", "nothing on stderr")
+test("a clean session exits 0 with nothing on stderr", function()
+  local out, err, code = t.cloudlua("", { input = "a = 1\nprint(a)\n" })
+  expect(err).to_equal("")
+  expect(code).to_equal(0)
+  expect(out).to_equal("1\n")
+end)
 
--- a syntax error in the middle: earlier statements ran, later ones do not
-out, err, code = t.cloudlua("", { input = "print('one')\nx = = 2\nprint('three')\n" })
-t.eq(code, 1, "syntax error status")
-t.eq(out, "one\n", "ran up to the syntax error")
-t.has(err, "stdin:2: unexpected symbol near '='", "syntax error at stdin's line")
+test("a syntax error in the middle: earlier statements ran, later ones do not", function()
+  local out, err, code = t.cloudlua("", { input = "print('one')\nx = = 2\nprint('three')\n" })
+  expect(code).to_equal(1)
+  expect(out).to_equal("one\n")
+  expect(err).to_contain("stdin:2: unexpected symbol near '='")
+end)
 
--- input that ends inside a statement
-out, err, code = t.cloudlua("", { input = "print('ok')\nfor i = 1, 2 do\n" })
-t.eq(code, 1, "unfinished statement status")
-t.eq(out, "ok\n", "unfinished statement output")
-t.has(err, "'end' expected", "unfinished statement message")
+test("input that ends inside a statement", function()
+  local out, err, code = t.cloudlua("", { input = "print('ok')\nfor i = 1, 2 do\n" })
+  expect(code).to_equal(1)
+  expect(out).to_equal("ok\n")
+  expect(err).to_contain("'end' expected")
+end)
 
--- calls to the platform, values as JSON
-out, err, code = t.cloudlua("--output json", { input = table.concat({
-  "r = cloud.cluster.update_snapshot{SnapshotName = 'snap-1', snapshot = { description = 'piped' }}",
-  "r.snapshot.description",
-  "r.snapshot.tags, cloud.null",
-}, "\n") })
-t.eq(code, 0, "json session status (" .. err .. ")")
-t.eq(out, '"piped"\n{}\nnull\n', "expression values as JSON lines")
-
-t.cleanup()
-print("cli_session_test: ok")
+test("calls to the platform, values as JSON lines", function()
+  local out, err, code = t.cloudlua("--output json", { input = table.concat({
+    "r = cloud.cluster.update_snapshot{SnapshotName = 'snap-1', snapshot = { description = 'piped' }}",
+    "r.snapshot.description",
+    "r.snapshot.tags, cloud.null",
+  }, "\n") })
+  expect(err).to_equal("")
+  expect(code).to_equal(0)
+  expect(out).to_equal('"piped"\n{}\nnull\n')
+end)

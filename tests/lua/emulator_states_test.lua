@@ -2,28 +2,26 @@
 -- makes, through Lua: fixtures from cloud.emulator.seed, durations from
 -- cloud.emulator.configure, time from cloud.emulator.advance (virtual only: the clock
 -- does not run by itself here). Also configure's own refusals and the fault kinds that
--- emulator_test.lua leaves out. Fails by raising an error.
+-- emulator_test.lua leaves out. The cases of a section run in order on one clock.
+-- Run: cloudlua test tests/lua/emulator_states_test.lua
 
-local emu = assert(cloud.emulator, "needs the embedded emulator")
-emu.configure{ real_time = false }
+local emu = cloud.emulator
 local once = cloud.client{ max_attempts = 1 }  -- InvalidPart would be waited for and repeated
 
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %s, got %s"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
+before_each(function()
+  if not emu then skip("needs the embedded emulator") end
+end)
 
--- fn(...) must fail with an api error of `status` and `code`; returns the error.
+setup(function()
+  if emu then emu.configure{ real_time = false } end
+end)
+
+-- fn(...) must fail with an api error of `status` and `code`, with a message and a
+-- request id; returns the error.
 local function refused(status, code, fn, ...)
-  local ok, err = pcall(fn, ...)
-  if ok then error("expected " .. code .. ", the call succeeded", 2) end
-  if type(err) ~= "table" or err.code ~= code or err.status ~= status then
-    error(("expected %d %s, got %s"):format(status, code, tostring(err)), 2)
-  end
-  eq(err.kind, "api", code .. ": kind")
-  assert(err.message ~= "", code .. ": a message")
-  assert(err.request_id ~= "", code .. ": a request id")
+  local err = expect(fn, ...).to_fail{ kind = "api", status = status, code = code }
+  expect(err.message).to_not_equal("")
+  expect(err.request_id).to_not_equal("")
   return err
 end
 
@@ -34,221 +32,325 @@ local function find(list, field, value)
   error(("no %s = %s in state().%s"):format(field, tostring(value), list), 2)
 end
 
+local IPV4 = "^%d+%.%d+%.%d+%.%d+$"
+
+---------------------------------------------------------------- configure
+
+test("configure refuses an unknown setting and lists the known ones", function()
+  local err = expect(emu.configure, { firewall_setle = 1 }).to_fail("no setting named 'firewall_setle'")
+  for _, known in ipairs{ "firewall_settle", "instance_restore", "cluster_provision", "mesh_upgrade",
+                          "min_part_size", "real_time" } do
+    expect(err).to_contain(known)
+  end
+end)
+
+test("configure: a duration must be a number", function()
+  expect(emu.configure, { mesh_upgrade = "soon" }).to_fail("mesh_upgrade must be a number")
+end)
+
+test("configure: a duration must not be negative", function()
+  expect(emu.configure, { mesh_upgrade = -1 }).to_fail("must not be negative")
+end)
+
+test("configure: real_time must be a boolean", function()
+  expect(emu.configure, { real_time = 1 }).to_fail("real_time must be a boolean")
+end)
+
+---------------------------------------------------------------- firewall groups and rules
+
 local function authorize(group, rules)
   return cloud.devops.authorize_firewall_rules{ FirewallGroupName = group, rules = rules }
 end
 local ssh = { { protocol = "TCP", port = 22, cidrIp = "192.0.2.1" } }
 
--- ------------------------------------------------------------------ configure
+test("seed: firewall groups with rules AUTHORIZING, REVOKING and AUTH_FAILED", function()
+  emu.seed{ firewall_groups = {
+    { firewallGroupName = "fw-adding",
+      rules = { { protocol = "TCP", port = 22, cidrIp = "10.1.0.0/16", state = "AUTHORIZING" } } },
+    { firewallGroupName = "fw-removing",
+      rules = { { protocol = "ICMP", cidrIp = "10.2.0.0/16", state = "REVOKING" },
+                { protocol = "TCP", port = 443, cidrIp = "10.3.0.0/16" } } },
+    { firewallGroupName = "fw-failed", state = "FAILED",
+      rules = { { protocol = "TCP", port = 22, cidrIp = "10.4.0.0/16", state = "AUTH_FAILED" } } },
+  } }
+end)
 
-local ok, msg = pcall(emu.configure, { firewall_setle = 1 })
-assert(not ok and msg:find("no setting named 'firewall_setle'"), tostring(msg))
-for _, known in ipairs{ "firewall_settle", "instance_restore", "cluster_provision", "mesh_upgrade",
-                        "min_part_size", "real_time" } do
-  assert(msg:find(known, 1, true), "known settings listed: " .. known .. " missing from " .. msg)
-end
-ok, msg = pcall(emu.configure, { mesh_upgrade = "soon" })
-assert(not ok and msg:find("mesh_upgrade must be a number"), tostring(msg))
-ok, msg = pcall(emu.configure, { mesh_upgrade = -1 })
-assert(not ok and msg:find("must not be negative"), tostring(msg))
-ok, msg = pcall(emu.configure, { real_time = 1 })
-assert(not ok and msg:find("real_time must be a boolean"), tostring(msg))
+test("a rule AUTHORIZING refuses operations, naming the state", function()
+  expect(refused(409, "FirewallGroupBusy", authorize, "fw-adding", ssh).message).to_contain("AUTHORIZING")
+end)
 
--- ------------------------------------------------------------------ firewall groups and rules
+test("a rule REVOKING refuses operations, naming the state", function()
+  expect(refused(409, "FirewallGroupBusy", authorize, "fw-removing", ssh).message).to_contain("REVOKING")
+end)
 
-emu.seed{ firewall_groups = {
-  { firewallGroupName = "fw-adding",
-    rules = { { protocol = "TCP", port = 22, cidrIp = "10.1.0.0/16", state = "AUTHORIZING" } } },
-  { firewallGroupName = "fw-removing",
-    rules = { { protocol = "ICMP", cidrIp = "10.2.0.0/16", state = "REVOKING" },
-              { protocol = "TCP", port = 443, cidrIp = "10.3.0.0/16" } } },
-  { firewallGroupName = "fw-failed", state = "FAILED",
-    rules = { { protocol = "TCP", port = 22, cidrIp = "10.4.0.0/16", state = "AUTH_FAILED" } } },
-} }
+test("an unknown group is FirewallGroupNotFound", function()
+  refused(404, "FirewallGroupNotFound", authorize, "fw-none", ssh)
+end)
 
--- rules AUTHORIZING or REVOKING refuse operations, naming the state
-local err = refused(409, "FirewallGroupBusy", authorize, "fw-adding", ssh)
-assert(err.message:find("AUTHORIZING"), err.message)
-err = refused(409, "FirewallGroupBusy", authorize, "fw-removing", ssh)
-assert(err.message:find("REVOKING"), err.message)
-refused(404, "FirewallGroupNotFound", authorize, "fw-none", ssh)
+test("a FAILED group (a rule AUTH_FAILED) still takes requests", function()
+  local g = authorize("fw-failed", ssh)
+  expect(g.state).to_equal("PROCESSING")
+  expect(g.rules[2].state).to_equal("AUTHORIZED")  -- the new rule, in the answer
+end)
 
--- a FAILED group (a rule AUTH_FAILED) still takes requests, and settles FAILED again
-local g = authorize("fw-failed", ssh)
-eq(g.state, "PROCESSING", "failed group: PROCESSING after the request")
-eq(g.rules[2].state, "AUTHORIZED", "failed group: the new rule AUTHORIZED in the answer")
+test("at 9 s of firewall_settle (10 s) the rule is still AUTHORIZING and the group busy", function()
+  emu.advance(9)
+  expect(find("firewall_groups", "firewallGroupName", "fw-adding").rules[1].state).to_equal("AUTHORIZING")
+  refused(409, "FirewallGroupBusy", authorize, "fw-failed", ssh)
+end)
 
--- after firewall_settle (10 s): AUTHORIZING -> AUTHORIZED, REVOKING -> gone, groups settled
-emu.advance(9)
-eq(find("firewall_groups", "firewallGroupName", "fw-adding").rules[1].state, "AUTHORIZING", "AUTHORIZING at 9 s")
-refused(409, "FirewallGroupBusy", authorize, "fw-failed", ssh)
-emu.advance(1)
-local adding = find("firewall_groups", "firewallGroupName", "fw-adding")
-eq(adding.rules[1].state, "AUTHORIZED", "AUTHORIZING -> AUTHORIZED")
-eq(adding.state, "APPLIED", "group APPLIED")
-local removing = find("firewall_groups", "firewallGroupName", "fw-removing")
-eq(#removing.rules, 1, "the REVOKING rule is gone")
-eq(removing.rules[1].port, 443, "the other rule stays")
-eq(find("firewall_groups", "firewallGroupName", "fw-failed").state, "FAILED", "PROCESSING -> FAILED (a rule failed)")
+test("at 10 s: AUTHORIZING -> AUTHORIZED, REVOKING -> gone, the groups settled", function()
+  emu.advance(1)
+  local adding = find("firewall_groups", "firewallGroupName", "fw-adding")
+  expect(adding.rules[1].state).to_equal("AUTHORIZED")
+  expect(adding.state).to_equal("APPLIED")
+  local removing = find("firewall_groups", "firewallGroupName", "fw-removing")
+  expect(#removing.rules).to_equal(1)            -- the REVOKING rule is gone
+  expect(removing.rules[1].port).to_equal(443)   -- the other rule stays
+  expect(find("firewall_groups", "firewallGroupName", "fw-failed").state).to_equal("FAILED")  -- a rule failed
+end)
 
--- group PROCESSING -> APPLIED, with a duration set by configure
-emu.configure{ firewall_settle = 2 }
-g = authorize("fw-adding", { { protocol = "TCP", port = 443, cidrIp = "192.0.2.0/24" } })
-eq(g.state, "PROCESSING", "PROCESSING after the request")
-for _, r in ipairs(g.rules) do eq(r.state, "AUTHORIZED", "every rule AUTHORIZED in the answer") end
-refused(409, "FirewallGroupBusy", authorize, "fw-adding", ssh)
-emu.advance(1.5)
-eq(find("firewall_groups", "firewallGroupName", "fw-adding").state, "PROCESSING", "PROCESSING at 1.5 s of 2")
-emu.advance(0.5)
-eq(find("firewall_groups", "firewallGroupName", "fw-adding").state, "APPLIED", "PROCESSING -> APPLIED at 2 s")
-refused(409, "DuplicateRule", authorize, "fw-adding", { { protocol = "TCP", port = 443, cidrIp = "192.0.2.0/24" } })
+test("a group PROCESSING after a request, every rule AUTHORIZED in the answer, busy meanwhile", function()
+  emu.configure{ firewall_settle = 2 }
+  local g = authorize("fw-adding", { { protocol = "TCP", port = 443, cidrIp = "192.0.2.0/24" } })
+  expect(g.state).to_equal("PROCESSING")
+  for _, r in ipairs(g.rules) do expect(r.state).to_equal("AUTHORIZED") end
+  refused(409, "FirewallGroupBusy", authorize, "fw-adding", ssh)
+end)
 
--- ------------------------------------------------------------------ code-host servers
+test("a group is PROCESSING at 1.5 s of firewall_settle = 2", function()
+  emu.advance(1.5)
+  expect(find("firewall_groups", "firewallGroupName", "fw-adding").state).to_equal("PROCESSING")
+end)
+
+test("PROCESSING -> APPLIED at 2 s; an identical rule is then DuplicateRule", function()
+  emu.advance(0.5)
+  expect(find("firewall_groups", "firewallGroupName", "fw-adding").state).to_equal("APPLIED")
+  refused(409, "DuplicateRule", authorize, "fw-adding", { { protocol = "TCP", port = 443, cidrIp = "192.0.2.0/24" } })
+end)
+
+---------------------------------------------------------------- code-host servers
 
 local backup = ("b"):rep(32)
-emu.seed{ backups = { { backupId = backup } } }
 local function restore(args) return cloud.devops.restore_instance(args) end
-refused(404, "BackupNotFound", restore, { backupId = ("f"):rep(32), instanceId = "code-x" })
 
-emu.configure{ instance_restore = 5 }
-local i = restore{ backupId = backup, instanceId = "code-1" }.instance
-eq(i.state, "RESTORING", "(absent) -> RESTORING")
-eq(i.status.code, 200, "status code 200 while restoring")
-eq(i.status.name, "RESTORING", "status name RESTORING")
-eq(i.publicIpAddress, "", "no global IP while restoring")
-refused(409, "InstanceAlreadyExists", restore, { backupId = backup, instanceId = "code-1" })
-emu.advance(4.9)
-eq(find("instances", "instanceId", "code-1").state, "RESTORING", "RESTORING at 4.9 s of 5")
-emu.advance(0.1)
-i = find("instances", "instanceId", "code-1")
-eq(i.state, "RUNNING", "RESTORING -> RUNNING")
-eq(i.status.code, 100, "status code 100")
-eq(i.status.name, "RUNNING", "status name RUNNING")
-assert(i.publicIpAddress:match("^%d+%.%d+%.%d+%.%d+$"), "global IP filled in: " .. i.publicIpAddress)
-refused(409, "InstanceAlreadyExists", restore, { backupId = backup, instanceId = "code-1" })
+test("an unknown backup is BackupNotFound", function()
+  emu.seed{ backups = { { backupId = backup } } }
+  refused(404, "BackupNotFound", restore, { backupId = ("f"):rep(32), instanceId = "code-x" })
+end)
 
--- ------------------------------------------------------------------ clusters from snapshots
+test("(absent) -> RESTORING: status 200, no global IP; the id is taken", function()
+  emu.configure{ instance_restore = 5 }
+  local i = restore{ backupId = backup, instanceId = "code-1" }.instance
+  expect(i.state).to_equal("RESTORING")
+  expect(i.status.code).to_equal(200)
+  expect(i.status.name).to_equal("RESTORING")
+  expect(i.publicIpAddress).to_equal("")
+  refused(409, "InstanceAlreadyExists", restore, { backupId = backup, instanceId = "code-1" })
+end)
 
-emu.seed{ snapshots = {
-  { name = "snap-two-pools", cluster = { name = "src", kubernetesVersion = "1.28.9",
-    nodePools = { { name = "web", instanceType = "e-large", nodeCount = 2 },
-                  { name = "db", instanceType = "e-large16", nodeCount = 1 } } } },
-  { name = "snap-creating", status = "CREATING" },
-  { name = "snap-failed", status = "FAILED" },
-} }
+test("RESTORING at 4.9 s of instance_restore = 5", function()
+  emu.advance(4.9)
+  expect(find("instances", "instanceId", "code-1").state).to_equal("RESTORING")
+end)
+
+test("RESTORING -> RUNNING at 5 s: status 100, a global IP; the id still taken", function()
+  emu.advance(0.1)
+  local i = find("instances", "instanceId", "code-1")
+  expect(i.state).to_equal("RUNNING")
+  expect(i.status.code).to_equal(100)
+  expect(i.status.name).to_equal("RUNNING")
+  expect(i.publicIpAddress).to_match(IPV4)
+  refused(409, "InstanceAlreadyExists", restore, { backupId = backup, instanceId = "code-1" })
+end)
+
+---------------------------------------------------------------- clusters from snapshots
+
 local function restore_cluster(snapshot, name)
   return cloud.cluster.restore_cluster_from_snapshot{ SnapshotName = snapshot, cluster = { name = name } }
 end
-refused(404, "SnapshotNotFound", restore_cluster, "snap-none", "c-1")
-refused(409, "SnapshotNotAvailable", restore_cluster, "snap-creating", "c-1")
-refused(409, "SnapshotNotAvailable", restore_cluster, "snap-failed", "c-1")
 
-emu.configure{ cluster_provision = 30 }
-local c = restore_cluster("snap-two-pools", "c-1").cluster
-eq(c.status, "PROVISIONING", "(absent) -> cluster PROVISIONING")
-eq(c.nodeCount, 3, "nodes of both pools")
-for _, pool in ipairs(c.nodePools) do
-  eq(pool.status, "PROVISIONING", "node pool PROVISIONING")
-  for _, n in ipairs(pool.nodes) do
-    eq(n.status, "PROVISIONING", "node PROVISIONING")
-    eq(n.publicIpAddress, "", "public IP empty while provisioning")
-    eq(n.privateIpAddress, "", "private IP empty while provisioning")
-  end
+test("seed: a snapshot of two pools, one CREATING, one FAILED", function()
+  emu.seed{ snapshots = {
+    { name = "snap-two-pools", cluster = { name = "src", kubernetesVersion = "1.28.9",
+      nodePools = { { name = "web", instanceType = "e-large", nodeCount = 2 },
+                    { name = "db", instanceType = "e-large16", nodeCount = 1 } } } },
+    { name = "snap-creating", status = "CREATING" },
+    { name = "snap-failed", status = "FAILED" },
+  } }
+end)
+
+for _, case in ipairs{
+  { "an unknown snapshot is SnapshotNotFound", 404, "SnapshotNotFound", "snap-none" },
+  { "a CREATING snapshot is SnapshotNotAvailable", 409, "SnapshotNotAvailable", "snap-creating" },
+  { "a FAILED snapshot is SnapshotNotAvailable", 409, "SnapshotNotAvailable", "snap-failed" },
+} do
+  test(case[1], function() refused(case[2], case[3], restore_cluster, case[4], "c-1") end)
 end
-eq(find("snapshots", "name", "snap-two-pools").status, "RESTORING", "the snapshot RESTORING meanwhile")
-refused(409, "SnapshotNotAvailable", restore_cluster, "snap-two-pools", "c-2")
-refused(409, "ClusterAlreadyExists", restore_cluster, "snap-1", "c-1")
-emu.advance(29)
-eq(find("clusters", "name", "c-1").status, "PROVISIONING", "PROVISIONING at 29 s of 30")
-emu.advance(1)
-c = find("clusters", "name", "c-1")
-eq(c.status, "RUNNING", "cluster PROVISIONING -> RUNNING")
-local seen = {}
-for _, pool in ipairs(c.nodePools) do
-  eq(pool.status, "RUNNING", "node pool PROVISIONING -> RUNNING")
-  for _, n in ipairs(pool.nodes) do
-    eq(n.status, "RUNNING", "node PROVISIONING -> RUNNING")
-    for _, ip in ipairs{ n.publicIpAddress, n.privateIpAddress } do
-      assert(ip:match("^%d+%.%d+%.%d+%.%d+$"), "node address filled in: " .. ip)
-      assert(not seen[ip], "addresses are distinct: " .. ip)
-      seen[ip] = true
+
+test("(absent) -> cluster PROVISIONING, every pool and node too, addresses empty", function()
+  emu.configure{ cluster_provision = 30 }
+  local c = restore_cluster("snap-two-pools", "c-1").cluster
+  expect(c.status).to_equal("PROVISIONING")
+  expect(c.nodeCount).to_equal(3)  -- the nodes of both pools
+  for _, pool in ipairs(c.nodePools) do
+    expect(pool.status).to_equal("PROVISIONING")
+    for _, n in ipairs(pool.nodes) do
+      expect(n.status).to_equal("PROVISIONING")
+      expect(n.publicIpAddress).to_equal("")
+      expect(n.privateIpAddress).to_equal("")
     end
   end
-end
-eq(find("snapshots", "name", "snap-two-pools").status, "AVAILABLE", "the snapshot AVAILABLE again")
-refused(409, "ClusterAlreadyExists", restore_cluster, "snap-two-pools", "c-1")
+end)
 
--- UpdateSnapshot: settings change, the status stays AVAILABLE
-local s = cloud.cluster.update_snapshot{ SnapshotName = "snap-two-pools", snapshot = { description = "changed" } }.snapshot
-eq(s.status, "AVAILABLE", "UpdateSnapshot leaves AVAILABLE")
-eq(s.description, "changed", "UpdateSnapshot changes the settings")
-refused(404, "SnapshotNotFound", cloud.cluster.update_snapshot, { SnapshotName = "snap-none", snapshot = {} })
+test("the snapshot is RESTORING meanwhile and refuses another restore", function()
+  expect(find("snapshots", "name", "snap-two-pools").status).to_equal("RESTORING")
+  refused(409, "SnapshotNotAvailable", restore_cluster, "snap-two-pools", "c-2")
+end)
 
--- ------------------------------------------------------------------ service meshes
+test("a cluster name in use is ClusterAlreadyExists", function()
+  refused(409, "ClusterAlreadyExists", restore_cluster, "snap-1", "c-1")
+end)
 
-emu.seed{ mesh_clusters = { { resourceGroupName = "rg-9", name = "mesh-9", status = "warning" } } }
+test("PROVISIONING at 29 s of cluster_provision = 30", function()
+  emu.advance(29)
+  expect(find("clusters", "name", "c-1").status).to_equal("PROVISIONING")
+end)
+
+test("PROVISIONING -> RUNNING at 30 s: the cluster, its pools and nodes, with distinct addresses", function()
+  emu.advance(1)
+  local c = find("clusters", "name", "c-1")
+  expect(c.status).to_equal("RUNNING")
+  local seen = {}
+  for _, pool in ipairs(c.nodePools) do
+    expect(pool.status).to_equal("RUNNING")
+    for _, n in ipairs(pool.nodes) do
+      expect(n.status).to_equal("RUNNING")
+      for _, ip in ipairs{ n.publicIpAddress, n.privateIpAddress } do
+        expect(ip).to_match(IPV4)
+        expect(seen[ip]).to_be_nil()  -- addresses are distinct
+        seen[ip] = true
+      end
+    end
+  end
+end)
+
+test("the snapshot is AVAILABLE again; the cluster's name still taken", function()
+  expect(find("snapshots", "name", "snap-two-pools").status).to_equal("AVAILABLE")
+  refused(409, "ClusterAlreadyExists", restore_cluster, "snap-two-pools", "c-1")
+end)
+
+test("UpdateSnapshot changes the settings and leaves the status AVAILABLE", function()
+  local s = cloud.cluster.update_snapshot{ SnapshotName = "snap-two-pools", snapshot = { description = "changed" } }.snapshot
+  expect(s.status).to_equal("AVAILABLE")
+  expect(s.description).to_equal("changed")
+end)
+
+test("UpdateSnapshot of an unknown snapshot is SnapshotNotFound", function()
+  refused(404, "SnapshotNotFound", cloud.cluster.update_snapshot, { SnapshotName = "snap-none", snapshot = {} })
+end)
+
+---------------------------------------------------------------- service meshes
+
 local function upgrade(group, name)
   return cloud.catalog.upgrade_meshplatform_service_mesh_version{ ResourceGroupName = group, ClusterName = name,
                                                                   version = "1.22.1" }
 end
-refused(404, "ClusterNotFound", upgrade, "rg-9", "mesh-none")
-refused(404, "ClusterNotFound", upgrade, "rg-none", "mesh-9")
-emu.configure{ mesh_upgrade = 3 }
-eq(upgrade("rg-9", "mesh-9").status, "configuring", "any (warning) -> configuring")
-refused(409, "ClusterBusy", upgrade, "rg-9", "mesh-9")
-emu.advance(3)
-eq(find("mesh_clusters", "name", "mesh-9").status, "running", "configuring -> running")
 
--- ------------------------------------------------------------------ multipart completion
+test("an unknown mesh cluster or resource group is ClusterNotFound", function()
+  emu.seed{ mesh_clusters = { { resourceGroupName = "rg-9", name = "mesh-9", status = "warning" } } }
+  refused(404, "ClusterNotFound", upgrade, "rg-9", "mesh-none")
+  refused(404, "ClusterNotFound", upgrade, "rg-none", "mesh-9")
+end)
+
+test("any status (warning) -> configuring; busy meanwhile", function()
+  emu.configure{ mesh_upgrade = 3 }
+  expect(upgrade("rg-9", "mesh-9").status).to_equal("configuring")
+  refused(409, "ClusterBusy", upgrade, "rg-9", "mesh-9")
+end)
+
+test("configuring -> running after mesh_upgrade", function()
+  emu.advance(3)
+  expect(find("mesh_clusters", "name", "mesh-9").status).to_equal("running")
+end)
+
+---------------------------------------------------------------- multipart completion
 
 local s3 = cloud.storage
-s3.create_bucket{ Bucket = "parts" }
-emu.configure{ min_part_size = 6 }
-local up = s3.create_multipart_upload{ Bucket = "parts", Object = "k" }
-local e1 = s3.upload_part{ Bucket = "parts", Object = "k", uploadId = up.UploadId, partNumber = 1, body = "12345" }.ETag
-local e2 = s3.upload_part{ Bucket = "parts", Object = "k", uploadId = up.UploadId, partNumber = 2, body = "678" }.ETag
+local up, e1, e2  -- an upload of "k" with parts "12345" and "678"
+
 local function complete(parts, id)
   return once.storage.complete_multipart_upload{ Bucket = "parts", Object = "k", uploadId = id or up.UploadId, Part = parts }
 end
-err = refused(400, "EntityTooSmall", complete, { { PartNumber = 1, ETag = e1 }, { PartNumber = 2, ETag = e2 } })
-refused(400, "InvalidPart", complete, { { PartNumber = 1, ETag = e2 } })
-refused(400, "InvalidPart", complete, { { PartNumber = 3, ETag = e2 } })
-refused(404, "NoSuchUpload", complete, { { PartNumber = 1, ETag = e1 } }, ("0"):rep(32))
--- no parts and parts out of order never leave the client (validation); sent raw, the
--- emulator refuses them too
-local function raw_completion(xml)
-  local r = cloud.request{ api = "storage", method = "POST", path = "/parts/k",
-                           query = { uploadId = up.UploadId }, body = xml }
+
+-- No parts and parts out of order never leave the client (validation); sent raw,
+-- the emulator refuses them too. Returns the status and the error code.
+local function raw_completion(parts_xml)
+  local r = cloud.request{ api = "storage", method = "POST", path = "/parts/k", query = { uploadId = up.UploadId },
+    body = '<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' .. parts_xml
+           .. "</CompleteMultipartUpload>" }
   return r.status, r.body:match("<Code>(.-)</Code>")
 end
-local ns = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'
-local status, code = raw_completion("<CompleteMultipartUpload " .. ns .. "></CompleteMultipartUpload>")
-eq(status, 400, "no parts: status")
-eq(code, "MalformedXML", "no parts: code")
 local function part_xml(n, etag) return ("<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>"):format(n, etag) end
-status, code = raw_completion("<CompleteMultipartUpload " .. ns .. ">" .. part_xml(2, e2) .. part_xml(1, e1)
-                              .. "</CompleteMultipartUpload>")
-eq(status, 400, "parts out of order: status")
-eq(code, "InvalidPartOrder", "parts out of order: code")
-emu.configure{ min_part_size = 5 }
-local done = complete{ { PartNumber = 1, ETag = e1 }, { PartNumber = 2, ETag = e2 } }
-assert(done.ETag:match('%-2"$'), "completed once the minimum allows it: " .. done.ETag)
-eq(s3.get_object{ Bucket = "parts", Object = "k" }.Body, "12345678", "the object")
 
--- ------------------------------------------------------------------ the 200-with-error fault
+test("a part smaller than min_part_size (not the last) is EntityTooSmall", function()
+  s3.create_bucket{ Bucket = "parts" }
+  emu.configure{ min_part_size = 6 }
+  up = s3.create_multipart_upload{ Bucket = "parts", Object = "k" }
+  e1 = s3.upload_part{ Bucket = "parts", Object = "k", uploadId = up.UploadId, partNumber = 1, body = "12345" }.ETag
+  e2 = s3.upload_part{ Bucket = "parts", Object = "k", uploadId = up.UploadId, partNumber = 2, body = "678" }.ETag
+  refused(400, "EntityTooSmall", complete, { { PartNumber = 1, ETag = e1 }, { PartNumber = 2, ETag = e2 } })
+end)
 
-local up2 = s3.create_multipart_upload{ Bucket = "parts", Object = "k2" }
-local p = s3.upload_part{ Bucket = "parts", Object = "k2", uploadId = up2.UploadId, partNumber = 1, body = "x" }.ETag
-emu.fault{ operation = "CompleteMultipartUpload", error_in_200 = true, code = "InternalError",
-           message = "We encountered an internal error. Please try again." }
-err = select(2, pcall(once.storage.complete_multipart_upload,
-                      { Bucket = "parts", Object = "k2", uploadId = up2.UploadId, Part = { { PartNumber = 1, ETag = p } } }))
-eq(type(err), "table", "a 200 with an error body is an error")
-eq(err.code, "InternalError", "200 with error: code")
-eq(err.status, 200, "200 with error: status")
-assert(err.message:find("internal error"), "200 with error: message " .. tostring(err.message))
-eq(#emu.state().uploads, 1, "the fault answered instead of the platform: the upload is still open")
--- the fault is used up: the next completion goes through
-eq(once.storage.complete_multipart_upload{ Bucket = "parts", Object = "k2", uploadId = up2.UploadId,
-                                           Part = { { PartNumber = 1, ETag = p } } }.Key, "k2", "after the fault")
-print("emulator_states_test: ok")
+test("another part's ETag is InvalidPart", function()
+  refused(400, "InvalidPart", complete, { { PartNumber = 1, ETag = e2 } })
+end)
+
+test("a part never uploaded is InvalidPart", function()
+  refused(400, "InvalidPart", complete, { { PartNumber = 3, ETag = e2 } })
+end)
+
+test("an unknown upload is NoSuchUpload", function()
+  refused(404, "NoSuchUpload", complete, { { PartNumber = 1, ETag = e1 } }, ("0"):rep(32))
+end)
+
+test("no parts, sent raw: 400 MalformedXML", function()
+  local status, code = raw_completion("")
+  expect(status).to_equal(400)
+  expect(code).to_equal("MalformedXML")
+end)
+
+test("parts out of order, sent raw: 400 InvalidPartOrder", function()
+  local status, code = raw_completion(part_xml(2, e2) .. part_xml(1, e1))
+  expect(status).to_equal(400)
+  expect(code).to_equal("InvalidPartOrder")
+end)
+
+test("the upload completes once the minimum allows it", function()
+  emu.configure{ min_part_size = 5 }
+  local done = complete{ { PartNumber = 1, ETag = e1 }, { PartNumber = 2, ETag = e2 } }
+  expect(done.ETag).to_match('%-2"$')
+  expect(s3.get_object{ Bucket = "parts", Object = "k" }.Body).to_equal("12345678")
+end)
+
+---------------------------------------------------------------- the 200-with-error fault
+
+local up2, p  -- an upload of "k2" with one part
+
+test("a 200 answer with an error body is an error; the fault answered instead of the platform", function()
+  up2 = s3.create_multipart_upload{ Bucket = "parts", Object = "k2" }
+  p = s3.upload_part{ Bucket = "parts", Object = "k2", uploadId = up2.UploadId, partNumber = 1, body = "x" }.ETag
+  emu.fault{ operation = "CompleteMultipartUpload", error_in_200 = true, code = "InternalError",
+             message = "We encountered an internal error. Please try again." }
+  local err = expect(once.storage.complete_multipart_upload,
+                     { Bucket = "parts", Object = "k2", uploadId = up2.UploadId, Part = { { PartNumber = 1, ETag = p } } })
+    .to_fail{ code = "InternalError", status = 200 }
+  expect(err).to_be_a("table")
+  expect(err.message).to_contain("internal error")
+  expect(#emu.state().uploads).to_equal(1)  -- the upload is still open
+end)
+
+test("the fault is used up: the next completion goes through", function()
+  expect(once.storage.complete_multipart_upload{ Bucket = "parts", Object = "k2", uploadId = up2.UploadId,
+                                                 Part = { { PartNumber = 1, ETag = p } } }.Key).to_equal("k2")
+end)

@@ -1,65 +1,72 @@
 -- cloud.emulator from Lua: faults (status and code, dropped connections, delays
 -- against a client time-out, the 200-with-error body), seeding, state and reset.
 -- Each fault is checked through what a script sees: the error object or meta.attempts.
+-- Run: cloudlua test tests/lua/emulator_test.lua
 
-local check = dofile(arg[0]:match("^(.*/)") .. "support/check.lua")
-local eq, failure = check.eq, check.failure
-
+local emu = cloud.emulator
 local update = { SnapshotName = "snap-1", snapshot = { description = "x" } }
 
--- a 503 SlowDown twice: the client retries and succeeds on the third attempt
-cloud.emulator.fault{ operation = "UpdateSnapshot", times = 2, status = 503, code = "SlowDown" }
-local r, meta = cloud.cluster.update_snapshot(update)
-eq(meta.attempts, 3, "attempts after two throttled answers")
-eq(r.snapshot.description, "x", "result after retries")
+-- Every case starts from snap-1 alone, with no fault left queued by another.
+before_each(function()
+  if not emu then skip("needs the embedded emulator") end
+  emu.reset()
+  emu.seed{ snapshots = { { name = "snap-1" } } }
+end)
 
--- the fault's code and status reach the script when retries run out
-cloud.emulator.fault{ operation = "UpdateSnapshot", times = 3, status = 500, code = "InternalError" }
-local err = failure(cloud.cluster.update_snapshot, update)
-eq(err.kind, "api", "5xx kind")
-eq(err.code, "InternalError", "5xx code")
-eq(err.status, 500, "5xx status")
+test("a 503 SlowDown twice: the client retries and succeeds on the third attempt", function()
+  emu.fault{ operation = "UpdateSnapshot", times = 2, status = 503, code = "SlowDown" }
+  local r, meta = cloud.cluster.update_snapshot(update)
+  expect(meta.attempts).to_equal(3)
+  expect(r.snapshot.description).to_equal("x")
+end)
 
--- a fault for another operation leaves this one alone
-cloud.emulator.fault{ operation = "RestoreInstance", status = 500 }
-eq(select(2, cloud.cluster.update_snapshot(update)).attempts, 1, "unrelated fault ignored")
-cloud.emulator.reset()
-cloud.emulator.seed{ snapshots = { { name = "snap-1" } } }
+test("the fault's code and status reach the script when retries run out", function()
+  emu.fault{ operation = "UpdateSnapshot", times = 3, status = 500, code = "InternalError" }
+  expect(cloud.cluster.update_snapshot, update).to_fail{ kind = "api", code = "InternalError", status = 500 }
+end)
 
--- a dropped connection is a transport error
-local once = cloud.client{ max_attempts = 1 }
-cloud.emulator.fault{ drop = true }
-err = failure(once.cluster.update_snapshot, update)
-eq(err.kind, "transport", "dropped connection kind")
+test("a fault for another operation leaves this one alone", function()
+  emu.fault{ operation = "RestoreInstance", status = 500 }
+  expect(select(2, cloud.cluster.update_snapshot(update)).attempts).to_equal(1)
+end)
 
--- a delay longer than the client's time-out is a timeout
-local impatient = cloud.client{ max_attempts = 1, timeout = 0.2 }
-cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 0.8 }
-err = failure(impatient.cluster.update_snapshot, update)
-eq(err.kind, "timeout", "delay beyond the time-out")
-eq(err.code, "Timeout", "timeout code")
+test("a dropped connection is a transport error", function()
+  emu.fault{ drop = true }
+  expect(cloud.client{ max_attempts = 1 }.cluster.update_snapshot, update).to_fail{ kind = "transport" }
+end)
 
--- seed: fields left out get plausible values; state shows what the calls changed
-cloud.emulator.seed{ snapshots = { { name = "seeded", description = "from the test" } } }
-r = cloud.cluster.update_snapshot{ SnapshotName = "seeded", snapshot = { tags = { { key = "a", value = "b" } } } }
-eq(r.snapshot.description, "from the test", "seeded field kept")
-eq(r.snapshot.status, "AVAILABLE", "left-out field filled in")
-local names = {}
-for _, s in ipairs(cloud.emulator.state().snapshots) do names[s.name] = s end
-assert(names.seeded and names["snap-1"], "state lists the snapshots")
-eq(names.seeded.tags[1].key, "a", "state shows the change")
+test("a delay longer than the client's time-out is a timeout", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 0.8 }
+  expect(cloud.client{ max_attempts = 1, timeout = 0.2 }.cluster.update_snapshot, update)
+    .to_fail{ kind = "timeout", code = "Timeout" }
+end)
 
--- reset: nothing left
-cloud.emulator.reset()
-eq(#cloud.emulator.state().snapshots, 0, "reset empties the platform")
-err = failure(cloud.cluster.update_snapshot, update)
-eq(err.code, "SnapshotNotFound", "after reset")
+test("seed: fields left out get plausible values; state shows what the calls changed", function()
+  emu.seed{ snapshots = { { name = "seeded", description = "from the test" } } }
+  local r = cloud.cluster.update_snapshot{ SnapshotName = "seeded", snapshot = { tags = { { key = "a", value = "b" } } } }
+  expect(r.snapshot.description).to_equal("from the test")
+  expect(r.snapshot.status).to_equal("AVAILABLE")
+  local names = {}
+  for _, s in ipairs(emu.state().snapshots) do names[s.name] = s end
+  expect(names.seeded).to_be_a("table")
+  expect(names["snap-1"]).to_be_a("table")
+  expect(names.seeded.tags[1].key).to_equal("a")
+end)
 
--- bad arguments are named
-local ok, msg = pcall(cloud.emulator.seed, { snapshot = {} })
-assert(not ok and msg:find("unknown field 'snapshot'"), tostring(msg))
-ok, msg = pcall(cloud.emulator.fault, { operation = "NoSuchThing" })
-assert(not ok and msg:find("no operation named 'NoSuchThing'"), tostring(msg))
-ok, msg = pcall(cloud.emulator.advance, -1)
-assert(not ok and msg:find("must not be negative"), tostring(msg))
-print("emulator_test: ok")
+test("reset: nothing left", function()
+  emu.reset()
+  expect(#emu.state().snapshots).to_equal(0)
+  expect(cloud.cluster.update_snapshot, update).to_fail{ code = "SnapshotNotFound" }
+end)
+
+test("seed names an unknown kind", function()
+  expect(emu.seed, { snapshot = {} }).to_fail("unknown field 'snapshot'")
+end)
+
+test("fault names an unknown operation", function()
+  expect(emu.fault, { operation = "NoSuchThing" }).to_fail("no operation named 'NoSuchThing'")
+end)
+
+test("advance refuses a negative time", function()
+  expect(emu.advance, -1).to_fail("must not be negative")
+end)

@@ -3,130 +3,169 @@
 -- body), transport (nothing listening), timeout (an answer slower than the client's
 -- time-out), config (no credentials, no endpoint). Error objects have a fixed shape
 -- and print readably.
+-- Run: cloudlua test tests/lua/errors_test.lua
 
-local check = dofile(arg[0]:match("^(.*/)") .. "support/check.lua")
-local eq, failure = check.eq, check.failure
+local snap = { SnapshotName = "snap-1", snapshot = {} }
 
--- validation: every problem at once, with paths; nothing is sent
-local err = failure(cloud.cluster.update_snapshot, {
-  SnapshotName = "snap-1",
-  snapshot = { name = ("a"):rep(41), description = ("d"):rep(256), tags = { { key = "k", value = ("v"):rep(257) } },
-               expirationTime = "tomorrow" },
-})
-eq(err.kind, "validation", "kind")
-eq(err.code, "ValidationError", "code")
-eq(err.operation, "UpdateSnapshot", "operation")
-eq(err.status, 0, "no HTTP status: nothing was sent")
-eq(err.attempts, 0, "no attempt: nothing was sent")
-local paths = {}
-for _, f in ipairs(err.fields) do paths[f.path] = f.problem end
-eq(paths["snapshot.name"], "at most 40 characters (got 41)", "name limit")
-eq(paths["snapshot.description"], "at most 255 characters (got 256)", "description limit")
-eq(paths["snapshot.tags[1].value"], "at most 256 characters (got 257)", "tag value limit")
-assert(paths["snapshot.expirationTime"]:find("ISO 8601"), "expirationTime format")
-assert(tostring(err):find("snapshot.tags%[1%]%.value: at most 256 characters"), "tostring lists the fields")
+---------------------------------------------------------------- validation
 
-err = failure(cloud.cluster.update_snapshot, { snapshot = { name = 5 } })
-local problems = {}
-for _, f in ipairs(err.fields) do problems[f.path] = f.problem end
-eq(problems["SnapshotName"], "required", "missing path parameter")
-eq(problems["snapshot.name"], "string expected, got integer", "wrong type named")
+-- An UpdateSnapshot with four mistakes; its error.
+local function four_mistakes()
+  return expect(cloud.cluster.update_snapshot, {
+    SnapshotName = "snap-1",
+    snapshot = { name = ("a"):rep(41), description = ("d"):rep(256), tags = { { key = "k", value = ("v"):rep(257) } },
+                 expirationTime = "tomorrow" },
+  }).to_fail()
+end
 
-err = failure(cloud.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = { fn = print } })
-eq(err.kind, "validation", "functions cannot be sent")
+local function problems_of(err)
+  local problems = {}
+  for _, f in ipairs(err.fields) do problems[f.path] = f.problem end
+  return problems
+end
 
--- api: a wrong secret is refused by the platform's signature check
-local wrong_secret = cloud.client{ credentials = { secret_access_key = "wrong" } }
-err = failure(wrong_secret.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = {} })
-eq(err.kind, "api", "wrong secret kind")
-eq(err.code, "SignatureDoesNotMatch", "wrong secret code")
-eq(err.status, 403, "wrong secret status")
-assert(err.request_id ~= "", "request id on api errors")
-assert(not tostring(err):find("wrong", 1, true), "the secret never appears in the error")
+test("validation: kind, code and operation; nothing was sent", function()
+  local err = four_mistakes()
+  expect(err.kind).to_equal("validation")
+  expect(err.code).to_equal("ValidationError")
+  expect(err.operation).to_equal("UpdateSnapshot")
+  expect(err.status).to_equal(0)     -- no HTTP status
+  expect(err.attempts).to_equal(0)   -- no attempt
+end)
 
-local unknown_key = cloud.client{ credentials = { access_key_id = "NOSUCHKEY", secret_access_key = "x" } }
-err = failure(unknown_key.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = {} })
-eq(err.code, "InvalidAccessKeyId", "unknown key")
+test("validation: every problem at once, each with its path", function()
+  local problems = problems_of(four_mistakes())
+  expect(problems["snapshot.name"]).to_equal("at most 40 characters (got 41)")
+  expect(problems["snapshot.description"]).to_equal("at most 255 characters (got 256)")
+  expect(problems["snapshot.tags[1].value"]).to_equal("at most 256 characters (got 257)")
+  expect(problems["snapshot.expirationTime"]).to_contain("ISO 8601")
+end)
 
--- a signature in the wrong dialect is still a valid signature: the emulator accepts both
-local aws = cloud.client{ dialect = "aws" }
-eq(aws.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = {} }.snapshot.name, "snap-1", "aws dialect accepted")
+test("validation: tostring lists the fields", function()
+  expect(tostring(four_mistakes())).to_match("snapshot.tags%[1%]%.value: at most 256 characters")
+end)
 
--- transport: nothing listens on the endpoint
-local nowhere = cloud.client{ endpoints = { cluster = "http://127.0.0.1:9" }, max_attempts = 1 }
-err = failure(nowhere.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = {} })
-eq(err.kind, "transport", "unreachable kind")
-eq(err.code, "ConnectionFailed", "unreachable code")
-eq(err.operation, "UpdateSnapshot", "operation named on transport errors")
+test("validation: a missing path parameter and a wrong type are named", function()
+  local problems = problems_of(expect(cloud.cluster.update_snapshot, { snapshot = { name = 5 } }).to_fail())
+  expect(problems["SnapshotName"]).to_equal("required")
+  expect(problems["snapshot.name"]).to_equal("string expected, got integer")
+end)
 
--- connection failures are retried: attempts counted up to the limit
-local ok, e = pcall(cloud.client{ endpoints = { cluster = "http://127.0.0.1:9" }, max_attempts = 2 }.cluster.update_snapshot,
-                    { SnapshotName = "snap-1", snapshot = {} })
-eq(e.code, "ConnectionFailed", "retried, still failing")
+test("validation: functions cannot be sent", function()
+  expect(cloud.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = { fn = print } })
+    .to_fail{ kind = "validation" }
+end)
 
--- api, from the storage API's XML error body: code, message and request id read from it
-err = failure(cloud.storage.get_object, { Bucket = "no-such-bucket", Object = "k" })
-eq(err.kind, "api", "XML error: kind")
-eq(err.code, "NoSuchBucket", "XML error: code")
-eq(err.status, 404, "XML error: status")
-eq(err.operation, "GetObject", "XML error: operation")
-assert(err.message ~= "" and not err.message:find("<"), "XML error: message is the <Message> text: " .. err.message)
-assert(err.request_id ~= "", "XML error: request id")
-eq(err.attempts, 1, "XML error: one attempt")
+---------------------------------------------------------------- api
 
--- api, from a JSON API's error body
-err = failure(cloud.cluster.update_snapshot, { SnapshotName = "no-such-snapshot", snapshot = {} })
-eq(err.kind, "api", "JSON error: kind")
-eq(err.code, "SnapshotNotFound", "JSON error: code")
-eq(err.status, 404, "JSON error: status")
-assert(err.message:find("no-such-snapshot", 1, true), "JSON error: message names the snapshot: " .. err.message)
+test("api: a wrong secret is refused by the platform's signature check", function()
+  local wrong_secret = cloud.client{ credentials = { secret_access_key = "wrong" } }
+  local err = expect(wrong_secret.cluster.update_snapshot, snap)
+    .to_fail{ kind = "api", code = "SignatureDoesNotMatch", status = 403 }
+  expect(err.request_id).to_not_equal("")
+  expect(tostring(err):find("wrong", 1, true)).to_be_nil()  -- the secret never appears in the error
+end)
 
--- api, from an <Error> in a 200 answer (retried like a 5xx; here with one attempt)
-if cloud.emulator then
+test("api: an unknown access key", function()
+  local unknown_key = cloud.client{ credentials = { access_key_id = "NOSUCHKEY", secret_access_key = "x" } }
+  expect(unknown_key.cluster.update_snapshot, snap).to_fail{ code = "InvalidAccessKeyId" }
+end)
+
+-- A signature in the wrong dialect is still a valid signature: the emulator accepts both.
+test("api: the aws dialect is accepted", function()
+  local aws = cloud.client{ dialect = "aws" }
+  expect(aws.cluster.update_snapshot(snap).snapshot.name).to_equal("snap-1")
+end)
+
+test("api: the storage API's XML error body gives code, message and request id", function()
+  local err = expect(cloud.storage.get_object, { Bucket = "no-such-bucket", Object = "k" })
+    .to_fail{ kind = "api", code = "NoSuchBucket", status = 404, operation = "GetObject" }
+  expect(err.message).to_not_equal("")
+  expect(err.message:find("<", 1, true)).to_be_nil()  -- the <Message> text, not the XML
+  expect(err.request_id).to_not_equal("")
+  expect(err.attempts).to_equal(1)
+end)
+
+test("api: a JSON API's error body", function()
+  local err = expect(cloud.cluster.update_snapshot, { SnapshotName = "no-such-snapshot", snapshot = {} })
+    .to_fail{ kind = "api", code = "SnapshotNotFound", status = 404 }
+  expect(err.message).to_contain("no-such-snapshot")
+end)
+
+-- Retried like a 5xx; here with one attempt.
+test("api: an <Error> in a 200 answer", function()
+  if not cloud.emulator then skip("needs the embedded emulator's faults") end
   local s3 = cloud.storage
   local up = s3.create_multipart_upload{ Bucket = "demo-bucket", Object = "k" }
   local etag = s3.upload_part{ Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, partNumber = 1, body = "x" }.ETag
   cloud.emulator.fault{ operation = "CompleteMultipartUpload", error_in_200 = true, code = "InternalError" }
-  err = failure(cloud.client{ max_attempts = 1 }.storage.complete_multipart_upload,
-                { Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, Part = { { PartNumber = 1, ETag = etag } } })
-  eq(err.kind, "api", "error in 200: kind")
-  eq(err.code, "InternalError", "error in 200: code")
-  eq(err.status, 200, "error in 200: status")
-end
+  expect(cloud.client{ max_attempts = 1 }.storage.complete_multipart_upload,
+         { Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, Part = { { PartNumber = 1, ETag = etag } } })
+    .to_fail{ kind = "api", code = "InternalError", status = 200 }
+end)
 
--- timeout: the answer comes later than the client waits (a short emulator delay)
-if cloud.emulator then
+---------------------------------------------------------------- transport and timeout
+
+test("transport: nothing listens on the endpoint", function()
+  local nowhere = cloud.client{ endpoints = { cluster = "http://127.0.0.1:9" }, max_attempts = 1 }
+  expect(nowhere.cluster.update_snapshot, snap)
+    .to_fail{ kind = "transport", code = "ConnectionFailed", operation = "UpdateSnapshot" }
+end)
+
+test("transport: connection failures are retried, attempts counted up to the limit", function()
+  local nowhere = cloud.client{ endpoints = { cluster = "http://127.0.0.1:9" }, max_attempts = 2 }
+  local err = expect(nowhere.cluster.update_snapshot, snap).to_fail{ code = "ConnectionFailed" }
+  expect(err.attempts).to_equal(2)
+end)
+
+-- The answer comes later than the client waits (a short emulator delay).
+test("timeout: kind, code, no status, the operation", function()
+  if not cloud.emulator then skip("needs the embedded emulator's faults") end
   cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 0.3 }
-  err = failure(cloud.client{ timeout = 0.05, max_attempts = 1 }.cluster.update_snapshot,
-                { SnapshotName = "snap-1", snapshot = {} })
-  eq(err.kind, "timeout", "timeout: kind")
-  eq(err.code, "Timeout", "timeout: code")
-  eq(err.status, 0, "timeout: no status")
-  eq(err.operation, "UpdateSnapshot", "timeout: operation")
+  local err = expect(cloud.client{ timeout = 0.05, max_attempts = 1 }.cluster.update_snapshot, snap)
+    .to_fail{ kind = "timeout", code = "Timeout" }
+  expect(err.status).to_equal(0)
+  expect(err.operation).to_equal("UpdateSnapshot")
+end)
+
+---------------------------------------------------------------- config
+
+test("config: no credentials; nothing is sent", function()
+  local client = cloud.client{ credentials = { access_key_id = "", secret_access_key = "" } }
+  local err = expect(client.cluster.update_snapshot, snap).to_fail{ kind = "config", code = "NoCredentials" }
+  expect(err.attempts).to_equal(0)
+end)
+
+local function no_endpoint()
+  return expect(cloud.client{ endpoints = { devops = "" } }.devops.restore_instance, {}).to_fail()
 end
 
--- config: a client that cannot work; nothing is sent (attempts 0)
-err = failure(cloud.client{ credentials = { access_key_id = "", secret_access_key = "" } }.cluster.update_snapshot,
-              { SnapshotName = "snap-1", snapshot = {} })
-eq(err.kind, "config", "no credentials: kind")
-eq(err.code, "NoCredentials", "no credentials: code")
-eq(err.attempts, 0, "no credentials: nothing sent")
-err = failure(cloud.client{ endpoints = { devops = "" } }.devops.restore_instance, {})
-eq(err.kind, "config", "no endpoint: kind")
-eq(err.code, "NoEndpoint", "no endpoint: code")
-assert(err.message:find("devops"), "no endpoint: the API is named: " .. err.message)
+test("config: no endpoint; the API is named", function()
+  local err = no_endpoint()
+  expect(err.kind).to_equal("config")
+  expect(err.code).to_equal("NoEndpoint")
+  expect(err.message).to_contain("devops")
+end)
 
--- every error object has the same fields
-for _, k in ipairs{ "kind", "code", "message", "status", "request_id", "operation", "fields", "attempts" } do
-  assert(err[k] ~= nil, "error objects carry " .. k)
-end
+test("every error object has the same fields", function()
+  local err, missing = no_endpoint(), {}
+  for _, k in ipairs{ "kind", "code", "message", "status", "request_id", "operation", "fields", "attempts" } do
+    if err[k] == nil then missing[#missing + 1] = k end
+  end
+  expect(missing).to_equal({})
+end)
 
--- bad arguments to the module itself get lauxlib's wording
-ok, e = pcall(cloud.client, { dialect = "sigv2" })
-assert(not ok and e:find("dialect must be \"ext\" or \"aws\""), "bad dialect: " .. tostring(e))
-ok, e = pcall(cloud.cluster.update_snapshot, "snap-1")
-assert(not ok and e:find("bad argument #1 to 'cloud.cluster.update_snapshot' %(table expected, got string%)"), tostring(e))
+---------------------------------------------------------------- the module's own errors
 
--- cloud.null is one value that prints as cloud.null
-eq(tostring(cloud.null), "cloud.null", "cloud.null prints")
-print("errors_test: ok")
+test("a bad dialect gets lauxlib's wording", function()
+  expect(cloud.client, { dialect = "sigv2" }).to_fail('dialect must be "ext" or "aws"')
+end)
+
+test("a bad argument to an operation gets lauxlib's wording", function()
+  expect(cloud.cluster.update_snapshot, "snap-1")
+    .to_fail("bad argument #1 to 'cloud.cluster.update_snapshot' (table expected, got string)")
+end)
+
+test("cloud.null prints as cloud.null", function()
+  expect(tostring(cloud.null)).to_equal("cloud.null")
+end)

@@ -2,17 +2,8 @@
 -- listed, an operation is reached by its function, its name or its snake name, the
 -- limits help states are the ones validation enforces, and unknown names are
 -- refused with a message. help() writes with io.write, so io.output() captures its
--- text. Fails by raising an error.
-
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s: expected %s, got %s"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
-local function has(text, fragment, what)
-  if not text:find(fragment, 1, true) then error(("%s: %q not in:\n%s"):format(what, fragment, text), 2) end
-end
+-- text.
+-- Run: cloudlua test tests/lua/help_test.lua
 
 -- What help(...) writes; or false and the error message when it raises.
 local function help_text(...)
@@ -29,68 +20,106 @@ local function help_text(...)
   return text
 end
 
--- help(): every API and every operation, by its Lua name and its own name (a long
--- pair wraps onto the next line)
-local overview = help_text()
+---------------------------------------------------------------- help()
+
+-- Every API and every operation, by its Lua name and its own name (a long pair
+-- wraps onto the next line).
 for _, op in ipairs(cloud.operations()) do
-  assert(overview:find(("\n  cloud%%.%s%%.%s%%s+%%(%s%%)\n"):format(op.api, op.fn, op.name)),
-    "overview lists " .. op.name .. ":\n" .. overview)
+  test("the overview lists " .. op.name, function()
+    expect(help_text()).to_match(("\n  cloud%%.%s%%.%s%%s+%%(%s%%)\n"):format(op.api, op.fn, op.name))
+  end)
 end
 
--- one operation, reached three ways, says the same
-local by_function = help_text(cloud.devops.restore_instance)
-eq(help_text("RestoreInstance"), by_function, "by name")
-eq(help_text("restore_instance"), by_function, "by snake name")
-eq(help_text(cloud.client{}.devops.restore_instance), by_function, "through another client")
-has(by_function, "cloud.devops.restore_instance{...}  (RestoreInstance, devops API)", "title")
-has(by_function, "POST /v1/instances:restore", "method and path")
-has(by_function, "Not idempotent", "idempotence")
-has(by_function, 'instanceType: string, default "e-large"', "default")
-has(by_function, "one of c-large, c-large8, e-large,", "allowed values")
-has(by_function, "backupId: string, exactly 32 characters, lowercase letters and digits", "limits")
-has(by_function, "    bucketUseObjects: table", "nested fields indented under their parent")
-has(help_text("CreateMultipartUpload"), "POST /{Bucket}/{Object+}?uploads", "the query key that selects the operation")
-has(help_text("AuthorizeFirewallRules"), "FirewallGroupName: string, required, in the path", "path parameter")
-has(help_text("AuthorizeFirewallRules"), "port: integer, required when protocol is TCP, left out when protocol is ICMP",
-  "conditions")
+test("one operation, reached by name, snake name or another client's function, says the same", function()
+  local by_function = help_text(cloud.devops.restore_instance)
+  expect(help_text("RestoreInstance")).to_equal(by_function)
+  expect(help_text("restore_instance")).to_equal(by_function)
+  expect(help_text(cloud.client{}.devops.restore_instance)).to_equal(by_function)
+end)
 
--- an API, by table or by name
-local devops = help_text(cloud.devops)
-eq(help_text("devops"), devops, "API by name")
-eq(help_text(cloud), overview, "help(cloud) is help()")
-for _, op in ipairs(cloud.operations()) do
-  if op.api == "devops" then has(devops, "cloud.devops." .. op.fn, "API help lists " .. op.name) end
-end
+test("an operation's help: title, method and path, idempotence", function()
+  local text = help_text(cloud.devops.restore_instance)
+  expect(text).to_contain("cloud.devops.restore_instance{...}  (RestoreInstance, devops API)")
+  expect(text).to_contain("POST /v1/instances:restore")
+  expect(text).to_contain("Not idempotent")
+end)
 
--- unknown things are refused with a hint
-local ok, err = help_text("RestoreInstanse")
-eq(ok, false, "unknown name fails")
-assert(err:find("^bad argument #1 to '[%w.]*help' %(no operation or API named 'RestoreInstanse'; help%(%) lists them%)$"),
-  "unknown name message: " .. err)
-ok, err = help_text(print)
-eq(ok, false, "a function that is no operation fails")
-has(err, "an operation, an API or a name expected, got function", "wrong kind of value")
+test("an operation's help: defaults, allowed values, limits, nested fields indented", function()
+  local text = help_text(cloud.devops.restore_instance)
+  expect(text).to_contain('instanceType: string, default "e-large"')
+  expect(text).to_contain("one of c-large, c-large8, e-large,")
+  expect(text).to_contain("backupId: string, exactly 32 characters, lowercase letters and digits")
+  expect(text).to_contain("    bucketUseObjects: table")
+end)
 
--- cloud.describe: the same facts as data, values typed as the model has them
-local d = cloud.describe(cloud.devops.authorize_firewall_rules)
-eq(d.name, "AuthorizeFirewallRules", "name")
-eq(d.fn, "authorize_firewall_rules", "fn")
-eq(d.method .. " " .. d.path, "POST /v1/firewallGroups/{FirewallGroupName}/rules", "method and path")
-local fields = {}
-for _, f in ipairs(d.parameters) do fields[f.path] = f end
-eq(fields.FirewallGroupName.location, "path", "location")
-eq(fields.FirewallGroupName.required, true, "required")
-eq(fields["rules[].port"].type, "integer", "list element field path")
-eq(fields["rules[].port"].allowed[1], 22, "allowed values keep their type")
-eq(fields["rules[].port"].rules[1], "required when protocol is TCP", "condition")
-eq(cloud.describe("RestoreInstance").parameters[3].default, "e-large", "typed default")
-eq(cloud.describe("UpdateSnapshot").idempotent, true, "idempotent")
-assert(not pcall(cloud.describe, "Nope"), "describe refuses an unknown operation")
+test("an operation's help: the query key that selects it", function()
+  expect(help_text("CreateMultipartUpload")).to_contain("POST /{Bucket}/{Object+}?uploads")
+end)
 
--- what help says is what validation enforces: every "at most N characters" on a
--- field outside lists is refused at N + 1 characters, with that field's path
+test("an operation's help: path parameters and conditions", function()
+  local text = help_text("AuthorizeFirewallRules")
+  expect(text).to_contain("FirewallGroupName: string, required, in the path")
+  expect(text).to_contain("port: integer, required when protocol is TCP, left out when protocol is ICMP")
+end)
 
--- {} with `value` at the dotted `path` ("snapshot.name")
+test("an API, by table or by name; help(cloud) is help()", function()
+  expect(help_text("devops")).to_equal(help_text(cloud.devops))
+  expect(help_text(cloud)).to_equal(help_text())
+end)
+
+test("an API's help lists its operations", function()
+  local devops = help_text(cloud.devops)
+  for _, op in ipairs(cloud.operations()) do
+    if op.api == "devops" then expect(devops).to_contain("cloud.devops." .. op.fn) end
+  end
+end)
+
+test("an unknown name is refused with a hint", function()
+  local ok, err = help_text("RestoreInstanse")
+  expect(ok).to_equal(false)
+  expect(err).to_match("^bad argument #1 to '[%w.]*help' %(no operation or API named 'RestoreInstanse'; help%(%) lists them%)$")
+end)
+
+test("a function that is no operation is refused", function()
+  local ok, err = help_text(print)
+  expect(ok).to_equal(false)
+  expect(err).to_contain("an operation, an API or a name expected, got function")
+end)
+
+---------------------------------------------------------------- cloud.describe: the same facts as data
+
+test("describe: name, function name, method and path", function()
+  local d = cloud.describe(cloud.devops.authorize_firewall_rules)
+  expect(d.name).to_equal("AuthorizeFirewallRules")
+  expect(d.fn).to_equal("authorize_firewall_rules")
+  expect(d.method .. " " .. d.path).to_equal("POST /v1/firewallGroups/{FirewallGroupName}/rules")
+end)
+
+test("describe: parameters typed as the model has them", function()
+  local fields = {}
+  for _, f in ipairs(cloud.describe(cloud.devops.authorize_firewall_rules).parameters) do fields[f.path] = f end
+  expect(fields.FirewallGroupName.location).to_equal("path")
+  expect(fields.FirewallGroupName.required).to_equal(true)
+  expect(fields["rules[].port"].type).to_equal("integer")           -- a list element's field path
+  expect(fields["rules[].port"].allowed[1]).to_equal(22)            -- allowed values keep their type
+  expect(fields["rules[].port"].rules[1]).to_equal("required when protocol is TCP")
+end)
+
+test("describe: a typed default; idempotence", function()
+  expect(cloud.describe("RestoreInstance").parameters[3].default).to_equal("e-large")
+  expect(cloud.describe("UpdateSnapshot").idempotent).to_equal(true)
+end)
+
+test("describe refuses an unknown operation", function()
+  expect(cloud.describe, "Nope").to_fail()
+end)
+
+---------------------------------------------------------------- what help says is what validation enforces
+
+-- Every "at most N characters" on a field outside lists is refused at N + 1
+-- characters, with that field's path.
+
+-- {} with `value` at the dotted `path` ("snapshot.name").
 local function table_with(path, value)
   local root = {}
   local node, last = root, nil
@@ -114,16 +143,19 @@ for _, op in ipairs(cloud.operations()) do
   for _, f in ipairs(cloud.describe(op.name).parameters) do
     local max = not f.path:find("[]", 1, true) and length_limit(f)
     if max then
-      local called, err = pcall(cloud.call, op.name, table_with(f.path, ("a"):rep(max + 1)))
-      eq(called, false, op.name .. " " .. f.path .. " over its limit")
-      local found = false
-      for _, problem in ipairs(err.fields) do
-        found = found or (problem.path == f.path and problem.problem:find("at most " .. max .. " characters", 1, true))
-      end
-      assert(found, ("%s: validation agrees with help on %s (at most %d)"):format(op.name, f.path, max))
       checked = checked + 1
+      test(("%s %s: validation agrees with help (at most %d)"):format(op.name, f.path, max), function()
+        local err = expect(cloud.call, op.name, table_with(f.path, ("a"):rep(max + 1))).to_fail()
+        local found = false
+        for _, problem in ipairs(err.fields) do
+          found = found or (problem.path == f.path and problem.problem:find("at most " .. max .. " characters", 1, true))
+        end
+        expect(found).to_be_truthy()
+      end)
     end
   end
 end
-assert(checked >= 5, "several length limits cross-checked, got " .. checked)
-print("help_test: ok (" .. checked .. " limits cross-checked)")
+
+test("several length limits are cross-checked", function()
+  expect(checked >= 5).to_be_truthy()
+end)

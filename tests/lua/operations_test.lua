@@ -2,112 +2,139 @@
 -- Lua: validation, JSON, ext signing, HTTP to the embedded emulator, which answers as
 -- the spec's table of observable moves says. Then, when the session has
 -- cloud.emulator, the transitions settle as its virtual time is advanced.
--- Fails by raising an error.
-
-local eq = dofile(arg[0]:match("^(.*/)") .. "support/check.lua").eq
-
-local function empty(t, what)
-  eq(type(t), "table", what .. " is a table")
-  eq(next(t), nil, what .. " is empty")
-end
-
-local function refused(fn, args)
-  local ok, err = pcall(fn, args)
-  assert(not ok, "the call should have been refused")
-  eq(type(err), "table", "error object")
-  return err
-end
+-- Run: cloudlua test tests/lua/operations_test.lua
 
 local emu = cloud.emulator
-if emu and emu.configure then emu.configure{ real_time = false } end  -- settle only when told
+local g, g_meta, instance, cluster, mesh  -- the answers of the four calls, made by setup
 
--- AuthorizeFirewallRules: the whole group, new rules AUTHORIZED, group PROCESSING
-local g, meta = cloud.devops.authorize_firewall_rules{
-  FirewallGroupName = "fw-1",
-  rules = {
-    { protocol = "TCP", port = 443, cidrIp = "198.51.100.0/24", description = "https" },
-    { protocol = "ICMP", cidrIp = "192.0.2.10" },
-  },
-}
-eq(meta.status, 200, "authorize: meta.status")
-eq(g.firewallGroupName, "fw-1", "group not wrapped")
-eq(g.state, "PROCESSING", "group PROCESSING")
-eq(#g.rules, 3, "the fixture rule and the two new ones")
-local https, ping = g.rules[2], g.rules[3]
-eq(https.protocol, "TCP", "https rule protocol")
-eq(https.port, 443, "https rule port")
-eq(math.type(https.port), "integer", "port stays an integer")
-eq(https.state, "AUTHORIZED", "https rule AUTHORIZED")
-eq(type(https.id), "string", "rule id given by the platform")
-eq(ping.protocol, "ICMP", "icmp rule protocol")
-eq(ping.port, nil, "the ICMP rule carries no port")
-eq(ping.state, "AUTHORIZED", "icmp rule AUTHORIZED")
+setup(function()
+  if emu then emu.configure{ real_time = false } end  -- settle only when told
+  g, g_meta = cloud.devops.authorize_firewall_rules{
+    FirewallGroupName = "fw-1",
+    rules = {
+      { protocol = "TCP", port = 443, cidrIp = "198.51.100.0/24", description = "https" },
+      { protocol = "ICMP", cidrIp = "192.0.2.10" },
+    },
+  }
+  instance = cloud.devops.restore_instance{ backupId = "0123456789abcdef0123456789abcdef", instanceId = "code-1" }.instance
+  cluster = cloud.cluster.restore_cluster_from_snapshot{
+    SnapshotName = "snap-2",
+    cluster = { name = "restored-1", locations = { "east-11" }, tags = { { key = "env", value = "qa" } } },
+  }.cluster
+  mesh = cloud.catalog.upgrade_meshplatform_service_mesh_version{
+    ResourceGroupName = "rg-1", ClusterName = "mesh-1", version = "1.22.1",
+  }
+end)
 
-local err = refused(cloud.devops.authorize_firewall_rules,
-                    { FirewallGroupName = "fw-1", rules = { { protocol = "TCP", port = 22, cidrIp = "10.0.0.1" } } })
-eq(err.kind, "api", "busy: kind")
-eq(err.code, "FirewallGroupBusy", "busy: code")
-eq(err.status, 409, "busy: status")
-assert(err.message:find("PROCESSING"), "busy: message names the state: " .. err.message)
-
--- RestoreInstance: { instance } RESTORING, status 200, empty network config and versions
-local r = cloud.devops.restore_instance{ backupId = "0123456789abcdef0123456789abcdef", instanceId = "code-1" }
-local i = r.instance
-eq(i.instanceId, "code-1", "instance id")
-eq(i.state, "RESTORING", "instance state")
-eq(i.status.code, 200, "status code")
-eq(i.status.name, "RESTORING", "status name")
-eq(i.publicIpAddress, "", "no global IP while restoring")
-eq(i.instanceType, "e-large", "default instance type")
-eq(i.availabilityZone, "east-11", "default zone of jp-east-1")
-empty(i.networkConfig, "networkConfig")
-empty(i.upgradableCodehostVersions, "upgradableCodehostVersions")
-assert(i.createTime:match("^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d:%d%d UTC$"), "createTime form: " .. i.createTime)
-
--- RestoreClusterFromSnapshot: { cluster } PROVISIONING with empty node addresses
-local c = cloud.cluster.restore_cluster_from_snapshot{
-  SnapshotName = "snap-2",
-  cluster = { name = "restored-1", locations = { "east-11" }, tags = { { key = "env", value = "qa" } } },
-}
-c = c.cluster
-eq(c.name, "restored-1", "cluster name")
-eq(c.status, "PROVISIONING", "cluster PROVISIONING")
-eq(c.networkConfig.networkId, "net-COMMON_PRIVATE", "default network")
-eq(c.addonsConfig.httpLoadBalancing.disabled, false, "add-on enabled by default")
-eq(c.tags[1].key, "env", "tag key")
-eq(type(c.tags[1].id), "string", "tag id")
-local pool = c.nodePools[1]
-eq(pool.status, "PROVISIONING", "node pool PROVISIONING")
-assert(#pool.nodes > 0, "nodes")
-for _, n in ipairs(pool.nodes) do
-  eq(n.status, "PROVISIONING", "node PROVISIONING")
-  eq(n.publicIpAddress, "", "empty public IP")
-  eq(n.privateIpAddress, "", "empty private IP")
+local function empty(t)
+  expect(t).to_be_a("table")
+  expect(next(t)).to_be_nil()
 end
-assert(c.nrn:match(":cluster:[%x-]+$"), "cluster nrn: " .. c.nrn)
 
--- UpgradeMeshplatformServiceMeshVersion: the whole cluster, configuring
-local m = cloud.catalog.upgrade_meshplatform_service_mesh_version{
-  ResourceGroupName = "rg-1", ClusterName = "mesh-1", version = "1.22.1",
-}
-eq(m.name, "mesh-1", "mesh cluster not wrapped")
-eq(m.status, "configuring", "mesh configuring")
-eq(m.meshplatformServiceMeshConfig.version, "1.22.1", "mesh version")
-eq(m.meshplatformServiceMeshConfig.enabled, true, "mesh enabled")
-eq(m.controlPlaneLoadBalancer.type, "elastic-load-balancer", "load balancer type")
-eq(m.controlPlane.volumeSize, 100, "volume size")
-err = refused(cloud.catalog.upgrade_meshplatform_service_mesh_version,
-              { ResourceGroupName = "rg-1", ClusterName = "mesh-1", version = "1.22.2" })
-eq(err.code, "ClusterBusy", "mesh busy: code")
-eq(err.status, 409, "mesh busy: status")
-err = refused(cloud.catalog.upgrade_meshplatform_service_mesh_version, { ResourceGroupName = "rg-9", ClusterName = "mesh-1" })
-eq(err.code, "ClusterNotFound", "unknown resource group: code")
-eq(err.status, 404, "unknown resource group: status")
+---------------------------------------------------------------- AuthorizeFirewallRules
 
--- settling, through the emulator's virtual time (default durations 10, 60, 120, 30 s)
-if not (emu and emu.advance and emu.state) then
-  print("operations_test: ok (cloud.emulator.advance absent: settling left to the unit tests)")
-  return
+test("AuthorizeFirewallRules answers the whole group, PROCESSING", function()
+  expect(g_meta.status).to_equal(200)
+  expect(g.firewallGroupName).to_equal("fw-1")  -- not wrapped
+  expect(g.state).to_equal("PROCESSING")
+  expect(#g.rules).to_equal(3)  -- the fixture rule and the two new ones
+end)
+
+test("AuthorizeFirewallRules: the new TCP rule AUTHORIZED, its port an integer, an id given", function()
+  local https = g.rules[2]
+  expect(https.protocol).to_equal("TCP")
+  expect(https.port).to_equal(443)
+  expect(https.port).to_be_a("integer")
+  expect(https.state).to_equal("AUTHORIZED")
+  expect(https.id).to_be_a("string")
+end)
+
+test("AuthorizeFirewallRules: the new ICMP rule AUTHORIZED, with no port", function()
+  local ping = g.rules[3]
+  expect(ping.protocol).to_equal("ICMP")
+  expect(ping.port).to_be_nil()
+  expect(ping.state).to_equal("AUTHORIZED")
+end)
+
+test("a PROCESSING group refuses rules, naming its state", function()
+  local err = expect(cloud.devops.authorize_firewall_rules,
+                     { FirewallGroupName = "fw-1", rules = { { protocol = "TCP", port = 22, cidrIp = "10.0.0.1" } } })
+    .to_fail{ kind = "api", code = "FirewallGroupBusy", status = 409 }
+  expect(err.message).to_contain("PROCESSING")
+end)
+
+---------------------------------------------------------------- RestoreInstance
+
+test("RestoreInstance answers { instance } RESTORING with status 200", function()
+  expect(instance.instanceId).to_equal("code-1")
+  expect(instance.state).to_equal("RESTORING")
+  expect(instance.status.code).to_equal(200)
+  expect(instance.status.name).to_equal("RESTORING")
+end)
+
+test("RestoreInstance: no global IP, default type and zone, empty network config and versions", function()
+  expect(instance.publicIpAddress).to_equal("")
+  expect(instance.instanceType).to_equal("e-large")
+  expect(instance.availabilityZone).to_equal("east-11")  -- the default zone of jp-east-1
+  empty(instance.networkConfig)
+  empty(instance.upgradableCodehostVersions)
+  expect(instance.createTime).to_match("^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d:%d%d UTC$")
+end)
+
+---------------------------------------------------------------- RestoreClusterFromSnapshot
+
+test("RestoreClusterFromSnapshot answers { cluster } PROVISIONING with defaults and tags", function()
+  expect(cluster.name).to_equal("restored-1")
+  expect(cluster.status).to_equal("PROVISIONING")
+  expect(cluster.networkConfig.networkId).to_equal("net-COMMON_PRIVATE")
+  expect(cluster.addonsConfig.httpLoadBalancing.disabled).to_equal(false)  -- enabled by default
+  expect(cluster.tags[1].key).to_equal("env")
+  expect(cluster.tags[1].id).to_be_a("string")
+  expect(cluster.nrn).to_match(":cluster:[%x-]+$")
+end)
+
+test("RestoreClusterFromSnapshot: the pool and its nodes PROVISIONING, with empty addresses", function()
+  local pool = cluster.nodePools[1]
+  expect(pool.status).to_equal("PROVISIONING")
+  expect(#pool.nodes > 0).to_be_truthy()
+  for _, n in ipairs(pool.nodes) do
+    expect(n.status).to_equal("PROVISIONING")
+    expect(n.publicIpAddress).to_equal("")
+    expect(n.privateIpAddress).to_equal("")
+  end
+end)
+
+---------------------------------------------------------------- UpgradeMeshplatformServiceMeshVersion
+
+test("UpgradeMeshplatformServiceMeshVersion answers the whole cluster, configuring", function()
+  expect(mesh.name).to_equal("mesh-1")  -- not wrapped
+  expect(mesh.status).to_equal("configuring")
+  expect(mesh.meshplatformServiceMeshConfig.version).to_equal("1.22.1")
+  expect(mesh.meshplatformServiceMeshConfig.enabled).to_equal(true)
+  expect(mesh.controlPlaneLoadBalancer.type).to_equal("elastic-load-balancer")
+  expect(mesh.controlPlane.volumeSize).to_equal(100)
+end)
+
+test("a configuring mesh refuses another upgrade", function()
+  expect(cloud.catalog.upgrade_meshplatform_service_mesh_version,
+         { ResourceGroupName = "rg-1", ClusterName = "mesh-1", version = "1.22.2" })
+    .to_fail{ code = "ClusterBusy", status = 409 }
+end)
+
+test("an unknown resource group is ClusterNotFound", function()
+  expect(cloud.catalog.upgrade_meshplatform_service_mesh_version, { ResourceGroupName = "rg-9", ClusterName = "mesh-1" })
+    .to_fail{ code = "ClusterNotFound", status = 404 }
+end)
+
+---------------------------------------------------------------- settling on virtual time
+
+-- Moves the emulator's clock to `seconds` after the calls (default durations: 10, 60,
+-- 120 and 30 s), whichever cases ran before.
+local now = 0
+local function at(seconds)
+  if not (emu and emu.advance and emu.state) then skip("cloud.emulator.advance absent: settling left to the unit tests") end
+  emu.advance(seconds - now)
+  now = seconds
 end
 
 local function find(list, field, value)
@@ -117,35 +144,47 @@ local function find(list, field, value)
   error(("no %s = %s in state().%s"):format(field, value, list), 2)
 end
 
-emu.advance(9)
-eq(find("firewall_groups", "firewallGroupName", "fw-1").state, "PROCESSING", "still PROCESSING at 9 s")
-emu.advance(1)
-eq(find("firewall_groups", "firewallGroupName", "fw-1").state, "APPLIED", "APPLIED at 10 s")
-eq(find("mesh_clusters", "name", "mesh-1").status, "configuring", "mesh still configuring at 10 s")
-eq(find("instances", "instanceId", "code-1").state, "RESTORING", "still RESTORING at 10 s")
-emu.advance(20)
-eq(find("mesh_clusters", "name", "mesh-1").status, "running", "mesh running at 30 s")
-emu.advance(30)
-local running = find("instances", "instanceId", "code-1")
-eq(running.state, "RUNNING", "instance RUNNING at 60 s")
-eq(running.status.code, 100, "status code 100")
-assert(running.publicIpAddress ~= "", "global IP filled in")
-eq(find("snapshots", "name", "snap-2").status, "RESTORING", "snapshot RESTORING at 60 s")
-emu.advance(60)
-local cluster = find("clusters", "name", "restored-1")
-eq(cluster.status, "RUNNING", "cluster RUNNING at 120 s")
-eq(cluster.nodePools[1].status, "RUNNING", "pool RUNNING")
-assert(cluster.nodePools[1].nodes[1].privateIpAddress:match("^10%."), "private IP filled in")
-eq(find("snapshots", "name", "snap-2").status, "AVAILABLE", "snapshot AVAILABLE again")
+test("at 9 s the group is still PROCESSING", function()
+  at(9)
+  expect(find("firewall_groups", "firewallGroupName", "fw-1").state).to_equal("PROCESSING")
+end)
 
--- once APPLIED, the group takes rules again; an identical rule is refused
-local again = cloud.devops.authorize_firewall_rules{
-  FirewallGroupName = "fw-1", rules = { { protocol = "TCP", port = 22, cidrIp = "10.0.0.1" } },
-}
-eq(#again.rules, 4, "rule added after settling")
-emu.advance(10)
-err = refused(cloud.devops.authorize_firewall_rules,
-              { FirewallGroupName = "fw-1", rules = { { protocol = "TCP", port = 22, cidrIp = "10.0.0.1" } } })
-eq(err.code, "DuplicateRule", "duplicate: code")
-eq(err.status, 409, "duplicate: status")
-print("operations_test: ok")
+test("at 10 s the group is APPLIED; the mesh still configuring, the instance still RESTORING", function()
+  at(10)
+  expect(find("firewall_groups", "firewallGroupName", "fw-1").state).to_equal("APPLIED")
+  expect(find("mesh_clusters", "name", "mesh-1").status).to_equal("configuring")
+  expect(find("instances", "instanceId", "code-1").state).to_equal("RESTORING")
+end)
+
+test("at 30 s the mesh is running", function()
+  at(30)
+  expect(find("mesh_clusters", "name", "mesh-1").status).to_equal("running")
+end)
+
+test("at 60 s the instance is RUNNING with a global IP; the snapshot still RESTORING", function()
+  at(60)
+  local running = find("instances", "instanceId", "code-1")
+  expect(running.state).to_equal("RUNNING")
+  expect(running.status.code).to_equal(100)
+  expect(running.publicIpAddress).to_not_equal("")
+  expect(find("snapshots", "name", "snap-2").status).to_equal("RESTORING")
+end)
+
+test("at 120 s the cluster and its pool are RUNNING with addresses; the snapshot AVAILABLE again", function()
+  at(120)
+  local c = find("clusters", "name", "restored-1")
+  expect(c.status).to_equal("RUNNING")
+  expect(c.nodePools[1].status).to_equal("RUNNING")
+  expect(c.nodePools[1].nodes[1].privateIpAddress).to_match("^10%.")
+  expect(find("snapshots", "name", "snap-2").status).to_equal("AVAILABLE")
+end)
+
+test("once APPLIED the group takes rules again; an identical rule is then refused", function()
+  at(120)
+  local rule = { protocol = "TCP", port = 22, cidrIp = "10.0.0.1" }
+  local again = cloud.devops.authorize_firewall_rules{ FirewallGroupName = "fw-1", rules = { rule } }
+  expect(#again.rules).to_equal(4)
+  at(130)
+  expect(cloud.devops.authorize_firewall_rules, { FirewallGroupName = "fw-1", rules = { rule } })
+    .to_fail{ code = "DuplicateRule", status = 409 }
+end)

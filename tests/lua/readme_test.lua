@@ -3,7 +3,9 @@
 -- against the embedded emulator
 -- and its fixtures. What a block prints must match its `-->` comments, line by line:
 -- runs of spaces and tabs count as one space, and `...` stands for any text (ids,
--- times, ports). So the reference cannot drift from what the functions do.
+-- times, ports). So the reference cannot drift from what the functions do. Each
+-- block is a case of its own.
+-- Run: cloudlua test tests/lua/readme_test.lua
 
 -- { file, section title }; a nil title takes the whole file.
 local SECTIONS = {
@@ -57,12 +59,8 @@ local function run(code, name)
   return printed
 end
 
-local function check(code, name)
-  local expected = {}
-  for line in code:gmatch("[^\n]*") do
-    local out = line:match("%-%->%s?(.*)$")
-    if out then expected[#expected + 1] = squeeze(out) end
-  end
+-- Runs a block and compares what it printed with its `-->` comments.
+local function check(code, name, expected)
   local printed = run(code, name)
   for i = 1, math.max(#expected, #printed) do
     local want, got = expected[i], printed[i] and squeeze(printed[i])
@@ -70,20 +68,39 @@ local function check(code, name)
       error(("%s, printed line %d:\n  expected: %s\n  got:      %s"):format(name, i, tostring(want), tostring(got)), 0)
     end
   end
-  return #expected
 end
 
+-- The `-->` comments of a block, squeezed.
+local function expected_lines(code)
+  local expected = {}
+  for line in code:gmatch("[^\n]*") do
+    local out = line:match("%-%->%s?(.*)$")
+    if out then expected[#expected + 1] = squeeze(out) end
+  end
+  return expected
+end
+
+-- One case per block, in order (later blocks may build on what earlier ones did).
 local blocks, lines = 0, 0
 for _, where in ipairs(SECTIONS) do
   local file, title = where[1], where[2]
+  local label = title and file .. " " .. title or file
+  local found, text = pcall(function() return section(read(file), file, title) end)
   local n = 0
-  for code in section(read(file), file, title):gmatch("```lua\n(.-)```") do
+  for code in (found and text or ""):gmatch("```lua\n(.-)```") do
     n = n + 1
-    local first = code:match("[^\n]*")
-    lines = lines + check(code, ("%s %s example %d (%s)"):format(file, title or "", n, first))
+    local name = ("%s example %d (%s)"):format(label, n, code:match("[^\n]*"))
+    local expected = expected_lines(code)
+    lines = lines + #expected
+    test(name, function() check(code, name, expected) end)
   end
-  assert(n > 0, ("no examples in %s %s"):format(file, title or ""))
+  test(label .. " has examples", function()
+    assert(found, text)
+    expect(n > 0).to_be_truthy()
+  end)
   blocks = blocks + n
 end
-assert(blocks >= 16 and lines >= 40, ("too few examples checked: %d blocks, %d lines"):format(blocks, lines))
-print(("readme_test: ok (%d examples, %d printed lines checked)"):format(blocks, lines))
+
+test("enough examples are checked", function()
+  assert(blocks >= 16 and lines >= 40, ("too few examples checked: %d blocks, %d lines"):format(blocks, lines))
+end)

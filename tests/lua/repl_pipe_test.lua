@@ -1,46 +1,18 @@
 -- The REPL with stdin not a terminal (`cloudlua -i < file`): no banner and no
 -- prompts, expression values shown as on a terminal but never in colour, multi-line
 -- chunks continued, errors on stderr without ending the session, no history written.
--- CLOUDLUA_TEST_BIN names the binary. Fails by raising an error.
+-- CLOUDLUA_TEST_BIN names the binary.
+-- Run: cloudlua test tests/lua/repl_pipe_test.lua
 
-local bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set")
+local t = dofile("tests/lua/support/cli.lua")
 
-local function eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s:\nexpected:\n%s\ngot:\n%s"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
+local history  -- where history would be written; it must stay absent
+local out, err, code  -- what the first session gave, run by setup
 
-local function write_file(name, text)
-  local f = assert(io.open(name, "w"))
-  f:write(text)
-  f:close()
-end
-
-local function read_file(name)
-  local f = io.open(name, "r")
-  if not f then return nil end
-  local text = f:read("a")
-  f:close()
-  return text
-end
-
--- Runs `cloudlua -i` on `input`; returns stdout, stderr and whether it exited 0.
-local function session(input, env)
-  local input_file, err_file = os.tmpname(), os.tmpname()
-  write_file(input_file, input)
-  local p = assert(io.popen(("%s %s -i < %s 2> %s"):format(env or "", bin, input_file, err_file), "r"))
-  local out = p:read("a")
-  local ok = p:close() == true
-  local err = read_file(err_file)
-  os.remove(input_file)
-  os.remove(err_file)
-  return out, err, ok
-end
-
-local history = os.tmpname()
-os.remove(history)
-local out, err, ok = session([[
+setup(function()
+  history = os.tmpname()
+  os.remove(history)
+  out, err, code = t.cloudlua("-i", { env = { NO_COLOR = "", CLOUDLUA_HISTORY = history }, input = [[
 1 + 1
 "text", 2
 { b = 2, a = { 1, 2 }, [10] = cloud.null }
@@ -54,27 +26,46 @@ error("oops")
 _PROMPT = "custom> "
 local t = {} t.self = t return t == t.self
 print("end")
-]], "NO_COLOR= CLOUDLUA_HISTORY=" .. history)
-eq(ok, true, "exit status at the end of input")
-eq(out, table.concat({
-  "2",
-  "text\t2",
-  "{ [10] = null, a = { 1, 2 }, b = 2 }",
-  "piped",
-  "5",
-  "true",
-  "end",
-}, "\n") .. "\n", "stdout: values only, no banner, no prompts, no colour")
-assert(err:find("^cloudlua: stdin:1: oops\nstack traceback:\n"), "the error on stderr: " .. err)
-eq(read_file(history), nil, "no history written when stdin is not a terminal")
+]] })
+end)
 
--- an unfinished chunk at the end of input is reported, as a syntax error
-out, err, ok = session("x = {\n  1,\n")
-eq(ok, true, "exit status")
-eq(out, "", "nothing shown")
-assert(err:find("^cloudlua: stdin:2: .*near <eof>\n"), "unfinished chunk: " .. err)
+teardown(function()
+  if history then os.remove(history) end
+  t.cleanup()
+end)
 
--- help() prints from the model in a piped session as well
-out = session('help"UpdateSnapshot"\n')
-assert(out:find("^cloud%.cluster%.update_snapshot{%.%.%.}  %(UpdateSnapshot, cluster API%)\n"), "help: " .. out)
-print("repl_pipe_test: ok")
+test("exit status 0 at the end of input", function()
+  expect(code).to_equal(0)
+end)
+
+test("stdout: values only, no banner, no prompts, no colour", function()
+  expect(out).to_equal(table.concat({
+    "2",
+    "text\t2",
+    "{ [10] = null, a = { 1, 2 }, b = 2 }",
+    "piped",
+    "5",
+    "true",
+    "end",
+  }, "\n") .. "\n")
+end)
+
+test("an error goes to stderr and the session carries on", function()
+  expect(err).to_match("^cloudlua: stdin:1: oops\nstack traceback:\n")
+end)
+
+test("no history written when stdin is not a terminal", function()
+  expect(io.open(history)).to_be_nil()
+end)
+
+test("an unfinished chunk at the end of input is reported, as a syntax error", function()
+  local out2, err2, code2 = t.cloudlua("-i", { input = "x = {\n  1,\n" })
+  expect(code2).to_equal(0)
+  expect(out2).to_equal("")
+  expect(err2).to_match("^cloudlua: stdin:2: .*near <eof>\n")
+end)
+
+test("help() prints from the model in a piped session as well", function()
+  expect((t.cloudlua("-i", { input = 'help"UpdateSnapshot"\n' })))
+    .to_match("^cloud%.cluster%.update_snapshot{%.%.%.}  %(UpdateSnapshot, cluster API%)\n")
+end)

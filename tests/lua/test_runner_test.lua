@@ -1,10 +1,12 @@
 -- `cloudlua test` as a user meets it, driven from outside: test files written to a
 -- temporary folder, the binary run on them, its TAP output and exit status checked.
--- A plain script (not a harness file) so that a broken harness cannot vouch for itself.
--- CLOUDLUA_TEST_BIN names the binary.
+-- The binary under test runs in processes of its own; that a failing case really
+-- fails the run is also checked by ctest itself (lua.harness_*, tests/CMakeLists.txt),
+-- so a broken harness cannot vouch for itself. CLOUDLUA_TEST_BIN names the binary.
+-- Run: cloudlua test tests/lua/test_runner_test.lua
 
-local t = dofile(arg[0]:match("^(.*/)") .. "support/cli.lua")
-local bin, eq, has, sh_quote = t.bin, t.eq, t.has, t.quote
+local t = dofile("tests/lua/support/cli.lua")
+local bin, sh_quote = t.bin, t.quote
 
 -- A fresh folder holding `files` (name -> text); returns its path.
 local function folder(files)
@@ -34,7 +36,9 @@ end
 
 local function last_line(text) return text:match("([^\n]*)\n?$") end
 
-local dir = folder{
+-- The folder the runs use: harness files passing, failing and skipping cases, a
+-- sub-folder, files that are no *_test.lua, broken files.
+local FILES = {
   ["a_test.lua"] = [[
 local log = {}
 setup(function() log[#log + 1] = "setup" end)
@@ -87,67 +91,107 @@ test("second", function() end)
   ["odd_names.lua"] = "test('case #1\\non two lines', function() end)\n",
 }
 
--- a folder: its *_test.lua files, sub-folders included, in order; TAP and the summary
-local out, err, code = cloudlua_test(dir, ".")
-eq(code, 1, "exit status when a case failed")
-has(out, "# a_test.lua\nok 1 - passes\nnot ok 2 - diffs tables\n", "TAP lines in order")
-has(out, "#   a_test.lua:7: values differ (2 differences):\n#     status: missing (expected \"AVAILABLE\")\n" ..
-         "#     tags[1].value: expected \"prod\", got \"qa\"\n", "a readable diff of tables")
-has(out, "not ok 3 - plain assert\n#   a_test.lua:10: plain assert failed\n", "a plain assert fails the case")
-has(out, "ok 4 - expected error\n", "to_fail with kind, code and status")
-has(out, "not ok 5 - wrong expected error\n#   a_test.lua:15: expected an error with code \"Other\"; got:\n" ..
-         "#     api error in UpdateSnapshot (HTTP 404): SnapshotNotFound", "a wrong error is shown whole")
-has(out, "ok 6 - skipped inside # SKIP no real endpoint\n", "skip() inside a case")
-has(out, "ok 7 - skipped by declaration # SKIP test.skip\n", "test.skip")
-has(out, "# log:\tsetup,before,after", "print writes diagnostics, not TAP lines")
-has(out, "ok 8 - hooks ran in order\n", "setup once, before_each and after_each around every case")
-has(out, "# b_test.lua\nok 10 - sees a fresh emulator\nok 11 - virtual time", "each file gets a fresh emulator")
-has(out, "# sub/c_test.lua\nok 12 - found in a sub-folder\n", "sub-folders are searched")
-assert(not out:find("only *_test.lua", 1, true), "other .lua files are not run from a folder")
-has(out, "1..12\n", "the plan")
-eq(last_line(out), "7 passed, 3 failed, 2 skipped", "the last line")
-eq(err, "", "nothing on stderr")
-
--- a file given by name runs whatever its name; load and setup failures are failures
-out, _, code = cloudlua_test(dir, "broken_setup.lua syntax.lua plain_script.lua odd_names.lua")
-eq(code, 1, "exit status with broken files")
-has(out, "not ok 1 - first\n#   setup failed\n#   broken_setup.lua:1: no fixtures today\nnot ok 2 - second\n",
-    "a failed setup fails every case of the file")
-has(out, "not ok 3 - syntax.lua\n#   the file failed to load\n#   syntax.lua:", "a syntax error is a failure")
-has(out, "ok 4 - plain_script.lua (no test declared; the file ran)\n", "a plain script counts as one case")
-has(out, "ok 5 - case \\#1 on two lines\n", "a name stays one TAP line, '#' escaped")
-eq(last_line(out), "2 passed, 3 failed", "summary with broken files")
-
--- --filter and --list
-out, _, code = cloudlua_test(dir, "--filter 'fresh emulator' .")
-eq(code, 0, "exit status when every selected case passed")
-has(out, "ok 1 - sees a fresh emulator\n1..1\n1 passed, 0 failed\n", "only the matching case runs")
-out, _, code = cloudlua_test(dir, "--filter b_test.lua .")
-eq(last_line(out), "2 passed, 0 failed", "a file name selects its cases")
-out, _, code = cloudlua_test(dir, "--list --filter skipped .")
-eq(code, 0, "--list exits 0")
-eq(out, "a_test.lua: skipped inside\na_test.lua: skipped by declaration\n", "--list prints the cases, runs nothing")
-out, err, code = cloudlua_test(dir, "--filter no-such-case .")
-eq(code, 1, "nothing matched is a failure")
-has(err, "no test case ran (check --filter)", "and says why")
-
--- usage errors: exit status 2 and a message
-_, err, code = cloudlua_test(dir, "missing_test.lua")
-eq(code, 2, "a missing path")
-has(err, "no such file or folder: missing_test.lua", "names the path")
-_, err, code = cloudlua_test(dir .. "/sub/..", "")
-eq(code, 2, "no path given")
-
--- --endpoint: the configured endpoint, no embedded emulator (cloud.emulator is nil)
-local probe = folder{ ["probe_test.lua"] = [[
+-- A folder run with --endpoint: no embedded emulator (cloud.emulator is nil).
+local PROBE = { ["probe_test.lua"] = [[
 test("no emulator", function() expect(cloud.emulator).to_be_nil() end)
 test("the endpoint configured is used", function()
   expect(cloud.cluster.update_snapshot, { SnapshotName = "s" }).to_fail{ kind = "transport" }
 end)
 ]] }
-out, _, code = cloudlua_test(probe, "--endpoint cluster=http://127.0.0.1:9 --access-key K --secret-key S .")
-eq(last_line(out), "2 passed, 0 failed", "against a configured endpoint")
-eq(code, 0, "exit status against a configured endpoint")
 
-os.execute("rm -rf " .. sh_quote(dir) .. " " .. sh_quote(probe))
-print("test_runner_test: ok")
+-- The runs, made by setup: { out =, err =, code = } each.
+local runs = {}
+local function cloudlua_run(dir, args)
+  local out, err, code = cloudlua_test(dir, args)
+  return { out = out, err = err, code = code }
+end
+
+local dir, probe
+
+setup(function()
+  dir, probe = folder(FILES), folder(PROBE)
+  runs.folder = cloudlua_run(dir, ".")
+  runs.named = cloudlua_run(dir, "broken_setup.lua syntax.lua plain_script.lua odd_names.lua")
+  runs.filter = cloudlua_run(dir, "--filter 'fresh emulator' .")
+  runs.filter_file = cloudlua_run(dir, "--filter b_test.lua .")
+  runs.list = cloudlua_run(dir, "--list --filter skipped .")
+  runs.filter_none = cloudlua_run(dir, "--filter no-such-case .")
+  runs.missing = cloudlua_run(dir, "missing_test.lua")
+  runs.no_path = cloudlua_run(dir .. "/sub/..", "")
+  runs.endpoint = cloudlua_run(probe, "--endpoint cluster=http://127.0.0.1:9 --access-key K --secret-key S .")
+end)
+
+teardown(function()
+  if dir then os.execute("rm -rf " .. sh_quote(dir) .. " " .. sh_quote(probe)) end
+end)
+
+-- Declares a case checking that run `name`'s output holds `part`.
+local function shows(name, part, what)
+  test(what, function() expect(runs[name].out).to_contain(part) end)
+end
+
+---------------------------------------------------------------- a folder: its *_test.lua files, sub-folders included, in order
+
+test("a folder: exit status 1 when a case failed", function() expect(runs.folder.code).to_equal(1) end)
+shows("folder", "# a_test.lua\nok 1 - passes\nnot ok 2 - diffs tables\n", "TAP lines in order")
+shows("folder", "#   a_test.lua:7: values differ (2 differences):\n#     status: missing (expected \"AVAILABLE\")\n" ..
+                "#     tags[1].value: expected \"prod\", got \"qa\"\n", "a readable diff of tables")
+shows("folder", "not ok 3 - plain assert\n#   a_test.lua:10: plain assert failed\n", "a plain assert fails the case")
+shows("folder", "ok 4 - expected error\n", "to_fail with kind, code and status")
+shows("folder", "not ok 5 - wrong expected error\n#   a_test.lua:15: expected an error with code \"Other\"; got:\n" ..
+                "#     api error in UpdateSnapshot (HTTP 404): SnapshotNotFound", "a wrong error is shown whole")
+shows("folder", "ok 6 - skipped inside # SKIP no real endpoint\n", "skip() inside a case")
+shows("folder", "ok 7 - skipped by declaration # SKIP test.skip\n", "test.skip")
+shows("folder", "# log:\tsetup,before,after", "print writes diagnostics, not TAP lines")
+shows("folder", "ok 8 - hooks ran in order\n", "setup once, before_each and after_each around every case")
+shows("folder", "# b_test.lua\nok 10 - sees a fresh emulator\nok 11 - virtual time", "each file gets a fresh emulator")
+shows("folder", "# sub/c_test.lua\nok 12 - found in a sub-folder\n", "sub-folders are searched")
+test("other .lua files are not run from a folder", function()
+  expect(runs.folder.out:find("only *_test.lua", 1, true)).to_be_nil()
+end)
+shows("folder", "1..12\n", "the plan")
+test("the last line counts passed, failed and skipped cases", function()
+  expect(last_line(runs.folder.out)).to_equal("7 passed, 3 failed, 2 skipped")
+end)
+test("nothing on stderr", function() expect(runs.folder.err).to_equal("") end)
+
+---------------------------------------------------------------- files given by name run whatever their names
+
+test("exit status 1 with broken files", function() expect(runs.named.code).to_equal(1) end)
+shows("named", "not ok 1 - first\n#   setup failed\n#   broken_setup.lua:1: no fixtures today\nnot ok 2 - second\n",
+      "a failed setup fails every case of the file")
+shows("named", "not ok 3 - syntax.lua\n#   the file failed to load\n#   syntax.lua:", "a syntax error is a failure")
+shows("named", "ok 4 - plain_script.lua (no test declared; the file ran)\n", "a plain script counts as one case")
+shows("named", "ok 5 - case \\#1 on two lines\n", "a name stays one TAP line, '#' escaped")
+test("the summary with broken files", function() expect(last_line(runs.named.out)).to_equal("2 passed, 3 failed") end)
+
+---------------------------------------------------------------- --filter and --list
+
+test("--filter: exit status 0 when every selected case passed", function() expect(runs.filter.code).to_equal(0) end)
+shows("filter", "ok 1 - sees a fresh emulator\n1..1\n1 passed, 0 failed\n", "--filter: only the matching case runs")
+test("--filter: a file name selects its cases", function()
+  expect(last_line(runs.filter_file.out)).to_equal("2 passed, 0 failed")
+end)
+test("--list exits 0", function() expect(runs.list.code).to_equal(0) end)
+test("--list prints the cases, runs nothing", function()
+  expect(runs.list.out).to_equal("a_test.lua: skipped inside\na_test.lua: skipped by declaration\n")
+end)
+test("--filter matching nothing is a failure", function() expect(runs.filter_none.code).to_equal(1) end)
+test("--filter matching nothing says why", function()
+  expect(runs.filter_none.err).to_contain("no test case ran (check --filter)")
+end)
+
+---------------------------------------------------------------- usage errors: exit status 2 and a message
+
+test("a missing path: exit status 2", function() expect(runs.missing.code).to_equal(2) end)
+test("a missing path is named", function()
+  expect(runs.missing.err).to_contain("no such file or folder: missing_test.lua")
+end)
+test("no path given: exit status 2", function() expect(runs.no_path.code).to_equal(2) end)
+
+---------------------------------------------------------------- --endpoint: the configured endpoint, no embedded emulator
+
+test("against a configured endpoint: cloud.emulator is nil and the endpoint is used", function()
+  expect(last_line(runs.endpoint.out)).to_equal("2 passed, 0 failed")
+end)
+test("against a configured endpoint: exit status 0", function() expect(runs.endpoint.code).to_equal(0) end)

@@ -1,7 +1,7 @@
 -- Helpers for the tests that drive the built binary (CLOUDLUA_TEST_BIN): run a
--- command with its stdin, stdout and stderr in files, write temporary files, and
--- compare with messages that show both sides. Loaded with dofile by the *_test.lua
--- files beside it.
+-- command with its stdin, stdout and stderr in files, and write temporary files.
+-- Loaded with dofile("tests/lua/support/cli.lua") by the *_test.lua files beside it
+-- (run from the repository's root, as ctest does); not a test file itself.
 local M = {}
 
 M.bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set")
@@ -52,20 +52,6 @@ function M.cloudlua(args, opts)
   local err = M.read_file(err_file)
   os.remove(err_file)
   return out, err, code
-end
-
-function M.eq(actual, expected, what)
-  if actual ~= expected then
-    error(("%s:\nexpected %q\n     got %q"):format(what, tostring(expected), tostring(actual)), 2)
-  end
-end
-
--- Asserts that `text` holds the plain string `part` (or does not, when absent=true).
-function M.has(text, part, what, absent)
-  local found = text:find(part, 1, true) ~= nil
-  if found == (absent or false) then
-    error(("%s: %q %s in:\n%s"):format(what, part, absent and "found" or "not found", text), 2)
-  end
 end
 
 return M
