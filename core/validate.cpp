@@ -209,6 +209,17 @@ void qualify_allowed(const Member& m, const json& object, const std::string& pat
   }
 }
 
+// A one-segment path parameter of "." or ".." would be read as a dot segment and the
+// path would name another resource (/v1/snapshots/.. is /v1); a greedy one (a storage
+// key) is opaque and goes on the wire as it is.
+void check_path_segment(const Member& m, const json& v, const std::string& path,
+                        std::vector<FieldProblem>& problems) {
+  if (m.location != Location::path || m.greedy || !v.is_string()) return;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s == "." || s == "..")
+    problems.push_back({path, "must not be '.' or '..', which a URL path reads as a dot segment (got '" + s + "')"});
+}
+
 void check_structure(const Shape& shape, const json& v, const std::string& path,
                      std::vector<FieldProblem>& problems, Checker checker) {
   if (!v.is_object()) return problems.push_back({path.empty() ? "(arguments)" : path, "table expected, got " + type_of(v)});
@@ -220,6 +231,7 @@ void check_structure(const Shape& shape, const json& v, const std::string& path,
     if (!v.contains(m.name) || v[m.name].is_null()) continue;
     size_t first = problems.size();
     validate_value(*m.shape, v[m.name], p, problems, checker);
+    check_path_segment(m, v[m.name], p, problems);
     qualify_allowed(m, v, p, first, problems);
   }
 }
