@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/pattern.h"
+
 namespace cloud {
 
 namespace {
@@ -103,8 +105,8 @@ void check_ipv4_or_cidr(const std::string& s, bool cidr_required, const std::str
 
 // ISO 8601 date-time: 2026-01-31T12:00:00Z, optional fraction, Z or an offset.
 void check_iso8601(const std::string& s, const std::string& path, std::vector<FieldProblem>& problems) {
-  static const std::regex re(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$)");
-  if (!std::regex_match(s, re))
+  static const Pattern iso = Pattern::builtin(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))");
+  if (!iso.full_match(s))
     problems.push_back({path, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z (got '" + s + "')"});
 }
 
@@ -127,7 +129,7 @@ void check_string(const Shape& shape, const json& v, const std::string& path,
     problems.push_back({path, "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"});
   if (!in_allowed(shape, v))
     problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got '" + s + "')"});
-  if (shape.pattern && !std::regex_match(s, *shape.pattern))
+  if (shape.pattern && !shape.pattern->full_match(s))
     problems.push_back({path, "must be " + shape.pattern_text + " (got '" + s + "')"});
   check_format(shape, s, path, problems);
 }
