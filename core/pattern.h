@@ -1,7 +1,8 @@
 // Regular expressions that no input can crash: compiled once, matched by RE2 in time
-// linear in the text and without recursion (std::regex recurses once per character and
-// overflows the stack on a value of some tens of thousands of characters). The syntax
-// is RE2's: https://github.com/google/re2/wiki/Syntax. RE2 stays out of this header.
+// linear in the text and without recursion (libstdc++'s <regex> recurses once per
+// character and overflows the stack on a value of some tens of thousands of characters).
+// The syntax is RE2's: https://github.com/google/re2/wiki/Syntax. RE2 stays out of this
+// header.
 #pragma once
 
 #include <memory>
