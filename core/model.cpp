@@ -148,11 +148,9 @@ struct Model::Loader {
     if (spec.contains("format")) shape.format = spec["format"].get<std::string>();
     if (spec.contains("patternText")) shape.pattern_text = spec["patternText"].get<std::string>();
     if (spec.contains("pattern")) {
-      try {
-        shape.pattern.emplace(spec["pattern"].get<std::string>(), std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        fail(where, std::string("bad pattern: ") + e.what());
-      }
+      Outcome<Pattern> p = Pattern::compile(spec["pattern"].get<std::string>());
+      if (p.ok()) shape.pattern = std::move(p.value());
+      else fail(where, p.error().message);
     }
   }
 

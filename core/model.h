@@ -8,7 +8,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/pattern.h"
 
 namespace cloud {
 
@@ -61,7 +61,7 @@ struct Shape {
   std::optional<long long> min, max;                // integers
   std::vector<json> allowed;                        // value set
   std::string pattern_text;                         // the pattern in words
-  std::optional<std::regex> pattern;
+  std::optional<Pattern> pattern;                   // the whole value must match
   std::string format;  // "ipv4-or-cidr", "cidr", "iso8601"
 
   const Member* find_member(std::string_view name) const;

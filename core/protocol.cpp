@@ -5,9 +5,9 @@
 #include <pugixml.hpp>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
+#include "core/pattern.h"
 #include "core/uri.h"
 
 namespace cloud {
@@ -53,39 +53,33 @@ std::string expand_path(const Operation& op, const json& input) {
   return out;
 }
 
-std::string escape_regex(const std::string& s) {
-  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
-  return std::regex_replace(s, special, R"(\$&)");
-}
-
-// A path template as a regex: plain labels match one segment, greedy ones the rest.
+// A path template as a pattern: plain labels match one segment, greedy ones the rest.
+// Bytes, not UTF-8: a hostile target need not be valid text.
 struct PathPattern {
-  std::regex regex;
-  std::vector<std::string> labels;  // in the order of the regex's groups
+  Pattern pattern;
+  std::vector<std::string> labels;  // in the order of the pattern's groups
 };
 
 PathPattern compile_path(const std::string& t) {
-  PathPattern p;
-  std::string re = "^";
+  std::vector<std::string> labels;
+  std::string re;
   for (size_t i = 0; i < t.size();) {
     size_t open = t.find('{', i);
-    if (open == std::string::npos) { re += escape_regex(t.substr(i)); break; }
-    re += escape_regex(t.substr(i, open - i));
+    if (open == std::string::npos) { re += Pattern::quote(t.substr(i)); break; }
+    re += Pattern::quote(t.substr(i, open - i));
     size_t close = t.find('}', open);
     std::string label = t.substr(open + 1, close - open - 1);
     bool greedy = label.back() == '+';
     if (greedy) label.pop_back();
-    p.labels.push_back(label);
+    labels.push_back(label);
     re += greedy ? "(.+)" : "([^/]+)";
     i = close + 1;
   }
-  p.regex = std::regex(re + "$");
-  return p;
+  return {Pattern::builtin("(?s)" + re, Pattern::Text::bytes), std::move(labels)};
 }
 
-// Compiled once per template and shared by the server's threads: building a
-// std::regex costs far more than matching one, and a const regex may be matched
-// from many threads at once.
+// Compiled once per template and shared by the server's threads: compiling costs far
+// more than matching, and a Pattern may be matched from many threads at once.
 const PathPattern& path_pattern(const std::string& path_template) {
   static std::mutex mutex;
   static std::map<std::string, PathPattern> patterns;
@@ -334,13 +328,13 @@ const Operation* match_operation(const Api& api, const std::string& method, cons
     for (const std::string& key : keys) selected = selected && q.count(key);
     if (!selected) continue;
     const PathPattern& pattern = path_pattern(op->path);
-    std::smatch m;
-    if (!std::regex_match(path, m, pattern.regex)) continue;
+    std::vector<std::string> groups;
+    if (!pattern.pattern.full_match(path, &groups)) continue;
     // The most specific operation wins: the one selected by more query keys.
     if (best && selection_keys(*best).size() >= keys.size()) continue;
     best = op;
     labels.clear();
-    for (size_t i = 0; i < pattern.labels.size(); ++i) labels[pattern.labels[i]] = uri_decode(m[i + 1].str());
+    for (size_t i = 0; i < pattern.labels.size(); ++i) labels[pattern.labels[i]] = uri_decode(groups[i]);
   }
   return best;
 }

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <regex>
 
+#include "core/pattern.h"
 #include "core/uri.h"
 
 namespace cloud {
@@ -15,18 +15,19 @@ namespace cloud {
 namespace {
 
 // name = value, name: value, "name": "value", name=value in a query string: the
-// names of secrets in the spellings the two dialects, JSON and INI files use.
-const std::regex& named_secret() {
-  static const std::regex re(
-      R"(((?:secret_?access_?key|secret[_-]?key|session_?token|security-token|signature)["']?\s*[:=]\s*["']?)[^\s&"',;}<>]+)",
-      std::regex::icase | std::regex::optimize);
+// names of secrets in the spellings the two dialects, JSON and INI files use. Bytes:
+// what is redacted need not be UTF-8.
+const Pattern& named_secret() {
+  static const Pattern re = Pattern::builtin(
+      R"((?i)((?:secret_?access_?key|secret[_-]?key|session_?token|security-token|signature)["']?\s*[:=]\s*["']?)[^\s&"',;}<>]+)",
+      Pattern::Text::bytes);
   return re;
 }
 
 // <SecretAccessKey>...</SecretAccessKey> and friends in XML bodies.
-const std::regex& xml_secret() {
-  static const std::regex re(R"((<(?:secret_?access_?key|session_?token|signature(?:provided)?)>)[^<]*)",
-                             std::regex::icase | std::regex::optimize);
+const Pattern& xml_secret() {
+  static const Pattern re = Pattern::builtin(
+      R"((?i)(<(?:secret_?access_?key|session_?token|signature(?:provided)?)>)[^<]*)", Pattern::Text::bytes);
   return re;
 }
 
@@ -96,12 +97,10 @@ void add_headers(std::string& out, const std::string& mark, const Headers& heade
 // The signatures a request carries (Authorization header, presigned URL), so that
 // an answer echoing one in free text is redacted too.
 std::vector<std::string> signatures_in(const HttpRequest& request) {
-  static const std::regex re(R"(signature=([0-9a-f]{16,}))", std::regex::icase);
-  std::vector<std::string> found;
+  static const Pattern re = Pattern::builtin(R"((?i)signature=([0-9a-f]{16,}))", Pattern::Text::bytes);
   std::string where = request.url;
   for (const Header& h : request.headers) where += "\n" + h.second;
-  for (std::sregex_iterator it(where.begin(), where.end(), re), end; it != end; ++it) found.push_back((*it)[1]);
-  return found;
+  return re.find_all(where);
 }
 
 }  // namespace
@@ -109,8 +108,8 @@ std::vector<std::string> signatures_in(const HttpRequest& request) {
 std::string redact(std::string_view text, const std::vector<std::string>& known_secrets) {
   std::string out(text);
   for (const std::string& form : literal_forms(known_secrets)) replace_all(out, form);
-  out = std::regex_replace(out, named_secret(), std::string("$1") + kRedacted);
-  out = std::regex_replace(out, xml_secret(), std::string("$1") + kRedacted);
+  named_secret().replace_all(out, std::string("\\1") + kRedacted);
+  xml_secret().replace_all(out, std::string("\\1") + kRedacted);
   return out;
 }
 

@@ -91,31 +91,21 @@ std::string canonical_query(const Pairs& wire_pairs) {
   return out;
 }
 
-// Trims one line and folds inner runs of spaces and tabs into one space.
-std::string fold_spaces(std::string_view line) {
+// A header value as signed: trimmed, and every run of whitespace inside it, line
+// breaks of a multi-line (obs-fold) value included, made one space, as botocore and
+// aws-c-auth sign ("value1\n  value2" is "value1 value2"; the older published suite's
+// comma form is superseded).
+std::string canonical_value(std::string_view value) {
   std::string out;
   bool pending_space = false;
-  for (char c : line) {
-    if (c == ' ' || c == '\t' || c == '\r') {
+  for (char c : value) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') {
       pending_space = !out.empty();
     } else {
       if (pending_space) out += ' ';
       pending_space = false;
       out += c;
     }
-  }
-  return out;
-}
-
-// A header value as signed: each line folded; the lines of a multi-line (obs-fold)
-// value joined by ',' as the AWS suite's get-header-value-multiline case has it.
-std::string canonical_value(std::string_view value) {
-  std::string out;
-  for (size_t start = 0; start <= value.size();) {
-    size_t end = std::min(value.find('\n', start), value.size());
-    std::string line = fold_spaces(value.substr(start, end - start));
-    if (!line.empty()) out += (out.empty() ? "" : ",") + line;
-    start = end + 1;
   }
   return out;
 }
@@ -178,7 +168,7 @@ Headers base_headers(const SignInput& in, const Url& url) {
 // Signs into the Authorization header, adding the token, date and hash headers.
 Outcome<SignOutput> sign_header_variant(const SignInput& in, const Url& url, Headers headers) {
   const Names names = names_for(*in.dialect);
-  Outcome<std::string> time = pick_time(fold_spaces(header_value(headers, names.date)), in);
+  Outcome<std::string> time = pick_time(canonical_value(header_value(headers, names.date)), in);
   if (!time) return time.error();
   if (!in.credentials.session_token.empty() && !has_header(headers, names.token))
     headers.emplace_back(names.token, in.credentials.session_token);

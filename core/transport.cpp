@@ -174,6 +174,7 @@ void set_method(Setter& set, const HttpRequest& r) {
 CURLcode configure(Transfer& t, const TransportOptions& o) {
   Setter set(t.easy.get());
   set(CURLOPT_URL, t.request->url.c_str());
+  set(CURLOPT_PATH_AS_IS, 1L);  // the path as signed: no removal of `.` and `..` segments
 #if LIBCURL_VERSION_NUM >= 0x075500
   set(CURLOPT_PROTOCOLS_STR, "http,https");
 #else

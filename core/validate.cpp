@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/pattern.h"
+
 namespace cloud {
 
 namespace {
@@ -103,8 +105,8 @@ void check_ipv4_or_cidr(const std::string& s, bool cidr_required, const std::str
 
 // ISO 8601 date-time: 2026-01-31T12:00:00Z, optional fraction, Z or an offset.
 void check_iso8601(const std::string& s, const std::string& path, std::vector<FieldProblem>& problems) {
-  static const std::regex re(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$)");
-  if (!std::regex_match(s, re))
+  static const Pattern iso = Pattern::builtin(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))");
+  if (!iso.full_match(s))
     problems.push_back({path, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z (got '" + s + "')"});
 }
 
@@ -127,7 +129,7 @@ void check_string(const Shape& shape, const json& v, const std::string& path,
     problems.push_back({path, "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"});
   if (!in_allowed(shape, v))
     problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got '" + s + "')"});
-  if (shape.pattern && !std::regex_match(s, *shape.pattern))
+  if (shape.pattern && !shape.pattern->full_match(s))
     problems.push_back({path, "must be " + shape.pattern_text + " (got '" + s + "')"});
   check_format(shape, s, path, problems);
 }
@@ -209,6 +211,17 @@ void qualify_allowed(const Member& m, const json& object, const std::string& pat
   }
 }
 
+// A one-segment path parameter of "." or ".." would be read as a dot segment and the
+// path would name another resource (/v1/snapshots/.. is /v1); a greedy one (a storage
+// key) is opaque and goes on the wire as it is.
+void check_path_segment(const Member& m, const json& v, const std::string& path,
+                        std::vector<FieldProblem>& problems) {
+  if (m.location != Location::path || m.greedy || !v.is_string()) return;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s == "." || s == "..")
+    problems.push_back({path, "must not be '.' or '..', which a URL path reads as a dot segment (got '" + s + "')"});
+}
+
 void check_structure(const Shape& shape, const json& v, const std::string& path,
                      std::vector<FieldProblem>& problems, Checker checker) {
   if (!v.is_object()) return problems.push_back({path.empty() ? "(arguments)" : path, "table expected, got " + type_of(v)});
@@ -220,6 +233,7 @@ void check_structure(const Shape& shape, const json& v, const std::string& path,
     if (!v.contains(m.name) || v[m.name].is_null()) continue;
     size_t first = problems.size();
     validate_value(*m.shape, v[m.name], p, problems, checker);
+    check_path_segment(m, v[m.name], p, problems);
     qualify_allowed(m, v, p, first, problems);
   }
 }

@@ -12,7 +12,7 @@
 #include <climits>
 #include <ctime>
 #include <optional>
-#include <regex>
+#include <string_view>
 
 #include "core/crypto.h"
 #include "core/uri.h"
@@ -43,20 +43,29 @@ std::string http_date(const std::string& iso) {
 // What a Range header asks of an object of `size` bytes.
 enum class RangeAsk { whole, part, unsatisfiable };
 
+// Up to 19 decimal digits, the most that fits an unsigned 64-bit number.
+bool range_number(std::string_view text) {
+  return text.size() <= 19 && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 // bytes=a-b, bytes=a- and bytes=-n; first and last are set for a part.
-RangeAsk parse_range(const std::string& text, unsigned long long size, unsigned long long& first,
+RangeAsk parse_range(std::string_view text, unsigned long long size, unsigned long long& first,
                      unsigned long long& last) {
-  static const std::regex form(R"(^bytes=(\d{0,19})-(\d{0,19})$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, form) || (m[1].length() == 0 && m[2].length() == 0)) return RangeAsk::whole;
-  if (m[1].length() == 0) {  // the last n bytes
-    unsigned long long n = std::stoull(m[2].str());
+  const std::string_view unit = "bytes=";
+  if (text.substr(0, unit.size()) != unit) return RangeAsk::whole;
+  text.remove_prefix(unit.size());
+  size_t dash = text.find('-');
+  if (dash == std::string_view::npos) return RangeAsk::whole;
+  std::string from(text.substr(0, dash)), to(text.substr(dash + 1));
+  if (!range_number(from) || !range_number(to) || (from.empty() && to.empty())) return RangeAsk::whole;
+  if (from.empty()) {  // the last n bytes
+    unsigned long long n = std::stoull(to);
     if (n == 0 || size == 0) return RangeAsk::unsatisfiable;
     first = size - std::min(n, size), last = size - 1;
     return RangeAsk::part;
   }
-  first = std::stoull(m[1].str());
-  last = m[2].length() ? std::stoull(m[2].str()) : ULLONG_MAX;
+  first = std::stoull(from);
+  last = to.empty() ? ULLONG_MAX : std::stoull(to);
   if (last < first) return RangeAsk::whole;  // not a valid range: ignored
   if (first >= size) return RangeAsk::unsatisfiable;
   last = std::min(last, size - 1);

@@ -298,6 +298,17 @@ TEST_CASE("transport: the request head on the wire, byte for byte", "[transport]
         "hello");
 }
 
+TEST_CASE("transport: the path goes out as given with its dot segments", "[transport]") {
+  // The signature covers this exact path: libcurl must not remove `.` and `..`.
+  for (const char* target : {"/b/a/../k", "/b/./c/./d", "/b/x/..", "/b/..", "/b/x/../?uploads"}) {
+    INFO(target);
+    RawServer raw;
+    Transport transport;
+    REQUIRE(transport.perform(request("GET", raw.url(target))).ok());
+    CHECK(raw.received().rfind(std::string("GET ") + target + " HTTP/1.1\r\n", 0) == 0);
+  }
+}
+
 TEST_CASE("transport: a given Content-Type is kept", "[transport]") {
   TestServer server;
   Transport transport;

@@ -1,0 +1,105 @@
+// core/pattern: RE2 behind a small handle. Whole-text matches with their groups,
+// replacement and search (redaction), UTF-8 characters or bytes, errors as values; and
+// the model's patterns, which are RE2 full matches.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model.h"
+#include "core/pattern.h"
+
+using namespace cloud;
+
+using Groups = std::vector<std::string>;
+
+TEST_CASE("pattern: the whole text must match, groups are captured", "[pattern]") {
+  Outcome<Pattern> p = Pattern::compile(R"(([a-z]+)-(\d+)?)");
+  REQUIRE(p.ok());
+  CHECK(p->full_match("abc-12"));
+  CHECK_FALSE(p->full_match("abc-12x"));
+  CHECK_FALSE(p->full_match("xabc-12 "));
+  CHECK_FALSE(p->full_match("abc-12\n"));  // no line break slips past the end
+  Groups groups;
+  REQUIRE(p->full_match("abc-12", &groups));
+  CHECK(groups == Groups{"abc", "12"});
+  REQUIRE(p->full_match("abc-", &groups));
+  CHECK(groups == Groups{"abc", ""});  // a group that took no part is empty
+  CHECK(p->expression() == R"(([a-z]+)-(\d+)?)");
+}
+
+TEST_CASE("pattern: replace every match, find every match", "[pattern]") {
+  Pattern secret = Pattern::builtin(R"((?i)(key=)\w+)");
+  std::string text = "KEY=abc&x=1&key=def";
+  CHECK(secret.replace_all(text, R"(\1***)") == 2);
+  CHECK(text == "KEY=***&x=1&key=***");
+  CHECK(Pattern::builtin(R"(sig=(\d+))").find_all("sig=1 sig=22 sig=") == Groups{"1", "22"});
+  // Empty matches move on by one character instead of matching in place for ever.
+  CHECK(Pattern::builtin("(a*)").find_all("bab") == Groups{"", "a", "", ""});
+}
+
+TEST_CASE("pattern: characters are UTF-8 code points, or bytes when asked", "[pattern]") {
+  const std::string e_acute = "\xc3\xa9";
+  CHECK(Pattern::builtin(".").full_match(e_acute));
+  CHECK_FALSE(Pattern::builtin(".", Pattern::Text::bytes).full_match(e_acute));
+  CHECK(Pattern::builtin("..", Pattern::Text::bytes).full_match(e_acute));
+  CHECK(Pattern::builtin("[^/]+", Pattern::Text::bytes).full_match("\xff\xfe"));
+}
+
+TEST_CASE("pattern: quoted text matches itself only", "[pattern]") {
+  const std::string literal = "/v1/a.b*(c)+[d]{e}?|^$\\";
+  Pattern p = Pattern::builtin(Pattern::quote(literal));
+  CHECK(p.full_match(literal));
+  CHECK_FALSE(p.full_match("/v1/aXb*(c)+[d]{e}?|^$\\"));
+}
+
+TEST_CASE("pattern: one RE2 cannot compile is an error naming it", "[pattern]") {
+  Outcome<Pattern> p = Pattern::compile("^(?!-)[a-z]+$");  // lookahead: not in RE2
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().kind == ErrorKind::config);
+  CHECK(p.error().code == "InvalidPattern");
+  CHECK_THAT(p.error().message, Catch::StartsWith("bad pattern '^(?!-)[a-z]+$': "));
+}
+
+TEST_CASE("model patterns: a pattern RE2 cannot compile names the file and the key", "[model][pattern]") {
+  auto bad = Model::load({{"bad.json", R"({"api":"x","operations":{"A":{"input":{
+      "n": { "type": "string", "pattern": "^(?!-)[a-z]+$" } }}}})"}});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "ModelError");
+  CHECK_THAT(bad.error().message, Catch::Contains("bad.json") && Catch::Contains("operations.A.input.n") &&
+                                      Catch::Contains("bad pattern '^(?!-)[a-z]+$'"));
+}
+
+namespace {
+
+// Every pattern in the inputs under `shape`, by expression.
+void collect_patterns(const Shape& shape, std::map<std::string, const Pattern*>& found, int depth = 0) {
+  if (depth > 16) return;  // shapes do not nest deeper; a cycle would
+  if (shape.pattern) found.emplace(shape.pattern->expression(), &*shape.pattern);
+  for (const Member& m : shape.members) collect_patterns(*m.shape, found, depth + 1);
+  if (shape.member) collect_patterns(*shape.member, found, depth + 1);
+}
+
+}  // namespace
+
+TEST_CASE("model patterns: each built-in one means under RE2 what it meant under ECMAScript", "[model][pattern]") {
+  // Values each must take and values it must refuse; a pattern added to the model
+  // without a line here fails the test.
+  const std::map<std::string, std::pair<Groups, Groups>> expected = {
+      {"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$", {{"a", "a-1", "abc-def-9", "0"}, {"", "-a", "a-", "A", "a_b", "a\n", "\u00e9"}}},
+      {"^[a-z0-9]*$", {{"", "0123456789abcdef"}, {"ABC", "a-b", "a\n"}}},
+      {"^[A-Za-z0-9]*$", {{"", "Abc123"}, {"a-b", "a b", "\u00e9"}}},
+  };
+  std::map<std::string, const Pattern*> found;
+  for (const Operation* op : Model::builtin().operations()) collect_patterns(*op->input, found);
+  CHECK(found.size() == expected.size());
+  for (const auto& [expression, pattern] : found) {
+    INFO(expression);
+    auto it = expected.find(expression);
+    REQUIRE(it != expected.end());
+    for (const std::string& good : it->second.first) CHECK(pattern->full_match(good));
+    for (const std::string& bad : it->second.second) CHECK_FALSE(pattern->full_match(bad));
+  }
+}
