@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/protocol.h"
+#include "core/settings.h"
 #include "core/validate.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
@@ -342,74 +343,28 @@ Session& session_of(lua_State* L) {
 
 namespace {
 
-// A field holding a number of seconds (0 or more), in lauxlib's wording when it is not.
-double opt_seconds_field(lua_State* L, int index, const char* name, double fallback) {
-  int t = lua_getfield(L, index, name);
-  double out = t == LUA_TNIL ? fallback : lua_tonumber(L, -1);
-  if (t != LUA_TNIL && (t != LUA_TNUMBER || out < 0))
-    luaL_error(L, "bad argument #1 to 'client' (field '%s' must be a number of seconds, 0 or more)", name);
-  lua_pop(L, 1);
-  return out;
-}
-
-// max_attempts (every retry counts, InvalidPart's included), the back-off of 5xx,
-// throttling and connection failures (retry_base_delay doubled per attempt with full
-// jitter, at most retry_max_delay), invalid_part_delay, and retry_restores.
-void apply_retry_options(lua_State* L, RetryPolicy& r) {
-  if (lua_getfield(L, 1, "max_attempts") != LUA_TNIL) {
-    lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
-    if (n < 1) luaL_error(L, "bad argument #1 to 'client' (field 'max_attempts' must be an integer, 1 or more)");
-    r.max_attempts = static_cast<int>(n);
-  }
-  lua_pop(L, 1);
-  r.base_delay = opt_seconds_field(L, 1, "retry_base_delay", r.base_delay);
-  r.max_delay = opt_seconds_field(L, 1, "retry_max_delay", r.max_delay);
-  r.invalid_part_delay = opt_seconds_field(L, 1, "invalid_part_delay", r.invalid_part_delay);
-  r.retry_non_idempotent = opt_bool_field(L, 1, "retry_restores", r.retry_non_idempotent);
-}
-
-void apply_client_options(lua_State* L, ClientConfig& c) {
-  c.profile = opt_string_field(L, 1, "profile", "client", c.profile);
-  c.region = opt_string_field(L, 1, "region", "client", c.region);
-  std::string dialect = opt_string_field(L, 1, "dialect", "client", c.dialect->name);
-  c.dialect = Dialect::find(dialect);
-  if (!c.dialect) luaL_error(L, "bad argument #1 to 'client' (dialect must be \"ext\" or \"aws\", got \"%s\")", dialect.c_str());
-  if (lua_getfield(L, 1, "endpoints") == LUA_TTABLE)
-    for (const std::string& api : api_names()) c.endpoints[api] = opt_string_field(L, -1, api.c_str(), "client", c.endpoints[api]);
-  lua_pop(L, 1);
-  if (lua_getfield(L, 1, "credentials") == LUA_TTABLE) {
-    c.credentials.access_key_id = opt_string_field(L, -1, "access_key_id", "client", c.credentials.access_key_id);
-    c.credentials.secret_access_key = opt_string_field(L, -1, "secret_access_key", "client", c.credentials.secret_access_key);
-    c.credentials.session_token = opt_string_field(L, -1, "session_token", "client", c.credentials.session_token);
-  }
-  lua_pop(L, 1);
-  apply_retry_options(L, c.retry);
-  c.transport.timeout_ms = static_cast<long>(opt_seconds_field(L, 1, "timeout", c.transport.timeout_ms / 1000.0) * 1000);
-  c.transport.connect_timeout_ms =
-      static_cast<long>(opt_seconds_field(L, 1, "connect_timeout", c.transport.connect_timeout_ms / 1000.0) * 1000);
-}
-
-// A named profile's configuration on its own (core's load_profile): the config
-// file's section over defaults. The session's --debug hook carries over.
-ClientConfig profile_config(lua_State* L, const std::string& profile) {
-  auto loaded = load_profile(profile, [](const char* name) { return std::getenv(name); });
-  if (!loaded.ok()) raise(L, loaded.error());
-  loaded->client.debug = session_of(L).config.client.debug;
-  return loaded->client;
-}
-
-// cloud.client{profile=, region=, dialect=, endpoints=, credentials=}: a new client
-// whose left-out fields come from the session's configuration, or with profile=
-// from that profile of the config file.
-int l_client(lua_State* L) {
-  if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
+// cloud.client's argument as JSON for core's client_config; a value without a JSON
+// form (a function...) is refused as a bad setting, as core refuses the others.
+json client_arguments(lua_State* L) {
+  if (lua_isnoneornil(L, 1)) return json::object();
   luaL_checktype(L, 1, LUA_TTABLE);
-  ClientConfig config = session_of(L).config.client;
-  std::string profile = opt_string_field(L, 1, "profile", "client");
-  if (!profile.empty()) config = profile_config(L, profile);
-  apply_client_options(L, config);
+  auto args = to_json(L, 1);
+  if (args.ok()) return std::move(args.value());
+  const Error& e = args.error();
+  std::string field = e.fields.empty() || e.fields.front().path == "(argument)" ? "" : e.fields.front().path + ": ";
+  raise(L, make_error(ErrorKind::config, "InvalidSetting", "cloud.client: " + field + e.message));
+}
+
+// cloud.client{profile=, region=, dialect=, endpoints=, credentials=, ...}: a new
+// client whose left-out fields come from the session's configuration, or with
+// profile= from that profile of the config file; every field is checked by core's
+// table of settings, as the config file's are.
+int l_client(lua_State* L) {
+  auto config = client_config(client_arguments(L), session_of(L).config.client,
+                              [](const char* name) { return std::getenv(name); });
+  if (!config.ok()) raise(L, config.error());
   lua_newtable(L);
-  fill_client_table(L, make_client(config));
+  fill_client_table(L, make_client(*config));
   luaL_setmetatable(L, kClientMeta);
   return 1;
 }
