@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/model.h"
+#include "core/settings.h"
 
 namespace cloud {
 
@@ -109,20 +110,22 @@ bool is_secret_key(const std::string& key) { return key == "secret_access_key" |
 
 // The keys a profile may set, for messages: per-API keys written with <api>.
 std::vector<std::string> profile_keys() {
-  std::vector<std::string> keys{"region",  "dialect", "endpoint.<api>", "service.<api>", "credentials_file",
-                                "ca_file", "max_attempts", "timeout", "connect_timeout"};
+  std::vector<std::string> keys;
+  for (const SettingSpec& s : setting_specs())
+    if (s.in_profiles) keys.push_back(s.per_api ? s.key + ".<api>" : s.key);
+  keys.push_back("credentials_file");
   keys.insert(keys.end(), credential_keys().begin(), credential_keys().end());
   return keys;
 }
 
 // "" when `key` may appear in a profile, else what is wrong with it.
 std::string key_problem(const std::string& key) {
-  for (const char* prefix : {"endpoint.", "service."})
-    if (key.rfind(prefix, 0) == 0) {
-      std::string api = key.substr(std::strlen(prefix));
-      if (Model::builtin().api(api)) return "";
-      return "no API named '" + api + "' in '" + key + "' (APIs: " + joined(api_names()) + ")";
-    }
+  std::string api;
+  const SettingSpec* spec = find_setting(key, &api);
+  if (spec && spec->per_api && !Model::builtin().api(api))
+    return "no API named '" + api + "' in '" + key + "' (APIs: " + joined(api_names()) + ")";
+  if (spec && !spec->in_profiles) return key + " is an argument of cloud.client{} only, not a profile setting";
+  if (spec) return "";
   for (const std::string& k : profile_keys())
     if (k == key) return "";
   return "unknown setting '" + key + "' (settings: " + joined(profile_keys()) + ")";
@@ -234,104 +237,19 @@ Found pick(const Sources& s, const std::string& key, const std::string& flag, co
   return f.value.empty() ? from_profile(s, key) : f;
 }
 
-Error invalid(const Found& f, const std::string& problem) {
-  return config_error("InvalidSetting", (f.where.empty() ? "" : f.where + ": ") + problem);
-}
-
 // ------------------------------------------------------------------ the settings
 
-// Sets the value into the client's configuration; returns "" or what is wrong.
-using Setter = std::function<std::string(const std::string& value, ClientConfig& c)>;
-
-struct SettingSpec {
-  std::string key;
-  std::string flag;        // "" when there is none
-  std::string flag_value;  // "" when not given
-  std::string fallback;    // the default, as shown
-  Setter set;
-};
-
-std::string set_number(const std::string& key, const std::string& v, double low, double high, double& out) {
-  char* end = nullptr;
-  double n = std::strtod(v.c_str(), &end);
-  std::ostringstream range;
-  range << low << " to " << high;
-  if (v.empty() || *end || !(n >= low && n <= high))
-    return key + " must be a number from " + range.str() + " (got '" + v + "')";
-  out = n;
-  return "";
+// The value a flag gives the setting, "" when not given.
+std::string flag_value(const ConfigOverrides& flags, const SettingSpec& spec, const std::string& api) {
+  if (spec.key == "region") return flags.region;
+  if (spec.key == "dialect") return flags.dialect;
+  auto endpoint = flags.endpoints.find(api);
+  return spec.key == "endpoint" && endpoint != flags.endpoints.end() ? endpoint->second : "";
 }
 
-Setter seconds_setter(const std::string& key, long TransportOptions::*field) {
-  return [key, field](const std::string& v, ClientConfig& c) {
-    double seconds = 0;
-    std::string problem = set_number(key, v, 0.001, 86400, seconds);
-    if (problem.empty()) c.transport.*field = static_cast<long>(seconds * 1000);
-    return problem;
-  };
-}
-
-std::string format_seconds(long ms) {
-  std::ostringstream out;
-  out << static_cast<double>(ms) / 1000;
-  return out.str();
-}
-
-std::string set_region(const std::string& v, ClientConfig& c) {
-  if (!valid_name(v, "-")) return "region must be letters, digits and hyphens, e.g. jp-east-1 (got '" + v + "')";
-  c.region = v;
-  return "";
-}
-
-std::string set_dialect(const std::string& v, ClientConfig& c) {
-  const Dialect* d = Dialect::find(v);
-  if (!d) return "dialect must be ext or aws (got '" + v + "')";
-  c.dialect = d;
-  return "";
-}
-
-std::string set_max_attempts(const std::string& v, ClientConfig& c) {
-  double n = 0;
-  std::string problem = set_number("max_attempts", v, 1, 10, n);
-  if (problem.empty() && n != static_cast<int>(n)) problem = "max_attempts must be a whole number (got '" + v + "')";
-  if (problem.empty()) c.retry.max_attempts = static_cast<int>(n);
-  return problem;
-}
-
-Setter endpoint_setter(const std::string& api) {
-  return [api](const std::string& v, ClientConfig& c) -> std::string {
-    if (v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
-      return "the endpoint of " + api + " must start with http:// or https:// (got '" + v + "')";
-    c.endpoints[api] = v;
-    return "";
-  };
-}
-
-std::vector<SettingSpec> setting_specs(const ConfigOverrides& flags, const ClientConfig& d) {
-  std::vector<SettingSpec> specs{
-      {"region", "--region", flags.region, d.region, set_region},
-      {"dialect", "--dialect", flags.dialect, d.dialect->name, set_dialect},
-  };
-  for (const Api& api : Model::builtin().apis()) {
-    auto flag = flags.endpoints.find(api.name);
-    specs.push_back({"endpoint." + api.name, "--endpoint", flag == flags.endpoints.end() ? "" : flag->second, "",
-                     endpoint_setter(api.name)});
-  }
-  for (const Api& api : Model::builtin().apis())
-    specs.push_back({"service." + api.name, "", "", api.service, [name = api.name](const std::string& v, ClientConfig& c) {
-                       c.services[name] = v;
-                       return std::string();
-                     }});
-  specs.push_back({"ca_file", "", "", "(the system's)", [](const std::string& v, ClientConfig& c) {
-                     c.transport.ca_file = v;
-                     return std::string();
-                   }});
-  specs.push_back({"max_attempts", "", "", std::to_string(d.retry.max_attempts), set_max_attempts});
-  specs.push_back({"timeout", "", "", format_seconds(d.transport.timeout_ms),
-                   seconds_setter("timeout", &TransportOptions::timeout_ms)});
-  specs.push_back({"connect_timeout", "", "", format_seconds(d.transport.connect_timeout_ms),
-                   seconds_setter("connect_timeout", &TransportOptions::connect_timeout_ms)});
-  return specs;
+// What `cloudlua config` shows for a setting nothing sets.
+std::string default_shown(const SettingSpec& spec, const std::string& api) {
+  return spec.shown_default.empty() ? shown_setting(spec, api, ClientConfig{}) : spec.shown_default;
 }
 
 Outcome<bool> check_flag_apis(const ConfigOverrides& flags) {
@@ -344,14 +262,18 @@ Outcome<bool> check_flag_apis(const ConfigOverrides& flags) {
 Outcome<bool> apply_settings(const Sources& s, LoadedConfig& out) {
   auto flags_ok = check_flag_apis(s.flags);
   if (!flags_ok.ok()) return flags_ok.error();
-  for (const SettingSpec& spec : setting_specs(s.flags, out.client)) {
-    Found f = pick(s, spec.key, spec.flag, spec.flag_value);
-    if (!f.value.empty()) {
-      std::string problem = spec.set(f.value, out.client);
-      if (!problem.empty()) return invalid(f, problem);
-      if (spec.key.rfind("endpoint.", 0) == 0) out.endpoints_configured = true;
+  for (const SettingSpec& spec : setting_specs()) {
+    if (!spec.in_profiles) continue;
+    for (const std::string& api : spec.per_api ? api_names() : std::vector<std::string>{""}) {
+      std::string name = setting_name(spec, api);
+      Found f = pick(s, name, spec.flag, flag_value(s.flags, spec, api));
+      if (!f.value.empty()) {
+        auto applied = apply_setting(spec, api, f.value, f.where, out.client);
+        if (!applied.ok()) return applied.error();
+        if (spec.key == "endpoint") out.endpoints_configured = true;
+      }
+      out.settings.push_back({name, f.value.empty() ? default_shown(spec, api) : f.value, f.origin, false});
     }
-    out.settings.push_back({spec.key, f.value.empty() ? spec.fallback : f.value, f.origin, false});
   }
   return true;
 }
@@ -566,6 +488,12 @@ Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup&
 
 Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup& env) {
   return load_layers(flags, env, "--profile");
+}
+
+Outcome<Credentials> given_credentials(const ConfigOverrides& flags, const EnvLookup& env) {
+  auto picked = pick_credentials(Sources{flags, env, nullptr, nullptr}, "");
+  if (!picked.ok()) return picked.error();
+  return Credentials{picked->key.value, picked->secret.value, picked->token.value};
 }
 
 Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& env) {

@@ -66,6 +66,11 @@ Outcome<LoadedConfig> load_config(const ConfigOverrides& flags, const EnvLookup&
 // do not apply (only the variables that locate the file are read).
 Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& env);
 
+// The credentials the flags give, else the CLOUDLUA_* variables, taken as a unit as
+// load_config takes them, without a profile (`serve` accepts these); empty when
+// neither gives any.
+Outcome<Credentials> given_credentials(const ConfigOverrides& flags, const EnvLookup& env);
+
 // What `cloudlua config` prints: one line per setting, value (secrets masked) and origin.
 std::string config_report(const LoadedConfig& config);
 

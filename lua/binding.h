@@ -2,6 +2,8 @@
 // and the one way core errors become Lua errors.
 #pragma once
 
+#include <string>
+
 #include "core/error.h"
 
 struct lua_State;
@@ -16,6 +18,16 @@ Session& session_of(lua_State* L);
 void push_error(lua_State* L, const Error& e);
 // Raises it; never returns.
 [[noreturn]] void raise(lua_State* L, const Error& e);
+// The error object at `index` read back into an Error (describe() formats both alike);
+// leaves the stack as it found it.
+Error error_from_table(lua_State* L, int index);
+
+// lauxlib's argument errors with the function named in full, as luaL_traceback names
+// it ("bad argument #1 to 'cloud.sign' (table expected, got nil)"), wherever it was
+// called from; lauxlib's own name for a function no loaded module holds (arguments.cpp).
+[[noreturn]] void arg_error(lua_State* L, int arg, const std::string& message);
+[[noreturn]] void type_error(lua_State* L, int arg, const char* expected);
+void check_type(lua_State* L, int arg, int type);  // as luaL_checktype
 
 // Sets cloud.emulator in the table at `module` when the embedded emulator serves
 // the session.

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/protocol.h"
+#include "core/settings.h"
 #include "core/validate.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
@@ -34,12 +35,20 @@ std::string field_string(lua_State* L, int index, const char* name) {
   return out;
 }
 
+// The kind called `name` into `out`; false when no kind is called so.
+bool find_kind(const std::string& name, ErrorKind& out) {
+  for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout, ErrorKind::config})
+    if (name == kind_name(k)) return out = k, true;
+  return false;
+}
+
+}  // namespace
+
 // The error object read back into an Error, so describe() is the one formatter.
 Error error_from_table(lua_State* L, int index) {
+  index = lua_absindex(L, index);
   Error e;
-  std::string kind = field_string(L, index, "kind");
-  for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout, ErrorKind::config})
-    if (kind == kind_name(k)) e.kind = k;
+  find_kind(field_string(L, index, "kind"), e.kind);
   e.code = field_string(L, index, "code");
   e.message = field_string(L, index, "message");
   e.operation = field_string(L, index, "operation");
@@ -49,17 +58,21 @@ Error error_from_table(lua_State* L, int index) {
   lua_getfield(L, index, "attempts");
   e.attempts = static_cast<int>(lua_tointeger(L, -1));
   lua_pop(L, 2);
-  if (lua_getfield(L, index, "fields") == LUA_TTABLE)
+  if (lua_getfield(L, index, "fields") == LUA_TTABLE) {
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
       e.fields.push_back({field_string(L, -1, "path"), field_string(L, -1, "problem")});
       lua_pop(L, 1);
     }
-  lua_pop(L, 2);
+    lua_pop(L, 1);  // the value after the last problem
+  }
+  lua_pop(L, 1);  // fields
   return e;
 }
 
+namespace {
+
 int error_tostring(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+  check_type(L, 1, LUA_TTABLE);
   std::string text = error_from_table(L, 1).describe();
   lua_pushlstring(L, text.data(), text.size());
   return 1;
@@ -147,7 +160,7 @@ int client_box_gc(lua_State* L) {
 
 json arguments_table(lua_State* L, int index) {
   if (lua_isnoneornil(L, index)) return json::object();
-  luaL_checktype(L, index, LUA_TTABLE);
+  check_type(L, index, LUA_TTABLE);
   auto args = to_json(L, index);
   if (!args.ok()) raise(L, args.error());
   return std::move(args.value());
@@ -207,29 +220,33 @@ int call_named(lua_State* L, const std::string& operation, int args_index) {
 int l_operation(lua_State* L) { return call_named(L, lua_tostring(L, lua_upvalueindex(2)), 1); }
 
 // cloud.call("UpdateSnapshot", {...})
-int l_call(lua_State* L) { return call_named(L, luaL_checkstring(L, 1), 2); }
+int l_call(lua_State* L) {
+  if (!lua_isstring(L, 1)) type_error(L, 1, "string");
+  return call_named(L, lua_tostring(L, 1), 2);
+}
 
-std::string opt_string_field(lua_State* L, int index, const char* name, const char* fn, const std::string& fallback = "") {
+// Field `name` of argument 1 (the table at `index`), a string; `fallback` when absent.
+std::string opt_string_field(lua_State* L, int index, const char* name, const std::string& fallback = "") {
   int t = lua_getfield(L, index, name);
   std::string out = fallback;
   if (t == LUA_TSTRING || t == LUA_TNUMBER) out = lua_tostring(L, -1);
-  else if (t != LUA_TNIL) luaL_error(L, "bad argument #1 to '%s' (field '%s' must be a string, got %s)", fn, name, luaL_typename(L, -1));
+  else if (t != LUA_TNIL) arg_error(L, 1, std::string("field '") + name + "' must be a string, got " + luaL_typename(L, -1));
   lua_pop(L, 1);
   return out;
 }
 
 // A headers argument: a list of {name, value} pairs, or a { name = value } map.
-Headers headers_field(lua_State* L, int index, const char* fn) {
+Headers headers_field(lua_State* L, int index) {
   Headers out;
   if (lua_getfield(L, index, "headers") == LUA_TNIL) return lua_pop(L, 1), out;
-  if (!lua_istable(L, -1)) luaL_error(L, "bad argument #1 to '%s' (field 'headers' must be a table)", fn);
+  if (!lua_istable(L, -1)) arg_error(L, 1, std::string("field 'headers' must be a table, got ") + luaL_typename(L, -1));
   int t = lua_gettop(L);
   if (lua_rawlen(L, t) > 0) {
     for (lua_Integer i = 1; lua_rawgeti(L, t, i) == LUA_TTABLE; ++i) {
       lua_rawgeti(L, -1, 1);
       lua_rawgeti(L, -2, 2);
       if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
-        luaL_error(L, "bad argument #1 to '%s' (headers[%d] must be a {name, value} pair)", fn, static_cast<int>(i));
+        arg_error(L, 1, "headers[" + std::to_string(i) + "] must be a {name, value} pair");
       out.emplace_back(lua_tostring(L, -2), lua_tostring(L, -1));
       lua_pop(L, 3);
     }
@@ -251,13 +268,13 @@ bool opt_bool_field(lua_State* L, int index, const char* name, bool fallback) {
 
 // c.request{api=, method=, path=, query=, headers=, body=}: any signed request.
 int l_request(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+  check_type(L, 1, LUA_TTABLE);
   RawRequest raw;
-  raw.api = opt_string_field(L, 1, "api", "request");
-  raw.method = opt_string_field(L, 1, "method", "request", "GET");
-  raw.path = opt_string_field(L, 1, "path", "request", "/");
-  raw.body = opt_string_field(L, 1, "body", "request");
-  raw.headers = headers_field(L, 1, "request");
+  raw.api = opt_string_field(L, 1, "api");
+  raw.method = opt_string_field(L, 1, "method", "GET");
+  raw.path = opt_string_field(L, 1, "path", "/");
+  raw.body = opt_string_field(L, 1, "body");
+  raw.headers = headers_field(L, 1);
   if (lua_getfield(L, 1, "query") == LUA_TTABLE)
     for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
       std::string key = luaL_tolstring(L, -2, nullptr);
@@ -342,74 +359,28 @@ Session& session_of(lua_State* L) {
 
 namespace {
 
-// A field holding a number of seconds (0 or more), in lauxlib's wording when it is not.
-double opt_seconds_field(lua_State* L, int index, const char* name, double fallback) {
-  int t = lua_getfield(L, index, name);
-  double out = t == LUA_TNIL ? fallback : lua_tonumber(L, -1);
-  if (t != LUA_TNIL && (t != LUA_TNUMBER || out < 0))
-    luaL_error(L, "bad argument #1 to 'client' (field '%s' must be a number of seconds, 0 or more)", name);
-  lua_pop(L, 1);
-  return out;
+// cloud.client's argument as JSON for core's client_config; a value without a JSON
+// form (a function...) is refused as a bad setting, as core refuses the others.
+json client_arguments(lua_State* L) {
+  if (lua_isnoneornil(L, 1)) return json::object();
+  check_type(L, 1, LUA_TTABLE);
+  auto args = to_json(L, 1);
+  if (args.ok()) return std::move(args.value());
+  const Error& e = args.error();
+  std::string field = e.fields.empty() || e.fields.front().path == "(argument)" ? "" : e.fields.front().path + ": ";
+  raise(L, make_error(ErrorKind::config, "InvalidSetting", "cloud.client: " + field + e.message));
 }
 
-// max_attempts (every retry counts, InvalidPart's included), the back-off of 5xx,
-// throttling and connection failures (retry_base_delay doubled per attempt with full
-// jitter, at most retry_max_delay), invalid_part_delay, and retry_restores.
-void apply_retry_options(lua_State* L, RetryPolicy& r) {
-  if (lua_getfield(L, 1, "max_attempts") != LUA_TNIL) {
-    lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
-    if (n < 1) luaL_error(L, "bad argument #1 to 'client' (field 'max_attempts' must be an integer, 1 or more)");
-    r.max_attempts = static_cast<int>(n);
-  }
-  lua_pop(L, 1);
-  r.base_delay = opt_seconds_field(L, 1, "retry_base_delay", r.base_delay);
-  r.max_delay = opt_seconds_field(L, 1, "retry_max_delay", r.max_delay);
-  r.invalid_part_delay = opt_seconds_field(L, 1, "invalid_part_delay", r.invalid_part_delay);
-  r.retry_non_idempotent = opt_bool_field(L, 1, "retry_restores", r.retry_non_idempotent);
-}
-
-void apply_client_options(lua_State* L, ClientConfig& c) {
-  c.profile = opt_string_field(L, 1, "profile", "client", c.profile);
-  c.region = opt_string_field(L, 1, "region", "client", c.region);
-  std::string dialect = opt_string_field(L, 1, "dialect", "client", c.dialect->name);
-  c.dialect = Dialect::find(dialect);
-  if (!c.dialect) luaL_error(L, "bad argument #1 to 'client' (dialect must be \"ext\" or \"aws\", got \"%s\")", dialect.c_str());
-  if (lua_getfield(L, 1, "endpoints") == LUA_TTABLE)
-    for (const std::string& api : api_names()) c.endpoints[api] = opt_string_field(L, -1, api.c_str(), "client", c.endpoints[api]);
-  lua_pop(L, 1);
-  if (lua_getfield(L, 1, "credentials") == LUA_TTABLE) {
-    c.credentials.access_key_id = opt_string_field(L, -1, "access_key_id", "client", c.credentials.access_key_id);
-    c.credentials.secret_access_key = opt_string_field(L, -1, "secret_access_key", "client", c.credentials.secret_access_key);
-    c.credentials.session_token = opt_string_field(L, -1, "session_token", "client", c.credentials.session_token);
-  }
-  lua_pop(L, 1);
-  apply_retry_options(L, c.retry);
-  c.transport.timeout_ms = static_cast<long>(opt_seconds_field(L, 1, "timeout", c.transport.timeout_ms / 1000.0) * 1000);
-  c.transport.connect_timeout_ms =
-      static_cast<long>(opt_seconds_field(L, 1, "connect_timeout", c.transport.connect_timeout_ms / 1000.0) * 1000);
-}
-
-// A named profile's configuration on its own (core's load_profile): the config
-// file's section over defaults. The session's --debug hook carries over.
-ClientConfig profile_config(lua_State* L, const std::string& profile) {
-  auto loaded = load_profile(profile, [](const char* name) { return std::getenv(name); });
-  if (!loaded.ok()) raise(L, loaded.error());
-  loaded->client.debug = session_of(L).config.client.debug;
-  return loaded->client;
-}
-
-// cloud.client{profile=, region=, dialect=, endpoints=, credentials=}: a new client
-// whose left-out fields come from the session's configuration, or with profile=
-// from that profile of the config file.
+// cloud.client{profile=, region=, dialect=, endpoints=, credentials=, ...}: a new
+// client whose left-out fields come from the session's configuration, or with
+// profile= from that profile of the config file; every field is checked by core's
+// table of settings, as the config file's are.
 int l_client(lua_State* L) {
-  if (lua_isnoneornil(L, 1)) lua_newtable(L), lua_replace(L, 1);
-  luaL_checktype(L, 1, LUA_TTABLE);
-  ClientConfig config = session_of(L).config.client;
-  std::string profile = opt_string_field(L, 1, "profile", "client");
-  if (!profile.empty()) config = profile_config(L, profile);
-  apply_client_options(L, config);
+  auto config = client_config(client_arguments(L), session_of(L).config.client,
+                              [](const char* name) { return std::getenv(name); });
+  if (!config.ok()) raise(L, config.error());
   lua_newtable(L);
-  fill_client_table(L, make_client(config));
+  fill_client_table(L, make_client(*config));
   luaL_setmetatable(L, kClientMeta);
   return 1;
 }
@@ -439,33 +410,37 @@ void push_pairs(lua_State* L, const Headers& headers) {
 
 SignInput sign_input(lua_State* L) {
   SignInput in;
-  in.method = opt_string_field(L, 1, "method", "sign", "GET");
-  in.url = opt_string_field(L, 1, "url", "sign");
-  if (in.url.empty()) luaL_error(L, "bad argument #1 to 'sign' (field 'url' is required)");
-  in.headers = headers_field(L, 1, "sign");
-  in.body = opt_string_field(L, 1, "body", "sign");
-  in.region = opt_string_field(L, 1, "region", "sign", session_of(L).config.client.region);
-  in.service = opt_string_field(L, 1, "service", "sign");
-  if (in.service.empty()) luaL_error(L, "bad argument #1 to 'sign' (field 'service' is required)");
-  in.credentials.access_key_id = opt_string_field(L, 1, "access_key_id", "sign");
-  in.credentials.secret_access_key = opt_string_field(L, 1, "secret_access_key", "sign");
-  in.credentials.session_token = opt_string_field(L, 1, "session_token", "sign");
+  in.method = opt_string_field(L, 1, "method", "GET");
+  in.url = opt_string_field(L, 1, "url");
+  if (in.url.empty()) arg_error(L, 1, "field 'url' is required");
+  in.headers = headers_field(L, 1);
+  in.body = opt_string_field(L, 1, "body");
+  in.region = opt_string_field(L, 1, "region", session_of(L).config.client.region);
+  in.service = opt_string_field(L, 1, "service");
+  if (in.service.empty()) arg_error(L, 1, "field 'service' is required");
+  in.credentials.access_key_id = opt_string_field(L, 1, "access_key_id");
+  in.credentials.secret_access_key = opt_string_field(L, 1, "secret_access_key");
+  in.credentials.session_token = opt_string_field(L, 1, "session_token");
   in.omit_session_token = opt_bool_field(L, 1, "omit_session_token", false);
-  in.time = opt_string_field(L, 1, "time", "sign");
-  std::string dialect = opt_string_field(L, 1, "dialect", "sign", "ext");
+  in.time = opt_string_field(L, 1, "time");
+  std::string dialect = opt_string_field(L, 1, "dialect", "ext");
   in.dialect = Dialect::find(dialect);
-  if (!in.dialect) luaL_error(L, "bad argument #1 to 'sign' (dialect must be \"ext\" or \"aws\", got \"%s\")", dialect.c_str());
+  if (!in.dialect) arg_error(L, 1, "field 'dialect' must be ext or aws, got '" + dialect + "'");
   in.normalize = opt_bool_field(L, 1, "normalize", true);
   in.double_encode = opt_bool_field(L, 1, "double_encode", true);
   in.sign_body = opt_bool_field(L, 1, "sign_body", false);
-  if (lua_getfield(L, 1, "presign_expires") != LUA_TNIL) in.presign_expires = static_cast<long>(luaL_checkinteger(L, -1));
+  if (lua_getfield(L, 1, "presign_expires") != LUA_TNIL) {
+    int is_integer = 0;
+    in.presign_expires = static_cast<long>(lua_tointegerx(L, -1, &is_integer));
+    if (!is_integer) arg_error(L, 1, std::string("field 'presign_expires' must be an integer, got ") + luaL_typename(L, -1));
+  }
   lua_pop(L, 1);
   return in;
 }
 
 // cloud.sign{...}: the signature and everything around it, nothing sent.
 int l_sign(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+  check_type(L, 1, LUA_TTABLE);
   auto out = sign(sign_input(L));
   if (!out.ok()) raise(L, out.error());
   lua_createtable(L, 0, 6);
@@ -476,6 +451,29 @@ int l_sign(lua_State* L) {
   }
   push_pairs(L, out->headers);
   lua_setfield(L, -2, "headers");
+  return 1;
+}
+
+// ------------------------------------------------------------------ cloud.error
+
+// cloud.error{kind=, code=, message=, status=, request_id=, operation=, attempts=,
+// fields=}: an error object from the one constructor of the module's own errors
+// (push_error), for Lua code that raises errors of the same shape (cloud.wait_until).
+// It is returned; error() raises it.
+int l_error(lua_State* L) {
+  check_type(L, 1, LUA_TTABLE);
+  ErrorKind kind;
+  std::string name = opt_string_field(L, 1, "kind");
+  if (!find_kind(name, kind))
+    arg_error(L, 1, "field 'kind' must be validation, api, transport, timeout or config, got '" + name + "'");
+  if (opt_string_field(L, 1, "code").empty()) arg_error(L, 1, "field 'code' is required");
+  for (const char* field : {"message", "operation", "request_id"}) opt_string_field(L, 1, field);
+  for (const char* field : {"status", "attempts"})
+    if (int t = lua_getfield(L, 1, field); lua_pop(L, 1), t != LUA_TNIL && t != LUA_TNUMBER)
+      arg_error(L, 1, std::string("field '") + field + "' must be an integer");
+  if (int t = lua_getfield(L, 1, "fields"); lua_pop(L, 1), t != LUA_TNIL && t != LUA_TTABLE)
+    arg_error(L, 1, "field 'fields' must be a list of { path =, problem = }");
+  push_error(L, error_from_table(L, 1));
   return 1;
 }
 
@@ -508,16 +506,18 @@ void store_session(lua_State* L, std::shared_ptr<Session> session) {
   lua_setfield(L, LUA_REGISTRYINDEX, kSessionKey);
 }
 
-// `require "cloud"` works, and each API table is a loaded module too, so that
-// lauxlib names functions fully in messages: "bad argument #1 to
+// `require "cloud"` works, and each API table (and cloud.emulator) is a loaded module
+// too, so that tracebacks and arg_error name functions fully: "bad argument #1 to
 // 'cloud.cluster.update_snapshot'".
 void register_loaded(lua_State* L, int module) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_pushvalue(L, module);
   lua_setfield(L, -2, "cloud");
-  for (const std::string& api : api_names()) {
-    lua_getfield(L, module, api.c_str());
-    lua_setfield(L, -2, ("cloud." + api).c_str());
+  std::vector<std::string> parts = api_names();
+  parts.push_back("emulator");  // when the embedded emulator serves the session
+  for (const std::string& part : parts) {
+    if (lua_getfield(L, module, part.c_str()) == LUA_TTABLE) lua_setfield(L, -2, ("cloud." + part).c_str());
+    else lua_pop(L, 1);
   }
   lua_pop(L, 1);
 }
@@ -530,7 +530,7 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   store_session(L, std::move(session));
   lua_newtable(L);
   fill_client_table(L, client);
-  const luaL_Reg module_fns[] = {{"client", l_client}, {"sign", l_sign}, {nullptr, nullptr}};
+  const luaL_Reg module_fns[] = {{"client", l_client}, {"error", l_error}, {"sign", l_sign}, {nullptr, nullptr}};
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");

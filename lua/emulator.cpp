@@ -15,35 +15,37 @@ namespace {
 
 Emulator& emulator_of(lua_State* L) { return *session_of(L).emulator; }
 
-json table_argument(lua_State* L, const char* fn) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+json table_argument(lua_State* L) {
+  check_type(L, 1, LUA_TTABLE);
   auto value = to_json(L, 1);
   if (!value.ok()) raise(L, value.error());
-  if (!value->is_object() && !value->empty()) luaL_error(L, "bad argument #1 to '%s' (table of named fields expected)", fn);
+  if (!value->is_object() && !value->empty()) arg_error(L, 1, "table of named fields expected");
   return value->is_object() ? value.value() : json::object();
 }
 
-void check_known_keys(lua_State* L, const json& t, std::initializer_list<const char*> known, const char* fn) {
+void check_known_keys(lua_State* L, const json& t, std::initializer_list<const char*> known) {
   for (auto it = t.begin(); it != t.end(); ++it) {
     bool ok = false;
     std::string list;
     for (const char* k : known) ok = ok || it.key() == k, list += (list.empty() ? "" : ", ") + std::string(k);
-    if (!ok) luaL_error(L, "bad argument #1 to '%s' (unknown field '%s'; known: %s)", fn, it.key().c_str(), list.c_str());
+    if (!ok) arg_error(L, 1, "unknown field '" + it.key() + "'; known: " + list);
   }
 }
 
 // cloud.emulator.seed{ buckets=, firewall_groups=, backups=, snapshots=, mesh_clusters= }
 int l_seed(lua_State* L) {
-  json fixtures = table_argument(L, "seed");
-  check_known_keys(L, fixtures, {"buckets", "firewall_groups", "backups", "snapshots", "mesh_clusters"}, "seed");
+  json fixtures = table_argument(L);
+  check_known_keys(L, fixtures, {"buckets", "firewall_groups", "backups", "snapshots", "mesh_clusters"});
   emulator_of(L).platform().seed(fixtures);
   return 0;
 }
 
 // cloud.emulator.advance(seconds): moves the platform's time on; due transitions settle.
 int l_advance(lua_State* L) {
-  lua_Number seconds = luaL_checknumber(L, 1);
-  luaL_argcheck(L, seconds >= 0, 1, "seconds must not be negative");
+  int is_number = 0;
+  lua_Number seconds = lua_tonumberx(L, 1, &is_number);
+  if (!is_number) type_error(L, 1, "number");
+  if (!(seconds >= 0)) arg_error(L, 1, "seconds must not be negative");
   emulator_of(L).platform().advance(seconds);
   return 0;
 }
@@ -59,19 +61,19 @@ Fault fault_from(lua_State* L, const json& t) {
   f.drop = t.value("drop", false);
   f.error_in_200 = t.value("error_in_200", false);
   if (!f.operation.empty() && !Model::builtin().find(f.operation))
-    luaL_error(L, "bad argument #1 to 'fault' (no operation named '%s')", f.operation.c_str());
-  if (f.times < 1) luaL_error(L, "bad argument #1 to 'fault' (times must be at least 1)");
+    arg_error(L, 1, "no operation named '" + f.operation + "'");
+  if (f.times < 1) arg_error(L, 1, "times must be at least 1");
   return f;
 }
 
 // cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200= }
 int l_fault(lua_State* L) {
-  json t = table_argument(L, "fault");
-  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200"}, "fault");
+  json t = table_argument(L);
+  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200"});
   try {
     emulator_of(L).add_fault(fault_from(L, t));
   } catch (const json::exception& e) {
-    return luaL_error(L, "bad argument #1 to 'fault' (%s)", e.what());
+    arg_error(L, 1, e.what());
   }
   return 0;
 }
@@ -80,11 +82,11 @@ int l_fault(lua_State* L) {
 // mesh_upgrade=, min_part_size=, real_time= }: an unknown name is an error listing
 // the known ones.
 int l_configure(lua_State* L) {
-  json t = table_argument(L, "configure");
+  json t = table_argument(L);
   Platform& p = emulator_of(L).platform();
   for (auto it = t.begin(); it != t.end(); ++it) {
     if (it.key() == "real_time") {
-      luaL_argcheck(L, it->is_boolean(), 1, "real_time must be a boolean");
+      if (!it->is_boolean()) arg_error(L, 1, "real_time must be a boolean");
       p.set_real_time(it->get<bool>());
       continue;
     }
@@ -94,7 +96,7 @@ int l_configure(lua_State* L) {
     std::string message = set.error().message;
     if (set.error().code == "UnknownSetting") message += ", real_time";
     else if (!it->is_number()) message = it.key() + " must be a number";
-    return luaL_error(L, "bad argument #1 to 'configure' (%s)", message.c_str());
+    arg_error(L, 1, message);
   }
   return 0;
 }

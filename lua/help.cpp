@@ -57,7 +57,7 @@ std::string overview(const Model& model) {
   return "The platform's APIs as Lua functions: tables in, tables out.\n\n" + format_model_help(model, kPrefix) +
          "\nhelp(cloud.devops.restore_instance) or help\"RestoreInstance\" describes an\n"
          "operation, help\"devops\" an API. Also in cloud: call(name, args), request{...},\n"
-         "sign{...}, client{...}, operations(), describe(op), pretty(value).\n";
+         "sign{...}, client{...}, error{...}, operations(), describe(op), pretty(value).\n";
 }
 
 // The help text for the argument at index 1; raises for something help knows nothing of.
@@ -67,10 +67,8 @@ std::string help_text(lua_State* L) {
     return format_operation_help(describe_operation(*op), kPrefix + op->api + "." + op->snake_name);
   if (const Api* api = api_at(L, 1)) return format_api_help(*api, kPrefix);
   if (lua_type(L, 1) == LUA_TSTRING)
-    luaL_argerror(L, 1, lua_pushfstring(L, "no operation or API named '%s'; help() lists them", lua_tostring(L, 1)));
-  luaL_argerror(L, 1, lua_pushfstring(L, "an operation, an API or a name expected, got %s; help() lists them",
-                                      luaL_typename(L, 1)));
-  return "";
+    arg_error(L, 1, std::string("no operation or API named '") + lua_tostring(L, 1) + "'; help() lists them");
+  arg_error(L, 1, std::string("an operation, an API or a name expected, got ") + luaL_typename(L, 1) + "; help() lists them");
 }
 
 // help([x]): writes the help for x, or the list of every API and operation, with
@@ -127,7 +125,7 @@ void push_fields(lua_State* L, const std::vector<FieldHelp>& fields) {
 // idempotent, parameters and result (lists of fields as help() shows them).
 int l_describe(lua_State* L) {
   const Operation* op = operation_at(L, 1);
-  if (!op) luaL_argerror(L, 1, "an operation function or name expected; help() lists them");
+  if (!op) arg_error(L, 1, "an operation function or name expected; help() lists them");
   OperationHelp help = describe_operation(*op);
   lua_createtable(L, 0, 9);
   for (auto [key, value] : {std::pair{"name", &op->name}, {"fn", &op->snake_name}, {"api", &op->api},

@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "lua/binding.h"
+#include "lua/session.h"
 
 namespace cloud {
 
@@ -25,19 +26,24 @@ int l_clock(lua_State* L) {
   return 1;
 }
 
-// cloud.sleep(seconds): blocks this thread; resumes after a signal with the rest.
+// cloud.sleep(seconds): blocks this thread; resumes after a signal with the rest,
+// except after Ctrl-C (the REPL's handler raised interrupt_flag()), which ends it
+// with lua.c's "interrupted!" rather than after the rest of the time.
 int l_sleep(lua_State* L) {
-  lua_Number seconds = luaL_checknumber(L, 1);
-  luaL_argcheck(L, seconds >= 0 && std::isfinite(seconds), 1, "seconds must be a non-negative number");
+  int is_number = 0;
+  lua_Number seconds = lua_tonumberx(L, 1, &is_number);
+  if (!is_number) type_error(L, 1, "number");
+  if (!(seconds >= 0 && std::isfinite(seconds))) arg_error(L, 1, "seconds must be a non-negative number");
   timespec left{static_cast<time_t>(seconds), static_cast<long>((seconds - std::floor(seconds)) * 1e9)};
-  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
-  }
+  while (nanosleep(&left, &left) != 0 && errno == EINTR)
+    if (interrupt_flag().load()) luaL_error(L, "interrupted!");
   return 0;
 }
 
 // cloud.isatty(file): true when the Lua file handle (io.stderr, io.stdout...) is a terminal.
 int l_isatty(lua_State* L) {
-  auto* stream = static_cast<luaL_Stream*>(luaL_checkudata(L, 1, LUA_FILEHANDLE));
+  auto* stream = static_cast<luaL_Stream*>(luaL_testudata(L, 1, LUA_FILEHANDLE));
+  if (!stream) type_error(L, 1, LUA_FILEHANDLE);
   lua_pushboolean(L, stream->f != nullptr && isatty(fileno(stream->f)));
   return 1;
 }

@@ -14,16 +14,20 @@
 -- transition takes milliseconds and tests never sleep; otherwise it sleeps. Progress
 -- is one line rewritten on stderr, and only when stderr is a terminal, so pipes, logs
 -- and TAP output stay clean. A time-out raises an error object of kind "timeout",
--- code "WaitTimeout", like the client's own errors.
+-- code "WaitTimeout", made by cloud.error, the constructor of the client's own errors.
 
 local function cloud_module() return package.loaded.cloud end
 
 local function check_options(opts)
   opts = opts or {}
-  if type(opts) ~= "table" then error("bad argument #2 to 'wait_until' (table expected, got " .. type(opts) .. ")", 3) end
+  if type(opts) ~= "table" then error("bad argument #2 to 'cloud.wait_until' (table expected, got " .. type(opts) .. ")", 3) end
   local timeout, interval = opts.timeout or 600, opts.interval or 5
-  if type(timeout) ~= "number" or timeout < 0 then error("bad argument #2 to 'wait_until' (timeout must be a number of seconds >= 0)", 3) end
-  if type(interval) ~= "number" or interval <= 0 then error("bad argument #2 to 'wait_until' (interval must be a number of seconds > 0)", 3) end
+  if type(timeout) ~= "number" or timeout < 0 then
+    error("bad argument #2 to 'cloud.wait_until' (timeout must be a number of seconds >= 0)", 3)
+  end
+  if type(interval) ~= "number" or interval <= 0 then
+    error("bad argument #2 to 'cloud.wait_until' (interval must be a number of seconds > 0)", 3)
+  end
   return { timeout = timeout, interval = interval, what = opts.what and tostring(opts.what) or "condition",
            real_time = opts.real_time and true or false }
 end
@@ -55,14 +59,12 @@ end
 local function timeout_error(o, tries, status)
   local message = ("%s not reached after %g s (%d tr%s)"):format(o.what, o.timeout, tries, tries == 1 and "y" or "ies")
   if status then message = message .. "; last seen: " .. status end
-  -- an error object of the client's shape; its metatable gives it the same __tostring
-  return setmetatable({ kind = "timeout", code = "WaitTimeout", message = message, status = 0,
-                        request_id = "", operation = "", fields = {} }, debug.getregistry()["cloud.error"])
+  return cloud_module().error{ kind = "timeout", code = "WaitTimeout", message = message }
 end
 
 return function(fn, opts)
   if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    error("bad argument #1 to 'wait_until' (function expected, got " .. type(fn) .. ")", 2)
+    error("bad argument #1 to 'cloud.wait_until' (function expected, got " .. type(fn) .. ")", 2)
   end
   local o = check_options(opts)
   local clock, progress = make_clock(o.real_time), make_progress(o.what, o.timeout)

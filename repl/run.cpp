@@ -1,8 +1,8 @@
 // Running Lua the way `lua` does: one state, the `cloud` module installed, the `arg`
 // table, CLOUDLUA_INIT (as LUA_INIT), -e and -l in command-line order, then the
-// script (or stdin), then maybe the REPL. Every chunk runs under a message handler
-// that adds a traceback; a failure prints "cloudlua: <message>" on stderr and makes
-// the exit status 1. With --output json the values a -e chunk or the script returns
+// script (or stdin), then maybe the REPL, all inside one protected call (lua.c's
+// pmain). Every chunk runs under a message handler that adds a traceback; a failure
+// prints "cloudlua: <message>" on stderr and makes the exit status 1. With --output json the values a -e chunk or the script returns
 // are printed as JSON, one document per line.
 #include <lauxlib.h>
 #include <lua.h>
@@ -103,6 +103,24 @@ int run_script(lua_State* L, const RunOptions& o) {
 
 void print_version() { std::printf("cloudlua %s (%s)\n", CLOUDLUA_VERSION, LUA_RELEASE); }
 
+// The state made ready as `lua` makes it, with the `cloud` module of a new session;
+// false (reported) when the configuration cannot work.
+bool open_state(lua_State* L, const RunOptions& o) {
+  auto session = open_session(o.config);
+  if (!session.ok()) {
+    std::fprintf(stderr, "cloudlua: %s\n", session.error().describe().c_str());
+    return false;
+  }
+  if (o.ignore_env) {  // as lua -E: the package library then ignores LUA_PATH and LUA_CPATH
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+  }
+  luaL_openlibs(L);
+  if (o.warnings) lua_warning(L, "@on", 0);
+  open_cloud(L, session.value());
+  return true;
+}
+
 int run_all(lua_State* L, const RunOptions& o) {
   create_arg_table(L, o);
   if (!o.ignore_env && run_init(L) != LUA_OK) return 1;
@@ -115,6 +133,18 @@ int run_all(lua_State* L, const RunOptions& o) {
     return run_session_script(L, o);
   }
   return 0;
+}
+
+// The whole run, as lua.c's pmain: -v, the session, the libraries and the module,
+// `arg`, CLOUDLUA_INIT, -e and -l, the script, the REPL, all inside the one protected
+// call run_lua makes, so that an error outside the chunks' own calls (a _G that
+// refuses the global -l sets) is reported, not a panic. Returns the exit status.
+int pmain(lua_State* L) {
+  const RunOptions& o = *static_cast<const RunOptions*>(lua_touserdata(L, 1));
+  if (o.version) print_version();
+  bool only_version = o.version && o.script.empty() && o.steps.empty() && !o.interactive;
+  lua_pushinteger(L, only_version ? 0 : !open_state(L, o) ? 1 : run_all(L, o));
+  return 1;
 }
 
 // Pushes the JSON text of the value at `index` (the `position`th returned), or an
@@ -179,22 +209,13 @@ void report_error(lua_State* L, int status) {
 }
 
 int run_lua(const RunOptions& o) {
-  if (o.version) print_version();
-  if (o.version && o.script.empty() && o.steps.empty() && !o.interactive) return 0;
-  auto session = open_session(o.config);
-  if (!session.ok()) {
-    std::fprintf(stderr, "cloudlua: %s\n", session.error().describe().c_str());
-    return 1;
-  }
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
-  if (o.ignore_env) {  // as lua -E: the package library then ignores LUA_PATH and LUA_CPATH
-    lua_pushboolean(L.get(), 1);
-    lua_setfield(L.get(), LUA_REGISTRYINDEX, "LUA_NOENV");
-  }
-  luaL_openlibs(L.get());
-  if (o.warnings) lua_warning(L.get(), "@on", 0);
-  open_cloud(L.get(), session.value());
-  return run_all(L.get(), o);
+  if (!L) return std::fprintf(stderr, "cloudlua: cannot create state: not enough memory\n"), 1;
+  lua_pushcfunction(L.get(), pmain);
+  lua_pushlightuserdata(L.get(), const_cast<RunOptions*>(&o));
+  int status = protected_call(L.get(), 1, 1);
+  if (status != LUA_OK) return report_error(L.get(), status), 1;
+  return static_cast<int>(lua_tointeger(L.get(), -1));
 }
 
 }  // namespace cloud

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/settings.h"
 #include "emulator/emulator.h"
 #include "repl/cli.h"
 
@@ -14,22 +15,22 @@ namespace cloud {
 
 namespace {
 
-std::string flag_or_env(const std::string& flag, const char* env) {
-  if (!flag.empty()) return flag;
-  const char* v = std::getenv(env);
-  return v ? v : "";
-}
-
-EmulatorOptions emulator_options(const ServeOptions& o) {
+// The emulator's options from serve's flags: the region and the credentials to accept
+// follow the rules they have everywhere (core's table of settings; keys as a unit,
+// from the flags, else the CLOUDLUA_* variables).
+Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   EmulatorOptions e;
   e.host = o.host;
   e.port = o.port;
   e.dialect = o.dialect;
   e.state_file = o.state_file;
-  if (!o.config.region.empty()) e.region = o.config.region;
-  std::string key = flag_or_env(o.config.access_key_id, "CLOUDLUA_ACCESS_KEY_ID");
-  std::string secret = flag_or_env(o.config.secret_access_key, "CLOUDLUA_SECRET_ACCESS_KEY");
-  if (!key.empty() && !secret.empty()) e.credentials = {key, secret, ""};
+  ClientConfig checked;
+  auto region = apply_setting(*find_setting("region"), "", o.config.region, "--region", checked);
+  if (!region.ok()) return region.error();
+  if (!o.config.region.empty()) e.region = checked.region;
+  auto credentials = given_credentials(o.config, [](const char* name) { return std::getenv(name); });
+  if (!credentials.ok()) return credentials.error();
+  if (!credentials->access_key_id.empty()) e.credentials = {credentials->access_key_id, credentials->secret_access_key, ""};
   return e;
 }
 
@@ -47,7 +48,12 @@ int run_serve(const ServeOptions& o) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
-  Emulator emulator(emulator_options(o));
+  auto options = emulator_options(o);
+  if (!options.ok()) {
+    std::fprintf(stderr, "cloudlua serve: %s\n", options.error().describe().c_str());
+    return 1;
+  }
+  Emulator emulator(*options);
   auto started = emulator.start();
   if (!started.ok()) {
     std::fprintf(stderr, "cloudlua serve: %s\n", started.error().describe().c_str());

@@ -95,6 +95,23 @@ void use_virtual_time(Session& session, Emulator& emulator) {
   session.client->set_sleeper([&emulator](double seconds) { emulator.platform().advance(seconds); });
 }
 
+struct FileRun {
+  const std::string& path;
+  const TestOptions& options;
+  std::shared_ptr<Session> session;
+  Counts& total;
+};
+
+// The state made ready and the harness run, inside one protected call as lua.c's
+// pmain, so that an error while opening the module is reported, not a panic.
+int file_main(lua_State* L) {
+  auto& run = *static_cast<FileRun*>(lua_touserdata(L, 1));
+  luaL_openlibs(L);
+  open_cloud(L, run.session);
+  lua_pushboolean(L, call_harness(L, run.path, run.options, run.total) == LUA_OK);
+  return 1;
+}
+
 // One file in a state and session of its own; false when the runner itself failed.
 bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
   auto session = open_session(o.config);
@@ -104,9 +121,12 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
   }
   if (Emulator* emulator = session.value()->emulator.get()) use_virtual_time(*session.value(), *emulator);
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
-  luaL_openlibs(L.get());
-  open_cloud(L.get(), session.value());
-  return call_harness(L.get(), path, o, total) == LUA_OK;
+  FileRun run{path, o, session.value(), total};
+  lua_pushcfunction(L.get(), file_main);
+  lua_pushlightuserdata(L.get(), &run);
+  int status = protected_call(L.get(), 1, 1);
+  if (status != LUA_OK) return report_error(L.get(), status), false;
+  return lua_toboolean(L.get(), -1);
 }
 
 void print_summary(const Counts& c) {

@@ -76,8 +76,8 @@ test("real_time = true sleeps instead of moving the emulator's clock", function(
 end)
 
 test("bad arguments are named", function()
-  expect(cloud.wait_until, 42).to_fail("bad argument #1 to 'wait_until' (function expected, got number)")
-  expect(cloud.wait_until, function() end, "soon").to_fail("bad argument #2 to 'wait_until' (table expected")
+  expect(cloud.wait_until, 42).to_fail("bad argument #1 to 'cloud.wait_until' (function expected, got number)")
+  expect(cloud.wait_until, function() end, "soon").to_fail("bad argument #2 to 'cloud.wait_until' (table expected")
   expect(cloud.wait_until, function() end, { timeout = -1 }).to_fail("timeout must be a number of seconds >= 0")
   expect(cloud.wait_until, function() end, { interval = 0 }).to_fail("interval must be a number of seconds > 0")
 end)

@@ -157,8 +157,9 @@ end)
 
 ---------------------------------------------------------------- the module's own errors
 
-test("a bad dialect gets lauxlib's wording", function()
-  expect(cloud.client, { dialect = "sigv2" }).to_fail('dialect must be "ext" or "aws"')
+test("a bad dialect is a config error, worded as the config file's", function()
+  expect(cloud.client, { dialect = "sigv2" }).to_fail{ kind = "config", code = "InvalidSetting",
+    message = "cloud.client: dialect must be ext or aws (got 'sigv2')" }
 end)
 
 test("a bad argument to an operation gets lauxlib's wording", function()

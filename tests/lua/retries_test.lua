@@ -159,14 +159,16 @@ end)
 ---------------------------------------------------------------- options
 
 test("a negative invalid_part_delay is named", function()
-  expect(cloud.client, { invalid_part_delay = -1 })
-    .to_fail("field 'invalid_part_delay' must be a number of seconds, 0 or more")
+  expect(cloud.client, { invalid_part_delay = -1 }).to_fail{ kind = "config", code = "InvalidSetting",
+    message = "cloud.client: invalid_part_delay must be a number of seconds from 0 to 3600 (got -1)" }
 end)
 
 test("max_attempts = 0 is named", function()
-  expect(cloud.client, { max_attempts = 0 }).to_fail("field 'max_attempts' must be an integer, 1 or more")
+  expect(cloud.client, { max_attempts = 0 })
+    .to_fail{ kind = "config", message = "cloud.client: max_attempts must be an integer from 1 to 10 (got 0)" }
 end)
 
 test("a retry_base_delay that is no number is named", function()
-  expect(cloud.client, { retry_base_delay = "fast" }).to_fail("field 'retry_base_delay' must be a number of seconds")
+  expect(cloud.client, { retry_base_delay = "fast" })
+    .to_fail{ kind = "config", message = "retry_base_delay must be a number of seconds from 0 to 3600 (got 'fast')" }
 end)

@@ -1,16 +1,20 @@
 // Configuration: the config file's syntax and its errors (file:line), the order
 // flags > environment > file > defaults with the origin of every value, profiles,
 // credentials as a unit (inline, from a credentials file, refused when others can
-// read them), and the `cloudlua config` report with secrets masked.
+// read them), the `cloudlua config` report with secrets masked, and the one table of
+// settings that the profile, the variables and cloud.client{} all go through.
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "core/config.h"
+#include "core/settings.h"
 
 namespace {
 
@@ -208,9 +212,9 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
         path + ":2: no API named 'stroage' in 'endpoint.stroage' (APIs: catalog, cluster, devops, storage)");
   CHECK(error_for("[default]\n\ndialect = aws4\n") == path + ":3: dialect must be ext or aws (got 'aws4')");
   CHECK(error_for("[default]\nendpoint.devops = ftp://x\n") ==
-        path + ":2: the endpoint of devops must start with http:// or https:// (got 'ftp://x')");
-  CHECK(error_for("[default]\nmax_attempts = 0\n") == path + ":2: max_attempts must be a number from 1 to 10 (got '0')");
-  CHECK(error_for("[default]\ntimeout = soon\n") == path + ":2: timeout must be a number from 0.001 to 86400 (got 'soon')");
+        path + ":2: endpoint.devops must be a URL starting with http:// or https:// (got 'ftp://x')");
+  CHECK(error_for("[default]\nmax_attempts = 0\n") == path + ":2: max_attempts must be an integer from 1 to 10 (got 0)");
+  CHECK(error_for("[default]\ntimeout = soon\n") == path + ":2: timeout must be a number of seconds from 0.001 to 86400 (got 'soon')");
   CHECK(error_for("[default]\n", Env{{{"CLOUDLUA_DIALECT", "v2"}}}) == "CLOUDLUA_DIALECT: dialect must be ext or aws (got 'v2')");
 
   ConfigOverrides flags;
@@ -361,4 +365,72 @@ TEST_CASE("config: cloud.client{profile=} takes the profile alone, not the sessi
   CHECK(unknown.error().code == "UnknownProfile");
   CHECK(unknown.error().message.find("no profile 'nope' (chosen by cloud.client{profile=}) in ") == 0);
   CHECK(setting(*qa, "profile").origin == "cloud.client{profile=}");
+}
+
+TEST_CASE("settings: one rule per setting, the same words from a profile, a variable and cloud.client{}", "[config]") {
+  TempDir dir;
+  // each bad value as a file or a variable holds it, as cloud.client{} takes it, and the problem
+  const std::vector<std::tuple<std::string, std::string, cloud::json, std::string>> cases{
+      {"max_attempts", "0", 0, "max_attempts must be an integer from 1 to 10 (got 0)"},
+      {"max_attempts", "11", 11, "max_attempts must be an integer from 1 to 10 (got 11)"},
+      {"timeout", "0", 0, "timeout must be a number of seconds from 0.001 to 86400 (got 0)"},
+      {"connect_timeout", "-1", -1, "connect_timeout must be a number of seconds from 0.001 to 86400 (got -1)"},
+      {"dialect", "v4", "v4", "dialect must be ext or aws (got 'v4')"},
+      {"region", "jp east", "jp east", "region must be letters, digits and hyphens, e.g. jp-east-1 (got 'jp east')"},
+  };
+  for (const auto& [key, text, value, problem] : cases) {
+    INFO(key << " = " << text);
+    std::string file = dir.write("config", "[default]\n" + key + " = " + text + "\n");
+    auto from_file = cloud::load_config({}, Env{{{"CLOUDLUA_CONFIG_FILE", file}}}.lookup());
+    REQUIRE_FALSE(from_file.ok());
+    CHECK(from_file.error().code == "InvalidSetting");
+    CHECK(from_file.error().message == file + ":2: " + problem);
+
+    std::string variable = "CLOUDLUA_" + key;
+    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    auto from_env = cloud::load_config({}, Env{{{"CLOUDLUA_CONFIG_FILE", ""}, {variable, text}}}.lookup());
+    REQUIRE_FALSE(from_env.ok());
+    CHECK(from_env.error().message == variable + ": " + problem);
+
+    auto from_client = cloud::client_config(cloud::json{{key, value}}, cloud::ClientConfig{}, Env{}.lookup());
+    REQUIRE_FALSE(from_client.ok());
+    CHECK(from_client.error().kind == cloud::ErrorKind::config);
+    CHECK(from_client.error().code == "InvalidSetting");
+    CHECK(from_client.error().message == "cloud.client: " + problem);
+  }
+}
+
+TEST_CASE("settings: cloud.client{} over the session's or a profile's configuration", "[config]") {
+  TempDir dir;
+  Env env{{{"CLOUDLUA_CONFIG_FILE", dir.write("config", kProfiles)}}};
+  cloud::ClientConfig session;
+  session.region = "session-1";
+  session.endpoints["devops"] = "http://127.0.0.1:1";
+  session.credentials = {"SESSIONKEY", "session-secret", ""};
+
+  auto c = cloud::client_config(cloud::json{{"max_attempts", 7},
+                                            {"timeout", "2.5"},
+                                            {"retry_restores", true},
+                                            {"endpoints", {{"storage", "http://127.0.0.1:2"}, {"devops", ""}}},
+                                            {"credentials", {{"secret_access_key", "other"}}}},
+                                session, env.lookup());
+  REQUIRE(c.ok());
+  CHECK(c->region == "session-1");
+  CHECK(c->retry.max_attempts == 7);
+  CHECK(c->transport.timeout_ms == 2500);
+  CHECK(c->retry.retry_non_idempotent);
+  CHECK(c->endpoints.at("storage") == "http://127.0.0.1:2");
+  CHECK(c->endpoints.count("devops") == 0);  // "" restores the default: no endpoint
+  CHECK(c->credentials.access_key_id == "SESSIONKEY");
+  CHECK(c->credentials.secret_access_key == "other");
+
+  auto qa = cloud::client_config(cloud::json{{"profile", "qa"}, {"region", "jp-north-1"}}, session, env.lookup());
+  REQUIRE(qa.ok());
+  CHECK(qa->region == "jp-north-1");
+  CHECK(qa->retry.max_attempts == 5);  // the profile's
+  CHECK(qa->endpoints.count("devops") == 0);
+
+  auto unknown = cloud::client_config(cloud::json{{"max_attempt", 3}}, session, env.lookup());
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().message.find("cloud.client: unknown field 'max_attempt' (fields: profile, region,") == 0);
 }

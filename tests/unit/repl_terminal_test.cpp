@@ -1,8 +1,8 @@
 // The REPL as a person meets it: the built cloudlua run on a pseudo-terminal (forkpty),
-// keys typed into it, its screen read back. Multi-line input, Ctrl-C at the prompt and
-// during a call made slow by an emulator delay fault, Ctrl-D, history kept across two
-// sessions, colour and NO_COLOR. Waits are for text to appear; their time limit is a
-// safety net for a broken build, never an assertion.
+// keys typed into it, its screen read back. Multi-line input, Ctrl-C at the prompt,
+// during a call made slow by an emulator delay fault and during cloud.sleep, Ctrl-D,
+// history kept across two sessions, colour and NO_COLOR. Waits are for text to
+// appear; their time limit is a safety net for a broken build, never an assertion.
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
@@ -140,6 +140,16 @@ class Terminal {
     return false;
   }
 
+  // Waits until cloudlua sleeps in nanosleep(2) (cloud.sleep); false if that was not seen.
+  bool wait_until_sleeping() {
+    std::string wchan_file = "/proc/" + std::to_string(pid_) + "/wchan";
+    for (int i = 0; i < 50; ++i) {
+      if (read_file(wchan_file).find("nanosleep") != std::string::npos) return true;
+      read_some();
+    }
+    return false;
+  }
+
   const std::string& raw() const { return raw_; }
 
   std::string screen() const {
@@ -271,6 +281,24 @@ TEST_CASE("REPL on a terminal: Ctrl-C during a slow call returns to the prompt, 
   REQUIRE(t.expect("\nlooping\n"));
   t.type("\x03");
   CHECK(t.expect("interrupted!"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
+TEST_CASE("REPL on a terminal: Ctrl-C ends cloud.sleep at once and the session goes on") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("print('sleeping'); cloud.sleep(3600); print('woke up')\r");
+  REQUIRE(t.expect("\nsleeping\n"));
+  CHECK(t.wait_until_sleeping());
+  t.type("\x03");
+  CHECK(t.expect("interrupted!"));
+  REQUIRE(t.expect_prompt());
+  CHECK(t.screen().find("\nwoke up") == std::string::npos);  // the line after the sleep never ran
+  t.type("1 + 1\r");
+  CHECK(t.expect("1 + 1\n2"));
   REQUIRE(t.expect_prompt());
   t.type("\x04");
   CHECK(t.wait_exit() == 0);

@@ -1,0 +1,58 @@
+// lauxlib's argument errors ("bad argument #1 to 'cloud.sign' (table expected, got
+// nil)") with the function named in full. luaL_argerror names a function as its
+// caller wrote it ('sign' for cloud.sign, 's' for a local copy); luaL_traceback
+// names it by the loaded module that holds it, and so do these, so a message names
+// the same function wherever it was called from.
+#include <lauxlib.h>
+#include <lua.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "lua/binding.h"
+
+namespace cloud {
+
+namespace {
+
+// "module.field" when a loaded module (package.loaded) holds the function of `ar`,
+// as luaL_traceback finds it; a module's name wins over "_G"; "" when none holds it.
+std::string loaded_name(lua_State* L, lua_Debug& ar) {
+  luaL_checkstack(L, 6, "no room for an error message");
+  int top = lua_gettop(L);
+  lua_getinfo(L, "f", &ar);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  std::string found;
+  for (lua_pushnil(L); lua_next(L, top + 2); lua_pop(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING || !lua_istable(L, -1)) continue;
+    std::string module = lua_tostring(L, -2);
+    for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1))
+      if (lua_type(L, -2) == LUA_TSTRING && lua_rawequal(L, -1, top + 1) && (found.empty() || module != "_G"))
+        found = module == "_G" ? lua_tostring(L, -2) : module + "." + lua_tostring(L, -2);
+  }
+  lua_settop(L, top);
+  return found;
+}
+
+}  // namespace
+
+void arg_error(lua_State* L, int arg, const std::string& message) {
+  lua_Debug ar;
+  std::string name = lua_getstack(L, 0, &ar) ? loaded_name(L, ar) : "";
+  if (name.empty()) luaL_argerror(L, arg, message.c_str());
+  luaL_error(L, "bad argument #%d to '%s' (%s)", arg, name.c_str(), message.c_str());
+  abort();  // luaL_error does not return
+}
+
+void type_error(lua_State* L, int arg, const char* expected) {
+  const char* got = luaL_getmetafield(L, arg, "__name") == LUA_TSTRING ? lua_tostring(L, -1)
+                    : lua_type(L, arg) == LUA_TLIGHTUSERDATA       ? "light userdata"
+                                                                    : luaL_typename(L, arg);
+  arg_error(L, arg, std::string(expected) + " expected, got " + got);
+}
+
+void check_type(lua_State* L, int arg, int type) {
+  if (lua_type(L, arg) != type) type_error(L, arg, lua_typename(L, type));
+}
+
+}  // namespace cloud
