@@ -1,10 +1,17 @@
-// Hostile or mistaken input meets a bound, never a crash: documents nested past
-// kMaxDepth in every converter (a server's JSON or XML answer, Lua tables as
-// arguments, JSON pushed to Lua, bodies the emulator reads).
+// Hostile or mistaken input meets a bound, never a crash or an exhausted memory:
+// documents nested past kMaxDepth in every converter (a server's JSON or XML answer,
+// Lua tables as arguments, JSON pushed to Lua, bodies the emulator reads), answers
+// past the response limit, and `file =` on what is not a regular file or is too large.
+#include <fcntl.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +51,12 @@ cloud::ClientConfig config_for(const std::string& api, const std::string& url) {
 }
 
 const json kUpdate = {{"SnapshotName", "snap-1"}, {"snapshot", {{"description", "x"}}}};
+
+// `object` with `key` set to `value`.
+json with(json object, const std::string& key, const json& value) {
+  object[key] = value;
+  return object;
+}
 
 // A server answering every request 200 with `body` in `type`.
 ScriptedServer answering(const std::string& body, const std::string& type) {
@@ -93,6 +106,17 @@ std::vector<std::string> failure(LuaCloud& lua, const std::string& call) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A temporary folder, removed with what it holds.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char name[] = "/tmp/cloudlua-bounds-XXXXXX";
+    REQUIRE(::mkdtemp(name));
+    path = name;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
 
 }  // namespace
 
@@ -217,4 +241,121 @@ TEST_CASE("bounds: the emulator answers an XML body nested 100,000 levels deep w
   CHECK(r->response.status == 400);
   CHECK(contains(r->response.body, "<Code>MalformedXML</Code>"));
   CHECK(contains(r->response.body, "the body is nested more than 200 levels deep"));
+}
+
+// ------------------------------------------------------------------ memory
+
+TEST_CASE("bounds: a 200 MB answer is refused at the response limit, the rest never read", "[bounds][memory]") {
+  const size_t total = 200u << 20, chunk = 64u << 10;
+  std::atomic<size_t> sent{0};
+  cloud::Outcome<cloud::HttpResponse> out = cloud::HttpResponse{};
+  {
+    // Streamed without a Content-Length: only the bytes themselves can tell.
+    ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("application/octet-stream", [&, total, chunk](size_t offset, httplib::DataSink& sink) {
+        static const std::string block(chunk, 'x');
+        if (offset >= total) {
+          sink.done();
+          return true;
+        }
+        if (!sink.write(block.data(), block.size())) return false;
+        sent += block.size();
+        return true;
+      });
+    });
+    cloud::TransportOptions options;
+    options.max_response_bytes = 1u << 20;
+    cloud::Transport transport(options);
+    out = transport.perform({"GET", server.url() + "/big", {}, ""});
+  }
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error().kind == ErrorKind::api);
+  CHECK(out.error().code == "ResponseTooLarge");
+  CHECK(out.error().status == 200);
+  CHECK(contains(out.error().message, "is larger than 1 MiB, the most cloudlua keeps in memory"));
+  CHECK(sent < total / 4);  // the transfer stopped: what is left in socket buffers at most
+}
+
+TEST_CASE("bounds: a declared Content-Length past the limit is refused before the body; HEAD's is not a body", "[bounds][memory]") {
+  const size_t total = 200u << 20;
+  std::atomic<size_t> sent{0};
+  ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    res.set_content_provider(total, "application/octet-stream", [&](size_t, size_t length, httplib::DataSink& sink) {
+      static const std::string block(64u << 10, 'x');
+      size_t n = std::min(length, block.size());
+      if (!sink.write(block.data(), n)) return false;
+      sent += n;
+      return true;
+    });
+  });
+  cloud::TransportOptions options;
+  options.max_response_bytes = 1u << 20;
+  cloud::Transport transport(options);
+  auto out = transport.perform({"GET", server.url() + "/big", {}, ""});
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error().code == "ResponseTooLarge");
+  CHECK(sent < total / 4);
+
+  auto head = transport.perform({"HEAD", server.url() + "/big", {}, ""});
+  REQUIRE(head.ok());
+  CHECK(head->status == 200);
+  CHECK(cloud::header_value(head->headers, "Content-Length") == std::to_string(total));
+}
+
+TEST_CASE("bounds: get_object past the limit says how to read the object in pieces, and is not retried", "[bounds][memory]") {
+  harness::Running e;
+  cloud::ClientConfig config = e.client_config();
+  config.transport.max_response_bytes = 1u << 20;
+  cloud::Client client(config);
+  json object = {{"Bucket", "demo-bucket"}, {"Object", "big.bin"}};
+  REQUIRE(client.call("PutObject", with(object, "Body", std::string((1u << 20) + 1, 'x'))).ok());
+
+  auto whole = client.call("GetObject", object);
+  REQUIRE_FALSE(whole.ok());
+  CHECK(whole.error().kind == ErrorKind::api);
+  CHECK(whole.error().code == "ResponseTooLarge");
+  CHECK(whole.error().attempts == 1);
+  CHECK(contains(whole.error().message, "larger than 1 MiB"));
+  CHECK(contains(whole.error().message, "read the object in pieces with Range, e.g. Range = \"bytes=0-1048575\""));
+
+  auto first = client.call("GetObject", with(object, "Range", "bytes=0-1048575"));
+  auto rest = client.call("GetObject", with(object, "Range", "bytes=1048576-"));
+  REQUIRE(first.ok());
+  REQUIRE(rest.ok());
+  CHECK(first->result["Body"].get<std::string>().size() == (1u << 20));
+  CHECK(rest->result["Body"] == "x");
+}
+
+TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a part or object may hold", "[bounds][memory]") {
+  harness::Running e;
+  LuaCloud lua(e.client_config());
+  TempDir dir;
+  auto put = [&](const std::string& path) {
+    return failure(lua, R"(cloud.storage.put_object{ Bucket = "demo-bucket", Object = "f", file = ")" + path + R"(" })");
+  };
+
+  auto err = put("/dev/zero");
+  CHECK(err[0] == "validation");
+  CHECK(err[3] == "file: cannot read '/dev/zero': a character device, not a regular file");
+
+  std::string fifo = dir.path + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(put(fifo)[3] == "file: cannot read '" + fifo + "': a FIFO, not a regular file");  // and the open did not hang
+
+  CHECK(put(dir.path)[3] == "file: cannot read '" + dir.path + "': Is a directory");
+
+  std::string huge = dir.path + "/huge";  // sparse: no disk is used
+  int fd = ::open(huge.c_str(), O_CREAT | O_WRONLY, 0600);
+  REQUIRE(fd >= 0);
+  REQUIRE(::ftruncate(fd, static_cast<off_t>(cloud::kMaxBodyBytes + 1)) == 0);
+  ::close(fd);
+  CHECK(put(huge)[3] == "file: cannot read '" + huge + "': larger than 5 GiB, the most a part or an object may hold");
+
+  std::string small = dir.path + "/small";
+  fd = ::open(small.c_str(), O_CREAT | O_WRONLY, 0600);
+  REQUIRE(::write(fd, "hello", 5) == 5);
+  ::close(fd);
+  auto r = lua.run(R"(cloud.storage.put_object{ Bucket = "demo-bucket", Object = "f", file = ")" + small +
+                   R"(" } return cloud.storage.get_object{ Bucket = "demo-bucket", Object = "f" }.Body)");
+  CHECK(r == std::vector<std::string>{"hello"});
 }
