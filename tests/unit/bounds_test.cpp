@@ -1,12 +1,17 @@
 // Hostile or mistaken input meets a bound, never a crash or an exhausted memory:
 // documents nested past kMaxDepth in every converter (a server's JSON or XML answer,
 // Lua tables as arguments, JSON pushed to Lua, bodies the emulator reads), answers
-// past the response limit, and `file =` on what is not a regular file or is too large.
+// past the response limit, `file =` on what is not a regular file or is too large,
+// and bodies the emulator refuses before reading them.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -106,6 +111,27 @@ std::vector<std::string> failure(LuaCloud& lua, const std::string& call) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A raw request to `url` ("http://127.0.0.1:port"): `head` is sent, nothing more,
+// and what comes back until the server closes is returned.
+std::string raw_exchange(const std::string& url, const std::string& head) {
+  int port = std::stoi(url.substr(url.rfind(':') + 1));
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  timeval wait{30, 0};  // a server that waits for the body fails the test instead of hanging it
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::send(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()));
+  std::string answer;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) answer.append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  return answer;
+}
 
 // A temporary folder, removed with what it holds.
 struct TempDir {
@@ -358,4 +384,22 @@ TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a pa
   auto r = lua.run(R"(cloud.storage.put_object{ Bucket = "demo-bucket", Object = "f", file = ")" + small +
                    R"(" } return cloud.storage.get_object{ Bucket = "demo-bucket", Object = "f" }.Body)");
   CHECK(r == std::vector<std::string>{"hello"});
+}
+
+TEST_CASE("bounds: the emulator refuses a body over 5 GiB before reading it, and one of unknown length", "[bounds][memory][emulator]") {
+  harness::Running e;
+  // Only the head is sent: a server waiting for the 5 GiB would answer nothing.
+  std::string answer = raw_exchange(e.urls["storage"],
+                                    "PUT /demo-bucket/k HTTP/1.1\r\nHost: x\r\nContent-Length: 5368709121\r\n\r\n");
+  INFO(answer);
+  CHECK(answer.rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(contains(answer, "<Code>EntityTooLarge</Code>"));
+  CHECK(contains(answer, "<ProposedSize>5368709121</ProposedSize>"));
+  CHECK(contains(answer, "<MaxSizeAllowed>5368709120</MaxSizeAllowed>"));
+  CHECK(contains(answer, "Connection: close"));
+
+  answer = raw_exchange(e.urls["storage"], "PUT /demo-bucket/k HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+  INFO(answer);
+  CHECK(answer.rfind("HTTP/1.1 411 ", 0) == 0);
+  CHECK(contains(answer, "<Code>MissingContentLength</Code>"));
 }
