@@ -235,6 +235,7 @@ void read_header_members(const Shape& shape, const Headers& headers, json& out) 
   }
 }
 
+// "the answer is nested more than 200 levels deep (...)": the words of DocumentTooDeep.
 std::string too_deep_message(const std::string& what) {
   return what + " is nested more than " + std::to_string(kMaxDepth) + " levels deep (the limit for any document)";
 }
