@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "core/limits.h"
 #include "core/protocol.h"
 #include "core/redact.h"
 #include "core/uri.h"
@@ -39,6 +40,13 @@ bool is_error_in_200(const Api& api, const Operation& op, const HttpResponse& r)
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What to do with an object too large to hold at once (GetObject): read it in pieces.
+std::string pieces_hint(const Operation& op, std::uint64_t limit) {
+  if (op.output_payload.empty() || !op.input->find_member("Range")) return "";
+  return "; read the object in pieces with Range, e.g. Range = \"bytes=0-" + std::to_string(limit - 1) +
+         "\" for its first " + size_text(limit) + ", then the next piece";
 }
 
 std::string encode_query_map(const std::map<std::string, std::string>& query) {
@@ -107,7 +115,7 @@ bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outc
   delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
   if (!outcome.ok()) {
     const Error& e = outcome.error();
-    if (e.code == "Interrupted") return false;
+    if (e.code == "Interrupted" || e.code == "ResponseTooLarge") return false;
     return e.code == "ConnectionFailed" || may_resend;  // a refused connection never arrived
   }
   const HttpResponse& r = outcome.value();
@@ -158,6 +166,8 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
   if (!response.ok()) {
     response.error().operation = op->name;
     response.error().attempts = out.meta.attempts;
+    if (response.error().code == "ResponseTooLarge")
+      response.error().message += pieces_hint(*op, config_.transport.max_response_bytes);
     return response.error();
   }
   HttpResponse& r = response.value();

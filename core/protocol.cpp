@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/limits.h"
 #include "core/pattern.h"
 #include "core/uri.h"
 
@@ -228,12 +229,47 @@ void read_header_members(const Shape& shape, const Headers& headers, json& out) 
   }
 }
 
+// "the answer is nested more than 200 levels deep (...)": the words of DocumentTooDeep.
+std::string too_deep_message(const std::string& what) {
+  return what + " is nested more than " + std::to_string(kMaxDepth) + " levels deep (the limit for any document)";
+}
+
+// A JSON text parsed with its depth watched: the parser is not recursive, but copying,
+// dumping or pushing a document to Lua is, so a document deeper than kMaxDepth is
+// dropped as it is read (`too_deep` set) and never walked.
+json parse_json_text(const std::string& text, bool& too_deep) {
+  too_deep = false;
+  auto within = [&too_deep](int depth, json::parse_event_t event, json&) {
+    bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxDepth) too_deep = true;
+    return !too_deep;
+  };
+  return json::parse(text, within, false);
+}
+
 Outcome<json> parse_json_object(const std::string& body, const std::string& what) {
   if (body.empty()) return json::object();
-  json doc = json::parse(body, nullptr, false);
+  bool too_deep = false;
+  json doc = parse_json_text(body, too_deep);
+  if (too_deep) return make_error(ErrorKind::api, "DocumentTooDeep", too_deep_message(what));
   if (doc.is_discarded() || !doc.is_object())
     return make_error(ErrorKind::api, "MalformedResponse", what + " is not a JSON object: " + body.substr(0, 200));
   return doc;
+}
+
+// True when an element sits more than kMaxDepth levels deep (the root is level 1).
+// pugixml parses and walks without recursion; the model-driven reader would stop at
+// the model's depth, but one limit for every document keeps the rule simple.
+bool xml_too_deep(pugi::xml_document& doc) {
+  struct Walker : pugi::xml_tree_walker {
+    bool deep = false;
+    bool for_each(pugi::xml_node& node) override {
+      deep = node.type() == pugi::node_element && depth() >= kMaxDepth;
+      return !deep;
+    }
+  } walker;
+  doc.traverse(walker);
+  return walker.deep;
 }
 
 }  // namespace
@@ -276,6 +312,7 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
     if (!doc.load_string(response.body.c_str()) || local_name(doc.document_element().name()) != op.output_root)
       return make_error(ErrorKind::api, "MalformedResponse",
                         "expected an XML " + op.output_root + " body, got: " + response.body.substr(0, 200));
+    if (xml_too_deep(doc)) return make_error(ErrorKind::api, "DocumentTooDeep", too_deep_message("the answer"));
     result = xml_read_structure(doc.document_element(), *op.output);
   } else if (api.protocol == "json") {
     auto parsed = parse_json_object(response.body, "the answer");
@@ -299,8 +336,9 @@ Error parse_error(const Api& api, const HttpResponse& response) {
       if (*root.child_value("RequestId")) e.request_id = root.child_value("RequestId");
     }
   } else {
-    json doc = json::parse(response.body, nullptr, false);
-    if (doc.is_object()) {
+    bool too_deep = false;
+    json doc = parse_json_text(response.body, too_deep);
+    if (!too_deep && doc.is_object()) {
       for (const char* k : {"code", "Code", "__type"})
         if (doc.contains(k) && doc[k].is_string()) { e.code = doc[k].get<std::string>(); break; }
       for (const char* k : {"message", "Message"})
@@ -348,6 +386,7 @@ Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<
     pugi::xml_document doc;
     if (!doc.load_string(body.c_str()) || local_name(doc.document_element().name()) != op.input_root)
       return make_error(ErrorKind::validation, "MalformedXML", "the body is not a " + op.input_root + " document");
+    if (xml_too_deep(doc)) return make_error(ErrorKind::validation, "MalformedXML", too_deep_message("the body"));
     input = xml_read_structure(doc.document_element(), *op.input);
   } else if (api.protocol == "json" && !body.empty()) {
     auto parsed = parse_json_object(body, "the request body");

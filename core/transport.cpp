@@ -13,6 +13,9 @@
 
 #include <curl/curl.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -52,12 +55,14 @@ void global_init_once() {
 // One request in flight: its easy handle, header list, buffers and outcome.
 struct Transfer {
   const HttpRequest* request = nullptr;  // owned by the caller; outlives the transfer
+  std::uint64_t max_body = 0;            // TransportOptions::max_response_bytes
   EasyPtr easy;
   SlistPtr headers;
   HttpResponse response;
   char error_buffer[CURL_ERROR_SIZE] = {};
   bool done = false;
   bool interrupted = false;
+  bool too_large = false;                // the answer passed max_body: aborted
   CURLcode result = CURLE_OK;
 };
 
@@ -68,6 +73,22 @@ std::string_view trim(std::string_view s) {
     s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
+}
+
+// A declared Content-Length: over max_body, the answer is refused before its body
+// comes; within it, the body's room is taken at once instead of by doubling. A
+// HEAD answer declares the length of a body it does not send.
+bool expect_length(Transfer& t, const std::string& value) {
+  if (t.request->method == "HEAD" || value.empty() || !std::isdigit(static_cast<unsigned char>(value[0])))
+    return true;  // curl judges a malformed length
+  errno = 0;
+  unsigned long long length = std::strtoull(value.c_str(), nullptr, 10);
+  if (length > t.max_body || errno == ERANGE) {
+    t.too_large = true;
+    return false;
+  }
+  t.response.body.reserve(static_cast<size_t>(length));
+  return true;
 }
 
 // CURLOPT_HEADERFUNCTION: collects "Name: value" lines; a status line starts afresh,
@@ -87,13 +108,19 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   } else if (size_t colon = line.find(':'); colon != std::string_view::npos) {
     headers.emplace_back(std::string(line.substr(0, colon)),
                          std::string(trim(line.substr(colon + 1))));
+    if (iequals(headers.back().first, "Content-Length") && !expect_length(*t, headers.back().second))
+      return 0;  // curl aborts the transfer
   }
   return n;
 }
 
-// CURLOPT_WRITEFUNCTION: appends the body as it arrives.
+// CURLOPT_WRITEFUNCTION: appends the body as it arrives, up to max_body.
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  if (size * count > t->max_body - t->response.body.size()) {
+    t->too_large = true;
+    return 0;  // curl aborts the transfer
+  }
   t->response.body.append(data, size * count);
   return size * count;
 }
@@ -252,6 +279,15 @@ Error transfer_error(const Transfer& t) {
                     std::string(f.what) + " " + host_port(t.request->url) + ": " + detail);
 }
 
+// The Error for an answer refused at max_body: kind api, the server did answer.
+Error too_large_error(Transfer& t) {
+  Error e = make_error(ErrorKind::api, "ResponseTooLarge",
+                       "the answer from " + host_port(t.request->url) + " is larger than " + size_text(t.max_body) +
+                           ", the most cloudlua keeps in memory");
+  curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &e.status);
+  return e;
+}
+
 }  // namespace
 
 struct Transport::Impl {
@@ -289,6 +325,7 @@ void Transport::Impl::release(EasyPtr easy) {
 Outcome<std::unique_ptr<Transfer>> Transport::Impl::start(const HttpRequest& request) {
   auto t = std::make_unique<Transfer>();
   t->request = &request;
+  t->max_body = options.max_response_bytes;
   t->easy = acquire();
   t->headers = build_header_list(request.headers);
   if (!t->easy || !t->headers)
@@ -351,6 +388,8 @@ Outcome<HttpResponse> Transport::Impl::finish(std::unique_ptr<Transfer> t) {
   if (t->interrupted) {
     out = make_error(ErrorKind::transport, "Interrupted",
                      "request to " + host_port(t->request->url) + " interrupted");
+  } else if (t->too_large) {
+    out = too_large_error(*t);
   } else if (t->result != CURLE_OK) {
     out = transfer_error(*t);
   } else {

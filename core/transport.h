@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/http.h"
+#include "core/limits.h"
 
 namespace cloud {
 
@@ -18,6 +19,9 @@ struct TransportOptions {
   long timeout_ms = 120000;   // whole transfer
   bool verify_tls = true;
   std::string ca_file;        // empty: the system's
+  // A larger answer is refused (ResponseTooLarge) as soon as its Content-Length or
+  // its bytes pass this; nothing more of it is read.
+  std::uint64_t max_response_bytes = kMaxResponseBytes;
 };
 
 class Transport {
@@ -28,7 +32,8 @@ class Transport {
   Transport& operator=(const Transport&) = delete;
 
   // Sends `request` and waits for the whole answer. Errors: kind transport (no
-  // connection, reset, TLS) or timeout; an HTTP error status is not an error here.
+  // connection, reset, TLS) or timeout, kind api for an answer over
+  // max_response_bytes; an HTTP error status is not an error here.
   Outcome<HttpResponse> perform(const HttpRequest& request);
 
   // While *flag is true, running transfers abort with code "Interrupted" (Ctrl-C).

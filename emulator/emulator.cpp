@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/crypto.h"
+#include "core/limits.h"
 #include "core/protocol.h"
 #include "core/validate.h"
 #include "emulator/service.h"
@@ -338,6 +339,45 @@ struct Emulator::Impl {
     res.headers = std::move(renamed);
   }
 
+  // Bodies are read whole into memory before a request is served, so a body that
+  // declares more than the platform takes is answered EntityTooLarge (400, as S3
+  // does) before a byte of it is read, and one of undeclared length (chunked, or
+  // read until the connection ends) MissingContentLength (411, as S3 does). The
+  // connection then ends: the unread body cannot be told from a next request.
+  bool refuse_body(const Api& api, const httplib::Request& req, httplib::Response& res) {
+    std::string length = req.get_header_value("Content-Length");
+    bool chunked = req.has_header("Transfer-Encoding");
+    bool body_method = req.method == "POST" || req.method == "PUT" || req.method == "PATCH";
+    bool undeclared = chunked || (length.empty() && body_method);
+    unsigned long long declared = std::strtoull(length.c_str(), nullptr, 10);
+    if (!undeclared && declared <= kMaxBodyBytes) return false;
+    std::string request_id = next_request_id();
+    set_common_headers(api, res, request_id);
+    if (undeclared) {
+      res.status = 411;
+      answer_then_close(res, serialize_error(api, "MissingContentLength", "give the Content-Length of the body",
+                                             request_id), content_type_of(api));
+    } else {
+      res.status = 400;
+      json sizes = {{"ProposedSize", declared}, {"MaxSizeAllowed", kMaxBodyBytes}};
+      answer_then_close(res, serialize_error(api, "EntityTooLarge", "the body of " + length + " bytes is larger than " +
+                                                                       size_text(kMaxBodyBytes) + ", the most one request may carry",
+                                             request_id, sizes), content_type_of(api));
+    }
+    if (is_aws_request(req)) rename_to_aws_headers(res);
+    return true;
+  }
+
+  // Sends `body` as the answer, then ends the connection (the provider's false does).
+  static void answer_then_close(httplib::Response& res, std::string body, const char* type) {
+    res.set_header("Connection", "close");
+    size_t size = body.size();
+    res.set_content_provider(size, type, [body = std::move(body)](size_t offset, size_t, httplib::DataSink& sink) {
+      sink.write(body.data() + offset, body.size() - offset);
+      return false;
+    });
+  }
+
   // The JSON APIs say ValidationError; the storage API says what S3 says: MalformedXML
   // when the XML body breaks the schema (an empty part list), else InvalidArgument.
   static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
@@ -379,6 +419,15 @@ struct Emulator::Impl {
       listening = sock;
     });
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
+    s->server.set_pre_routing_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
+      return refuse_body(*a, req, res) ? httplib::Server::HandlerResponse::Handled
+                                       : httplib::Server::HandlerResponse::Unhandled;
+    });
+    // With Expect: 100-continue the client waits before sending the body: refused
+    // then, it never sends it.
+    s->server.set_expect_100_continue_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
+      return refuse_body(*a, req, res) ? res.status : 100;
+    });
     const char* any = R"(.*)";
     s->server.Get(any, handler).Post(any, handler).Put(any, handler).Delete(any, handler).Patch(any, handler);
     s->server.set_tcp_nodelay(true);  // headers and body are separate writes: without it, Nagle and the

@@ -2,14 +2,18 @@
 // arguments, call the core, push the results, return their count. Core errors are
 // turned into error objects (tables of fixed shape with __tostring, metatable
 // "cloud.error") and raised here, at the edge, and nowhere else.
+#include <fcntl.h>
 #include <lauxlib.h>
 #include <lua.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "core/limits.h"
 #include "core/protocol.h"
 #include "core/settings.h"
 #include "core/validate.h"
@@ -166,17 +170,53 @@ json arguments_table(lua_State* L, int index) {
   return std::move(args.value());
 }
 
-// The whole file at `path`, or why it cannot be read ("No such file or directory").
-Outcome<std::string> read_file(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return make_error(ErrorKind::validation, "FileUnreadable", std::strerror(errno));
-  std::string bytes;
+// What a file is, for a message saying why it cannot be sent.
+const char* file_type_name(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+// Reads what `fd` holds into `bytes` (room for `size` taken at once), stopping once
+// more than `limit` bytes came (a file that grew); false, errno set, when a read fails.
+bool read_all(int fd, std::string& bytes, std::uint64_t size, std::uint64_t limit) {
+  bytes.reserve(static_cast<size_t>(size));
   char buffer[65536];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) bytes.append(buffer, n);
-  int failed = std::ferror(f) ? errno : 0;
-  std::fclose(f);
-  if (failed) return make_error(ErrorKind::validation, "FileUnreadable", std::strerror(failed));
+  while (bytes.size() <= limit) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n == 0;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// Reads the regular file at `path` into `bytes`; "" or what is wrong with it: it cannot
+// be opened, it is not a regular file (a device such as /dev/zero would be read
+// without end, a FIFO may never answer) or it holds more than a part or an object may.
+std::string read_regular_file(const std::string& path, std::string& bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not hang the open
+  if (fd < 0) return std::strerror(errno);
+  const std::string too_large = "larger than " + size_text(kMaxBodyBytes) + ", the most a part or an object may hold";
+  std::string problem;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) problem = std::strerror(errno);
+  else if (S_ISDIR(st.st_mode)) problem = std::strerror(EISDIR);
+  else if (!S_ISREG(st.st_mode)) problem = std::string(file_type_name(st.st_mode)) + ", not a regular file";
+  else if (static_cast<std::uint64_t>(st.st_size) > kMaxBodyBytes) problem = too_large;
+  else if (!read_all(fd, bytes, static_cast<std::uint64_t>(st.st_size), kMaxBodyBytes)) problem = std::strerror(errno);
+  else if (bytes.size() > kMaxBodyBytes) problem = too_large;
+  ::close(fd);
+  return problem;
+}
+
+// The file's bytes, or a validation error whose message names the path and the problem.
+Outcome<std::string> read_file(const std::string& path) {
+  std::string bytes;
+  std::string problem = read_regular_file(path, bytes);
+  if (!problem.empty()) return make_error(ErrorKind::validation, "FileUnreadable", "cannot read '" + path + "': " + problem);
   return bytes;
 }
 
@@ -195,7 +235,7 @@ void load_payload_file(lua_State* L, const Operation& op, json& args) {
   } else if (args.contains(op.payload)) {
     problem = FieldProblem{"file", "give " + op.payload + " or file, not both"};
   } else if (auto bytes = read_file(file.get<std::string>()); !bytes.ok()) {
-    problem = FieldProblem{"file", "cannot read '" + file.get<std::string>() + "': " + bytes.error().message};
+    problem = FieldProblem{"file", bytes.error().message};
   } else {
     args[op.payload] = std::move(bytes.value());
     return;

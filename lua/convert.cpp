@@ -1,6 +1,7 @@
 // Lua <-> JSON, one case per type. Tables with keys 1..n are lists, tables with
 // string keys are objects; anything else (mixed keys, functions, cycles) is an
-// error that names where in the argument it sits.
+// error that names where in the argument it sits. Both directions recurse, so both
+// stop at core's kMaxDepth levels and make room on the Lua stack on the way down.
 #include "lua/convert.h"
 
 #include <lauxlib.h>
@@ -8,11 +9,13 @@
 
 #include <cmath>
 
+#include "core/limits.h"
+#include "lua/binding.h"
+
 namespace cloud {
 
 namespace {
 
-constexpr int kMaxDepth = 100;
 const char* const kNullKey = "cloud.null";
 
 Error bad_value(const std::string& path, const std::string& what) {
@@ -62,8 +65,9 @@ Outcome<json> value_to_json(lua_State* L, int index, const std::string& path, in
 }
 
 Outcome<json> table_to_json(lua_State* L, int index, const std::string& path, int depth) {
-  if (depth > kMaxDepth) return bad_value(path, "tables nested too deep (a cycle?)");
-  luaL_checkstack(L, 4, "table too deep");
+  if (depth >= kMaxDepth || !lua_checkstack(L, 4))
+    return bad_value(path, "tables nested more than " + std::to_string(kMaxDepth) +
+                               " levels deep (a table that contains itself?)");
   index = lua_absindex(L, index);
   size_t count = 0;
   if (is_sequence(L, index, count) && count > 0) {
@@ -127,8 +131,13 @@ Outcome<json> to_json(lua_State* L, int index, const std::string& path) {
   return value_to_json(L, lua_absindex(L, index), path, 0);
 }
 
-void push_json(lua_State* L, const json& value) {
-  luaL_checkstack(L, 3, "result too deep");
+namespace {
+
+// One value of push_json, `depth` levels below the document's top (which is 0).
+void push_value(lua_State* L, const json& value, int depth) {
+  if ((value.is_structured() && depth >= kMaxDepth) || !lua_checkstack(L, 3))
+    raise(L, make_error(ErrorKind::api, "DocumentTooDeep",
+                        "a result nested more than " + std::to_string(kMaxDepth) + " levels deep cannot be a Lua value"));
   switch (value.type()) {
     case json::value_t::null: return push_null(L);
     case json::value_t::boolean: return lua_pushboolean(L, value.get<bool>());
@@ -143,13 +152,13 @@ void push_json(lua_State* L, const json& value) {
     case json::value_t::array: {
       lua_createtable(L, static_cast<int>(value.size()), 0);
       lua_Integer i = 0;
-      for (const json& item : value) push_json(L, item), lua_rawseti(L, -2, ++i);
+      for (const json& item : value) push_value(L, item, depth + 1), lua_rawseti(L, -2, ++i);
       return;
     }
     case json::value_t::object: {
       lua_createtable(L, 0, static_cast<int>(value.size()));
       for (auto it = value.begin(); it != value.end(); ++it) {
-        push_json(L, it.value());
+        push_value(L, it.value(), depth + 1);
         lua_setfield(L, -2, it.key().c_str());
       }
       return;
@@ -157,5 +166,9 @@ void push_json(lua_State* L, const json& value) {
     default: lua_pushnil(L);
   }
 }
+
+}  // namespace
+
+void push_json(lua_State* L, const json& value) { push_value(L, value, 0); }
 
 }  // namespace cloud

@@ -21,9 +21,11 @@ void push_null(lua_State* L);
 bool is_null(lua_State* L, int index);
 
 // The Lua value at `index` as JSON; `path` names it in errors ("snapshot.tags[2]").
+// Tables nested more than kMaxDepth levels (core/limits.h) are a validation error.
 Outcome<json> to_json(lua_State* L, int index, const std::string& path = "");
 
 // Pushes `value` as a Lua value (tables for objects and arrays, cloud.null for null).
+// A document nested more than kMaxDepth levels raises a DocumentTooDeep error object.
 void push_json(lua_State* L, const json& value);
 
 }  // namespace cloud
