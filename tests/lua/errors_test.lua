@@ -111,7 +111,7 @@ err = failure(cloud.client{ credentials = { access_key_id = "", secret_access_ke
 eq(err.kind, "config", "no credentials: kind")
 eq(err.code, "NoCredentials", "no credentials: code")
 eq(err.attempts, 0, "no credentials: nothing sent")
-err = failure(cloud.client{ endpoints = { devops = "" } }.devops.restore_instance, {})
+err = failure(cloud.client{ endpoints = { devops = "" } }.devops.restore_instance, { backupId = ("a"):rep(32), instanceId = "x" })
 eq(err.kind, "config", "no endpoint: kind")
 eq(err.code, "NoEndpoint", "no endpoint: code")
 assert(err.message:find("devops"), "no endpoint: the API is named: " .. err.message)
