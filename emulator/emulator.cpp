@@ -140,7 +140,13 @@ struct Refusal {
   int status;
   std::string code;
   std::string message;
+  json details = json::object();
 };
+
+// A header the signature check reads (and may quote in its answer) that is not text.
+Refusal not_text(const std::string& header) {
+  return Refusal{400, "InvalidArgument", "the " + header + " header is not valid UTF-8 text", {{"ArgumentName", header}}};
+}
 
 }  // namespace
 
@@ -180,6 +186,7 @@ struct Emulator::Impl {
   std::optional<Refusal> check_signature(const Api& api, const httplib::Request& req) {
     std::string value = req.get_header_value("Authorization");
     if (value.empty()) return Refusal{403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)"};
+    if (utf8_length(value) < 0) return not_text("Authorization");
     Authorization auth;
     if (!parse_authorization(value, auth))
       return Refusal{403, "IncompleteSignature", "the Authorization header is malformed: " + value.substr(0, value.find(' '))};
@@ -188,7 +195,9 @@ struct Emulator::Impl {
                                                      auth.dialect->algorithm + ")"};
     if (auth.access_key != options.credentials.access_key_id)
       return Refusal{403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'"};
-    std::string stamp = req.get_header_value(to_lower(auth.dialect->header_prefix) + "date");
+    std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
+    std::string stamp = req.get_header_value(date_header.c_str());
+    if (utf8_length(stamp) < 0) return not_text(date_header);
     if (skew_seconds(stamp) > kMaxSkewSeconds)
       return Refusal{403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's"};
     std::string hash_header = to_lower(auth.dialect->header_prefix) + "content-sha256";
@@ -261,8 +270,22 @@ struct Emulator::Impl {
     // The storage service answers Range itself (206, Content-Range, InvalidRange);
     // httplib 0.11 would otherwise cut the already-cut body a second time.
     const_cast<httplib::Request&>(req).ranges.clear();
-    dispatch(api, req, res);
+    try {
+      dispatch(api, req, res);
+    } catch (...) {
+      internal_error(api, res);
+    }
     if (is_aws_request(req)) rename_to_aws_headers(res);
+  }
+
+  // A request the emulator failed on: S3's 500 InternalError, and nothing of the
+  // failure's own text (httplib would put it in a header; it can quote the request).
+  void internal_error(const Api& api, httplib::Response& res) {
+    std::string request_id = res.get_header_value("x-ext-request-id");
+    res = httplib::Response();
+    if (request_id.empty()) request_id = next_request_id();
+    set_common_headers(api, res, request_id);
+    send_error(api, res, 500, "InternalError", "We encountered an internal error. Please try again.", request_id);
   }
 
   // Signature, route, faults, then the operation itself.
@@ -270,7 +293,7 @@ struct Emulator::Impl {
     std::string request_id = next_request_id();
     set_common_headers(api, res, request_id);
     if (auto refusal = check_signature(api, req))
-      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, refusal->details);
     if (auto refusal = check_content_md5(req))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
@@ -339,12 +362,13 @@ struct Emulator::Impl {
   }
 
   // The JSON APIs say ValidationError; the storage API says what S3 says: MalformedXML
-  // when the XML body breaks the schema (an empty part list), else InvalidArgument.
+  // when the XML body breaks the schema (an empty part list, an element the schema
+  // does not have: only the body can bring an unknown field), else InvalidArgument.
   static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
     if (api.protocol != "xml") return "ValidationError";
     for (const FieldProblem& f : e.fields) {
       const Member* m = op.input->find_member(f.path.substr(0, f.path.find_first_of(".[")));
-      if (m && m->location == Location::body) return "MalformedXML";
+      if (!m || m->location == Location::body) return "MalformedXML";
     }
     return "InvalidArgument";
   }
