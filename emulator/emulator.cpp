@@ -193,6 +193,7 @@ struct Emulator::Impl {
     if (options.dialect != "any" && auth.dialect->name != options.dialect)
       return Refusal{403, "IncompleteSignature", "this emulator accepts " + options.dialect + " signatures only (got " +
                                                      auth.dialect->algorithm + ")"};
+    if (auto wrong = check_scope(api, auth)) return wrong;
     if (auth.access_key != options.credentials.access_key_id)
       return Refusal{403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'"};
     std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
@@ -205,6 +206,30 @@ struct Emulator::Impl {
     if (api.protocol == "xml" && declared != "UNSIGNED-PAYLOAD" && declared != sha256_hex(req.body))
       return Refusal{400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body"};
     return compare_signature(api, req, auth, stamp);
+  }
+
+  // The credential scope must name this emulator's region and the API's signing
+  // service, as a real server checks: S3's AuthorizationHeaderMalformed (400) on the
+  // storage API, the JSON services' SignatureDoesNotMatch (403) on the others.
+  std::optional<Refusal> check_scope(const Api& api, const Authorization& auth) const {
+    bool s3 = api.protocol == "xml";
+    const std::string& region = options.region;
+    const std::string malformed = "The authorization header is malformed; ";
+    if (auth.region != region && s3)
+      return Refusal{400, "AuthorizationHeaderMalformed",
+                     malformed + "the region '" + auth.region + "' is wrong; expecting '" + region + "'",
+                     {{"Region", region}}};
+    if (auth.region != region)
+      return Refusal{403, "SignatureDoesNotMatch",
+                     "Credential should be scoped to a valid region, not '" + auth.region + "' (this endpoint is in '" +
+                         region + "')"};
+    if (auth.service != api.service && s3)
+      return Refusal{400, "AuthorizationHeaderMalformed",
+                     malformed + "incorrect service '" + auth.service + "'. This endpoint belongs to '" + api.service + "'."};
+    if (auth.service != api.service)
+      return Refusal{403, "SignatureDoesNotMatch",
+                     "Credential should be scoped to correct service: '" + api.service + "' (got '" + auth.service + "')"};
+    return std::nullopt;
   }
 
   std::optional<Refusal> compare_signature(const Api& api, const httplib::Request& req, const Authorization& auth,

@@ -28,7 +28,7 @@ local config = write("config", table.concat({
   "region = jp-east-1",
   "",
   "[good]",
-  "region = jp-west-1",
+  "region = jp-east-1",
   "endpoint.cluster = " .. emulator.cluster,
   "credentials_file = credentials",
   "",
@@ -50,7 +50,7 @@ t.eq(code, 0, "config status (" .. err .. ")")
 t.has(out, "config_file        " .. config .. "  ", "the file read")
 t.has(out, "profile            good", "the profile")
 t.has(out, "flag --profile", "the profile's origin")
-t.has(out, "region             jp-west-1", "region from the file")
+t.has(out, "region             jp-east-1", "region from the file")
 t.has(out, "file " .. config .. ":6", "region's origin: file and line")
 t.has(out, "file " .. dir .. "/credentials:3", "the secret's origin: the credentials file")
 t.has(out, SECRET, "the secret never shows", true)
@@ -121,7 +121,7 @@ print(ok2, e2.code)
 out, err, code = t.cloudlua(q(script), { env = env })
 t.eq(code, 0, "two accounts status (" .. err .. ")")
 t.eq(out, table.concat({
-  "cloud.client (profile good, region jp-west-1, dialect ext)\tcloud.client (profile bad, region jp-east-1, dialect aws)",
+  "cloud.client (profile good, region jp-east-1, dialect ext)\tcloud.client (profile bad, region jp-east-1, dialect aws)",
   "by good",
   "false\tSignatureDoesNotMatch",
   "false\tUnknownProfile",

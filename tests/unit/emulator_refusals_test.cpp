@@ -1,6 +1,7 @@
 // What the emulator refuses, seen on the wire: the field list of a 400 reaching the
-// client's error, and bytes that are not UTF-8 where text is expected (400, never
-// 500, and no header quoting an internal failure).
+// client's error, bytes that are not UTF-8 where text is expected (400, never 500,
+// and no header quoting an internal failure), and a credential scope naming another
+// region or service, refused as a real server refuses it.
 #include "core/protocol.h"
 #include "core/validate.h"
 #include "emulator_harness.h"
@@ -132,4 +133,48 @@ TEST_CASE("An XML element name that is not UTF-8 is a 400 naming the element, ne
   REQUIRE(err.fields.size() == 1);
   CHECK(err.fields[0].path == "X\xEF\xBF\xBD\xEF\xBF\xBD");  // each stray byte shown as U+FFFD
   CHECK_THAT(err.fields[0].problem, Catch::Contains("unknown field"));
+}
+
+TEST_CASE("The credential scope must name the emulator's region and the API's service") {
+  cloud::EmulatorOptions options;
+  options.region = "jp-west-2";
+  Running e(options);
+  const cloud::Dialect* dialect = GENERATE(&cloud::Dialect::ext(), &cloud::Dialect::aws());
+  INFO("dialect " << dialect->name);
+  cloud::SignInput json_api = update_request(e.urls["cluster"], R"({"snapshot":{"description":"scoped"}})");
+  cloud::SignInput storage = harness::storage_request(e.urls["storage"], "PUT", "/demo-bucket/scoped.txt", "hello");
+  for (cloud::SignInput* in : {&json_api, &storage}) {
+    in->dialect = dialect;
+    in->region = "jp-west-2";
+  }
+
+  SECTION("the right region and service are accepted") {
+    CHECK(send(e.urls["cluster"], json_api)->status == 200);
+    CHECK(send(e.urls["storage"], storage)->status == 200);
+  }
+  SECTION("another region: the JSON services' SignatureDoesNotMatch, S3's AuthorizationHeaderMalformed") {
+    json_api.region = storage.region = "jp-east-1";
+    auto r = send(e.urls["cluster"], json_api);
+    CHECK(r->status == 403);
+    CHECK(code_of(r) == "SignatureDoesNotMatch");
+    CHECK(json::parse(r->body)["message"] ==
+          "Credential should be scoped to a valid region, not 'jp-east-1' (this endpoint is in 'jp-west-2')");
+    auto s = send(e.urls["storage"], storage);
+    CHECK(s->status == 400);
+    CHECK(code_of(s) == "AuthorizationHeaderMalformed");
+    CHECK_THAT(s->body, Catch::Contains("the region 'jp-east-1' is wrong; expecting 'jp-west-2'") &&
+                            Catch::Contains("<Region>jp-west-2</Region>"));
+  }
+  SECTION("another service: the same codes, naming the service expected") {
+    json_api.service = "devops";
+    storage.service = "cluster";
+    auto r = send(e.urls["cluster"], json_api);
+    CHECK(r->status == 403);
+    CHECK(code_of(r) == "SignatureDoesNotMatch");
+    CHECK_THAT(r->body, Catch::Contains("Credential should be scoped to correct service: 'cluster'"));
+    auto s = send(e.urls["storage"], storage);
+    CHECK(s->status == 400);
+    CHECK(code_of(s) == "AuthorizationHeaderMalformed");
+    CHECK_THAT(s->body, Catch::Contains("incorrect service 'cluster'. This endpoint belongs to 's3'."));
+  }
 }
