@@ -24,7 +24,7 @@ const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
 
 // Keys that describe the member rather than its shape.
 bool is_member_key(const std::string& key) {
-  static const char* const keys[] = {"in", "name", "required", "requiredWhen", "absentWhen",
+  static const char* const keys[] = {"in", "name", "required", "nullable", "requiredWhen", "absentWhen",
                                      "default", "defaultText", "defaultByRegion", "doc", "shape"};
   for (const char* k : keys)
     if (key == k) return true;
@@ -166,6 +166,7 @@ struct Model::Loader {
     m.wire_name = spec.value("name", name);
     m.location = read_location(spec.value("in", "body"), where);
     m.required = spec.value("required", false);
+    m.nullable = spec.value("nullable", false);
     m.doc = spec.value("doc", "");
     m.default_text = spec.value("defaultText", "");
     if (spec.contains("default")) m.default_value = json::parse(spec["default"].dump());

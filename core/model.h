@@ -40,6 +40,7 @@ struct Member {
   Location location = Location::body;
   bool greedy = false;    // path label {Object+}: keeps '/' unencoded
   bool required = false;
+  bool nullable = false;  // cloud.null accepted, as the member left out
   std::vector<Condition> required_when;
   std::vector<Condition> absent_when;
   std::optional<json> default_value;  // what the server assumes when left out

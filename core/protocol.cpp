@@ -323,6 +323,39 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
   return result;
 }
 
+namespace {
+
+// The field problems an error answer lists ("fields": [{ "path", "problem" }] in
+// JSON, <Fields><Field><Path/><Problem/></Field></Fields> in XML): the emulator sends
+// them with a request its validation refused, and they become the error's fields.
+void read_fields(const json& list, std::vector<FieldProblem>& out) {
+  if (!list.is_array()) return;
+  for (const json& f : list)
+    if (f.is_object() && f.value("path", json()).is_string() && f.value("problem", json()).is_string())
+      out.push_back({f["path"].get<std::string>(), f["problem"].get<std::string>()});
+}
+
+void read_fields(pugi::xml_node list, std::vector<FieldProblem>& out) {
+  for (pugi::xml_node f : list.children("Field")) out.push_back({f.child_value("Path"), f.child_value("Problem")});
+}
+
+void write_fields(pugi::xml_node parent, const json& list) {
+  pugi::xml_node node = parent.append_child("Fields");
+  for (const json& f : list) {
+    pugi::xml_node field = node.append_child("Field");
+    field.append_child("Path").text().set(f.value("path", "").c_str());
+    field.append_child("Problem").text().set(f.value("problem", "").c_str());
+  }
+}
+
+// `text` with each byte that is not part of valid UTF-8 replaced by U+FFFD: an error
+// answer quotes what arrived, and must stay well-formed text itself.
+std::string valid_utf8(const std::string& text) {
+  return json::parse(json(text).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
+}
+
+}  // namespace
+
 Error parse_error(const Api& api, const HttpResponse& response) {
   Error e = make_error(ErrorKind::api, "HTTP" + std::to_string(response.status), "");
   e.status = response.status;
@@ -334,6 +367,7 @@ Error parse_error(const Api& api, const HttpResponse& response) {
       if (*root.child_value("Code")) e.code = root.child_value("Code");
       e.message = root.child_value("Message");
       if (*root.child_value("RequestId")) e.request_id = root.child_value("RequestId");
+      read_fields(root.child("Fields"), e.fields);
     }
   } else {
     bool too_deep = false;
@@ -343,6 +377,7 @@ Error parse_error(const Api& api, const HttpResponse& response) {
         if (doc.contains(k) && doc[k].is_string()) { e.code = doc[k].get<std::string>(); break; }
       for (const char* k : {"message", "Message"})
         if (doc.contains(k) && doc[k].is_string()) { e.message = doc[k].get<std::string>(); break; }
+      read_fields(doc.value("fields", json()), e.fields);
     }
     for (const char* h : {"x-ext-error-type", "x-amzn-errortype"})
       if (has_header(response.headers, h)) e.code = header_value(response.headers, h);
@@ -417,18 +452,20 @@ std::string serialize_error(const Api& api, const std::string& code, const std::
   if (api.protocol == "json") {
     json body = {{"code", code}, {"message", message}, {"requestId", request_id}};
     for (auto it = details.begin(); it != details.end(); ++it) body[it.key()] = it.value();
-    return body.dump();
+    return body.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   pugi::xml_document doc;
   pugi::xml_node root = doc.append_child("Error");
   root.append_child("Code").text().set(code.c_str());
   root.append_child("Message").text().set(message.c_str());
-  for (auto it = details.begin(); it != details.end(); ++it)
-    root.append_child(it.key().c_str()).text().set(scalar_text(it.value()).c_str());
+  for (auto it = details.begin(); it != details.end(); ++it) {
+    if (it.key() == "fields") write_fields(root, it.value());
+    else root.append_child(it.key().c_str()).text().set(scalar_text(it.value()).c_str());
+  }
   root.append_child("RequestId").text().set(request_id.c_str());
   std::ostringstream out;
   doc.save(out, "", pugi::format_raw);
-  return out.str();
+  return valid_utf8(out.str());
 }
 
 }  // namespace cloud

@@ -27,7 +27,8 @@ struct WireRequest {
 WireRequest serialize_request(const Api& api, const Operation& op, const json& input);
 // A 2xx answer's result table; an unreadable body is an Error of kind api.
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response);
-// The Error for a non-2xx answer (or a 200 carrying an XML <Error>).
+// The Error for a non-2xx answer (or a 200 carrying an XML <Error>); the field
+// problems the answer lists (serialize_error's "fields") become its fields.
 Error parse_error(const Api& api, const HttpResponse& response);
 // The request id of an answer, from whichever header the server used.
 std::string request_id_of(const Headers& headers);
@@ -42,7 +43,9 @@ Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<
                             const std::string& query, const Headers& headers, const std::string& body);
 // A result as the server sends it: the body, and header members added to `headers`.
 std::string serialize_result(const Api& api, const Operation& op, const json& result, Headers& headers);
-// An error body in the API's format.
+// An error body in the API's format; `details` are added to it, "fields" (a list of
+// { path, problem }) as a list in either format. Bytes that are not UTF-8 (quoted
+// from a request) are replaced by U+FFFD, so the body is always well-formed.
 std::string serialize_error(const Api& api, const std::string& code, const std::string& message,
                             const std::string& request_id, const json& details = json::object());
 

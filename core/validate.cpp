@@ -46,7 +46,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t up = row[j];
-      bool same = std::tolower(a[i - 1]) == std::tolower(b[j - 1]);
+      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                  std::tolower(static_cast<unsigned char>(b[j - 1]));
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
       diag = up;
     }
@@ -186,9 +187,16 @@ void check_list(const Shape& shape, const json& v, const std::string& path,
   if (!shape.ascending_by.empty() && checker == Checker::client) check_ascending(shape, v, path, problems);
 }
 
+// Whether the member has a value to check. cloud.null counts as left out only where
+// the model says `nullable` (the ICMP rule's port, as the platform returns it);
+// elsewhere it is a value of the wrong type, refused before anything is sent.
+bool given(const Member& m, const json& object) {
+  return object.contains(m.name) && !(m.nullable && object[m.name].is_null());
+}
+
 void check_member_conditions(const Member& m, const json& object, const std::string& path,
                              std::vector<FieldProblem>& problems) {
-  bool present = object.contains(m.name) && !object[m.name].is_null();
+  bool present = given(m, object);
   if (!present && m.required) problems.push_back({path, "required"});
   for (const Condition& c : m.required_when)
     if (!present && condition_holds(object, c)) problems.push_back({path, "required when " + condition_text(c)});
@@ -230,7 +238,7 @@ void check_structure(const Shape& shape, const json& v, const std::string& path,
   for (const Member& m : shape.members) {
     std::string p = child_path(path, m.name);
     check_member_conditions(m, v, p, problems);
-    if (!v.contains(m.name) || v[m.name].is_null()) continue;
+    if (!given(m, v)) continue;
     size_t first = problems.size();
     validate_value(*m.shape, v[m.name], p, problems, checker);
     check_path_segment(m, v[m.name], p, problems);

@@ -183,9 +183,6 @@ class ClusterService : public Service {
     auto it = snapshots_.find(snapshot);
     if (it == snapshots_.end())
       return HandlerResult::failure(404, "SnapshotNotFound", "no snapshot named '" + snapshot + "'");
-    if (!request.contains("name"))
-      return HandlerResult::failure(400, "ValidationError", "cluster.name: required",
-                                    {{"fields", json::array({{{"path", "cluster.name"}, {"problem", "required"}}})}});
     std::string name = request["name"].get<std::string>();
     if (clusters_.count(name))
       return HandlerResult::failure(409, "ClusterAlreadyExists", "a cluster named '" + name + "' exists already");
@@ -197,9 +194,10 @@ class ClusterService : public Service {
 
   // RestoreClusterFromSnapshot: a new cluster PROVISIONING until `cluster_provision`
   // seconds have passed, the snapshot RESTORING meanwhile; answers { cluster = ... }.
+  // The input is validated: the cluster and its name are there (the model requires them).
   HandlerResult restore_cluster(const json& input) {
     const std::string snapshot = input["SnapshotName"].get<std::string>();
-    const json request = input.value("cluster", json::object());
+    const json& request = input.at("cluster");
     if (std::optional<HandlerResult> refused = restore_refusal(snapshot, request)) return *refused;
     json& source = snapshots_[snapshot];
     json cluster = provisioning_cluster(request, source.value("cluster", json::object()));

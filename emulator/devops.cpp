@@ -9,7 +9,6 @@
 // AUTHORIZED, REVOKING ones are gone, the group APPLIED or FAILED), so rejections can be
 // tested before and the settling after; diskSize defaults to 100 (the spec names no
 // default; 100 is the smallest allowed size).
-#include <optional>
 #include <utility>
 
 #include "emulator/service.h"
@@ -37,12 +36,6 @@ std::string codehost_time(const Clock& clock) {
 bool same_rule(const json& a, const json& b) {
   return a.value("protocol", "") == b.value("protocol", "") && a.value("cidrIp", "") == b.value("cidrIp", "") &&
          a.value("port", json()) == b.value("port", json());
-}
-
-// A server-side 400 in the emulator's validation shape: `field` must be given.
-HandlerResult missing(const std::string& field) {
-  return HandlerResult::failure(400, "ValidationError", field + ": required",
-                                {{"fields", json::array({{{"path", field}, {"problem", "required"}}})}});
 }
 
 class DevopsService : public Service {
@@ -201,30 +194,21 @@ class DevopsService : public Service {
     return nullptr;
   }
 
-  // The platform needs at least one rule, each with a protocol and a source.
-  static std::optional<HandlerResult> incomplete(const json& rules) {
-    if (rules.empty()) return missing("rules");
-    for (size_t i = 0; i < rules.size(); ++i)
-      for (const char* field : {"protocol", "cidrIp"})
-        if (!rules[i].contains(field)) return missing("rules[" + std::to_string(i + 1) + "]." + field);
-    return std::nullopt;
-  }
-
   static std::string rule_text(const json& r) {
     std::string port = r.contains("port") ? " port " + r["port"].dump() : "";
     return r.value("protocol", "") + port + " from " + r.value("cidrIp", "");
   }
 
   // AuthorizeFirewallRules: the new rules AUTHORIZED, the group PROCESSING until
-  // `firewall_settle` seconds have passed; the answer is the whole group.
+  // `firewall_settle` seconds have passed; the answer is the whole group. The input
+  // is validated: at least one rule, each with a protocol and a source (the model).
   HandlerResult authorize_firewall_rules(const json& input) {
     const std::string name = input["FirewallGroupName"].get<std::string>();
     auto it = groups_.find(name);
     if (it == groups_.end())
       return HandlerResult::failure(404, "FirewallGroupNotFound", "no firewall group named '" + name + "'");
     json& group = it->second;
-    const json rules = input.value("rules", json::array());
-    if (std::optional<HandlerResult> bad = incomplete(rules)) return *bad;
+    const json& rules = input.at("rules");
     std::string busy = busy_reason(group);
     if (!busy.empty())
       return HandlerResult::failure(409, "FirewallGroupBusy", "firewall group '" + name + "' refuses operations: " + busy);
@@ -275,10 +259,9 @@ class DevopsService : public Service {
   }
 
   // RestoreInstance: the server RESTORING (status 200) until `instance_restore`
-  // seconds have passed; the answer is { instance = ... }.
+  // seconds have passed; the answer is { instance = ... }. The input is validated:
+  // backupId and instanceId are there (the model requires them).
   HandlerResult restore_instance(const json& input) {
-    if (!input.contains("backupId")) return missing("backupId");
-    if (!input.contains("instanceId")) return missing("instanceId");
     const std::string backup_id = input["backupId"].get<std::string>();
     const std::string id = input["instanceId"].get<std::string>();
     auto backup = backups_.find(backup_id);

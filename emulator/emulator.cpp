@@ -141,7 +141,13 @@ struct Refusal {
   int status;
   std::string code;
   std::string message;
+  json details = json::object();
 };
+
+// A header the signature check reads (and may quote in its answer) that is not text.
+Refusal not_text(const std::string& header) {
+  return Refusal{400, "InvalidArgument", "the " + header + " header is not valid UTF-8 text", {{"ArgumentName", header}}};
+}
 
 }  // namespace
 
@@ -181,15 +187,19 @@ struct Emulator::Impl {
   std::optional<Refusal> check_signature(const Api& api, const httplib::Request& req) {
     std::string value = req.get_header_value("Authorization");
     if (value.empty()) return Refusal{403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)"};
+    if (utf8_length(value) < 0) return not_text("Authorization");
     Authorization auth;
     if (!parse_authorization(value, auth))
       return Refusal{403, "IncompleteSignature", "the Authorization header is malformed: " + value.substr(0, value.find(' '))};
     if (options.dialect != "any" && auth.dialect->name != options.dialect)
       return Refusal{403, "IncompleteSignature", "this emulator accepts " + options.dialect + " signatures only (got " +
                                                      auth.dialect->algorithm + ")"};
+    if (auto wrong = check_scope(api, auth)) return wrong;
     if (auth.access_key != options.credentials.access_key_id)
       return Refusal{403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'"};
-    std::string stamp = req.get_header_value(to_lower(auth.dialect->header_prefix) + "date");
+    std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
+    std::string stamp = req.get_header_value(date_header.c_str());
+    if (utf8_length(stamp) < 0) return not_text(date_header);
     if (skew_seconds(stamp) > kMaxSkewSeconds)
       return Refusal{403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's"};
     std::string hash_header = to_lower(auth.dialect->header_prefix) + "content-sha256";
@@ -197,6 +207,30 @@ struct Emulator::Impl {
     if (api.protocol == "xml" && declared != "UNSIGNED-PAYLOAD" && declared != sha256_hex(req.body))
       return Refusal{400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body"};
     return compare_signature(api, req, auth, stamp);
+  }
+
+  // The credential scope must name this emulator's region and the API's signing
+  // service, as a real server checks: S3's AuthorizationHeaderMalformed (400) on the
+  // storage API, the JSON services' SignatureDoesNotMatch (403) on the others.
+  std::optional<Refusal> check_scope(const Api& api, const Authorization& auth) const {
+    bool s3 = api.protocol == "xml";
+    const std::string& region = options.region;
+    const std::string malformed = "The authorization header is malformed; ";
+    if (auth.region != region && s3)
+      return Refusal{400, "AuthorizationHeaderMalformed",
+                     malformed + "the region '" + auth.region + "' is wrong; expecting '" + region + "'",
+                     {{"Region", region}}};
+    if (auth.region != region)
+      return Refusal{403, "SignatureDoesNotMatch",
+                     "Credential should be scoped to a valid region, not '" + auth.region + "' (this endpoint is in '" +
+                         region + "')"};
+    if (auth.service != api.service && s3)
+      return Refusal{400, "AuthorizationHeaderMalformed",
+                     malformed + "incorrect service '" + auth.service + "'. This endpoint belongs to '" + api.service + "'."};
+    if (auth.service != api.service)
+      return Refusal{403, "SignatureDoesNotMatch",
+                     "Credential should be scoped to correct service: '" + api.service + "' (got '" + auth.service + "')"};
+    return std::nullopt;
   }
 
   std::optional<Refusal> compare_signature(const Api& api, const httplib::Request& req, const Authorization& auth,
@@ -262,8 +296,22 @@ struct Emulator::Impl {
     // The storage service answers Range itself (206, Content-Range, InvalidRange);
     // httplib 0.11 would otherwise cut the already-cut body a second time.
     const_cast<httplib::Request&>(req).ranges.clear();
-    dispatch(api, req, res);
+    try {
+      dispatch(api, req, res);
+    } catch (...) {
+      internal_error(api, res);
+    }
     if (is_aws_request(req)) rename_to_aws_headers(res);
+  }
+
+  // A request the emulator failed on: S3's 500 InternalError, and nothing of the
+  // failure's own text (httplib would put it in a header; it can quote the request).
+  void internal_error(const Api& api, httplib::Response& res) {
+    std::string request_id = res.get_header_value("x-ext-request-id");
+    res = httplib::Response();
+    if (request_id.empty()) request_id = next_request_id();
+    set_common_headers(api, res, request_id);
+    send_error(api, res, 500, "InternalError", "We encountered an internal error. Please try again.", request_id);
   }
 
   // Signature, route, faults, then the operation itself.
@@ -271,7 +319,7 @@ struct Emulator::Impl {
     std::string request_id = next_request_id();
     set_common_headers(api, res, request_id);
     if (auto refusal = check_signature(api, req))
-      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, refusal->details);
     if (auto refusal = check_content_md5(req))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
@@ -379,12 +427,13 @@ struct Emulator::Impl {
   }
 
   // The JSON APIs say ValidationError; the storage API says what S3 says: MalformedXML
-  // when the XML body breaks the schema (an empty part list), else InvalidArgument.
+  // when the XML body breaks the schema (an empty part list, an element the schema
+  // does not have: only the body can bring an unknown field), else InvalidArgument.
   static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
     if (api.protocol != "xml") return "ValidationError";
     for (const FieldProblem& f : e.fields) {
       const Member* m = op.input->find_member(f.path.substr(0, f.path.find_first_of(".[")));
-      if (m && m->location == Location::body) return "MalformedXML";
+      if (!m || m->location == Location::body) return "MalformedXML";
     }
     return "InvalidArgument";
   }

@@ -307,10 +307,7 @@ class StorageService : public Service {
   HandlerResult complete_multipart_upload(const json& input) {
     Upload* u = find_upload(input);
     if (!u) return no_such_upload(input);
-    json listed = input.value("Part", json::array());
-    if (listed.empty())
-      return HandlerResult::failure(400, "MalformedXML",
-                                    "The XML you provided was not well-formed or did not validate against our published schema.");
+    const json& listed = input.at("Part");  // validated: at least one part (the model)
     if (std::optional<HandlerResult> refused = check_parts(input, *u, listed)) return *refused;
     return finish_upload(input, *u, listed);
   }

@@ -35,7 +35,7 @@ setup(function()
     "region = jp-east-1",
     "",
     "[good]",
-    "region = jp-west-1",
+    "region = jp-east-1",
     "endpoint.cluster = " .. tostring(emulator.cluster),
     "credentials_file = credentials",
     "",
@@ -78,7 +78,7 @@ end)
 
 test("config shows a value from the file with its file and line, a default as such", function()
   local out = t.cloudlua("config --profile good", { env = env })
-  expect(out).to_contain("region             jp-west-1")
+  expect(out).to_contain("region             jp-east-1")
   expect(out).to_contain("file " .. config .. ":6")
   expect(out).to_contain("dialect            ext")
 end)
@@ -177,7 +177,7 @@ print(ok2, e2.code)
   expect(err).to_equal("")
   expect(code).to_equal(0)
   expect(out).to_equal(table.concat({
-    "cloud.client (profile good, region jp-west-1, dialect ext)\tcloud.client (profile bad, region jp-east-1, dialect aws)",
+    "cloud.client (profile good, region jp-east-1, dialect ext)\tcloud.client (profile bad, region jp-east-1, dialect aws)",
     "by good",
     "false\tSignatureDoesNotMatch",
     "false\tUnknownProfile",

@@ -137,7 +137,8 @@ test("config: no credentials; nothing is sent", function()
 end)
 
 local function no_endpoint()
-  return expect(cloud.client{ endpoints = { devops = "" } }.devops.restore_instance, {}).to_fail()
+  return expect(cloud.client{ endpoints = { devops = "" } }.devops.restore_instance,
+                { backupId = ("a"):rep(32), instanceId = "x" }).to_fail()
 end
 
 test("config: no endpoint; the API is named", function()

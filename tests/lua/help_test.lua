@@ -48,7 +48,7 @@ test("an operation's help: defaults, allowed values, limits, nested fields inden
   local text = help_text(cloud.devops.restore_instance)
   expect(text).to_contain('instanceType: string, default "e-large"')
   expect(text).to_contain("one of c-large, c-large8, e-large,")
-  expect(text).to_contain("backupId: string, exactly 32 characters, lowercase letters and digits")
+  expect(text).to_contain("backupId: string, required, exactly 32 characters, lowercase letters and")
   expect(text).to_contain("    bucketUseObjects: table")
 end)
 

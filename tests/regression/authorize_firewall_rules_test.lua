@@ -71,8 +71,25 @@ test("a rule the group already has is refused with 409 DuplicateRule", function(
   expect(authorize, { ssh }).to_fail{ code = "DuplicateRule", status = 409 }
 end)
 
-test("a request without rules is refused by the platform", function()
-  expect(authorize, {}).to_fail{ kind = "api", status = 400, code = "ValidationError" }
+test("no rules, or a rule without protocol or source, is refused before anything is sent", function()
+  -- a fault queued for the operation would fail the first request that reached the platform
+  emu.fault{ operation = "AuthorizeFirewallRules", status = 409, code = "ReachedThePlatform" }
+  local err = expect(authorize, {}).to_fail{ kind = "validation", field = "rules", problem = "at least 1 item (got 0)" }
+  expect(err.attempts).to_equal(0)
+  expect(authorize, nil).to_fail{ kind = "validation", field = "rules", problem = "required" }
+  expect(authorize, { { port = 22, cidrIp = "10.1.1.1" } })
+    .to_fail{ kind = "validation", field = "rules[1].protocol", problem = "required" }
+  expect(authorize, { { protocol = "ICMP" } }).to_fail{ kind = "validation", field = "rules[1].cidrIp", problem = "required" }
+  expect(authorize, { ssh }).to_fail{ code = "ReachedThePlatform" }
+end)
+
+test("cloud.null is the ICMP rule's port left out, and refused where a value is needed", function()
+  local g = authorize{ { protocol = "ICMP", port = cloud.null, cidrIp = "192.0.2.10" } }
+  expect(g.rules[1].port).to_be_nil()
+  expect(authorize, { { protocol = "TCP", port = cloud.null, cidrIp = "10.1.1.1" } })
+    .to_fail{ kind = "validation", field = "rules[1].port", problem = "required when protocol is TCP" }
+  expect(authorize, { { protocol = "ICMP", cidrIp = cloud.null } })
+    .to_fail{ kind = "validation", field = "rules[1].cidrIp", problem = "string expected, got cloud.null" }
 end)
 
 test("port: 22 or 443 only", function()

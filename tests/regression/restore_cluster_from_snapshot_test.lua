@@ -87,8 +87,18 @@ test("a cluster name in use is refused with 409", function()
   expect(restore, { name = "taken" }).to_fail{ kind = "api", code = "ClusterAlreadyExists", status = 409 }
 end)
 
-test("a restore without a cluster name is refused by the platform", function()
-  expect(restore, { description = "no name" }).to_fail{ kind = "api", code = "ValidationError", status = 400 }
+test("a restore without a cluster or its name is refused before anything is sent", function()
+  -- a fault queued for the operation would fail the first request that reached the platform
+  emu.fault{ operation = "RestoreClusterFromSnapshot", status = 409, code = "ReachedThePlatform" }
+  local err = expect(restore, {}).to_fail{ kind = "validation", field = "cluster.name", problem = "required" }
+  expect(err.attempts).to_equal(0)
+  expect(restore, { description = "no name" }).to_fail{ kind = "validation", field = "cluster.name", problem = "required" }
+  expect(restore, nil).to_fail{ kind = "validation", field = "cluster", problem = "required" }
+  expect(restore, cloud.null).to_fail{ kind = "validation", field = "cluster", problem = "table expected, got cloud.null" }
+  expect(restore, { name = "x", tags = { { key = cloud.null, value = "v" } } })
+    .to_fail{ kind = "validation", field = "cluster.tags[1].key", problem = "string expected, got cloud.null" }
+  expect(restore, { name = "reached" }).to_fail{ code = "ReachedThePlatform" }
+  expect(find("clusters", "reached")).to_be_nil()
 end)
 
 test("a restore is not resent after a dropped connection", function()

@@ -61,6 +61,19 @@ test("a restore is not resent after an error answer (it may have been carried ou
   expect(restore{}.instance.state).to_equal("RESTORING")  -- the fault was used up by one attempt
 end)
 
+test("restore_instance{} is refused before anything is sent: the backup and the name are needed", function()
+  -- a fault queued for the operation would fail the first request that reached the platform
+  emu.fault{ operation = "RestoreInstance", status = 409, code = "ReachedThePlatform" }
+  local err = expect(cloud.devops.restore_instance, {}).to_fail{ kind = "validation", field = "backupId", problem = "required" }
+  expect(err.attempts).to_equal(0)
+  expect(#err.fields).to_equal(2)
+  expect(err.fields[2]).to_equal{ path = "instanceId", problem = "required" }
+  expect(cloud.devops.restore_instance, { backupId = cloud.null, instanceId = "code-1" })
+    .to_fail{ kind = "validation", field = "backupId", problem = "string expected, got cloud.null" }
+  expect(restore, {}).to_fail{ code = "ReachedThePlatform" }
+  expect(instance("code-1")).to_be_nil()
+end)
+
 test("backupId: exactly 32 lowercase letters and digits", function()
   for _, bad in ipairs{ ("a"):rep(31), ("a"):rep(33), ("A"):rep(32), ("a"):rep(31) .. "-" } do
     expect(restore, { backupId = bad }).to_fail{ kind = "validation", field = "backupId" }

@@ -102,6 +102,16 @@ test("every problem is reported at once, nothing is sent", function()
   expect(stored("snap-1").description).to_equal("nightly")
 end)
 
+test("cloud.null where a value is needed is refused before anything is sent", function()
+  expect(cloud.cluster.update_snapshot, { SnapshotName = "snap-1", snapshot = cloud.null })
+    .to_fail{ kind = "validation", field = "snapshot", problem = "table expected, got cloud.null" }
+  expect(update, { tags = { { key = cloud.null, value = "qa" } } })
+    .to_fail{ kind = "validation", field = "snapshot.tags[1].key", problem = "string expected, got cloud.null" }
+  expect(update, { description = cloud.null })
+    .to_fail{ kind = "validation", field = "snapshot.description", problem = "string expected, got cloud.null" }
+  expect(stored("snap-1").description).to_equal("nightly")
+end)
+
 test("an unknown field gets the nearest known name", function()
   expect(update, { descripton = "typo" })
     .to_fail{ kind = "validation", field = "snapshot.descripton", problem = "did you mean 'description'" }

@@ -63,6 +63,9 @@ test("path parameters: required and not empty; version a string", function()
   expect(upgrade, { ResourceGroupName = "rg-1" }).to_fail{ kind = "validation", field = "ClusterName" }
   expect(upgrade, { ResourceGroupName = "rg-1", ClusterName = "mesh-1", version = 1.22 })
     .to_fail{ kind = "validation", field = "version", problem = "string expected" }
+  expect(upgrade, { ResourceGroupName = "rg-1", ClusterName = "mesh-1", version = cloud.null })
+    .to_fail{ kind = "validation", field = "version", problem = "string expected, got cloud.null" }
+  expect(mesh("rg-1", "mesh-1").status).to_equal("running")
 end)
 
 test("names with characters that need encoding reach the platform intact", function()

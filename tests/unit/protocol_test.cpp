@@ -169,8 +169,9 @@ TEST_CASE("JSON requests: paths with ':' and labels, the body without path membe
                                                {"protocol":"ICMP","cidrIp":"192.0.2.1"}]})"));
   CHECK(header_value(w.headers, "Content-Type") == "application/json");
 
-  CHECK(wire("RestoreInstance", {{"instanceId", "code-1"}}).path == "/v1/instances:restore");
-  CHECK(wire("RestoreClusterFromSnapshot", {{"SnapshotName", "snap-1"}}).path == "/v1/snapshots/snap-1:restore");
+  CHECK(wire("RestoreInstance", {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"}}).path == "/v1/instances:restore");
+  CHECK(wire("RestoreClusterFromSnapshot", {{"SnapshotName", "snap-1"}, {"cluster", {{"name", "c-1"}}}}).path ==
+        "/v1/snapshots/snap-1:restore");
   WireRequest mesh = wire("UpgradeMeshplatformServiceMeshVersion",
                           {{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}, {"version", "1.22.1"}});
   CHECK(mesh.path == "/v1/resource-groups/rg-1/meshplatform/clusters/mesh-1/meshplatform-service-mesh:upgrade");
@@ -181,8 +182,10 @@ TEST_CASE("JSON requests: an empty table is [] where the model has a list, {} wh
   WireRequest w = wire("UpdateSnapshot", {{"SnapshotName", "s"}, {"snapshot", {{"tags", json::object()}}}});
   CHECK(w.method == "PUT");
   CHECK(w.body == R"({"snapshot":{"tags":[]}})");
-  WireRequest r = wire("RestoreInstance", {{"networkConfig", json::object()}, {"diskSize", 100}});
-  CHECK(json::parse(r.body) == json::parse(R"({"networkConfig":{},"diskSize":100})"));
+  WireRequest r = wire("RestoreInstance", {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"},
+                                           {"networkConfig", json::object()}, {"diskSize", 100}});
+  CHECK(json::parse(r.body) == json{{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"},
+                                    {"networkConfig", json::object()}, {"diskSize", 100}});
   CHECK(json::parse(r.body)["diskSize"].is_number_integer());
 }
 
