@@ -58,16 +58,18 @@ Fault fault_from(lua_State* L, const json& t) {
   f.delay = t.value("delay", 0.0);
   f.drop = t.value("drop", false);
   f.error_in_200 = t.value("error_in_200", false);
+  f.echo = t.value("echo", false);
   if (!f.operation.empty() && !Model::builtin().find(f.operation))
     luaL_error(L, "bad argument #1 to 'fault' (no operation named '%s')", f.operation.c_str());
   if (f.times < 1) luaL_error(L, "bad argument #1 to 'fault' (times must be at least 1)");
   return f;
 }
 
-// cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200= }
+// cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200=, echo= }
 int l_fault(lua_State* L) {
   json t = table_argument(L, "fault");
-  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200"}, "fault");
+  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200", "echo"},
+                   "fault");
   try {
     emulator_of(L).add_fault(fault_from(L, t));
   } catch (const json::exception& e) {
