@@ -88,9 +88,10 @@ class Client {
                                      const std::string& query, Headers headers, std::string body);
   Outcome<HttpResponse> send_with_retries(const Operation* op, const Api& api, const std::string& method,
                                           const std::string& path, const std::string& query, const Headers& headers,
-                                          const std::string& body, Meta& meta);
+                                          const std::string& body, Meta& meta, std::vector<std::string>& secrets);
   bool should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
                     double& delay) const;
+  std::vector<std::string> secrets_of(const HttpRequest& request) const;
   std::string endpoint_of(const std::string& api) const;
   std::string service_of(const Api& api) const;
 

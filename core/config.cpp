@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/model.h"
+#include "core/redact.h"
 
 namespace cloud {
 
@@ -300,10 +301,9 @@ std::string set_max_attempts(const std::string& v, ClientConfig& c) {
 
 Setter endpoint_setter(const std::string& api) {
   return [api](const std::string& v, ClientConfig& c) -> std::string {
-    if (v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
-      return "the endpoint of " + api + " must start with http:// or https:// (got '" + v + "')";
-    c.endpoints[api] = v;
-    return "";
+    std::string problem = endpoint_problem(api, v);
+    if (problem.empty()) c.endpoints[api] = v;
+    return problem;
   };
 }
 
@@ -485,6 +485,15 @@ const IniSection* IniFile::find(const std::string& name) const {
 
 namespace {
 
+// A line that is neither a comment, a header nor key = value is never shown: it may
+// be a secret (`secret_access_key SECRET`). Its first word is, when it names a setting.
+std::string no_equals_problem(const std::string& line) {
+  std::string word = line.substr(0, line.find_first_of(" \t:"));
+  std::string got = key_problem(word).empty() ? "'" + word + "' without '='"
+                                              : "a line that is none of these; not shown, as it may hold a secret";
+  return "expected 'key = value', a [profile] header or a # comment (got " + got + ")";
+}
+
 // One line of an INI file into `file`; "" or what is wrong with it.
 std::string parse_ini_line(const std::string& raw, int n, IniFile& file) {
   std::string line = trim(raw);
@@ -500,7 +509,7 @@ std::string parse_ini_line(const std::string& raw, int n, IniFile& file) {
     return "";
   }
   size_t eq = line.find('=');
-  if (eq == std::string::npos) return "expected 'key = value', a [profile] header or a # comment (got '" + line + "')";
+  if (eq == std::string::npos) return no_equals_problem(line);
   std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
   if (!valid_name(key, "_.")) return "a key is lowercase letters, digits, '_' and '.' (got '" + key + "')";
   if (file.sections.empty()) return key + " is set outside any [profile] section";
@@ -531,11 +540,22 @@ std::vector<std::string> api_names() {
   return out;
 }
 
+std::string endpoint_problem(const std::string& api, const std::string& url) {
+  std::string prefix = "the endpoint of " + api + " must ";
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    return prefix + "start with http:// or https:// (got '" + redact(url) + "')";
+  std::string rest = url.substr(url.find("://") + 3);
+  if (rest.substr(0, rest.find_first_of("/?#")).find('@') != std::string::npos)
+    return prefix + "not hold a user name or password (got '" + redact(url) +
+           "'): give credentials as access_key_id and secret_access_key";
+  return "";
+}
+
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting) {
   size_t eq = setting.find('=');
   if (eq == std::string::npos || eq == 0)
     return config_error("InvalidEndpoint",
-                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000 (got '" + setting + "')");
+                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000 (got '" + redact(setting) + "')");
   return std::make_pair(setting.substr(0, eq), setting.substr(eq + 1));
 }
 
@@ -603,7 +623,7 @@ std::string config_report(const LoadedConfig& c) {
     out += line + std::string(pad + 2, ' ') + origins[i] + "\n";
   }
   if (!c.profiles.empty()) out += "profiles in the file: " + joined(c.profiles) + "\n";
-  return out;
+  return redact(out);
 }
 
 }  // namespace cloud

@@ -94,6 +94,10 @@ struct IniFile {
 // Errors (kind config, code ConfigSyntax) read "path:line: what is wrong".
 Outcome<IniFile> parse_ini(const std::string& text, const std::string& path);
 
+// "" when `url` can be the endpoint of `api`, else what is wrong with it (the URL shown
+// redacted): it starts with http:// or https:// and holds no user name or password.
+std::string endpoint_problem(const std::string& api, const std::string& url);
+
 // Parses "api=url" (the --endpoint flag).
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting);
 

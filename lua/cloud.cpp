@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/protocol.h"
+#include "core/redact.h"
 #include "core/validate.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
@@ -375,7 +376,12 @@ void apply_client_options(lua_State* L, ClientConfig& c) {
   c.dialect = Dialect::find(dialect);
   if (!c.dialect) luaL_error(L, "bad argument #1 to 'client' (dialect must be \"ext\" or \"aws\", got \"%s\")", dialect.c_str());
   if (lua_getfield(L, 1, "endpoints") == LUA_TTABLE)
-    for (const std::string& api : api_names()) c.endpoints[api] = opt_string_field(L, -1, api.c_str(), "client", c.endpoints[api]);
+    for (const std::string& api : api_names()) {
+      std::string url = opt_string_field(L, -1, api.c_str(), "client", c.endpoints[api]);  // "": none
+      std::string problem = url.empty() ? "" : endpoint_problem(api, url);
+      if (!problem.empty()) luaL_error(L, "bad argument #1 to 'client' (%s)", problem.c_str());
+      c.endpoints[api] = url;
+    }
   lua_pop(L, 1);
   if (lua_getfield(L, 1, "credentials") == LUA_TTABLE) {
     c.credentials.access_key_id = opt_string_field(L, -1, "access_key_id", "client", c.credentials.access_key_id);
@@ -479,6 +485,15 @@ int l_sign(lua_State* L) {
   return 1;
 }
 
+// cloud.redact(text): the text as cloudlua shows any text, every secret replaced.
+int l_redact(lua_State* L) {
+  size_t len = 0;
+  const char* text = luaL_checklstring(L, 1, &len);
+  std::string shown = redact(std::string_view(text, len));
+  lua_pushlstring(L, shown.data(), shown.size());
+  return 1;
+}
+
 // ------------------------------------------------------------------ the module
 
 int session_gc(lua_State* L) {
@@ -530,7 +545,7 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   store_session(L, std::move(session));
   lua_newtable(L);
   fill_client_table(L, client);
-  const luaL_Reg module_fns[] = {{"client", l_client}, {"sign", l_sign}, {nullptr, nullptr}};
+  const luaL_Reg module_fns[] = {{"client", l_client}, {"redact", l_redact}, {"sign", l_sign}, {nullptr, nullptr}};
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");

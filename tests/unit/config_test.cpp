@@ -93,7 +93,13 @@ TEST_CASE("config file: each syntax error names the file and line", "[config]") 
     return f.error().message;
   };
   CHECK(error_of("region = x\n") == "/etc/x:1: region is set outside any [profile] section");
-  CHECK(error_of("[a]\nregion\n") == "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'region')");
+  CHECK(error_of("[a]\nregion\n") == "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'region' without '=')");
+  // A line without '=' may be a secret: never shown, only a setting's name is.
+  CHECK(error_of("[a]\nsecret_access_key wJalrXUtnFEMI/K7MDENG\n") ==
+        "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'secret_access_key' without '=')");
+  CHECK(error_of("[a]\nwJalrXUtnFEMI/K7MDENG\n") ==
+        "/etc/x:2: expected 'key = value', a [profile] header or a # comment "
+        "(got a line that is none of these; not shown, as it may hold a secret)");
   CHECK(error_of("[a\n") == "/etc/x:1: a section header is [name], closed with ']'");
   CHECK(error_of("[a]\n[a]\n") == "/etc/x:2: profile [a] is defined twice (first at line 1)");
   CHECK(error_of("[a]\nregion = 1\nregion = 2\n") == "/etc/x:3: region is set twice in [a] (first at line 2)");
@@ -209,6 +215,9 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
   CHECK(error_for("[default]\n\ndialect = aws4\n") == path + ":3: dialect must be ext or aws (got 'aws4')");
   CHECK(error_for("[default]\nendpoint.devops = ftp://x\n") ==
         path + ":2: the endpoint of devops must start with http:// or https:// (got 'ftp://x')");
+  CHECK(error_for("[default]\nendpoint.cluster = https://ops:pw@cluster.example.com/v1\n") ==
+        path + ":2: the endpoint of cluster must not hold a user name or password "
+               "(got 'https://ops:<redacted>@cluster.example.com/v1'): give credentials as access_key_id and secret_access_key");
   CHECK(error_for("[default]\nmax_attempts = 0\n") == path + ":2: max_attempts must be a number from 1 to 10 (got '0')");
   CHECK(error_for("[default]\ntimeout = soon\n") == path + ":2: timeout must be a number from 0.001 to 86400 (got 'soon')");
   CHECK(error_for("[default]\n", Env{{{"CLOUDLUA_DIALECT", "v2"}}}) == "CLOUDLUA_DIALECT: dialect must be ext or aws (got 'v2')");
