@@ -83,7 +83,8 @@ Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& me
     return make_error(ErrorKind::config, "NoEndpoint",
                       "no endpoint configured for the " + api.name + " API (profile '" + config_.profile +
                           "'): set endpoint." + api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) +
-                          " or --endpoint " + api.name + "=URL");
+                          " or --endpoint " + api.name +
+                          "=URL (the embedded emulator serves only when no credentials, profile or endpoint are configured)");
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (config_.credentials.access_key_id.empty() || config_.credentials.secret_access_key.empty())
     return make_error(ErrorKind::config, "NoCredentials",

@@ -110,8 +110,8 @@ bool is_secret_key(const std::string& key) { return key == "secret_access_key" |
 
 // The keys a profile may set, for messages: per-API keys written with <api>.
 std::vector<std::string> profile_keys() {
-  std::vector<std::string> keys{"region",  "dialect", "endpoint.<api>", "service.<api>", "credentials_file",
-                                "ca_file", "max_attempts", "timeout", "connect_timeout"};
+  std::vector<std::string> keys{"region",  "dialect",      "endpoint.<api>", "service.<api>",   "credentials_file",
+                                "ca_file", "max_attempts", "timeout",        "connect_timeout", "quiet_emulator"};
   keys.insert(keys.end(), credential_keys().begin(), credential_keys().end());
   return keys;
 }
@@ -307,7 +307,17 @@ Setter endpoint_setter(const std::string& api) {
   };
 }
 
-std::vector<SettingSpec> setting_specs(const ConfigOverrides& flags, const ClientConfig& d) {
+// quiet_emulator: not a client's setting, so it is set into the loaded configuration.
+Setter quiet_emulator_setter(LoadedConfig& out) {
+  return [&out](const std::string& v, ClientConfig&) -> std::string {
+    if (v != "true" && v != "1" && v != "false" && v != "0") return "quiet_emulator must be true or false (got '" + v + "')";
+    out.quiet_emulator = v == "true" || v == "1";
+    return "";
+  };
+}
+
+std::vector<SettingSpec> setting_specs(const ConfigOverrides& flags, LoadedConfig& out) {
+  const ClientConfig& d = out.client;
   std::vector<SettingSpec> specs{
       {"region", "--region", flags.region, d.region, set_region},
       {"dialect", "--dialect", flags.dialect, d.dialect->name, set_dialect},
@@ -331,6 +341,7 @@ std::vector<SettingSpec> setting_specs(const ConfigOverrides& flags, const Clien
                    seconds_setter("timeout", &TransportOptions::timeout_ms)});
   specs.push_back({"connect_timeout", "", "", format_seconds(d.transport.connect_timeout_ms),
                    seconds_setter("connect_timeout", &TransportOptions::connect_timeout_ms)});
+  specs.push_back({"quiet_emulator", "", "", "false", quiet_emulator_setter(out)});
   return specs;
 }
 
@@ -344,7 +355,7 @@ Outcome<bool> check_flag_apis(const ConfigOverrides& flags) {
 Outcome<bool> apply_settings(const Sources& s, LoadedConfig& out) {
   auto flags_ok = check_flag_apis(s.flags);
   if (!flags_ok.ok()) return flags_ok.error();
-  for (const SettingSpec& spec : setting_specs(s.flags, out.client)) {
+  for (const SettingSpec& spec : setting_specs(s.flags, out)) {
     Found f = pick(s, spec.key, spec.flag, spec.flag_value);
     if (!f.value.empty()) {
       std::string problem = spec.set(f.value, out.client);
@@ -460,7 +471,7 @@ void describe_defaults(LoadedConfig& out) {
     bool endpoint = s.name.rfind("endpoint.", 0) == 0;
     bool credential = s.name == "access_key_id" || s.name == "secret_access_key";
     if (!s.value.empty() || s.origin != "default" || !(endpoint || credential)) continue;
-    if (!out.endpoints_configured) {
+    if (!out.account_configured) {
       s.value = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
       s.secret = false;  // a placeholder, not the secret
     } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
@@ -570,6 +581,7 @@ Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup&
   auto profile = choose_profile(s, profile_flag);
   if (!profile.ok()) return profile.error();
   out.client.profile = profile->value;
+  bool profile_chosen = profile->origin != "default";
   out.client.debug = flags.debug;
   out.settings.push_back({"profile", profile->value, profile->origin, false});
   s.profile = file ? file->find(profile->value) : nullptr;
@@ -578,6 +590,7 @@ Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup&
   auto credentials = pick_credentials(s, profile->value);
   if (!credentials.ok()) return credentials.error();
   apply_credentials(*credentials, out);
+  out.account_configured = out.endpoints_configured || out.credentials_configured || profile_chosen;
   describe_defaults(out);
   return out;
 }

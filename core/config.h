@@ -11,8 +11,9 @@
 // so two accounts are never mixed. A file that holds secrets is refused when group
 // or others can read it, as ssh refuses a readable private key.
 //
-// When no endpoint is configured anywhere, `endpoints_configured` is false and the
-// layer above starts the embedded emulator; core itself never does.
+// When no account is configured at all (no endpoint, no credentials, no profile
+// chosen), `account_configured` is false and the layer above starts the embedded
+// emulator; core itself never does.
 #pragma once
 
 #include <functional>
@@ -48,6 +49,8 @@ struct LoadedConfig {
   ClientConfig client;
   bool endpoints_configured = false;
   bool credentials_configured = false;
+  bool account_configured = false;    // endpoints, credentials or a profile chosen by flag or variable
+  bool quiet_emulator = false;        // quiet_emulator: no line on stderr when the emulator serves
   std::string file;                   // the config file read; "" when none
   std::string file_origin;            // "env CLOUDLUA_CONFIG_FILE" or "default location"
   std::vector<std::string> profiles;  // the profiles the file defines, in its order

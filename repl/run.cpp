@@ -60,6 +60,15 @@ int join_values(lua_State* L) {
   return 1;
 }
 
+// The one line that says where calls go when a script, -e or a scripted session runs
+// on the embedded emulator; the REPL's banner says it instead. quiet_emulator silences it.
+void announce_emulator(const Session& session, const RunOptions& o) {
+  bool repl_only = o.script.empty() && o.steps.empty() && (o.interactive || isatty(STDIN_FILENO));
+  if (!session.emulator || session.config.quiet_emulator || repl_only) return;
+  std::fputs("cloudlua: no account configured; using the embedded emulator\n", stderr);
+  std::fflush(stderr);
+}
+
 // Runs the function on top of the stack (its `nargs` arguments above it); its
 // results are printed when the output is JSON.
 int run_function(lua_State* L, int nargs, Output output) {
@@ -213,6 +222,7 @@ int run_lua(const RunOptions& o) {
   }
   luaL_openlibs(L.get());
   if (o.warnings) lua_warning(L.get(), "@on", 0);
+  announce_emulator(*session.value(), o);
   open_cloud(L.get(), session.value());
   return run_all(L.get(), o);
 }

@@ -218,6 +218,7 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
   CHECK(error_for("[default]\nendpoint.cluster = https://ops:pw@cluster.example.com/v1\n") ==
         path + ":2: the endpoint of cluster must not hold a user name or password "
                "(got 'https://ops:<redacted>@cluster.example.com/v1'): give credentials as access_key_id and secret_access_key");
+  CHECK(error_for("[default]\nquiet_emulator = yes\n") == path + ":2: quiet_emulator must be true or false (got 'yes')");
   CHECK(error_for("[default]\nmax_attempts = 0\n") == path + ":2: max_attempts must be a number from 1 to 10 (got '0')");
   CHECK(error_for("[default]\ntimeout = soon\n") == path + ":2: timeout must be a number from 0.001 to 86400 (got 'soon')");
   CHECK(error_for("[default]\n", Env{{{"CLOUDLUA_DIALECT", "v2"}}}) == "CLOUDLUA_DIALECT: dialect must be ext or aws (got 'v2')");
@@ -228,6 +229,31 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
   auto r = cloud::load_config(flags, none.lookup());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message == "--endpoint: no API named 'compute' (APIs: catalog, cluster, devops, storage)");
+}
+
+TEST_CASE("config: an account is endpoints, credentials or a chosen profile; only without one the emulator serves", "[config]") {
+  TempDir dir;
+  std::string file = dir.write("config", "[default]\nregion = jp-west-1\nquiet_emulator = true\n\n[prod]\nregion = jp-east-1\n");
+  auto account = [&](const Env& extra, const ConfigOverrides& flags = {}) {
+    Env env = extra;
+    env.vars["CLOUDLUA_CONFIG_FILE"] = file;
+    auto c = cloud::load_config(flags, env.lookup());
+    REQUIRE(c.ok());
+    return c->account_configured;
+  };
+  CHECK_FALSE(account({}));  // the default profile's region alone is no account
+  CHECK_FALSE(account({{{"CLOUDLUA_REGION", "jp-west-1"}}}));
+  CHECK(account({{{"CLOUDLUA_PROFILE", "prod"}}}));
+  ConfigOverrides profile;
+  profile.profile = "default";  // chosen, even the default one
+  CHECK(account({}, profile));
+  CHECK(account({{{"CLOUDLUA_ACCESS_KEY_ID", "AKID"}, {"CLOUDLUA_SECRET_ACCESS_KEY", "s"}}}));
+  CHECK(account({{{"CLOUDLUA_ENDPOINT_STORAGE", "http://127.0.0.1:9000"}}}));
+
+  Env quiet{{{"CLOUDLUA_CONFIG_FILE", file}}};
+  CHECK(cloud::load_config({}, quiet.lookup())->quiet_emulator);
+  quiet.vars["CLOUDLUA_QUIET_EMULATOR"] = "0";  // the variable over the file
+  CHECK_FALSE(cloud::load_config({}, quiet.lookup())->quiet_emulator);
 }
 
 TEST_CASE("config: credentials are a unit from the highest layer that has them", "[config]") {
