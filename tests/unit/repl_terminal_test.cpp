@@ -359,5 +359,7 @@ TEST_CASE("REPL on a terminal: values and errors that echo the request show no s
   REQUIRE(t.expect_prompt());
   t.type("\x04");
   CHECK(t.wait_exit() == 0);
-  CHECK_FALSE(std::regex_search(t.screen(), std::regex("Signature=[0-9a-f]")));
+  std::string screen = t.screen();
+  for (size_t at = screen.find("Signature="); at != std::string::npos; at = screen.find("Signature=", at + 1))
+    CHECK(screen.compare(at, 20, "Signature=<redacted>") == 0);
 }
