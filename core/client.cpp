@@ -59,7 +59,19 @@ std::string encode_query_map(const std::map<std::string, std::string>& query) {
 
 Client::Client(ClientConfig config, const Model& model)
     : config_(std::move(config)), model_(model), transport_(config_.transport),
-      sleep_([](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }) {}
+      sleep_([](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }) {
+  remember_secret(config_.credentials.secret_access_key);  // redacted from all output from now on
+  remember_secret(config_.credentials.session_token);
+}
+
+// What an answer to `request` might echo that must never be shown: the secret key,
+// the session token and the request's own signatures.
+std::vector<std::string> Client::secrets_of(const HttpRequest& request) const {
+  std::vector<std::string> secrets = request_signatures(request);
+  secrets.push_back(config_.credentials.secret_access_key);
+  secrets.push_back(config_.credentials.session_token);
+  return secrets;
+}
 
 std::string Client::endpoint_of(const std::string& api) const {
   auto it = config_.endpoints.find(api);
@@ -79,7 +91,8 @@ Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& me
     return make_error(ErrorKind::config, "NoEndpoint",
                       "no endpoint configured for the " + api.name + " API (profile '" + config_.profile +
                           "'): set endpoint." + api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) +
-                          " or --endpoint " + api.name + "=URL");
+                          " or --endpoint " + api.name +
+                          "=URL (the embedded emulator serves only when no credentials, profile or endpoint are configured)");
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (config_.credentials.access_key_id.empty() || config_.credentials.secret_access_key.empty())
     return make_error(ErrorKind::config, "NoCredentials",
@@ -133,17 +146,18 @@ bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outc
 
 Outcome<HttpResponse> Client::send_with_retries(const Operation* op, const Api& api, const std::string& method,
                                                 const std::string& path, const std::string& query,
-                                                const Headers& headers, const std::string& body, Meta& meta) {
+                                                const Headers& headers, const std::string& body, Meta& meta,
+                                                std::vector<std::string>& secrets) {
   for (int attempt = 1;; ++attempt) {
     auto request = build_request(api, method, path, query, headers, body);
     if (!request.ok()) return request.error();
     meta.attempts = attempt;
+    secrets = secrets_of(*request);
     auto sent = std::chrono::steady_clock::now();
     Outcome<HttpResponse> outcome = transport_.perform(*request);
+    if (!outcome.ok()) redact_error(outcome.error(), secrets);
     if (config_.debug) {
-      const Credentials& c = config_.credentials;
-      ExchangeInfo info{op && !op->name.empty() ? op->name : "request", attempt, seconds_since(sent),
-                        {c.secret_access_key, c.session_token}};
+      ExchangeInfo info{op && !op->name.empty() ? op->name : "request", attempt, seconds_since(sent), secrets};
       config_.debug(describe_exchange(*request, outcome, info));
     }
     double delay = 0;
@@ -161,7 +175,8 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, *input);
   CallResult out;
-  auto response = send_with_retries(op, api, w.method, w.path, w.query, w.headers, w.body, out.meta);
+  std::vector<std::string> secrets;
+  auto response = send_with_retries(op, api, w.method, w.path, w.query, w.headers, w.body, out.meta, secrets);
   out.meta.elapsed = seconds_since(start);
   if (!response.ok()) {
     response.error().operation = op->name;
@@ -178,6 +193,7 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
                                                                                 : Outcome<json>(parse_error(api, r));
   if (!result.ok()) {
     Error e = std::move(result.error());
+    redact_error(e, secrets);  // an error body may echo the request: token, signature
     e.operation = op->name;
     e.status = r.status;
     e.attempts = out.meta.attempts;
@@ -198,8 +214,9 @@ Outcome<RawResult> Client::request(const RawRequest& raw) {
   bool idempotent = raw.method != "POST" && raw.method != "PATCH";
   Operation pseudo;
   pseudo.idempotent = idempotent;
+  std::vector<std::string> secrets;
   auto response = send_with_retries(&pseudo, *api, raw.method, raw.path, encode_query_map(raw.query), raw.headers,
-                                    raw.body, out.meta);
+                                    raw.body, out.meta, secrets);
   out.meta.elapsed = seconds_since(start);
   if (!response.ok()) {
     response.error().attempts = out.meta.attempts;

@@ -36,6 +36,7 @@ struct ClientConfig {
   // When set (--debug), called with every HTTP exchange as describe_exchange shows
   // it, secrets redacted, once per attempt.
   std::function<void(const std::string& text)> debug;
+  bool quiet_emulator = false;  // the session's: no line on stderr when the embedded emulator serves
 };
 
 // What came back besides the result: the HTTP status and headers, the request id,
@@ -88,9 +89,10 @@ class Client {
                                      const std::string& query, Headers headers, std::string body);
   Outcome<HttpResponse> send_with_retries(const Operation* op, const Api& api, const std::string& method,
                                           const std::string& path, const std::string& query, const Headers& headers,
-                                          const std::string& body, Meta& meta);
+                                          const std::string& body, Meta& meta, std::vector<std::string>& secrets);
   bool should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
                     double& delay) const;
+  std::vector<std::string> secrets_of(const HttpRequest& request) const;
   std::string endpoint_of(const std::string& api) const;
   std::string service_of(const Api& api) const;
 

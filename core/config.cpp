@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/model.h"
+#include "core/redact.h"
 #include "core/settings.h"
 
 namespace cloud {
@@ -382,7 +383,7 @@ void describe_defaults(LoadedConfig& out) {
     bool endpoint = s.name.rfind("endpoint.", 0) == 0;
     bool credential = s.name == "access_key_id" || s.name == "secret_access_key";
     if (!s.value.empty() || s.origin != "default" || !(endpoint || credential)) continue;
-    if (!out.endpoints_configured) {
+    if (!out.account_configured) {
       s.value = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
       s.secret = false;  // a placeholder, not the secret
     } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
@@ -407,6 +408,15 @@ const IniSection* IniFile::find(const std::string& name) const {
 
 namespace {
 
+// A line that is neither a comment, a header nor key = value is never shown: it may
+// be a secret (`secret_access_key SECRET`). Its first word is, when it names a setting.
+std::string no_equals_problem(const std::string& line) {
+  std::string word = line.substr(0, line.find_first_of(" \t:"));
+  std::string got = key_problem(word).empty() ? "'" + word + "' without '='"
+                                              : "a line that is none of these; not shown, as it may hold a secret";
+  return "expected 'key = value', a [profile] header or a # comment (got " + got + ")";
+}
+
 // One line of an INI file into `file`; "" or what is wrong with it.
 std::string parse_ini_line(const std::string& raw, int n, IniFile& file) {
   std::string line = trim(raw);
@@ -422,7 +432,7 @@ std::string parse_ini_line(const std::string& raw, int n, IniFile& file) {
     return "";
   }
   size_t eq = line.find('=');
-  if (eq == std::string::npos) return "expected 'key = value', a [profile] header or a # comment (got '" + line + "')";
+  if (eq == std::string::npos) return no_equals_problem(line);
   std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
   if (!valid_name(key, "_.")) return "a key is lowercase letters, digits, '_' and '.' (got '" + key + "')";
   if (file.sections.empty()) return key + " is set outside any [profile] section";
@@ -453,11 +463,17 @@ std::vector<std::string> api_names() {
   return out;
 }
 
+bool holds_user_info(const std::string& url) {
+  size_t start = url.find("://");
+  std::string rest = start == std::string::npos ? url : url.substr(start + 3);
+  return rest.substr(0, rest.find_first_of("/?#")).find('@') != std::string::npos;
+}
+
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting) {
   size_t eq = setting.find('=');
   if (eq == std::string::npos || eq == 0)
     return config_error("InvalidEndpoint",
-                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000 (got '" + setting + "')");
+                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000 (got '" + redact(setting) + "')");
   return std::make_pair(setting.substr(0, eq), setting.substr(eq + 1));
 }
 
@@ -472,6 +488,7 @@ Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup&
   auto profile = choose_profile(s, profile_flag);
   if (!profile.ok()) return profile.error();
   out.client.profile = profile->value;
+  bool profile_chosen = profile->origin != "default";
   out.client.debug = flags.debug;
   out.settings.push_back({"profile", profile->value, profile->origin, false});
   s.profile = file ? file->find(profile->value) : nullptr;
@@ -480,6 +497,7 @@ Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup&
   auto credentials = pick_credentials(s, profile->value);
   if (!credentials.ok()) return credentials.error();
   apply_credentials(*credentials, out);
+  out.account_configured = out.endpoints_configured || out.credentials_configured || profile_chosen;
   describe_defaults(out);
   return out;
 }
@@ -531,7 +549,7 @@ std::string config_report(const LoadedConfig& c) {
     out += line + std::string(pad + 2, ' ') + origins[i] + "\n";
   }
   if (!c.profiles.empty()) out += "profiles in the file: " + joined(c.profiles) + "\n";
-  return out;
+  return redact(out);
 }
 
 }  // namespace cloud

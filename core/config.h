@@ -11,8 +11,9 @@
 // so two accounts are never mixed. A file that holds secrets is refused when group
 // or others can read it, as ssh refuses a readable private key.
 //
-// When no endpoint is configured anywhere, `endpoints_configured` is false and the
-// layer above starts the embedded emulator; core itself never does.
+// When no account is configured at all (no endpoint, no credentials, no profile
+// chosen), `account_configured` is false and the layer above starts the embedded
+// emulator; core itself never does.
 #pragma once
 
 #include <functional>
@@ -48,6 +49,7 @@ struct LoadedConfig {
   ClientConfig client;
   bool endpoints_configured = false;
   bool credentials_configured = false;
+  bool account_configured = false;    // endpoints, credentials or a profile chosen by flag or variable
   std::string file;                   // the config file read; "" when none
   std::string file_origin;            // "env CLOUDLUA_CONFIG_FILE" or "default location"
   std::vector<std::string> profiles;  // the profiles the file defines, in its order
@@ -98,6 +100,10 @@ struct IniFile {
 
 // Errors (kind config, code ConfigSyntax) read "path:line: what is wrong".
 Outcome<IniFile> parse_ini(const std::string& text, const std::string& path);
+
+// Whether `url` holds a user name or password (`https://user:pass@host`): endpoints
+// may not, the credentials are settings of their own.
+bool holds_user_info(const std::string& url);
 
 // Parses "api=url" (the --endpoint flag).
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting);

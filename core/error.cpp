@@ -1,6 +1,8 @@
 // Error helpers: names of kinds and the one-line description shown to people.
 #include "core/error.h"
 
+#include "core/redact.h"
+
 namespace cloud {
 
 const char* kind_name(ErrorKind kind) {
@@ -33,7 +35,7 @@ std::string Error::describe() const {
   for (const FieldProblem& f : fields) out += "\n  " + f.path + ": " + f.problem;
   if (!request_id.empty()) out += "\n  request id: " + request_id;
   if (attempts > 1) out += "\n  attempts: " + std::to_string(attempts);
-  return out;
+  return redact(out);  // shown to people: never a secret, whatever the message holds
 }
 
 }  // namespace cloud

@@ -31,7 +31,8 @@ struct Error {
   int attempts = 0;         // requests sent, retries included (0: nothing was sent)
   std::vector<FieldProblem> fields;  // validation only: every problem at once
 
-  // "kind: [operation] code: message" on one line, then one line per field problem.
+  // "kind: [operation] code: message" on one line, then one line per field problem;
+  // redacted (core/redact), as everything shown is.
   std::string describe() const;
 };
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "core/pattern.h"
 #include "core/uri.h"
@@ -36,14 +38,43 @@ void replace_all(std::string& text, const std::string& secret) {
     text.replace(at, secret.size(), kRedacted);
 }
 
-// Literal secrets as given and percent-encoded (as in a presigned URL), longest first
-// so that a secret containing another is replaced whole.
+// The secrets remember_secret() was given; redact() may run on any thread.
+struct Remembered {
+  std::mutex mutex;
+  std::set<std::string> secrets;
+};
+
+Remembered& remembered() {
+  static Remembered r;
+  return r;
+}
+
+// Literal secrets, the known and the remembered, as given and percent-encoded (as in
+// a presigned URL), longest first so that a secret containing another is replaced whole.
 std::vector<std::string> literal_forms(const std::vector<std::string>& known) {
+  std::vector<std::string> all = known;
+  {
+    std::lock_guard<std::mutex> lock(remembered().mutex);
+    all.insert(all.end(), remembered().secrets.begin(), remembered().secrets.end());
+  }
   std::vector<std::string> forms;
-  for (const std::string& s : known)
-    if (!s.empty()) forms.push_back(s), forms.push_back(uri_encode(s));
+  for (const std::string& s : all)
+    if (s.size() >= kMinSecretLength) forms.push_back(s), forms.push_back(uri_encode(s));
   std::sort(forms.begin(), forms.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   return forms;
+}
+
+// "scheme://user:password@host" -> "scheme://user:<redacted>@host" wherever a URL
+// appears; the user info ends at the last '@' before the path.
+void mask_url_passwords(std::string& text) {
+  for (size_t at = text.find("://"); at != std::string::npos; at = text.find("://", at + 3)) {
+    size_t start = at + 3;
+    size_t end = std::min(text.find_first_of("/?# \t\r\n\"'<>", start), text.size());
+    size_t sign = text.rfind('@', end - 1);
+    size_t colon = text.find(':', start);
+    if (sign == std::string::npos || sign < start || colon >= sign) continue;
+    text.replace(colon + 1, sign - colon - 1, kRedacted);
+  }
 }
 
 std::string format_seconds(double s) {
@@ -107,11 +138,25 @@ std::vector<std::string> signatures_in(const HttpRequest& request) {
 
 std::string redact(std::string_view text, const std::vector<std::string>& known_secrets) {
   std::string out(text);
+  mask_url_passwords(out);
   for (const std::string& form : literal_forms(known_secrets)) replace_all(out, form);
   named_secret().replace_all(out, std::string("\\1") + kRedacted);
   xml_secret().replace_all(out, std::string("\\1") + kRedacted);
   return out;
 }
+
+void remember_secret(const std::string& secret) {
+  if (secret.size() < kMinSecretLength) return;
+  std::lock_guard<std::mutex> lock(remembered().mutex);
+  remembered().secrets.insert(secret);
+}
+
+void redact_error(Error& e, const std::vector<std::string>& known_secrets) {
+  for (std::string* text : {&e.code, &e.message, &e.request_id}) *text = redact(*text, known_secrets);
+  for (FieldProblem& f : e.fields) f.path = redact(f.path, known_secrets), f.problem = redact(f.problem, known_secrets);
+}
+
+std::vector<std::string> request_signatures(const HttpRequest& request) { return signatures_in(request); }
 
 std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResponse>& response,
                               const ExchangeInfo& given) {

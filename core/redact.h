@@ -17,8 +17,27 @@ namespace cloud {
 
 inline constexpr const char* kRedacted = "<redacted>";
 
-// `text` with every secret replaced by kRedacted. Empty known secrets are ignored.
-std::string redact(std::string_view text, const std::vector<std::string>& known_secrets);
+// Literal secrets shorter than this are not searched for in text: they would match
+// ordinary words. Their named forms (secret_access_key = x) are still redacted.
+inline constexpr size_t kMinSecretLength = 8;
+
+// `text` with every secret replaced by kRedacted: `known_secrets` and the remembered
+// ones as given and percent-encoded, secrets by name, the password of a URL's user
+// info. Every text that leaves the process passes through here.
+std::string redact(std::string_view text, const std::vector<std::string>& known_secrets = {});
+
+// Remembers a secret this process holds (every client's secret key and session token),
+// so that every later redact() replaces it, whichever client it belongs to. Empty and
+// short ones are ignored.
+void remember_secret(const std::string& secret);
+
+// The error with its texts redacted (code, message, request id, field problems), so
+// that an error whose answer echoed the request is clean in every field it has.
+void redact_error(Error& error, const std::vector<std::string>& known_secrets);
+
+// The signatures a request carries (Authorization header, presigned URL): secrets of
+// its exchange, since an answer may echo them in free text.
+std::vector<std::string> request_signatures(const HttpRequest& request);
 
 // What --debug prints for one HTTP exchange, curl -v style: "* " a title line, "> "
 // the request (method, URL, headers, body), "< " the answer (status, headers, body)

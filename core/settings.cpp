@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/redact.h"
+
 namespace cloud {
 
 namespace {
@@ -28,7 +30,7 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 
 // A value as an error message quotes it: 'text', 0, 2.5, true, a table.
 std::string quoted(const json& v) {
-  if (v.is_string()) return "'" + v.get<std::string>() + "'";
+  if (v.is_string()) return "'" + redact(v.get<std::string>()) + "'";
   if (v.is_number_float()) return number_text(v.get<double>());
   if (v.is_number() || v.is_boolean() || v.is_null()) return v.dump();
   return v.is_array() ? "a list" : "a table";
@@ -38,7 +40,8 @@ std::string quoted(const json& v) {
 json read_text(const SettingSpec& s, const json& v) {
   if (!v.is_string()) return v;
   const std::string& text = v.get_ref<const std::string&>();
-  if (s.kind == SettingKind::boolean) return text == "true" ? json(true) : text == "false" ? json(false) : v;
+  if (s.kind == SettingKind::boolean)
+    return text == "true" || text == "1" ? json(true) : text == "false" || text == "0" ? json(false) : v;
   if (s.kind != SettingKind::integer && s.kind != SettingKind::seconds) return v;
   char* end = nullptr;
   double n = std::strtod(text.c_str(), &end);
@@ -98,6 +101,9 @@ Outcome<bool> apply_named(const SettingSpec& s, const std::string& api, const st
   }
   json v = read_text(s, value);
   if (!fits(s, v)) return setting_error(where, name + " must be " + rule(s) + " (got " + quoted(v) + ")");
+  if (s.kind == SettingKind::url && holds_user_info(v.get<std::string>()))
+    return setting_error(where, name + " must not hold a user name or password (got " + quoted(v) +
+                                    "): give credentials as access_key_id and secret_access_key");
   s.set(c, api, v);
   return true;
 }
@@ -192,6 +198,12 @@ std::vector<SettingSpec> make_specs() {
   s->in_profiles = false;
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.retry.retry_non_idempotent = v.get<bool>(); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.retry.retry_non_idempotent); };
+
+  s = &add("quiet_emulator", SettingKind::boolean, "no line on stderr when the embedded emulator serves");
+  s->client_key = "";  // the session's, not a client's
+  s->shown_default = "false";
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.quiet_emulator = v.get<bool>(); };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.quiet_emulator); };
   return t;
 }
 
@@ -202,7 +214,8 @@ const char* const kCredentialFields[] = {"access_key_id", "secret_access_key", "
 // The fields cloud.client{} takes, for messages.
 std::string client_fields() {
   std::vector<std::string> names{"profile"};
-  for (const SettingSpec& s : setting_specs()) names.push_back(s.client_key);
+  for (const SettingSpec& s : setting_specs())
+    if (!s.client_key.empty()) names.push_back(s.client_key);
   names.push_back("credentials");
   return joined(names, ", ");
 }
@@ -238,7 +251,7 @@ Outcome<bool> apply_credentials(const json& value, Credentials& creds) {
 
 const SettingSpec* client_setting(const std::string& field) {
   for (const SettingSpec& s : setting_specs())
-    if (s.client_key == field) return &s;
+    if (!s.client_key.empty() && s.client_key == field) return &s;
   return nullptr;
 }
 

@@ -330,7 +330,7 @@ struct Emulator::Impl {
     if (!op || !platform.serves(op->name))
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
     if (std::optional<Fault> fault = take_fault(op->name))
-      if (misbehave(api, *fault, res, request_id)) return;
+      if (misbehave(api, *fault, req, res, request_id)) return;
     Headers headers(req.headers.begin(), req.headers.end());
     auto input = parse_request(api, *op, labels, query, headers, req.body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
@@ -354,18 +354,28 @@ struct Emulator::Impl {
   }
 
   // Acts out a fault; false when only a delay was asked and the request goes on.
-  bool misbehave(const Api& api, const Fault& f, httplib::Response& res, const std::string& request_id) {
+  bool misbehave(const Api& api, const Fault& f, const httplib::Request& req, httplib::Response& res,
+                 const std::string& request_id) {
     if (f.delay > 0) {
       std::unique_lock<std::mutex> lock(stop_mutex);
       if (stop_cv.wait_for(lock, std::chrono::duration<double>(f.delay), [this] { return stopping; })) return drop(res);
     }
     if (f.drop) return drop(res);
-    if (!f.status && !f.error_in_200 && f.code.empty()) return false;
+    if (!f.status && !f.error_in_200 && f.code.empty() && !f.echo) return false;
     std::string code = f.code.empty() ? "InternalError" : f.code;
-    std::string message = f.message.empty() ? "fault injected by cloud.emulator.fault" : f.message;
+    std::string message = f.echo ? echo_of(req) : f.message.empty() ? "fault injected by cloud.emulator.fault" : f.message;
     int status = f.error_in_200 ? 200 : (f.status ? f.status : 500);
     send_error(api, res, status, code, message, request_id);
     return true;
+  }
+
+  // The request as received, one header a line, for the echo fault (httplib's own
+  // LOCAL_*/REMOTE_* entries are not headers the client sent).
+  static std::string echo_of(const httplib::Request& req) {
+    std::string out = "you sent: " + req.method + " " + req.target;
+    for (const auto& [name, value] : req.headers)
+      if (name.rfind("LOCAL_", 0) != 0 && name.rfind("REMOTE_", 0) != 0) out += "\n" + name + ": " + value;
+    return out + "\n\n" + req.body;
   }
 
   // Headers go out, then the body provider fails: the client sees the connection

@@ -34,7 +34,9 @@ class Platform;
 
 // A misbehaviour for the next `times` requests of `operation` (empty: any): wait
 // `delay` seconds first, then drop the connection, or answer `status` with `code`,
-// or answer 200 with an error body (the storage API's known trap).
+// or answer 200 with an error body (the storage API's known trap). `echo` makes the
+// error's message the request as received (method, target, headers, body), as some
+// servers do: what a client must keep out of what it shows.
 struct Fault {
   std::string operation;
   int times = 1;
@@ -44,6 +46,7 @@ struct Fault {
   double delay = 0;
   bool drop = false;
   bool error_in_200 = false;
+  bool echo = false;
 };
 
 class Emulator {

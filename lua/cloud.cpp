@@ -15,6 +15,7 @@
 
 #include "core/limits.h"
 #include "core/protocol.h"
+#include "core/redact.h"
 #include "core/settings.h"
 #include "core/validate.h"
 #include "lua/binding.h"
@@ -517,6 +518,15 @@ int l_error(lua_State* L) {
   return 1;
 }
 
+// cloud.redact(text): the text as cloudlua shows any text, every secret replaced.
+int l_redact(lua_State* L) {
+  size_t len = 0;
+  const char* text = luaL_checklstring(L, 1, &len);
+  std::string shown = redact(std::string_view(text, len));
+  lua_pushlstring(L, shown.data(), shown.size());
+  return 1;
+}
+
 // ------------------------------------------------------------------ the module
 
 int session_gc(lua_State* L) {
@@ -570,7 +580,8 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   store_session(L, std::move(session));
   lua_newtable(L);
   fill_client_table(L, client);
-  const luaL_Reg module_fns[] = {{"client", l_client}, {"error", l_error}, {"sign", l_sign}, {nullptr, nullptr}};
+  const luaL_Reg module_fns[] = {
+      {"client", l_client}, {"error", l_error}, {"redact", l_redact}, {"sign", l_sign}, {nullptr, nullptr}};
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");

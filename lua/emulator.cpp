@@ -60,16 +60,17 @@ Fault fault_from(lua_State* L, const json& t) {
   f.delay = t.value("delay", 0.0);
   f.drop = t.value("drop", false);
   f.error_in_200 = t.value("error_in_200", false);
+  f.echo = t.value("echo", false);
   if (!f.operation.empty() && !Model::builtin().find(f.operation))
     arg_error(L, 1, "no operation named '" + f.operation + "'");
   if (f.times < 1) arg_error(L, 1, "times must be at least 1");
   return f;
 }
 
-// cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200= }
+// cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200=, echo= }
 int l_fault(lua_State* L) {
   json t = table_argument(L);
-  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200"});
+  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200", "echo"});
   try {
     emulator_of(L).add_fault(fault_from(L, t));
   } catch (const json::exception& e) {

@@ -1,6 +1,8 @@
-// Opens a session: configuration first, then the embedded emulator when no endpoint
-// was configured, with the configured credentials if any (so client and emulator
-// agree), else the documented built-in test credentials.
+// Opens a session: configuration first, then the embedded emulator when no account is
+// configured at all (no endpoint, no credentials, no profile chosen), with the
+// documented built-in test credentials on both sides. Credentials or a profile
+// without an endpoint are never sent to the emulator in silence: the client's calls
+// fail with NoEndpoint instead.
 #include "lua/session.h"
 
 #include <csignal>
@@ -18,8 +20,6 @@ std::atomic<bool> interrupt_requested{false};  // constant-initialised: safe in 
 Outcome<bool> start_embedded_emulator(Session& s) {
   EmulatorOptions options;
   options.region = s.config.client.region;
-  if (s.config.credentials_configured) options.credentials = s.config.client.credentials;
-  options.credentials.session_token.clear();
   s.emulator = std::make_unique<Emulator>(options);
   // The server threads start with SIGINT blocked, so Ctrl-C always reaches the
   // thread that runs Lua (the REPL's handler sets a hook on its state).
@@ -31,10 +31,7 @@ Outcome<bool> start_embedded_emulator(Session& s) {
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (!started.ok()) return started.error();
   for (const auto& [api, url] : s.emulator->endpoints()) s.config.client.endpoints[api] = url;
-  if (!s.config.credentials_configured) {
-    s.config.client.credentials.access_key_id = kEmulatorAccessKey;
-    s.config.client.credentials.secret_access_key = kEmulatorSecretKey;
-  }
+  s.config.client.credentials = {kEmulatorAccessKey, kEmulatorSecretKey, ""};
   return true;
 }
 
@@ -45,7 +42,7 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   if (!loaded.ok()) return loaded.error();
   auto session = std::make_shared<Session>();
   session->config = std::move(loaded.value());
-  if (!session->config.endpoints_configured) {
+  if (!session->config.account_configured) {
     auto started = start_embedded_emulator(*session);
     if (!started.ok()) return started.error();
   }

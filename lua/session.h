@@ -1,7 +1,7 @@
 // A cloudlua session: the effective configuration, the default client, and — when
-// nothing points the session at an endpoint — the embedded emulator it starts on
-// 127.0.0.1. This is the layer that reads the configuration (docs/design.md), so it is
-// the one that decides to start the emulator; core never does.
+// no account is configured at all — the embedded emulator it starts on 127.0.0.1.
+// This is the layer that reads the configuration (docs/design.md), so it is the one
+// that decides to start the emulator; core never does.
 #pragma once
 
 #include <atomic>

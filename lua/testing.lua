@@ -20,6 +20,10 @@
 
 local M = {}
 
+-- Every line of TAP leaves the process: redacted, as all cloudlua output is.
+local redact = package.loaded.cloud.redact
+local function write(line) io.stdout:write(redact(line), "\n") io.stdout:flush() end
+
 ---------------------------------------------------------------- rendering values
 
 local render
@@ -258,7 +262,7 @@ local function install_globals(suite)
   _G.print = function(...)
     local parts = table.pack(...)
     for i = 1, parts.n do parts[i] = tostring(parts[i]) end
-    io.stdout:write("# ", (table.concat(parts, "\t"):gsub("\n", "\n# ")), "\n")
+    write("# " .. table.concat(parts, "\t"):gsub("\n", "\n# "))
   end
 end
 
@@ -289,8 +293,6 @@ local function run_hooks(path, hooks)
     if failure then return failure end
   end
 end
-
-local function write(line) io.stdout:write(line, "\n") io.stdout:flush() end
 
 -- The reason of a failure as TAP diagnostics: "# " before every line.
 local function diagnostics(failure, context)

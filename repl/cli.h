@@ -3,6 +3,7 @@
 // with CLI11 and calls these.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -56,9 +57,9 @@ int run_config(const ConfigOverrides& config);
 // keep_going, when it carries on and still ends with 1.
 int run_session_script(lua_State* L, const RunOptions& options);
 
-// Prints the values from stack index `first` to the top and pops them: one JSON
-// document per line, or through the global print. False (error reported) when a
-// value has no JSON form.
+// Prints the values from stack index `first` to the top and pops them, redacted: one
+// JSON document per line, or tab-separated as print writes them. False, with the
+// message on top for report_error, when a value has no JSON form or no string.
 bool print_values(lua_State* L, int first, Output how);
 
 // The REPL on an open state: reads lines until end of input.
@@ -68,5 +69,8 @@ void run_repl(lua_State* L);
 // handler; on error prints "cloudlua: <message>" on stderr. Returns LUA_OK or the status.
 int protected_call(lua_State* L, int nargs, int nresults);
 void report_error(lua_State* L, int status);
+
+// Writes text that leaves the process (values shown, errors) redacted by core/redact.
+void write_redacted(std::FILE* to, const std::string& text);
 
 }  // namespace cloud

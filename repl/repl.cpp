@@ -114,9 +114,7 @@ void show_results(lua_State* L) {
   if (status != LUA_OK) return report_error(L, status);
   size_t len = 0;
   const char* text = lua_tolstring(L, -1, &len);
-  std::fwrite(text, 1, len, stdout);
-  std::fputc('\n', stdout);
-  std::fflush(stdout);
+  write_redacted(stdout, std::string(text, len) + "\n");
 }
 
 // Runs the compiled chunk on top of the stack with Ctrl-C able to stop it.

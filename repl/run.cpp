@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/redact.h"
 #include "lua/convert.h"
 #include "lua/session.h"
 #include "repl/cli.h"
@@ -43,6 +44,29 @@ void create_arg_table(lua_State* L, const RunOptions& o) {
     lua_rawseti(L, -2, i - script_index);
   }
   lua_setglobal(L, "arg");
+}
+
+// The values on the stack as print writes them, tab-separated, as one string.
+int join_values(lua_State* L) {
+  int n = lua_gettop(L);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= n; ++i) {
+    if (i > 1) luaL_addchar(&b, '\t');
+    luaL_tolstring(L, i, nullptr);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return 1;
+}
+
+// The one line that says where calls go when a script, -e or a scripted session runs
+// on the embedded emulator; the REPL's banner says it instead. quiet_emulator silences it.
+void announce_emulator(const Session& session, const RunOptions& o) {
+  bool repl_only = o.script.empty() && o.steps.empty() && (o.interactive || isatty(STDIN_FILENO));
+  if (!session.emulator || session.config.client.quiet_emulator || repl_only) return;
+  std::fputs("cloudlua: no account configured; using the embedded emulator\n", stderr);
+  std::fflush(stderr);
 }
 
 // Runs the function on top of the stack (its `nargs` arguments above it); its
@@ -117,6 +141,7 @@ bool open_state(lua_State* L, const RunOptions& o) {
   }
   luaL_openlibs(L);
   if (o.warnings) lua_warning(L, "@on", 0);
+  announce_emulator(*session.value(), o);
   open_cloud(L, session.value());
   return true;
 }
@@ -169,11 +194,12 @@ bool print_values(lua_State* L, int first, Output how) {
   int last = lua_gettop(L);
   if (how == Output::text) {
     if (first > last) return true;
-    lua_getglobal(L, "print");
+    lua_pushcfunction(L, join_values);
     lua_insert(L, first);
-    int status = protected_call(L, last - first + 1, 0);
-    report_error(L, status);
-    return status == LUA_OK;
+    if (protected_call(L, last - first + 1, 1) != LUA_OK) return false;  // the message is on top, for report_error
+    write_redacted(stdout, std::string(lua_tostring(L, -1)) + "\n");
+    lua_settop(L, first - 1);
+    return true;
   }
   for (int i = first; i <= last; ++i) {
     bool ok = push_json_text(L, i, i - first + 1);
@@ -182,8 +208,7 @@ bool print_values(lua_State* L, int first, Output how) {
       lua_settop(L, first);
       return false;  // the message is on top, for report_error
     }
-    std::fputs(lua_tostring(L, -1), stdout);
-    std::fputc('\n', stdout);
+    write_redacted(stdout, std::string(lua_tostring(L, -1)) + "\n");
     lua_pop(L, 1);
   }
   std::fflush(stdout);
@@ -203,9 +228,14 @@ int protected_call(lua_State* L, int nargs, int nresults) {
 void report_error(lua_State* L, int status) {
   if (status == LUA_OK) return;
   const char* msg = lua_tostring(L, -1);
-  std::fprintf(stderr, "cloudlua: %s\n", msg ? msg : "(error object is not a string)");
-  std::fflush(stderr);
+  write_redacted(stderr, std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n");
   lua_pop(L, 1);
+}
+
+void write_redacted(std::FILE* to, const std::string& text) {
+  std::string shown = redact(text);
+  std::fwrite(shown.data(), 1, shown.size(), to);
+  std::fflush(to);
 }
 
 int run_lua(const RunOptions& o) {

@@ -189,6 +189,29 @@ TEST_CASE("The debug hook sees every attempt, and never a secret, even one the s
   }
 }
 
+TEST_CASE("An error whose answer echoes the request holds no token or signature, in any field") {
+  // Some servers put the request in their error body: headers, and the signature in free text.
+  ScriptedServer server([](int, const httplib::Request& req, httplib::Response& res) {
+    std::string auth = req.get_header_value("Authorization");
+    std::string signature = auth.substr(auth.find("Signature=") + 10);
+    std::string echo = "you sent Authorization: " + auth + "\nX-Ext-Security-Token: " +
+                       req.get_header_value("X-Ext-Security-Token") + "\nexpected a signature other than " + signature;
+    res.status = 400;
+    res.set_content(json{{"code", "BadRequest"}, {"message", echo}}.dump(), "application/json");
+  });
+  ClientConfig config = config_for("cluster", server.url());
+  config.credentials.session_token = "FwoGZXIvYXdzEJr-echoed-session-token";
+  auto e = Client(config).call("UpdateSnapshot", kUpdate);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().code == "BadRequest");
+  CHECK(e.error().message.find("Credential=CLOUDLUAEMULATORKEY/") != std::string::npos);  // the key id stays
+  for (const std::string& shown : {e.error().message, e.error().describe()}) {
+    CHECK(shown.find("FwoGZXIvYXdzEJr") == std::string::npos);
+    CHECK(shown.find("Signature=<redacted>") != std::string::npos);
+    CHECK(shown.find("other than <redacted>") != std::string::npos);
+  }
+}
+
 TEST_CASE("InvalidPart is waited for (invalid_part_delay, not the back-off) and repeated") {
   const char* invalid_part = "<Error><Code>InvalidPart</Code><Message>not yet</Message></Error>";
   const char* done = "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"

@@ -97,7 +97,13 @@ TEST_CASE("config file: each syntax error names the file and line", "[config]") 
     return f.error().message;
   };
   CHECK(error_of("region = x\n") == "/etc/x:1: region is set outside any [profile] section");
-  CHECK(error_of("[a]\nregion\n") == "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'region')");
+  CHECK(error_of("[a]\nregion\n") == "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'region' without '=')");
+  // A line without '=' may be a secret: never shown, only a setting's name is.
+  CHECK(error_of("[a]\nsecret_access_key wJalrXUtnFEMI/K7MDENG\n") ==
+        "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'secret_access_key' without '=')");
+  CHECK(error_of("[a]\nwJalrXUtnFEMI/K7MDENG\n") ==
+        "/etc/x:2: expected 'key = value', a [profile] header or a # comment "
+        "(got a line that is none of these; not shown, as it may hold a secret)");
   CHECK(error_of("[a\n") == "/etc/x:1: a section header is [name], closed with ']'");
   CHECK(error_of("[a]\n[a]\n") == "/etc/x:2: profile [a] is defined twice (first at line 1)");
   CHECK(error_of("[a]\nregion = 1\nregion = 2\n") == "/etc/x:3: region is set twice in [a] (first at line 2)");
@@ -215,6 +221,10 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
         path + ":2: endpoint.devops must be a URL starting with http:// or https:// (got 'ftp://x')");
   CHECK(error_for("[default]\nmax_attempts = 0\n") == path + ":2: max_attempts must be an integer from 1 to 10 (got 0)");
   CHECK(error_for("[default]\ntimeout = soon\n") == path + ":2: timeout must be a number of seconds from 0.001 to 86400 (got 'soon')");
+  CHECK(error_for("[default]\nendpoint.cluster = https://ops:pw@cluster.example.com/v1\n") ==
+        path + ":2: endpoint.cluster must not hold a user name or password "
+               "(got 'https://ops:<redacted>@cluster.example.com/v1'): give credentials as access_key_id and secret_access_key");
+  CHECK(error_for("[default]\nquiet_emulator = yes\n") == path + ":2: quiet_emulator must be true or false (got 'yes')");
   CHECK(error_for("[default]\n", Env{{{"CLOUDLUA_DIALECT", "v2"}}}) == "CLOUDLUA_DIALECT: dialect must be ext or aws (got 'v2')");
 
   ConfigOverrides flags;
@@ -223,6 +233,31 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
   auto r = cloud::load_config(flags, none.lookup());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message == "--endpoint: no API named 'compute' (APIs: catalog, cluster, devops, storage)");
+}
+
+TEST_CASE("config: an account is endpoints, credentials or a chosen profile; only without one the emulator serves", "[config]") {
+  TempDir dir;
+  std::string file = dir.write("config", "[default]\nregion = jp-west-1\nquiet_emulator = true\n\n[prod]\nregion = jp-east-1\n");
+  auto account = [&](const Env& extra, const ConfigOverrides& flags = {}) {
+    Env env = extra;
+    env.vars["CLOUDLUA_CONFIG_FILE"] = file;
+    auto c = cloud::load_config(flags, env.lookup());
+    REQUIRE(c.ok());
+    return c->account_configured;
+  };
+  CHECK_FALSE(account({}));  // the default profile's region alone is no account
+  CHECK_FALSE(account({{{"CLOUDLUA_REGION", "jp-west-1"}}}));
+  CHECK(account({{{"CLOUDLUA_PROFILE", "prod"}}}));
+  ConfigOverrides profile;
+  profile.profile = "default";  // chosen, even the default one
+  CHECK(account({}, profile));
+  CHECK(account({{{"CLOUDLUA_ACCESS_KEY_ID", "AKID"}, {"CLOUDLUA_SECRET_ACCESS_KEY", "s"}}}));
+  CHECK(account({{{"CLOUDLUA_ENDPOINT_STORAGE", "http://127.0.0.1:9000"}}}));
+
+  Env quiet{{{"CLOUDLUA_CONFIG_FILE", file}}};
+  CHECK(cloud::load_config({}, quiet.lookup())->client.quiet_emulator);
+  quiet.vars["CLOUDLUA_QUIET_EMULATOR"] = "0";  // the variable over the file
+  CHECK_FALSE(cloud::load_config({}, quiet.lookup())->client.quiet_emulator);
 }
 
 TEST_CASE("config: credentials are a unit from the highest layer that has them", "[config]") {

@@ -107,3 +107,29 @@ TEST_CASE("describe_exchange: request and answer shown, bodies cut, nothing secr
   CHECK(contains(cloud::describe_exchange(request, failed, info),
                  "< no answer after 0.250 s: transport error: ConnectionFailed: refused\n"));
 }
+
+TEST_CASE("redact: the password of a URL's user info, wherever a URL appears", "[redact]") {
+  CHECK(redact("endpoint https://ops:pa55w0rd@storage.example.com/b?x=1 refused", {}) ==
+        "endpoint https://ops:<redacted>@storage.example.com/b?x=1 refused");
+  CHECK(redact("'http://u:p@ss@127.0.0.1:9000'", {}) == "'http://u:<redacted>@127.0.0.1:9000'");
+  CHECK(redact("http://user@host:8080/a@b:c and http://host:8080/x", {}) == "http://user@host:8080/a@b:c and http://host:8080/x");
+}
+
+TEST_CASE("redact: the secrets clients remember are redacted everywhere; short ones are not searched for", "[redact]") {
+  cloud::remember_secret("remembered-secret-0042");
+  cloud::remember_secret("short");
+  CHECK(redact("a remembered-secret-0042 b " + cloud::uri_encode("remembered-secret-0042"), {}) == "a <redacted> b <redacted>");
+  CHECK(redact("short words stay; tiny ones too", {"tiny"}) == "short words stay; tiny ones too");
+}
+
+TEST_CASE("redact: every text of an error, and describe() of any error", "[redact]") {
+  cloud::remember_secret("remembered-by-a-client-0007");
+  cloud::Error e = cloud::make_error(cloud::ErrorKind::api, "BadRequest",
+                                     "you sent X-Ext-Security-Token: " + kToken + " and remembered-by-a-client-0007");
+  e.fields.push_back({"snapshot.description", "got '" + kSecret + "'"});
+  CHECK_FALSE(contains(e.describe(), "remembered-by-a-client"));
+  CHECK_FALSE(contains(e.describe(), "FwoGZXIvYXdzEJr"));
+  cloud::redact_error(e, {kSecret});
+  CHECK(e.message == "you sent X-Ext-Security-Token: <redacted> and <redacted>");
+  CHECK(e.fields[0].problem == "got '<redacted>'");
+}

@@ -370,3 +370,24 @@ TEST_CASE("REPL on a terminal: the prompt names the endpoint in use, or _PROMPT 
   t.type("\x04");
   CHECK(t.wait_exit() == 0);
 }
+
+TEST_CASE("REPL on a terminal: values and errors that echo the request show no signature") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.emulator.fault{ operation = 'UpdateSnapshot', echo = true, status = 400, code = 'BadRequest', times = 2 }\r");
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.request{ api = 'cluster', method = 'PUT', path = '/v1/snapshots/snap-1', body = '{}' }.body\r");
+  CHECK(t.expect("Authorization: EXT4-HMAC-SHA256 Credential=CLOUDLUAEMULATORKEY/"));
+  CHECK(t.expect("Signature=<redacted>"));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.cluster.update_snapshot{ SnapshotName = 'snap-1' }\r");
+  CHECK(t.expect("cloudlua: api error in UpdateSnapshot (HTTP 400): BadRequest: you sent: PUT /v1/snapshots/snap-1"));
+  CHECK(t.expect("Signature=<redacted>"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+  std::string screen = t.screen();
+  for (size_t at = screen.find("Signature="); at != std::string::npos; at = screen.find("Signature=", at + 1))
+    CHECK(screen.compare(at, 20, "Signature=<redacted>") == 0);
+}

@@ -34,16 +34,18 @@ function M.cleanup()
 end
 
 -- Runs cloudlua with `args` (a shell-quoted string) and `opts.env` (a table of
--- variables; the config file is /dev/null unless given), stdin from `opts.input`
--- (else /dev/null). Returns stdout, stderr and the exit code.
+-- variables; false unsets one). The config file is /dev/null and the line saying
+-- the embedded emulator serves is silenced (CLOUDLUA_QUIET_EMULATOR) unless given.
+-- stdin from `opts.input` (else /dev/null). Returns stdout, stderr and the exit code.
 function M.cloudlua(args, opts)
   opts = opts or {}
-  local env = { CLOUDLUA_CONFIG_FILE = "/dev/null" }
+  local env = { CLOUDLUA_CONFIG_FILE = "/dev/null", CLOUDLUA_QUIET_EMULATOR = "1" }
   for k, v in pairs(opts.env or {}) do env[k] = v end
-  local prefix = "env"
+  local unset, set = "", ""  -- env takes its -u options before the assignments
   for k, v in pairs(env) do
-    prefix = prefix .. (v == false and " -u " .. k or " " .. k .. "=" .. M.quote(v))
+    if v == false then unset = unset .. " -u " .. k else set = set .. " " .. k .. "=" .. M.quote(v) end
   end
+  local prefix = "env" .. unset .. set
   local input = opts.input and M.temp_file(opts.input) or "/dev/null"
   local err_file = os.tmpname()
   local p = assert(io.popen(("%s %s %s <%s 2>%s"):format(prefix, M.quote(M.bin), args, M.quote(input), err_file), "r"))
