@@ -3,12 +3,15 @@
 // all with core's code so that client and emulator can never drift apart.
 #include "emulator/emulator.h"
 
+#include <dirent.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <mutex>
@@ -136,6 +139,34 @@ class GrowingPool : public httplib::TaskQueue {
   bool stopping_ = false;
 };
 
+// The local port of socket `fd`; 0 when `fd` is no connected TCP socket.
+int connected_port(int fd) {
+  sockaddr_storage local{}, peer{};
+  socklen_t local_size = sizeof local, peer_size = sizeof peer;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
+      ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
+    return 0;
+  if (local.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+  if (local.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+  return 0;
+}
+
+// Ends the waits of the connections a stopped server accepted on `port`. httplib 0.11
+// looks at its stop flag only between requests: a keep-alive connection idle (or a
+// client connected and silent) would hold its thread, and stop() with it, for the
+// whole keep-alive time-out. shutdown(SHUT_RD) makes that wait see the end of the
+// input at once; an answer being written still goes out. httplib keeps no list of its
+// connections, so they are found among the process's descriptors by their port.
+void wake_connections(int port) {
+  DIR* fds = ::opendir("/proc/self/fd");
+  if (!fds) return;
+  while (dirent* e = ::readdir(fds)) {
+    int fd = std::atoi(e->d_name);
+    if (fd > 2 && fd != ::dirfd(fds) && connected_port(fd) == port) ::shutdown(fd, SHUT_RD);
+  }
+  ::closedir(fds);
+}
+
 struct Refusal {
   int status;
   std::string code;
@@ -150,6 +181,14 @@ struct Emulator::Impl {
     httplib::Server server;
     std::thread thread;
     int port = 0;
+    std::atomic<bool> done{false};  // the thread has left httplib's accept loop
+
+    // Until the thread is in httplib's accept loop (or has left it already):
+    // httplib 0.11's stop() does nothing before the loop has marked the server
+    // running, and the loop would then run for ever.
+    void wait_listening() const {
+      while (!server.is_running() && !done) std::this_thread::yield();
+    }
   };
 
   EmulatorOptions options;
@@ -393,7 +432,11 @@ struct Emulator::Impl {
     // bound socket only raises the backlog.
     ::listen(listening, SOMAXCONN);
     ApiServer* raw = s.get();
-    s->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+    s->thread = std::thread([raw] {
+      raw->server.listen_after_bind();
+      raw->done = true;
+    });
+    raw->wait_listening();
     servers.push_back(std::move(s));
     return true;
   }
@@ -428,8 +471,6 @@ Outcome<bool> Emulator::start() {
     }
     if (port) ++port;
   }
-  for (auto& s : impl_->servers)
-    while (!s->server.is_running()) std::this_thread::yield();
   std::map<std::string, std::string> urls;
   for (const auto& [api, url] : endpoints()) urls[api] = url;
   impl_->platform.set_endpoints(urls);
@@ -444,6 +485,7 @@ void Emulator::stop() {
   impl_->stop_cv.notify_all();
   for (auto& s : impl_->servers) {
     s->server.stop();
+    wake_connections(s->port);
     if (s->thread.joinable()) s->thread.join();
   }
   impl_->servers.clear();
