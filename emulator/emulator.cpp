@@ -451,12 +451,13 @@ Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
   if (!impl_->options.state_file.empty()) {
-    // The file's platform in place of the fixtures (or the fixtures into a new file);
-    // from then on every change is saved before it is answered.
+    // The file's platform in place of the fixtures (or the fixtures into a new file),
+    // saved at once; from then on every change is saved before it is answered.
     impl_->state_file = std::make_unique<StateFile>(impl_->options.state_file);
     auto opened = impl_->state_file->open(impl_->platform);
     if (!opened.ok()) return opened.error();
-    impl_->platform.keep_state_in(impl_->state_file.get());
+    auto kept = impl_->platform.keep_state_in(impl_->state_file.get());
+    if (!kept.ok()) return kept.error();
   }
   {
     std::lock_guard<std::mutex> lock(impl_->stop_mutex);
