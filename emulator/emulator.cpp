@@ -3,6 +3,7 @@
 // all with core's code so that client and emulator can never drift apart.
 #include "emulator/emulator.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -28,6 +29,14 @@ namespace cloud {
 
 const char* const kEmulatorAccessKey = "CLOUDLUAEMULATORKEY";
 const char* const kEmulatorSecretKey = "cloudlua-emulator-secret";
+
+bool is_loopback(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return host == "localhost";
+}
 
 namespace {
 
@@ -450,6 +459,12 @@ Emulator::Emulator(EmulatorOptions options, const Model& model)
 Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
+  const EmulatorOptions& o = impl_->options;
+  if (!is_loopback(o.host) &&
+      (o.credentials.access_key_id == kEmulatorAccessKey || o.credentials.secret_access_key == kEmulatorSecretKey))
+    return make_error(ErrorKind::config, "PublicCredentials",
+                      "listening on " + o.host + ", beyond loopback, needs an access key and secret of your own "
+                      "(serve: --access-key and --secret-key): the built-in test credentials are public");
   if (!impl_->options.state_file.empty()) {
     // The file's platform in place of the fixtures (or the fixtures into a new file),
     // saved at once; from then on every change is saved before it is answered.
@@ -494,8 +509,10 @@ void Emulator::stop() {
 
 std::vector<std::pair<std::string, std::string>> Emulator::endpoints() const {
   std::vector<std::pair<std::string, std::string>> out;
+  const std::string& host = impl_->options.host;
+  std::string url_host = host.find(':') == std::string::npos ? host : "[" + host + "]";  // IPv6
   for (const auto& s : impl_->servers)
-    out.emplace_back(s->api->name, "http://" + impl_->options.host + ":" + std::to_string(s->port));
+    out.emplace_back(s->api->name, "http://" + url_host + ":" + std::to_string(s->port));
   return out;
 }
 

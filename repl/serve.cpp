@@ -3,10 +3,13 @@
 // anything else, so a script can read the endpoints; then it serves until SIGINT or
 // SIGTERM and shuts down cleanly (exit status 0). With --state FILE the platform
 // starts from FILE when it exists and writes it after every change, before answering.
+// Beyond loopback it needs credentials of the user's own, and says on stderr what it
+// exposes.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/redact.h"
 #include "emulator/emulator.h"
 #include "repl/cli.h"
 
@@ -20,7 +23,9 @@ std::string flag_or_env(const std::string& flag, const char* env) {
   return v ? v : "";
 }
 
-EmulatorOptions emulator_options(const ServeOptions& o) {
+// The emulator's options; the credentials from the flags, else the environment, else
+// the built-in ones. A key without its secret (or the reverse) is an error.
+Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   EmulatorOptions e;
   e.host = o.host;
   e.port = o.port;
@@ -29,8 +34,30 @@ EmulatorOptions emulator_options(const ServeOptions& o) {
   if (!o.config.region.empty()) e.region = o.config.region;
   std::string key = flag_or_env(o.config.access_key_id, "CLOUDLUA_ACCESS_KEY_ID");
   std::string secret = flag_or_env(o.config.secret_access_key, "CLOUDLUA_SECRET_ACCESS_KEY");
-  if (!key.empty() && !secret.empty()) e.credentials = {key, secret, ""};
+  if (key.empty() != secret.empty())
+    return make_error(ErrorKind::config, "MissingCredentials",
+                      std::string(key.empty() ? "a secret key is given but no access key id"
+                                              : "an access key id is given but no secret key") +
+                          ": give both (--access-key and --secret-key, or CLOUDLUA_ACCESS_KEY_ID and "
+                          "CLOUDLUA_SECRET_ACCESS_KEY)");
+  if (!key.empty()) e.credentials = {key, secret, ""};
   return e;
+}
+
+// One line on stderr for a server beyond loopback: where, which APIs, which key.
+std::string exposure(const Emulator& emulator) {
+  const EmulatorOptions& o = emulator.options();
+  std::string apis;
+  for (const auto& [api, url] : emulator.endpoints())
+    apis += (apis.empty() ? "" : ", ") + api + " :" + url.substr(url.rfind(':') + 1);
+  std::string signatures = o.dialect == "any" ? "ext or aws" : o.dialect;
+  return "cloudlua serve: listening on " + o.host + ", beyond loopback: anyone who can reach it can call " + apis +
+         " with requests signed (" + signatures + ") with access key id " + o.credentials.access_key_id + "\n";
+}
+
+// `text` on stderr, with the secret it must not show redacted.
+void to_stderr(const std::string& text, const std::string& secret) {
+  std::fputs(redact(text, {secret}).c_str(), stderr);
 }
 
 }  // namespace
@@ -47,15 +74,22 @@ int run_serve(const ServeOptions& o) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
-  Emulator emulator(emulator_options(o));
+  auto options = emulator_options(o);
+  if (!options.ok()) {
+    to_stderr("cloudlua serve: " + options.error().describe() + "\n", "");
+    return 1;
+  }
+  Emulator emulator(*options);
+  const std::string& secret = options->credentials.secret_access_key;
   auto started = emulator.start();
   if (!started.ok()) {
-    std::fprintf(stderr, "cloudlua serve: %s\n", started.error().describe().c_str());
+    to_stderr("cloudlua serve: " + started.error().describe() + "\n", secret);
     return 1;
   }
   for (const auto& [api, url] : emulator.endpoints()) std::printf("%s %s\n", api.c_str(), url.c_str());
   std::printf("access_key_id %s\n", emulator.options().credentials.access_key_id.c_str());
   std::fflush(stdout);
+  if (!is_loopback(o.host)) to_stderr(exposure(emulator), secret);
 
   int signal = 0;
   sigwait(&stop_signals, &signal);
