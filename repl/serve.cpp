@@ -17,14 +17,15 @@ namespace cloud {
 
 namespace {
 
-std::string flag_or_env(const std::string& flag, const char* env) {
-  if (!flag.empty()) return flag;
-  const char* v = std::getenv(env);
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
   return v ? v : "";
 }
 
-// The emulator's options; the credentials from the flags, else the environment, else
-// the built-in ones. A key without its secret (or the reverse) is an error.
+// The emulator's options. The credentials are taken whole from the first layer that
+// has any, the flags, else the environment, as the client takes them (two accounts'
+// keys are never mixed); with none, the built-in ones. A layer with a key and no
+// secret (or the reverse) is an error.
 Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   EmulatorOptions e;
   e.host = o.host;
@@ -32,14 +33,16 @@ Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   e.dialect = o.dialect;
   e.state_file = o.state_file;
   if (!o.config.region.empty()) e.region = o.config.region;
-  std::string key = flag_or_env(o.config.access_key_id, "CLOUDLUA_ACCESS_KEY_ID");
-  std::string secret = flag_or_env(o.config.secret_access_key, "CLOUDLUA_SECRET_ACCESS_KEY");
+  std::string key = o.config.access_key_id, secret = o.config.secret_access_key;
+  std::string key_name = "--access-key", secret_name = "--secret-key";
+  if (key.empty() && secret.empty()) {
+    key = env("CLOUDLUA_ACCESS_KEY_ID"), secret = env("CLOUDLUA_SECRET_ACCESS_KEY");
+    key_name = "CLOUDLUA_ACCESS_KEY_ID", secret_name = "CLOUDLUA_SECRET_ACCESS_KEY";
+  }
   if (key.empty() != secret.empty())
     return make_error(ErrorKind::config, "MissingCredentials",
-                      std::string(key.empty() ? "a secret key is given but no access key id"
-                                              : "an access key id is given but no secret key") +
-                          ": give both (--access-key and --secret-key, or CLOUDLUA_ACCESS_KEY_ID and "
-                          "CLOUDLUA_SECRET_ACCESS_KEY)");
+                      (key.empty() ? secret_name + " is set but " + key_name
+                                   : key_name + " is set but " + secret_name) + " is not: give both");
   if (!key.empty()) e.credentials = {key, secret, ""};
   return e;
 }

@@ -26,9 +26,11 @@ CLOUDLUA_ACCESS_KEY_ID=CLOUDLUAEMULATORKEY CLOUDLUA_SECRET_ACCESS_KEY=cloudlua-e
   refused PublicCredentials --host 0.0.0.0
 grep -q "built-in test credentials are public" "$WORK/refused.err" || fail "message: $(cat "$WORK/refused.err")"
 
-step "a key without its secret is refused"
+step "a key without its secret is refused, and two places are not mixed"
 refused MissingCredentials --access-key "$OWN_KEY"
 CLOUDLUA_SECRET_ACCESS_KEY=$OWN_SECRET refused MissingCredentials
+CLOUDLUA_SECRET_ACCESS_KEY=$OWN_SECRET refused MissingCredentials --access-key "$OWN_KEY"
+grep -q -- "--access-key is set but --secret-key is not" "$WORK/refused.err" || fail "message: $(cat "$WORK/refused.err")"
 
 step "beyond loopback with credentials of one's own: one line on stderr says what is exposed"
 CLOUDLUA_ACCESS_KEY_ID=$OWN_KEY CLOUDLUA_SECRET_ACCESS_KEY=$OWN_SECRET start_serve --host 0.0.0.0
