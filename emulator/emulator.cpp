@@ -3,12 +3,16 @@
 // all with core's code so that client and emulator can never drift apart.
 #include "emulator/emulator.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <mutex>
@@ -26,6 +30,14 @@ namespace cloud {
 
 const char* const kEmulatorAccessKey = "CLOUDLUAEMULATORKEY";
 const char* const kEmulatorSecretKey = "cloudlua-emulator-secret";
+
+bool is_loopback(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return host == "localhost";
+}
 
 namespace {
 
@@ -137,6 +149,34 @@ class GrowingPool : public httplib::TaskQueue {
   bool stopping_ = false;
 };
 
+// The local port of socket `fd`; 0 when `fd` is no connected TCP socket.
+int connected_port(int fd) {
+  sockaddr_storage local{}, peer{};
+  socklen_t local_size = sizeof local, peer_size = sizeof peer;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
+      ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
+    return 0;
+  if (local.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+  if (local.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+  return 0;
+}
+
+// Ends the waits of the connections a stopped server accepted on `port`. httplib 0.11
+// looks at its stop flag only between requests: a keep-alive connection idle (or a
+// client connected and silent) would hold its thread, and stop() with it, for the
+// whole keep-alive time-out. shutdown(SHUT_RD) makes that wait see the end of the
+// input at once; an answer being written still goes out. httplib keeps no list of its
+// connections, so they are found among the process's descriptors by their port.
+void wake_connections(int port) {
+  DIR* fds = ::opendir("/proc/self/fd");
+  if (!fds) return;
+  while (dirent* e = ::readdir(fds)) {
+    int fd = std::atoi(e->d_name);
+    if (fd > 2 && fd != ::dirfd(fds) && connected_port(fd) == port) ::shutdown(fd, SHUT_RD);
+  }
+  ::closedir(fds);
+}
+
 struct Refusal {
   int status;
   std::string code;
@@ -157,6 +197,14 @@ struct Emulator::Impl {
     httplib::Server server;
     std::thread thread;
     int port = 0;
+    std::atomic<bool> done{false};  // the thread has left httplib's accept loop
+
+    // Until the thread is in httplib's accept loop (or has left it already):
+    // httplib 0.11's stop() does nothing before the loop has marked the server
+    // running, and the loop would then run for ever.
+    void wait_listening() const {
+      while (!server.is_running() && !done) std::this_thread::yield();
+    }
   };
 
   EmulatorOptions options;
@@ -501,7 +549,11 @@ struct Emulator::Impl {
     // bound socket only raises the backlog.
     ::listen(listening, SOMAXCONN);
     ApiServer* raw = s.get();
-    s->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+    s->thread = std::thread([raw] {
+      raw->server.listen_after_bind();
+      raw->done = true;
+    });
+    raw->wait_listening();
     servers.push_back(std::move(s));
     return true;
   }
@@ -515,13 +567,20 @@ Emulator::Emulator(EmulatorOptions options, const Model& model)
 Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
+  const EmulatorOptions& o = impl_->options;
+  if (!is_loopback(o.host) &&
+      (o.credentials.access_key_id == kEmulatorAccessKey || o.credentials.secret_access_key == kEmulatorSecretKey))
+    return make_error(ErrorKind::config, "PublicCredentials",
+                      "listening on " + o.host + ", beyond loopback, needs an access key and secret of your own "
+                      "(serve: --access-key and --secret-key): the built-in test credentials are public");
   if (!impl_->options.state_file.empty()) {
-    // The file's platform in place of the fixtures (or the fixtures into a new file);
-    // from then on every change is saved before it is answered.
+    // The file's platform in place of the fixtures (or the fixtures into a new file),
+    // saved at once; from then on every change is saved before it is answered.
     impl_->state_file = std::make_unique<StateFile>(impl_->options.state_file);
     auto opened = impl_->state_file->open(impl_->platform);
     if (!opened.ok()) return opened.error();
-    impl_->platform.keep_state_in(impl_->state_file.get());
+    auto kept = impl_->platform.keep_state_in(impl_->state_file.get());
+    if (!kept.ok()) return kept.error();
   }
   {
     std::lock_guard<std::mutex> lock(impl_->stop_mutex);
@@ -536,8 +595,6 @@ Outcome<bool> Emulator::start() {
     }
     if (port) ++port;
   }
-  for (auto& s : impl_->servers)
-    while (!s->server.is_running()) std::this_thread::yield();
   std::map<std::string, std::string> urls;
   for (const auto& [api, url] : endpoints()) urls[api] = url;
   impl_->platform.set_endpoints(urls);
@@ -552,6 +609,7 @@ void Emulator::stop() {
   impl_->stop_cv.notify_all();
   for (auto& s : impl_->servers) {
     s->server.stop();
+    wake_connections(s->port);
     if (s->thread.joinable()) s->thread.join();
   }
   impl_->servers.clear();
@@ -559,8 +617,10 @@ void Emulator::stop() {
 
 std::vector<std::pair<std::string, std::string>> Emulator::endpoints() const {
   std::vector<std::pair<std::string, std::string>> out;
+  const std::string& host = impl_->options.host;
+  std::string url_host = host.find(':') == std::string::npos ? host : "[" + host + "]";  // IPv6
   for (const auto& s : impl_->servers)
-    out.emplace_back(s->api->name, "http://" + impl_->options.host + ":" + std::to_string(s->port));
+    out.emplace_back(s->api->name, "http://" + url_host + ":" + std::to_string(s->port));
   return out;
 }
 

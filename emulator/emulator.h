@@ -18,8 +18,12 @@ namespace cloud {
 extern const char* const kEmulatorAccessKey;
 extern const char* const kEmulatorSecretKey;
 
+// Whether `host` is a loopback address: 127.0.0.0/8, ::1 or "localhost". Any other
+// address or name may be reached from elsewhere.
+bool is_loopback(const std::string& host);
+
 struct EmulatorOptions {
-  std::string host = "127.0.0.1";
+  std::string host = "127.0.0.1";  // beyond loopback, the built-in credentials are refused
   int port = 0;                 // 0: a free port per API; N: APIs on N, N+1, N+2, N+3
   std::string dialect = "any";  // "ext", "aws" or "any": which signatures are accepted
   Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};
@@ -57,7 +61,8 @@ class Emulator {
   Emulator& operator=(const Emulator&) = delete;
 
   // Takes up the state file if one is set, binds every API's port and starts serving
-  // in background threads.
+  // in background threads. A host beyond loopback with the built-in credentials, which
+  // are public, is refused (PublicCredentials).
   Outcome<bool> start();
   // Stops serving and joins the threads; safe to call twice.
   void stop();

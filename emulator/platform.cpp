@@ -95,18 +95,30 @@ HandlerResult Platform::handle(const std::string& operation, const json& input) 
   return r.ok && !reads_only ? saved(std::move(r)) : r;
 }
 
+// A change that could not be saved is undone, so that no later request sees what was
+// never acknowledged, and the next change is saved from the last saved state.
 HandlerResult Platform::saved(HandlerResult r) {
   if (!sink_) return r;
-  Outcome<bool> written = make_error(ErrorKind::config, "StateFile", "");
-  try {
-    written = sink_->save(dump_locked(sink_->bytes()));
-  } catch (const std::runtime_error& e) {  // bytes that could not be kept
-    written = make_error(ErrorKind::config, "StateFile", e.what());
-  }
+  Outcome<bool> written = save_locked();
   if (written.ok()) return r;
-  return HandlerResult::failure(500, "InternalError",
-                                "the change was made but could not be saved, so it is not acknowledged: " +
-                                    written.error().message);
+  std::string message = "the change could not be saved, so it is not acknowledged and was undone: " +
+                        written.error().message;
+  Outcome<bool> undone = restore_locked(last_saved_, sink_->bytes());
+  if (!undone.ok()) message += "; undoing it failed too, and it stays: " + undone.error().message;
+  return HandlerResult::failure(500, "InternalError", message);
+}
+
+// The platform as it is, to the sink; remembered once saved.
+Outcome<bool> Platform::save_locked() {
+  json document;
+  try {
+    document = dump_locked(sink_->bytes());
+  } catch (const std::runtime_error& e) {  // bytes that could not be kept
+    return make_error(ErrorKind::config, "StateFile", e.what());
+  }
+  Outcome<bool> written = sink_->save(document);
+  if (written.ok()) last_saved_ = std::move(document);
+  return written;
 }
 
 void Platform::settle_all() {
@@ -242,13 +254,19 @@ json Platform::dump_locked(ByteStore& bytes) const {
 Outcome<bool> Platform::restore(const json& dumped, const ByteStore& bytes) {
   if (!dumped.is_object() || dumped.value("format", 0) != kDumpFormat)
     return not_a_dump("format " + std::to_string(kDumpFormat) + " expected");
+  std::lock_guard<std::mutex> lock(mutex_);
+  return restore_locked(dumped, bytes);
+}
+
+// A document that fails half-way must change nothing here: it is tried on a scratch
+// platform first.
+Outcome<bool> Platform::restore_locked(const json& dumped, const ByteStore& bytes) {
   try {
-    Platform scratch(context_.region);  // a document that fails half-way must change nothing here
+    Platform scratch(context_.region);
     scratch.restore_unchecked(dumped, bytes);
   } catch (const std::exception& e) {  // json's own, or bytes missing
     return not_a_dump(e.what());
   }
-  std::lock_guard<std::mutex> lock(mutex_);
   restore_unchecked(dumped, bytes);
   return true;
 }
@@ -266,9 +284,13 @@ void Platform::restore_unchecked(const json& dumped, const ByteStore& bytes) {
   settle_all();
 }
 
-void Platform::keep_state_in(StateSink* sink) {
+Outcome<bool> Platform::keep_state_in(StateSink* sink) {
   std::lock_guard<std::mutex> lock(mutex_);
   sink_ = sink;
+  if (!sink_) return true;
+  Outcome<bool> written = save_locked();
+  if (!written.ok()) sink_ = nullptr;
+  return written;
 }
 
 }  // namespace cloud

@@ -128,7 +128,8 @@ class Service {
 // What keeps the platform's state outside the process (the state file of `serve
 // --state`): after each change, before the change is answered, the platform dumps
 // itself with bytes() and hands the document to save(). An error makes the change's
-// answer an error: the change is not acknowledged.
+// answer an error and undoes the change: the platform goes back to the last document
+// saved, its bytes read back through bytes(), as a restart would find it.
 class StateSink {
  public:
   virtual ~StateSink() = default;
@@ -161,19 +162,23 @@ class Platform {
   Outcome<bool> restore(const json& dumped);
   json dump(ByteStore& bytes);
   Outcome<bool> restore(const json& dumped, const ByteStore& bytes);
-  // From now on every change is saved to `sink` before it is answered (nullptr: none).
-  void keep_state_in(StateSink* sink);
+  // Saves the platform to `sink` at once, and from then on every change before it is
+  // answered (nullptr: none). An error when that first save fails: no sink is kept.
+  Outcome<bool> keep_state_in(StateSink* sink);
 
  private:
   void settle_all();
   json dump_locked(ByteStore& bytes) const;
   void restore_unchecked(const json& dumped, const ByteStore& bytes);
+  Outcome<bool> restore_locked(const json& dumped, const ByteStore& bytes);
+  Outcome<bool> save_locked();
   HandlerResult saved(HandlerResult r);  // r, or the failure to save the change it made
   mutable std::mutex mutex_;
   PlatformContext context_;
   std::vector<std::unique_ptr<Service>> services_;
   std::map<std::string, Service*> by_operation_;
   StateSink* sink_ = nullptr;
+  json last_saved_;  // the last document sink_ saved: what a failed save goes back to
 };
 
 // The services, one per API (emulator/<api>.cpp).

@@ -9,8 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -28,10 +33,10 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// All of `bytes` to `fd`, however many write(2) calls it takes.
-bool write_all(int fd, const std::string& bytes) {
+// All of `bytes` to `fd`, however many write calls it takes.
+bool write_all(int fd, const std::string& bytes, const WriteCall& write) {
   for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return false;
     done += static_cast<size_t>(n);
@@ -59,18 +64,38 @@ bool read_all(int fd, std::string& out) {
   }
 }
 
-// `bytes` in `path`, whole and on the disk, or an error; never a part of them.
-Outcome<bool> write_file_durably(const std::string& path, const std::string& bytes) {
+// `bytes` in `path`, whole and on the disk, or an error; never a part of them, and
+// no temporary left behind to fill a full disk further.
+Outcome<bool> write_file_durably(const std::string& path, const std::string& bytes, const WriteCall& write) {
   std::string temporary = path + ".tmp";
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return file_error("cannot create", temporary);
-  bool written = write_all(fd, bytes) && ::fsync(fd) == 0;
-  int saved_errno = errno;
+  bool written = write_all(fd, bytes, write) && ::fsync(fd) == 0;
+  int write_errno = errno;
   ::close(fd);
-  errno = saved_errno;
-  if (!written) return file_error("cannot write", temporary);
-  if (::rename(temporary.c_str(), path.c_str()) != 0) return file_error("cannot rename " + temporary + " to", path);
+  if (written && ::rename(temporary.c_str(), path.c_str()) == 0) return true;
+  if (!written) errno = write_errno;
+  Error e = written ? file_error("cannot rename " + temporary + " to", path) : file_error("cannot write", temporary);
+  ::unlink(temporary.c_str());
+  return e;
+}
+
+// Whether `file` names a file inside its folder: letters, digits, '.', '-' and '_',
+// not starting with '.' (no "..", no '/', nothing hidden).
+bool plain_file_name(const std::string& file) {
+  if (file.empty() || file[0] == '.') return false;
+  for (char c : file)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return false;
   return true;
+}
+
+// The number after the last '.' of a byte file's name ("v000000000007.12": 12), 0 if none.
+unsigned long long serial_of(const std::string& file) {
+  size_t dot = file.rfind('.');
+  if (dot == std::string::npos || dot + 1 == file.size()) return 0;
+  for (size_t i = dot + 1; i < file.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(file[i]))) return 0;
+  return std::strtoull(file.c_str() + dot + 1, nullptr, 10);
 }
 
 }  // namespace
@@ -89,8 +114,8 @@ Outcome<json> read_state_file(const std::string& path) {
   return doc;
 }
 
-Outcome<bool> write_state_file(const std::string& path, const json& state) {
-  auto written = write_file_durably(path, state.dump());
+Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write) {
+  auto written = write_file_durably(path, state.dump(), write);
   if (!written.ok()) return written;
   if (!fsync_directory(directory_of(path))) return file_error("cannot flush the directory of", path);
   return true;
@@ -98,46 +123,74 @@ Outcome<bool> write_state_file(const std::string& path, const json& state) {
 
 // ---------------------------------------------------------------- the byte files
 
-// FILE.bytes/<name>: written once each (names are unique to their bytes), flushed
-// together before the document that names them, removed once a saved document no
-// longer names them.
+// FILE.bytes/: the bytes the services name (an object's version id, a part's id), each
+// in a file "<name>.<serial>", the serial above that of every file the folder held at
+// start. A name can come back after a crash or a failed save (the id counter goes
+// back with the state), but a file name never does, so a file left behind by a
+// request that was never acknowledged cannot be taken for the bytes of a later one.
 class StateFile::Files : public ByteStore {
  public:
-  explicit Files(std::string dir) : dir_(std::move(dir)) {}
+  Files(std::string dir, WriteCall write) : dir_(std::move(dir)), write_(std::move(write)) {}
 
-  // Creates the directory if needed and learns which byte files it holds; files left
-  // half-written by a crash (*.tmp) are removed.
-  Outcome<bool> open() {
+  // Creates the directory if needed and learns its files and the serials they took;
+  // files left half-written by a crash (*.tmp) are removed. `named`: which file holds
+  // which bytes, as the state file says.
+  Outcome<bool> open(std::map<std::string, std::string> named) {
     if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return file_error("cannot create", dir_);
     DIR* d = ::opendir(dir_.c_str());
     if (!d) return file_error("cannot read", dir_);
     while (dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name == "." || name == "..") continue;
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0) ::unlink((dir_ + "/" + name).c_str());
-      else on_disk_.insert(name);
+      std::string file = e->d_name;
+      if (file == "." || file == "..") continue;
+      if (file.size() > 4 && file.compare(file.size() - 4, 4, ".tmp") == 0) {
+        ::unlink((dir_ + "/" + file).c_str());
+        continue;
+      }
+      on_disk_.insert(file);
+      next_serial_ = std::max(next_serial_, serial_of(file) + 1);
     }
     ::closedir(d);
+    saved_ = std::move(named);
     return true;
   }
 
+  // Bytes the saved document has already are not written again; others go to a new file.
   void put(const std::string& name, const std::string& bytes) override {
-    named_.insert(name);
-    if (on_disk_.count(name)) return;
-    auto written = write_file_durably(dir_ + "/" + name, bytes);
-    if (!written.ok()) throw std::runtime_error(written.error().message);
-    on_disk_.insert(name);
+    auto kept = saved_.find(name);
+    if (kept != saved_.end()) {
+      pending_[name] = kept->second;
+      return;
+    }
+    std::string file = name + "." + std::to_string(next_serial_++);
+    Outcome<bool> written = make_error(ErrorKind::config, "StateFile", "'" + name + "' cannot name a byte file");
+    if (plain_file_name(file)) written = write_file_durably(dir_ + "/" + file, bytes, write_);
+    if (!written.ok()) {
+      pending_.clear();  // the document this was for will not be saved
+      throw std::runtime_error(written.error().message);
+    }
+    on_disk_.insert(file);
+    pending_[name] = file;
     unflushed_ = true;
   }
 
+  // The bytes of `name` as the saved document says (a state file of an older version
+  // names no files: there, the name is the file). Never anything outside dir_.
   std::string get(const std::string& name) const override {
-    int fd = ::open((dir_ + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+    auto kept = saved_.find(name);
+    std::string file = kept != saved_.end() ? kept->second : name;
+    if (!plain_file_name(file))
+      throw std::runtime_error("the byte file '" + file + "' is not a file of " + dir_ +
+                               "/ (letters, digits, '.', '-' and '_', not starting with '.')");
+    int fd = ::open((dir_ + "/" + file).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     std::string bytes;
     bool read = fd >= 0 && read_all(fd, bytes);
     if (fd >= 0) ::close(fd);
-    if (!read) throw std::runtime_error("the bytes " + dir_ + "/" + name + " are missing");
+    if (!read) throw std::runtime_error("the bytes " + dir_ + "/" + file + " are missing");
     return bytes;
   }
+
+  // Which file holds which bytes, for the document being saved.
+  json pending() const { return pending_; }
 
   // The renames of the files written since the last flush, made durable.
   Outcome<bool> flush() {
@@ -146,40 +199,61 @@ class StateFile::Files : public ByteStore {
     return true;
   }
 
-  // After a document is saved: the files it does not name are garbage.
-  void forget_unnamed() {
+  // The document naming pending() is saved: its files hold the bytes from now on, and
+  // every other file is garbage.
+  void saved() {
+    saved_ = std::move(pending_);
+    pending_.clear();
+    std::set<std::string> named;
+    for (const auto& [name, file] : saved_) named.insert(file);
     for (auto it = on_disk_.begin(); it != on_disk_.end();) {
-      if (named_.count(*it)) {
+      if (named.count(*it)) {
         ++it;
         continue;
       }
       ::unlink((dir_ + "/" + *it).c_str());
       it = on_disk_.erase(it);
     }
-    named_.clear();
   }
+
+  // The document could not be saved: the last one saved still says where the bytes
+  // are. Files written for this one stay until a save no longer names them (FILE may
+  // name them already, if only the flush of its directory failed).
+  void unsaved() { pending_.clear(); }
 
  private:
   std::string dir_;
-  std::set<std::string> on_disk_;  // byte files in dir_
-  std::set<std::string> named_;    // put() since the last save: what the next document names
+  WriteCall write_;
+  std::set<std::string> on_disk_;                  // files in dir_
+  std::map<std::string, std::string> saved_;       // name -> file, as the saved document says
+  std::map<std::string, std::string> pending_;     // name -> file, for the document being saved
+  unsigned long long next_serial_ = 1;
   bool unflushed_ = false;
 };
 
 // ---------------------------------------------------------------- the state file
 
-StateFile::StateFile(std::string path) : path_(std::move(path)), files_(std::make_unique<Files>(path_ + ".bytes")) {}
+StateFile::StateFile(std::string path, WriteCall write)
+    : path_(std::move(path)), write_(write), files_(std::make_unique<Files>(path_ + ".bytes", std::move(write))) {}
 
 StateFile::~StateFile() = default;
 
 ByteStore& StateFile::bytes() { return *files_; }
 
 Outcome<bool> StateFile::open(Platform& platform) {
-  auto opened = files_->open();
-  if (!opened.ok()) return opened;
   auto saved = read_state_file(path_);
   if (!saved.ok()) return saved.error();
-  Outcome<bool> taken = saved->is_null() ? save(platform.dump(*files_)) : platform.restore(*saved, *files_);
+  std::map<std::string, std::string> named;
+  try {
+    if (saved->is_object()) named = saved->value("byte_files", json::object()).get<std::map<std::string, std::string>>();
+  } catch (const json::exception&) {
+    return make_error(ErrorKind::config, "BadStateFile",
+                      "state file " + path_ + ": 'byte_files' is not an object of names to file names");
+  }
+  auto opened = files_->open(std::move(named));
+  if (!opened.ok()) return opened;
+  if (saved->is_null()) return true;
+  auto taken = platform.restore(*saved, *files_);
   if (!taken.ok()) {
     Error e = taken.error();
     e.message = "state file " + path_ + ": " + e.message;
@@ -188,12 +262,17 @@ Outcome<bool> StateFile::open(Platform& platform) {
   return true;
 }
 
+// The platform's document, with which file holds which bytes; the byte files first.
 Outcome<bool> StateFile::save(const json& dumped) {
-  auto flushed = files_->flush();
-  if (!flushed.ok()) return flushed;
-  auto written = write_state_file(path_, dumped);
-  if (!written.ok()) return written;
-  files_->forget_unnamed();
+  json document = dumped;
+  document["byte_files"] = files_->pending();
+  Outcome<bool> written = files_->flush();
+  if (written.ok()) written = write_state_file(path_, document, write_);
+  if (!written.ok()) {
+    files_->unsaved();
+    return written;
+  }
+  files_->saved();
   return true;
 }
 

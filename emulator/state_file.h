@@ -1,14 +1,18 @@
 // The state file of `cloudlua serve --state FILE`: the platform's dump as JSON in
-// FILE, the bytes of objects and parts in files of their own in FILE.bytes/ (each
-// written once, under the name the dump gives it). After every change, before it is
-// answered, new bytes are written and flushed, then FILE is replaced whole and
-// flushed, then bytes nothing refers to any more are removed: a crash at any point,
-// kill -9 included, leaves a FILE whose bytes are all there, and nothing that was
-// acknowledged is lost.
+// FILE, the bytes of objects and parts in files of their own in FILE.bytes/. A byte
+// file is written once, under a file name never used before in that folder, and FILE
+// says which file holds which bytes. After every change, before it is answered, new
+// bytes are written and flushed, then FILE is replaced whole and flushed, then byte
+// files FILE no longer names are removed. A crash at any point, kill -9 included,
+// leaves a FILE whose bytes are all there, and a byte file a crash left behind can
+// never pass for the bytes of a later write: nothing acknowledged is lost or changed.
 #pragma once
 
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <functional>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "core/error.h"
@@ -16,13 +20,19 @@
 
 namespace cloud {
 
+// How the state writer writes: write(2). The one seam for tests, which put a failing
+// disk (ENOSPC, EIO) in its place; nothing else replaces it.
+using WriteCall = std::function<ssize_t(int fd, const void* data, size_t size)>;
+
 class StateFile : public StateSink {
  public:
-  explicit StateFile(std::string path);
+  explicit StateFile(std::string path, WriteCall write = ::write);
   ~StateFile() override;
 
-  // Restores `platform` from the file when there is one; otherwise saves `platform`
-  // as it is, so that the file exists from the start. Errors name the file.
+  // Restores `platform` from the file when there is one (and leaves it as it is when
+  // there is none); files in FILE.bytes/ that FILE does not name are removed at the
+  // first save. A FILE naming a byte file outside FILE.bytes/ is refused. Errors
+  // name the file.
   Outcome<bool> open(Platform& platform);
 
   ByteStore& bytes() override;
@@ -31,6 +41,7 @@ class StateFile : public StateSink {
  private:
   class Files;
   std::string path_;
+  WriteCall write_;
   std::unique_ptr<Files> files_;
 };
 
@@ -38,6 +49,6 @@ class StateFile : public StateSink {
 Outcome<json> read_state_file(const std::string& path);
 // Writes `state` to a temporary file beside `path`, flushes it to the disk, renames it
 // over `path` and flushes the directory.
-Outcome<bool> write_state_file(const std::string& path, const json& state);
+Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write = ::write);
 
 }  // namespace cloud

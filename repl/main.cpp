@@ -55,8 +55,11 @@ std::vector<cloud::LuaStep> ordered_steps(const CLI::App& app, const CLI::Option
 
 void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   CLI::App* cmd = app.add_subcommand("serve", "Run the emulator of the platform on loopback");
+  // The main command passes what it does not know to the script; serve has no script,
+  // and an option it does not know (a typo, one of another version) is an error.
+  cmd->prefix_command(false)->allow_extras(false);
   cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports");
-  cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1)");
+  cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1); beyond loopback, credentials of your own are required");
   cmd->add_option("--dialect", serve.dialect, "Signatures accepted: ext, aws or any")->check(CLI::IsMember({"ext", "aws", "any"}));
   cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept");
   cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret");

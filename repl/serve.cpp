@@ -3,10 +3,13 @@
 // anything else, so a script can read the endpoints; then it serves until SIGINT or
 // SIGTERM and shuts down cleanly (exit status 0). With --state FILE the platform
 // starts from FILE when it exists and writes it after every change, before answering.
+// Beyond loopback it needs credentials of the user's own, and says on stderr what it
+// exposes.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/redact.h"
 #include "core/settings.h"
 #include "emulator/emulator.h"
 #include "repl/cli.h"
@@ -34,6 +37,22 @@ Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   return e;
 }
 
+// One line on stderr for a server beyond loopback: where, which APIs, which key.
+std::string exposure(const Emulator& emulator) {
+  const EmulatorOptions& o = emulator.options();
+  std::string apis;
+  for (const auto& [api, url] : emulator.endpoints())
+    apis += (apis.empty() ? "" : ", ") + api + " :" + url.substr(url.rfind(':') + 1);
+  std::string signatures = o.dialect == "any" ? "ext or aws" : o.dialect;
+  return "cloudlua serve: listening on " + o.host + ", beyond loopback: anyone who can reach it can call " + apis +
+         " with requests signed (" + signatures + ") with access key id " + o.credentials.access_key_id + "\n";
+}
+
+// `text` on stderr, with the secret it must not show redacted.
+void to_stderr(const std::string& text, const std::string& secret) {
+  std::fputs(redact(text, {secret}).c_str(), stderr);
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
@@ -50,18 +69,20 @@ int run_serve(const ServeOptions& o) {
 
   auto options = emulator_options(o);
   if (!options.ok()) {
-    std::fprintf(stderr, "cloudlua serve: %s\n", options.error().describe().c_str());
+    to_stderr("cloudlua serve: " + options.error().describe() + "\n", "");
     return 1;
   }
   Emulator emulator(*options);
+  const std::string& secret = options->credentials.secret_access_key;
   auto started = emulator.start();
   if (!started.ok()) {
-    std::fprintf(stderr, "cloudlua serve: %s\n", started.error().describe().c_str());
+    to_stderr("cloudlua serve: " + started.error().describe() + "\n", secret);
     return 1;
   }
   for (const auto& [api, url] : emulator.endpoints()) std::printf("%s %s\n", api.c_str(), url.c_str());
   std::printf("access_key_id %s\n", emulator.options().credentials.access_key_id.c_str());
   std::fflush(stdout);
+  if (!is_loopback(o.host)) to_stderr(exposure(emulator), secret);
 
   int signal = 0;
   sigwait(&stop_signals, &signal);

@@ -26,11 +26,13 @@ step() { echo "--- $*"; }
 
 # start_serve ARGS...: starts `cloudlua serve ARGS` and waits (10 s at most) until it
 # has printed its endpoints; sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
-# each API with the emulator's credentials, so `cloudlua -e` talks to it.
+# each API with the emulator's credentials, so `cloudlua -e` talks to it. With
+# SERVE_LIMIT=N, serve runs under `timeout N` (SERVE_PID is timeout's, which passes
+# signals on): a serve that outlives N seconds is killed and its status is 124.
 start_serve() {
   local out="$WORK/serve.out"
   : >"$out"
-  "$CLOUDLUA" serve "$@" >"$out" 2>"$WORK/serve.err" &
+  ${SERVE_LIMIT:+timeout -k 1 "$SERVE_LIMIT"} "$CLOUDLUA" serve "$@" >"$out" 2>"$WORK/serve.err" &
   SERVE_PID=$!
   local tries=0
   until grep -q '^access_key_id ' "$out"; do
@@ -54,6 +56,21 @@ stop_serve() {
   kill "-$1" "$SERVE_PID"
   wait "$SERVE_PID" 2>/dev/null || SERVE_STATUS=$?
   SERVE_PID=""
+}
+
+# free_ports N: the first of N consecutive ports on 127.0.0.1 that nothing listens
+# on, below the ephemeral range (clients' ports do not come and go there).
+free_ports() {
+  local base port tries
+  for tries in $(seq 50); do
+    base=$((20000 + RANDOM % 10000))
+    for port in $(seq "$base" $((base + $1 - 1))); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue 2
+    done
+    echo "$base"
+    return
+  done
+  fail "no $1 free ports found"
 }
 
 # lua CODE: runs CODE with cloudlua against the served emulator; fails the test on error.

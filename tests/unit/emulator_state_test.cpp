@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <set>
+#include <vector>
 
 #include "core/crypto.h"
 #include "core/validate.h"
@@ -195,9 +198,10 @@ struct MemorySink : StateSink, ByteStore {
 TEST_CASE("The state sink is given each change before it is answered, and only changes") {
   auto p = platform();
   MemorySink sink;
-  p->keep_state_in(&sink);
+  REQUIRE(p->keep_state_in(&sink).ok());
+  CHECK(sink.saved.size() == 1);  // the platform as it was taken up
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
-  REQUIRE(sink.saved.size() == 1);
+  REQUIRE(sink.saved.size() == 2);
   auto q = platform(false);
   REQUIRE(q->restore(sink.saved.back(), sink).ok());
   CHECK(q->state() == p->state());  // the saved document already holds the change
@@ -207,7 +211,15 @@ TEST_CASE("The state sink is given each change before it is answered, and only c
   call_ok(*p, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
   CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "none"}}).error.code == "NoSuchKey");
   CHECK(call(*p, "CreateBucket", {{"Bucket", "demo-bucket"}}).error.code == "BucketAlreadyOwnedByYou");
-  CHECK(sink.saved.size() == 1);  // reads and refusals change nothing
+  CHECK(sink.saved.size() == 2);  // reads and refusals change nothing
+}
+
+TEST_CASE("A change that could not be saved is answered 500, undone, and blocks nothing once saving works") {
+  auto p = platform();
+  MemorySink sink;
+  REQUIRE(p->keep_state_in(&sink).ok());
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  json before = p->state();
 
   sink.fail = true;
   HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "x"}});
@@ -215,6 +227,20 @@ TEST_CASE("The state sink is given each change before it is answered, and only c
   CHECK(r.error.status == 500);
   CHECK(r.error.message.find("not acknowledged") != std::string::npos);
   CHECK(r.error.message.find("disk full") != std::string::npos);
+  CHECK(call(*p, "CreateBucket", {{"Bucket", "new"}}).error.status == 500);
+  CHECK(call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "over"}}).error.status == 500);
+  CHECK(p->state() == before);  // not seen by later requests
+  CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}}).error.code == "NoSuchKey");
+  CHECK(call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "kept");
+
+  sink.fail = false;  // space is back
+  call_ok(*p, "CreateBucket", {{"Bucket", "new"}});
+  call_ok(*p, "PutObject", {{"Bucket", "new"}, {"Object", "k3"}, {"Body", "three"}});
+  auto q = platform(false);
+  REQUIRE(q->restore(sink.saved.back(), sink).ok());
+  CHECK(q->state() == p->state());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "new"}, {"Object", "k3"}})["Body"] == "three");
+  CHECK(call(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}}).error.code == "NoSuchKey");
 }
 
 namespace {
@@ -243,11 +269,11 @@ TEST_CASE("A state file: the document and its byte files, written once, collecte
   std::string path = dir.path + "/state.json";
   auto p = platform();
   StateFile file(path);
-  REQUIRE(file.open(*p).ok());  // no file yet: the platform as it is, saved
+  REQUIRE(file.open(*p).ok());  // no file yet: the platform as it is
+  REQUIRE(p->keep_state_in(&file).ok());  // saved at once
   auto first = read_state_file(path);
   REQUIRE(first.ok());
   CHECK(first->value("format", 0) == 1);
-  p->keep_state_in(&file);
 
   p->set_setting("min_part_size", 1);
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
@@ -272,7 +298,8 @@ TEST_CASE("A state file: the document and its byte files, written once, collecte
   REQUIRE(again.open(*q).ok());
   CHECK(q->state() == p->state());
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "replaced");
-  q->keep_state_in(&again);
+  REQUIRE(q->keep_state_in(&again).ok());
+  CHECK(byte_files(path).size() == 3);  // nothing written again
   call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"uploadId", upload},
                                           {"Part", {{{"PartNumber", 1}, {"ETag", part["ETag"]}}}}});
   CHECK(byte_files(path).size() == 3);  // the part's file gone, the object's come
@@ -318,4 +345,146 @@ TEST_CASE("The state file's document: none yet, written and read back, errors na
   auto nowhere = write_state_file(dir.path + "/no/such/dir/state.json", p->dump());
   REQUIRE_FALSE(nowhere.ok());
   CHECK(nowhere.error().message.find("no/such/dir") != std::string::npos);
+}
+
+namespace {
+
+// The file `fd` is open on.
+std::string path_of(int fd) {
+  char buf[4096];
+  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+// A disk that fills up: while `full`, every write to a file whose path contains
+// `where` fails with ENOSPC (through the state writer's seam).
+struct FailingDisk {
+  bool full = false;
+  std::string where;
+  WriteCall call() {
+    return [this](int fd, const void* data, size_t size) -> ssize_t {
+      if (full && path_of(fd).find(where) != std::string::npos) {
+        errno = ENOSPC;
+        return -1;
+      }
+      return ::write(fd, data, size);
+    };
+  }
+};
+
+bool any_temporary(const std::string& state) {
+  for (const std::string& f : byte_files(state))
+    if (f.size() > 4 && f.compare(f.size() - 4, 4, ".tmp") == 0) return true;
+  return std::system(("test -e " + state + ".tmp").c_str()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("A state file on a full disk: the change is answered 500 and undone, the next one saved once space is back") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
+  FailingDisk disk;
+  auto p = platform();
+  StateFile file(path, disk.call());
+  REQUIRE(file.open(*p).ok());
+  REQUIRE(p->keep_state_in(&file).ok());
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  // no byte file can be written; then the byte file can, the document cannot
+  for (std::string where : {"", "state.json.tmp"}) {
+    INFO("failing writes to '" << where << "'");
+    disk.full = true, disk.where = where;
+    HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "lost"}});
+    CHECK(r.error.status == 500);
+    CHECK(r.error.message.find(std::strerror(ENOSPC)) != std::string::npos);
+    CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}}).error.code == "NoSuchKey");
+    CHECK_FALSE(any_temporary(path));  // nothing left to fill the disk further
+
+    disk.full = false;
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}, {"Body", "three " + where}});
+    CHECK(call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}})["Body"] == "three " + where);
+    auto q = platform(false);  // a restart finds what was acknowledged, and only that
+    StateFile again(path);
+    REQUIRE(again.open(*q).ok());
+    CHECK(q->state() == p->state());
+    CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}})["Body"] == "three " + where);
+    CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "kept");
+  }
+}
+
+TEST_CASE("A byte file left by a write that was never saved is not taken for a later write's bytes") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
+  {  // the byte file is written, then the server dies before the document is
+    FailingDisk disk;
+    disk.where = "state.json.tmp";
+    auto p = platform();
+    StateFile file(path, disk.call());
+    REQUIRE(file.open(*p).ok());
+    REQUIRE(p->keep_state_in(&file).ok());
+    disk.full = true;
+    CHECK(call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "never acknowledged"}}).error.status == 500);
+    REQUIRE(byte_files(path).size() == 1);
+  }
+  auto q = platform(false);
+  StateFile again(path);
+  REQUIRE(again.open(*q).ok());
+  REQUIRE(q->keep_state_in(&again).ok());
+  CHECK(byte_files(path).empty());  // what no document names is removed at start
+  // the same version id as the write that was lost: other bytes, another file
+  call_ok(*q, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "acknowledged"}});
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "acknowledged");
+  auto r = platform(false);
+  StateFile third(path);
+  REQUIRE(third.open(*r).ok());
+  CHECK(call_ok(*r, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "acknowledged");
+}
+
+TEST_CASE("A state file naming a byte file outside its folder is refused at start") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
+  {
+    auto p = platform();
+    StateFile file(path);
+    REQUIRE(file.open(*p).ok());
+    REQUIRE(p->keep_state_in(&file).ok());
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "inside"}});
+  }
+  json saved = *read_state_file(path);
+  json& object = saved["services"]["storage"]["buckets"]["demo-bucket"]["k"];
+  std::string version = object["version_id"];
+  REQUIRE(std::system(("echo outside > " + dir.path + "/outside").c_str()) == 0);
+  REQUIRE(::symlink((dir.path + "/outside").c_str(), (path + ".bytes/link.9").c_str()) == 0);
+  json legacy = saved;  // a state file of an older version names no files: there, the id is the file
+  legacy.erase("byte_files");
+  legacy["services"]["storage"]["buckets"]["demo-bucket"]["k"]["version_id"] = "../outside";
+  std::vector<json> refused = {legacy};
+  for (const char* file : {"../outside", "/etc/hostname", "link.9", ".hidden"}) {
+    refused.push_back(saved);
+    refused.back()["byte_files"][version] = file;
+  }
+  for (const json& document : refused) {
+    INFO(document["byte_files"].dump());
+    REQUIRE(write_state_file(path, document).ok());
+    auto q = platform(false);
+    StateFile file(path);
+    auto opened = file.open(*q);
+    REQUIRE_FALSE(opened.ok());
+    CHECK(opened.error().code == "BadStateFile");
+    CHECK(opened.error().message.find(path) != std::string::npos);
+    CHECK(q->state()["buckets"].empty());
+  }
+
+  // an older version's state file whose ids are the files is taken, and its files renamed
+  json older = saved;
+  older.erase("byte_files");
+  REQUIRE(std::system(("cp " + path + ".bytes/" + saved["byte_files"][version].get<std::string>() + " " + path +
+                       ".bytes/" + version).c_str()) == 0);
+  REQUIRE(write_state_file(path, older).ok());
+  auto q = platform(false);
+  StateFile file(path);
+  REQUIRE(file.open(*q).ok());
+  REQUIRE(q->keep_state_in(&file).ok());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "inside");
+  CHECK_FALSE(byte_files(path).count(version));
+  CHECK(byte_files(path).size() == 1);
 }

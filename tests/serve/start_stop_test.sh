@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `cloudlua serve` starts and stops every time: with one of its four ports taken it
+# exits non-zero at once, naming the port; idle, with keep-alive clients connected,
+# or signalled during start-up, SIGTERM ends it. Every run is under `timeout 4`
+# (SERVE_LIMIT): a serve that hangs is killed and fails the test with status 124.
+# Unknown options are refused.
+source "$(dirname "$0")/lib.sh"
+export SERVE_LIMIT=4
+
+step "an unknown option is refused, before anything is served"
+status=0
+timeout 4 "$CLOUDLUA" serve --settle 1s >"$WORK/unknown.out" 2>"$WORK/unknown.err" || status=$?
+[ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "serve --settle 1s: status $status"
+grep -q -- "--settle" "$WORK/unknown.err" || fail "the error does not name --settle: $(cat "$WORK/unknown.err")"
+[ ! -s "$WORK/unknown.out" ] || fail "serve printed endpoints: $(cat "$WORK/unknown.out")"
+
+step "one of the four ports taken: exit 1 at once, the port named"
+for taken in 0 1 2 3 3 3; do
+  port=$(free_ports 7)
+  "$CLOUDLUA" serve --port $((port + taken)) >"$WORK/blocker.out" 2>&1 &
+  blocker=$!
+  until grep -q '^access_key_id ' "$WORK/blocker.out"; do
+    kill -0 "$blocker" 2>/dev/null || fail "the blocking serve did not start: $(cat "$WORK/blocker.out")"
+    sleep 0.05
+  done
+  status=0
+  timeout 4 "$CLOUDLUA" serve --port "$port" >"$WORK/taken.out" 2>"$WORK/taken.err" || status=$?
+  kill -TERM "$blocker" && wait "$blocker"
+  [ "$status" -eq 1 ] || fail "port $((port + taken)) taken: status $status (124: serve hung)"
+  grep -q "BindFailed.*:$((port + taken)) " "$WORK/taken.err" || fail "the port is not named: $(cat "$WORK/taken.err")"
+  [ ! -s "$WORK/taken.out" ] || fail "serve printed endpoints: $(cat "$WORK/taken.out")"
+done
+
+step "idle: SIGTERM stops it, ten times"
+for run in $(seq 10); do
+  start_serve
+  stop_serve TERM
+  [ "$SERVE_STATUS" -eq 0 ] || fail "run $run: status $SERVE_STATUS"
+done
+
+step "keep-alive clients connected: one after an answer, one silent; SIGTERM stops it"
+for run in $(seq 5); do
+  start_serve
+  port=${CLOUDLUA_ENDPOINT_STORAGE##*:}
+  exec 3<>"/dev/tcp/127.0.0.1/$port" 4<>"/dev/tcp/127.0.0.1/$port"
+  printf 'GET /demo-bucket/k HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' >&3
+  read -r -t 4 answer <&3 || fail "no answer on the keep-alive connection"
+  [[ "$answer" == "HTTP/1.1 403"* ]] || fail "answer: $answer"
+  stop_serve TERM
+  exec 3<&- 4<&-
+  [ "$SERVE_STATUS" -eq 0 ] || fail "run $run: status $SERVE_STATUS (124: serve hung)"
+done
+
+step "SIGTERM and SIGINT during start-up"
+for run in $(seq 10); do
+  timeout -k 1 4 "$CLOUDLUA" serve >/dev/null 2>"$WORK/early.err" &
+  pid=$!
+  sleep "0.0$((RANDOM % 10))"
+  signal=$([ $((run % 2)) -eq 0 ] && echo TERM || echo INT)
+  kill "-$signal" "$pid"
+  status=0
+  wait "$pid" || status=$?
+  # 0: stopped cleanly; 130/143: the signal came before serve had set up its handling
+  case "$status" in 0 | 130 | 143) ;; *) fail "SIG$signal during start-up: status $status: $(cat "$WORK/early.err")" ;; esac
+done
+echo "start_stop_test: ok"
