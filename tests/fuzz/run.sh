@@ -67,10 +67,10 @@ run_target() {
   local t=$1 bin=$build_dir/tests/fuzz/$1
   if [ ! -x "$bin" ]; then
     if [ "${CLOUDLUA_REQUIRE_FUZZ:-0}" = 1 ]; then
-      echo "run.sh: $bin is not built (tests/fuzz/run.sh --build-only builds it)" >&2
+      echo "run.sh: $bin is not built (tests/fuzz/run.sh --build-only --build-dir $build_dir builds it)" >&2
       return 1
     fi
-    echo "run.sh: $bin is not built; skipped (tests/fuzz/run.sh --build-only builds it)" >&2
+    echo "run.sh: $bin is not built; skipped (tests/fuzz/run.sh --build-only --build-dir $build_dir builds it)" >&2
     return 77
   fi
   local work=$build_dir/corpus/$t artifacts=$build_dir/artifacts/$t/
