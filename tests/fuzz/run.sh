@@ -5,6 +5,8 @@
 #     --seconds N     how long each target mutates (default 10)
 #     --max-len N     the longest input tried, in bytes (default 4096)
 #     --build-dir D   the clang build (default build/fuzz; configured when missing)
+#     --fresh         start from the seeds alone and keep nothing learnt (the
+#                     ctest entries: their time does not grow with past runs)
 #     --no-build      use the build as it is; a target not built is skipped (77)
 #     --build-only    build the targets, run none
 #
@@ -23,6 +25,7 @@ max_len=4096
 build_dir=$SOURCE_DIR/${BUILD_DIR:-build}/fuzz
 build=1
 run=1
+fresh=0
 targets=()
 
 usage() {
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:?}; shift 2 ;;
     --max-len) max_len=${2:?}; shift 2 ;;
     --build-dir) build_dir=${2:?}; shift 2 ;;
+    --fresh) fresh=1; shift ;;
     --no-build) build=0; shift ;;
     --build-only) run=0; shift ;;
     -h|--help) usage ;;
@@ -75,13 +79,17 @@ run_target() {
   fi
   local work=$build_dir/corpus/$t artifacts=$build_dir/artifacts/$t/
   mkdir -p "$work" "$artifacts"
+  if [ "$fresh" = 1 ]; then work=$(mktemp -d "$work.fresh.XXXXXX"); fi
   # libFuzzer's own exit status for a finding is 77, which ctest would take for a skip.
   local options=(-max_total_time="$seconds" -max_len="$max_len" -timeout=25 -rss_limit_mb=2048
                  -error_exitcode=1 -timeout_exitcode=1 -artifact_prefix="$artifacts" -print_final_stats=1)
   local dict=$SOURCE_DIR/tests/fuzz/$t.dict
   [ -f "$dict" ] && options+=(-dict="$dict")
   echo "run.sh: $t for ${seconds}s, inputs up to $max_len bytes"
-  "$bin" "${options[@]}" "$work" "$SOURCE_DIR/tests/fuzz/corpus/$t"
+  local rc=0
+  "$bin" "${options[@]}" "$work" "$SOURCE_DIR/tests/fuzz/corpus/$t" || rc=$?
+  if [ "$fresh" = 1 ]; then rm -rf "$work"; fi
+  return "$rc"
 }
 
 [ "$build" = 1 ] && build_targets
