@@ -3,6 +3,7 @@
 # missing (apt-get; sudo when not root), configures and builds with CMake, then
 #   ./setup.sh tour    runs scripts/tour.lua on the embedded emulator
 #   ./setup.sh test    runs the whole test suite (ctest); non-zero on any failure
+#   ./setup.sh sanitize  the same suite built with ASan and UBSan, in build-asan
 #   ./setup.sh build   only builds
 # Quick when nothing changed: no apt call when every package is there, and an
 # incremental build.
@@ -20,8 +21,9 @@ PACKAGES=(
 # drives `cloudlua serve` with it), and Node.js with npm for s3rver. Debian 12's
 # nodejs and npm are installed when no `node`/`npm` is found; a machine that already has
 # Node.js from elsewhere (NodeSource's nodejs, which conflicts with Debian's npm) keeps it.
+# clang builds the fuzz targets (libFuzzer).
 add_test_packages() {
-  PACKAGES+=(awscli)
+  PACKAGES+=(awscli clang)
   command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 }
 
@@ -46,9 +48,11 @@ install_packages() {
 }
 
 # build [TARGET]: everything, or only TARGET (the tour needs the binary, not the tests).
+# CMAKE_OPTIONS, when set, are applied to the configuration every time.
+CMAKE_OPTIONS=()
 build() {
-  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] || [ ${#CMAKE_OPTIONS[@]} -gt 0 ]; then
+    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${CMAKE_OPTIONS[@]}"
   fi
   cmake --build "$BUILD_DIR" -j2 ${1:+--target "$1"}
 }
@@ -75,20 +79,30 @@ clean_environment() {
 main() {
   local what=${1:-tour}
   case "$what" in
-    tour|test|build) ;;
-    *) echo "usage: ./setup.sh [tour|test|build]" >&2; exit 2 ;;
+    tour|test|sanitize|build) ;;
+    *) echo "usage: ./setup.sh [tour|test|sanitize|build]" >&2; exit 2 ;;
   esac
-  if [ "$what" = test ]; then add_test_packages; fi
+  if [ "$what" = test ] || [ "$what" = sanitize ]; then add_test_packages; fi
   install_packages
-  if [ "$what" = test ]; then install_test_peers; fi
+  if [ "$what" = test ] || [ "$what" = sanitize ]; then install_test_peers; fi
   clean_environment
   case "$what" in
     build) build ;;
     tour) build cloudlua; exec "$BUILD_DIR/cloudlua" scripts/tour.lua ;;
     test)
       build
-      export CLOUDLUA_REQUIRE_INTEROP=1  # here a missing interop peer is a failure, not a skip
+      tests/fuzz/run.sh --build-only --build-dir "$BUILD_DIR/fuzz"  # clang, for the fuzz.* entries
+      export CLOUDLUA_REQUIRE_INTEROP=1 CLOUDLUA_REQUIRE_FUZZ=1  # here a missing peer or fuzz build fails
       cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 ;;
+    sanitize)
+      # Every test but the fuzz runs (their own build has the sanitizers already),
+      # stopping at the first error a sanitizer reports.
+      BUILD_DIR=${SANITIZE_BUILD_DIR:-build-asan}
+      CMAKE_OPTIONS=(-DCLOUDLUA_SANITIZE=ON)
+      build
+      export CLOUDLUA_REQUIRE_INTEROP=1
+      export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+      cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 -LE fuzz ;;
   esac
 }
 

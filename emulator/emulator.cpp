@@ -637,4 +637,28 @@ void Emulator::clear_faults() {
 }
 Platform& Emulator::platform() { return impl_->platform; }
 
+// The request as httplib would have parsed it, served, and the answer copied out.
+Outcome<HttpResponse> Emulator::answer(const std::string& api_name, const std::string& method,
+                                       const std::string& target, const Headers& headers, const std::string& body) {
+  const Api* api = impl_->model.api(api_name);
+  if (!api) {
+    std::string known;
+    for (const Api& a : impl_->model.apis()) known += (known.empty() ? "" : ", ") + a.name;
+    return make_error(ErrorKind::config, "UnknownApi", "no API named '" + api_name + "' (APIs: " + known + ")");
+  }
+  httplib::Request req;
+  req.method = method;
+  req.target = target;
+  req.path = target.substr(0, target.find('?'));
+  req.body = body;
+  for (const Header& h : headers) req.headers.emplace(h.first, h.second);
+  httplib::Response res;
+  impl_->serve(*api, req, res);
+  HttpResponse out;
+  out.status = res.status;
+  for (const auto& [name, value] : res.headers) out.headers.emplace_back(name, value);
+  out.body = res.body;
+  return out;
+}
+
 }  // namespace cloud

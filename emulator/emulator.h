@@ -75,6 +75,13 @@ class Emulator {
   void add_fault(Fault fault);
   void clear_faults();
 
+  // Answers one request as a server thread does (signature, route, parse, validate,
+  // the platform, the answer), without a socket: `target` is the request line's path
+  // and query as on the wire. Exceptions propagate, where the server would answer 500.
+  // The fuzz target of the emulator drives it; it need not be started.
+  Outcome<HttpResponse> answer(const std::string& api, const std::string& method, const std::string& target,
+                               const Headers& headers, const std::string& body);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

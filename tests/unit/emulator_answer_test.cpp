@@ -1,0 +1,56 @@
+// Emulator::answer: one request served as a server thread serves it, without a
+// socket (the seam the emulator's fuzz target drives).
+#include <catch2/catch.hpp>
+
+#include "core/protocol.h"
+#include "core/sigv4.h"
+#include "emulator/emulator.h"
+#include "emulator/service.h"
+
+namespace {
+
+using cloud::json;
+
+// UpdateSnapshot of snap-1, signed as the client signs it (time: now).
+cloud::SignOutput signed_update(const std::string& body) {
+  cloud::SignInput in;
+  in.method = "PUT";
+  in.url = "http://127.0.0.1:8080/v1/snapshots/snap-1";
+  in.headers = {{"Content-Type", "application/json"}};
+  in.body = body;
+  in.region = "jp-east-1";
+  in.service = "cluster";
+  in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
+  auto out = cloud::sign(in);
+  REQUIRE(out.ok());
+  return *out;
+}
+
+}  // namespace
+
+TEST_CASE("Emulator::answer serves a signed request without being started") {
+  cloud::Emulator emulator;
+  std::string body = R"({"snapshot":{"description":"no socket"}})";
+  auto r = emulator.answer("cluster", "PUT", "/v1/snapshots/snap-1", signed_update(body).headers, body);
+  REQUIRE(r.ok());
+  CHECK(r->status == 200);
+  CHECK(json::parse(r->body)["snapshot"]["description"] == "no socket");
+  CHECK(cloud::header_value(r->headers, "x-ext-request-id").rfind("emu-", 0) == 0);
+  CHECK(emulator.platform().state()["snapshots"][0]["description"] == "no socket");
+}
+
+TEST_CASE("Emulator::answer refuses what the server refuses, and names the APIs it has") {
+  cloud::Emulator emulator;
+  std::string body = R"({"snapshot":{}})";
+  auto unsigned_request = emulator.answer("cluster", "PUT", "/v1/snapshots/snap-1", {}, body);
+  REQUIRE(unsigned_request.ok());
+  CHECK(unsigned_request->status == 403);
+  const cloud::Api& api = *cloud::Model::builtin().api("cluster");
+  CHECK(cloud::parse_error(api, *unsigned_request).code == "MissingAuthenticationToken");
+
+  auto unknown = emulator.answer("compute", "GET", "/", {}, "");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().kind == cloud::ErrorKind::config);
+  CHECK(unknown.error().code == "UnknownApi");
+  CHECK(unknown.error().message == "no API named 'compute' (APIs: catalog, cluster, devops, storage)");
+}
