@@ -3,7 +3,7 @@
 #
 #   tests/fuzz/run.sh [options] [target...]    every target when none is named
 #     --seconds N     how long each target mutates (default 10)
-#     --max-len N     the longest input tried, in bytes (default 4096)
+#     --max-len N     the longest input tried, in bytes (default 65536)
 #     --build-dir D   the clang build (default build/fuzz; configured when missing)
 #     --fresh         start from the seeds alone and keep nothing learnt (the
 #                     ctest entries: their time does not grow with past runs)
@@ -21,7 +21,7 @@ set -euo pipefail
 SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 
 seconds=10
-max_len=4096
+max_len=65536
 build_dir=$SOURCE_DIR/${BUILD_DIR:-build}/fuzz
 build=1
 run=1
