@@ -128,7 +128,7 @@ bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outc
   delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
   if (!outcome.ok()) {
     const Error& e = outcome.error();
-    if (e.code == "Interrupted" || e.code == "ResponseTooLarge") return false;
+    if (e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.kind == ErrorKind::validation) return false;
     return e.code == "ConnectionFailed" || may_resend;  // a refused connection never arrived
   }
   const HttpResponse& r = outcome.value();

@@ -5,6 +5,14 @@
 
 namespace cloud {
 
+bool header_value_ok(std::string_view value) {
+  for (char c : value) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && u != '\t') || u == 0x7F) return false;
+  }
+  return true;
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)

@@ -30,6 +30,9 @@ struct HttpResponse {
 std::string header_value(const Headers& headers, std::string_view name);
 bool has_header(const Headers& headers, std::string_view name);
 bool iequals(std::string_view a, std::string_view b);
+// Whether `value` may be a header's value: no line break, NUL or other control
+// character but a tab (one with "\r\n" in it would put a header of its own on the wire).
+bool header_value_ok(std::string_view value);
 std::string to_lower(std::string_view s);
 
 }  // namespace cloud

@@ -354,6 +354,15 @@ std::string valid_utf8(const std::string& text) {
   return json::parse(json(text).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
 }
 
+// An error code as a JSON API gives it ("ns#Code", "Code:http://..." in the error-type
+// header) put into `code`; an empty one leaves the code it has (HTTPnnn at least).
+void take_code(std::string given, std::string& code) {
+  size_t hash = given.rfind('#');
+  if (hash != std::string::npos) given = given.substr(hash + 1);
+  given = given.substr(0, given.find(':'));
+  if (!given.empty()) code = given;
+}
+
 }  // namespace
 
 Error parse_error(const Api& api, const HttpResponse& response) {
@@ -374,17 +383,13 @@ Error parse_error(const Api& api, const HttpResponse& response) {
     json doc = parse_json_text(response.body, too_deep);
     if (!too_deep && doc.is_object()) {
       for (const char* k : {"code", "Code", "__type"})
-        if (doc.contains(k) && doc[k].is_string()) { e.code = doc[k].get<std::string>(); break; }
+        if (doc.contains(k) && doc[k].is_string()) { take_code(doc[k].get<std::string>(), e.code); break; }
       for (const char* k : {"message", "Message"})
         if (doc.contains(k) && doc[k].is_string()) { e.message = doc[k].get<std::string>(); break; }
       read_fields(doc.value("fields", json()), e.fields);
     }
     for (const char* h : {"x-ext-error-type", "x-amzn-errortype"})
-      if (has_header(response.headers, h)) e.code = header_value(response.headers, h);
-    size_t hash = e.code.rfind('#');
-    if (hash != std::string::npos) e.code = e.code.substr(hash + 1);
-    size_t colon = e.code.find(':');  // "Code:http://..." form of the error-type header
-    if (colon != std::string::npos) e.code = e.code.substr(0, colon);
+      if (has_header(response.headers, h)) take_code(header_value(response.headers, h), e.code);
   }
   if (e.message.empty()) e.message = response.body.empty() ? "no error body" : response.body.substr(0, 300);
   return e;

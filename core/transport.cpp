@@ -326,6 +326,10 @@ Outcome<std::unique_ptr<Transfer>> Transport::Impl::start(const HttpRequest& req
   auto t = std::make_unique<Transfer>();
   t->request = &request;
   t->max_body = options.max_response_bytes;
+  for (const Header& h : request.headers)
+    if (!header_value_ok(h.first) || !header_value_ok(h.second))
+      return make_error(ErrorKind::validation, "InvalidHeader",
+                        "header '" + h.first + "' holds a line break or control character; nothing was sent");
   t->easy = acquire();
   t->headers = build_header_list(request.headers);
   if (!t->easy || !t->headers)

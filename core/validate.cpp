@@ -6,11 +6,22 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/http.h"
 #include "core/pattern.h"
 
 namespace cloud {
 
 namespace {
+
+// A value as a message quotes it: long ones cut, so a 1 MB value gives a short message.
+std::string quoted(const std::string& s) {
+  constexpr size_t kShown = 64;
+  if (s.size() <= kShown) return "'" + s + "'";
+  size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return "'" + s.substr(0, cut) + "...' (" + std::to_string(s.size()) + " bytes)";
+}
+
 
 // Lua-facing type names: what the user passed, not how JSON spells it.
 std::string type_of(const json& v) {
@@ -100,15 +111,15 @@ void check_ipv4_or_cidr(const std::string& s, bool cidr_required, const std::str
   bool ok = shape_ok && a < 256 && b < 256 && c < 256 && d < 256 && bits <= 32 &&
             s.find_first_not_of("0123456789./") == std::string::npos;
   if (!ok)
-    problems.push_back({path, cidr_required ? "must be an IPv4 CIDR block such as 192.168.0.10/24 (got '" + s + "')"
-                                            : "must be an IPv4 address or CIDR block such as 203.0.113.0/24 (got '" + s + "')"});
+    problems.push_back({path, cidr_required ? "must be an IPv4 CIDR block such as 192.168.0.10/24 (got " + quoted(s) + ")"
+                                            : "must be an IPv4 address or CIDR block such as 203.0.113.0/24 (got " + quoted(s) + ")"});
 }
 
 // ISO 8601 date-time: 2026-01-31T12:00:00Z, optional fraction, Z or an offset.
 void check_iso8601(const std::string& s, const std::string& path, std::vector<FieldProblem>& problems) {
   static const Pattern iso = Pattern::builtin(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))");
   if (!iso.full_match(s))
-    problems.push_back({path, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z (got '" + s + "')"});
+    problems.push_back({path, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z (got " + quoted(s) + ")"});
 }
 
 void check_format(const Shape& shape, const std::string& s, const std::string& path,
@@ -129,9 +140,9 @@ void check_string(const Shape& shape, const json& v, const std::string& path,
   if (shape.min_length && n < *shape.min_length)
     problems.push_back({path, "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"});
   if (!in_allowed(shape, v))
-    problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got '" + s + "')"});
+    problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got " + quoted(s) + ")"});
   if (shape.pattern && !shape.pattern->full_match(s))
-    problems.push_back({path, "must be " + shape.pattern_text + " (got '" + s + "')"});
+    problems.push_back({path, "must be " + shape.pattern_text + " (got " + quoted(s) + ")"});
   check_format(shape, s, path, problems);
 }
 
@@ -219,6 +230,15 @@ void qualify_allowed(const Member& m, const json& object, const std::string& pat
   }
 }
 
+// A header member holds no line break or other control character (a tab excepted):
+// "0-1\r\nX-Injected: 1" would go on the wire as a header of its own.
+void check_header_value(const Member& m, const json& v, const std::string& path,
+                        std::vector<FieldProblem>& problems) {
+  if (m.location != Location::header || !v.is_string()) return;
+  if (!header_value_ok(v.get_ref<const std::string&>()))
+    problems.push_back({path, "a header value holds no line break or control character"});
+}
+
 // A one-segment path parameter of "." or ".." would be read as a dot segment and the
 // path would name another resource (/v1/snapshots/.. is /v1); a greedy one (a storage
 // key) is opaque and goes on the wire as it is.
@@ -227,7 +247,7 @@ void check_path_segment(const Member& m, const json& v, const std::string& path,
   if (m.location != Location::path || m.greedy || !v.is_string()) return;
   const std::string& s = v.get_ref<const std::string&>();
   if (s == "." || s == "..")
-    problems.push_back({path, "must not be '.' or '..', which a URL path reads as a dot segment (got '" + s + "')"});
+    problems.push_back({path, "must not be '.' or '..', which a URL path reads as a dot segment (got " + quoted(s) + ")"});
 }
 
 void check_structure(const Shape& shape, const json& v, const std::string& path,
@@ -242,6 +262,7 @@ void check_structure(const Shape& shape, const json& v, const std::string& path,
     size_t first = problems.size();
     validate_value(*m.shape, v[m.name], p, problems, checker);
     check_path_segment(m, v[m.name], p, problems);
+    check_header_value(m, v[m.name], p, problems);
     qualify_allowed(m, v, p, first, problems);
   }
 }

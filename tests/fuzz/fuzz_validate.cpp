@@ -51,10 +51,7 @@ void check_round_trip(const cloud::Operation& op, const json& args) {
   const cloud::Api& api = *cloud::Model::builtin().api(op.api);
   cloud::WireRequest w = cloud::serialize_request(api, op, args);
   FUZZ_CHECK(printable(w.path) && printable(w.query));
-  for (const cloud::Header& h : w.headers) {
-    if (!printable(h.second) && fuzz::skip_known("a header member's line break is sent as it is")) return;
-    FUZZ_CHECK(printable(h.second));  // no header injection
-  }
+  for (const cloud::Header& h : w.headers) FUZZ_CHECK(printable(h.second));  // no header injection
   std::map<std::string, std::string> labels;
   const cloud::Operation* matched = cloud::match_operation(api, w.method, w.path, w.query, labels);
   FUZZ_CHECK(matched == &op);

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "core/http.h"
 #include "core/model.h"
 #include "core/protocol.h"
 #include "core/redact.h"
+#include "core/transport.h"
 #include "core/validate.h"
 
 using namespace cloud;
@@ -109,4 +111,50 @@ TEST_CASE("a path parameter that is '.' or '..' is a validation problem", "[vali
   CHECK(problems("UpdateSnapshot", {{"SnapshotName", ".snap"}}).empty());
   for (const char* key : {".", "..", "a/../b", "./c/./d", "x/.."})
     CHECK(problems("PutObject", {{"Bucket", "bucket"}, {"Object", key}, {"Body", "x"}}).empty());
+}
+
+// Found by fuzz_validate: a header member holding "\r\n" went on the wire as a header
+// of its own (header injection). Validation refuses it with the member's path; the
+// transport refuses any such header, cloud.request's included, before sending.
+TEST_CASE("a header value with a line break is refused, never sent", "[validate][hostile]") {
+  for (const std::string& value : std::vector<std::string>{"bytes=0-1\r\nX-Injected: 1", "bytes=0-1\nX",
+                                                          std::string("a\0b", 3), "a\x7f"}) {
+    INFO(json(value).dump());
+    auto found = problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", value}});
+    CHECK(has_problem(found, "Range: a header value holds no line break or control character"));
+  }
+  CHECK(problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", "bytes=0-1\t"}}).empty());
+  CHECK_FALSE(header_value_ok("v\r\nX-Injected: 1"));
+  CHECK(header_value_ok("value with\ttab"));
+
+  // Nothing listens on port 9: refused before connecting, it is InvalidHeader, not ConnectionFailed.
+  Transport transport(TransportOptions{});
+  Outcome<HttpResponse> sent = transport.perform({"GET", "http://127.0.0.1:9/", {{"X-Raw", "a\r\nX-Injected: 1"}}, ""});
+  REQUIRE_FALSE(sent.ok());
+  CHECK(sent.error().code == "InvalidHeader");
+  CHECK(sent.error().kind == ErrorKind::validation);
+}
+
+TEST_CASE("validation messages quote long values cut short", "[validate][hostile]") {
+  auto found = problems("RestoreInstance", {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(50000, 'a') + "-"}});
+  REQUIRE_FALSE(found.empty());
+  Outcome<json> out = validate_input(op("RestoreInstance"), {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(50000, 'A')}});
+  REQUIRE_FALSE(out.ok());
+  for (const FieldProblem& f : out.error().fields) {
+    CHECK(f.problem.size() < 300);
+    if (f.problem.find("(got '") != std::string::npos) CHECK(f.problem.find("(50000 bytes)") != std::string::npos);
+  }
+}
+
+// Found by fuzz_json_response: an error code given empty (an empty error-type header,
+// "code": "", "ns#") became an error with no code at all.
+TEST_CASE("an error code given empty keeps the status code", "[protocol][hostile]") {
+  HttpResponse empty_header{400, {{"x-amzn-errortype", ""}}, R"({"code":"Throttling","message":"m"})"};
+  CHECK(parse_error(api("cluster"), empty_header).code == "Throttling");
+  HttpResponse empty_code{404, {}, R"({"code":"","message":"m"})"};
+  CHECK(parse_error(api("cluster"), empty_code).code == "HTTP404");
+  HttpResponse hash_only{500, {{"x-ext-error-type", "ns#"}}, ""};
+  CHECK(parse_error(api("devops"), hash_only).code == "HTTP500");
+  HttpResponse full{400, {{"x-ext-error-type", "ns#Client.InvalidParameterNotFound.Cluster:http://x"}}, ""};
+  CHECK(parse_error(api("cluster"), full).code == "Client.InvalidParameterNotFound.Cluster");
 }
