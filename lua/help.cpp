@@ -57,7 +57,8 @@ std::string overview(const Model& model) {
   return "The platform's APIs as Lua functions: tables in, tables out.\n\n" + format_model_help(model, kPrefix) +
          "\nhelp(cloud.devops.restore_instance) or help\"RestoreInstance\" describes an\n"
          "operation, help\"devops\" an API. Also in cloud: call(name, args), request{...},\n"
-         "sign{...}, client{...}, error{...}, operations(), describe(op), pretty(value).\n";
+         "sign{...}, client{...}, error{...}, redact(text), operations(), describe(op),\n"
+         "pretty(value).\n";
 }
 
 // The help text for the argument at index 1; raises for something help knows nothing of.
