@@ -72,6 +72,7 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
 CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::ConfigOverrides& config,
                            std::vector<std::string>& endpoints) {
   CLI::App* cmd = app.add_subcommand("test", "Run Lua test files (a folder: its *_test.lua files); TAP output");
+  cmd->prefix_command(false)->allow_extras(false);  // as serve: an unknown option is an error
   cmd->add_option("paths", test.paths, "Test files and folders");
   cmd->add_option("--filter", test.filter, "Run only the cases whose name matches PATTERN")->type_name("PATTERN");
   cmd->add_flag("--list", test.list, "List the cases without running them");
@@ -108,6 +109,7 @@ int main(int argc, char** argv) {
   add_serve_command(app, serve);
   std::vector<std::string> config_endpoints;
   CLI::App* config_cmd = app.add_subcommand("config", "Show the effective configuration and where each value came from");
+  config_cmd->prefix_command(false)->allow_extras(false);
   add_config_flags(*config_cmd, run.config, config_endpoints);
   cloud::TestOptions test;
   std::vector<std::string> test_endpoints;

@@ -156,3 +156,12 @@ test("an unknown output format is refused, naming it", function()
   expect(code).to_not_equal(0)
   expect(err).to_contain("yaml")
 end)
+
+for _, args in ipairs { "config --bogus", "test --bogus tests/helpers" } do
+  test("a sub-command refuses an option it does not know: " .. args, function()
+    local out, err, code = t.cloudlua(args)
+    expect(code).to_not_equal(0)
+    expect(err).to_contain("--bogus")
+    expect(out:find("ok ", 1, true)).to_be_nil()  -- nothing ran
+  end)
+end
