@@ -230,13 +230,20 @@ void qualify_allowed(const Member& m, const json& object, const std::string& pat
   }
 }
 
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
 // A header member holds no line break or other control character (a tab excepted):
-// "0-1\r\nX-Injected: 1" would go on the wire as a header of its own.
+// "0-1\r\nX-Injected: 1" would go on the wire as a header of its own. Nor does it begin
+// or end with a space or tab: HTTP trims them, so the server would read another value.
 void check_header_value(const Member& m, const json& v, const std::string& path,
                         std::vector<FieldProblem>& problems) {
   if (m.location != Location::header || !v.is_string()) return;
-  if (!header_value_ok(v.get_ref<const std::string&>()))
+  const std::string& s = v.get_ref<const std::string&>();
+  if (!header_value_ok(s))
     problems.push_back({path, "a header value holds no line break or control character"});
+  else if (!s.empty() && (is_blank(s.front()) || is_blank(s.back())))
+    problems.push_back({path, "a header value does not begin or end with a space or tab, which HTTP drops (got " +
+                                  quoted(s) + ")"});
 }
 
 // A one-segment path parameter of "." or ".." would be read as a dot segment and the

@@ -3,6 +3,8 @@
 #
 #   tests/fuzz/run.sh [options] [target...]    every target when none is named
 #     --seconds N     how long each target mutates (default 10)
+#     --runs N        mutate N inputs from a fixed seed instead (the same inputs run after
+#                     run, so that a pass or failure repeats; --seconds still caps the time)
 #     --max-len N     the longest input tried, in bytes (default 65536)
 #     --build-dir D   the clang build (default build/fuzz; configured when missing)
 #     --fresh         start from the seeds alone and keep nothing learnt (the
@@ -21,6 +23,7 @@ set -euo pipefail
 SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 
 seconds=10
+runs=
 max_len=65536
 build_dir=$SOURCE_DIR/${BUILD_DIR:-build}/fuzz
 build=1
@@ -29,13 +32,14 @@ fresh=0
 targets=()
 
 usage() {
-  echo "usage: tests/fuzz/run.sh [--seconds N] [--max-len N] [--build-dir DIR] [--no-build|--build-only] [target...]" >&2
+  echo "usage: tests/fuzz/run.sh [--seconds N] [--runs N] [--max-len N] [--build-dir DIR] [--no-build|--build-only] [target...]" >&2
   exit 2
 }
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=${2:?}; shift 2 ;;
+    --runs) runs=${2:?}; shift 2 ;;
     --max-len) max_len=${2:?}; shift 2 ;;
     --build-dir) build_dir=${2:?}; shift 2 ;;
     --fresh) fresh=1; shift ;;
@@ -85,7 +89,12 @@ run_target() {
                  -error_exitcode=1 -timeout_exitcode=1 -artifact_prefix="$artifacts" -print_final_stats=1)
   local dict=$SOURCE_DIR/tests/fuzz/$t.dict
   [ -f "$dict" ] && options+=(-dict="$dict")
-  echo "run.sh: $t for ${seconds}s, inputs up to $max_len bytes"
+  if [ -n "$runs" ]; then
+    options+=(-runs="$runs" -seed=1)
+    echo "run.sh: $t for $runs inputs from seed 1 (at most ${seconds}s), inputs up to $max_len bytes"
+  else
+    echo "run.sh: $t for ${seconds}s, inputs up to $max_len bytes"
+  fi
   local rc=0
   "$bin" "${options[@]}" "$work" "$SOURCE_DIR/tests/fuzz/corpus/$t" || rc=$?
   if [ "$fresh" = 1 ]; then rm -rf "$work"; fi

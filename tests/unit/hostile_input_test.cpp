@@ -123,7 +123,13 @@ TEST_CASE("a header value with a line break is refused, never sent", "[validate]
     auto found = problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", value}});
     CHECK(has_problem(found, "Range: a header value holds no line break or control character"));
   }
-  CHECK(problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", "bytes=0-1\t"}}).empty());
+  CHECK(problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", "bytes=0-1,\t2-3"}}).empty());
+  // Found by fuzz_validate: HTTP trims a value's edges, so the server read another one.
+  for (const std::string& value : std::vector<std::string>{"bytes=0-1\t", " bytes=0-1", "\t"}) {
+    INFO(json(value).dump());
+    auto found = problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", value}});
+    CHECK(has_problem(found, "Range: a header value does not begin or end with a space or tab, which HTTP drops"));
+  }
   CHECK_FALSE(header_value_ok("v\r\nX-Injected: 1"));
   CHECK(header_value_ok("value with\ttab"));
 
