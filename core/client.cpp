@@ -83,9 +83,10 @@ std::string Client::service_of(const Api& api) const {
   return it == config_.services.end() ? api.service : it->second;
 }
 
-// URL, signature and the headers that go with it, for one attempt.
-Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& method, const std::string& path,
-                                           const std::string& query, Headers headers, std::string body) {
+// The request an API call sends, built once: the endpoint's URL extended by the
+// wire path and query. Fails (kind config) without an endpoint or credentials.
+Outcome<Request> Client::prepare(const Api& api, const std::string& method, const std::string& path,
+                                 const std::string& query) const {
   std::string base = endpoint_of(api.name);
   if (base.empty())
     return make_error(ErrorKind::config, "NoEndpoint",
@@ -93,78 +94,118 @@ Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& me
                           "'): set endpoint." + api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) +
                           " or --endpoint " + api.name +
                           "=URL (the embedded emulator serves only when no credentials, profile or endpoint are configured)");
-  while (!base.empty() && base.back() == '/') base.pop_back();
   if (config_.credentials.access_key_id.empty() || config_.credentials.secret_access_key.empty())
     return make_error(ErrorKind::config, "NoCredentials",
                       "no credentials for profile '" + config_.profile +
                           "': set access_key_id and secret_access_key (or credentials_file) in the profile, "
                           "CLOUDLUA_ACCESS_KEY_ID and CLOUDLUA_SECRET_ACCESS_KEY, or --access-key and --secret-key");
+  Outcome<Url> url = parse_url(base);
+  if (!url) return url.error();
+  Request request;
+  request.api = &api;
+  request.label = "request";
+  request.method = method;
+  request.url = std::move(*url);
+  while (!request.url.path.empty() && request.url.path.back() == '/') request.url.path.pop_back();
+  request.url.path += path.empty() ? "/" : path;
+  request.url.query = query;
+  return request;
+}
+
+// Signs one attempt (the date moves on between attempts): the HttpRequest to send.
+Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   SignInput in;
-  in.method = method;
-  in.url = base + path + (query.empty() ? "" : "?" + query);
-  in.headers = std::move(headers);
-  in.body = std::move(body);
+  in.method = request.method;
+  in.headers = request.headers;
+  in.body = request.body;
   in.region = config_.region;
-  in.service = service_of(api);
+  in.service = service_of(*request.api);
   in.credentials = config_.credentials;
   in.dialect = config_.dialect;
-  bool storage = api.protocol == "xml";  // S3-style: path signed as sent, payload hash header
+  bool storage = request.api->protocol == "xml";  // S3-style: path signed as sent, payload hash header
   in.normalize = !storage;
   in.double_encode = !storage;
   in.sign_body = storage;
-  auto signed_request = sign(in);
+  auto signed_request = sign(in, request.url);
   if (!signed_request.ok()) return signed_request.error();
-  return HttpRequest{method, signed_request->url, std::move(signed_request->headers), std::move(in.body)};
+  return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), std::move(in.body)};
 }
 
-bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
-                          double& delay) const {
+// The one verdict on an answer (or a failure to get one) after `attempt` attempts:
+// its API error, parsed once, and whether and when to try again.
+Verdict Client::judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const {
+  Verdict v;
+  bool error_in_200 = false;
+  if (outcome.ok()) {
+    const HttpResponse& r = outcome.value();
+    error_in_200 = request.op && is_success(r.status) && is_error_in_200(*request.api, *request.op, r);
+    if (is_success(r.status) && !error_in_200) return v;
+    v.error = parse_error(*request.api, r);
+  }
   const RetryPolicy& p = config_.retry;
-  if (attempt >= p.max_attempts) return false;
-  bool idempotent = op ? op->idempotent : true;
-  bool may_resend = idempotent || p.retry_non_idempotent;
+  if (attempt >= p.max_attempts) return v;
+  bool may_resend = request.idempotent || p.retry_non_idempotent;
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
   static thread_local std::mt19937 rng{std::random_device{}()};
-  delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
+  v.delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
   if (!outcome.ok()) {
     const Error& e = outcome.error();
-    if (e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.kind == ErrorKind::validation) return false;
-    return e.code == "ConnectionFailed" || may_resend;  // a refused connection never arrived
+    bool final = e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.kind == ErrorKind::validation;
+    v.retry = !final && (e.code == "ConnectionFailed" || may_resend);  // a refused connection never arrived
+    return v;
   }
-  const HttpResponse& r = outcome.value();
-  bool error_in_200 = op && is_success(r.status) && is_error_in_200(api, *op, r);
-  if (is_success(r.status) && !error_in_200) return false;
-  std::string code = parse_error(api, r).code;
-  if (code == "InvalidPart") {  // the spec: wait a few seconds, then repeat
-    delay = p.invalid_part_delay;
-    return may_resend;
+  if (v.error->code == "InvalidPart") {  // the spec: wait a few seconds, then repeat
+    v.delay = p.invalid_part_delay;
+    v.retry = may_resend;
+    return v;
   }
   // An <Error> in a 200 answer is the platform failing after it took the request:
   // a 5xx in disguise, retried as one (botocore does the same).
-  return (error_in_200 || r.status >= 500 || r.status == 429 || is_throttling(code)) && may_resend;
+  long status = outcome.value().status;
+  v.retry = (error_in_200 || status >= 500 || status == 429 || is_throttling(v.error->code)) && may_resend;
+  return v;
 }
 
-Outcome<HttpResponse> Client::send_with_retries(const Operation* op, const Api& api, const std::string& method,
-                                                const std::string& path, const std::string& query,
-                                                const Headers& headers, const std::string& body, Meta& meta,
-                                                std::vector<std::string>& secrets) {
+// Sends `request` until its verdict says stop: the last outcome, with the verdict on
+// it, the attempts made and the secrets an answer may echo.
+Outcome<HttpResponse> Client::send(const Request& request, Meta& meta, std::vector<std::string>& secrets,
+                                   Verdict& verdict) {
   for (int attempt = 1;; ++attempt) {
-    auto request = build_request(api, method, path, query, headers, body);
-    if (!request.ok()) return request.error();
+    auto signed_request = sign_attempt(request);
+    if (!signed_request.ok()) return signed_request.error();
     meta.attempts = attempt;
-    secrets = secrets_of(*request);
+    secrets = secrets_of(*signed_request);
     auto sent = std::chrono::steady_clock::now();
-    Outcome<HttpResponse> outcome = transport_.perform(*request);
+    Outcome<HttpResponse> outcome = transport_.perform(*signed_request);
     if (!outcome.ok()) redact_error(outcome.error(), secrets);
     if (config_.debug) {
-      ExchangeInfo info{op && !op->name.empty() ? op->name : "request", attempt, seconds_since(sent), secrets};
-      config_.debug(describe_exchange(*request, outcome, info));
+      ExchangeInfo info{request.label, attempt, seconds_since(sent), secrets};
+      config_.debug(describe_exchange(*signed_request, outcome, info));
     }
-    double delay = 0;
-    if (!should_retry(op, outcome, api, attempt, delay)) return outcome;
-    sleep_(delay);
+    verdict = judge(request, outcome, attempt);
+    if (!verdict.retry) return outcome;
+    sleep_(verdict.delay);
   }
 }
+
+namespace {
+
+// Fills in what an error of a call should say: its operation, status, attempts, request id.
+void annotate(Error& e, const Request& request, const Meta& meta) {
+  if (request.op) e.operation = request.op->name;
+  if (meta.status) e.status = meta.status;
+  e.attempts = meta.attempts;
+  if (e.request_id.empty()) e.request_id = meta.request_id;
+}
+
+// Copies the status, headers and request id of an answer into `meta`.
+void record_answer(Meta& meta, const HttpResponse& r) {
+  meta.status = r.status;
+  meta.headers = r.headers;
+  meta.request_id = request_id_of(r.headers);
+}
+
+}  // namespace
 
 Outcome<CallResult> Client::call(const std::string& name, const json& args) {
   auto start = std::chrono::steady_clock::now();
@@ -174,31 +215,30 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
   auto input = validate_input(*op, args);
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, *input);
+  auto request = prepare(api, w.method, w.path, w.query);
+  if (!request.ok()) return request.error();
+  request->op = op;
+  request->label = op->name;
+  request->headers = std::move(w.headers);
+  request->body = std::move(w.body);
+  request->idempotent = op->idempotent;
   CallResult out;
   std::vector<std::string> secrets;
-  auto response = send_with_retries(op, api, w.method, w.path, w.query, w.headers, w.body, out.meta, secrets);
+  Verdict verdict;
+  auto response = send(*request, out.meta, secrets, verdict);
   out.meta.elapsed = seconds_since(start);
   if (!response.ok()) {
-    response.error().operation = op->name;
-    response.error().attempts = out.meta.attempts;
+    annotate(response.error(), *request, out.meta);
     if (response.error().code == "ResponseTooLarge")
       response.error().message += pieces_hint(*op, config_.transport.max_response_bytes);
     return response.error();
   }
-  HttpResponse& r = response.value();
-  out.meta.status = r.status;
-  out.meta.headers = r.headers;
-  out.meta.request_id = request_id_of(r.headers);
-  Outcome<json> result = is_success(r.status) && !is_error_in_200(api, *op, r) ? parse_result(api, *op, r)
-                                                                                : Outcome<json>(parse_error(api, r));
+  record_answer(out.meta, *response);
+  Outcome<json> result = verdict.error ? Outcome<json>(std::move(*verdict.error)) : parse_result(api, *op, *response);
   if (!result.ok()) {
-    Error e = std::move(result.error());
-    redact_error(e, secrets);  // an error body may echo the request: token, signature
-    e.operation = op->name;
-    e.status = r.status;
-    e.attempts = out.meta.attempts;
-    if (e.request_id.empty()) e.request_id = out.meta.request_id;
-    return e;
+    redact_error(result.error(), secrets);  // an error body may echo the request: token, signature
+    annotate(result.error(), *request, out.meta);
+    return result.error();
   }
   out.result = std::move(result.value());
   return out;
@@ -210,22 +250,22 @@ Outcome<RawResult> Client::request(const RawRequest& raw) {
   if (!api)
     return make_error(ErrorKind::validation, "UnknownApi",
                       "api must be storage, devops, cluster or catalog (got '" + raw.api + "')");
+  auto request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
+  if (!request.ok()) return request.error();
+  request->headers = raw.headers;
+  request->body = raw.body;
+  request->idempotent = raw.method != "POST" && raw.method != "PATCH";
   RawResult out;
-  bool idempotent = raw.method != "POST" && raw.method != "PATCH";
-  Operation pseudo;
-  pseudo.idempotent = idempotent;
   std::vector<std::string> secrets;
-  auto response = send_with_retries(&pseudo, *api, raw.method, raw.path, encode_query_map(raw.query), raw.headers,
-                                    raw.body, out.meta, secrets);
+  Verdict verdict;
+  auto response = send(*request, out.meta, secrets, verdict);
   out.meta.elapsed = seconds_since(start);
   if (!response.ok()) {
-    response.error().attempts = out.meta.attempts;
+    annotate(response.error(), *request, out.meta);
     return response.error();
   }
   out.response = std::move(response.value());
-  out.meta.status = out.response.status;
-  out.meta.headers = out.response.headers;
-  out.meta.request_id = request_id_of(out.response.headers);
+  record_answer(out.meta, out.response);
   return out;
 }
 

@@ -7,12 +7,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
 #include "core/model.h"
 #include "core/sigv4.h"
 #include "core/transport.h"
+#include "core/uri.h"
 
 namespace cloud {
 
@@ -69,6 +71,28 @@ struct RawResult {
   Meta meta;
 };
 
+// One request as the client sends it, built once whatever its origin (an operation
+// or cloud.request): the URL in parts (endpoint, path and query joined once), the
+// headers and body as serialised, and what retries and messages need to know.
+struct Request {
+  const Api* api = nullptr;
+  const Operation* op = nullptr;  // nullptr for cloud.request: the answer is returned raw
+  std::string label;              // "UpdateSnapshot", or "request": messages and --debug
+  std::string method;
+  Url url;
+  Headers headers;
+  std::string body;
+  bool idempotent = true;  // may be resent after it may have reached the server
+};
+
+// What one answer means, decided once and used both to retry and to report: the call
+// is over (with the answer's API error, if it is one) or is tried again after `delay`.
+struct Verdict {
+  bool retry = false;
+  double delay = 0;            // seconds before the next attempt
+  std::optional<Error> error;  // a non-2xx answer or an <Error> in a 200, parsed once
+};
+
 class Client {
  public:
   explicit Client(ClientConfig config, const Model& model = Model::builtin());
@@ -80,18 +104,17 @@ class Client {
   const Model& model() const { return model_; }
   Transport& transport() { return transport_; }
 
-  // Tests replace sleeping (retry back-off) with a fake clock.
+  // Replaces waiting out a back-off: the hook is given each delay and the next
+  // attempt follows at once (tests record the delays; `cloudlua test` advances the
+  // emulator's virtual time).
   void set_sleeper(std::function<void(double seconds)> sleeper) { sleep_ = std::move(sleeper); }
 
  private:
-  struct Attempt;
-  Outcome<HttpRequest> build_request(const Api& api, const std::string& method, const std::string& path,
-                                     const std::string& query, Headers headers, std::string body);
-  Outcome<HttpResponse> send_with_retries(const Operation* op, const Api& api, const std::string& method,
-                                          const std::string& path, const std::string& query, const Headers& headers,
-                                          const std::string& body, Meta& meta, std::vector<std::string>& secrets);
-  bool should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
-                    double& delay) const;
+  Outcome<Request> prepare(const Api& api, const std::string& method, const std::string& path,
+                           const std::string& query) const;
+  Outcome<HttpRequest> sign_attempt(const Request& request) const;
+  Outcome<HttpResponse> send(const Request& request, Meta& meta, std::vector<std::string>& secrets, Verdict& verdict);
+  Verdict judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
   std::string endpoint_of(const std::string& api) const;
   std::string service_of(const Api& api) const;
