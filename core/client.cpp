@@ -1,4 +1,9 @@
-// The one pipeline every operation runs through. Retries re-sign each attempt (the
+// The one pipeline every operation runs through, as a state machine on the
+// transport's loop: prepare (validate, serialise, build the Request once) -> attempt
+// (sign, start the transfer) -> verdict on the answer -> (back-off timer -> attempt)
+// -> finish (the result or the error, handed to the caller's callback). The blocking
+// call() and request() start one and run the loop until it ends; many may be under
+// way at once. Retries re-sign each attempt (the
 // date moves on) and follow docs/design.md: 5xx (an <Error> in a 200 answer included),
 // throttling and connection failures are repeated with jittered exponential back-off,
 // InvalidPart after the fixed delay the spec asks for; but a non-idempotent
@@ -7,7 +12,6 @@
 
 #include <cctype>
 #include <random>
-#include <thread>
 
 #include "core/limits.h"
 #include "core/protocol.h"
@@ -58,11 +62,12 @@ std::string encode_query_map(const std::map<std::string, std::string>& query) {
 }  // namespace
 
 Client::Client(ClientConfig config, const Model& model)
-    : config_(std::move(config)), model_(model), transport_(config_.transport),
-      sleep_([](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }) {
+    : config_(std::move(config)), model_(model), transport_(config_.transport) {
   remember_secret(config_.credentials.secret_access_key);  // redacted from all output from now on
   remember_secret(config_.credentials.session_token);
 }
+
+Client::~Client() = default;
 
 // What an answer to `request` might echo that must never be shown: the secret key,
 // the session token and the request's own signatures.
@@ -166,28 +171,6 @@ Verdict Client::judge(const Request& request, const Outcome<HttpResponse>& outco
   return v;
 }
 
-// Sends `request` until its verdict says stop: the last outcome, with the verdict on
-// it, the attempts made and the secrets an answer may echo.
-Outcome<HttpResponse> Client::send(const Request& request, Meta& meta, std::vector<std::string>& secrets,
-                                   Verdict& verdict) {
-  for (int attempt = 1;; ++attempt) {
-    auto signed_request = sign_attempt(request);
-    if (!signed_request.ok()) return signed_request.error();
-    meta.attempts = attempt;
-    secrets = secrets_of(*signed_request);
-    auto sent = std::chrono::steady_clock::now();
-    Outcome<HttpResponse> outcome = transport_.perform(*signed_request);
-    if (!outcome.ok()) redact_error(outcome.error(), secrets);
-    if (config_.debug) {
-      ExchangeInfo info{request.label, attempt, seconds_since(sent), secrets};
-      config_.debug(describe_exchange(*signed_request, outcome, info));
-    }
-    verdict = judge(request, outcome, attempt);
-    if (!verdict.retry) return outcome;
-    sleep_(verdict.delay);
-  }
-}
-
 namespace {
 
 // Fills in what an error of a call should say: its operation, status, attempts, request id.
@@ -207,8 +190,22 @@ void record_answer(Meta& meta, const HttpResponse& r) {
 
 }  // namespace
 
-Outcome<CallResult> Client::call(const std::string& name, const json& args) {
-  auto start = std::chrono::steady_clock::now();
+// One call under way: its request, what is known so far, the transfer or timer it
+// waits on, and what to do with its last outcome.
+struct Client::Exchange {
+  Request request;
+  Meta meta;
+  Verdict verdict;
+  std::vector<std::string> secrets;  // what the current attempt's answer must not show
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point sent;
+  std::optional<HttpRequest> shown;  // the signed attempt, kept for --debug only
+  Transport::Id pending = 0;         // the transfer or timer under way
+  Finish finish;
+};
+
+// Prepare, for an operation: the model's checks, then the Request it sends.
+Outcome<Request> Client::operation_request(const std::string& name, const json& args) const {
   const Operation* op = model_.find(name);
   if (!op) return make_error(ErrorKind::validation, "UnknownOperation", "no operation named '" + name + "'");
   const Api& api = *model_.api(op->api);
@@ -216,57 +213,152 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, *input);
   auto request = prepare(api, w.method, w.path, w.query);
-  if (!request.ok()) return request.error();
+  if (!request.ok()) {
+    request.error().operation = op->name;  // "config error in UpdateSnapshot: NoEndpoint ..."
+    return request.error();
+  }
   request->op = op;
   request->label = op->name;
   request->headers = std::move(w.headers);
   request->body = std::move(w.body);
   request->idempotent = op->idempotent;
-  CallResult out;
-  std::vector<std::string> secrets;
-  Verdict verdict;
-  auto response = send(*request, out.meta, secrets, verdict);
-  out.meta.elapsed = seconds_since(start);
+  return request;
+}
+
+// Registers a call and makes its first attempt; a request that could not be
+// prepared ends from the loop's next turn, like any other.
+Client::Id Client::begin(Outcome<Request> request, Finish finish) {
+  Id id = ++last_id_;
+  auto x = std::make_unique<Exchange>();
+  x->finish = std::move(finish);
+  Exchange& ref = *x;
+  exchanges_.emplace(id, std::move(x));
+  if (!request.ok()) {
+    ref.pending = transport_.add_timer(0, [this, id, e = std::move(request.error())] { end(id, e); });
+    return id;
+  }
+  ref.request = std::move(request.value());
+  attempt(id);
+  return id;
+}
+
+// Attempt: signs the request anew and starts its transfer.
+void Client::attempt(Id id) {
+  Exchange& x = *exchanges_.at(id);
+  x.meta.attempts++;
+  auto signed_request = sign_attempt(x.request);
+  if (!signed_request.ok()) {
+    x.pending = transport_.add_timer(0, [this, id, e = std::move(signed_request.error())] { end(id, e); });
+    return;
+  }
+  x.secrets = secrets_of(*signed_request);
+  if (config_.debug) x.shown = *signed_request;
+  x.sent = std::chrono::steady_clock::now();
+  x.pending = transport_.start(std::move(*signed_request),
+                               [this, id](Outcome<HttpResponse> outcome) { answered(id, std::move(outcome)); });
+}
+
+// Verdict: shows the exchange to --debug, then ends the call or waits out the
+// back-off before the next attempt.
+void Client::answered(Id id, Outcome<HttpResponse> outcome) {
+  Exchange& x = *exchanges_.at(id);
+  if (!outcome.ok()) redact_error(outcome.error(), x.secrets);
+  if (config_.debug && x.shown) {
+    ExchangeInfo info{x.request.label, x.meta.attempts, seconds_since(x.sent), x.secrets};
+    config_.debug(describe_exchange(*x.shown, outcome, info));
+  }
+  x.verdict = judge(x.request, outcome, x.meta.attempts);
+  if (!x.verdict.retry) return end(id, std::move(outcome));
+  if (sleep_) {
+    sleep_(x.verdict.delay);
+    return attempt(id);
+  }
+  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { attempt(id); });
+}
+
+// Finish: the call leaves the table, then its callback turns the outcome into a result.
+void Client::end(Id id, Outcome<HttpResponse> outcome) {
+  auto it = exchanges_.find(id);
+  std::unique_ptr<Exchange> x = std::move(it->second);
+  exchanges_.erase(it);
+  x->meta.elapsed = seconds_since(x->start);
+  x->finish(*x, std::move(outcome));
+}
+
+void Client::cancel(Id id) {
+  auto it = exchanges_.find(id);
+  if (it == exchanges_.end()) return;
+  transport_.cancel(it->second->pending);
+  exchanges_.erase(it);
+}
+
+// Runs the loop until `out` holds the outcome of the call that fills it.
+template <class T>
+T Client::wait_for(std::optional<T>& out) {
+  while (!out) transport_.run_once(0.1);
+  return std::move(*out);
+}
+
+// An operation's result: the parsed answer, or the error (the verdict's, the
+// transport's or the parser's) with the call's operation, status and attempts.
+Outcome<CallResult> Client::call_result(Exchange& x, Outcome<HttpResponse> response) const {
   if (!response.ok()) {
-    annotate(response.error(), *request, out.meta);
-    if (response.error().code == "ResponseTooLarge")
-      response.error().message += pieces_hint(*op, config_.transport.max_response_bytes);
+    annotate(response.error(), x.request, x.meta);
+    if (response.error().code == "ResponseTooLarge" && x.request.op)
+      response.error().message += pieces_hint(*x.request.op, config_.transport.max_response_bytes);
     return response.error();
   }
-  record_answer(out.meta, *response);
-  Outcome<json> result = verdict.error ? Outcome<json>(std::move(*verdict.error)) : parse_result(api, *op, *response);
+  record_answer(x.meta, *response);
+  Outcome<json> result = x.verdict.error ? Outcome<json>(std::move(*x.verdict.error))
+                                         : parse_result(*x.request.api, *x.request.op, *response);
   if (!result.ok()) {
-    redact_error(result.error(), secrets);  // an error body may echo the request: token, signature
-    annotate(result.error(), *request, out.meta);
+    redact_error(result.error(), x.secrets);  // an error body may echo the request: token, signature
+    annotate(result.error(), x.request, x.meta);
     return result.error();
   }
-  out.result = std::move(result.value());
-  return out;
+  return CallResult{std::move(result.value()), x.meta};
+}
+
+// A raw request's result: the answer whatever its status, or the transport's error.
+Outcome<RawResult> Client::raw_result(Exchange& x, Outcome<HttpResponse> response) const {
+  if (!response.ok()) {
+    annotate(response.error(), x.request, x.meta);
+    return response.error();
+  }
+  record_answer(x.meta, *response);
+  return RawResult{std::move(response.value()), x.meta};
+}
+
+Client::Id Client::start_call(const std::string& name, const json& args, CallDone done) {
+  return begin(operation_request(name, args), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
+    done(call_result(x, std::move(r)));
+  });
+}
+
+Client::Id Client::start_request(const RawRequest& raw, RequestDone done) {
+  Outcome<Request> request = make_error(ErrorKind::validation, "UnknownApi",
+                                        "api must be storage, devops, cluster or catalog (got '" + raw.api + "')");
+  if (const Api* api = model_.api(raw.api)) request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
+  if (request.ok()) {
+    request->headers = raw.headers;
+    request->body = raw.body;
+    request->idempotent = raw.method != "POST" && raw.method != "PATCH";
+  }
+  return begin(std::move(request), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
+    done(raw_result(x, std::move(r)));
+  });
+}
+
+Outcome<CallResult> Client::call(const std::string& name, const json& args) {
+  std::optional<Outcome<CallResult>> out;
+  start_call(name, args, [&out](Outcome<CallResult> r) { out = std::move(r); });
+  return wait_for(out);
 }
 
 Outcome<RawResult> Client::request(const RawRequest& raw) {
-  auto start = std::chrono::steady_clock::now();
-  const Api* api = model_.api(raw.api);
-  if (!api)
-    return make_error(ErrorKind::validation, "UnknownApi",
-                      "api must be storage, devops, cluster or catalog (got '" + raw.api + "')");
-  auto request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
-  if (!request.ok()) return request.error();
-  request->headers = raw.headers;
-  request->body = raw.body;
-  request->idempotent = raw.method != "POST" && raw.method != "PATCH";
-  RawResult out;
-  std::vector<std::string> secrets;
-  Verdict verdict;
-  auto response = send(*request, out.meta, secrets, verdict);
-  out.meta.elapsed = seconds_since(start);
-  if (!response.ok()) {
-    annotate(response.error(), *request, out.meta);
-    return response.error();
-  }
-  out.response = std::move(response.value());
-  record_answer(out.meta, out.response);
-  return out;
+  std::optional<Outcome<RawResult>> out;
+  start_request(raw, [&out](Outcome<RawResult> r) { out = std::move(r); });
+  return wait_for(out);
 }
 
 }  // namespace cloud

@@ -1,9 +1,11 @@
 // The client: one path for every operation — validate -> serialise -> sign -> send
-// (with retries) -> parse. It knows nothing of Lua; the binding hands it JSON values
-// and gets JSON values back.
+// (with retries) -> parse, as a state machine on the transport's loop so that many
+// calls may be under way at once. It knows nothing of Lua; the binding hands it JSON
+// values and gets JSON values back.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -96,24 +98,51 @@ struct Verdict {
 class Client {
  public:
   explicit Client(ClientConfig config, const Model& model = Model::builtin());
+  ~Client();  // calls still under way are abandoned
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
 
+  using Id = std::uint64_t;  // a call under way; never 0, never reused
+  using CallDone = std::function<void(Outcome<CallResult>)>;
+  using RequestDone = std::function<void(Outcome<RawResult>)>;
+
+  // Block until the call ends: start it, then run the transport's loop until it does.
   Outcome<CallResult> call(const std::string& operation, const json& args);
   Outcome<RawResult> request(const RawRequest& raw);
+
+  // Start a call and return at once; `done` runs exactly once, from
+  // transport().run_once (never from inside these), unless the call is cancelled.
+  Id start_call(const std::string& operation, const json& args, CallDone done);
+  Id start_request(const RawRequest& raw, RequestDone done);
+  // Abandon a call: its transfer or back-off timer is cancelled, `done` never runs.
+  // An id that has already ended is ignored.
+  void cancel(Id call);
 
   const ClientConfig& config() const { return config_; }
   const Model& model() const { return model_; }
   Transport& transport() { return transport_; }
 
-  // Replaces waiting out a back-off: the hook is given each delay and the next
+  // Replaces waiting out a back-off in the loop: the hook is given each delay and the next
   // attempt follows at once (tests record the delays; `cloudlua test` advances the
   // emulator's virtual time).
   void set_sleeper(std::function<void(double seconds)> sleeper) { sleep_ = std::move(sleeper); }
 
  private:
+  struct Exchange;
+  using Finish = std::function<void(Exchange& exchange, Outcome<HttpResponse> outcome)>;
+
+  Outcome<Request> operation_request(const std::string& operation, const json& args) const;
+  Outcome<CallResult> call_result(Exchange& x, Outcome<HttpResponse> outcome) const;
+  Outcome<RawResult> raw_result(Exchange& x, Outcome<HttpResponse> outcome) const;
+  Id begin(Outcome<Request> request, Finish finish);
+  void attempt(Id id);
+  void answered(Id id, Outcome<HttpResponse> outcome);
+  void end(Id id, Outcome<HttpResponse> outcome);
+  template <class T>
+  T wait_for(std::optional<T>& out);
   Outcome<Request> prepare(const Api& api, const std::string& method, const std::string& path,
                            const std::string& query) const;
   Outcome<HttpRequest> sign_attempt(const Request& request) const;
-  Outcome<HttpResponse> send(const Request& request, Meta& meta, std::vector<std::string>& secrets, Verdict& verdict);
   Verdict judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
   std::string endpoint_of(const std::string& api) const;
@@ -122,7 +151,9 @@ class Client {
   ClientConfig config_;
   const Model& model_;
   Transport transport_;
-  std::function<void(double)> sleep_;
+  std::function<void(double)> sleep_;  // empty: back-off is a timer in the loop
+  std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
+  Id last_id_ = 0;
 };
 
 }  // namespace cloud

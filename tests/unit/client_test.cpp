@@ -92,6 +92,7 @@ TEST_CASE("Missing endpoint or credentials are config errors") {
   auto e = Client(c).call("UpdateSnapshot", kUpdate);
   CHECK(e.error().kind == ErrorKind::config);
   CHECK(e.error().code == "NoEndpoint");
+  CHECK(e.error().operation == "UpdateSnapshot");
   c.endpoints["cluster"] = "http://127.0.0.1:9";
   e = Client(c).call("UpdateSnapshot", kUpdate);
   CHECK(e.error().code == "NoCredentials");
