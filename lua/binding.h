@@ -42,7 +42,7 @@ void open_embedded_modules(lua_State* L, int module);
 // calls; nullptr when the value at `index` is not such a function.
 const char* operation_name_of(lua_State* L, int index);
 
-// Sets cloud.help, cloud.describe and the global help in the table at `module`.
+// Sets cloud.help, cloud.describe, cloud.nearest and the global help in the table at `module`.
 void open_help(lua_State* L, int module);
 
 }  // namespace cloud

@@ -2,7 +2,8 @@
 // expression shows its values, then as a statement; a chunk whose syntax error ends
 // at <eof> is continued on the next line (unlike lua.c, a finished multi-line chunk
 // is tried as an expression too, so a call spread over lines shows its result).
-// Values are shown by cloud.pretty, in colour on a terminal unless NO_COLOR is set.
+// Values are shown by cloud.pretty, in colour on a terminal unless NO_COLOR is set,
+// through the pager when they are taller than the terminal.
 // Errors are shown and the loop carries on. Ctrl-C cancels the line being typed or
 // the chunk running, an HTTP call included; Ctrl-D or the end of input leaves.
 // Prompts and the banner appear only when stdin is a terminal.
@@ -17,6 +18,8 @@
 #include <memory>
 #include <string>
 
+#include "core/pager.h"
+#include "core/redact.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "repl/chunk.h"
@@ -114,7 +117,7 @@ void show_results(lua_State* L) {
   if (status != LUA_OK) return report_error(L, status);
   size_t len = 0;
   const char* text = lua_tolstring(L, -1, &len);
-  write_redacted(stdout, std::string(text, len) + "\n");
+  write_paged(redact(std::string(text, len) + "\n"));  // a long result through the pager, on a terminal
 }
 
 // Runs the compiled chunk on top of the stack with Ctrl-C able to stop it.

@@ -98,3 +98,13 @@ test("a sub-command's --help lists its own options", function()
   end
   expect((t.cloudlua("test -h"))).to_contain("usage: cloudlua test [options] [paths...]\n")
 end)
+
+---------------------------------------------------------------- the pager: a terminal only
+
+test("help() in a pipe never goes through $PAGER", function()
+  local out, err, code = t.cloudlua("-e 'help()'", { env = { PAGER = "sed s/^/paged:/" } })
+  expect(err).to_equal("")
+  expect(code).to_equal(0)
+  expect(out).to_match("^The platform's APIs as Lua functions")
+  expect(out:find("paged:", 1, true)).to_be_nil()
+end)

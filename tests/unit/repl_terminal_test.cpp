@@ -167,6 +167,7 @@ class Terminal {
     }
     env.erase("NO_COLOR");
     env["TERM"] = "dumb";
+    env["PAGER"] = "cat";  // long text on the terminal goes through the pager: none that waits for keys
     for (const auto& [k, v] : overrides) env[k] = v;
     std::vector<std::string> out;
     for (const auto& [k, v] : env) out.push_back(k + "=" + v);
@@ -390,4 +391,28 @@ TEST_CASE("REPL on a terminal: values and errors that echo the request show no s
   std::string screen = t.screen();
   for (size_t at = screen.find("Signature="); at != std::string::npos; at = screen.find("Signature=", at + 1))
     CHECK(screen.compare(at, 20, "Signature=<redacted>") == 0);
+}
+
+TEST_CASE("REPL on a terminal: long help and long values go through $PAGER, short ones do not") {
+  TempDir home;
+  std::map<std::string, std::string> env = session_env(home);
+  env["PAGER"] = "sed 's/^/paged: /'";  // marks every line that went through the pager
+  Terminal t(env);
+  REQUIRE(t.expect_prompt());
+  t.type("help()\r");
+  CHECK(t.expect("\npaged: The platform's APIs as Lua functions"));
+  REQUIRE(t.expect_prompt());
+  t.type("('line\\n'):rep(30)\r");
+  CHECK(t.expect("\npaged: line\npaged: line"));
+  REQUIRE(t.expect_prompt());
+  t.type("help(cloud.sleep)\r");
+  CHECK(t.expect("\ncloud.sleep(seconds)\n"));
+  REQUIRE(t.expect_prompt());
+  t.type("1 + 1\r");
+  CHECK(t.expect("1 + 1\n2"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+  CHECK(t.screen().find("paged: cloud.sleep") == std::string::npos);
+  CHECK(t.screen().find("paged: 2") == std::string::npos);
 }
