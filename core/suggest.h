@@ -9,7 +9,8 @@
 
 namespace cloud {
 
-// The Levenshtein distance between a and b, letters compared without case.
+// The edit distance between a and b (insertions, deletions, substitutions and swaps
+// of two neighbouring letters each count one), letters compared without case.
 size_t edit_distance(const std::string& a, const std::string& b);
 
 // The candidate nearest to `typed` when it is near enough to be what was meant: at

@@ -108,6 +108,7 @@ void push_error(lua_State* L, const Error& e) {
     lua_setfield(L, -2, "problem");
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
   }
+  if (e.fields.empty()) set_mark(L, -1, kListMark);  // a list, [] in JSON
   lua_setfield(L, -2, "fields");
   luaL_setmetatable(L, kErrorMeta);
 }
@@ -146,6 +147,7 @@ void push_meta(lua_State* L, const Meta& meta) {
   lua_setfield(L, -2, "attempts");
   lua_pushnumber(L, meta.elapsed);
   lua_setfield(L, -2, "elapsed");
+  set_mark(L, -1, kMetaMark);  // --output json shows a call's result, its meta with json-meta
 }
 
 // ------------------------------------------------------------------ clients

@@ -125,9 +125,11 @@ int main(int argc, char** argv) {
   app.add_flag("-E", run.ignore_env, "Ignore CLOUDLUA_INIT, LUA_PATH and LUA_CPATH");
   app.add_flag("-W", run.warnings, "Turn Lua warnings on");
   std::string output = "text";
-  app.add_option("--output", output, "How -e chunks' and scripts' returned values are printed: text or json")
+  app.add_option("--output", output,
+                 "How -e chunks' and scripts' returned values (and errors) are printed: text, json, or json-meta "
+                 "(a call's meta too)")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(CLI::IsMember({"text", "json", "json-meta"}));
   bool debug = false;
   app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted");
   app.add_flag("--keep-going", run.keep_going, "Scripted session (stdin not a terminal): carry on after errors");
@@ -148,7 +150,7 @@ int main(int argc, char** argv) {
   endpoints.insert(endpoints.end(), test_endpoints.begin(), test_endpoints.end());
   if (!apply_endpoints(endpoints, run.config)) return 1;
   if (debug) run.config.debug = write_debug;
-  run.output = output == "json" ? cloud::Output::json : cloud::Output::text;
+  run.output = output == "json" ? cloud::Output::json : output == "json-meta" ? cloud::Output::json_meta : cloud::Output::text;
   if (app.got_subcommand("serve")) return cloud::run_serve(serve);
   if (*config_cmd) return cloud::run_config(run.config);
   if (*test_cmd) {

@@ -100,32 +100,37 @@ bool push_printer(lua_State* L) {
   return true;
 }
 
-// Shows the values on the stack as cloud.pretty.results lays them out (or through
-// print when the module is gone).
-void show_results(lua_State* L) {
-  int n = lua_gettop(L);
-  if (n == 0) return;
+}  // namespace
+
+bool show_values(lua_State* L, int first) {
+  int n = lua_gettop(L) - first + 1;
+  if (n <= 0) return true;
   luaL_checkstack(L, LUA_MINSTACK, "too many results to show");
+  int status = LUA_OK;
   if (!push_printer(L)) {
     lua_getglobal(L, "print");
-    lua_insert(L, 1);
-    if (int status = protected_call(L, n, 0); status != LUA_OK) report_error(L, status);
-    return;
+    lua_insert(L, first);
+    status = protected_call(L, n, 0);
+  } else {
+    lua_rotate(L, first, 2);  // printer and options below the values
+    status = protected_call(L, n + 1, 1);
+    size_t len = 0;
+    const char* text = status == LUA_OK ? lua_tolstring(L, -1, &len) : nullptr;
+    if (text) write_paged(redact(std::string(text, len) + "\n"));  // a long result through the pager, on a terminal
   }
-  lua_rotate(L, 1, 2);  // printer and options below the values
-  int status = protected_call(L, n + 1, 1);
-  if (status != LUA_OK) return report_error(L, status);
-  size_t len = 0;
-  const char* text = lua_tolstring(L, -1, &len);
-  write_paged(redact(std::string(text, len) + "\n"));  // a long result through the pager, on a terminal
+  if (status != LUA_OK) return false;  // the message is on top, for report_error
+  lua_settop(L, first - 1);
+  return true;
 }
+
+namespace {
 
 // Runs the compiled chunk on top of the stack with Ctrl-C able to stop it.
 void run_chunk(lua_State* L) {
   InterruptGuard guard(L);
   int status = protected_call(L, 0, LUA_MULTRET);
-  if (status == LUA_OK) show_results(L);
-  else report_error(L, status);
+  if (status == LUA_OK && !show_values(L, 1)) status = LUA_ERRRUN;
+  report_error(L, status);
 }
 
 void print_banner(const Repl& r) {

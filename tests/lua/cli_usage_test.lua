@@ -55,7 +55,7 @@ test("after --, a name starting with - is the script, not an option", function()
 end)
 
 test("CLI11's errors carry the cloudlua: prefix and exit 1", function()
-  usage_error("--output xml -e 1", "cloudlua: --output: xml not in {text,json}")
+  usage_error("--output xml -e 1", "cloudlua: --output: xml not in {text,json,json-meta}")
   usage_error("-e", "cloudlua: -e: 1 required CODE missing")
 end)
 

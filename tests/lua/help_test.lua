@@ -173,6 +173,7 @@ test("cloud.nearest: the nearest name within two edits, or nil", function()
   expect(cloud.nearest("--nowait", { "--no-wait", "--timeout" })).to_equal("--no-wait")
   expect(cloud.nearest("e-larg", { "e-small", "e-large" })).to_equal("e-large")
   expect(cloud.nearest("CONFIG", { "config" })).to_equal("config")
+  expect(cloud.nearest("nmae", { "description", "name" })).to_equal("name")   -- a swap is one edit
   expect(cloud.nearest("big", { "100", "200" })).to_be_nil()
   expect(cloud.nearest("x", { "y" })).to_be_nil()   -- one letter is no hint
   expect(cloud.nearest, 1, {}).to_fail("bad argument #1 to 'cloud.nearest' (string expected, got number)")
