@@ -24,6 +24,7 @@
 #include "lua/session.h"
 #include "repl/chunk.h"
 #include "repl/cli.h"
+#include "repl/complete.h"
 #include "repl/interrupt.h"
 #include "repl/line_reader.h"
 
@@ -141,7 +142,8 @@ void print_banner(const Repl& r) {
 }  // namespace
 
 void run_repl(lua_State* L) {
-  Repl r{L, LineReader::open(history_file_path()), session_label(session_of(L))};
+  Repl r{L, LineReader::open(history_file_path(), [L](const std::string& before) { return complete_at(L, before); }),
+         session_label(session_of(L))};
   if (r.reader->interactive()) print_banner(r);
   for (;;) {
     lua_settop(L, 0);

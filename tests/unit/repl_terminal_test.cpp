@@ -416,3 +416,26 @@ TEST_CASE("REPL on a terminal: long help and long values go through $PAGER, shor
   CHECK(t.screen().find("paged: cloud.sleep") == std::string::npos);
   CHECK(t.screen().find("paged: 2") == std::string::npos);
 }
+
+TEST_CASE("REPL on a terminal: Tab completes globals, fields after a dot and an operation's argument names") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("string.fo\t");
+  CHECK(t.expect("string.format"));
+  t.type("\x03");  // cancel the line
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.clu\t");
+  CHECK(t.expect("cloud.cluster"));
+  t.type(".\t");  // several operations: listed under the line
+  CHECK(t.expect("cloud.cluster.restore_cluster_from_snapshot  cloud.cluster.update_snapshot"));
+  t.type("update_sn\t");
+  CHECK(t.expect("cloud.cluster.update_snapshot"));
+  t.type("{Sn\t");
+  CHECK(t.expect("SnapshotName"));
+  t.type(" = 'snap-1' }.snapshot.name\r");
+  CHECK(t.expect("\nsnap-1"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
