@@ -96,20 +96,12 @@ std::vector<Reference> reference_entries(lua_State* L) {
   return entries;
 }
 
-// Whether the value at `index` is the one `path` ("cloud.emulator.fault") names from
-// the globals, read raw so that no metamethod runs.
+// Whether the value at `index` (absolute) is the one `path` ("cloud.emulator.fault")
+// names from the globals.
 bool is_value_of(lua_State* L, int index, const std::string& path) {
-  int top = lua_gettop(L);
-  lua_pushglobaltable(L);
-  size_t start = 0;
-  for (; start <= path.size() && lua_istable(L, -1); lua_remove(L, -2)) {
-    size_t dot = std::min(path.find('.', start), path.size());
-    lua_pushlstring(L, path.data() + start, dot - start);
-    lua_rawget(L, -2);
-    start = dot + 1;
-  }
-  bool same = start > path.size() && lua_rawequal(L, -1, index);
-  lua_settop(L, top);
+  push_global_path(L, path);
+  bool same = lua_rawequal(L, -1, index);
+  lua_pop(L, 1);
   return same;
 }
 
@@ -296,6 +288,22 @@ int l_nearest(lua_State* L) {
 }
 
 }  // namespace
+
+void push_global_path(lua_State* L, const std::string& path) {
+  lua_pushglobaltable(L);
+  for (size_t from = 0; from < path.size();) {
+    size_t dot = std::min(path.find('.', from), path.size());
+    if (!lua_istable(L, -1)) {
+      lua_pop(L, 1);
+      lua_pushnil(L);
+      return;
+    }
+    lua_pushlstring(L, path.data() + from, dot - from);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    from = dot + 1;
+  }
+}
 
 void open_help(lua_State* L, int module) {
   lua_pushcfunction(L, l_help);

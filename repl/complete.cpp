@@ -26,25 +26,6 @@ size_t name_start(const std::string& text, size_t end) {
   return start;
 }
 
-// Pushes the value `path` ("cloud.cluster") names from the globals, read raw; nil
-// when a part is missing or not a table.
-void push_path(lua_State* L, const std::string& path) {
-  lua_pushglobaltable(L);
-  size_t from = 0;
-  while (from < path.size()) {
-    size_t dot = std::min(path.find('.', from), path.size());
-    if (!lua_istable(L, -1)) {
-      lua_pop(L, 1);
-      lua_pushnil(L);
-      return;
-    }
-    lua_pushlstring(L, path.data() + from, dot - from);
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-    from = dot + 1;
-  }
-}
-
 // The '{' that is still open before `end`, or npos.
 size_t open_brace(const std::string& text, size_t end) {
   int depth = 0;
@@ -60,7 +41,7 @@ size_t open_brace(const std::string& text, size_t end) {
 std::vector<std::string> argument_names(lua_State* L, const std::string& text, size_t brace, const std::string& prefix) {
   size_t end = brace;
   while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  push_path(L, text.substr(name_start(text, end), end - name_start(text, end)));
+  push_global_path(L, text.substr(name_start(text, end), end - name_start(text, end)));
   const char* name = lua_isfunction(L, -1) ? operation_name_of(L, -1) : nullptr;
   const Operation* op = name ? session_of(L).client->model().find(name) : nullptr;
   lua_pop(L, 1);
@@ -75,7 +56,7 @@ std::vector<std::string> argument_names(lua_State* L, const std::string& text, s
 // words ("cloud." + "cluster"); the globals when path is empty.
 std::vector<std::string> field_names(lua_State* L, const std::string& path, const std::string& prefix) {
   std::vector<std::string> names;
-  push_path(L, path);
+  push_global_path(L, path);
   if (lua_istable(L, -1)) {
     for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
       if (lua_type(L, -2) != LUA_TSTRING) continue;
