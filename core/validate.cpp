@@ -8,6 +8,7 @@
 
 #include "core/http.h"
 #include "core/pattern.h"
+#include "core/suggest.h"
 
 namespace cloud {
 
@@ -49,34 +50,13 @@ std::string join_allowed(const std::vector<json>& allowed) {
   return out;
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                  std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown field 'nmae' (did you mean 'name'?)", or the list of known fields.
 std::string unknown_field_problem(const Shape& shape, const std::string& key) {
-  const Member* best = nullptr;
-  size_t best_distance = 3;
-  for (const Member& m : shape.members) {
-    size_t d = edit_distance(key, m.name);
-    if (d < best_distance) best = &m, best_distance = d;
-  }
-  if (best) return "unknown field (did you mean '" + best->name + "'?)";
+  std::vector<std::string> names;
+  for (const Member& m : shape.members) names.push_back(m.name);
+  if (auto best = nearest_name(key, names)) return "unknown field (did you mean '" + *best + "'?)";
   std::string known;
-  for (const Member& m : shape.members) known += (known.empty() ? "" : ", ") + m.name;
+  for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
   return "unknown field (known: " + known + ")";
 }
 

@@ -42,7 +42,12 @@ void open_embedded_modules(lua_State* L, int module);
 // calls; nullptr when the value at `index` is not such a function.
 const char* operation_name_of(lua_State* L, int index);
 
-// Sets cloud.help, cloud.describe and the global help in the table at `module`.
+// Pushes the value a dotted path ("cloud.emulator.fault") names from the globals, read
+// raw so that no metamethod runs; nil when a part is missing or not a table; the
+// globals themselves for "" (help.cpp).
+void push_global_path(lua_State* L, const std::string& path);
+
+// Sets cloud.help, cloud.describe, cloud.nearest and the global help in the table at `module`.
 void open_help(lua_State* L, int module);
 
 }  // namespace cloud

@@ -17,6 +17,7 @@
 #include "core/protocol.h"
 #include "core/redact.h"
 #include "core/settings.h"
+#include "core/suggest.h"
 #include "core/validate.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
@@ -108,6 +109,7 @@ void push_error(lua_State* L, const Error& e) {
     lua_setfield(L, -2, "problem");
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
   }
+  if (e.fields.empty()) set_mark(L, -1, kListMark);  // a list, [] in JSON
   lua_setfield(L, -2, "fields");
   luaL_setmetatable(L, kErrorMeta);
 }
@@ -146,6 +148,7 @@ void push_meta(lua_State* L, const Meta& meta) {
   lua_setfield(L, -2, "attempts");
   lua_pushnumber(L, meta.elapsed);
   lua_setfield(L, -2, "elapsed");
+  set_mark(L, -1, kMetaMark);  // --output json shows a call's result, its meta with json-meta
 }
 
 // ------------------------------------------------------------------ clients
@@ -389,13 +392,39 @@ int l_operations(lua_State* L) {
   return 1;
 }
 
+// __index of an API table: a name that is no operation of the API is an error that
+// names the nearest one ("no operation 'update_snapshots' in cloud.cluster; did you
+// mean 'update_snapshot'?") where Lua would hand back a nil to call.
+int l_missing_operation(lua_State* L) {
+  const Api* api = client_upvalue(L).model().api(lua_tostring(L, lua_upvalueindex(2)));
+  std::string key = luaL_tolstring(L, 2, nullptr);
+  std::vector<std::string> names;
+  for (const Operation* op : api->operations) names.push_back(op->snake_name);
+  auto near = nearest_name(key, names);
+  std::string hint = near ? "did you mean '" + *near + "'?" : "help\"" + api->name + "\" lists them";
+  luaL_where(L, 1);  // where the Lua code indexed the table
+  lua_pushfstring(L, "no operation '%s' in cloud.%s; %s", key.c_str(), api->name.c_str(), hint.c_str());
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+// Pushes the metatable of an API table (its __index: l_missing_operation).
+void push_api_metatable(lua_State* L, int box, const std::string& api) {
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, box);
+  lua_pushstring(L, api.c_str());
+  lua_pushcclosure(L, l_missing_operation, 2);
+  lua_setfield(L, -2, "__index");
+}
+
 void push_client_closure(lua_State* L, int box, lua_CFunction fn) {
   lua_pushvalue(L, box);
   lua_pushcclosure(L, fn, 1);
 }
 
 // Fills the table on top of the stack with the client API: one table per API of
-// closures per operation, plus call, request and operations.
+// closures per operation (a missing name is an error suggesting the nearest), plus
+// call, request and operations.
 void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
   int table = lua_gettop(L);
   new (lua_newuserdatauv(L, sizeof(ClientBox), 0)) ClientBox{client};
@@ -409,6 +438,8 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
       lua_pushcclosure(L, l_operation, 2);
       lua_setfield(L, -2, op->snake_name.c_str());
     }
+    push_api_metatable(L, box, api.name);
+    lua_setmetatable(L, -2);
     lua_setfield(L, table, api.name.c_str());
   }
   const std::pair<const char*, lua_CFunction> fns[] = {{"call", l_call}, {"operations", l_operations}, {"request", l_request}};

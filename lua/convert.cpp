@@ -18,6 +18,15 @@ namespace {
 
 const char* const kNullKey = "cloud.null";
 
+// Pushes the metatable of `mark`, made on first use (no __name: tables stay "table").
+void push_mark(lua_State* L, const char* mark) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, mark) != LUA_TNIL) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, mark);
+}
+
 Error bad_value(const std::string& path, const std::string& what) {
   Error e = make_error(ErrorKind::validation, "InvalidArgument", what);
   e.fields.push_back({path.empty() ? "(argument)" : path, what});
@@ -70,7 +79,9 @@ Outcome<json> table_to_json(lua_State* L, int index, const std::string& path, in
                                " levels deep (a table that contains itself?)");
   index = lua_absindex(L, index);
   size_t count = 0;
-  if (is_sequence(L, index, count) && count > 0) {
+  bool sequence = is_sequence(L, index, count);
+  if (count == 0 && has_mark(L, index, kListMark)) return json::array();  // an empty list of a result
+  if (sequence && count > 0) {
     json out = json::array();
     for (size_t i = 1; i <= count; ++i) {
       lua_rawgeti(L, index, static_cast<lua_Integer>(i));
@@ -119,6 +130,23 @@ void push_null(lua_State* L) {
   lua_setfield(L, LUA_REGISTRYINDEX, kNullKey);
 }
 
+const char* const kListMark = "cloud.list";
+const char* const kMetaMark = "cloud.meta";
+
+void set_mark(lua_State* L, int index, const char* mark) {
+  index = lua_absindex(L, index);
+  push_mark(L, mark);
+  lua_setmetatable(L, index);
+}
+
+bool has_mark(lua_State* L, int index, const char* mark) {
+  if (!lua_getmetatable(L, index)) return false;
+  push_mark(L, mark);
+  bool same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same;
+}
+
 bool is_null(lua_State* L, int index) {
   index = lua_absindex(L, index);
   push_null(L);
@@ -153,6 +181,7 @@ void push_value(lua_State* L, const json& value, int depth) {
       lua_createtable(L, static_cast<int>(value.size()), 0);
       lua_Integer i = 0;
       for (const json& item : value) push_value(L, item, depth + 1), lua_rawseti(L, -2, ++i);
+      if (value.empty()) set_mark(L, -1, kListMark);  // back to JSON as [], not {}
       return;
     }
     case json::value_t::object: {

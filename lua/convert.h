@@ -1,7 +1,8 @@
 // Conversions between Lua values and the JSON documents the core works on.
 // Lua cannot tell an empty list from an empty object, nor store nil in a table:
 // an empty table becomes an empty object (the model turns it into a list where it
-// wants one) and JSON null is the sentinel cloud.null.
+// wants one), except an empty list of a result, which keeps a mark (kListMark) and
+// goes back to JSON as []; JSON null is the sentinel cloud.null.
 #pragma once
 
 #include <string>
@@ -19,6 +20,14 @@ using json = nlohmann::json;
 // Pushes cloud.null (one userdata per state, kept in the registry).
 void push_null(lua_State* L);
 bool is_null(lua_State* L, int index);
+
+// Marks: a table's metatable that says what it is, with no behaviour of its own.
+// kListMark: an empty list of a result ([] in JSON); kMetaMark: a call's meta, which
+// --output json leaves out unless asked (json-meta).
+extern const char* const kListMark;
+extern const char* const kMetaMark;
+void set_mark(lua_State* L, int index, const char* mark);
+bool has_mark(lua_State* L, int index, const char* mark);
 
 // The Lua value at `index` as JSON; `path` names it in errors ("snapshot.tags[2]").
 // Tables nested more than kMaxDepth levels (core/limits.h) are a validation error.

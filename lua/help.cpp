@@ -1,14 +1,24 @@
 // help() and cloud.describe: the operation model's help, reached from Lua by an
 // operation function (cloud.devops.restore_instance), an API table (cloud.devops),
 // or a name ("RestoreInstance", "restore_instance", "devops"). The text and the
-// data both come from core/help, which reads them off the model.
+// data both come from core/help, which reads them off the model. The other functions
+// of cloud (cloud.wait_until, cloud.emulator...) are documented in one place, the
+// data of lua/reference.lua. A name help does not know lists the names containing it,
+// or is refused with the nearest one (core/suggest).
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 
 #include "core/help.h"
+#include "core/pager.h"
+#include "core/suggest.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
@@ -34,9 +44,11 @@ const Operation* operation_at(lua_State* L, int index) {
 const Api* api_at(lua_State* L, int index) {
   if (lua_type(L, index) == LUA_TSTRING) return model_of(L).api(lua_tostring(L, index));
   if (lua_type(L, index) != LUA_TTABLE) return nullptr;
+  index = lua_absindex(L, index);
   for (const Api& api : model_of(L).apis()) {
     if (api.operations.empty()) continue;
-    lua_getfield(L, index, api.operations.front()->snake_name.c_str());
+    lua_pushstring(L, api.operations.front()->snake_name.c_str());
+    lua_rawget(L, index);  // raw: an API table raises for a name it does not hold
     const Operation* op = operation_at(L, -1);
     lua_pop(L, 1);
     if (op && op->api == api.name) return &api;
@@ -47,35 +59,155 @@ const Api* api_at(lua_State* L, int index) {
 // True for `cloud` itself or a cloud.client{} table: its first API is an API table.
 bool is_client_at(lua_State* L, int index) {
   if (lua_type(L, index) != LUA_TTABLE || model_of(L).apis().empty()) return false;
-  lua_getfield(L, index, model_of(L).apis().front().name.c_str());
+  index = lua_absindex(L, index);
+  lua_pushstring(L, model_of(L).apis().front().name.c_str());
+  lua_rawget(L, index);
   bool client = api_at(L, -1) != nullptr;
   lua_pop(L, 1);
   return client;
 }
 
-std::string overview(const Model& model) {
-  return "The platform's APIs as Lua functions: tables in, tables out.\n\n" + format_model_help(model, kPrefix) +
+// One function of cloud documented in lua/reference.lua (the documentation data).
+struct Reference {
+  std::string name, usage, summary, text, see;
+};
+
+std::string string_field(lua_State* L, int table, const char* key) {
+  lua_getfield(L, table, key);
+  std::string value = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+  lua_pop(L, 1);
+  return value;
+}
+
+// The entries of lua/reference.lua, in their order.
+std::vector<Reference> reference_entries(lua_State* L) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "cloud.reference");
+  lua_call(L, 1, 1);
+  std::vector<Reference> entries;
+  int table = lua_gettop(L);
+  for (lua_Integer i = 1; lua_rawgeti(L, table, i) == LUA_TTABLE; ++i) {
+    int e = lua_gettop(L);
+    entries.push_back({string_field(L, e, "name"), string_field(L, e, "usage"), string_field(L, e, "summary"),
+                       string_field(L, e, "text"), string_field(L, e, "see")});
+    lua_pop(L, 1);
+  }
+  lua_settop(L, table - 1);
+  return entries;
+}
+
+// Whether the value at `index` (absolute) is the one `path` ("cloud.emulator.fault")
+// names from the globals.
+bool is_value_of(lua_State* L, int index, const std::string& path) {
+  push_global_path(L, path);
+  bool same = lua_rawequal(L, -1, index);
+  lua_pop(L, 1);
+  return same;
+}
+
+// The entry for the value at `index`: the function or table itself, or a name, full
+// ("cloud.wait_until") or its last parts ("wait_until", "emulator.fault").
+const Reference* reference_at(lua_State* L, int index, const std::vector<Reference>& entries) {
+  for (const Reference& r : entries) {
+    if (lua_type(L, index) == LUA_TSTRING) {
+      std::string name = lua_tostring(L, index);
+      if (r.name == name || (r.name.size() > name.size() && r.name.compare(r.name.size() - name.size() - 1, std::string::npos, "." + name) == 0))
+        return &r;
+    } else if ((lua_istable(L, index) || lua_isfunction(L, index)) && is_value_of(L, index, r.name)) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+std::string format_reference(const Reference& r) {
+  std::string out = r.usage + "\n  " + r.summary + "\n";
+  if (!r.text.empty()) out += "\n" + r.text + "\n";
+  if (!r.see.empty()) out += "\nMore in " + r.see + ".\n";
+  return out;
+}
+
+std::string overview(const Model& model, const std::vector<Reference>& entries) {
+  std::string out = "The platform's APIs as Lua functions: tables in, tables out.\n\n" + format_model_help(model, kPrefix) +
+                    "\nThe other functions of cloud:\n";
+  for (const Reference& r : entries) out += "  " + r.usage + "\n      " + r.summary + "\n";
+  return out +
          "\nhelp(cloud.devops.restore_instance) or help\"RestoreInstance\" describes an\n"
-         "operation, help\"devops\" an API. Also in cloud: call(name, args), request{...},\n"
-         "sign{...}, client{...}, error{...}, redact(text), operations(), describe(op),\n"
-         "pretty(value).\n";
+         "operation, help\"devops\" an API, help(cloud.wait_until) or help\"wait_until\" a\n"
+         "function; help\"restore\" lists the names that contain \"restore\".\n";
+}
+
+// Every name help knows, with how it lists it: operations (both spellings), APIs
+// and the documented functions.
+std::vector<std::pair<std::string, std::string>> known_names(const Model& model, const std::vector<Reference>& entries) {
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const Api& api : model.apis()) {
+    names.push_back({api.name, kPrefix + api.name + " (the " + api.name + " API)"});
+    for (const Operation* op : api.operations) {
+      std::string listed = kPrefix + api.name + "." + op->snake_name + " (" + op->name + ")";
+      names.push_back({op->name, listed});
+      names.push_back({op->snake_name, listed});
+    }
+  }
+  for (const Reference& r : entries) {
+    names.push_back({r.name, r.name});
+    names.push_back({r.name.substr(std::strlen(kPrefix)), r.name});  // "wait_until", "emulator.fault"
+  }
+  return names;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// For a name help does not know: the names that contain it, listed; else an error
+// with the nearest name ("did you mean 'UpdateSnapshot'?").
+std::string unknown_name(lua_State* L, const std::string& typed, const std::vector<Reference>& entries) {
+  auto names = known_names(model_of(L), entries);
+  std::vector<std::string> listed, candidates;
+  for (const auto& [name, line] : names) {
+    candidates.push_back(name);
+    bool contains = lower(name).find(lower(typed)) != std::string::npos;
+    if (contains && std::find(listed.begin(), listed.end(), line) == listed.end()) listed.push_back(line);
+  }
+  if (!typed.empty() && !listed.empty()) {
+    std::string out = "No operation, API or function named '" + typed + "'; these names contain it:\n";
+    for (const std::string& line : listed) out += "  " + line + "\n";
+    return out;
+  }
+  auto near = nearest_name(typed, candidates);
+  std::string hint = near ? "did you mean '" + *near + "'?" : "help() lists them";
+  arg_error(L, 1, "no operation, API or function named '" + typed + "'; " + hint);
 }
 
 // The help text for the argument at index 1; raises for something help knows nothing of.
 std::string help_text(lua_State* L) {
-  if (lua_isnoneornil(L, 1) || is_client_at(L, 1)) return overview(model_of(L));
+  std::vector<Reference> entries = reference_entries(L);
+  if (lua_isnoneornil(L, 1) || is_client_at(L, 1)) return overview(model_of(L), entries);
   if (const Operation* op = operation_at(L, 1))
     return format_operation_help(describe_operation(*op), kPrefix + op->api + "." + op->snake_name);
   if (const Api* api = api_at(L, 1)) return format_api_help(*api, kPrefix);
-  if (lua_type(L, 1) == LUA_TSTRING)
-    arg_error(L, 1, std::string("no operation or API named '") + lua_tostring(L, 1) + "'; help() lists them");
-  arg_error(L, 1, std::string("an operation, an API or a name expected, got ") + luaL_typename(L, 1) + "; help() lists them");
+  if (const Reference* r = reference_at(L, 1, entries)) return format_reference(*r);
+  if (lua_type(L, 1) == LUA_TSTRING) return unknown_name(L, lua_tostring(L, 1), entries);
+  arg_error(L, 1, std::string("an operation, an API, a function of cloud or a name expected, got ") + luaL_typename(L, 1) +
+                      "; help() lists them");
 }
 
-// help([x]): writes the help for x, or the list of every API and operation, with
-// io.write, so that io.output() can capture it; with fwrite when io is not loaded.
+// Whether io.output() is io.stdout: help's text then goes to the terminal, if any.
+bool output_is_stdout(lua_State* L) {
+  int top = lua_gettop(L);
+  bool same = luaL_dostring(L, "return io.output() == io.stdout") == LUA_OK && lua_toboolean(L, -1);
+  lua_settop(L, top);
+  return same;
+}
+
+// help([x]): writes the help for x, or the list of everything: through the pager on
+// a terminal (core/pager), else with io.write, so that io.output() can capture it;
+// with fwrite when io is not loaded.
 int l_help(lua_State* L) {
   std::string text = help_text(L);
+  if (isatty(STDOUT_FILENO) && output_is_stdout(L)) return write_paged(text), 0;
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   if (lua_getfield(L, -1, LUA_IOLIBNAME) == LUA_TTABLE && lua_getfield(L, -1, "write") == LUA_TFUNCTION) {
     lua_pushlstring(L, text.data(), text.size());
@@ -141,7 +273,37 @@ int l_describe(lua_State* L) {
   return 1;
 }
 
+// cloud.nearest(word, names): the string of the list `names` nearest to `word` by the
+// rule of every "did you mean" (core/suggest), or nil when none is near enough.
+int l_nearest(lua_State* L) {
+  check_type(L, 1, LUA_TSTRING);
+  check_type(L, 2, LUA_TTABLE);
+  std::vector<std::string> names;
+  for (lua_Integer i = 1; lua_rawgeti(L, 2, i) != LUA_TNIL; ++i, lua_pop(L, 1))
+    if (lua_type(L, -1) == LUA_TSTRING) names.push_back(lua_tostring(L, -1));
+  auto near = nearest_name(lua_tostring(L, 1), names);
+  if (near) lua_pushlstring(L, near->data(), near->size());
+  else lua_pushnil(L);
+  return 1;
+}
+
 }  // namespace
+
+void push_global_path(lua_State* L, const std::string& path) {
+  lua_pushglobaltable(L);
+  for (size_t from = 0; from < path.size();) {
+    size_t dot = std::min(path.find('.', from), path.size());
+    if (!lua_istable(L, -1)) {
+      lua_pop(L, 1);
+      lua_pushnil(L);
+      return;
+    }
+    lua_pushlstring(L, path.data() + from, dot - from);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    from = dot + 1;
+  }
+}
 
 void open_help(lua_State* L, int module) {
   lua_pushcfunction(L, l_help);
@@ -150,6 +312,8 @@ void open_help(lua_State* L, int module) {
   lua_setglobal(L, "help");
   lua_pushcfunction(L, l_describe);
   lua_setfield(L, module, "describe");
+  lua_pushcfunction(L, l_nearest);
+  lua_setfield(L, module, "nearest");
 }
 
 }  // namespace cloud

@@ -93,8 +93,15 @@ end
 local function same_scalar(a, b) return a == b or (a ~= a and b ~= b) end  -- NaN equals NaN here
 
 -- Appends "path: ..." lines for every place where actual differs from expected.
+-- A table with a metatable of its own (an error object, a class) is compared as a
+-- value; an empty metatable only marks a table (an empty list of a result).
+local function compared_whole(t)
+  local mt = getmetatable(t)
+  return mt ~= nil and (type(mt) ~= "table" or next(mt) ~= nil)
+end
+
 local function diff(actual, expected, path, out, seen)
-  if type(actual) ~= "table" or type(expected) ~= "table" or getmetatable(expected) then
+  if type(actual) ~= "table" or type(expected) ~= "table" or compared_whole(expected) then
     if not same_scalar(actual, expected) then
       out[#out + 1] = ("%s: expected %s, got %s"):format(path == "" and "value" or path, render(expected), render(actual))
     end

@@ -13,7 +13,10 @@ struct lua_State;
 
 namespace cloud {
 
-enum class Output { text, json };
+// --output: text (values not printed, as lua), json (each returned value a JSON
+// document, a call's meta left out; errors as one JSON document on stderr), or
+// json_meta (json with the meta kept).
+enum class Output { text, json, json_meta };
 
 // One -e CODE or -l [g=]MOD, kept in command-line order as lua runs them.
 struct LuaStep {
@@ -29,7 +32,7 @@ struct RunOptions {
   bool ignore_env = false;              // -E: no CLOUDLUA_INIT, LUA_PATH, LUA_CPATH
   bool warnings = false;                // -W
   bool keep_going = false;              // scripted sessions: carry on after an error
-  Output output = Output::text;         // --output json: returned values as JSON
+  Output output = Output::text;         // --output json / json-meta: returned values as JSON
   std::string script;                   // "" none, "-" stdin
   std::vector<std::string> script_args;
   std::vector<std::string> argv;        // the whole command line, for `arg`
@@ -58,9 +61,14 @@ int run_config(const ConfigOverrides& config);
 int run_session_script(lua_State* L, const RunOptions& options);
 
 // Prints the values from stack index `first` to the top and pops them, redacted: one
-// JSON document per line, or tab-separated as print writes them. False, with the
+// JSON document per line, or as the REPL shows them (show_values). False, with the
 // message on top for report_error, when a value has no JSON form or no string.
 bool print_values(lua_State* L, int first, Output how);
+
+// Shows the values from stack index `first` to the top as the REPL does (cloud.pretty:
+// tables laid out, strings as they are; colour and the pager on a terminal only) and
+// pops them. False, with the message on top for report_error, when that fails.
+bool show_values(lua_State* L, int first);
 
 // The REPL on an open state: reads lines until end of input.
 void run_repl(lua_State* L);

@@ -56,9 +56,21 @@ volatile std::sig_atomic_t line_interrupted = 0;
 
 void on_sigint_at_prompt(int) { line_interrupted = 1; }
 
+// The longest start all the words share.
+std::string common_start(const std::vector<std::string>& words) {
+  std::string common = words.front();
+  for (const std::string& w : words) {
+    size_t n = 0;
+    while (n < common.size() && n < w.size() && common[n] == w[n]) ++n;
+    common.resize(n);
+  }
+  return common;
+}
+
 class EditReader : public LineReader {
  public:
-  explicit EditReader(std::string history_file) : file_(std::move(history_file)) {
+  EditReader(std::string history_file, Completer completer)
+      : file_(std::move(history_file)), completer_(std::move(completer)) {
     std::setlocale(LC_CTYPE, "");  // typed characters are decoded in the user's encoding
     history_ = history_init();
     history(history_, &event_, H_SETSIZE, kHistorySize);
@@ -70,6 +82,8 @@ class EditReader : public LineReader {
     el_set(el_, EL_PROMPT, prompt_of);
     el_set(el_, EL_HIST, history, history_);
     el_set(el_, EL_GETCFN, read_char);
+    el_set(el_, EL_ADDFN, "cloudlua-complete", "Complete the name before the cursor", complete_key);
+    el_set(el_, EL_BIND, "^I", "cloudlua-complete", nullptr);
     el_source(el_, nullptr);  // ~/.editrc, as every libedit program reads it
   }
 
@@ -115,6 +129,31 @@ class EditReader : public LineReader {
     return const_cast<char*>(static_cast<EditReader*>(self)->prompt_.c_str());
   }
 
+  // Tab: the completer's candidates for the word before the cursor. What they all
+  // start with is inserted; when that adds nothing and there are several, they are
+  // listed under the line, as a shell lists them.
+  static unsigned char complete_key(EditLine* el, int) {
+    void* self = nullptr;
+    el_get(el, EL_CLIENTDATA, &self);
+    const Completer& completer = static_cast<EditReader*>(self)->completer_;
+    const LineInfo* li = el_line(el);
+    std::string before(li->buffer, static_cast<size_t>(li->cursor - li->buffer));
+    Completion c = completer ? completer(before) : Completion{};
+    if (c.candidates.empty() || c.start > before.size()) return CC_REFRESH_BEEP;
+    std::string typed = before.substr(c.start);
+    std::string common = common_start(c.candidates);
+    if (common.size() > typed.size() && common.compare(0, typed.size(), typed) == 0) {
+      el_insertstr(el, common.substr(typed.size()).c_str());
+      return CC_REFRESH;
+    }
+    if (c.candidates.size() == 1) return CC_REFRESH;
+    std::string list = "\n";
+    for (const std::string& word : c.candidates) list += word + "  ";
+    std::fputs((list + "\n").c_str(), stdout);
+    std::fflush(stdout);
+    return CC_REDISPLAY;
+  }
+
   // One character from stdin, decoded in the locale's encoding; -1 when Ctrl-C
   // interrupted the wait, 0 at end of input.
   static int read_char(EditLine*, wchar_t* out) {
@@ -137,6 +176,7 @@ class EditReader : public LineReader {
   }
 
   std::string file_;
+  Completer completer_;
   History* history_ = nullptr;
   HistEvent event_{};
   EditLine* el_ = nullptr;
@@ -147,12 +187,13 @@ class EditReader : public LineReader {
 
 }  // namespace
 
-std::unique_ptr<LineReader> LineReader::open(const std::string& history_file) {
+std::unique_ptr<LineReader> LineReader::open(const std::string& history_file, Completer completer) {
   bool terminal = isatty(STDIN_FILENO);
 #ifdef CLOUDLUA_HAVE_LIBEDIT
-  if (terminal) return std::make_unique<EditReader>(history_file);
+  if (terminal) return std::make_unique<EditReader>(history_file, std::move(completer));
 #else
   (void)history_file;
+  (void)completer;
 #endif
   return std::make_unique<PlainReader>(terminal);
 }

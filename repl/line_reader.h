@@ -4,17 +4,28 @@
 // prompts only when stdin is a terminal.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace cloud {
+
+// What Tab offers for the word before the cursor: where the word starts in the line
+// and the whole words it may become.
+struct Completion {
+  size_t start = 0;
+  std::vector<std::string> candidates;
+};
+using Completer = std::function<Completion(const std::string& before_cursor)>;
 
 class LineReader {
  public:
   enum class Status { line, interrupted, end };
 
-  // `history_file` empty: no history kept.
-  static std::unique_ptr<LineReader> open(const std::string& history_file);
+  // `history_file` empty: no history kept. `completer`: what Tab completes with (line
+  // editing only; none: Tab does nothing).
+  static std::unique_ptr<LineReader> open(const std::string& history_file, Completer completer = nullptr);
   virtual ~LineReader() = default;
 
   // Shows `prompt` (when prompts are shown) and reads one line, without its newline.

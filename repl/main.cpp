@@ -8,20 +8,21 @@
 
 #include "repl/cli.h"
 #include "repl/test_runner.h"
+#include "repl/usage.h"
 
 namespace {
 
 // The flags that choose the account and endpoints; the main command and the
 // sub-commands that talk to the platform take them (before or after their name).
 void add_config_flags(CLI::App& app, cloud::ConfigOverrides& c, std::vector<std::string>& endpoints) {
-  app.add_option("--profile", c.profile, "Profile of the config file (else CLOUDLUA_PROFILE, else default)");
-  app.add_option("--region", c.region, "Region (default jp-east-1)");
+  app.add_option("--profile", c.profile, "Profile of the config file (else CLOUDLUA_PROFILE, else default)")->type_name("NAME");
+  app.add_option("--region", c.region, "Region (default jp-east-1)")->type_name("REGION");
   app.add_option("--endpoint", endpoints, "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002)")
       ->type_name("API=URL")
       ->allow_extra_args(false);
-  app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws");
-  app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)");
-  app.add_option("--secret-key", c.secret_access_key, "Secret access key (given with --access-key)");
+  app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws")->type_name("DIALECT");
+  app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)")->type_name("ID");
+  app.add_option("--secret-key", c.secret_access_key, "Secret access key (given with --access-key)")->type_name("SECRET");
 }
 
 // --endpoint values into the overrides; false (with a message) on a malformed one.
@@ -58,12 +59,13 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   // The main command passes what it does not know to the script; serve has no script,
   // and an option it does not know (a typo, one of another version) is an error.
   cmd->prefix_command(false)->allow_extras(false);
-  cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports");
-  cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1); beyond loopback, credentials of your own are required");
-  cmd->add_option("--dialect", serve.dialect, "Signatures accepted: ext, aws or any")->check(CLI::IsMember({"ext", "aws", "any"}));
-  cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept");
-  cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret");
-  cmd->add_option("--region", serve.config.region, "Region of the emulated platform");
+  cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports")->type_name("PORT");
+  cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1); beyond loopback, credentials of your own are required")
+      ->type_name("ADDR");
+  cmd->add_option("--dialect", serve.dialect, "Signatures accepted: ext, aws or any")->type_name("DIALECT")->check(CLI::IsMember({"ext", "aws", "any"}));
+  cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept")->type_name("ID");
+  cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret")->type_name("SECRET");
+  cmd->add_option("--region", serve.config.region, "Region of the emulated platform")->type_name("REGION");
   cmd->add_option("--state", serve.state_file, "Keep the platform's state in FILE across restarts (written before each change is answered)")
       ->type_name("FILE");
 }
@@ -80,13 +82,37 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
   return cmd;
 }
 
+// The sub-command being parsed, else the main command: the one an error or --help is about.
+const CLI::App& current_command(const CLI::App& app) {
+  std::vector<CLI::App*> parsed = app.get_subcommands();
+  return parsed.empty() ? app : *parsed.front();
+}
+
+// Parses the command line: -1 to carry on, else the exit status, after the help
+// (--help, status 0) or a usage error ("cloudlua: <reason>" and the usage, status 1).
+int parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    return -1;
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(cloud::help_text(current_command(app)).c_str(), stdout);
+    return 0;
+  } catch (const CLI::ExtrasError& e) {
+    const CLI::App& cmd = current_command(app);
+    std::vector<std::string> extras = cmd.remaining(false);
+    return cloud::usage_error(cmd, extras.empty() ? e.what() : cloud::unrecognized(cmd, extras.front()));
+  } catch (const CLI::ParseError& e) {
+    return cloud::usage_error(current_command(app), e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"cloudlua: the cloud platform's APIs as Lua functions.\n"
-               "  cloudlua [options] [script [args]]   run a script, or the REPL when none is given\n"
-               "  cloudlua config                       show the effective configuration"};
+  CLI::App app{"The cloud platform's APIs as Lua functions: runs a Lua script, -e chunks, the REPL\n"
+               "(stdin a terminal) or a scripted session (stdin not a terminal).", "cloudlua"};
   app.prefix_command();
+  app.set_help_flag("-h,--help", "Show this help");  // the sub-commands take it over
   cloud::RunOptions run;
   std::vector<std::string> endpoints;
   add_config_flags(app, run.config, endpoints);
@@ -99,8 +125,11 @@ int main(int argc, char** argv) {
   app.add_flag("-E", run.ignore_env, "Ignore CLOUDLUA_INIT, LUA_PATH and LUA_CPATH");
   app.add_flag("-W", run.warnings, "Turn Lua warnings on");
   std::string output = "text";
-  app.add_option("--output", output, "How -e chunks' and scripts' returned values are printed: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--output", output,
+                 "How -e chunks' and scripts' returned values (and errors) are printed: text, json, or json-meta "
+                 "(a call's meta too)")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"text", "json", "json-meta"}));
   bool debug = false;
   app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted");
   app.add_flag("--keep-going", run.keep_going, "Scripted session (stdin not a terminal): carry on after errors");
@@ -115,12 +144,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> test_endpoints;
   CLI::App* test_cmd = add_test_command(app, test, run.config, test_endpoints);
 
-  CLI11_PARSE(app, argc, argv);
+  int parsed = parse_command_line(app, argc, argv);
+  if (parsed >= 0) return parsed;
   endpoints.insert(endpoints.end(), config_endpoints.begin(), config_endpoints.end());
   endpoints.insert(endpoints.end(), test_endpoints.begin(), test_endpoints.end());
   if (!apply_endpoints(endpoints, run.config)) return 1;
   if (debug) run.config.debug = write_debug;
-  run.output = output == "json" ? cloud::Output::json : cloud::Output::text;
+  run.output = output == "json" ? cloud::Output::json : output == "json-meta" ? cloud::Output::json_meta : cloud::Output::text;
   if (app.got_subcommand("serve")) return cloud::run_serve(serve);
   if (*config_cmd) return cloud::run_config(run.config);
   if (*test_cmd) {
@@ -130,7 +160,11 @@ int main(int argc, char** argv) {
 
   run.steps = ordered_steps(app, exec, require);
   std::vector<std::string> rest = app.remaining();
+  if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-' && rest.front() != "--")
+    return cloud::usage_error(app, cloud::unrecognized(app, rest.front()));  // lua: "unrecognized option"
   if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
+  else if (!rest.empty() && !cloud::mistyped_subcommand(app, rest.front()).empty())
+    return cloud::usage_error(app, cloud::mistyped_subcommand(app, rest.front()));
   if (!rest.empty()) {
     run.script = rest.front();
     run.script_args.assign(rest.begin() + 1, rest.end());

@@ -2,7 +2,8 @@
 // expression shows its values, then as a statement; a chunk whose syntax error ends
 // at <eof> is continued on the next line (unlike lua.c, a finished multi-line chunk
 // is tried as an expression too, so a call spread over lines shows its result).
-// Values are shown by cloud.pretty, in colour on a terminal unless NO_COLOR is set.
+// Values are shown by cloud.pretty, in colour on a terminal unless NO_COLOR is set,
+// through the pager when they are taller than the terminal.
 // Errors are shown and the loop carries on. Ctrl-C cancels the line being typed or
 // the chunk running, an HTTP call included; Ctrl-D or the end of input leaves.
 // Prompts and the banner appear only when stdin is a terminal.
@@ -17,10 +18,13 @@
 #include <memory>
 #include <string>
 
+#include "core/pager.h"
+#include "core/redact.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "repl/chunk.h"
 #include "repl/cli.h"
+#include "repl/complete.h"
 #include "repl/interrupt.h"
 #include "repl/line_reader.h"
 
@@ -97,32 +101,37 @@ bool push_printer(lua_State* L) {
   return true;
 }
 
-// Shows the values on the stack as cloud.pretty.results lays them out (or through
-// print when the module is gone).
-void show_results(lua_State* L) {
-  int n = lua_gettop(L);
-  if (n == 0) return;
+}  // namespace
+
+bool show_values(lua_State* L, int first) {
+  int n = lua_gettop(L) - first + 1;
+  if (n <= 0) return true;
   luaL_checkstack(L, LUA_MINSTACK, "too many results to show");
+  int status = LUA_OK;
   if (!push_printer(L)) {
     lua_getglobal(L, "print");
-    lua_insert(L, 1);
-    if (int status = protected_call(L, n, 0); status != LUA_OK) report_error(L, status);
-    return;
+    lua_insert(L, first);
+    status = protected_call(L, n, 0);
+  } else {
+    lua_rotate(L, first, 2);  // printer and options below the values
+    status = protected_call(L, n + 1, 1);
+    size_t len = 0;
+    const char* text = status == LUA_OK ? lua_tolstring(L, -1, &len) : nullptr;
+    if (text) write_paged(redact(std::string(text, len) + "\n"));  // a long result through the pager, on a terminal
   }
-  lua_rotate(L, 1, 2);  // printer and options below the values
-  int status = protected_call(L, n + 1, 1);
-  if (status != LUA_OK) return report_error(L, status);
-  size_t len = 0;
-  const char* text = lua_tolstring(L, -1, &len);
-  write_redacted(stdout, std::string(text, len) + "\n");
+  if (status != LUA_OK) return false;  // the message is on top, for report_error
+  lua_settop(L, first - 1);
+  return true;
 }
+
+namespace {
 
 // Runs the compiled chunk on top of the stack with Ctrl-C able to stop it.
 void run_chunk(lua_State* L) {
   InterruptGuard guard(L);
   int status = protected_call(L, 0, LUA_MULTRET);
-  if (status == LUA_OK) show_results(L);
-  else report_error(L, status);
+  if (status == LUA_OK && !show_values(L, 1)) status = LUA_ERRRUN;
+  report_error(L, status);
 }
 
 void print_banner(const Repl& r) {
@@ -133,7 +142,8 @@ void print_banner(const Repl& r) {
 }  // namespace
 
 void run_repl(lua_State* L) {
-  Repl r{L, LineReader::open(history_file_path()), session_label(session_of(L))};
+  Repl r{L, LineReader::open(history_file_path(), [L](const std::string& before) { return complete_at(L, before); }),
+         session_label(session_of(L))};
   if (r.reader->interactive()) print_banner(r);
   for (;;) {
     lua_settop(L, 0);

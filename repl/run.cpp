@@ -23,9 +23,17 @@ namespace cloud {
 
 namespace {
 
+const char* const kErrorValueKey = "cloudlua.error_value";
+
+// How report_error writes: as text, or as one JSON document (--output json); set by run_lua.
+Output error_output = Output::text;
+
 // Error objects are tables with __tostring; anything else without a string form is
-// named by its type, as lua.c does.
+// named by its type, as lua.c does. The value raised is kept (kErrorValueKey) for
+// report_error's JSON form.
 int message_handler(lua_State* L) {
+  lua_pushvalue(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, kErrorValueKey);
   const char* msg = lua_tostring(L, 1);
   if (!msg) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
@@ -46,20 +54,6 @@ void create_arg_table(lua_State* L, const RunOptions& o) {
   lua_setglobal(L, "arg");
 }
 
-// The values on the stack as print writes them, tab-separated, as one string.
-int join_values(lua_State* L) {
-  int n = lua_gettop(L);
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (int i = 1; i <= n; ++i) {
-    if (i > 1) luaL_addchar(&b, '\t');
-    luaL_tolstring(L, i, nullptr);
-    luaL_addvalue(&b);
-  }
-  luaL_pushresult(&b);
-  return 1;
-}
-
 // The one line that says where calls go when a script, -e or a scripted session runs
 // on the embedded emulator; the REPL's banner says it instead. quiet_emulator silences it.
 void announce_emulator(const Session& session, const RunOptions& o) {
@@ -73,8 +67,9 @@ void announce_emulator(const Session& session, const RunOptions& o) {
 // results are printed when the output is JSON.
 int run_function(lua_State* L, int nargs, Output output) {
   int base = lua_gettop(L) - nargs;  // the function's index
-  int status = protected_call(L, nargs, output == Output::json ? LUA_MULTRET : 0);
-  if (status == LUA_OK && output == Output::json && !print_values(L, base, output)) status = LUA_ERRRUN;
+  bool json_out = output != Output::text;
+  int status = protected_call(L, nargs, json_out ? LUA_MULTRET : 0);
+  if (status == LUA_OK && json_out && !print_values(L, base, output)) status = LUA_ERRRUN;
   report_error(L, status);
   return status;
 }
@@ -188,20 +183,26 @@ bool push_json_text(lua_State* L, int index, int position) {
   return true;
 }
 
+// The error on top (its message, with the traceback) as one JSON document: the error
+// object raised (kind, code, message, status, request_id, fields...), or for any other
+// value {"kind":"lua","message":...} without the traceback.
+std::string error_document(lua_State* L) {
+  std::string text = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
+  lua_getfield(L, LUA_REGISTRYINDEX, kErrorValueKey);
+  auto object = lua_istable(L, -1) ? to_json(L, -1) : Outcome<json>(json());
+  lua_pop(L, 1);
+  if (object.ok() && object->is_object()) return object->dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string message = text.substr(0, text.find("\nstack traceback:"));
+  return json{{"kind", "lua"}, {"message", message}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace
 
 bool print_values(lua_State* L, int first, Output how) {
   int last = lua_gettop(L);
-  if (how == Output::text) {
-    if (first > last) return true;
-    lua_pushcfunction(L, join_values);
-    lua_insert(L, first);
-    if (protected_call(L, last - first + 1, 1) != LUA_OK) return false;  // the message is on top, for report_error
-    write_redacted(stdout, std::string(lua_tostring(L, -1)) + "\n");
-    lua_settop(L, first - 1);
-    return true;
-  }
+  if (how == Output::text) return show_values(L, first);
   for (int i = first; i <= last; ++i) {
+    if (how == Output::json && has_mark(L, i, kMetaMark)) continue;  // a call's meta: json-meta shows it
     bool ok = push_json_text(L, i, i - first + 1);
     if (!ok) {
       lua_replace(L, first);
@@ -228,8 +229,11 @@ int protected_call(lua_State* L, int nargs, int nresults) {
 void report_error(lua_State* L, int status) {
   if (status == LUA_OK) return;
   const char* msg = lua_tostring(L, -1);
-  write_redacted(stderr, std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n");
+  if (error_output != Output::text) write_redacted(stderr, error_document(L) + "\n");
+  else write_redacted(stderr, std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n");
   lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kErrorValueKey);
 }
 
 void write_redacted(std::FILE* to, const std::string& text) {
@@ -239,6 +243,7 @@ void write_redacted(std::FILE* to, const std::string& text) {
 }
 
 int run_lua(const RunOptions& o) {
+  error_output = o.output;
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   if (!L) return std::fprintf(stderr, "cloudlua: cannot create state: not enough memory\n"), 1;
   lua_pushcfunction(L.get(), pmain);

@@ -11,24 +11,31 @@
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
+local MiB = 1024 * 1024
+
+-- "8M", "16MiB", "5242880": bytes; nil and why for anything else.
+local function parse_size(text)
+  local number, unit = tostring(text):upper():match("^(%d+)([KMG]?)I?B?$")
+  local size = number and math.tointeger(tonumber(number) * ({ [""] = 1, K = 1024, M = MiB, G = 1024 * MiB })[unit])
+  if not size or size < 1 then return nil, "a size such as 8M or 5242880 expected" end
+  return size
+end
+
 local args = require("lib.args").parse({
   usage = "cloudlua scripts/multipart_upload.lua FILE BUCKET [KEY] [--part-size SIZE] [--create-bucket]",
+  about = "Uploads FILE to BUCKET (as KEY, else the file's name) by multipart upload, then\n" ..
+          "downloads it back part by part and compares.",
   positional = { "file", "bucket", "key?" },
-  options = { ["part-size"] = "value", ["create-bucket"] = "flag" },
+  options = {
+    { "part-size", value = "SIZE", check = parse_size, doc = "Bytes per part, or with K, M or G (default 8M)" },
+    { "create-bucket", doc = "Create BUCKET first (one already yours is fine)" },
+  },
 }, ...)
 if not args then return end
 
 local s3 = cloud.storage
-local MiB = 1024 * 1024
 
-local function parse_size(text)
-  local number, unit = tostring(text):upper():match("^(%d+)([KMG]?)I?B?$")
-  local size = number and math.tointeger(tonumber(number) * ({ [""] = 1, K = 1024, M = MiB, G = 1024 * MiB })[unit])
-  if not size or size < 1 then error("--part-size: a size such as 8M or 5242880 expected, got '" .. tostring(text) .. "'", 0) end
-  return size
-end
-
-local part_size = parse_size(args.part_size or "8M")
+local part_size = args.part_size or 8 * MiB
 local key = args.key or args.file:match("([^/]+)$")
 local file = assert(io.open(args.file, "rb"))
 local size = file:seek("end")

@@ -13,13 +13,18 @@ local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
 local args = require("lib.args").parse({
   usage = "cloudlua scripts/open_firewall.lua GROUP CIDR [--no-wait] [--timeout SECONDS]",
+  about = "Opens SSH (TCP 22) and HTTPS (TCP 443) from CIDR on the firewall group GROUP,\n" ..
+          "then waits until the group is APPLIED.",
   positional = { "group", "cidr" },
-  options = { ["no-wait"] = "flag", timeout = "value" },
+  options = {
+    { "no-wait", doc = "Send the rules, do not wait until the group is APPLIED" },
+    { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 600)" },
+  },
 }, ...)
 if not args then return end
 local observe = require("lib.observe")
 
-local timeout = tonumber(args.timeout or 600)
+local timeout = args.timeout or 600
 local rules = {
   { protocol = "TCP", port = 22, cidrIp = args.cidr, description = "ssh" },
   { protocol = "TCP", port = 443, cidrIp = args.cidr, description = "https" },

@@ -11,7 +11,10 @@ local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
 local usage = "cloudlua scripts/rename_snapshot.lua SNAPSHOT NEW_NAME [--expires TIME | --expires +DAYSd]"
 local args = require("lib.args").parse({
-  usage = usage, positional = { "snapshot", "name" }, options = { expires = "value" },
+  usage = usage,
+  about = "Renames the snapshot SNAPSHOT to NEW_NAME and moves its expiry.",
+  positional = { "snapshot", "name" },
+  options = { { "expires", value = "TIME", doc = "New expiry: an ISO 8601 time, or +DAYSd (days from now)" } },
 }, ...)
 if not args then return end
 

@@ -14,8 +14,15 @@ package.path = here .. "?.lua;" .. package.path
 local spec = {
   usage = "cloudlua scripts/restore_cluster.lua SNAPSHOT CLUSTER [KEY=VALUE ...] [--description TEXT] " ..
           "[--location ZONE] [--no-wait] [--timeout SECONDS]",
+  about = "Restores the container cluster CLUSTER from SNAPSHOT, each KEY=VALUE a tag, and\n" ..
+          "waits until every node of every node pool has its IP addresses.",
   positional = { "snapshot", "cluster" },
-  options = { description = "value", location = "value", ["no-wait"] = "flag", timeout = "value" },
+  options = {
+    { "description", value = "TEXT", doc = "Description of the cluster" },
+    { "location", value = "ZONE", doc = "Zone of the cluster" },
+    { "no-wait", doc = "Send the restore, do not wait for the nodes' addresses" },
+    { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 3600)" },
+  },
 }
 
 -- KEY=VALUE arguments become tags; the rest goes to the argument parser.
@@ -49,7 +56,7 @@ local function addressed()
   return now
 end
 
-local ready = cloud.wait_until(addressed, { timeout = tonumber(args.timeout or 3600), interval = 30,
+local ready = cloud.wait_until(addressed, { timeout = args.timeout or 3600, interval = 30,
                                             what = "node addresses of cluster " .. args.cluster })
 print(("%s is %s"):format(ready.name, ready.status))
 for _, pool in ipairs(ready.nodePools) do

@@ -11,12 +11,24 @@
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
-local args = require("lib.args").parse({
+local lib_args = require("lib.args")
+local args = lib_args.parse({
   usage = "cloudlua scripts/restore_instance.lua BACKUP_ID INSTANCE_ID [--type TYPE] [--disk GB] [--zone ZONE] " ..
           "[--firewall-group NAME] [--description TEXT] [--no-wait] [--timeout SECONDS]",
+  about = "Restores the code-host server INSTANCE_ID from the backup BACKUP_ID and waits\n" ..
+          "until it is RUNNING.",
   positional = { "backup", "instance" },
-  options = { type = "value", disk = "value", zone = "value", ["firewall-group"] = "value", description = "value",
-              ["no-wait"] = "flag", timeout = "value" },
+  options = {
+    { "type", value = "TYPE", choices = lib_args.allowed("RestoreInstance", "instanceType"),
+      doc = "Instance type (default e-large)" },
+    { "disk", value = "GB", choices = lib_args.allowed("RestoreInstance", "diskSize"), doc = "Disk size in GB" },
+    { "zone", value = "ZONE", choices = lib_args.allowed("RestoreInstance", "availabilityZone"),
+      doc = "Availability zone" },
+    { "firewall-group", value = "NAME", doc = "Firewall group of the server" },
+    { "description", value = "TEXT", doc = "Description of the server" },
+    { "no-wait", doc = "Send the restore, do not wait until the server is RUNNING" },
+    { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 1800)" },
+  },
 }, ...)
 if not args then return end
 local observe = require("lib.observe")
@@ -25,7 +37,7 @@ local r = cloud.devops.restore_instance{
   backupId = args.backup,
   instanceId = args.instance,
   instanceType = args.type,
-  diskSize = args.disk and math.tointeger(tonumber(args.disk)) or args.disk,
+  diskSize = args.disk,
   availabilityZone = args.zone,
   firewallGroupName = args.firewall_group,
   description = args.description,
@@ -37,6 +49,6 @@ if args.no_wait then return end
 local running = cloud.wait_until(function()
   local now = observe.instance(args.instance)
   return now and now.state == "RUNNING" and now, now and now.status.name
-end, { timeout = tonumber(args.timeout or 1800), interval = 15, what = "server " .. args.instance .. " RUNNING" })
+end, { timeout = args.timeout or 1800, interval = 15, what = "server " .. args.instance .. " RUNNING" })
 print(("%s is RUNNING (status %d): %s, global IP %s"):format(
   running.instanceId, running.status.code, running.codehostUrl, running.publicIpAddress))

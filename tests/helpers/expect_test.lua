@@ -75,3 +75,10 @@ test("to_fail and expect_error: kind, code, status, message, field, problem", fu
   expect(expect_error(function() error({ code = "X" }) end, { code = "X" }).code).to_equal("X")
   expect(failure_of(function() expect(5).to_fail() end)).to_equal("expect(...).to_fail needs a function, got 5")
 end)
+
+test("an empty list of a result (marked, to be [] in JSON) equals an empty table, either side", function()
+  local tags = cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { tags = {} } }.snapshot.tags
+  expect(tags).to_equal({})
+  expect({}).to_equal(tags)
+  expect(tags).to_equal(cloud.cluster.update_snapshot{ SnapshotName = "snap-1" }.snapshot.tags)
+end)

@@ -32,7 +32,7 @@ end)
 test("--keep-going carries on, still showing the error and ending with status 1", function()
   local out, err, code = t.cloudlua("--keep-going", { input = session })
   expect(code).to_equal(1)
-  expect(out).to_equal("42\n3\tthree\nafter the error\ncloud.null\n")
+  expect(out).to_equal("42\n3\tthree\nafter the error\nnull\n")  -- values shown as the REPL shows them
   expect(err).to_contain("stdin:9: stop here")
 end)
 
@@ -65,5 +65,5 @@ test("calls to the platform, values as JSON lines", function()
   }, "\n") })
   expect(err).to_equal("")
   expect(code).to_equal(0)
-  expect(out).to_equal('"piped"\n{}\nnull\n')
+  expect(out).to_equal('"piped"\n[]\nnull\n')  -- an empty list of a result is []
 end)

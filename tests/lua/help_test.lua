@@ -74,16 +74,109 @@ test("an API's help lists its operations", function()
   end
 end)
 
-test("an unknown name is refused with a hint", function()
-  local ok, err = help_text("RestoreInstanse")
-  expect(ok).to_equal(false)
-  expect(err).to_match("^bad argument #1 to '[%w.]*help' %(no operation or API named 'RestoreInstanse'; help%(%) lists them%)$")
+test("a mistyped name is refused with the nearest name", function()
+  for typed, near in pairs{ RestoreInstanse = "RestoreInstance", UpdateSnapshots = "UpdateSnapshot",
+                            update_snapshots = "update_snapshot", wait_untl = "wait_until" } do
+    local ok, err = help_text(typed)
+    expect(ok).to_equal(false)
+    expect(err).to_equal("bad argument #1 to 'cloud.help' (no operation, API or function named '" .. typed ..
+                         "'; did you mean '" .. near .. "'?)")
+  end
 end)
 
-test("a function that is no operation is refused", function()
+test("a name nothing is near is refused, pointing at help()", function()
+  local ok, err = help_text("zzzzzz")
+  expect(ok).to_equal(false)
+  expect(err).to_contain("(no operation, API or function named 'zzzzzz'; help() lists them)")
+end)
+
+test("a part of a name lists every name that contains it", function()
+  expect(help_text("restore")).to_equal("No operation, API or function named 'restore'; these names contain it:\n" ..
+    "  cloud.cluster.restore_cluster_from_snapshot (RestoreClusterFromSnapshot)\n" ..
+    "  cloud.devops.restore_instance (RestoreInstance)\n")
+  expect(help_text("devop")).to_contain("\n  cloud.devops (the devops API)\n")
+  expect(help_text("SNAPSHOT")).to_contain("  cloud.cluster.update_snapshot (UpdateSnapshot)\n")
+end)
+
+test("a function that help knows nothing of is refused", function()
   local ok, err = help_text(print)
   expect(ok).to_equal(false)
-  expect(err).to_contain("an operation, an API or a name expected, got function")
+  expect(err).to_contain("an operation, an API, a function of cloud or a name expected, got function")
+end)
+
+---------------------------------------------------------------- the other functions of cloud: lua/reference.lua
+
+local reference = require "cloud.reference"
+
+-- The value a dotted name reaches from the globals, or nil.
+local function resolve(name)
+  local v = _G
+  for part in name:gmatch("[^.]+") do
+    if type(v) ~= "table" then return nil end
+    v = rawget(v, part)
+  end
+  return v
+end
+
+test("help on a function of cloud, by value, full name or last part, from the one documentation data", function()
+  for _, name in ipairs{ "cloud.wait_until", "cloud.emulator", "cloud.pretty", "cloud.emulator.fault", "cloud.pretty.print" } do
+    local text = help_text(resolve(name))
+    expect(text).to_match("^" .. name:gsub("%.", "%%.") .. "[ ({\n]")
+    expect(help_text(name)).to_equal(text)
+    expect(help_text(name:match("[^.]+$"))).to_equal(text)
+  end
+  expect(help_text(cloud.wait_until)).to_contain("WaitTimeout")
+  expect(help_text(cloud.wait_until)).to_contain("More in docs/testing.md.")
+end)
+
+test("every documented name reaches a value, and every function of cloud is documented", function()
+  local documented = {}
+  for _, entry in ipairs(reference) do
+    expect(resolve(entry.name)).to_not_equal(nil)
+    expect(entry.usage).to_be_a("string")
+    expect(entry.summary).to_be_a("string")
+    documented[entry.name] = true
+  end
+  local apis = {}
+  for _, op in ipairs(cloud.operations()) do apis[op.api] = true end
+  for _, prefix in ipairs{ "cloud", "cloud.emulator", "cloud.pretty" } do
+    for key, value in pairs(resolve(prefix)) do
+      local name = prefix .. "." .. key
+      if not apis[key] and not key:match("^_") and type(value) ~= "string" and key ~= "format" and key ~= "results" then
+        expect(documented[name] and name).to_equal(name)
+      end
+    end
+  end
+end)
+
+test("the overview lists every documented function with its summary", function()
+  local text = help_text()
+  for _, entry in ipairs(reference) do expect(text).to_contain("  " .. entry.usage .. "\n      " .. entry.summary .. "\n") end
+end)
+
+---------------------------------------------------------------- a mistyped operation
+
+test("a name that is no operation of an API is an error naming the nearest one", function()
+  expect_error(function() return cloud.cluster.update_snapshots{} end,
+    "no operation 'update_snapshots' in cloud.cluster; did you mean 'update_snapshot'?")
+  local ok, err = pcall(function() return cloud.devops.zzz end)
+  expect(ok).to_equal(false)
+  expect(err).to_match("^[^:]+:%d+: no operation 'zzz' in cloud.devops; help\"devops\" lists them$")
+  expect(rawget(cloud.cluster, "update_snapshots")).to_be_nil()
+  expect(cloud.client{}.cluster.update_snapshot).to_be_a("function")
+  expect_error(function() return cloud.client{}.storage.put_objct end, "did you mean 'put_object'?")
+end)
+
+---------------------------------------------------------------- cloud.nearest: the rule of every suggestion
+
+test("cloud.nearest: the nearest name within two edits, or nil", function()
+  expect(cloud.nearest("--nowait", { "--no-wait", "--timeout" })).to_equal("--no-wait")
+  expect(cloud.nearest("e-larg", { "e-small", "e-large" })).to_equal("e-large")
+  expect(cloud.nearest("CONFIG", { "config" })).to_equal("config")
+  expect(cloud.nearest("nmae", { "description", "name" })).to_equal("name")   -- a swap is one edit
+  expect(cloud.nearest("big", { "100", "200" })).to_be_nil()
+  expect(cloud.nearest("x", { "y" })).to_be_nil()   -- one letter is no hint
+  expect(cloud.nearest, 1, {}).to_fail("bad argument #1 to 'cloud.nearest' (string expected, got number)")
 end)
 
 ---------------------------------------------------------------- cloud.describe: the same facts as data

@@ -72,5 +72,5 @@ test("parts under the platform's minimum are refused (EntityTooSmall), the uploa
 end)
 
 test("a bad part size is refused before anything is sent", function()
-  expect(run, "/dev/null", "uploads", "k", "--part-size", "lots").to_fail("--part-size: a size such as 8M")
+  expect(run, "/dev/null", "uploads", "k", "--part-size", "lots").to_fail("--part-size lots: a size such as 8M or 5242880 expected")
 end)

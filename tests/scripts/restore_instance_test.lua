@@ -37,6 +37,6 @@ end)
 
 test("refusals reach the user: an unknown backup, a bad disk size", function()
   expect(run, ("f"):rep(32), "code-4").to_fail{ kind = "api", code = "BackupNotFound" }
-  expect(run, BACKUP, "code-4", "--disk", "250").to_fail{ kind = "validation", field = "diskSize" }
+  expect(run, BACKUP, "code-4", "--disk", "250").to_fail("--disk 250: must be one of 100, 200, 300, 400")
   expect(instance("code-4")).to_be_nil()
 end)

@@ -254,13 +254,17 @@ TEST_CASE("Lua <-> JSON: null is cloud.null, integers stay integers, empty table
   CHECK(lua_rawlen(L, -1) == 2);
   lua_settop(L, t);
 
-  // Back to JSON: cloud.null is null; an empty table is {} until the model says "list".
+  // Back to JSON: cloud.null is null; an empty list of a result stays [] (marked), an
+  // empty table made in Lua is {} until the model says "list".
   Outcome<json> back = to_json(L, t);
   REQUIRE(back.ok());
   CHECK(back->at("port").is_null());
   CHECK(back->at("count") == 3);
   CHECK(back->at("count").is_number_integer());
-  CHECK(back->at("list") == json::object());
+  CHECK(back->at("list") == json::array());
+  CHECK(back->at("obj") == json::object());
   CHECK(back->at("items") == json::array({"a", "b"}));
+  lua_newtable(L);
+  CHECK(to_json(L, -1).value() == json::object());
   lua_close(L);
 }

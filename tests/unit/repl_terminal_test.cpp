@@ -167,6 +167,7 @@ class Terminal {
     }
     env.erase("NO_COLOR");
     env["TERM"] = "dumb";
+    env["PAGER"] = "cat";  // long text on the terminal goes through the pager: none that waits for keys
     for (const auto& [k, v] : overrides) env[k] = v;
     std::vector<std::string> out;
     for (const auto& [k, v] : env) out.push_back(k + "=" + v);
@@ -416,4 +417,51 @@ TEST_CASE("REPL on a terminal: values and errors that echo the request show no s
   std::string screen = t.screen();
   for (size_t at = screen.find("Signature="); at != std::string::npos; at = screen.find("Signature=", at + 1))
     CHECK(screen.compare(at, 20, "Signature=<redacted>") == 0);
+}
+
+TEST_CASE("REPL on a terminal: long help and long values go through $PAGER, short ones do not") {
+  TempDir home;
+  std::map<std::string, std::string> env = session_env(home);
+  env["PAGER"] = "sed 's/^/paged: /'";  // marks every line that went through the pager
+  Terminal t(env);
+  REQUIRE(t.expect_prompt());
+  t.type("help()\r");
+  CHECK(t.expect("\npaged: The platform's APIs as Lua functions"));
+  REQUIRE(t.expect_prompt());
+  t.type("('line\\n'):rep(30)\r");
+  CHECK(t.expect("\npaged: line\npaged: line"));
+  REQUIRE(t.expect_prompt());
+  t.type("help(cloud.sleep)\r");
+  CHECK(t.expect("\ncloud.sleep(seconds)\n"));
+  REQUIRE(t.expect_prompt());
+  t.type("1 + 1\r");
+  CHECK(t.expect("1 + 1\n2"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+  CHECK(t.screen().find("paged: cloud.sleep") == std::string::npos);
+  CHECK(t.screen().find("paged: 2") == std::string::npos);
+}
+
+TEST_CASE("REPL on a terminal: Tab completes globals, fields after a dot and an operation's argument names") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("string.fo\t");
+  CHECK(t.expect("string.format"));
+  t.type("\x03");  // cancel the line
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.clu\t");
+  CHECK(t.expect("cloud.cluster"));
+  t.type(".\t");  // several operations: listed under the line
+  CHECK(t.expect("cloud.cluster.restore_cluster_from_snapshot  cloud.cluster.update_snapshot"));
+  t.type("update_sn\t");
+  CHECK(t.expect("cloud.cluster.update_snapshot"));
+  t.type("{Sn\t");
+  CHECK(t.expect("SnapshotName"));
+  t.type(" = 'snap-1' }.snapshot.name\r");
+  CHECK(t.expect("\nsnap-1"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
 }

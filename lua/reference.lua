@@ -1,0 +1,113 @@
+-- The documentation data of the cloud functions that are not operations (the
+-- operations' help is read off the model). help() (lua/help.cpp) finds an entry by
+-- its value (help(cloud.wait_until)), its full name (help"cloud.wait_until") or its
+-- last part (help"wait_until"), and lists every entry's usage and summary in its
+-- overview. To document a function, add one entry:
+--   name     where it is reached from the globals ("cloud.emulator.fault")
+--   usage    how it is called, one line
+--   summary  what it does, one line
+--   text     more lines (optional), shown by help(name) after the summary
+--   see      the document that tells the whole story (optional)
+-- An entry whose name does not resolve (cloud.emulator when an account is configured)
+-- is still found by name.
+return {
+  { name = "cloud.call", usage = "cloud.call(name, args) -> result, meta",
+    summary = "Calls an operation by its name, CamelCase or snake_case.",
+    text = [[
+Same arguments and results as the operation's function:
+  cloud.call("UpdateSnapshot", { SnapshotName = "snap-1" })]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.operations", usage = "cloud.operations() -> list",
+    summary = "Every operation of the model as { name, api, fn, method, path, doc }.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.request", usage = "cloud.request{ api, method, path, query, headers, body } -> response, meta",
+    summary = "Signs and sends any request, for operations outside the model.",
+    text = [[
+path is as on the wire (already percent-encoded); query a table (encoded here);
+headers a list of { name, value } pairs or a { name = value } map; body a string.
+Returns { status, headers (lower-case names), body }: an HTTP error status is
+returned, not raised (transport, timeout and config errors are).]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.sign", usage = "cloud.sign{ method, url, headers, body, region, service, ... } -> signed",
+    summary = "Signs a request without sending it (Signature V4, ext or aws dialect).",
+    text = [[
+Returns canonical_request, string_to_sign, signature, authorization, headers (every
+header to send) and url (presigned when presign_expires is given).]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.client", usage = "cloud.client{ profile, region, dialect, endpoints, credentials, ... } -> client",
+    summary = "A client with the same API as cloud; fields left out come from the configuration.",
+    text = [[
+Also services, ca_file, timeout, connect_timeout and the retry options (max_attempts,
+retry_base_delay, retry_max_delay, invalid_part_delay, retry_restores). A bad value
+or an unknown field is a config error, InvalidSetting, naming it.]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.error", usage = "cloud.error{ kind, code, message, status, fields, ... } -> error",
+    summary = "Makes an error object of the shape the client's own errors have; error() raises it.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.redact", usage = "cloud.redact(text) -> text",
+    summary = "The text as cloudlua shows it: every secret as <redacted>.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.describe", usage = "cloud.describe(op) -> table",
+    summary = "An operation as data: name, fn, api, method, path, doc, idempotent, parameters, result.",
+    see = "docs/cli.md" },
+  { name = "cloud.help", usage = "help([x])   (also cloud.help)",
+    summary = "Help on an operation, an API, a function of cloud, or a part of a name.",
+    text = [[
+help() lists everything; help"restore" lists the names containing "restore"; a
+mistyped name gets the nearest one. Long help goes through $PAGER (else less -FRX)
+on a terminal.]],
+    see = "docs/cli.md" },
+  { name = "cloud.nearest", usage = "cloud.nearest(word, names) -> name or nil",
+    summary = "The name in the list nearest to word, when near enough to be what was meant.",
+    text = [[
+The rule of every "did you mean" of cloudlua: at most 2 edits, more than half of
+word right, letters compared without case.]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.null", usage = "cloud.null",
+    summary = "JSON null: found in results, sent only where the model allows it.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.pretty", usage = "cloud.pretty(value [, options]) -> text",
+    summary = "The text of a value as the REPL shows it (tables laid out, strings quoted).",
+    text = [[
+Options (defaults): color = false, width = 80, indent = "  ", max_depth = 8,
+max_items = 100, max_string = 400. require "cloud.pretty" is the same module.]],
+    see = "docs/cli.md" },
+  { name = "cloud.pretty.print", usage = "cloud.pretty.print(...)",
+    summary = "print with tables pretty-printed.",
+    see = "docs/cli.md" },
+  { name = "cloud.wait_until", usage = "cloud.wait_until(fn [, { timeout, interval, what, real_time }]) -> ...",
+    summary = "Calls fn until it returns a true value; returns everything it returned.",
+    text = [[
+timeout: seconds in all (default 600); interval: seconds between tries (default 5);
+what: what is awaited, for the progress line and the error. fn may return false and
+a status ("PROCESSING") that the progress line and the error show. On the embedded
+emulator the time between tries is its virtual time (real_time = true sleeps). Past
+the timeout: an error of kind timeout, code WaitTimeout.]],
+    see = "docs/testing.md" },
+  { name = "cloud.sleep", usage = "cloud.sleep(seconds)",
+    summary = "Sleeps; Ctrl-C in the REPL ends it at once.", see = "docs/testing.md" },
+  { name = "cloud.clock", usage = "cloud.clock() -> seconds",
+    summary = "Seconds on a monotonic clock.", see = "docs/testing.md" },
+  { name = "cloud.isatty", usage = "cloud.isatty(file) -> boolean",
+    summary = "Whether a file handle (io.stderr) is a terminal.", see = "docs/testing.md" },
+  { name = "cloud.emulator", usage = "cloud.emulator",
+    summary = "The embedded emulator, when it serves the session (nil when an account is configured).",
+    text = [[
+cloud.emulator.seed{...}, advance(seconds), fault{...}, configure{...}, state(),
+reset(), endpoints(): help"cloud.emulator.fault" and so on describe each.]],
+    see = "docs/emulator.md" },
+  { name = "cloud.emulator.seed", usage = "cloud.emulator.seed{ buckets, firewall_groups, backups, snapshots, mesh_clusters }",
+    summary = "Adds resources; a field left out gets its default.", see = "docs/emulator.md" },
+  { name = "cloud.emulator.advance", usage = "cloud.emulator.advance(seconds)",
+    summary = "Moves the platform's clock on; every transition that falls due settles.", see = "docs/emulator.md" },
+  { name = "cloud.emulator.fault", usage = "cloud.emulator.fault{ operation, times, status, code, message, delay, drop, error_in_200, echo }",
+    summary = "Makes the next matching requests misbehave; faults queue up.", see = "docs/emulator.md" },
+  { name = "cloud.emulator.configure", usage = "cloud.emulator.configure{ firewall_settle, instance_restore, cluster_provision, mesh_upgrade, min_part_size, real_time }",
+    summary = "Changes the emulator's settings; an unknown name is an error listing the known ones.", see = "docs/emulator.md" },
+  { name = "cloud.emulator.state", usage = "cloud.emulator.state() -> table",
+    summary = "Every resource as tables, after settling what is due.", see = "docs/emulator.md" },
+  { name = "cloud.emulator.reset", usage = "cloud.emulator.reset()",
+    summary = "Removes every resource and queued fault (settings and the clock stay).", see = "docs/emulator.md" },
+  { name = "cloud.emulator.endpoints", usage = "cloud.emulator.endpoints() -> { storage = url, ... }",
+    summary = "The URL of each API the emulator serves.", see = "docs/emulator.md" },
+}

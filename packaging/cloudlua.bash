@@ -1,0 +1,39 @@
+# bash completion for cloudlua: options, sub-commands, option values and the profile
+# names of the config file. tests/install/install_test.sh checks that every option of
+# `cloudlua --help` (and of each sub-command's) is offered.
+
+# The [profile] headers of the config file cloudlua reads.
+_cloudlua_profiles() {
+  local file=${CLOUDLUA_CONFIG_FILE-${XDG_CONFIG_HOME:-$HOME/.config}/cloudlua/config}
+  [ -n "$file" ] && [ -r "$file" ] && sed -n 's/^[[:space:]]*\[\([^]]*\)\][[:space:]]*$/\1/p' "$file"
+}
+
+_cloudlua() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub="" w
+  local config="--profile --region --endpoint --dialect --access-key --secret-key --help"
+  case $prev in
+    --profile) COMPREPLY=($(compgen -W "$(_cloudlua_profiles)" -- "$cur")); return ;;
+    --output) COMPREPLY=($(compgen -W "text json json-meta" -- "$cur")); return ;;
+    --dialect) COMPREPLY=($(compgen -W "ext aws any" -- "$cur")); return ;;
+    --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter) return ;;
+  esac
+  for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+    case $w in serve|config|test) sub=$w; break ;; esac
+  done
+  local opts
+  case $sub in
+    serve) opts="--port --host --dialect --access-key --secret-key --region --state --help" ;;
+    config) opts=$config ;;
+    test) opts="--filter --list $config" ;;
+    *) opts="-e -l -i -v --version -E -W --output --debug --keep-going $config -h - --" ;;
+  esac
+  if [[ $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  elif [ -z "$sub" ]; then
+    COMPREPLY=($(compgen -W "serve config test" -- "$cur") $(compgen -f -- "$cur"))
+  else
+    COMPREPLY=($(compgen -f -- "$cur"))
+  fi
+}
+complete -F _cloudlua cloudlua

@@ -1,0 +1,46 @@
+#!/bin/bash
+# cloudlua installed as a tool: `cmake --install` into a temporary prefix, then the
+# installed binary runs (-v, a call on its embedded emulator), `man -l` renders the
+# manual page, every option of `--help` (the main command's and each sub-command's) is
+# in the page and in the bash completion, the bash completion completes a sub-command
+# and a profile name of the config file, and the zsh completion and the documents are
+# in place. Usage: install_test.sh BUILD_DIR
+set -euo pipefail
+BUILD=$1
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$BUILD" --prefix "$WORK/usr" >/dev/null
+BIN=$WORK/usr/bin/cloudlua
+"$BIN" -v | grep -q '^cloudlua [0-9]' || fail "the installed binary does not run"
+CLOUDLUA_CONFIG_FILE=/dev/null CLOUDLUA_QUIET_EMULATOR=1 \
+  "$BIN" -e 'print(cloud.cluster.update_snapshot{SnapshotName="snap-1"}.snapshot.name)' | grep -qx snap-1 ||
+  fail "the installed binary cannot call its emulator"
+
+LC_ALL=C MANWIDTH=200 man -l "$WORK/usr/share/man/man1/cloudlua.1" >"$WORK/man.txt" 2>"$WORK/man.err" ||
+  fail "man -l: $(cat "$WORK/man.err")"
+grep -q "cloudlua - the cloud platform's APIs as Lua functions" "$WORK/man.txt" || fail "the page has no NAME line"
+COMPLETION=$WORK/usr/share/bash-completion/completions/cloudlua
+[ -f "$WORK/usr/share/zsh/vendor-completions/_cloudlua" ] || fail "no zsh completion"
+[ -f "$WORK/usr/share/doc/cloudlua/cli.md" ] && [ -f "$WORK/usr/share/doc/cloudlua/README.md" ] || fail "no documents"
+
+# Every option --help lists, as a word of the page and of the completion script.
+for cmd in "" serve config test; do
+  for opt in $("$BIN" $cmd --help | sed -n 's/^  \(-[^ ,]*\)\(, \(-[^ ]*\)\)\{0,1\}.*/\1 \3/p'); do
+    grep -qE -- "(^|[ ,(\"])$opt([ ,.)\"]|\$)" "$WORK/man.txt" || fail "the page lacks '$opt' of cloudlua $cmd"
+    grep -qE -- "(^|[ \"])$opt([ \"]|\$)" "$COMPLETION" || fail "the bash completion lacks '$opt' of cloudlua $cmd"
+  done
+done
+
+# What the bash completion offers after `cloudlua con` and `cloudlua --profile p`.
+complete_words() {
+  (cd "$WORK" && bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _cloudlua; echo "${COMPREPLY[*]}"' \
+    _ "$COMPLETION" "$@")
+}
+[ "$(complete_words cloudlua con)" = config ] || fail "bash: cloudlua con -> '$(complete_words cloudlua con)'"
+printf '[default]\nregion = jp-east-1\n\n[prod]\nregion = jp-west-1\n' >"$WORK/config"
+got=$(CLOUDLUA_CONFIG_FILE=$WORK/config complete_words cloudlua --profile p)
+[ "$got" = prod ] || fail "bash: --profile p -> '$got'"
+[ "$(complete_words cloudlua serve --p)" = --port ] || fail "bash: serve --p -> '$(complete_words cloudlua serve --p)'"
+echo "ok: installed binary, man page, completions and documents"
