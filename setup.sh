@@ -21,9 +21,10 @@ PACKAGES=(
 # drives `cloudlua serve` with it), and Node.js with npm for s3rver. Debian 12's
 # nodejs and npm are installed when no `node`/`npm` is found; a machine that already has
 # Node.js from elsewhere (NodeSource's nodejs, which conflicts with Debian's npm) keeps it.
-# clang builds the fuzz targets (libFuzzer).
+# clang builds the fuzz targets (libFuzzer); man-db renders the manual page in the
+# install test (`man -l`).
 add_test_packages() {
-  PACKAGES+=(awscli clang)
+  PACKAGES+=(awscli clang man-db)
   command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 }
 
