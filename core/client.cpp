@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "core/body.h"
 #include "core/limits.h"
 #include "core/protocol.h"
 #include "core/redact.h"
@@ -85,7 +86,8 @@ std::string Client::service_of(const Api& api) const {
 
 // URL, signature and the headers that go with it, for one attempt.
 Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& method, const std::string& path,
-                                           const std::string& query, Headers headers, std::string body) {
+                                           const std::string& query, Headers headers, std::string body,
+                                           const BodyFiles& files) {
   std::string base = endpoint_of(api.name);
   if (base.empty())
     return make_error(ErrorKind::config, "NoEndpoint",
@@ -104,6 +106,7 @@ Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& me
   in.url = base + path + (query.empty() ? "" : "?" + query);
   in.headers = std::move(headers);
   in.body = std::move(body);
+  in.payload_sha256 = files.upload_sha256;
   in.region = config_.region;
   in.service = service_of(api);
   in.credentials = config_.credentials;
@@ -114,7 +117,7 @@ Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& me
   in.sign_body = storage;
   auto signed_request = sign(in);
   if (!signed_request.ok()) return signed_request.error();
-  return HttpRequest{method, signed_request->url, std::move(signed_request->headers), std::move(in.body)};
+  return HttpRequest{method, signed_request->url, std::move(signed_request->headers), std::move(in.body), files};
 }
 
 bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
@@ -146,10 +149,10 @@ bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outc
 
 Outcome<HttpResponse> Client::send_with_retries(const Operation* op, const Api& api, const std::string& method,
                                                 const std::string& path, const std::string& query,
-                                                const Headers& headers, const std::string& body, Meta& meta,
-                                                std::vector<std::string>& secrets) {
+                                                const Headers& headers, const std::string& body,
+                                                const BodyFiles& files, Meta& meta, std::vector<std::string>& secrets) {
   for (int attempt = 1;; ++attempt) {
-    auto request = build_request(api, method, path, query, headers, body);
+    auto request = build_request(api, method, path, query, headers, body, files);
     if (!request.ok()) return request.error();
     meta.attempts = attempt;
     secrets = secrets_of(*request);
@@ -174,9 +177,18 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
   auto input = validate_input(*op, args);
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, *input);
+  if (w.files.upload) {  // a payload sent from a file: hashed here, read once, then read again as it is sent
+    auto hash = sha256_hex_of(*w.files.upload);
+    if (!hash.ok()) {
+      hash.error().operation = op->name;
+      return hash.error();
+    }
+    w.files.upload_sha256 = std::move(hash.value());
+  }
   CallResult out;
   std::vector<std::string> secrets;
-  auto response = send_with_retries(op, api, w.method, w.path, w.query, w.headers, w.body, out.meta, secrets);
+  auto response =
+      send_with_retries(op, api, w.method, w.path, w.query, w.headers, w.body, w.files, out.meta, secrets);
   out.meta.elapsed = seconds_since(start);
   if (!response.ok()) {
     response.error().operation = op->name;
@@ -216,7 +228,7 @@ Outcome<RawResult> Client::request(const RawRequest& raw) {
   pseudo.idempotent = idempotent;
   std::vector<std::string> secrets;
   auto response = send_with_retries(&pseudo, *api, raw.method, raw.path, encode_query_map(raw.query), raw.headers,
-                                    raw.body, out.meta, secrets);
+                                    raw.body, BodyFiles{}, out.meta, secrets);
   out.meta.elapsed = seconds_since(start);
   if (!response.ok()) {
     response.error().attempts = out.meta.attempts;

@@ -86,10 +86,12 @@ class Client {
  private:
   struct Attempt;
   Outcome<HttpRequest> build_request(const Api& api, const std::string& method, const std::string& path,
-                                     const std::string& query, Headers headers, std::string body);
+                                     const std::string& query, Headers headers, std::string body,
+                                     const BodyFiles& files);
   Outcome<HttpResponse> send_with_retries(const Operation* op, const Api& api, const std::string& method,
                                           const std::string& path, const std::string& query, const Headers& headers,
-                                          const std::string& body, Meta& meta, std::vector<std::string>& secrets);
+                                          const std::string& body, const BodyFiles& files, Meta& meta,
+                                          std::vector<std::string>& secrets);
   bool should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
                     double& delay) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
