@@ -17,6 +17,7 @@
 #include "core/crypto.h"
 #include "core/help.h"
 #include "core/limits.h"
+#include "core/redact.h"
 #include "core/validate.h"
 
 using namespace cloud;
@@ -176,4 +177,12 @@ TEST_CASE("A file sink renames onto its target only when committed, and leaves n
   now << std::ifstream(target).rdbuf();
   CHECK(now.str() == "new bytes");
   CHECK(dir.entries() == std::vector<std::string>{"target"});
+}
+
+TEST_CASE("The --debug text names a body kept in a file instead of showing it") {
+  HttpRequest request{"PUT", "http://127.0.0.1:1/b/k", {{"Host", "127.0.0.1:1"}}, "", {FileRange{"/tmp/x", 1000, 5000}, "", ""}};
+  HttpResponse response{200, {{"Content-Length", "5000"}}, "", "/tmp/back"};
+  std::string text = describe_exchange(request, response, ExchangeInfo{"GetObject", 1, 0.1, {}});
+  CHECK(text.find(">\n> (5000 bytes from '/tmp/x' at offset 1000)\n") != std::string::npos);
+  CHECK(text.find("<\n< (body written to '/tmp/back')\n") != std::string::npos);
 }
