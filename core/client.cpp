@@ -1,4 +1,9 @@
-// The one pipeline every operation runs through. Retries re-sign each attempt (the
+// The one pipeline every operation runs through, as a state machine on the
+// transport's loop: prepare (validate, serialise, build the Request once) -> attempt
+// (sign, start the transfer) -> verdict on the answer -> (back-off timer -> attempt)
+// -> finish (the result or the error, handed to the caller's callback). The blocking
+// call() and request() start one and run the loop until it ends; many may be under
+// way at once. Retries re-sign each attempt (the
 // date moves on) and follow docs/design.md: 5xx (an <Error> in a 200 answer included),
 // throttling and connection failures are repeated with jittered exponential back-off,
 // InvalidPart after the fixed delay the spec asks for; but a non-idempotent
@@ -7,7 +12,6 @@
 
 #include <cctype>
 #include <random>
-#include <thread>
 
 #include "core/body.h"
 #include "core/limits.h"
@@ -59,11 +63,12 @@ std::string encode_query_map(const std::map<std::string, std::string>& query) {
 }  // namespace
 
 Client::Client(ClientConfig config, const Model& model)
-    : config_(std::move(config)), model_(model), transport_(config_.transport),
-      sleep_([](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }) {
+    : config_(std::move(config)), model_(model), transport_(config_.transport) {
   remember_secret(config_.credentials.secret_access_key);  // redacted from all output from now on
   remember_secret(config_.credentials.session_token);
 }
+
+Client::~Client() = default;
 
 // What an answer to `request` might echo that must never be shown: the secret key,
 // the session token and the request's own signatures.
@@ -84,10 +89,10 @@ std::string Client::service_of(const Api& api) const {
   return it == config_.services.end() ? api.service : it->second;
 }
 
-// URL, signature and the headers that go with it, for one attempt.
-Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& method, const std::string& path,
-                                           const std::string& query, Headers headers, std::string body,
-                                           const BodyFiles& files) {
+// The request an API call sends, built once: the endpoint's URL extended by the
+// wire path and query. Fails (kind config) without an endpoint or credentials.
+Outcome<Request> Client::prepare(const Api& api, const std::string& method, const std::string& path,
+                                 const std::string& query) const {
   std::string base = endpoint_of(api.name);
   if (base.empty())
     return make_error(ErrorKind::config, "NoEndpoint",
@@ -95,82 +100,115 @@ Outcome<HttpRequest> Client::build_request(const Api& api, const std::string& me
                           "'): set endpoint." + api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) +
                           " or --endpoint " + api.name +
                           "=URL (the embedded emulator serves only when no credentials, profile or endpoint are configured)");
-  while (!base.empty() && base.back() == '/') base.pop_back();
   if (config_.credentials.access_key_id.empty() || config_.credentials.secret_access_key.empty())
     return make_error(ErrorKind::config, "NoCredentials",
                       "no credentials for profile '" + config_.profile +
                           "': set access_key_id and secret_access_key (or credentials_file) in the profile, "
                           "CLOUDLUA_ACCESS_KEY_ID and CLOUDLUA_SECRET_ACCESS_KEY, or --access-key and --secret-key");
+  Outcome<Url> url = parse_url(base);
+  if (!url) return url.error();
+  Request request;
+  request.api = &api;
+  request.label = "request";
+  request.method = method;
+  request.url = std::move(*url);
+  while (!request.url.path.empty() && request.url.path.back() == '/') request.url.path.pop_back();
+  request.url.path += path.empty() ? "/" : path;
+  request.url.query = query;
+  return request;
+}
+
+// Signs one attempt (the date moves on between attempts): the HttpRequest to send.
+Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   SignInput in;
-  in.method = method;
-  in.url = base + path + (query.empty() ? "" : "?" + query);
-  in.headers = std::move(headers);
-  in.body = std::move(body);
-  in.payload_sha256 = files.upload_sha256;
+  in.method = request.method;
+  in.headers = request.headers;
+  in.body = request.body;
+  in.payload_sha256 = request.files.upload_sha256;
   in.region = config_.region;
-  in.service = service_of(api);
+  in.service = service_of(*request.api);
   in.credentials = config_.credentials;
   in.dialect = config_.dialect;
-  bool storage = api.protocol == "xml";  // S3-style: path signed as sent, payload hash header
+  bool storage = request.api->protocol == "xml";  // S3-style: path signed as sent, payload hash header
   in.normalize = !storage;
   in.double_encode = !storage;
   in.sign_body = storage;
-  auto signed_request = sign(in);
+  auto signed_request = sign(in, request.url);
   if (!signed_request.ok()) return signed_request.error();
-  return HttpRequest{method, signed_request->url, std::move(signed_request->headers), std::move(in.body), files};
+  return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), std::move(in.body),
+                     request.files};
 }
 
-bool Client::should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
-                          double& delay) const {
+// The one verdict on an answer (or a failure to get one) after `attempt` attempts:
+// its API error, parsed once, and whether and when to try again.
+Verdict Client::judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const {
+  Verdict v;
+  bool error_in_200 = false;
+  if (outcome.ok()) {
+    const HttpResponse& r = outcome.value();
+    error_in_200 = request.op && is_success(r.status) && is_error_in_200(*request.api, *request.op, r);
+    if (is_success(r.status) && !error_in_200) return v;
+    v.error = parse_error(*request.api, r);
+  }
   const RetryPolicy& p = config_.retry;
-  if (attempt >= p.max_attempts) return false;
-  bool idempotent = op ? op->idempotent : true;
-  bool may_resend = idempotent || p.retry_non_idempotent;
+  if (attempt >= p.max_attempts) return v;
+  bool may_resend = request.idempotent || p.retry_non_idempotent;
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
   static thread_local std::mt19937 rng{std::random_device{}()};
-  delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
+  v.delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
   if (!outcome.ok()) {
     const Error& e = outcome.error();
-    if (e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.kind == ErrorKind::validation) return false;
-    return e.code == "ConnectionFailed" || may_resend;  // a refused connection never arrived
+    bool final = e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.kind == ErrorKind::validation;
+    v.retry = !final && (e.code == "ConnectionFailed" || may_resend);  // a refused connection never arrived
+    return v;
   }
-  const HttpResponse& r = outcome.value();
-  bool error_in_200 = op && is_success(r.status) && is_error_in_200(api, *op, r);
-  if (is_success(r.status) && !error_in_200) return false;
-  std::string code = parse_error(api, r).code;
-  if (code == "InvalidPart") {  // the spec: wait a few seconds, then repeat
-    delay = p.invalid_part_delay;
-    return may_resend;
+  if (v.error->code == "InvalidPart") {  // the spec: wait a few seconds, then repeat
+    v.delay = p.invalid_part_delay;
+    v.retry = may_resend;
+    return v;
   }
   // An <Error> in a 200 answer is the platform failing after it took the request:
   // a 5xx in disguise, retried as one (botocore does the same).
-  return (error_in_200 || r.status >= 500 || r.status == 429 || is_throttling(code)) && may_resend;
+  long status = outcome.value().status;
+  v.retry = (error_in_200 || status >= 500 || status == 429 || is_throttling(v.error->code)) && may_resend;
+  return v;
 }
 
-Outcome<HttpResponse> Client::send_with_retries(const Operation* op, const Api& api, const std::string& method,
-                                                const std::string& path, const std::string& query,
-                                                const Headers& headers, const std::string& body,
-                                                const BodyFiles& files, Meta& meta, std::vector<std::string>& secrets) {
-  for (int attempt = 1;; ++attempt) {
-    auto request = build_request(api, method, path, query, headers, body, files);
-    if (!request.ok()) return request.error();
-    meta.attempts = attempt;
-    secrets = secrets_of(*request);
-    auto sent = std::chrono::steady_clock::now();
-    Outcome<HttpResponse> outcome = transport_.perform(*request);
-    if (!outcome.ok()) redact_error(outcome.error(), secrets);
-    if (config_.debug) {
-      ExchangeInfo info{op && !op->name.empty() ? op->name : "request", attempt, seconds_since(sent), secrets};
-      config_.debug(describe_exchange(*request, outcome, info));
-    }
-    double delay = 0;
-    if (!should_retry(op, outcome, api, attempt, delay)) return outcome;
-    sleep_(delay);
-  }
+namespace {
+
+// Fills in what an error of a call should say: its operation, status, attempts, request id.
+void annotate(Error& e, const Request& request, const Meta& meta) {
+  if (request.op) e.operation = request.op->name;
+  if (meta.status) e.status = meta.status;
+  e.attempts = meta.attempts;
+  if (e.request_id.empty()) e.request_id = meta.request_id;
 }
 
-Outcome<CallResult> Client::call(const std::string& name, const json& args) {
-  auto start = std::chrono::steady_clock::now();
+// Copies the status, headers and request id of an answer into `meta`.
+void record_answer(Meta& meta, const HttpResponse& r) {
+  meta.status = r.status;
+  meta.headers = r.headers;
+  meta.request_id = request_id_of(r.headers);
+}
+
+}  // namespace
+
+// One call under way: its request, what is known so far, the transfer or timer it
+// waits on, and what to do with its last outcome.
+struct Client::Exchange {
+  Request request;
+  Meta meta;
+  Verdict verdict;
+  std::vector<std::string> secrets;  // what the current attempt's answer must not show
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point sent;
+  std::optional<HttpRequest> shown;  // the signed attempt, kept for --debug only
+  Transport::Id pending = 0;         // the transfer or timer under way
+  Finish finish;
+};
+
+// Prepare, for an operation: the model's checks, then the Request it sends.
+Outcome<Request> Client::operation_request(const std::string& name, const json& args) const {
   const Operation* op = model_.find(name);
   if (!op) return make_error(ErrorKind::validation, "UnknownOperation", "no operation named '" + name + "'");
   const Api& api = *model_.api(op->api);
@@ -185,60 +223,154 @@ Outcome<CallResult> Client::call(const std::string& name, const json& args) {
     }
     w.files.upload_sha256 = std::move(hash.value());
   }
-  CallResult out;
-  std::vector<std::string> secrets;
-  auto response =
-      send_with_retries(op, api, w.method, w.path, w.query, w.headers, w.body, w.files, out.meta, secrets);
-  out.meta.elapsed = seconds_since(start);
+  auto request = prepare(api, w.method, w.path, w.query);
+  if (!request.ok()) {
+    request.error().operation = op->name;  // "config error in UpdateSnapshot: NoEndpoint ..."
+    return request.error();
+  }
+  request->op = op;
+  request->label = op->name;
+  request->headers = std::move(w.headers);
+  request->body = std::move(w.body);
+  request->files = std::move(w.files);
+  request->idempotent = op->idempotent;
+  return request;
+}
+
+// Registers a call and makes its first attempt; a request that could not be
+// prepared ends from the loop's next turn, like any other.
+Client::Id Client::begin(Outcome<Request> request, Finish finish) {
+  Id id = ++last_id_;
+  auto x = std::make_unique<Exchange>();
+  x->finish = std::move(finish);
+  Exchange& ref = *x;
+  exchanges_.emplace(id, std::move(x));
+  if (!request.ok()) {
+    ref.pending = transport_.add_timer(0, [this, id, e = std::move(request.error())] { end(id, e); });
+    return id;
+  }
+  ref.request = std::move(request.value());
+  attempt(id);
+  return id;
+}
+
+// Attempt: signs the request anew and starts its transfer.
+void Client::attempt(Id id) {
+  Exchange& x = *exchanges_.at(id);
+  x.meta.attempts++;
+  auto signed_request = sign_attempt(x.request);
+  if (!signed_request.ok()) {
+    x.pending = transport_.add_timer(0, [this, id, e = std::move(signed_request.error())] { end(id, e); });
+    return;
+  }
+  x.secrets = secrets_of(*signed_request);
+  if (config_.debug) x.shown = *signed_request;
+  x.sent = std::chrono::steady_clock::now();
+  x.pending = transport_.start(std::move(*signed_request),
+                               [this, id](Outcome<HttpResponse> outcome) { answered(id, std::move(outcome)); });
+}
+
+// Verdict: shows the exchange to --debug, then ends the call or waits out the
+// back-off before the next attempt.
+void Client::answered(Id id, Outcome<HttpResponse> outcome) {
+  Exchange& x = *exchanges_.at(id);
+  if (!outcome.ok()) redact_error(outcome.error(), x.secrets);
+  if (config_.debug && x.shown) {
+    ExchangeInfo info{x.request.label, x.meta.attempts, seconds_since(x.sent), x.secrets};
+    config_.debug(describe_exchange(*x.shown, outcome, info));
+  }
+  x.verdict = judge(x.request, outcome, x.meta.attempts);
+  if (!x.verdict.retry) return end(id, std::move(outcome));
+  if (sleep_) {
+    sleep_(x.verdict.delay);
+    return attempt(id);
+  }
+  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { attempt(id); });
+}
+
+// Finish: the call leaves the table, then its callback turns the outcome into a result.
+void Client::end(Id id, Outcome<HttpResponse> outcome) {
+  auto it = exchanges_.find(id);
+  std::unique_ptr<Exchange> x = std::move(it->second);
+  exchanges_.erase(it);
+  x->meta.elapsed = seconds_since(x->start);
+  x->finish(*x, std::move(outcome));
+}
+
+void Client::cancel(Id id) {
+  auto it = exchanges_.find(id);
+  if (it == exchanges_.end()) return;
+  transport_.cancel(it->second->pending);
+  exchanges_.erase(it);
+}
+
+// Runs the loop until `out` holds the outcome of the call that fills it.
+template <class T>
+T Client::wait_for(std::optional<T>& out) {
+  while (!out) transport_.run_once(0.1);
+  return std::move(*out);
+}
+
+// An operation's result: the parsed answer, or the error (the verdict's, the
+// transport's or the parser's) with the call's operation, status and attempts.
+Outcome<CallResult> Client::call_result(Exchange& x, Outcome<HttpResponse> response) const {
   if (!response.ok()) {
-    response.error().operation = op->name;
-    response.error().attempts = out.meta.attempts;
-    if (response.error().code == "ResponseTooLarge")
-      response.error().message += pieces_hint(*op, config_.transport.max_response_bytes);
+    annotate(response.error(), x.request, x.meta);
+    if (response.error().code == "ResponseTooLarge" && x.request.op)
+      response.error().message += pieces_hint(*x.request.op, config_.transport.max_response_bytes);
     return response.error();
   }
-  HttpResponse& r = response.value();
-  out.meta.status = r.status;
-  out.meta.headers = r.headers;
-  out.meta.request_id = request_id_of(r.headers);
-  Outcome<json> result = is_success(r.status) && !is_error_in_200(api, *op, r) ? parse_result(api, *op, r)
-                                                                                : Outcome<json>(parse_error(api, r));
+  record_answer(x.meta, *response);
+  Outcome<json> result = x.verdict.error ? Outcome<json>(std::move(*x.verdict.error))
+                                         : parse_result(*x.request.api, *x.request.op, *response);
   if (!result.ok()) {
-    Error e = std::move(result.error());
-    redact_error(e, secrets);  // an error body may echo the request: token, signature
-    e.operation = op->name;
-    e.status = r.status;
-    e.attempts = out.meta.attempts;
-    if (e.request_id.empty()) e.request_id = out.meta.request_id;
-    return e;
+    redact_error(result.error(), x.secrets);  // an error body may echo the request: token, signature
+    annotate(result.error(), x.request, x.meta);
+    return result.error();
   }
-  out.result = std::move(result.value());
-  return out;
+  return CallResult{std::move(result.value()), x.meta};
+}
+
+// A raw request's result: the answer whatever its status, or the transport's error.
+Outcome<RawResult> Client::raw_result(Exchange& x, Outcome<HttpResponse> response) const {
+  if (!response.ok()) {
+    annotate(response.error(), x.request, x.meta);
+    return response.error();
+  }
+  record_answer(x.meta, *response);
+  return RawResult{std::move(response.value()), x.meta};
+}
+
+Client::Id Client::start_call(const std::string& name, const json& args, CallDone done) {
+  return begin(operation_request(name, args), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
+    done(call_result(x, std::move(r)));
+  });
+}
+
+Client::Id Client::start_request(const RawRequest& raw, RequestDone done) {
+  Outcome<Request> request = make_error(ErrorKind::validation, "UnknownApi",
+                                        "api must be storage, devops, cluster or catalog (got '" + raw.api + "')");
+  if (const Api* api = model_.api(raw.api)) request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
+  if (request.ok()) {
+    request->headers = raw.headers;
+    request->body = raw.body;
+    request->idempotent = raw.method != "POST" && raw.method != "PATCH";
+  }
+  return begin(std::move(request), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
+    done(raw_result(x, std::move(r)));
+  });
+}
+
+Outcome<CallResult> Client::call(const std::string& name, const json& args) {
+  std::optional<Outcome<CallResult>> out;
+  start_call(name, args, [&out](Outcome<CallResult> r) { out = std::move(r); });
+  return wait_for(out);
 }
 
 Outcome<RawResult> Client::request(const RawRequest& raw) {
-  auto start = std::chrono::steady_clock::now();
-  const Api* api = model_.api(raw.api);
-  if (!api)
-    return make_error(ErrorKind::validation, "UnknownApi",
-                      "api must be storage, devops, cluster or catalog (got '" + raw.api + "')");
-  RawResult out;
-  bool idempotent = raw.method != "POST" && raw.method != "PATCH";
-  Operation pseudo;
-  pseudo.idempotent = idempotent;
-  std::vector<std::string> secrets;
-  auto response = send_with_retries(&pseudo, *api, raw.method, raw.path, encode_query_map(raw.query), raw.headers,
-                                    raw.body, BodyFiles{}, out.meta, secrets);
-  out.meta.elapsed = seconds_since(start);
-  if (!response.ok()) {
-    response.error().attempts = out.meta.attempts;
-    return response.error();
-  }
-  out.response = std::move(response.value());
-  out.meta.status = out.response.status;
-  out.meta.headers = out.response.headers;
-  out.meta.request_id = request_id_of(out.response.headers);
-  return out;
+  std::optional<Outcome<RawResult>> out;
+  start_request(raw, [&out](Outcome<RawResult> r) { out = std::move(r); });
+  return wait_for(out);
 }
 
 }  // namespace cloud

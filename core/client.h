@@ -1,18 +1,22 @@
 // The client: one path for every operation — validate -> serialise -> sign -> send
-// (with retries) -> parse. It knows nothing of Lua; the binding hands it JSON values
-// and gets JSON values back.
+// (with retries) -> parse, as a state machine on the transport's loop so that many
+// calls may be under way at once. It knows nothing of Lua; the binding hands it JSON
+// values and gets JSON values back.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
 #include "core/model.h"
 #include "core/sigv4.h"
 #include "core/transport.h"
+#include "core/uri.h"
 
 namespace cloud {
 
@@ -69,31 +73,78 @@ struct RawResult {
   Meta meta;
 };
 
+// One request as the client sends it, built once whatever its origin (an operation
+// or cloud.request): the URL in parts (endpoint, path and query joined once), the
+// headers and body as serialised, and what retries and messages need to know.
+struct Request {
+  const Api* api = nullptr;
+  const Operation* op = nullptr;  // nullptr for cloud.request: the answer is returned raw
+  std::string label;              // "UpdateSnapshot", or "request": messages and --debug
+  std::string method;
+  Url url;
+  Headers headers;
+  std::string body;
+  BodyFiles files;  // a payload sent from a file (its hash taken once), a download target
+  bool idempotent = true;  // may be resent after it may have reached the server
+};
+
+// What one answer means, decided once and used both to retry and to report: the call
+// is over (with the answer's API error, if it is one) or is tried again after `delay`.
+struct Verdict {
+  bool retry = false;
+  double delay = 0;            // seconds before the next attempt
+  std::optional<Error> error;  // a non-2xx answer or an <Error> in a 200, parsed once
+};
+
 class Client {
  public:
   explicit Client(ClientConfig config, const Model& model = Model::builtin());
+  ~Client();  // calls still under way are abandoned
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
 
+  using Id = std::uint64_t;  // a call under way; never 0, never reused
+  using CallDone = std::function<void(Outcome<CallResult>)>;
+  using RequestDone = std::function<void(Outcome<RawResult>)>;
+
+  // Block until the call ends: start it, then run the transport's loop until it does.
   Outcome<CallResult> call(const std::string& operation, const json& args);
   Outcome<RawResult> request(const RawRequest& raw);
+
+  // Start a call and return at once; `done` runs exactly once, from
+  // transport().run_once (never from inside these), unless the call is cancelled.
+  Id start_call(const std::string& operation, const json& args, CallDone done);
+  Id start_request(const RawRequest& raw, RequestDone done);
+  // Abandon a call: its transfer or back-off timer is cancelled, `done` never runs.
+  // An id that has already ended is ignored.
+  void cancel(Id call);
 
   const ClientConfig& config() const { return config_; }
   const Model& model() const { return model_; }
   Transport& transport() { return transport_; }
 
-  // Tests replace sleeping (retry back-off) with a fake clock.
+  // Replaces waiting out a back-off in the loop: the hook is given each delay and the next
+  // attempt follows at once (tests record the delays; `cloudlua test` advances the
+  // emulator's virtual time).
   void set_sleeper(std::function<void(double seconds)> sleeper) { sleep_ = std::move(sleeper); }
 
  private:
-  struct Attempt;
-  Outcome<HttpRequest> build_request(const Api& api, const std::string& method, const std::string& path,
-                                     const std::string& query, Headers headers, std::string body,
-                                     const BodyFiles& files);
-  Outcome<HttpResponse> send_with_retries(const Operation* op, const Api& api, const std::string& method,
-                                          const std::string& path, const std::string& query, const Headers& headers,
-                                          const std::string& body, const BodyFiles& files, Meta& meta,
-                                          std::vector<std::string>& secrets);
-  bool should_retry(const Operation* op, const Outcome<HttpResponse>& outcome, const Api& api, int attempt,
-                    double& delay) const;
+  struct Exchange;
+  using Finish = std::function<void(Exchange& exchange, Outcome<HttpResponse> outcome)>;
+
+  Outcome<Request> operation_request(const std::string& operation, const json& args) const;
+  Outcome<CallResult> call_result(Exchange& x, Outcome<HttpResponse> outcome) const;
+  Outcome<RawResult> raw_result(Exchange& x, Outcome<HttpResponse> outcome) const;
+  Id begin(Outcome<Request> request, Finish finish);
+  void attempt(Id id);
+  void answered(Id id, Outcome<HttpResponse> outcome);
+  void end(Id id, Outcome<HttpResponse> outcome);
+  template <class T>
+  T wait_for(std::optional<T>& out);
+  Outcome<Request> prepare(const Api& api, const std::string& method, const std::string& path,
+                           const std::string& query) const;
+  Outcome<HttpRequest> sign_attempt(const Request& request) const;
+  Verdict judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
   std::string endpoint_of(const std::string& api) const;
   std::string service_of(const Api& api) const;
@@ -101,7 +152,9 @@ class Client {
   ClientConfig config_;
   const Model& model_;
   Transport transport_;
-  std::function<void(double)> sleep_;
+  std::function<void(double)> sleep_;  // empty: back-off is a timer in the loop
+  std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
+  Id last_id_ = 0;
 };
 
 }  // namespace cloud

@@ -50,6 +50,8 @@ class Outcome {
   const T& value() const { return std::get<0>(v_); }
   T& operator*() { return value(); }
   T* operator->() { return &value(); }
+  const T& operator*() const { return value(); }
+  const T* operator->() const { return &value(); }
   const Error& error() const { return std::get<1>(v_); }
   Error& error() { return std::get<1>(v_); }
 

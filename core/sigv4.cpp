@@ -280,18 +280,23 @@ const Dialect* Dialect::find(const std::string& name) {
   return nullptr;
 }
 
-// Parses the URL, then signs into the header or, with presign_expires, the query.
+// Parses the URL, then signs it.
 Outcome<SignOutput> sign(const SignInput& in) {
+  Outcome<Url> url = parse_url(in.url);
+  if (!url) return url.error();
+  return sign(in, *url);
+}
+
+// Signs into the header or, with presign_expires, the query.
+Outcome<SignOutput> sign(const SignInput& in, const Url& url) {
   if (in.dialect == nullptr) {  // a programming slip, not worth a crash: use the default
     SignInput with_default = in;
     with_default.dialect = &Dialect::ext();
-    return sign(with_default);
+    return sign(with_default, url);
   }
-  Outcome<Url> url = parse_url(in.url);
-  if (!url) return url.error();
-  Headers headers = base_headers(in, *url);
-  if (in.presign_expires) return sign_query_variant(in, *url, std::move(headers));
-  return sign_header_variant(in, *url, std::move(headers));
+  Headers headers = base_headers(in, url);
+  if (in.presign_expires) return sign_query_variant(in, url, std::move(headers));
+  return sign_header_variant(in, url, std::move(headers));
 }
 
 // Now in UTC as yyyymmddThhmmssZ (gmtime_r: thread-safe, unlike gmtime).

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/http.h"
+#include "core/uri.h"
 
 namespace cloud {
 
@@ -60,6 +61,9 @@ struct SignOutput {
 
 // Signs `in`. Fails (kind validation) only on an unusable URL or time.
 Outcome<SignOutput> sign(const SignInput& in);
+// Signs `in` for a URL already in parts (in.url is not read): the client builds its
+// URL once rather than joining it into a string to be parsed again.
+Outcome<SignOutput> sign(const SignInput& in, const Url& url);
 
 // The current UTC time as yyyymmddThhmmssZ.
 std::string amz_time_now();

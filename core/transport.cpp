@@ -1,10 +1,12 @@
 // The HTTP transport on libcurl's multi interface. A transfer is started (an easy
-// handle from the pool, configured and added to the Transport's multi handle), the
-// loop is driven until that transfer is done, and the transfer is finished (removed,
-// turned into an HttpResponse or an Error, its handle reset and pooled). Keeping the
-// three steps apart lets several transfers share one multi handle later. The multi
-// handle owns the connection cache, so connections stay alive while the Transport
-// lives. The request goes out with exactly the caller's headers (they were signed):
+// handle from the pool, configured and added to the Transport's one multi handle),
+// the loop (run_once) drives every transfer at once, and each transfer that ends is
+// finished (removed, turned into an HttpResponse or an Error, its handle reset and
+// pooled) and handed to its completion. Timers live beside the transfers so that a
+// back-off or a sleep waits in the same loop. A cancelled transfer is removed and its
+// handle pooled at once; nothing else refers to it afterwards, so that happens once.
+// The multi handle owns the connection cache, so connections stay alive while the
+// Transport lives. The request goes out with exactly the caller's headers (they were signed):
 // curl's own Expect, Accept and Content-Type are suppressed, bodies are sent as given
 // and received as sent (no redirects, no content decoding). A body from a file range
 // is read as curl asks for it, and a success asked to go to a file is written there
@@ -17,10 +19,14 @@
 
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -56,9 +62,15 @@ void global_init_once() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+using Clock = std::chrono::steady_clock;
+
 // One request in flight: its easy handle, header list, buffers and outcome.
 struct Transfer {
-  const HttpRequest* request = nullptr;  // owned by the caller; outlives the transfer
+  HttpRequest owned;                     // kept here while curl sends it
+  const HttpRequest* request = &owned;
+  Transport::Completion completion;
+  std::optional<Error> failure;          // ended before or beside curl (setup, multi handle)
+  bool added = false;                    // attached to the multi handle
   std::uint64_t max_body = 0;            // TransportOptions::max_response_bytes
   EasyPtr easy;
   SlistPtr headers;
@@ -66,6 +78,9 @@ struct Transfer {
   char error_buffer[CURL_ERROR_SIZE] = {};
   bool done = false;
   bool interrupted = false;
+  Transfer() = default;
+  Transfer(const Transfer&) = delete;  // curl holds pointers into it
+  Transfer& operator=(const Transfer&) = delete;
   bool too_large = false;                // the answer passed max_body: aborted
   CURLcode result = CURLE_OK;
   RangeReader reader;                    // the request body's file range, when it has one
@@ -368,19 +383,32 @@ Error too_large_error(Transfer& t) {
 
 }  // namespace
 
+// A callback due at a moment of the steady clock.
+struct Timer {
+  Clock::time_point due;
+  std::function<void()> fire;
+};
+
 struct Transport::Impl {
   TransportOptions options;
   const std::atomic<bool>* interrupt = nullptr;
   MultiPtr multi;
   std::vector<EasyPtr> idle;  // reset handles, ready for the next transfer
+  Id last_id = 0;
+  std::map<Id, std::unique_ptr<Transfer>> transfers;
+  std::map<Id, Timer> timers;
 
   EasyPtr acquire();
   void release(EasyPtr easy);
-  Outcome<std::unique_ptr<Transfer>> start(const HttpRequest& request);
-  std::optional<Error> drive_until_done(Transfer& t);
+  std::optional<Error> attach(Transfer& t);
   void collect_finished();
   bool interrupted() const;
-  Outcome<HttpResponse> finish(std::unique_ptr<Transfer> t);
+  void interrupt_all();
+  void wait(double timeout);
+  std::vector<Id> finished_ids() const;
+  std::vector<Id> due_timers() const;
+  void detach(Transfer& t);
+  Outcome<HttpResponse> finish(Transfer& t);
 };
 
 // An easy handle from the pool, or a new one when the pool is empty.
@@ -398,31 +426,26 @@ void Transport::Impl::release(EasyPtr easy) {
   if (idle.size() < kMaxIdleHandles) idle.push_back(std::move(easy));
 }
 
-// Starts a transfer: takes a handle, configures it and adds it to the multi handle.
-// The transfer is heap-allocated because curl keeps pointers to it.
-Outcome<std::unique_ptr<Transfer>> Transport::Impl::start(const HttpRequest& request) {
-  auto t = std::make_unique<Transfer>();
-  t->request = &request;
-  t->max_body = options.max_response_bytes;
-  for (const Header& h : request.headers)
+// Sets a transfer up: takes a handle, configures it and adds it to the multi handle.
+// Returns the Error that ends it before anything is sent.
+std::optional<Error> Transport::Impl::attach(Transfer& t) {
+  t.max_body = options.max_response_bytes;
+  for (const Header& h : t.request->headers)
     if (!header_value_ok(h.first) || !header_value_ok(h.second))
       return make_error(ErrorKind::validation, "InvalidHeader",
                         "header '" + h.first + "' holds a line break or control character; nothing was sent");
-  if (std::optional<Error> e = open_body_files(*t)) return *e;
-  t->easy = acquire();
-  t->headers = build_header_list(request.headers);
-  if (!t->easy || !t->headers)
-    return make_error(ErrorKind::transport, "TransportError", "out of memory");
-  if (CURLcode rc = configure(*t, options); rc != CURLE_OK) {
-    release(std::move(t->easy));
+  if (std::optional<Error> e = open_body_files(t)) return e;
+  if (!multi) return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
+  t.easy = acquire();
+  t.headers = build_header_list(t.request->headers);
+  if (!t.easy || !t.headers) return make_error(ErrorKind::transport, "TransportError", "out of memory");
+  if (CURLcode rc = configure(t, options); rc != CURLE_OK)
     return make_error(ErrorKind::transport, "TransportSetup",
                       std::string("cannot set up transfer: ") + curl_easy_strerror(rc));
-  }
-  if (CURLMcode mc = curl_multi_add_handle(multi.get(), t->easy.get()); mc != CURLM_OK) {
-    release(std::move(t->easy));
+  if (CURLMcode mc = curl_multi_add_handle(multi.get(), t.easy.get()); mc != CURLM_OK)
     return make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
-  }
-  return t;
+  t.added = true;
+  return std::nullopt;
 }
 
 // True when the caller's interrupt flag is raised.
@@ -443,45 +466,85 @@ void Transport::Impl::collect_finished() {
   }
 }
 
-// Drives the multi handle until `t` is done or interrupted, waking at least every
-// kPollMs to look at the interrupt flag. Other transfers progress meanwhile.
-// Returns an Error only when the multi handle itself fails.
-std::optional<Error> Transport::Impl::drive_until_done(Transfer& t) {
-  while (!t.done) {
-    if (interrupted()) {
-      t.interrupted = t.done = true;
-      break;
-    }
-    int running = 0;
-    CURLMcode mc = curl_multi_perform(multi.get(), &running);
-    if (mc == CURLM_OK) collect_finished();
-    if (mc == CURLM_OK && !t.done)
-      mc = curl_multi_poll(multi.get(), nullptr, 0, kPollMs, nullptr);
-    if (mc != CURLM_OK)
-      return make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
-  }
-  return std::nullopt;
+// Ends every transfer as "Interrupted" and makes every timer due (Ctrl-C).
+void Transport::Impl::interrupt_all() {
+  for (auto& [id, t] : transfers)
+    if (!t->done) t->interrupted = t->done = true;
+  for (auto& [id, timer] : timers) timer.due = Clock::now();
 }
 
-// Finishes a transfer: detaches it from the multi handle, pools its handle and turns
-// its result into the response or an Error.
-Outcome<HttpResponse> Transport::Impl::finish(std::unique_ptr<Transfer> t) {
-  curl_multi_remove_handle(multi.get(), t->easy.get());
-  Outcome<HttpResponse> out = HttpResponse{};
-  if (t->interrupted) {
-    out = make_error(ErrorKind::transport, "Interrupted",
-                     "request to " + host_port(t->request->url) + " interrupted");
-  } else if (t->too_large) {
-    out = too_large_error(*t);
-  } else if (!t->file_error.empty()) {
-    out = make_error(ErrorKind::transport, "FileError", t->file_error);
-  } else if (t->result != CURLE_OK) {
-    out = transfer_error(*t);
-  } else {
-    curl_easy_getinfo(t->easy.get(), CURLINFO_RESPONSE_CODE, &t->response.status);
-    out = to_file(*t) ? commit_download(*t) : std::move(t->response);
+// Drives the multi handle, waiting up to `timeout` seconds (and at most kPollMs, to
+// look at the interrupt flag) unless a transfer ends or a timer falls due sooner. A
+// failing multi handle ends every transfer with its error.
+void Transport::Impl::wait(double timeout) {
+  int running = 0;
+  CURLMcode mc = curl_multi_perform(multi.get(), &running);
+  if (mc == CURLM_OK) collect_finished();
+  if (mc == CURLM_OK && finished_ids().empty() && due_timers().empty()) {
+    auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
+    for (const auto& [id, timer] : timers) until = std::min(until, timer.due);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    int wait_ms = static_cast<int>(std::clamp<long long>(ms, 0, kPollMs));
+    if (!transfers.empty()) mc = curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    if (mc == CURLM_OK) mc = curl_multi_perform(multi.get(), &running);
+    if (mc == CURLM_OK) collect_finished();
   }
-  release(std::move(t->easy));
+  if (mc != CURLM_OK)
+    for (auto& [id, t] : transfers)
+      if (!t->done) {
+        t->failure = make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
+        t->done = true;
+      }
+}
+
+// The transfers that have ended, in the order they were started.
+std::vector<Transport::Id> Transport::Impl::finished_ids() const {
+  std::vector<Id> ids;
+  for (const auto& [id, t] : transfers)
+    if (t->done) ids.push_back(id);
+  return ids;
+}
+
+// The timers whose moment has come, earliest first.
+std::vector<Transport::Id> Transport::Impl::due_timers() const {
+  std::vector<std::pair<Clock::time_point, Id>> due;
+  auto now = Clock::now();
+  for (const auto& [id, timer] : timers)
+    if (timer.due <= now) due.emplace_back(timer.due, id);
+  std::sort(due.begin(), due.end());
+  std::vector<Id> ids;
+  for (const auto& d : due) ids.push_back(d.second);
+  return ids;
+}
+
+// Detaches a transfer from the multi handle and pools its handle; curl no longer
+// refers to it afterwards.
+void Transport::Impl::detach(Transfer& t) {
+  if (t.added) curl_multi_remove_handle(multi.get(), t.easy.get());
+  t.added = false;
+  release(std::move(t.easy));
+}
+
+// Finishes a transfer: detaches it and turns its result into the response or an Error.
+Outcome<HttpResponse> Transport::Impl::finish(Transfer& t) {
+  Outcome<HttpResponse> out = HttpResponse{};
+  if (t.failure) {
+    out = std::move(*t.failure);
+  } else if (t.interrupted) {
+    out = make_error(ErrorKind::transport, "Interrupted",
+                     "request to " + host_port(t.request->url) + " interrupted");
+  } else if (t.too_large) {
+    out = too_large_error(t);
+  } else if (!t.file_error.empty()) {
+    out = make_error(ErrorKind::transport, "FileError", t.file_error);
+  } else if (t.result != CURLE_OK) {
+    out = transfer_error(t);
+  } else {
+    curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &t.response.status);
+    out = to_file(t) ? commit_download(t) : std::move(t.response);
+  }
+  detach(t);
   return out;
 }
 
@@ -490,25 +553,80 @@ Transport::Transport(TransportOptions options) : impl_(std::make_unique<Impl>())
   global_init_once();
   impl_->options = std::move(options);
   impl_->multi.reset(curl_multi_init());
+  if (impl_->multi)
+    curl_multi_setopt(impl_->multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, impl_->options.max_host_connections);
 }
 
-// Easy handles go before the multi handle (none is attached between calls).
+// Transfers still running are abandoned; easy handles go before the multi handle.
 Transport::~Transport() {
+  for (auto& [id, t] : impl_->transfers) impl_->detach(*t);
+  impl_->transfers.clear();
   impl_->idle.clear();
   impl_->multi.reset();
 }
 
-// start -> drive -> finish for one transfer; blocks until it ends.
-Outcome<HttpResponse> Transport::perform(const HttpRequest& request) {
-  if (!impl_->multi)
-    return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
-  auto started = impl_->start(request);
-  if (!started) return started.error();
-  std::unique_ptr<Transfer> t = std::move(started.value());
-  std::optional<Error> failed = impl_->drive_until_done(*t);
-  Outcome<HttpResponse> out = impl_->finish(std::move(t));
-  if (failed) return *failed;
-  return out;
+// Takes the request, attaches it (or records why it cannot be) and returns its id.
+Transport::Id Transport::start(HttpRequest request, Completion done) {
+  auto t = std::make_unique<Transfer>();
+  t->owned = std::move(request);
+  t->completion = std::move(done);
+  if (std::optional<Error> failed = impl_->attach(*t)) {
+    t->failure = std::move(failed);
+    t->done = true;  // its completion runs from the next run_once, like any other
+  }
+  Id id = ++impl_->last_id;
+  impl_->transfers.emplace(id, std::move(t));
+  return id;
+}
+
+Transport::Id Transport::add_timer(double seconds, std::function<void()> fire) {
+  auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  Id id = ++impl_->last_id;
+  impl_->timers.emplace(id, Timer{due, std::move(fire)});
+  return id;
+}
+
+// Removes the transfer or timer; the transfer's handle is detached and pooled here.
+void Transport::cancel(Id id) {
+  if (auto it = impl_->transfers.find(id); it != impl_->transfers.end()) {
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    impl_->transfers.erase(it);
+    impl_->detach(*t);
+  }
+  impl_->timers.erase(id);
+}
+
+// One turn of the loop: drive the transfers, then hand out what ended and what is due.
+// Each entry is looked up again before its callback runs: an earlier callback may
+// have cancelled it.
+void Transport::run_once(double timeout) {
+  if (impl_->interrupted()) impl_->interrupt_all();
+  else impl_->wait(timeout);
+  for (Id id : impl_->finished_ids()) {
+    auto it = impl_->transfers.find(id);
+    if (it == impl_->transfers.end()) continue;
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    impl_->transfers.erase(it);
+    Outcome<HttpResponse> out = impl_->finish(*t);
+    if (t->completion) t->completion(std::move(out));
+  }
+  for (Id id : impl_->due_timers()) {
+    auto it = impl_->timers.find(id);
+    if (it == impl_->timers.end()) continue;
+    std::function<void()> fire = std::move(it->second.fire);
+    impl_->timers.erase(it);
+    if (fire) fire();
+  }
+}
+
+size_t Transport::pending() const { return impl_->transfers.size() + impl_->timers.size(); }
+
+// start, then run the loop until this transfer has its outcome.
+Outcome<HttpResponse> Transport::perform(HttpRequest request) {
+  std::optional<Outcome<HttpResponse>> out;
+  start(std::move(request), [&out](Outcome<HttpResponse> r) { out = std::move(r); });
+  while (!out) run_once(kPollMs / 1000.0);
+  return std::move(*out);
 }
 
 // The flag is only read (relaxed), so a signal handler may set it.

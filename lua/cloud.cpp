@@ -15,6 +15,7 @@
 #include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
+#include "lua/tasks.h"
 
 namespace cloud {
 
@@ -147,10 +148,11 @@ struct ClientBox {
   std::shared_ptr<Client> client;
 };
 
-Client& client_upvalue(lua_State* L) {
-  auto* box = static_cast<ClientBox*>(luaL_checkudata(L, lua_upvalueindex(1), kClientBoxMeta));
-  return *box->client;
+const std::shared_ptr<Client>& client_ptr_upvalue(lua_State* L) {
+  return static_cast<ClientBox*>(luaL_checkudata(L, lua_upvalueindex(1), kClientBoxMeta))->client;
 }
+
+Client& client_upvalue(lua_State* L) { return *client_ptr_upvalue(L); }
 
 int client_box_gc(lua_State* L) {
   static_cast<ClientBox*>(luaL_checkudata(L, 1, kClientBoxMeta))->~ClientBox();
@@ -165,22 +167,38 @@ json arguments_table(lua_State* L, int index) {
   return std::move(args.value());
 }
 
-int call_named(lua_State* L, const std::string& operation, int args_index) {
-  json args = arguments_table(L, args_index);
-  auto outcome = client_upvalue(L).call(operation, args);
-  if (!outcome.ok()) raise(L, outcome.error());
+// Pushes an operation's result and meta (2 values), or its error object (-1).
+int push_call_outcome(lua_State* L, const Outcome<CallResult>& outcome) {
+  if (!outcome.ok()) return push_error(L, outcome.error()), -1;
   push_json(L, outcome->result);
   push_meta(L, outcome->meta);
   return 2;
 }
 
+// Starts the operation on the client's loop (parked: see tasks.h); the index of the wait.
+int start_named(lua_State* L, const std::string& operation, int args_index) {
+  json args = arguments_table(L, args_index);
+  Client* client = client_ptr_upvalue(L).get();
+  return park(L, client_ptr_upvalue(L), [&](std::function<void(Deliver)> ended) {
+    Client::Id id = client->start_call(operation, args, [ended](Outcome<CallResult> r) {
+      auto outcome = std::make_shared<Outcome<CallResult>>(std::move(r));
+      ended([outcome](lua_State* L) { return push_call_outcome(L, *outcome); });
+    });
+    return [client, id] { client->cancel(id); };
+  });
+}
+
 // cloud.<api>.<operation>{...}: upvalue 2 is the operation's name.
-int l_operation(lua_State* L) { return call_named(L, lua_tostring(L, lua_upvalueindex(2)), 1); }
+int l_operation(lua_State* L) {
+  int at = start_named(L, lua_tostring(L, lua_upvalueindex(2)), 1);
+  return wait_parked(L, at);
+}
 
 // cloud.call("UpdateSnapshot", {...})
 int l_call(lua_State* L) {
   if (!lua_isstring(L, 1)) type_error(L, 1, "string");
-  return call_named(L, lua_tostring(L, 1), 2);
+  int at = start_named(L, lua_tostring(L, 1), 2);
+  return wait_parked(L, at);
 }
 
 // Field `name` of argument 1 (the table at `index`), a string; `fallback` when absent.
@@ -224,8 +242,23 @@ bool opt_bool_field(lua_State* L, int index, const char* name, bool fallback) {
   return out;
 }
 
-// c.request{api=, method=, path=, query=, headers=, body=}: any signed request.
-int l_request(lua_State* L) {
+// Pushes a raw answer as { status=, headers=, body= } and its meta (2 values), or
+// its error object (-1).
+int push_raw_outcome(lua_State* L, const Outcome<RawResult>& outcome) {
+  if (!outcome.ok()) return push_error(L, outcome.error()), -1;
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, outcome->response.status);
+  lua_setfield(L, -2, "status");
+  push_headers(L, outcome->response.headers);
+  lua_setfield(L, -2, "headers");
+  lua_pushlstring(L, outcome->response.body.data(), outcome->response.body.size());
+  lua_setfield(L, -2, "body");
+  push_meta(L, outcome->meta);
+  return 2;
+}
+
+// Starts c.request's signed request on the client's loop; the index of the wait.
+int start_request(lua_State* L) {
   check_type(L, 1, LUA_TTABLE);
   RawRequest raw;
   raw.api = opt_string_field(L, 1, "api");
@@ -241,17 +274,20 @@ int l_request(lua_State* L) {
       raw.query[key] = value;
     }
   lua_pop(L, 1);
-  auto outcome = client_upvalue(L).request(raw);
-  if (!outcome.ok()) raise(L, outcome.error());
-  lua_createtable(L, 0, 3);
-  lua_pushinteger(L, outcome->response.status);
-  lua_setfield(L, -2, "status");
-  push_headers(L, outcome->response.headers);
-  lua_setfield(L, -2, "headers");
-  lua_pushlstring(L, outcome->response.body.data(), outcome->response.body.size());
-  lua_setfield(L, -2, "body");
-  push_meta(L, outcome->meta);
-  return 2;
+  Client* client = client_ptr_upvalue(L).get();
+  return park(L, client_ptr_upvalue(L), [&](std::function<void(Deliver)> ended) {
+    Client::Id id = client->start_request(raw, [ended](Outcome<RawResult> r) {
+      auto outcome = std::make_shared<Outcome<RawResult>>(std::move(r));
+      ended([outcome](lua_State* L) { return push_raw_outcome(L, *outcome); });
+    });
+    return [client, id] { client->cancel(id); };
+  });
+}
+
+// c.request{api=, method=, path=, query=, headers=, body=}: any signed request.
+int l_request(lua_State* L) {
+  int at = start_request(L);
+  return wait_parked(L, at);
 }
 
 // c.operations(): a list of { name=, api=, fn=, method=, path=, doc= }.
@@ -504,6 +540,7 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   lua_setfield(L, -2, "null");
   open_emulator(L, lua_gettop(L));
   open_system(L, lua_gettop(L));
+  open_tasks(L, lua_gettop(L));
   open_help(L, lua_gettop(L));
   lua_pushstring(L, "cloudlua " CLOUDLUA_VERSION);
   lua_setfield(L, -2, "_VERSION");

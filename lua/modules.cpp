@@ -56,11 +56,15 @@ void add_searcher(lua_State* L) {
   lua_pop(L, 2);
 }
 
-// module[field] = require(name)
-void set_required(lua_State* L, int module, const char* field, const char* name) {
+// module[field] = require(name), or require(name)[part] when `part` is given.
+void set_required(lua_State* L, int module, const char* field, const char* name, const char* part = nullptr) {
   lua_getglobal(L, "require");
   lua_pushstring(L, name);
   lua_call(L, 1, 1);
+  if (part) {
+    lua_getfield(L, -1, part);
+    lua_remove(L, -2);
+  }
   lua_setfield(L, module, field);
 }
 
@@ -70,6 +74,8 @@ void open_embedded_modules(lua_State* L, int module) {
   add_searcher(L);
   set_required(L, module, "wait_until", "cloud.wait");
   set_required(L, module, "pretty", "cloud.pretty");
+  set_required(L, module, "spawn", "cloud.tasks", "spawn");
+  set_required(L, module, "map", "cloud.tasks", "map");
 }
 
 }  // namespace cloud

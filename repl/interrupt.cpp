@@ -9,6 +9,7 @@
 #include <csignal>
 
 #include "lua/session.h"
+#include "lua/tasks.h"
 
 namespace cloud {
 
@@ -51,6 +52,7 @@ InterruptGuard::~InterruptGuard() {
   sigaction(SIGINT, &previous_action, nullptr);
   if (lua_gethook(running_state) == stop_hook) lua_sethook(running_state, nullptr, 0, 0);  // a user's hook stays
   running_state = nullptr;
+  if (interrupt_flag().load()) cancel_all_parked();  // the tasks the chunk left waiting end too
   interrupt_flag().store(false);
 }
 

@@ -172,6 +172,16 @@ if cloud.emulator then
   }
   print(("  10 s later: accepted, rule %s, group %s"):format(g.rules[1].state, g.state))
 
+  section("Many calls at once (cloud.map): eight answers each 0.3 s away")
+  emu.fault{ operation = "UpdateSnapshot", delay = 0.3, times = 8 }
+  local names, started = {}, cloud.clock()
+  for n = 1, 8 do names[n] = n % 2 == 1 and "snap-audit" or "snap-2" end
+  local statuses = cloud.map(names, function(name)
+    return cloud.cluster.update_snapshot{ SnapshotName = name, snapshot = {} }.snapshot.status
+  end, { concurrency = 8 })
+  print(("  %d answers (%s, ...) in %.1f s rather than %.1f s one after another"):format(
+    #statuses, statuses[1], cloud.clock() - started, 8 * 0.3))
+
   section("Faults on demand (cloud.emulator.fault)")
   emu.fault{ operation = "UpdateSnapshot", times = 2, status = 503, code = "SlowDown" }
   local _, meta = cloud.cluster.update_snapshot{ SnapshotName = "snap-2", snapshot = {} }

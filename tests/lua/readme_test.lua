@@ -1,5 +1,5 @@
 -- The documentation's Lua examples run as they are written: every ```lua block of the
--- README and of docs/lua-api.md's sections Operations, Errors and Retries, in order,
+-- README and of docs/lua-api.md's sections Operations, Errors, Retries and Tasks, in order,
 -- against the embedded emulator
 -- and its fixtures. What a block prints must match its `-->` comments, line by line:
 -- runs of spaces and tabs count as one space, and `...` stands for any text (ids,
@@ -11,6 +11,7 @@
 local SECTIONS = {
   { "README.md" },
   { "docs/lua-api.md", "Operations" }, { "docs/lua-api.md", "Errors" }, { "docs/lua-api.md", "Retries" },
+  { "docs/lua-api.md", "Tasks" },
 }
 
 local function read(path)

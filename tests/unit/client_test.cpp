@@ -92,6 +92,7 @@ TEST_CASE("Missing endpoint or credentials are config errors") {
   auto e = Client(c).call("UpdateSnapshot", kUpdate);
   CHECK(e.error().kind == ErrorKind::config);
   CHECK(e.error().code == "NoEndpoint");
+  CHECK(e.error().operation == "UpdateSnapshot");
   c.endpoints["cluster"] = "http://127.0.0.1:9";
   e = Client(c).call("UpdateSnapshot", kUpdate);
   CHECK(e.error().code == "NoCredentials");
@@ -281,4 +282,75 @@ TEST_CASE("A completion answered 200 with an empty or cut-short body is an error
     CHECK(e.error().status == 200);
     CHECK(e.error().operation == "CompleteMultipartUpload");
   }
+}
+
+TEST_CASE("A raw POST answered 503 is not resent; a raw GET is, and its answer comes back whatever its status") {
+  ScriptedServer server([](int n, const httplib::Request&, httplib::Response& res) {
+    res.status = n == 1 ? 503 : 404;
+    res.set_content(R"({"code":"Gone"})", "application/json");
+  });
+  FakeSleepClient c(config_for("cluster", server.url()));
+  cloud::RawRequest raw;
+  raw.api = "cluster";
+  raw.method = "POST";
+  raw.path = "/v1/things";
+  auto posted = c.client.request(raw);
+  REQUIRE(posted.ok());
+  CHECK(posted->response.status == 503);
+  CHECK(posted->meta.attempts == 1);
+  CHECK(server.count() == 1);
+
+  raw.method = "GET";
+  auto got = c.client.request(raw);
+  REQUIRE(got.ok());
+  CHECK(got->response.status == 404);  // the second answer: a 404 is final, returned as it is
+  CHECK(got->meta.attempts == 2);
+  CHECK(server.count() == 3);
+}
+
+TEST_CASE("A raw request goes to the endpoint's own path prefix, with its query, built once") {
+  ScriptedServer server([](int, const httplib::Request& req, httplib::Response& res) {
+    res.status = 200;
+    res.set_content(req.path + "?" + req.get_param_value("a b"), "text/plain");
+  });
+  auto r = Client(config_for("cluster", server.url() + "/prefix/")).request({"cluster", "GET", "/v1/x", {{"a b", "1&2"}}, {}, ""});
+  REQUIRE(r.ok());
+  CHECK(r->response.body == "/prefix/v1/x?1&2");
+}
+
+TEST_CASE("An API error answer becomes the call's error, parsed once, with its operation, status and request id") {
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) {
+    res.status = 404;
+    res.set_header("x-ext-request-id", "req-404");
+    res.set_content(R"({"code":"NotFound","message":"no snapshot snap-1"})", "application/json");
+  });
+  FakeSleepClient c(config_for("cluster", server.url()));
+  auto e = c.client.call("UpdateSnapshot", kUpdate);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().kind == ErrorKind::api);
+  CHECK(e.error().code == "NotFound");
+  CHECK(e.error().message == "no snapshot snap-1");
+  CHECK(e.error().operation == "UpdateSnapshot");
+  CHECK(e.error().status == 404);
+  CHECK(e.error().attempts == 1);
+  CHECK(e.error().request_id == "req-404");
+  CHECK(c.sleeps.empty());  // a 404 is final
+}
+
+TEST_CASE("An <Error> in a 200 answer that stays is the call's error, not a result") {
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) {
+    res.status = 200;
+    res.set_content("<Error><Code>InternalError</Code><Message>oops</Message></Error>", "application/xml");
+  });
+  ClientConfig config = config_for("storage", server.url());
+  config.retry.max_attempts = 2;
+  FakeSleepClient c(config);
+  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  auto e = c.client.call("CompleteMultipartUpload", args);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().code == "InternalError");
+  CHECK(e.error().message == "oops");
+  CHECK(e.error().status == 200);
+  CHECK(e.error().attempts == 2);
+  CHECK(server.count() == 2);
 }

@@ -463,7 +463,7 @@ TEST_CASE("A state file naming a byte file outside its folder is refused at star
     refused.back()["byte_files"][version] = file;
   }
   for (const json& document : refused) {
-    INFO(document.value("byte_files", json()).dump());  // the legacy document has none (operator[] would assert)
+    INFO(document.value("byte_files", json()).dump());  // the legacy document has none: [] on a const json asserts
     REQUIRE(write_state_file(path, document).ok());
     auto q = platform(false);
     StateFile file(path);

@@ -1,6 +1,6 @@
 // The REPL as a person meets it: the built cloudlua run on a pseudo-terminal (forkpty),
 // keys typed into it, its screen read back. Multi-line input, Ctrl-C at the prompt,
-// during a call made slow by an emulator delay fault and during cloud.sleep, Ctrl-D,
+// during a call made slow by an emulator delay fault, during cloud.map and during cloud.sleep, Ctrl-D,
 // history kept across two sessions, colour and NO_COLOR. Waits are for text to
 // appear; their time limit is a safety net for a broken build, never an assertion.
 #include <fcntl.h>
@@ -299,6 +299,32 @@ TEST_CASE("REPL on a terminal: Ctrl-C ends cloud.sleep at once and the session g
   CHECK(t.screen().find("\nwoke up") == std::string::npos);  // the line after the sleep never ran
   t.type("1 + 1\r");
   CHECK(t.expect("1 + 1\n2"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
+TEST_CASE("REPL on a terminal: Ctrl-C during cloud.map cancels every task and returns to the prompt") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.emulator.fault{ operation = 'UpdateSnapshot', delay = 5, times = 4 }\r");
+  REQUIRE(t.expect_prompt());
+  t.type("print('mapping'); rs = cloud.map({ 'snap-1', 'snap-2', 'snap-1', 'snap-2' }, "
+         "function(n) return cloud.cluster.update_snapshot{ SnapshotName = n, snapshot = {} } end)\r");
+  REQUIRE(t.expect("\nmapping\n"));
+  t.wait_until_polling();  // the four requests are out, their answers 5 seconds away
+  t.type("\x03");
+  CHECK(t.expect("interrupted"));
+  REQUIRE(t.expect_prompt());
+  t.type("rs == nil\r");
+  CHECK(t.expect("rs == nil\ntrue"));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud._loop.run_once(0)\r");  // how many waits are still under way
+  CHECK(t.expect("cloud._loop.run_once(0)\n0"));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.storage.create_bucket{ Bucket = 'after-tasks' }.Location\r");
+  CHECK(t.expect("\n/after-tasks"));
   REQUIRE(t.expect_prompt());
   t.type("\x04");
   CHECK(t.wait_exit() == 0);

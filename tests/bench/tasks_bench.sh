@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Tasks over the one curl multi loop, measured side by side (not ctest; no test
+# asserts a time). Run by hand: tests/bench/tasks_bench.sh [build/cloudlua] [rounds]
+#
+#  (a) eight calls each answered 0.2 s late by the embedded emulator (a delay fault):
+#      one after another, then through cloud.map{ concurrency = 8 };
+#  (b) calls per second against nginx on loopback answering a canned body: cloudlua
+#      (signed cloud.request through cloud.map) with 8 and 64 tasks, beside wrk -c8
+#      and -c64 on the same server.
+# Commands alternate round by round; the medians and their ratios are printed.
+# Setup for (b), Debian: apt-get install -y --no-install-recommends nginx-light wrk
+# ((b) is skipped when nginx or wrk is missing).
+set -euo pipefail
+CLOUDLUA=$(realpath "${1:-build/cloudlua}")
+ROUNDS=${2:-5}
+WORK=$(mktemp -d)
+NGINX_PID=
+cleanup() {
+  [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# (a) seconds for eight delayed calls, MODE = seq or map.
+fanout() {
+  MODE=$1 CLOUDLUA_CONFIG_FILE=/dev/null "$CLOUDLUA" -e '
+    local names = { "snap-1", "snap-2", "snap-1", "snap-2", "snap-1", "snap-2", "snap-1", "snap-2" }
+    local function call(name) return cloud.cluster.update_snapshot{ SnapshotName = name, snapshot = {} } end
+    cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 0.2, times = 8 }
+    local start = cloud.clock()
+    if os.getenv("MODE") == "map" then cloud.map(names, call, { concurrency = 8 })
+    else for _, n in ipairs(names) do call(n) end end
+    print(cloud.clock() - start)' 2>/dev/null
+}
+
+echo "(a) eight calls answered after 0.2 s, $ROUNDS rounds"
+: > "$WORK/seq"; : > "$WORK/map"
+for _ in $(seq "$ROUNDS"); do fanout seq >> "$WORK/seq"; fanout map >> "$WORK/map"; done
+SEQ=$(median < "$WORK/seq"); MAP=$(median < "$WORK/map")
+awk -v s="$SEQ" -v m="$MAP" 'BEGIN { printf "    sequential %.3f s, cloud.map %.3f s: %.1fx faster\n", s, m, s / m }'
+
+if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
+  echo "(b) skipped: install nginx-light and wrk"; exit 0
+fi
+
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$WORK/nginx/logs"
+cat > "$WORK/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 2;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
+  server {
+    listen 127.0.0.1:$PORT;
+    location / { default_type application/xml; return 200 "<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>"; }
+  }
+}
+CONF
+nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
+NGINX_PID=$!
+for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/" >/dev/null 2>&1 && break; sleep 0.1; done
+
+# (b) calls per second from cloudlua with TASKS tasks, over about 3 s.
+cloudlua_rate() {
+  TASKS=$1 CLOUDLUA_ENDPOINT_STORAGE="http://127.0.0.1:$PORT" CLOUDLUA_ACCESS_KEY_ID=bench \
+    CLOUDLUA_SECRET_ACCESS_KEY=bench-secret CLOUDLUA_CONFIG_FILE=/dev/null "$CLOUDLUA" -e '
+    local tasks = tonumber(os.getenv("TASKS"))
+    local function one() return cloud.request{ api = "storage", path = "/" }.status end
+    cloud.map({ 1 }, one)  -- connect once before timing
+    local n, start = 0, cloud.clock()
+    while cloud.clock() - start < 3 do
+      local items = {}
+      for i = 1, tasks * 50 do items[i] = i end
+      cloud.map(items, one, { concurrency = tasks })
+      n = n + #items
+    end
+    print(n / (cloud.clock() - start))'
+}
+wrk_rate() { wrk -t2 -c"$1" -d3s "http://127.0.0.1:$PORT/" | awk '/Requests\/sec/ { print $2 }'; }
+
+echo "(b) calls per second against nginx-light on loopback, $ROUNDS rounds of 3 s"
+for c in 8 64; do
+  : > "$WORK/cl$c"; : > "$WORK/wrk$c"
+  for _ in $(seq "$ROUNDS"); do cloudlua_rate "$c" >> "$WORK/cl$c"; wrk_rate "$c" >> "$WORK/wrk$c"; done
+  CL=$(median < "$WORK/cl$c"); WRK=$(median < "$WORK/wrk$c")
+  awk -v c="$c" -v a="$CL" -v w="$WRK" \
+    'BEGIN { printf "    %2d at once: cloudlua %8.0f/s, wrk -c%-2d %8.0f/s: cloudlua at %.0f%% of wrk\n", c, a, c, w, 100 * a / w }'
+done

@@ -1,0 +1,173 @@
+-- Tasks end to end against the embedded emulator: cloud.spawn, join and cloud.map,
+-- calls and cloud.request and cloud.sleep parked on the one loop, retries inside a
+-- task, cancellation when map fails, abandoned tasks collected. Slow answers come
+-- from cloud.emulator.fault{ delay = }; overlap is shown by counting the calls under
+-- way at once (the order of "started" and "ended" events), never by a time.
+-- Run: cloudlua test tests/lua/tasks_test.lua
+
+local emu = cloud.emulator
+local cluster = cloud.cluster
+
+before_each(function()
+  if not emu then skip("needs the embedded emulator's faults") end
+end)
+
+-- The most calls under way at once in a list of "+" (started) and "-" (ended) events.
+local function most_at_once(events)
+  local now, most = 0, 0
+  for _, e in ipairs(events) do
+    now = now + (e == "+" and 1 or -1)
+    most = math.max(most, now)
+  end
+  return most
+end
+
+-- Updates snap-1's description to `text` and returns the description answered.
+local function describe(text)
+  return cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = text } }.snapshot.description
+end
+
+test("eight delayed calls through cloud.map are all under way at once; results in list order", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 0.3, times = 8 }
+  local events = {}
+  local results = cloud.map({ "a", "b", "c", "d", "e", "f", "g", "h" }, function(item)
+    events[#events + 1] = "+"
+    local answered = describe(item)
+    events[#events + 1] = "-"
+    return answered
+  end, { concurrency = 8 })
+  expect(results).to_equal{ "a", "b", "c", "d", "e", "f", "g", "h" }
+  expect(most_at_once(events)).to_equal(8)
+end)
+
+test("the same calls made one after another are never under way together", function()
+  local events = {}
+  for _, item in ipairs{ "a", "b", "c" } do
+    events[#events + 1] = "+"
+    describe(item)
+    events[#events + 1] = "-"
+  end
+  expect(most_at_once(events)).to_equal(1)
+end)
+
+test("concurrency bounds how many items run at once", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 0.1, times = 6 }
+  local events = {}
+  cloud.map({ 1, 2, 3, 4, 5, 6 }, function(i)
+    events[#events + 1] = "+"
+    describe(tostring(i))
+    events[#events + 1] = "-"
+  end, { concurrency = 2 })
+  expect(most_at_once(events)).to_equal(2)
+end)
+
+test("results come back in list order even when later items finish first", function()
+  local finished = {}
+  local results = cloud.map({ "slow", "quick" }, function(item)
+    if item == "slow" then cloud.sleep(0.5) end
+    local answered = describe(item)
+    finished[#finished + 1] = item
+    return answered
+  end)
+  expect(finished).to_equal{ "quick", "slow" }
+  expect(results).to_equal{ "slow", "quick" }
+end)
+
+test("spawn returns at once; join returns the task's results", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 0.2, times = 1 }
+  local t = cloud.spawn(function(a, b) return describe(a .. b), "second" end, "x", "y")
+  expect(tostring(t)).to_equal("cloud.task (running)")
+  local first, second = t:join()
+  expect(first).to_equal("xy")
+  expect(second).to_equal("second")
+  expect(tostring(t)).to_equal("cloud.task (done)")
+end)
+
+test("join raises the task's error: a call's error object, or any error", function()
+  local t = cloud.spawn(function() return cluster.update_snapshot{ SnapshotName = "nope", snapshot = {} } end)
+  expect(t.join, t).to_fail{ kind = "api", code = "SnapshotNotFound", status = 404 }
+  local plain = cloud.spawn(function() error("plain failure", 0) end)
+  expect_error(function() plain:join() end, { message = "plain failure" })
+end)
+
+test("map raises the first failure and cancels the tasks still running", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 5, times = 3 }
+  local after_call = 0
+  local err = expect_error(function()
+    cloud.map({ "fails", "slow1", "slow2", "slow3" }, function(item)
+      if item == "fails" then
+        cloud.sleep(0.05)
+        error("item failed", 0)
+      end
+      describe(item)
+      after_call = after_call + 1
+    end, { concurrency = 4 })
+  end)
+  expect(err).to_equal("item failed")
+  expect(cloud._loop.run_once(0)).to_equal(0)  -- no transfer or timer is left waiting
+  expect(after_call).to_equal(0)
+end)
+
+test("collect = true returns one { ok, value } or { ok, error } per item", function()
+  local results = cloud.map({ 1, 2, 3 }, function(i)
+    if i == 2 then return cluster.update_snapshot{ SnapshotName = "missing", snapshot = {} } end
+    return describe("item " .. i)
+  end, { collect = true })
+  expect(results[1]).to_equal{ ok = true, value = "item 1" }
+  expect(results[3]).to_equal{ ok = true, value = "item 3" }
+  expect(results[2].ok).to_equal(false)
+  expect(results[2].error.code).to_equal("SnapshotNotFound")
+end)
+
+test("a call inside a task is retried: a 503 once, then the answer", function()
+  emu.fault{ operation = "UpdateSnapshot", status = 503, code = "ServiceUnavailable", times = 1 }
+  local quick = cloud.client{ retry_base_delay = 0.05 }  -- its back-off is a timer on the loop
+  local t = cloud.spawn(function()
+    local r, meta = quick.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "retried" } }
+    return r.snapshot.description, meta.attempts
+  end)
+  local description, attempts = t:join()
+  expect(description).to_equal("retried")
+  expect(attempts).to_equal(2)
+end)
+
+test("cloud.request and cloud.sleep park a task too; sleeps end in the order they fall due", function()
+  local order = {}
+  local long = cloud.spawn(function() cloud.sleep(0.3); order[#order + 1] = "long" end)
+  local short = cloud.spawn(function() cloud.sleep(0.05); order[#order + 1] = "short" end)
+  local raw = cloud.spawn(function() return cloud.request{ api = "storage", method = "PUT", path = "/tasks-raw" }.status end)
+  long:join()
+  short:join()
+  expect(order).to_equal{ "short", "long" }
+  expect(raw:join()).to_equal(200)
+end)
+
+test("a task may join another task, and wait_until works inside a task", function()
+  local outer = cloud.spawn(function()
+    local inner = cloud.spawn(function() return describe("inner") end)
+    local tries = cloud.wait_until(function(n) return n >= 3 and n end, { interval = 1 })
+    return inner:join(), tries
+  end)
+  local inner, tries = outer:join()
+  expect(inner).to_equal("inner")
+  expect(tries).to_equal(3)
+end)
+
+test("an abandoned task is collected and its transfer released", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 5, times = 1 }
+  do
+    cloud.spawn(function() describe("abandoned") end)
+  end
+  expect(cloud._loop.run_once(0)).to_equal(1)  -- its transfer is under way
+  collectgarbage()
+  collectgarbage()
+  expect(cloud._loop.run_once(0)).to_equal(0)
+  expect(describe("after")).to_equal("after")  -- the loop carries on
+end)
+
+test("bad arguments get lauxlib's wording", function()
+  expect_error(function() cloud.spawn(42) end, { message = "bad argument #1 to 'cloud.spawn' (function expected, got number)" })
+  expect_error(function() cloud.map(nil, print) end, { message = "bad argument #1 to 'cloud.map' (table expected, got nil)" })
+  expect_error(function() cloud.map({}, print, { concurrency = 0 }) end,
+    { message = "bad argument #3 to 'cloud.map' (concurrency must be an integer >= 1)" })
+end)
