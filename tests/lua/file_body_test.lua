@@ -2,7 +2,8 @@
 -- upload_part with file (and a byte range: offset, length) sent from disk,
 -- get_object{file =} written beside its target and renamed, byte for byte; a retried
 -- upload sends the same bytes again; a download that fails leaves neither the
--- target nor a temporary file. (Flat memory: tests/serve/file_body_memory_test.sh.)
+-- target nor a temporary file; files from tasks at once. (Flat memory:
+-- tests/serve/file_body_memory_test.sh.)
 -- Run: cloudlua test tests/lua/file_body_test.lua
 
 local s3 = cloud.storage
@@ -132,4 +133,15 @@ test("file problems are validation errors on their fields, with the other proble
   expect(err.fields[1].path).to_equal("offset")
   expect(err.fields[1].problem).to_equal(("at most 100000, the size of '%s/source.bin' (got 100001)"):format(dir))
   expect(err.fields[2].path).to_equal("Bogus")
+end)
+
+test("files go up and down from tasks at once, each range whole", function()
+  local got = cloud.map({ 1, 2, 3, 4 }, function(n)
+    s3.put_object{ Bucket = BUCKET, Object = "task" .. n, file = dir .. "/source.bin", offset = (n - 1) * 25000, length = 25000 }
+    return s3.get_object{ Bucket = BUCKET, Object = "task" .. n, file = dir .. "/task" .. n }.ContentLength
+  end, { concurrency = 4 })
+  expect(got).to_equal{ 25000, 25000, 25000, 25000 }
+  for n = 1, 4 do
+    expect(read(dir .. "/task" .. n) == bytes:sub((n - 1) * 25000 + 1, n * 25000)).to_be_truthy()
+  end
 end)
