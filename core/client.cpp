@@ -13,6 +13,7 @@
 #include <cctype>
 #include <random>
 
+#include "core/body.h"
 #include "core/limits.h"
 #include "core/protocol.h"
 #include "core/redact.h"
@@ -123,6 +124,7 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   in.method = request.method;
   in.headers = request.headers;
   in.body = request.body;
+  in.payload_sha256 = request.files.upload_sha256;
   in.region = config_.region;
   in.service = service_of(*request.api);
   in.credentials = config_.credentials;
@@ -133,7 +135,8 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   in.sign_body = storage;
   auto signed_request = sign(in, request.url);
   if (!signed_request.ok()) return signed_request.error();
-  return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), std::move(in.body)};
+  return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), std::move(in.body),
+                     request.files};
 }
 
 // The one verdict on an answer (or a failure to get one) after `attempt` attempts:
@@ -212,6 +215,14 @@ Outcome<Request> Client::operation_request(const std::string& name, const json& 
   auto input = validate_input(*op, args);
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, *input);
+  if (w.files.upload) {  // a payload sent from a file: hashed here, read once, then read again as it is sent
+    auto hash = sha256_hex_of(*w.files.upload);
+    if (!hash.ok()) {
+      hash.error().operation = op->name;
+      return hash.error();
+    }
+    w.files.upload_sha256 = std::move(hash.value());
+  }
   auto request = prepare(api, w.method, w.path, w.query);
   if (!request.ok()) {
     request.error().operation = op->name;  // "config error in UpdateSnapshot: NoEndpoint ..."
@@ -221,6 +232,7 @@ Outcome<Request> Client::operation_request(const std::string& name, const json& 
   request->label = op->name;
   request->headers = std::move(w.headers);
   request->body = std::move(w.body);
+  request->files = std::move(w.files);
   request->idempotent = op->idempotent;
   return request;
 }

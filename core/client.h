@@ -84,6 +84,7 @@ struct Request {
   Url url;
   Headers headers;
   std::string body;
+  BodyFiles files;  // a payload sent from a file (its hash taken once), a download target
   bool idempotent = true;  // may be resent after it may have reached the server
 };
 

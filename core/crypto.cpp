@@ -1,6 +1,7 @@
 // Hashes, MACs and encodings for signing, all through OpenSSL 3's non-deprecated
-// one-shot calls (EVP_Digest, EVP_Q_mac, EVP_EncodeBlock, CRYPTO_memcmp). Only hex is
-// done by hand: it is formatting, not cryptography.
+// one-shot calls (EVP_Digest, EVP_Q_mac, EVP_EncodeBlock, CRYPTO_memcmp) and the EVP
+// digest context for a hash fed in pieces. Only hex is done by hand: it is
+// formatting, not cryptography.
 #include "core/crypto.h"
 
 #include <openssl/crypto.h>
@@ -25,6 +26,25 @@ std::string sha256(std::string_view data) { return digest(data, EVP_sha256()); }
 
 // SHA-256 of `data` as 64 lowercase hex digits (payload and canonical-request hashes).
 std::string sha256_hex(std::string_view data) { return hex(sha256(data)); }
+
+Sha256Stream::Sha256Stream() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_) EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr);
+}
+
+Sha256Stream::~Sha256Stream() { EVP_MD_CTX_free(ctx_); }
+
+// Adds the next piece of the bytes hashed.
+void Sha256Stream::update(std::string_view piece) {
+  if (ctx_) EVP_DigestUpdate(ctx_, piece.data(), piece.size());
+}
+
+// The hash of every piece given; "" if OpenSSL failed (it does not for SHA-256).
+std::string Sha256Stream::hex_digest() {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!ctx_ || EVP_DigestFinal_ex(ctx_, out, &len) != 1) return {};
+  return hex(std::string_view(reinterpret_cast<const char*>(out), len));
+}
 
 // MD5 of `data`, 16 raw bytes (Content-MD5 of the storage API, not for security).
 std::string md5(std::string_view data) { return digest(data, EVP_md5()); }

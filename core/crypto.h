@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
+
 namespace cloud {
 
 std::string sha256(std::string_view data);        // raw 32 bytes
@@ -14,6 +16,20 @@ std::string hmac_sha256(std::string_view key, std::string_view data);  // raw 32
 std::string hex(std::string_view bytes);          // lowercase hex
 std::string base64(std::string_view bytes);
 std::optional<std::string> unbase64(std::string_view text);  // nullopt: not base64
+
+// SHA-256 of bytes given in pieces (a file range read once, block by block).
+class Sha256Stream {
+ public:
+  Sha256Stream();
+  ~Sha256Stream();
+  Sha256Stream(const Sha256Stream&) = delete;
+  Sha256Stream& operator=(const Sha256Stream&) = delete;
+  void update(std::string_view piece);
+  std::string hex_digest();  // lowercase hex; ends the stream
+
+ private:
+  evp_md_ctx_st* ctx_;
+};
 
 // Compares two strings in time independent of where they differ (signatures).
 bool constant_time_equal(std::string_view a, std::string_view b);

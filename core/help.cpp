@@ -16,6 +16,7 @@ const char* location_name(Location l) {
     case Location::path: return "path";
     case Location::query: return "query";
     case Location::header: return "header";
+    case Location::local: return "local";
   }
   return "body";
 }
@@ -158,7 +159,8 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 std::string format_field(const FieldHelp& f, size_t width) {
   std::vector<std::string> facts{f.type};
   if (f.required) facts.push_back("required");
-  if (f.location != "body") facts.push_back(f.wire_name.empty() ? "in the " + f.location : f.location + " " + f.wire_name);
+  if (f.location == "local") facts.push_back("not sent (read by cloudlua)");
+  else if (f.location != "body") facts.push_back(f.wire_name.empty() ? "in the " + f.location : f.location + " " + f.wire_name);
   facts.insert(facts.end(), f.rules.begin(), f.rules.end());
   if (f.default_value) facts.push_back("default " + f.default_value->dump());
   if (!f.default_text.empty()) facts.push_back("default: " + f.default_text);

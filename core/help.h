@@ -14,7 +14,7 @@ namespace cloud {
 // ("snapshot.tags[].key"; "[]" stands for every element of a list).
 struct FieldHelp {
   std::string path;
-  std::string location;   // "body", "path", "query" or "header"
+  std::string location;   // "body", "path", "query", "header" or "local" (never sent)
   std::string wire_name;  // query key or header name when it differs from the path
   std::string type;       // "string", "integer", "boolean", "table", "list of tables", ...
   bool required = false;

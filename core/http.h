@@ -3,6 +3,8 @@
 // because signing depends on them.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,17 +15,35 @@ namespace cloud {
 using Header = std::pair<std::string, std::string>;
 using Headers = std::vector<Header>;
 
+// A byte range of a file on disk.
+struct FileRange {
+  std::string path;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+};
+
+// Bodies kept out of memory (core/body.h): the request's read from a file range as
+// the transport asks for it, its SHA-256 computed beforehand by reading the range
+// once; the answer's written to a file when it is a success.
+struct BodyFiles {
+  std::optional<FileRange> upload;  // set: the request body (`body` is then empty)
+  std::string upload_sha256;        // hex SHA-256 of the range, for the signer
+  std::string download_to;          // a path: a 2xx answer's body goes there
+};
+
 struct HttpRequest {
   std::string method;
   std::string url;  // absolute, as it goes on the wire (path already percent-encoded)
   Headers headers;
   std::string body;
+  BodyFiles files{};
 };
 
 struct HttpResponse {
   long status = 0;
   Headers headers;
   std::string body;
+  std::string body_file{};  // the file the body was written to (BodyFiles::download_to); body is then empty
 };
 
 // The first value of header `name` (case-insensitive), or "" when absent.

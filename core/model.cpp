@@ -184,6 +184,7 @@ struct Model::Loader {
     if (in == "path") return Location::path;
     if (in == "query") return Location::query;
     if (in == "header") return Location::header;
+    if (in == "local") return Location::local;
     fail(where, "unknown location '" + in + "'");
     return Location::body;
   }
@@ -213,8 +214,33 @@ struct Model::Loader {
     op.output_payload = spec.value("outputPayload", "");
     op.input = structure_of(spec.value("input", ojson::object()), where + ".input");
     op.output = structure_of(spec.value("output", ojson::object()), where + ".output");
+    read_file_members(op, spec, where);
     mark_greedy_labels(op);
     api.operations.push_back(&op);
+  }
+
+  // payloadFile { path, offset, length } and outputFile: each names a local input
+  // member of the type it needs, beside a payload (outputPayload) it stands in for.
+  void read_file_members(Operation& op, const ojson& spec, const std::string& where) {
+    if (spec.contains("payloadFile")) {
+      const ojson& f = spec["payloadFile"];
+      op.payload_file = PayloadFile{f.value("path", ""), f.value("offset", ""), f.value("length", "")};
+      if (op.payload.empty()) fail(where + ".payloadFile", "needs a payload it stands in for");
+      expect_local(op, op.payload_file->path, ShapeType::string, where + ".payloadFile.path");
+      expect_local(op, op.payload_file->offset, ShapeType::integer, where + ".payloadFile.offset");
+      expect_local(op, op.payload_file->length, ShapeType::integer, where + ".payloadFile.length");
+    }
+    op.output_file = spec.value("outputFile", "");
+    if (op.output_file.empty()) return;
+    if (op.output_payload.empty()) fail(where + ".outputFile", "needs an outputPayload it stands in for");
+    expect_local(op, op.output_file, ShapeType::string, where + ".outputFile");
+  }
+
+  // Fails unless `name` is an input member of location local and of type `type`.
+  void expect_local(const Operation& op, const std::string& name, ShapeType type, const std::string& where) {
+    const Member* m = op.input->find_member(name);
+    if (!m || m->location != Location::local || m->shape->type != type)
+      fail(where, "'" + name + "' must be an input member with \"in\": \"local\" of type " + shape_type_name(type));
   }
 
   // "/{Bucket}/{Object+}?uploads": the path template and the keys that select it.

@@ -22,7 +22,9 @@ namespace cloud {
 using json = nlohmann::json;
 
 enum class ShapeType { structure, list, string, integer, boolean, timestamp, blob };
-enum class Location { body, path, query, header };
+// `local`: read by cloudlua itself and never sent (the path of a file to send or to
+// write an answer to, and its byte range).
+enum class Location { body, path, query, header, local };
 
 const char* shape_type_name(ShapeType type);
 
@@ -68,6 +70,14 @@ struct Shape {
   const Member* find_member(std::string_view name) const;
 };
 
+// The input members that name a file whose byte range is sent as the payload instead
+// of the payload member's bytes (PutObject's and UploadPart's file, offset, length).
+struct PayloadFile {
+  std::string path;    // a string member: the file's path
+  std::string offset;  // an integer member: the first byte sent (0 when left out)
+  std::string length;  // an integer member: how many bytes (to the end when left out)
+};
+
 struct Operation {
   std::string name;        // UpdateSnapshot
   std::string snake_name;  // update_snapshot
@@ -81,6 +91,9 @@ struct Operation {
   std::string output_root;  // XML element of the result body
   std::string payload;         // member sent as the raw body (UploadPart), "" for none
   std::string output_payload;  // result member that is the raw answer body (GetObject)
+  std::optional<PayloadFile> payload_file;  // the payload may come from a file range
+  std::string output_file;  // input (and result) member: the path the answer body is
+                            // written to instead of being returned as output_payload
   const Shape* input = nullptr;
   const Shape* output = nullptr;
 };

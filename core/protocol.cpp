@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/body.h"
 #include "core/limits.h"
 #include "core/pattern.h"
 #include "core/uri.h"
@@ -293,6 +294,8 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
     if (m.location == Location::header && input.contains(m.name))
       w.headers.emplace_back(m.wire_name, scalar_text(input[m.name]));
   if (!op.payload.empty()) {
+    std::vector<FieldProblem> validated;  // already reported by validate_input
+    w.files.upload = payload_file_range(op, input, validated);
     if (input.contains(op.payload)) w.body = input[op.payload].get<std::string>();
   } else if (api.protocol == "xml") {
     if (!op.input_root.empty()) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
@@ -300,13 +303,15 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
     w.body = body_members(*op.input, input).dump();
   }
   if (!w.body.empty() && op.payload.empty()) w.headers.emplace_back("Content-Type", content_type_of(api));
+  if (!op.output_file.empty() && input.contains(op.output_file)) w.files.download_to = input[op.output_file].get<std::string>();
   return w;
 }
 
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response) {
   json result = json::object();
   if (!op.output_payload.empty()) {
-    result[op.output_payload] = response.body;
+    if (response.body_file.empty()) result[op.output_payload] = response.body;
+    else result[op.output_file] = response.body_file;  // written to a file (get_object{file=})
   } else if (api.protocol == "xml" && !op.output_root.empty()) {
     pugi::xml_document doc;
     if (!doc.load_string(response.body.c_str()) || local_name(doc.document_element().name()) != op.output_root)

@@ -21,6 +21,7 @@ struct WireRequest {
   std::string query;  // percent-encoded, without '?'
   Headers headers;
   std::string body;
+  BodyFiles files{};  // a payload sent from a file (upload sha256 still to compute), a download target
 };
 
 // --- client side

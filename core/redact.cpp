@@ -121,6 +121,11 @@ void add_body(std::string& out, const std::string& mark, const std::string& body
   if (cut) out += mark + "... (cut: " + std::to_string(body.size()) + " bytes in all)\n";
 }
 
+// A body kept in a file is named, not read: "(5000 bytes from '/tmp/x' at offset 1000)".
+void add_file_body(std::string& out, const std::string& mark, const std::string& what, const ExchangeInfo& info) {
+  out += mark.substr(0, 1) + "\n" + mark + "(" + redact(what, info.secrets) + ")\n";
+}
+
 void add_headers(std::string& out, const std::string& mark, const Headers& headers, const ExchangeInfo& info) {
   for (const Header& h : headers) out += mark + redact(h.first + ": " + h.second, info.secrets) + "\n";
 }
@@ -166,6 +171,9 @@ std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResp
   out += "> " + redact(request.method + " " + request.url, info.secrets) + "\n";
   add_headers(out, "> ", request.headers, info);
   add_body(out, "> ", request.body, info);
+  if (const auto& range = request.files.upload)
+    add_file_body(out, "> ", std::to_string(range->length) + " bytes from '" + range->path + "' at offset " +
+                                 std::to_string(range->offset), info);
   if (!response.ok()) {
     out += "< no answer after " + format_seconds(info.seconds) + ": " + redact(response.error().describe(), info.secrets) + "\n";
     return out;
@@ -174,6 +182,7 @@ std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResp
   out += "< HTTP " + std::to_string(r.status) + " (" + format_seconds(info.seconds) + ")\n";
   add_headers(out, "< ", r.headers, info);
   add_body(out, "< ", r.body, info);
+  if (!r.body_file.empty()) add_file_body(out, "< ", "body written to '" + r.body_file + "'", info);
   return out;
 }
 

@@ -42,7 +42,7 @@ std::vector<std::string> request_signatures(const HttpRequest& request);
 // What --debug prints for one HTTP exchange, curl -v style: "* " a title line, "> "
 // the request (method, URL, headers, body), "< " the answer (status, headers, body)
 // or the error that stood for it. Bodies longer than `body_limit` bytes are cut,
-// binary ones summarised. Everything goes through `redact`, with the request's own
+// binary ones summarised, ones kept in files named (path, offset, length). Everything goes through `redact`, with the request's own
 // signatures added to the known secrets (an answer may echo them).
 struct ExchangeInfo {
   std::string label;   // "UpdateSnapshot", or "request" for cloud.request

@@ -146,11 +146,16 @@ std::string signing_key(const SignInput& in, const std::string& time) {
   return hmac_sha256(key, in.dialect->terminator);
 }
 
+// The payload's hash as signed: given for a body sent from a file, else computed.
+std::string payload_hash(const SignInput& in) {
+  return in.payload_sha256.empty() ? sha256_hex(in.body) : in.payload_sha256;
+}
+
 // Fills the canonical request, string to sign and signature of `out`.
 void compute_signature(const SignInput& in, const std::string& time, const std::string& path,
                        const std::string& query, const CanonicalHeaders& headers, SignOutput& out) {
   out.canonical_request = in.method + "\n" + path + "\n" + query + "\n" + headers.block + "\n" +
-                          headers.signed_names + "\n" + sha256_hex(in.body);
+                          headers.signed_names + "\n" + payload_hash(in);
   out.string_to_sign = in.dialect->algorithm + "\n" + time + "\n" + credential_scope(in, time) +
                        "\n" + sha256_hex(out.canonical_request);
   out.signature = hex(hmac_sha256(signing_key(in, time), out.string_to_sign));
@@ -174,7 +179,7 @@ Outcome<SignOutput> sign_header_variant(const SignInput& in, const Url& url, Hea
     headers.emplace_back(names.token, in.credentials.session_token);
   if (!has_header(headers, names.date)) headers.emplace_back(names.date, *time);
   if (in.sign_body && !has_header(headers, names.content_sha))
-    headers.emplace_back(names.content_sha, sha256_hex(in.body));
+    headers.emplace_back(names.content_sha, payload_hash(in));
   CanonicalHeaders canonical =
       canonical_headers(headers, in.omit_session_token ? to_lower(names.token) : "");
   SignOutput out;

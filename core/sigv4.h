@@ -37,6 +37,7 @@ struct SignInput {
   std::string url;   // absolute URL as it goes on the wire
   Headers headers;   // a Host header is added from the URL when missing
   std::string body;
+  std::string payload_sha256;  // hex hash of a body sent from a file; empty: the hash of `body`
   std::string region;
   std::string service;
   Credentials credentials;

@@ -8,7 +8,9 @@
 // The multi handle owns the connection cache, so connections stay alive while the
 // Transport lives. The request goes out with exactly the caller's headers (they were signed):
 // curl's own Expect, Accept and Content-Type are suppressed, bodies are sent as given
-// and received as sent (no redirects, no content decoding).
+// and received as sent (no redirects, no content decoding). A body from a file range
+// is read as curl asks for it, and a success asked to go to a file is written there
+// (core/body.h), so neither is held in memory.
 // Thread-safety: a Transport is used by one thread at a time; distinct Transports may
 // run on distinct threads (curl_global_init is done once, under std::call_once).
 #include "core/transport.h"
@@ -27,6 +29,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "core/body.h"
 
 namespace cloud {
 
@@ -79,7 +83,16 @@ struct Transfer {
   Transfer& operator=(const Transfer&) = delete;
   bool too_large = false;                // the answer passed max_body: aborted
   CURLcode result = CURLE_OK;
+  RangeReader reader;                    // the request body's file range, when it has one
+  std::unique_ptr<FileSink> sink;        // where a 2xx answer's body goes, when asked
+  long status = 0;                       // of the last status line received
+  std::optional<std::uint64_t> declared_length;  // the answer's Content-Length
+  std::string file_error;                // reading the body file or writing the answer failed
 };
+
+// Whether the answer's body goes to the sink: asked for, and a success (an error's
+// body is read into memory, for its code and message).
+bool to_file(const Transfer& t) { return t.sink && t.status >= 200 && t.status < 300; }
 
 // Trims trailing CR/LF and surrounding blanks from a header line piece.
 std::string_view trim(std::string_view s) {
@@ -98,6 +111,8 @@ bool expect_length(Transfer& t, const std::string& value) {
     return true;  // curl judges a malformed length
   errno = 0;
   unsigned long long length = std::strtoull(value.c_str(), nullptr, 10);
+  t.declared_length = length;
+  if (to_file(t)) return true;  // a file holds any size
   if (length > t.max_body || errno == ERANGE) {
     t.too_large = true;
     return false;
@@ -115,6 +130,10 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   Headers& headers = t->response.headers;
   if (line.substr(0, 5) == "HTTP/") {
     headers.clear();
+    size_t space = line.find(' ');  // "HTTP/1.1 200 OK": the status decides where the body goes
+    std::string code = space == std::string_view::npos ? "" : std::string(line.substr(space + 1, 3));
+    t->status = std::strtol(code.c_str(), nullptr, 10);
+    t->declared_length.reset();
   } else if (!line.empty() && (line[0] == ' ' || line[0] == '\t')) {
     if (!headers.empty()) {  // obsolete line folding: continues the previous value
       std::string_view more = trim(line);
@@ -129,15 +148,37 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-// CURLOPT_WRITEFUNCTION: appends the body as it arrives, up to max_body.
+// CURLOPT_WRITEFUNCTION: appends the body as it arrives, up to max_body, or writes
+// it to the sink.
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  if (to_file(*t)) {
+    if (t->sink->write(data, size * count)) return size * count;
+    t->file_error = t->sink->error();
+    return 0;  // curl aborts the transfer
+  }
   if (size * count > t->max_body - t->response.body.size()) {
     t->too_large = true;
     return 0;  // curl aborts the transfer
   }
   t->response.body.append(data, size * count);
   return size * count;
+}
+
+// CURLOPT_READFUNCTION: the next bytes of the body's file range, as curl asks.
+size_t on_read(char* buffer, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  long long n = t->reader.read(buffer, size * count);
+  if (n >= 0) return static_cast<size_t>(n);
+  t->file_error = t->reader.error();
+  return CURL_READFUNC_ABORT;
+}
+
+// CURLOPT_SEEKFUNCTION: curl sends the body again from its start (only ever to 0).
+int on_seek(void* user, curl_off_t offset, int origin) {
+  auto* t = static_cast<Transfer*>(user);
+  if (origin != SEEK_SET || offset != 0) return CURL_SEEKFUNC_CANTSEEK;
+  return t->reader.rewind() ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
 }
 
 // "host:port" of a URL, for error messages (never the path or query: they may hold
@@ -197,12 +238,22 @@ class Setter {
 };
 
 // Chooses the method and body options. Bodies go out as POSTFIELDS with an explicit
-// size (binary safe; curl then adds Content-Length unless the caller gave one);
-// HEAD uses NOBODY; other methods without a body send none.
-void set_method(Setter& set, const HttpRequest& r) {
+// size (binary safe; curl then adds Content-Length unless the caller gave one); a
+// body from a file is read as curl asks for it (UPLOAD, with its size); HEAD uses
+// NOBODY; other methods without a body send none.
+void set_method(Setter& set, Transfer& t) {
+  const HttpRequest& r = *t.request;
   const bool body_method = r.method == "POST" || r.method == "PUT" || r.method == "PATCH";
   if (r.method == "HEAD") {
     set(CURLOPT_NOBODY, 1L);
+  } else if (r.files.upload) {
+    set(CURLOPT_UPLOAD, 1L);
+    set(CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.files.upload->length));
+    set(CURLOPT_READFUNCTION, &on_read);
+    set(CURLOPT_READDATA, static_cast<void*>(&t));
+    set(CURLOPT_SEEKFUNCTION, &on_seek);
+    set(CURLOPT_SEEKDATA, static_cast<void*>(&t));
+    if (r.method != "PUT") set(CURLOPT_CUSTOMREQUEST, r.method.c_str());
   } else if (body_method || !r.body.empty()) {
     set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
     set(CURLOPT_POSTFIELDS, r.body.data());
@@ -238,7 +289,7 @@ CURLcode configure(Transfer& t, const TransportOptions& o) {
   set(CURLOPT_WRITEDATA, static_cast<void*>(&t));
   set(CURLOPT_ERRORBUFFER, t.error_buffer);
   set(CURLOPT_PRIVATE, static_cast<void*>(&t));
-  set_method(set, *t.request);
+  set_method(set, t);
   return set.result();
 }
 
@@ -292,6 +343,33 @@ Error transfer_error(const Transfer& t) {
   Failure f = classify(t.result, detail);
   return make_error(f.kind, f.code,
                     std::string(f.what) + " " + host_port(t.request->url) + ": " + detail);
+}
+
+// Opens the file a body is read from and the one an answer is written to, if any.
+std::optional<Error> open_body_files(Transfer& t) {
+  const BodyFiles& files = t.request->files;
+  if (files.upload)
+    if (std::string problem = t.reader.open(*files.upload); !problem.empty())
+      return make_error(ErrorKind::validation, "FileUnreadable", problem + "; nothing was sent");
+  if (files.download_to.empty()) return std::nullopt;
+  t.sink = std::make_unique<FileSink>(files.download_to);
+  if (std::string problem = t.sink->open(); !problem.empty())
+    return make_error(ErrorKind::validation, "FileUnwritable", problem + "; nothing was sent");
+  return std::nullopt;
+}
+
+// A success written to a file: renamed onto its target when it is as long as its
+// Content-Length said; otherwise the target is left untouched.
+Outcome<HttpResponse> commit_download(Transfer& t) {
+  FileSink& sink = *t.sink;
+  if (t.declared_length && *t.declared_length != sink.size())
+    return make_error(ErrorKind::transport, "IncompleteResponse",
+                      "truncated answer from " + host_port(t.request->url) + ": " + std::to_string(sink.size()) +
+                          " of " + std::to_string(*t.declared_length) + " bytes; '" + sink.target() + "' left as it was");
+  if (std::string problem = sink.commit(); !problem.empty())
+    return make_error(ErrorKind::transport, "FileWriteFailed", problem);
+  t.response.body_file = sink.target();
+  return std::move(t.response);
 }
 
 // The Error for an answer refused at max_body: kind api, the server did answer.
@@ -356,6 +434,7 @@ std::optional<Error> Transport::Impl::attach(Transfer& t) {
     if (!header_value_ok(h.first) || !header_value_ok(h.second))
       return make_error(ErrorKind::validation, "InvalidHeader",
                         "header '" + h.first + "' holds a line break or control character; nothing was sent");
+  if (std::optional<Error> e = open_body_files(t)) return e;
   if (!multi) return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
   t.easy = acquire();
   t.headers = build_header_list(t.request->headers);
@@ -457,11 +536,13 @@ Outcome<HttpResponse> Transport::Impl::finish(Transfer& t) {
                      "request to " + host_port(t.request->url) + " interrupted");
   } else if (t.too_large) {
     out = too_large_error(t);
+  } else if (!t.file_error.empty()) {
+    out = make_error(ErrorKind::transport, "FileError", t.file_error);
   } else if (t.result != CURLE_OK) {
     out = transfer_error(t);
   } else {
     curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &t.response.status);
-    out = std::move(t.response);
+    out = to_file(t) ? commit_download(t) : std::move(t.response);
   }
   detach(t);
   return out;

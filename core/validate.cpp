@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/body.h"
 #include "core/http.h"
 #include "core/pattern.h"
 #include "core/suggest.h"
@@ -314,6 +315,10 @@ void validate_value(const Shape& shape, const json& value, const std::string& pa
 
 Outcome<json> validate_input(const Operation& op, const json& args, Checker checker) {
   std::vector<FieldProblem> problems;
+  if (checker == Checker::client) {  // the files named are the client's own
+    payload_file_range(op, args, problems);
+    check_output_file(op, args, problems);
+  }
   validate_value(*op.input, args, "", problems, checker);
   if (problems.empty()) return normalise(*op.input, args);
   return validation_error(op, std::move(problems));

@@ -2,23 +2,17 @@
 // arguments, call the core, push the results, return their count. Core errors are
 // turned into error objects (tables of fixed shape with __tostring, metatable
 // "cloud.error") and raised here, at the edge, and nowhere else.
-#include <fcntl.h>
 #include <lauxlib.h>
 #include <lua.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
-#include "core/limits.h"
 #include "core/protocol.h"
 #include "core/redact.h"
 #include "core/settings.h"
 #include "core/suggest.h"
-#include "core/validate.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
@@ -176,82 +170,6 @@ json arguments_table(lua_State* L, int index) {
   return std::move(args.value());
 }
 
-// What a file is, for a message saying why it cannot be sent.
-const char* file_type_name(mode_t mode) {
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a special file";
-}
-
-// Reads what `fd` holds into `bytes` (room for `size` taken at once), stopping once
-// more than `limit` bytes came (a file that grew); false, errno set, when a read fails.
-bool read_all(int fd, std::string& bytes, std::uint64_t size, std::uint64_t limit) {
-  bytes.reserve(static_cast<size_t>(size));
-  char buffer[65536];
-  while (bytes.size() <= limit) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n == 0;
-    bytes.append(buffer, static_cast<size_t>(n));
-  }
-  return true;
-}
-
-// Reads the regular file at `path` into `bytes`; "" or what is wrong with it: it cannot
-// be opened, it is not a regular file (a device such as /dev/zero would be read
-// without end, a FIFO may never answer) or it holds more than a part or an object may.
-std::string read_regular_file(const std::string& path, std::string& bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not hang the open
-  if (fd < 0) return std::strerror(errno);
-  const std::string too_large = "larger than " + size_text(kMaxBodyBytes) + ", the most a part or an object may hold";
-  std::string problem;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) problem = std::strerror(errno);
-  else if (S_ISDIR(st.st_mode)) problem = std::strerror(EISDIR);
-  else if (!S_ISREG(st.st_mode)) problem = std::string(file_type_name(st.st_mode)) + ", not a regular file";
-  else if (static_cast<std::uint64_t>(st.st_size) > kMaxBodyBytes) problem = too_large;
-  else if (!read_all(fd, bytes, static_cast<std::uint64_t>(st.st_size), kMaxBodyBytes)) problem = std::strerror(errno);
-  else if (bytes.size() > kMaxBodyBytes) problem = too_large;
-  ::close(fd);
-  return problem;
-}
-
-// The file's bytes, or a validation error whose message names the path and the problem.
-Outcome<std::string> read_file(const std::string& path) {
-  std::string bytes;
-  std::string problem = read_regular_file(path, bytes);
-  if (!problem.empty()) return make_error(ErrorKind::validation, "FileUnreadable", "cannot read '" + path + "': " + problem);
-  return bytes;
-}
-
-// An operation whose request body is raw bytes (UploadPart's `body`, PutObject's
-// `Body`) also takes `file = "path"`: the file's bytes become the body. Read here, at
-// the edge, so the core only ever sees bytes. Both given, or a file that cannot be
-// read, is a problem of field `file`, reported with the arguments' other problems
-// in one validation error; nothing is sent.
-void load_payload_file(lua_State* L, const Operation& op, json& args) {
-  if (op.payload.empty() || !args.is_object() || !args.contains("file") || op.input->find_member("file")) return;
-  json file = args["file"];
-  args.erase("file");
-  std::optional<FieldProblem> problem;
-  if (!file.is_string()) {
-    problem = FieldProblem{"file", "string expected (the path of a file to send as " + op.payload + ")"};
-  } else if (args.contains(op.payload)) {
-    problem = FieldProblem{"file", "give " + op.payload + " or file, not both"};
-  } else if (auto bytes = read_file(file.get<std::string>()); !bytes.ok()) {
-    problem = FieldProblem{"file", bytes.error().message};
-  } else {
-    args[op.payload] = std::move(bytes.value());
-    return;
-  }
-  auto others = validate_input(op, args);
-  std::vector<FieldProblem> problems{*problem};
-  if (!others.ok()) problems.insert(problems.end(), others.error().fields.begin(), others.error().fields.end());
-  raise(L, validation_error(op, std::move(problems)));
-}
-
 // Pushes an operation's result and meta (2 values), or its error object (-1).
 int push_call_outcome(lua_State* L, const Outcome<CallResult>& outcome) {
   if (!outcome.ok()) return push_error(L, outcome.error()), -1;
@@ -263,7 +181,6 @@ int push_call_outcome(lua_State* L, const Outcome<CallResult>& outcome) {
 // Starts the operation on the client's loop (parked: see tasks.h); the index of the wait.
 int start_named(lua_State* L, const std::string& operation, int args_index) {
   json args = arguments_table(L, args_index);
-  if (const Operation* op = client_upvalue(L).model().find(operation)) load_payload_file(L, *op, args);
   Client* client = client_ptr_upvalue(L).get();
   return park(L, client_ptr_upvalue(L), [&](std::function<void(Deliver)> ended) {
     Client::Id id = client->start_call(operation, args, [ended](Outcome<CallResult> r) {

@@ -1,5 +1,6 @@
 -- Uploads a local file to object storage by multipart upload: creates the upload,
--- sends the file in parts, completes it, then downloads the object back part by part
+-- sends the file in parts (each read from disk as it is sent, so memory stays flat),
+-- completes it, then downloads the object back part by part
 -- (ranged GETs) and compares it with the file. Shows a progress line on a terminal.
 --
 --   cloudlua scripts/multipart_upload.lua FILE BUCKET [KEY] [--part-size SIZE] [--create-bucket]
@@ -58,10 +59,12 @@ local function upload_parts(upload_id)
   local listed, sent = {}, 0
   show(0, 0)
   for n = 1, parts_total do
-    local body = chunk(n)
-    local r = s3.upload_part{ Bucket = args.bucket, Object = key, uploadId = upload_id, partNumber = n, body = body }
+    local first = (n - 1) * part_size
+    local length = math.min(part_size, size - first)
+    local r = s3.upload_part{ Bucket = args.bucket, Object = key, uploadId = upload_id, partNumber = n,
+                              file = args.file, offset = first, length = length }  -- read from disk as it is sent
     listed[n] = { PartNumber = n, ETag = r.ETag }
-    sent = sent + #body
+    sent = sent + length
     show(n, sent, n == parts_total)
   end
   return listed

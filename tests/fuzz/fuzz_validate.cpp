@@ -67,6 +67,8 @@ void check_round_trip(const cloud::Operation& op, const json& args) {
   FUZZ_CHECK(parsed.ok());
   auto accepted = cloud::validate_input(op, *parsed, cloud::Checker::server);
   json expected = args;  // no body and an empty one are the same on the wire
+  for (const cloud::Member& m : op.input->members)
+    if (m.location == cloud::Location::local) expected.erase(m.name);  // never sent (file, offset, length)
   if (!op.payload.empty() && !expected.contains(op.payload)) expected[op.payload] = "";
   if (accepted.ok() && only_xml_text_differs(api, op, expected, *accepted) &&
       fuzz::skip_known("XML text loses '\\r', whitespace-only values and what follows a NUL"))

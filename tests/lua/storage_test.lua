@@ -289,7 +289,7 @@ end)
 test("file must be a path", function()
   local err = expect(s3.upload_part, { Bucket = BUCKET, Object = "k", uploadId = file_upload().UploadId,
                                        partNumber = 1, file = true }).to_fail()
-  expect(err.fields[1].problem).to_equal("string expected (the path of a file to send as body)")
+  expect(err.fields[1].problem).to_equal("string expected, got boolean")
 end)
 
 test("file= only where the body is bytes: elsewhere an unknown field", function()

@@ -375,7 +375,8 @@ TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a pa
   REQUIRE(fd >= 0);
   REQUIRE(::ftruncate(fd, static_cast<off_t>(cloud::kMaxBodyBytes + 1)) == 0);
   ::close(fd);
-  CHECK(put(huge)[3] == "file: cannot read '" + huge + "': larger than 5 GiB, the most a part or an object may hold");
+  CHECK(put(huge)[3] == "file: '" + huge + "': 5368709121 bytes, more than 5 GiB, the most a part or an object may hold "
+                        "(send it in parts with offset and length)");
 
   std::string small = dir.path + "/small";
   fd = ::open(small.c_str(), O_CREAT | O_WRONLY, 0600);

@@ -227,6 +227,7 @@ TEST_CASE("every limit of the model: the largest valid value passes, one past it
     json base = first_items_only(valid_args(o->name));
     passes(o->name, base);
     for (const Field& f : input_fields(*o)) {
+      if (f.member->location == Location::local) continue;  // cloudlua's own (file, offset): body_test.cpp
       INFO(o->name << " " << f.path);
       REQUIRE(base.contains(json::json_pointer(f.parent_pointer.empty() ? "" : f.parent_pointer)));
       const Shape& s = *f.member->shape;

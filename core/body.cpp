@@ -1,0 +1,209 @@
+// File bodies: the checks of a payload file and a download target (run with the
+// arguments' validation), a reader of a file range for the transport and the hash,
+// and a sink that writes an answer beside its target and renames it when complete.
+#include "core/body.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "core/crypto.h"
+#include "core/limits.h"
+
+namespace cloud {
+
+namespace {
+
+// What a file that is not regular is, for a message saying why it cannot be sent.
+std::string special_file_name(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+// What keeps the file at `path` from being read as a regular file ("" when nothing
+// does; its size in `size`). Opened without blocking: a FIFO must not hang the open.
+std::string regular_file_size(const std::string& path, std::uint64_t& size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::strerror(errno);
+  struct stat st {};
+  std::string problem;
+  if (::fstat(fd, &st) != 0) problem = std::strerror(errno);
+  else if (S_ISDIR(st.st_mode)) problem = std::strerror(EISDIR);
+  else if (!S_ISREG(st.st_mode)) problem = special_file_name(st.st_mode) + ", not a regular file";
+  size = static_cast<std::uint64_t>(st.st_size);
+  ::close(fd);
+  return problem;
+}
+
+// A non-negative integer argument, or nullopt when absent or of the wrong type
+// (validation of its shape reports that).
+std::optional<std::uint64_t> count_arg(const json& args, const std::string& name) {
+  if (name.empty() || !args.contains(name) || !args[name].is_number_integer() || args[name].get<long long>() < 0)
+    return std::nullopt;
+  return args[name].get<std::uint64_t>();
+}
+
+// The directory a path is in, "." for a bare name.
+std::string directory_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::optional<FileRange> payload_file_range(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
+  if (!op.payload_file || !args.is_object()) return std::nullopt;
+  const PayloadFile& names = *op.payload_file;
+  if (!args.contains(names.path)) {
+    for (const std::string& n : {names.offset, names.length})
+      if (args.contains(n)) problems.push_back({n, "only with " + names.path});
+    return std::nullopt;
+  }
+  if (!args[names.path].is_string()) return std::nullopt;  // its type is reported by validation
+  if (args.contains(op.payload)) {
+    problems.push_back({names.path, "give " + op.payload + " or " + names.path + ", not both"});
+    return std::nullopt;
+  }
+  FileRange range{args[names.path].get<std::string>(), count_arg(args, names.offset).value_or(0), 0};
+  std::uint64_t size = 0;
+  if (std::string problem = regular_file_size(range.path, size); !problem.empty()) {
+    problems.push_back({names.path, "cannot read '" + range.path + "': " + problem});
+    return std::nullopt;
+  }
+  if (range.offset > size) {
+    problems.push_back({names.offset, "at most " + std::to_string(size) + ", the size of '" + range.path + "' (got " +
+                                          std::to_string(range.offset) + ")"});
+    return std::nullopt;
+  }
+  std::optional<std::uint64_t> length = count_arg(args, names.length);
+  range.length = length.value_or(size - range.offset);
+  if (length && *length > size - range.offset) {
+    problems.push_back({names.length, "at most " + std::to_string(size - range.offset) + ", the bytes of '" +
+                                          range.path + "' from " + names.offset + " " + std::to_string(range.offset) +
+                                          " on (got " + std::to_string(*length) + ")"});
+    return std::nullopt;
+  }
+  if (range.length > kMaxBodyBytes) {
+    problems.push_back({length ? names.length : names.path,
+                        "'" + range.path + "': " + std::to_string(range.length) + " bytes, more than " +
+                            size_text(kMaxBodyBytes) + ", the most a part or an object may hold (send it in parts with " +
+                            names.offset + " and " + names.length + ")"});
+    return std::nullopt;
+  }
+  return range;
+}
+
+void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
+  if (op.output_file.empty() || !args.is_object() || !args.contains(op.output_file)) return;
+  if (!args[op.output_file].is_string()) return;  // its type is reported by validation
+  const std::string path = args[op.output_file].get<std::string>();
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  std::string problem;
+  if (exists && S_ISDIR(st.st_mode)) problem = std::strerror(EISDIR);
+  else if (exists && !S_ISREG(st.st_mode)) problem = special_file_name(st.st_mode) + ", not a regular file";
+  else if (::stat(directory_of(path).c_str(), &st) != 0) problem = std::strerror(errno);
+  else if (!S_ISDIR(st.st_mode)) problem = std::strerror(ENOTDIR);
+  if (!problem.empty()) problems.push_back({op.output_file, "cannot write '" + path + "': " + problem});
+}
+
+// ---------------------------------------------------------------- RangeReader
+
+RangeReader::~RangeReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string RangeReader::open(const FileRange& range) {
+  range_ = range;
+  fd_ = ::open(range.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0 || !rewind()) error_ = "cannot read '" + range.path + "': " + std::strerror(errno);
+  return error_;
+}
+
+bool RangeReader::rewind() {
+  done_ = 0;
+  return ::lseek(fd_, static_cast<off_t>(range_.offset), SEEK_SET) >= 0;
+}
+
+long long RangeReader::read(char* out, std::uint64_t size) {
+  std::uint64_t want = std::min(size, range_.length - done_);
+  if (want == 0) return 0;
+  ssize_t n;
+  do n = ::read(fd_, out, static_cast<size_t>(want));
+  while (n < 0 && errno == EINTR);
+  if (n < 0) error_ = "cannot read '" + range_.path + "': " + std::strerror(errno);
+  if (n == 0) error_ = "'" + range_.path + "' ended before its " + std::to_string(range_.length) +
+                       " bytes were sent (it changed meanwhile)";
+  if (n <= 0) return -1;
+  done_ += static_cast<std::uint64_t>(n);
+  return n;
+}
+
+Outcome<std::string> sha256_hex_of(const FileRange& range) {
+  RangeReader reader;
+  Sha256Stream hash;
+  std::vector<char> buffer(1 << 18);
+  long long n = reader.open(range).empty() ? 1 : -1;
+  while (n > 0 && (n = reader.read(buffer.data(), buffer.size())) > 0)
+    hash.update(std::string_view(buffer.data(), static_cast<size_t>(n)));
+  if (n < 0) return make_error(ErrorKind::validation, "FileUnreadable", reader.error() + "; nothing was sent");
+  return hash.hex_digest();
+}
+
+// ---------------------------------------------------------------- FileSink
+
+FileSink::~FileSink() { discard(); }
+
+std::string FileSink::open() {
+  std::string pattern = target_ + ".cloudlua-XXXXXX";
+  fd_ = ::mkstemp(pattern.data());
+  if (fd_ < 0) return error_ = "cannot write beside '" + target_ + "': " + std::strerror(errno);
+  temp_ = pattern;
+  mode_t mask = ::umask(0);  // mkstemp makes 0600; give the file the mode a new file gets
+  ::umask(mask);
+  ::fchmod(fd_, 0666 & ~mask);
+  return "";
+}
+
+bool FileSink::write(const char* data, std::uint64_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd_, data, static_cast<size_t>(size));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error_ = "cannot write '" + temp_ + "': " + std::strerror(errno);
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::uint64_t>(n);
+    size_ += static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
+std::string FileSink::commit() {
+  if (::fsync(fd_) != 0 || ::close(fd_) != 0) error_ = "cannot write '" + temp_ + "': " + std::strerror(errno);
+  fd_ = -1;
+  if (error_.empty() && ::rename(temp_.c_str(), target_.c_str()) != 0)
+    error_ = "cannot rename '" + temp_ + "' to '" + target_ + "': " + std::strerror(errno);
+  if (error_.empty()) temp_.clear();
+  discard();
+  return error_;
+}
+
+// Closes and removes the temporary file, if it is still there.
+void FileSink::discard() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+  temp_.clear();
+}
+
+}  // namespace cloud

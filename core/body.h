@@ -1,0 +1,85 @@
+// Bodies that live in files rather than in memory, so memory stays flat whatever
+// their size: a request body read from a byte range of a file as the transport asks
+// for it (its SHA-256 computed before, reading the range once), and an answer body
+// written to a temporary file beside its target and renamed onto it when complete.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/http.h"
+#include "core/model.h"
+
+namespace cloud {
+
+// The byte range of a file that a call's arguments send as its payload (the members
+// Operation::payload_file names), or nullopt when they name no file. What is wrong
+// with it (a file that cannot be read, is not a regular file, a range outside the
+// file, more than 5 GiB, the payload given as well) is appended to `problems`.
+std::optional<FileRange> payload_file_range(const Operation& op, const json& args, std::vector<FieldProblem>& problems);
+
+// What is wrong with writing an answer to `path` (Operation::output_file), appended
+// to `problems`: its directory does not exist, or it is a directory itself.
+void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems);
+
+// Reads a FileRange from its first byte; each reader opens the file again (one per
+// attempt, so a retry re-sends the range from its start).
+class RangeReader {
+ public:
+  RangeReader() = default;
+  ~RangeReader();
+  RangeReader(const RangeReader&) = delete;
+  RangeReader& operator=(const RangeReader&) = delete;
+
+  // Opens the file at the range's start; "" or what went wrong.
+  std::string open(const FileRange& range);
+  // Up to `size` bytes of the range into `out`: the count, 0 at the range's end, -1
+  // when a read fails or the file ends before the range does (error() says which).
+  long long read(char* out, std::uint64_t size);
+  // Back to the range's first byte; false when the file cannot seek.
+  bool rewind();
+  const std::string& error() const { return error_; }
+
+ private:
+  int fd_ = -1;
+  FileRange range_;
+  std::uint64_t done_ = 0;
+  std::string error_;
+};
+
+// The hex SHA-256 of a file range, read once; kind validation when it cannot be read.
+Outcome<std::string> sha256_hex_of(const FileRange& range);
+
+// An answer body written to a temporary file in the target's directory (so the
+// rename is atomic): commit() renames it onto the target; a sink not committed
+// removes its temporary file when it goes, leaving the target untouched.
+class FileSink {
+ public:
+  explicit FileSink(std::string target) : target_(std::move(target)) {}
+  ~FileSink();
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+
+  // Creates the temporary file; "" or what went wrong.
+  std::string open();
+  // Appends bytes; false (error() set) when the disk refuses them.
+  bool write(const char* data, std::uint64_t size);
+  // Flushes, closes and renames onto the target; "" or what went wrong.
+  std::string commit();
+  std::uint64_t size() const { return size_; }
+  const std::string& target() const { return target_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  void discard();
+  std::string target_;
+  std::string temp_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::string error_;
+};
+
+}  // namespace cloud
