@@ -34,6 +34,10 @@ TEST_CASE("the built-in model loads with the nine operations and the four storag
       {"PutObject", "put_object", "storage"},
       {"GetObject", "get_object", "storage"},
       {"HeadObject", "head_object", "storage"},
+      {"GetInstance", "get_instance", "devops"},
+      {"GetFirewallGroup", "get_firewall_group", "devops"},
+      {"GetCluster", "get_cluster", "cluster"},
+      {"GetSnapshot", "get_snapshot", "cluster"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {
