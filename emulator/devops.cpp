@@ -205,13 +205,18 @@ class DevopsService : public Service {
     return r.value("protocol", "") + port + " from " + r.value("cidrIp", "");
   }
 
+  // The answer to a group name the platform does not know: the platform's own code
+  // (seen in the vendor's public Terraform provider).
+  static HandlerResult no_such_group(const std::string& name) {
+    return HandlerResult::failure(404, "Client.InvalidParameterNotFound.FirewallGroup",
+                                  "no firewall group named '" + name + "'");
+  }
+
   // GetFirewallGroup: the group as it is now, { firewallGroup = ... }.
   HandlerResult get_firewall_group(const json& input) {
     const std::string name = input["FirewallGroupName"].get<std::string>();
     auto it = groups_.find(name);
-    if (it == groups_.end())
-      return HandlerResult::failure(404, "Client.InvalidParameterNotFound.FirewallGroup",
-                                    "no firewall group named '" + name + "'");
+    if (it == groups_.end()) return no_such_group(name);
     return HandlerResult::success({{"firewallGroup", it->second}});
   }
 
@@ -221,8 +226,7 @@ class DevopsService : public Service {
   HandlerResult authorize_firewall_rules(const json& input) {
     const std::string name = input["FirewallGroupName"].get<std::string>();
     auto it = groups_.find(name);
-    if (it == groups_.end())
-      return HandlerResult::failure(404, "FirewallGroupNotFound", "no firewall group named '" + name + "'");
+    if (it == groups_.end()) return no_such_group(name);
     json& group = it->second;
     const json& rules = input.at("rules");
     std::string busy = busy_reason(group);

@@ -250,10 +250,10 @@ TEST_CASE("Seeded rules settle: AUTHORIZING -> AUTHORIZED, REVOKING -> gone") {
   CHECK(g["rules"][1]["state"] == "AUTHORIZED");
 }
 
-TEST_CASE("AuthorizeFirewallRules on an unknown group is 404 FirewallGroupNotFound") {
+TEST_CASE("AuthorizeFirewallRules on an unknown group is 404 Client.InvalidParameterNotFound.FirewallGroup") {
   auto p = platform();
   require_refused(call(*p, "AuthorizeFirewallRules", authorize_args("fw-nope", {tcp(22, "10.0.0.1")})), 404,
-                  "FirewallGroupNotFound");
+                  "Client.InvalidParameterNotFound.FirewallGroup");
 }
 
 TEST_CASE("A rule identical to an existing one is 409 DuplicateRule") {
