@@ -72,6 +72,7 @@ struct PlatformSetting {
   const char* name;
   double default_value;
   const char* doc;
+  bool transition = false;  // the duration of a transition (`serve --settle` sets them all)
 };
 
 // Every setting there is, with its default; the one list configure{} checks names against.
