@@ -124,20 +124,12 @@ class ClusterService : public Service {
   // GetCluster: the cluster as it is now, { cluster = ... }; an unknown name is the
   // platform's Client.InvalidParameterNotFound.Cluster (the vendor's ClusterDeleted waiter).
   HandlerResult get_cluster(const json& input) {
-    const std::string name = input["ClusterName"].get<std::string>();
-    auto it = clusters_.find(name);
-    if (it == clusters_.end())
-      return HandlerResult::failure(404, "Client.InvalidParameterNotFound.Cluster", "no cluster named '" + name + "'");
-    return HandlerResult::success({{"cluster", it->second}});
+    return read_record(clusters_, input["ClusterName"], "cluster", "Client.InvalidParameterNotFound.Cluster", "cluster");
   }
 
   // GetSnapshot: the snapshot as it is now, { snapshot = ... }.
   HandlerResult get_snapshot(const json& input) {
-    const std::string name = input["SnapshotName"].get<std::string>();
-    auto it = snapshots_.find(name);
-    if (it == snapshots_.end())
-      return HandlerResult::failure(404, "SnapshotNotFound", "no snapshot named '" + name + "'");
-    return HandlerResult::success({{"snapshot", it->second}});
+    return read_record(snapshots_, input["SnapshotName"], "snapshot", "SnapshotNotFound", "snapshot");
   }
 
   // UpdateSnapshot: changes name, expiry, description and tags; the status stays as

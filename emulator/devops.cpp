@@ -205,19 +205,13 @@ class DevopsService : public Service {
     return r.value("protocol", "") + port + " from " + r.value("cidrIp", "");
   }
 
-  // The answer to a group name the platform does not know: the platform's own code
-  // (seen in the vendor's public Terraform provider).
-  static HandlerResult no_such_group(const std::string& name) {
-    return HandlerResult::failure(404, "Client.InvalidParameterNotFound.FirewallGroup",
-                                  "no firewall group named '" + name + "'");
-  }
+  // The platform's code for a group it does not know (seen in the vendor's public
+  // Terraform provider).
+  static constexpr const char* kNoSuchGroup = "Client.InvalidParameterNotFound.FirewallGroup";
 
   // GetFirewallGroup: the group as it is now, { firewallGroup = ... }.
   HandlerResult get_firewall_group(const json& input) {
-    const std::string name = input["FirewallGroupName"].get<std::string>();
-    auto it = groups_.find(name);
-    if (it == groups_.end()) return no_such_group(name);
-    return HandlerResult::success({{"firewallGroup", it->second}});
+    return read_record(groups_, input["FirewallGroupName"], "firewallGroup", kNoSuchGroup, "firewall group");
   }
 
   // AuthorizeFirewallRules: the new rules AUTHORIZED, the group PROCESSING until
@@ -226,7 +220,7 @@ class DevopsService : public Service {
   HandlerResult authorize_firewall_rules(const json& input) {
     const std::string name = input["FirewallGroupName"].get<std::string>();
     auto it = groups_.find(name);
-    if (it == groups_.end()) return no_such_group(name);
+    if (it == groups_.end()) return read_record(groups_, name, "firewallGroup", kNoSuchGroup, "firewall group");  // 404
     json& group = it->second;
     const json& rules = input.at("rules");
     std::string busy = busy_reason(group);
@@ -307,11 +301,7 @@ class DevopsService : public Service {
 
   // GetInstance: the server as it is now, { instance = ... }.
   HandlerResult get_instance(const json& input) {
-    const std::string id = input["InstanceId"].get<std::string>();
-    auto it = instances_.find(id);
-    if (it == instances_.end())
-      return HandlerResult::failure(404, "Client.InvalidParameterNotFound.Instance", "no server named '" + id + "'");
-    return HandlerResult::success({{"instance", it->second}});
+    return read_record(instances_, input["InstanceId"], "instance", "Client.InvalidParameterNotFound.Instance", "server");
   }
 
   // A restored server comes up: RUNNING (status 100) with a global IP address.
