@@ -222,7 +222,8 @@ class ClusterService : public Service {
   }
 
   // RestoreClusterFromSnapshot: a new cluster PROVISIONING until `cluster_provision`
-  // seconds have passed, the snapshot RESTORING meanwhile; answers { cluster = ... }.
+  // seconds have passed, the snapshot RESTORING meanwhile; answers 201 (the vendor's
+  // cluster-service model, hatoba.smithy: the spec shows no status) { cluster = ... }.
   // The input is validated: the cluster and its name are there (the model requires them).
   HandlerResult restore_cluster(const json& input) {
     const std::string snapshot = input["SnapshotName"].get<std::string>();
@@ -234,7 +235,7 @@ class ClusterService : public Service {
     clusters_[name] = cluster;
     source["status"] = "RESTORING";
     provisioning_[name] = {ctx_.clock.now() + ctx_.setting("cluster_provision"), source.value("nrn", "")};
-    return HandlerResult::success({{"cluster", cluster}});
+    return HandlerResult::success({{"cluster", cluster}}, 201);
   }
 
   // Provisioning is over: everything RUNNING, nodes addressed, the snapshot free again.
