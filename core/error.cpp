@@ -12,6 +12,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::transport: return "transport";
     case ErrorKind::timeout: return "timeout";
     case ErrorKind::config: return "config";
+    case ErrorKind::waiter: return "waiter";
   }
   return "unknown";
 }

@@ -11,7 +11,8 @@
 
 namespace cloud {
 
-enum class ErrorKind { validation, api, transport, timeout, config };
+// waiter: a named waiter met one of its failure acceptors (cloud.wait_for).
+enum class ErrorKind { validation, api, transport, timeout, config, waiter };
 
 const char* kind_name(ErrorKind kind);
 

@@ -4,6 +4,8 @@
 // limits follows the validation messages ("at most 40 characters", "1 to 10000").
 #include "core/help.h"
 
+#include <cstdio>
+
 namespace cloud {
 
 namespace {
@@ -213,6 +215,28 @@ std::string format_api_help(const Api& api, const std::string& prefix, size_t wi
     out += wrap(prefix + api.name + "." + op->snake_name + " (" + op->name + ")", "  ", "      ", width);
     out += wrap(op->doc, "      ", width);
   }
+  return out;
+}
+
+// One acceptor in words: "success when cluster.status equals "RUNNING"".
+static std::string acceptor_text(const json& a) {
+  std::string when = a.contains("error") ? "the call fails with " + a["error"].get<std::string>()
+                                         : a.value("path", "") + " " + a.value("comparator", "");
+  if (a.contains("expected")) when += " " + a["expected"].dump();
+  return a.value("state", "") + " when " + when;
+}
+
+std::string format_waiter_help(const Waiter& w, const std::string& prefix, size_t width) {
+  char every[64];
+  snprintf(every, sizeof every, "%g s, at most %d tries", w.delay, w.max_attempts);
+  std::string out = wrap(prefix + "wait_for(\"" + w.name + "\", args, { delay =, max_attempts =, progress = })",
+                         "", "    ", width);
+  out += wrap(w.doc, "  ", width);
+  out += wrap("Calls " + prefix + w.api + "." + snake_case(w.operation) + " (" + w.operation + ") every " + every +
+                  "; the first acceptor that holds ends the wait:", "  ", width);
+  for (size_t i = 0; i < w.acceptors.size(); ++i)
+    out += wrap(std::to_string(i + 1) + ". " + acceptor_text(w.acceptors[i]), "    ", "       ", width);
+  out += wrap("Source: " + w.source, "  ", "    ", width);
   return out;
 }
 

@@ -42,6 +42,10 @@ std::string format_operation_help(const OperationHelp& help, const std::string& 
 // name), its name and its doc line.
 std::string format_api_help(const Api& api, const std::string& prefix, size_t width = 80);
 
+// One named waiter: how it is called, what it calls and how often, its acceptors in
+// order, and where the definition comes from.
+std::string format_waiter_help(const Waiter& waiter, const std::string& prefix, size_t width = 80);
+
 // Every API, as format_api_help shows them.
 std::string format_model_help(const Model& model, const std::string& prefix, size_t width = 80);
 

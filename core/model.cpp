@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "core/embedded.h"
 
@@ -213,7 +214,8 @@ struct Model::Loader {
     op.payload = spec.value("payload", "");
     op.output_payload = spec.value("outputPayload", "");
     op.input = structure_of(spec.value("input", ojson::object()), where + ".input");
-    op.output = structure_of(spec.value("output", ojson::object()), where + ".output");
+    op.output = spec.contains("outputShape") ? named_structure(spec["outputShape"], where + ".outputShape")
+                                             : structure_of(spec.value("output", ojson::object()), where + ".output");
     read_file_members(op, spec, where);
     mark_greedy_labels(op);
     api.operations.push_back(&op);
@@ -265,6 +267,66 @@ struct Model::Loader {
     return &shape;
   }
 
+  // "outputShape": "FirewallGroup": the result is that named structure, not wrapped.
+  const Shape* named_structure(const ojson& name, const std::string& where) {
+    auto it = name.is_string() ? named.find(name.get<std::string>()) : named.end();
+    if (it == named.end() || it->second->type != ShapeType::structure) {
+      fail(where, "not a named structure: " + name.dump());
+      return &model.shapes_.emplace_back();
+    }
+    return it->second;
+  }
+
+  // One waiter of the "waiters" section, checked against the operation it calls.
+  void read_waiter(Api& api, const std::string& name, const ojson& spec) {
+    std::string where = "waiters." + name;
+    Waiter& w = model.waiters_.emplace_back();
+    w.name = name;
+    w.api = api.name;
+    w.operation = spec.value("operation", "");
+    w.delay = spec.value("delay", 0.0);
+    w.max_attempts = spec.value("maxAttempts", 0);
+    w.doc = spec.value("doc", "");
+    w.source = spec.value("source", "");
+    w.acceptors = json::parse(spec.value("acceptors", ojson::array()).dump());
+    const Operation* op = model.find(w.operation);
+    if (!op || op->api != api.name) return fail(where, "operation '" + w.operation + "' is not one of this API's");
+    if (w.delay <= 0 || w.max_attempts < 1) return fail(where, "delay must be > 0 and maxAttempts >= 1");
+    if (!w.acceptors.is_array() || w.acceptors.empty()) return fail(where, "acceptors must be a non-empty list");
+    for (size_t i = 0; i < w.acceptors.size(); ++i)
+      check_acceptor(*op->output, w.acceptors[i], where + ".acceptors[" + std::to_string(i + 1) + "]");
+    api.waiters.push_back(&w);
+  }
+
+  // An acceptor has a known state and either an error code or a path the result has.
+  void check_acceptor(const Shape& output, const json& a, const std::string& where) {
+    static const std::set<std::string> states = {"success", "failure", "retry"};
+    static const std::set<std::string> comparators = {"equals", "allEqual", "anyEqual", "prefix", "empty"};
+    if (!a.is_object() || !states.count(a.value("state", ""))) return fail(where, "state must be success, failure or retry");
+    if (a.contains("error")) return;
+    if (!comparators.count(a.value("comparator", ""))) return fail(where, "unknown comparator " + a.value("comparator", json()).dump());
+    if (!a.contains("expected") && a["comparator"] != "empty") return fail(where, "expected is missing");
+    std::string path = a.value("path", "");
+    if (!result_has_path(output, path)) fail(where, "the result has no path '" + path + "'");
+  }
+
+  // Whether "a.b[].c" names members of `shape` ("[]" after a list: each item).
+  static bool result_has_path(const Shape& shape, const std::string& path) {
+    const Shape* s = &shape;
+    for (size_t start = 0; start <= path.size();) {
+      size_t dot = path.find('.', start);
+      if (dot == std::string::npos) dot = path.size();
+      std::string part = path.substr(start, dot - start);
+      bool each = part.size() > 2 && part.compare(part.size() - 2, 2, "[]") == 0;
+      if (each) part.resize(part.size() - 2);
+      const Member* m = s->type == ShapeType::structure ? s->find_member(part) : nullptr;
+      if (!m || (each && m->shape->type != ShapeType::list)) return false;
+      s = each ? m->shape->member : m->shape;
+      start = dot + 1;
+    }
+    return true;
+  }
+
   // {Object+} in the template marks a label whose '/' stay as they are.
   void mark_greedy_labels(Operation& op) {
     Shape& input = const_cast<Shape&>(*op.input);
@@ -292,6 +354,8 @@ struct Model::Loader {
     define_shapes(shapes);
     ojson ops = doc.value("operations", ojson::object());
     for (auto it = ops.begin(); it != ops.end(); ++it) read_operation(api, it.key(), it.value());
+    ojson waiters = doc.value("waiters", ojson::object());
+    for (auto it = waiters.begin(); it != waiters.end(); ++it) read_waiter(api, it.key(), it.value());
     for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
     ordered_lists.clear();
     model.apis_.push_back(std::move(api));
@@ -338,6 +402,18 @@ const Api* Model::api(std::string_view name) const {
   for (const Api& a : apis_)
     if (a.name == name) return &a;
   return nullptr;
+}
+
+const Waiter* Model::waiter(std::string_view name) const {
+  for (const Waiter& w : waiters_)
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+std::vector<const Waiter*> Model::waiters() const {
+  std::vector<const Waiter*> out;
+  for (const Waiter& w : waiters_) out.push_back(&w);
+  return out;
 }
 
 std::vector<const Operation*> Model::operations() const {

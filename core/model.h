@@ -98,6 +98,22 @@ struct Operation {
   const Shape* output = nullptr;
 };
 
+// A named waiter (docs/model.md, "Waiters"): the operation to call every `delay`
+// seconds, at most `max_attempts` times, and the acceptors that end the wait. Each
+// acceptor is { state = success|failure|retry, and either error = "<code>" or path =
+// "a.b[].c", comparator = equals|allEqual|anyEqual|prefix|empty, expected = value }.
+// The engine that runs them is lua/wait.lua.
+struct Waiter {
+  std::string name;       // ClusterRunning
+  std::string api;        // cluster
+  std::string operation;  // GetCluster
+  double delay = 0;       // seconds between tries
+  int max_attempts = 0;
+  std::string doc;
+  std::string source;     // where the definition comes from
+  json acceptors;         // array, in the order they are tried
+};
+
 struct Api {
   std::string name;       // storage, devops, cluster, catalog
   std::string protocol;   // "xml" or "json"
@@ -105,6 +121,7 @@ struct Api {
   std::string xml_namespace;
   std::string doc;
   std::vector<const Operation*> operations;
+  std::vector<const Waiter*> waiters;
 };
 
 class Model {
@@ -119,11 +136,14 @@ class Model {
   const Api* api(std::string_view name) const;
   const std::vector<Api>& apis() const { return apis_; }
   std::vector<const Operation*> operations() const;
+  const Waiter* waiter(std::string_view name) const;
+  std::vector<const Waiter*> waiters() const;  // every API's, in file order
 
  private:
   struct Loader;
   std::deque<Shape> shapes_;  // deque: stable addresses for Shape pointers
   std::deque<Operation> operations_;
+  std::deque<Waiter> waiters_;
   std::vector<Api> apis_;
 };
 

@@ -20,9 +20,13 @@ class ClusterService : public Service {
 
   const char* api() const override { return "cluster"; }
 
-  std::vector<std::string> operations() const override { return {"RestoreClusterFromSnapshot", "UpdateSnapshot"}; }
+  std::vector<std::string> operations() const override {
+    return {"RestoreClusterFromSnapshot", "UpdateSnapshot", "GetCluster", "GetSnapshot"};
+  }
 
   HandlerResult handle(const std::string& operation, const json& input) override {
+    if (operation == "GetCluster") return get_cluster(input);
+    if (operation == "GetSnapshot") return get_snapshot(input);
     if (operation == "RestoreClusterFromSnapshot") return restore_cluster(input);
     if (operation == "UpdateSnapshot") return update_snapshot(input);
     return HandlerResult::failure(404, "UnknownOperation", operation);
@@ -33,10 +37,13 @@ class ClusterService : public Service {
     snapshots_["snap-1"]["description"] = "nightly";
   }
 
-  // seed{ snapshots = { { name = "snap-1", status = "CREATING", cluster = { ... } }, ... } }:
-  // fields left out get plausible values; a seeded status stays as given.
+  // seed{ snapshots = { { name = "snap-1", status = "CREATING", cluster = { ... } }, ... },
+  // clusters = { { name = "c1", status = "ERROR" } } }: fields left out get plausible
+  // values (a cluster: RUNNING, as restored from the default snapshot); a seeded status
+  // stays as given.
   void seed(const json& fixtures) override {
     for (const json& s : fixtures.value("snapshots", json::array())) add_snapshot(s);
+    for (const json& c : fixtures.value("clusters", json::array())) add_cluster(c);
   }
 
   void settle() override {
@@ -101,6 +108,28 @@ class ClusterService : public Service {
     json s = default_snapshot(name);
     s.merge_patch(given);
     snapshots_[name] = s;
+  }
+
+  // A cluster from a fixture: one restored from the default snapshot and running.
+  void add_cluster(const json& given) {
+    std::string name = given.value("name", ctx_.next_id("cluster-"));
+    json c = provisioning_cluster({{"name", name}}, default_snapshot("")["cluster"]);
+    c["status"] = "RUNNING";
+    for (json& pool : c["nodePools"]) start_pool(pool);
+    c.merge_patch(given);
+    clusters_[name] = c;
+    provisioning_.erase(name);
+  }
+
+  // GetCluster: the cluster as it is now, { cluster = ... }; an unknown name is the
+  // platform's Client.InvalidParameterNotFound.Cluster (the vendor's ClusterDeleted waiter).
+  HandlerResult get_cluster(const json& input) {
+    return read_record(clusters_, input["ClusterName"], "cluster", "Client.InvalidParameterNotFound.Cluster", "cluster");
+  }
+
+  // GetSnapshot: the snapshot as it is now, { snapshot = ... }.
+  HandlerResult get_snapshot(const json& input) {
+    return read_record(snapshots_, input["SnapshotName"], "snapshot", "SnapshotNotFound", "snapshot");
   }
 
   // UpdateSnapshot: changes name, expiry, description and tags; the status stays as
@@ -193,7 +222,8 @@ class ClusterService : public Service {
   }
 
   // RestoreClusterFromSnapshot: a new cluster PROVISIONING until `cluster_provision`
-  // seconds have passed, the snapshot RESTORING meanwhile; answers { cluster = ... }.
+  // seconds have passed, the snapshot RESTORING meanwhile; answers 201 (the vendor's
+  // cluster-service model, hatoba.smithy: the spec shows no status) { cluster = ... }.
   // The input is validated: the cluster and its name are there (the model requires them).
   HandlerResult restore_cluster(const json& input) {
     const std::string snapshot = input["SnapshotName"].get<std::string>();
@@ -205,7 +235,7 @@ class ClusterService : public Service {
     clusters_[name] = cluster;
     source["status"] = "RESTORING";
     provisioning_[name] = {ctx_.clock.now() + ctx_.setting("cluster_provision"), source.value("nrn", "")};
-    return HandlerResult::success({{"cluster", cluster}});
+    return HandlerResult::success({{"cluster", cluster}}, 201);
   }
 
   // Provisioning is over: everything RUNNING, nodes addressed, the snapshot free again.

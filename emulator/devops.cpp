@@ -44,9 +44,13 @@ class DevopsService : public Service {
 
   const char* api() const override { return "devops"; }
 
-  std::vector<std::string> operations() const override { return {"AuthorizeFirewallRules", "RestoreInstance"}; }
+  std::vector<std::string> operations() const override {
+    return {"AuthorizeFirewallRules", "RestoreInstance", "GetFirewallGroup", "GetInstance"};
+  }
 
   HandlerResult handle(const std::string& operation, const json& input) override {
+    if (operation == "GetFirewallGroup") return get_firewall_group(input);
+    if (operation == "GetInstance") return get_instance(input);
     if (operation == "AuthorizeFirewallRules") return authorize_firewall_rules(input);
     if (operation == "RestoreInstance") return restore_instance(input);
     return HandlerResult::failure(404, "UnknownOperation", operation);
@@ -62,11 +66,13 @@ class DevopsService : public Service {
     add_backup({{"backupId", "0123456789abcdef0123456789abcdef"}});
   }
 
-  // seed{ firewall_groups = { {...} }, backups = { { backupId = } } }: fields left out
-  // get plausible values.
+  // seed{ firewall_groups = { {...} }, backups = { { backupId = } }, instances = { {
+  // instanceId =, status = { code =, name = } } } }: fields left out get plausible
+  // values (a server: RUNNING, restored from the default backup).
   void seed(const json& fixtures) override {
     for (const json& g : fixtures.value("firewall_groups", json::array())) add_group(g);
     for (const json& b : fixtures.value("backups", json::array())) add_backup(b);
+    for (const json& i : fixtures.value("instances", json::array())) add_instance(i);
   }
 
   void settle() override {
@@ -199,14 +205,22 @@ class DevopsService : public Service {
     return r.value("protocol", "") + port + " from " + r.value("cidrIp", "");
   }
 
+  // The platform's code for a group it does not know (seen in the vendor's public
+  // Terraform provider).
+  static constexpr const char* kNoSuchGroup = "Client.InvalidParameterNotFound.FirewallGroup";
+
+  // GetFirewallGroup: the group as it is now, { firewallGroup = ... }.
+  HandlerResult get_firewall_group(const json& input) {
+    return read_record(groups_, input["FirewallGroupName"], "firewallGroup", kNoSuchGroup, "firewall group");
+  }
+
   // AuthorizeFirewallRules: the new rules AUTHORIZED, the group PROCESSING until
   // `firewall_settle` seconds have passed; the answer is the whole group. The input
   // is validated: at least one rule, each with a protocol and a source (the model).
   HandlerResult authorize_firewall_rules(const json& input) {
     const std::string name = input["FirewallGroupName"].get<std::string>();
     auto it = groups_.find(name);
-    if (it == groups_.end())
-      return HandlerResult::failure(404, "FirewallGroupNotFound", "no firewall group named '" + name + "'");
+    if (it == groups_.end()) return read_record(groups_, name, "firewallGroup", kNoSuchGroup, "firewall group");  // 404
     json& group = it->second;
     const json& rules = input.at("rules");
     std::string busy = busy_reason(group);
@@ -273,6 +287,21 @@ class DevopsService : public Service {
     instances_[id] = instance;
     instance_due_[id] = ctx_.clock.now() + ctx_.setting("instance_restore");
     return HandlerResult::success({{"instance", instance}});
+  }
+
+  // A server from a fixture: restored from a default backup and running.
+  void add_instance(const json& given) {
+    std::string id = given.value("instanceId", ctx_.next_id("code-"));
+    json instance = restoring_instance({{"instanceId", id}}, json::object());
+    start_instance(instance);
+    instance.merge_patch(given);
+    instances_[id] = instance;
+    instance_due_.erase(id);
+  }
+
+  // GetInstance: the server as it is now, { instance = ... }.
+  HandlerResult get_instance(const json& input) {
+    return read_record(instances_, input["InstanceId"], "instance", "Client.InvalidParameterNotFound.Instance", "server");
   }
 
   // A restored server comes up: RUNNING (status 100) with a global IP address.

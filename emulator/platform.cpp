@@ -38,10 +38,10 @@ std::string Clock::iso8601(double later) const {
 
 const std::vector<PlatformSetting>& platform_settings() {
   static const std::vector<PlatformSetting> settings = {
-      {"firewall_settle", 10, "seconds a firewall group stays PROCESSING (and its rules AUTHORIZING or REVOKING)"},
-      {"instance_restore", 60, "seconds a restored code-host server stays RESTORING"},
-      {"cluster_provision", 120, "seconds a restored cluster, its node pools and nodes stay PROVISIONING"},
-      {"mesh_upgrade", 30, "seconds a service-mesh cluster stays configuring after an upgrade"},
+      {"firewall_settle", 10, "seconds a firewall group stays PROCESSING (and its rules AUTHORIZING or REVOKING)", true},
+      {"instance_restore", 60, "seconds a restored code-host server stays RESTORING", true},
+      {"cluster_provision", 120, "seconds a restored cluster, its node pools and nodes stay PROVISIONING", true},
+      {"mesh_upgrade", 30, "seconds a service-mesh cluster stays configuring after an upgrade", true},
       {"min_part_size", 5 * 1024 * 1024, "bytes a multipart part must have unless it is the last (EntityTooSmall)"},
   };
   return settings;

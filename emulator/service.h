@@ -38,6 +38,15 @@ struct HandlerResult {
   }
 };
 
+// A read operation's answer: { <wrapper> = the record called `name` }, or 404 with the
+// platform's `code` and "no <what> named '<name>'" when there is none.
+inline HandlerResult read_record(const std::map<std::string, json>& records, const std::string& name,
+                                 const char* wrapper, const char* code, const char* what) {
+  auto it = records.find(name);
+  if (it == records.end()) return HandlerResult::failure(404, code, std::string("no ") + what + " named '" + name + "'");
+  return HandlerResult::success({{wrapper, it->second}});
+}
+
 // Platform time in seconds. Virtual time (advance()) always counts; real time counts
 // too while the clock runs in real mode (`serve`, and sessions outside `cloudlua test`).
 // Switching modes keeps now() where it is, so nothing due jumps.
@@ -72,6 +81,7 @@ struct PlatformSetting {
   const char* name;
   double default_value;
   const char* doc;
+  bool transition = false;  // the duration of a transition (`serve --settle` sets them all)
 };
 
 // Every setting there is, with its default; the one list configure{} checks names against.

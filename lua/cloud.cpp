@@ -38,7 +38,8 @@ std::string field_string(lua_State* L, int index, const char* name) {
 
 // The kind called `name` into `out`; false when no kind is called so.
 bool find_kind(const std::string& name, ErrorKind& out) {
-  for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout, ErrorKind::config})
+  for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout, ErrorKind::config,
+                     ErrorKind::waiter})
     if (name == kind_name(k)) return out = k, true;
   return false;
 }
@@ -334,6 +335,21 @@ void push_api_metatable(lua_State* L, int box, const std::string& api) {
   lua_setfield(L, -2, "__index");
 }
 
+// c.waiters(): a list of { name=, api=, operation=, delay=, max_attempts=, doc=,
+// source=, acceptors= }, the model's named waiters (lua/wait.lua runs them).
+int l_waiters(lua_State* L) {
+  auto waiters = client_upvalue(L).model().waiters();
+  lua_createtable(L, static_cast<int>(waiters.size()), 0);
+  for (size_t i = 0; i < waiters.size(); ++i) {
+    const Waiter& w = *waiters[i];
+    json delay = w.delay == static_cast<long long>(w.delay) ? json(static_cast<long long>(w.delay)) : json(w.delay);
+    push_json(L, {{"name", w.name}, {"api", w.api}, {"operation", w.operation}, {"delay", delay},
+                  {"max_attempts", w.max_attempts}, {"doc", w.doc}, {"source", w.source}, {"acceptors", w.acceptors}});
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  return 1;
+}
+
 void push_client_closure(lua_State* L, int box, lua_CFunction fn) {
   lua_pushvalue(L, box);
   lua_pushcclosure(L, fn, 1);
@@ -359,7 +375,8 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
     lua_setmetatable(L, -2);
     lua_setfield(L, table, api.name.c_str());
   }
-  const std::pair<const char*, lua_CFunction> fns[] = {{"call", l_call}, {"operations", l_operations}, {"request", l_request}};
+  const std::pair<const char*, lua_CFunction> fns[] = {{"call", l_call}, {"operations", l_operations}, {"request", l_request},
+                                                         {"waiters", l_waiters}};
   for (const auto& [name, fn] : fns) push_client_closure(L, box, fn), lua_setfield(L, table, name);
   lua_pushvalue(L, box);
   lua_setfield(L, table, "_handle");
@@ -490,7 +507,7 @@ int l_error(lua_State* L) {
   ErrorKind kind;
   std::string name = opt_string_field(L, 1, "kind");
   if (!find_kind(name, kind))
-    arg_error(L, 1, "field 'kind' must be validation, api, transport, timeout or config, got '" + name + "'");
+    arg_error(L, 1, "field 'kind' must be validation, api, transport, timeout, config or waiter, got '" + name + "'");
   if (opt_string_field(L, 1, "code").empty()) arg_error(L, 1, "field 'code' is required");
   for (const char* field : {"message", "operation", "request_id"}) opt_string_field(L, 1, field);
   for (const char* field : {"status", "attempts"})

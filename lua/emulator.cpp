@@ -32,10 +32,12 @@ void check_known_keys(lua_State* L, const json& t, std::initializer_list<const c
   }
 }
 
-// cloud.emulator.seed{ buckets=, firewall_groups=, backups=, snapshots=, mesh_clusters= }
+// cloud.emulator.seed{ buckets=, firewall_groups=, backups=, instances=, snapshots=, clusters=,
+// mesh_clusters= }
 int l_seed(lua_State* L) {
   json fixtures = table_argument(L);
-  check_known_keys(L, fixtures, {"buckets", "firewall_groups", "backups", "snapshots", "mesh_clusters"});
+  check_known_keys(L, fixtures, {"buckets", "firewall_groups", "backups", "instances", "snapshots", "clusters",
+                                 "mesh_clusters"});
   emulator_of(L).platform().seed(fixtures);
   return 0;
 }

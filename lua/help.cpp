@@ -189,6 +189,8 @@ std::string help_text(lua_State* L) {
     return format_operation_help(describe_operation(*op), kPrefix + op->api + "." + op->snake_name);
   if (const Api* api = api_at(L, 1)) return format_api_help(*api, kPrefix);
   if (const Reference* r = reference_at(L, 1, entries)) return format_reference(*r);
+  if (const Waiter* w = lua_type(L, 1) == LUA_TSTRING ? model_of(L).waiter(lua_tostring(L, 1)) : nullptr)
+    return format_waiter_help(*w, kPrefix);
   if (lua_type(L, 1) == LUA_TSTRING) return unknown_name(L, lua_tostring(L, 1), entries);
   arg_error(L, 1, std::string("an operation, an API, a function of cloud or a name expected, got ") + luaL_typename(L, 1) +
                       "; help() lists them");

@@ -7,6 +7,7 @@
 #include <lua.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "core/embedded.h"
@@ -68,11 +69,23 @@ void set_required(lua_State* L, int module, const char* field, const char* name,
   lua_setfield(L, module, field);
 }
 
+// module[field] = require(name)[field], for each of `fields`.
+void set_fields_of_required(lua_State* L, int module, std::initializer_list<const char*> fields, const char* name) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  for (const char* field : fields) {
+    lua_getfield(L, -1, field);
+    lua_setfield(L, module, field);
+  }
+  lua_pop(L, 1);
+}
+
 }  // namespace
 
 void open_embedded_modules(lua_State* L, int module) {
   add_searcher(L);
-  set_required(L, module, "wait_until", "cloud.wait");
+  set_fields_of_required(L, module, {"wait_until", "wait_for"}, "cloud.wait");
   set_required(L, module, "pretty", "cloud.pretty");
   set_required(L, module, "spawn", "cloud.tasks", "spawn");
   set_required(L, module, "map", "cloud.tasks", "map");

@@ -1,35 +1,49 @@
--- cloud.wait_until(fn, opts): the one waiting helper of scripts and tests. Calls fn
--- until it returns a true value and returns everything fn returned.
+-- The waiting engine: cloud.wait_until(fn, opts) and cloud.wait_for(name, args, opts)
+-- share one loop (run below), one clock and one progress line.
 --
+-- cloud.wait_until calls fn until it returns a true value and returns everything fn
+-- returned.
 --   opts.timeout   seconds to wait at most (default 600)
 --   opts.interval  seconds between tries (default 5)
 --   opts.what      what is awaited, for the progress line and the time-out error
 --   opts.real_time true: sleep for real even when the embedded emulator serves the session
---
+--   opts.progress  false: no progress line; a function: called after each try that did
+--                  not end the wait, with { what, attempt, max_attempts, elapsed, status }
 -- fn may return false (or nil) and a short status ("PROCESSING"): the status shows in
 -- the progress line and in the time-out error. Errors raised by fn are not caught.
+--
+-- cloud.wait_for runs a named waiter of the model (cloud.waiters()): it calls the
+-- waiter's operation with `args` every `delay` seconds, at most `max_attempts` times,
+-- and the first acceptor that holds decides: success returns the result and meta of
+-- that call, failure raises an error of kind "waiter" naming the acceptor, retry (or
+-- no acceptor holding) tries again. An API error no acceptor names is raised as it is.
+--   opts.delay, opts.max_attempts  override the waiter's; opts.progress, opts.real_time
+--   as for wait_until.
 --
 -- Decisions: when the embedded emulator serves the session, time between tries is
 -- the emulator's virtual time (cloud.emulator.advance), so a wait for a ten-minute
 -- transition takes milliseconds and tests never sleep; otherwise it sleeps. Progress
 -- is one line rewritten on stderr, and only when stderr is a terminal, so pipes, logs
--- and TAP output stay clean. A time-out raises an error object of kind "timeout",
--- code "WaitTimeout", made by cloud.error, the constructor of the client's own errors.
+-- and TAP output stay clean. Running out of time or tries raises an error object of
+-- kind "timeout", code "WaitTimeout", made by cloud.error, the constructor of the
+-- client's own errors.
 
 local function cloud_module() return package.loaded.cloud end
 
-local function check_options(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then error("bad argument #2 to 'cloud.wait_until' (table expected, got " .. type(opts) .. ")", 3) end
-  local timeout, interval = opts.timeout or 600, opts.interval or 5
-  if type(timeout) ~= "number" or timeout < 0 then
-    error("bad argument #2 to 'cloud.wait_until' (timeout must be a number of seconds >= 0)", 3)
+-- Raises lauxlib's "bad argument" error, blaming the caller of `fname` (`level`
+-- frames up from here: 3 when called from fname itself).
+local function arg_error(n, fname, message, level)
+  error(("bad argument #%d to '%s' (%s)"):format(n, fname, message), level or 3)
+end
+
+-- The options table, checked; `fname` names the function in messages.
+local function options_table(opts, n, fname)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then arg_error(n, fname, "table expected, got " .. type(opts), 4) end
+  if opts.progress ~= nil and type(opts.progress) ~= "boolean" and type(opts.progress) ~= "function" then
+    arg_error(n, fname, "progress must be a boolean or a function", 4)
   end
-  if type(interval) ~= "number" or interval <= 0 then
-    error("bad argument #2 to 'cloud.wait_until' (interval must be a number of seconds > 0)", 3)
-  end
-  return { timeout = timeout, interval = interval, what = opts.what and tostring(opts.what) or "condition",
-           real_time = opts.real_time and true or false }
+  return opts
 end
 
 -- How time passes between tries: the emulator's virtual clock, or a real sleep.
@@ -45,44 +59,185 @@ local function make_clock(real_time)
   return { elapsed = function() return cloud.clock() - start end, pass = cloud.sleep }
 end
 
--- The progress line, on a terminal only; `done` clears it.
-local function make_progress(what, timeout)
-  if not cloud_module().isatty(io.stderr) then return function() end end
-  return function(elapsed, tries, status, done)
+-- The progress reporter: the caller's function, or the line on a terminal (none when
+-- progress is false or stderr is not a terminal); called with done = true at the end.
+local function make_progress(o)
+  if type(o.progress) == "function" then
+    return function(info, done) if not done then o.progress(info) end end
+  end
+  if o.progress == false or not cloud_module().isatty(io.stderr) then return function() end end
+  return function(info, done)
     if done then io.stderr:write("\r\27[K") return io.stderr:flush() end
-    io.stderr:write(("\r\27[Kwaiting for %s: %d s of %d s, try %d%s"):format(
-      what, math.floor(elapsed + 0.5), math.floor(timeout + 0.5), tries, status and (" (" .. status .. ")") or ""))
+    local limit = o.timeout and ("%d s of %d s, try %d"):format(math.floor(info.elapsed + 0.5), math.floor(o.timeout + 0.5), info.attempt)
+                            or ("try %d of %d, %d s"):format(info.attempt, o.max_attempts, math.floor(info.elapsed + 0.5))
+    io.stderr:write(("\r\27[Kwaiting for %s: %s%s"):format(o.what, limit, info.status and (" (" .. info.status .. ")") or ""))
     io.stderr:flush()
   end
 end
 
-local function timeout_error(o, tries, status)
-  local message = ("%s not reached after %g s (%d tr%s)"):format(o.what, o.timeout, tries, tries == 1 and "y" or "ies")
+local function timeout_error(o, tries, elapsed, status)
+  local spent = o.timeout and ("%g s (%d tr%s)"):format(o.timeout, tries, tries == 1 and "y" or "ies")
+                          or ("%d tr%s (%g s)"):format(tries, tries == 1 and "y" or "ies", elapsed)
+  local message = ("%s not reached after %s"):format(o.what, spent)
   if status then message = message .. "; last seen: " .. status end
-  return cloud_module().error{ kind = "timeout", code = "WaitTimeout", message = message }
+  return cloud_module().error{ kind = "timeout", code = "WaitTimeout", message = message, operation = o.operation }
 end
 
-return function(fn, opts)
-  if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    error("bad argument #1 to 'cloud.wait_until' (function expected, got " .. type(fn) .. ")", 2)
-  end
-  local o = check_options(opts)
-  local clock, progress = make_clock(o.real_time), make_progress(o.what, o.timeout)
+-- The one loop. try(attempt) returns true and the values to return, or false and a
+-- status; o: interval, what, and timeout (seconds) or max_attempts (tries).
+local function run(try, o)
+  local clock, progress = make_clock(o.real_time), make_progress(o)
   local tries, status = 0, nil
   while true do
     tries = tries + 1
-    local results = table.pack(fn(tries))
+    local results = table.pack(try(tries))
     if results[1] then
-      progress(0, tries, nil, true)
-      return table.unpack(results, 1, results.n)
+      progress(nil, true)
+      return table.unpack(results, 2, results.n)
     end
     status = results[2] ~= nil and tostring(results[2]) or status
     local elapsed = clock.elapsed()
-    if elapsed >= o.timeout then
-      progress(0, tries, nil, true)
-      error(timeout_error(o, tries, status), 2)
+    if (o.timeout and elapsed >= o.timeout) or (o.max_attempts and tries >= o.max_attempts) then
+      progress(nil, true)
+      error(timeout_error(o, tries, elapsed, status))
     end
-    progress(elapsed, tries, status)
-    clock.pass(math.min(o.interval, o.timeout - elapsed))
+    progress({ what = o.what, attempt = tries, max_attempts = o.max_attempts, elapsed = elapsed, status = status })
+    clock.pass(o.timeout and math.min(o.interval, o.timeout - elapsed) or o.interval)
   end
 end
+
+local function wait_until(fn, opts)
+  if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
+    arg_error(1, "cloud.wait_until", "function expected, got " .. type(fn))
+  end
+  opts = options_table(opts, 2, "cloud.wait_until")
+  local timeout, interval = opts.timeout or 600, opts.interval or 5
+  if type(timeout) ~= "number" or timeout < 0 then arg_error(2, "cloud.wait_until", "timeout must be a number of seconds >= 0") end
+  if type(interval) ~= "number" or interval <= 0 then arg_error(2, "cloud.wait_until", "interval must be a number of seconds > 0") end
+  local o = { timeout = timeout, interval = interval, what = opts.what and tostring(opts.what) or "condition",
+              real_time = opts.real_time and true or false, progress = opts.progress }
+  return run(function(try)
+    local results = table.pack(fn(try))
+    if results[1] then return true, table.unpack(results, 1, results.n) end
+    return false, results[2]
+  end, o)
+end
+
+-- ------------------------------------------------------------------ named waiters
+
+-- The values at "a.b[].c" in v ("[]" after a list: each of its items), and whether
+-- the path went through a list.
+local function values_at(v, path)
+  local current, each_seen = { v }, false
+  for part in path:gmatch("[^.]+") do
+    local name, each = part:match("^(.-)(%[?%]?)$")
+    each = each == "[]"
+    each_seen = each_seen or each
+    local nxt = {}
+    for _, x in ipairs(current) do
+      local y = type(x) == "table" and x[name] or nil
+      if each and type(y) == "table" then
+        for _, item in ipairs(y) do nxt[#nxt + 1] = item end
+      elseif y ~= nil and not each then
+        nxt[#nxt + 1] = y
+      end
+    end
+    current = nxt
+  end
+  return current, each_seen
+end
+
+local function deep_equal(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not deep_equal(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- Whether an output acceptor holds for `result` (comparators: docs/model.md, Waiters).
+local comparators = {
+  equals = function(values, expected) return values[1] ~= nil and deep_equal(values[1], expected) end,
+  allEqual = function(values, expected)
+    for _, v in ipairs(values) do if not deep_equal(v, expected) then return false end end
+    return #values > 0
+  end,
+  anyEqual = function(values, expected)
+    for _, v in ipairs(values) do if deep_equal(v, expected) then return true end end
+    return false
+  end,
+  prefix = function(values, expected)
+    return type(values[1]) == "string" and values[1]:sub(1, #expected) == expected
+  end,
+  empty = function(values, _, each)
+    if each then return #values == 0 end
+    return values[1] == nil or (type(values[1]) == "table" and next(values[1]) == nil)
+  end,
+}
+
+local function holds(acceptor, result)
+  local values, each = values_at(result, acceptor.path)
+  return comparators[acceptor.comparator](values, acceptor.expected, each)
+end
+
+-- What the result shows now, for the progress line and errors: the first string or
+-- number an acceptor's path leads to ("PROVISIONING", "AUTHORIZED,AUTHORIZING").
+local function status_of(waiter, result)
+  for _, a in ipairs(waiter.acceptors) do
+    if a.path then
+      local values, shown = values_at(result, a.path), {}
+      for _, v in ipairs(values) do
+        if type(v) == "string" or type(v) == "number" then shown[#shown + 1] = tostring(v) end
+      end
+      if #shown > 0 then return table.concat(shown, ",") end
+    end
+  end
+end
+
+local function acceptor_text(i, a)
+  local what = a.error and ("the call fails with " .. a.error)
+                       or (a.path .. " " .. a.comparator .. (a.expected ~= nil and (" " .. cloud_module().pretty(a.expected)) or ""))
+  return ("acceptor %d (%s when %s)"):format(i, a.state, what)
+end
+
+local function waiter_error(waiter, i, a, seen)
+  return cloud_module().error{ kind = "waiter", code = "WaiterFailed", operation = waiter.operation,
+    message = ("%s failed: %s holds%s"):format(waiter.name, acceptor_text(i, a), seen and ("; last seen: " .. seen) or "") }
+end
+
+-- One try of a waiter: true, result, meta when it succeeded; false, status to retry.
+local function try_waiter(waiter, args)
+  local cloud = cloud_module()
+  local ok, result, meta = pcall(cloud.call, waiter.operation, args)
+  local code = not ok and type(result) == "table" and result.code or nil
+  for i, a in ipairs(waiter.acceptors) do
+    local match
+    if a.error then match = code == a.error else match = ok and holds(a, result) end
+    if match then
+      if a.state == "success" then return true, ok and result or nil, ok and meta or result end
+      if a.state == "failure" then error(waiter_error(waiter, i, a, ok and status_of(waiter, result) or code)) end
+      return false, ok and status_of(waiter, result) or code
+    end
+  end
+  if not ok then error(result, 0) end
+  return false, status_of(waiter, result)
+end
+
+local function find_waiter(name)
+  for _, w in ipairs(cloud_module().waiters()) do if w.name == name then return w end end
+end
+
+local function wait_for(name, args, opts)
+  if type(name) ~= "string" then arg_error(1, "cloud.wait_for", "string expected, got " .. type(name)) end
+  local waiter = find_waiter(name)
+  if not waiter then arg_error(1, "cloud.wait_for", "no waiter named '" .. name .. "'; cloud.waiters() lists them") end
+  if args ~= nil and type(args) ~= "table" then arg_error(2, "cloud.wait_for", "table expected, got " .. type(args)) end
+  opts = options_table(opts, 3, "cloud.wait_for")
+  local delay, attempts = opts.delay or waiter.delay, opts.max_attempts or waiter.max_attempts
+  if type(delay) ~= "number" or delay <= 0 then arg_error(3, "cloud.wait_for", "delay must be a number of seconds > 0") end
+  if math.type(attempts) ~= "integer" or attempts < 1 then arg_error(3, "cloud.wait_for", "max_attempts must be an integer >= 1") end
+  local o = { interval = delay, max_attempts = attempts, what = name, operation = waiter.operation,
+              real_time = opts.real_time and true or false, progress = opts.progress }
+  return run(function() return try_waiter(waiter, args or {}) end, o)
+end
+
+return { wait_until = wait_until, wait_for = wait_for }

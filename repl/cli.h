@@ -46,6 +46,7 @@ struct ServeOptions {
   int port = 0;
   std::string dialect = "any";
   std::string state_file;  // --state: "" keeps state in memory only
+  std::string settle;      // --settle: every transition's duration ("2s", "500ms"); "" the defaults
 };
 
 int run_serve(const ServeOptions& options);

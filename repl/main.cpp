@@ -68,6 +68,8 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform")->type_name("REGION");
   cmd->add_option("--state", serve.state_file, "Keep the platform's state in FILE across restarts (written before each change is answered)")
       ->type_name("FILE");
+  cmd->add_option("--settle", serve.settle, "Every transition takes DURATION (2s, 500ms, 1m) instead of its default")
+      ->type_name("DURATION");
 }
 
 // `cloudlua test [paths...]`: the test runner (repl/test_runner.cpp) provides run_tests.

@@ -8,10 +8,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "core/redact.h"
 #include "core/settings.h"
 #include "emulator/emulator.h"
+#include "emulator/service.h"
 #include "repl/cli.h"
 
 namespace cloud {
@@ -53,6 +55,33 @@ void to_stderr(const std::string& text, const std::string& secret) {
   std::fputs(redact(text, {secret}).c_str(), stderr);
 }
 
+// "2s", "500ms", "1m" or a plain number of seconds, as seconds; nullopt otherwise.
+std::optional<double> parse_duration(const std::string& text) {
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(value >= 0)) return std::nullopt;
+  std::string unit(end);
+  if (unit.empty() || unit == "s") return value;
+  if (unit == "ms") return value / 1000;
+  if (unit == "m") return value * 60;
+  return std::nullopt;
+}
+
+// --settle: the seconds every transition of the platform takes (nullopt: the defaults).
+Outcome<std::optional<double>> settle_seconds(const std::string& settle) {
+  if (settle.empty()) return std::optional<double>();
+  std::optional<double> seconds = parse_duration(settle);
+  if (!seconds)
+    return make_error(ErrorKind::config, "BadOption", "--settle wants a duration such as 2s, 500ms or 1m, got '" + settle + "'");
+  return seconds;
+}
+
+// Every transition of the platform takes `seconds`.
+void settle_in(Platform& platform, double seconds) {
+  for (const PlatformSetting& s : platform_settings())
+    if (s.transition) platform.set_setting(s.name, seconds);
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
@@ -74,11 +103,17 @@ int run_serve(const ServeOptions& o) {
   }
   Emulator emulator(*options);
   const std::string& secret = options->credentials.secret_access_key;
+  auto settle = settle_seconds(o.settle);
+  if (!settle.ok()) {
+    to_stderr("cloudlua serve: " + settle.error().describe() + "\n", secret);
+    return 1;
+  }
   auto started = emulator.start();
   if (!started.ok()) {
     to_stderr("cloudlua serve: " + started.error().describe() + "\n", secret);
     return 1;
   }
+  if (*settle) settle_in(emulator.platform(), **settle);  // after start: a --state file's settings are read then
   for (const auto& [api, url] : emulator.endpoints()) std::printf("%s %s\n", api.c_str(), url.c_str());
   std::printf("access_key_id %s\n", emulator.options().credentials.access_key_id.c_str());
   std::fflush(stdout);

@@ -6,8 +6,9 @@
 --
 -- A group still PROCESSING an earlier change is waited for first. Rules the group
 -- already has are reported as already open, so running the script twice is harmless.
--- Against the embedded emulator the waits pass its virtual time; against a real
--- endpoint give --no-wait (the spec shows no operation to read a group's state).
+-- The waits are the model's FirewallGroupApplied waiter (GetFirewallGroup every 10 s):
+-- on the embedded emulator they pass its virtual time, against `cloudlua serve` or a
+-- real endpoint they poll.
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
@@ -24,7 +25,6 @@ local args = require("lib.args").parse({
 if not args then return end
 local observe = require("lib.observe")
 
-local timeout = args.timeout or 600
 local rules = {
   { protocol = "TCP", port = 22, cidrIp = args.cidr, description = "ssh" },
   { protocol = "TCP", port = 443, cidrIp = args.cidr, description = "https" },
@@ -32,11 +32,7 @@ local rules = {
 
 local function wait_applied()
   if args.no_wait then return end
-  return cloud.wait_until(function()
-    local g = observe.firewall_group(args.group)
-    if not g then error("no firewall group named '" .. args.group .. "'", 0) end
-    return g.state == "APPLIED" and g, g.state
-  end, { timeout = timeout, interval = 5, what = "firewall group " .. args.group .. " APPLIED" })
+  return observe.wait("FirewallGroupApplied", { FirewallGroupName = args.group }, args.timeout).firewallGroup
 end
 
 -- Adds the rules; true when added, false when the group has them already.

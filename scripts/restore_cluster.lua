@@ -6,8 +6,9 @@
 --   cloudlua scripts/restore_cluster.lua snap-1 restored-1 env=qa owner=platform-team
 --
 -- Prints one line per node (pool, name, zone, private and public address). The restore
--- is sent once. Against the embedded emulator the wait passes its virtual time; against
--- a real endpoint give --no-wait (the spec shows no operation to read a cluster).
+-- is sent once. The wait is the model's ClusterRunning waiter (GetCluster every 60 s):
+-- on the embedded emulator it passes its virtual time, against `cloudlua serve` or a
+-- real endpoint it polls. A running cluster's nodes have their addresses.
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
@@ -44,20 +45,7 @@ c = c.cluster
 print(("restoring %s from %s: %s, %d nodes, tags %d"):format(c.name, args.snapshot, c.status, c.nodeCount, #c.tags))
 if args.no_wait then return end
 
--- The cluster when every node has both addresses, else false and the cluster's status.
-local function addressed()
-  local now = observe.cluster(args.cluster)
-  if not now then return false, "not listed yet" end
-  for _, pool in ipairs(now.nodePools) do
-    for _, node in ipairs(pool.nodes) do
-      if node.privateIpAddress == "" or node.publicIpAddress == "" then return false, now.status end
-    end
-  end
-  return now
-end
-
-local ready = cloud.wait_until(addressed, { timeout = args.timeout or 3600, interval = 30,
-                                            what = "node addresses of cluster " .. args.cluster })
+local ready = observe.wait("ClusterRunning", { ClusterName = args.cluster }, args.timeout).cluster
 print(("%s is %s"):format(ready.name, ready.status))
 for _, pool in ipairs(ready.nodePools) do
   for _, node in ipairs(pool.nodes) do

@@ -5,9 +5,9 @@
 --   cloudlua scripts/restore_instance.lua 0123456789abcdef0123456789abcdef code-1 --type e-large16
 --
 -- Prints the server's URL and global IP address once it runs. The restore is sent once
--- (the client never resends it after it may have arrived). Against the embedded emulator
--- the wait passes its virtual time; against a real endpoint give --no-wait (the spec
--- shows no operation to read a server's state).
+-- (the client never resends it after it may have arrived). The wait is the model's
+-- InstanceRunning waiter (GetInstance every 30 s): on the embedded emulator it passes
+-- its virtual time, against `cloudlua serve` or a real endpoint it polls.
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
@@ -46,9 +46,6 @@ local i = r.instance
 print(("restoring %s (%s, %d GB, %s): %s"):format(i.instanceId, i.instanceType, i.diskSize, i.availabilityZone, i.status.name))
 if args.no_wait then return end
 
-local running = cloud.wait_until(function()
-  local now = observe.instance(args.instance)
-  return now and now.state == "RUNNING" and now, now and now.status.name
-end, { timeout = args.timeout or 1800, interval = 15, what = "server " .. args.instance .. " RUNNING" })
+local running = observe.wait("InstanceRunning", { InstanceId = args.instance }, args.timeout).instance
 print(("%s is RUNNING (status %d): %s, global IP %s"):format(
   running.instanceId, running.status.code, running.codehostUrl, running.publicIpAddress))

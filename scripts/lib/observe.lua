@@ -1,43 +1,39 @@
--- How the scripts in scripts/ see a resource's current state while they wait.
--- The spec shows no read operation ("Other operations of these APIs: not shown"), so
--- the only state a script can read is the embedded emulator's (cloud.emulator.state()).
--- Against a real endpoint these functions refuse with an error that says so,
--- and the scripts' --no-wait option skips the waiting instead of guessing at paths
--- the spec does not give.
+-- How the scripts in scripts/ wait for a resource to settle.
+--
+-- wait(name, args, timeout): through the model's named waiter `name` (cloud.wait_for),
+-- so the wait reads the platform with its read operations and works the same against
+-- the embedded emulator (virtual time), `cloudlua serve` and a real endpoint. A script's
+-- --timeout SECONDS becomes the waiter's number of tries (one every `delay` seconds).
+--
+-- mesh_cluster(group, name): the catalog API has no read operation in the model yet,
+-- so the service-mesh cluster is read from the embedded emulator's state; against a
+-- real endpoint this refuses, and upgrade_mesh.lua's --no-wait skips the waiting.
 local M = {}
 
-local function no_reader(what)
-  error(("cannot watch %s: the platform's read operations are not in the spec, so only the embedded " ..
-         "emulator's state can be read; run with --no-wait against a real endpoint"):format(what), 0)
+-- The tries that fit in `timeout` seconds with `delay` seconds between them.
+local function attempts(timeout, delay)
+  return math.max(1, math.floor(timeout / delay) + 1)
 end
 
--- The first record of state()[list] for which match(record) is true, or nil.
-local function find(list, what, match)
-  local emulator = cloud.emulator
-  if not emulator then no_reader(what) end
-  for _, record in ipairs(emulator.state()[list] or {}) do
-    if match(record) then return record end
+function M.wait(name, args, timeout)
+  local opts = {}
+  if timeout then
+    for _, w in ipairs(cloud.waiters()) do
+      if w.name == name then opts.max_attempts = attempts(tonumber(timeout), w.delay) end
+    end
   end
-end
-
-function M.firewall_group(name)
-  return find("firewall_groups", "firewall group " .. name, function(g) return g.firewallGroupName == name end)
-end
-
-function M.instance(id)
-  return find("instances", "server " .. id, function(i) return i.instanceId == id end)
-end
-
-function M.cluster(name)
-  return find("clusters", "cluster " .. name, function(c) return c.name == name end)
+  return cloud.wait_for(name, args, opts)
 end
 
 function M.mesh_cluster(group, name)
-  return find("mesh_clusters", "mesh cluster " .. name,
-              function(c) return c.resourceGroupName == group and c.name == name end)
+  local emulator = cloud.emulator
+  if not emulator then
+    error(("cannot watch mesh cluster %s: the catalog API has no read operation in the model, so only the " ..
+           "embedded emulator's state can be read; run with --no-wait against a real endpoint"):format(name), 0)
+  end
+  for _, c in ipairs(emulator.state().mesh_clusters or {}) do
+    if c.resourceGroupName == group and c.name == name then return c end
+  end
 end
-
--- Whether the waits can be watched in this session.
-function M.available() return cloud.emulator ~= nil end
 
 return M

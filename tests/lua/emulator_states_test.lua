@@ -83,8 +83,8 @@ test("a rule REVOKING refuses operations, naming the state", function()
   expect(refused(409, "FirewallGroupBusy", authorize, "fw-removing", ssh).message).to_contain("REVOKING")
 end)
 
-test("an unknown group is FirewallGroupNotFound", function()
-  refused(404, "FirewallGroupNotFound", authorize, "fw-none", ssh)
+test("an unknown group is Client.InvalidParameterNotFound.FirewallGroup", function()
+  refused(404, "Client.InvalidParameterNotFound.FirewallGroup", authorize, "fw-none", ssh)
 end)
 
 test("a FAILED group (a rule AUTH_FAILED) still takes requests", function()

@@ -62,7 +62,7 @@ test("a rule REVOKING makes the group refuse operations", function()
 end)
 
 test("an unknown group is refused with 404", function()
-  expect(authorize, { ssh }, "fw-nope").to_fail{ kind = "api", code = "FirewallGroupNotFound", status = 404 }
+  expect(authorize, { ssh }, "fw-nope").to_fail{ kind = "api", code = "Client.InvalidParameterNotFound.FirewallGroup", status = 404 }
 end)
 
 test("a rule the group already has is refused with 409 DuplicateRule", function()

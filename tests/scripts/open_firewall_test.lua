@@ -60,12 +60,11 @@ test("failures: unknown group, a bad CIDR (nothing sent), a missing argument", f
   expect(run, "fw-web", "10.0.0.1", "--bogus").to_fail("(exit 2)")
 end)
 
-test("without the emulator's state to read, the wait refuses and says to use --no-wait", function()
-  local emulator = cloud.emulator
-  cloud.emulator = nil  -- as against a real endpoint
-  local ok, err = pcall(run, "fw-web", "203.0.113.0/24")
-  cloud.emulator = emulator
-  expect(ok).to_be(false)
-  expect(err).to_contain("cannot watch firewall group fw-web")
-  expect(err).to_contain("run with --no-wait")
+test("the waits read the group with GetFirewallGroup, never the emulator's state", function()
+  local state = emu.state
+  emu.state = function() error("the script read the emulator's state", 0) end
+  local ok, out = pcall(run, "fw-web", "203.0.113.0/24")
+  emu.state = state
+  expect(ok).to_be(true)
+  expect(out[3]).to_equal("firewall group fw-web is APPLIED with 2 rules")
 end)

@@ -32,7 +32,7 @@ end)
 test("a time-out shorter than the restore is a timeout error naming the last state", function()
   emu.configure{ instance_restore = 600 }
   expect(run, BACKUP, "code-3", "--timeout", "60")
-    .to_fail{ kind = "timeout", code = "WaitTimeout", message = "server code-3 RUNNING not reached after 60 s" }
+    .to_fail{ kind = "timeout", code = "WaitTimeout", message = "InstanceRunning not reached after 3 tries (60 s); last seen: RESTORING" }
 end)
 
 test("refusals reach the user: an unknown backup, a bad disk size", function()

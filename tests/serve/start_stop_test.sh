@@ -9,9 +9,9 @@ export SERVE_LIMIT=4
 
 step "an unknown option is refused, before anything is served"
 status=0
-timeout 4 "$CLOUDLUA" serve --settle 1s >"$WORK/unknown.out" 2>"$WORK/unknown.err" || status=$?
-[ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "serve --settle 1s: status $status"
-grep -q -- "--settle" "$WORK/unknown.err" || fail "the error does not name --settle: $(cat "$WORK/unknown.err")"
+timeout 4 "$CLOUDLUA" serve --sette 1s >"$WORK/unknown.out" 2>"$WORK/unknown.err" || status=$?
+[ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "serve --sette 1s (a typo of --settle): status $status"
+grep -q -- "--sette" "$WORK/unknown.err" || fail "the error does not name --sette: $(cat "$WORK/unknown.err")"
 [ ! -s "$WORK/unknown.out" ] || fail "serve printed endpoints: $(cat "$WORK/unknown.out")"
 
 step "one of the four ports taken: exit 1 at once, the port named"

@@ -39,6 +39,10 @@ json valid_args(const std::string& op_name) {
       {"PutObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "bytes"}}; }},
       {"GetObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1"}}; }},
       {"HeadObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1"}}; }},
+      {"GetInstance", [] { return json{{"InstanceId", "code-1"}}; }},
+      {"GetFirewallGroup", [] { return json{{"FirewallGroupName", "fw-1"}}; }},
+      {"GetCluster", [] { return json{{"ClusterName", "c1"}}; }},
+      {"GetSnapshot", [] { return json{{"SnapshotName", "snap-1"}}; }},
   };
   auto it = args.find(op_name);
   INFO("valid arguments for " << op_name);

@@ -34,6 +34,10 @@ TEST_CASE("the built-in model loads with the nine operations and the four storag
       {"PutObject", "put_object", "storage"},
       {"GetObject", "get_object", "storage"},
       {"HeadObject", "head_object", "storage"},
+      {"GetInstance", "get_instance", "devops"},
+      {"GetFirewallGroup", "get_firewall_group", "devops"},
+      {"GetCluster", "get_cluster", "cluster"},
+      {"GetSnapshot", "get_snapshot", "cluster"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {
@@ -243,6 +247,37 @@ TEST_CASE("ascendingBy must name an integer member of the list's items", "[model
       "L": { "type": "list", "ascendingBy": "N", "member": { "shape": "Item" } } }}},
       "shapes": { "Item": { "type": "structure", "members": { "N": { "type": "integer" } } } }})"}});
   CHECK(good.ok());
+}
+
+TEST_CASE("waiters: each checked against its operation's result; outputShape names a structure", "[model]") {
+  const char* head = R"({"api":"x","operations":{"GetA":{"method":"GET","path":"/a","outputShape":"A"}},
+    "shapes":{"A":{"type":"structure","members":{"status":{"type":"string"},
+                                                  "items":{"type":"list","member":{"type":"structure","members":{"state":{"type":"string"}}}}}}},
+    "waiters":{"W":{"operation":"GetA","delay":5,"maxAttempts":3,"acceptors":[)";
+  auto load = [&](const std::string& acceptors) { return Model::load({{"w.json", head + acceptors + "]}}}"}}); };
+  auto good = load(R"({"state":"success","path":"status","comparator":"equals","expected":"UP"},
+                      {"state":"retry","path":"items[].state","comparator":"allEqual","expected":"x"},
+                      {"state":"failure","error":"Client.Gone"})");
+  REQUIRE(good.ok());
+  const Waiter* w = good.value()->waiter("W");
+  REQUIRE(w != nullptr);
+  CHECK((w->operation == "GetA" && w->delay == 5 && w->max_attempts == 3 && w->acceptors.size() == 3));
+  CHECK(good.value()->api("x")->waiters.size() == 1);
+  CHECK(good.value()->find("GetA")->output->find_member("status") != nullptr);
+  auto bad_path = load(R"({"state":"success","path":"stauts","comparator":"equals","expected":"UP"})");
+  REQUIRE_FALSE(bad_path.ok());
+  CHECK(bad_path.error().message == "w.json: waiters.W.acceptors[1]: the result has no path 'stauts'");
+  auto not_a_list = load(R"({"state":"success","path":"status[]","comparator":"anyEqual","expected":"UP"})");
+  CHECK_FALSE(not_a_list.ok());
+  auto bad_state = load(R"({"state":"done","error":"X"})");
+  CHECK_FALSE(bad_state.ok());
+  auto bad_comparator = load(R"({"state":"success","path":"status","comparator":"like","expected":"UP"})");
+  CHECK_FALSE(bad_comparator.ok());
+  auto no_acceptors = load("");
+  CHECK_FALSE(no_acceptors.ok());
+  auto bad_shape = Model::load({{"s.json", R"({"api":"x","operations":{"A":{"outputShape":"Nope"}}})"}});
+  REQUIRE_FALSE(bad_shape.ok());
+  CHECK(bad_shape.error().message == "s.json: operations.A.outputShape: not a named structure: \"Nope\"");
 }
 
 TEST_CASE("UploadPart: partNumber 1..10000, the body is bytes", "[validate]") {
