@@ -16,17 +16,7 @@ namespace {
 
 class ClusterService : public Service {
  public:
-  explicit ClusterService(PlatformContext& context) : ctx_(context) {}
-
-  const char* api() const override { return "cluster"; }
-
-  std::vector<std::string> operations() const override { return {"RestoreClusterFromSnapshot", "UpdateSnapshot"}; }
-
-  HandlerResult handle(const std::string& operation, const json& input) override {
-    if (operation == "RestoreClusterFromSnapshot") return restore_cluster(input);
-    if (operation == "UpdateSnapshot") return update_snapshot(input);
-    return HandlerResult::failure(404, "UnknownOperation", operation);
-  }
+  explicit ClusterService(PlatformContext& context) : Service("cluster", context) {}
 
   void load_fixtures() override {
     for (const char* name : {"snap-1", "snap-2"}) add_snapshot({{"name", name}});
@@ -79,6 +69,12 @@ class ClusterService : public Service {
     next_node_ = dumped.at("next_node").get<unsigned>();
   }
 
+  // The handler table: one row per operation of the API (checked against the model).
+  Handlers handlers() override {
+    return {{"RestoreClusterFromSnapshot", handler(this, &ClusterService::restore_cluster)},
+            {"UpdateSnapshot", handler(this, &ClusterService::update_snapshot)}};
+  }
+
  private:
   json default_snapshot(const std::string& name) {
     return {
@@ -105,7 +101,7 @@ class ClusterService : public Service {
 
   // UpdateSnapshot: changes name, expiry, description and tags; the status stays as
   // it was (the spec's sample shows AVAILABLE before and after).
-  HandlerResult update_snapshot(const json& input) {
+  HandlerResult update_snapshot(const Operation&, const json& input) {
     const std::string name = input["SnapshotName"].get<std::string>();
     auto it = snapshots_.find(name);
     if (it == snapshots_.end())
@@ -195,7 +191,7 @@ class ClusterService : public Service {
   // RestoreClusterFromSnapshot: a new cluster PROVISIONING until `cluster_provision`
   // seconds have passed, the snapshot RESTORING meanwhile; answers { cluster = ... }.
   // The input is validated: the cluster and its name are there (the model requires them).
-  HandlerResult restore_cluster(const json& input) {
+  HandlerResult restore_cluster(const Operation&, const json& input) {
     const std::string snapshot = input["SnapshotName"].get<std::string>();
     const json& request = input.at("cluster");
     if (std::optional<HandlerResult> refused = restore_refusal(snapshot, request)) return *refused;
@@ -240,7 +236,6 @@ class ClusterService : public Service {
     std::string snapshot_nrn;  // the snapshot to set AVAILABLE again
   };
 
-  PlatformContext& ctx_;
   std::map<std::string, json> snapshots_;  // by name
   std::map<std::string, json> clusters_;   // by name
   std::map<std::string, Provisioning> provisioning_;  // by cluster name

@@ -40,17 +40,7 @@ bool same_rule(const json& a, const json& b) {
 
 class DevopsService : public Service {
  public:
-  explicit DevopsService(PlatformContext& context) : ctx_(context) {}
-
-  const char* api() const override { return "devops"; }
-
-  std::vector<std::string> operations() const override { return {"AuthorizeFirewallRules", "RestoreInstance"}; }
-
-  HandlerResult handle(const std::string& operation, const json& input) override {
-    if (operation == "AuthorizeFirewallRules") return authorize_firewall_rules(input);
-    if (operation == "RestoreInstance") return restore_instance(input);
-    return HandlerResult::failure(404, "UnknownOperation", operation);
-  }
+  explicit DevopsService(PlatformContext& context) : Service("devops", context) {}
 
   // fw-1 (east-11, APPLIED, TCP 22 from 203.0.113.0/24) and one backup.
   void load_fixtures() override {
@@ -99,6 +89,12 @@ class DevopsService : public Service {
     group_due_ = dumped.at("group_due").get<std::map<std::string, double>>();
     instance_due_ = dumped.at("instance_due").get<std::map<std::string, double>>();
     next_ip_ = dumped.at("next_ip").get<unsigned>();
+  }
+
+  // The handler table: one row per operation of the API (checked against the model).
+  Handlers handlers() override {
+    return {{"AuthorizeFirewallRules", handler(this, &DevopsService::authorize_firewall_rules)},
+            {"RestoreInstance", handler(this, &DevopsService::restore_instance)}};
   }
 
  private:
@@ -202,7 +198,7 @@ class DevopsService : public Service {
   // AuthorizeFirewallRules: the new rules AUTHORIZED, the group PROCESSING until
   // `firewall_settle` seconds have passed; the answer is the whole group. The input
   // is validated: at least one rule, each with a protocol and a source (the model).
-  HandlerResult authorize_firewall_rules(const json& input) {
+  HandlerResult authorize_firewall_rules(const Operation&, const json& input) {
     const std::string name = input["FirewallGroupName"].get<std::string>();
     auto it = groups_.find(name);
     if (it == groups_.end())
@@ -261,7 +257,7 @@ class DevopsService : public Service {
   // RestoreInstance: the server RESTORING (status 200) until `instance_restore`
   // seconds have passed; the answer is { instance = ... }. The input is validated:
   // backupId and instanceId are there (the model requires them).
-  HandlerResult restore_instance(const json& input) {
+  HandlerResult restore_instance(const Operation&, const json& input) {
     const std::string backup_id = input["backupId"].get<std::string>();
     const std::string id = input["instanceId"].get<std::string>();
     auto backup = backups_.find(backup_id);
@@ -283,7 +279,6 @@ class DevopsService : public Service {
     instance["publicIpAddress"] = "198.51.100." + std::to_string(next_ip_ % 254 + 1);
   }
 
-  PlatformContext& ctx_;
   std::map<std::string, json> groups_;     // by firewallGroupName
   std::map<std::string, json> backups_;    // by backupId
   std::map<std::string, json> instances_;  // by instanceId
