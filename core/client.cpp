@@ -36,10 +36,10 @@ bool is_throttling(const std::string& code) {
          code == "TooManyRequests" || code == "RequestLimitExceeded";
 }
 
-// A 200 answer to the storage API that is an <Error> document, or that is empty or
-// cut short where a result document was due, is a failure (S3's known trap).
+// A 200 answer that is an <Error> document where a result document was due is a
+// failure, on the APIs whose protocol says so (S3's known trap).
 bool is_error_in_200(const Api& api, const Operation& op, const HttpResponse& r) {
-  if (api.protocol != "xml" || op.output_root.empty()) return false;
+  if (!api.protocol->error_in_200 || op.output_root.empty()) return false;
   return r.body.find("<Error>") != std::string::npos || r.body.find("<Error ") != std::string::npos;
 }
 
@@ -129,10 +129,7 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   in.service = service_of(*request.api);
   in.credentials = config_.credentials;
   in.dialect = config_.dialect;
-  bool storage = request.api->protocol == "xml";  // S3-style: path signed as sent, payload hash header
-  in.normalize = !storage;
-  in.double_encode = !storage;
-  in.sign_body = storage;
+  in.policy = request.api->signing;
   auto signed_request = sign(in, request.url);
   if (!signed_request.ok()) return signed_request.error();
   return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), std::move(in.body),

@@ -4,6 +4,7 @@
 // own gets a private copy of that shape with the additions.
 #include "core/model.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +39,33 @@ bool has_shape_keys(const ojson& spec) {
   return false;
 }
 
+// The two protocols there are, as data: everything the code asks of them.
+const Protocol kJson{"json", Format::json, "application/json", false, {"x-ext-error-type", "x-amzn-errortype"},
+                     "ValidationError", "ValidationError", false};
+const Protocol kXml{"xml", Format::xml, "application/xml", true, {}, "MalformedXML", "InvalidArgument", true};
+
+// The keys of "signing", each with the values it may take (empty: true or false).
+const std::map<std::string, std::vector<std::string>, std::less<>> kSigningKeys = {
+    {"normalize_path", {}},
+    {"double_encode", {}},
+    {"payload_hash", {"header", "omitted"}},
+    {"wrong_scope", {"SignatureDoesNotMatch", "AuthorizationHeaderMalformed"}}};
+
+// "a, b or c"
+std::string one_of(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return out;
+}
+
 }  // namespace
+
+const Protocol* Protocol::find(std::string_view name) {
+  for (const Protocol* p : {&kJson, &kXml})
+    if (p->name == name) return p;
+  return nullptr;
+}
 
 const char* shape_type_name(ShapeType type) {
   for (const auto& [name, t] : kShapeTypes)
@@ -73,6 +100,11 @@ struct Model::Loader {
 
   void fail(const std::string& where, const std::string& what) {
     if (!error) error = make_error(ErrorKind::config, "ModelError", file + ": " + where + ": " + what);
+  }
+
+  bool failed(const std::string& where, const std::string& what) {
+    fail(where, what);
+    return false;
   }
 
   void declare_shapes(const ojson& shapes) {
@@ -338,13 +370,43 @@ struct Model::Loader {
     }
   }
 
+  // "signing": every key given, none other, each with a value it may take.
+  bool read_signing(const ojson& spec, SigningPolicy& policy) {
+    if (!spec.is_object()) return failed("signing", "missing: an object with " + key_list());
+    for (auto it = spec.begin(); it != spec.end(); ++it) {
+      auto known = kSigningKeys.find(it.key());
+      if (known == kSigningKeys.end()) return failed("signing." + it.key(), "unknown key; known: " + key_list());
+      const std::vector<std::string>& values = known->second;
+      bool fits = values.empty() ? it.value().is_boolean()
+                                 : it.value().is_string() && std::count(values.begin(), values.end(), it.value().get<std::string>());
+      if (!fits)
+        return failed("signing." + it.key(), "must be " + (values.empty() ? "true or false" : one_of(values)) + " (got " +
+                                               it.value().dump() + ")");
+    }
+    for (const auto& [key, values] : kSigningKeys)
+      if (!spec.contains(key)) return failed("signing." + key, "missing");
+    policy.normalize_path = spec["normalize_path"].get<bool>();
+    policy.double_encode = spec["double_encode"].get<bool>();
+    policy.payload_hash = spec["payload_hash"] == "header" ? PayloadHash::header : PayloadHash::omitted;
+    policy.wrong_scope = spec["wrong_scope"] == "AuthorizationHeaderMalformed" ? WrongScope::malformed : WrongScope::mismatch;
+    return true;
+  }
+
+  // "normalize_path, double_encode, ...": the keys of "signing", for messages.
+  static std::string key_list() {
+    std::vector<std::string> keys;
+    for (const auto& [key, values] : kSigningKeys) keys.push_back(key);
+    return one_of(keys);
+  }
+
   void read_file(const std::string& name, const std::string& text) {
     file = name;
     ojson doc = ojson::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) return fail("(file)", "not a JSON object");
     Api api;
     api.name = doc.value("api", "");
-    api.protocol = doc.value("protocol", "json");
+    api.protocol = Protocol::find(doc.value("protocol", "json"));
+    if (!api.protocol) return fail("protocol", "must be json or xml (got " + doc["protocol"].dump() + ")");
     api.service = doc.value("service", api.name);
     api.xml_namespace = doc.value("xmlNamespace", "");
     api.doc = doc.value("doc", "");
@@ -358,6 +420,7 @@ struct Model::Loader {
     for (auto it = waiters.begin(); it != waiters.end(); ++it) read_waiter(api, it.key(), it.value());
     for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
     ordered_lists.clear();
+    if (!read_signing(doc.value("signing", ojson()), api.signing)) return;
     model.apis_.push_back(std::move(api));
   }
 };

@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/pattern.h"
+#include "core/sigv4.h"
 
 namespace cloud {
 
@@ -114,9 +115,32 @@ struct Waiter {
   json acceptors;         // array, in the order they are tried
 };
 
+// The format of an API's request, result and error bodies.
+enum class Format { json, xml };
+
+// What the code asks of an API's wire protocol, resolved once when the model loads
+// (Api::protocol): callers ask it, and never compare protocol names.
+struct Protocol {
+  std::string name;           // "json" or "xml", as model files name it
+  Format format = Format::json;
+  std::string content_type;   // of its bodies
+  bool error_in_200 = false;  // a 2xx answer that is an <Error> document where a result
+                              // document was due is a failure (S3's known trap)
+  std::vector<std::string> error_code_headers;  // headers naming the error code, over the body's
+  // Server side: the code of a request refused by validation, for a body field and for a
+  // path, query or header member; and whether answers carry S3's support ids
+  // (x-ext-id-2, x-storage-sg-trace-id, X-Gateway-Endpoint-Request).
+  std::string invalid_body_code;
+  std::string invalid_argument_code;
+  bool support_ids = false;
+
+  static const Protocol* find(std::string_view name);  // nullptr when there is none
+};
+
 struct Api {
   std::string name;       // storage, devops, cluster, catalog
-  std::string protocol;   // "xml" or "json"
+  const Protocol* protocol = nullptr;  // never null once loaded
+  SigningPolicy signing;  // the model file's "signing"
   std::string service;    // default signing service
   std::string xml_namespace;
   std::string doc;

@@ -276,7 +276,7 @@ bool xml_too_deep(pugi::xml_document& doc) {
 }  // namespace
 
 const char* content_type_of(const Api& api) {
-  return api.protocol == "xml" ? "application/xml" : "application/json";
+  return api.protocol->content_type.c_str();
 }
 
 std::string request_id_of(const Headers& headers) {
@@ -297,7 +297,7 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
     std::vector<FieldProblem> validated;  // already reported by validate_input
     w.files.upload = payload_file_range(op, input, validated);
     if (input.contains(op.payload)) w.body = input[op.payload].get<std::string>();
-  } else if (api.protocol == "xml") {
+  } else if (api.protocol->format == Format::xml) {
     if (!op.input_root.empty()) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
   } else if (op.method != "GET" && op.method != "DELETE" && op.method != "HEAD") {
     w.body = body_members(*op.input, input).dump();
@@ -312,14 +312,14 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
   if (!op.output_payload.empty()) {
     if (response.body_file.empty()) result[op.output_payload] = response.body;
     else result[op.output_file] = response.body_file;  // written to a file (get_object{file=})
-  } else if (api.protocol == "xml" && !op.output_root.empty()) {
+  } else if (api.protocol->format == Format::xml && !op.output_root.empty()) {
     pugi::xml_document doc;
     if (!doc.load_string(response.body.c_str()) || local_name(doc.document_element().name()) != op.output_root)
       return make_error(ErrorKind::api, "MalformedResponse",
                         "expected an XML " + op.output_root + " body, got: " + response.body.substr(0, 200));
     if (xml_too_deep(doc)) return make_error(ErrorKind::api, "DocumentTooDeep", too_deep_message("the answer"));
     result = xml_read_structure(doc.document_element(), *op.output);
-  } else if (api.protocol == "json") {
+  } else if (api.protocol->format == Format::json) {
     auto parsed = parse_json_object(response.body, "the answer");
     if (!parsed.ok()) return parsed.error();
     result = std::move(parsed.value());
@@ -374,7 +374,7 @@ Error parse_error(const Api& api, const HttpResponse& response) {
   Error e = make_error(ErrorKind::api, "HTTP" + std::to_string(response.status), "");
   e.status = response.status;
   e.request_id = request_id_of(response.headers);
-  if (api.protocol == "xml") {
+  if (api.protocol->format == Format::xml) {
     pugi::xml_document doc;
     if (doc.load_string(response.body.c_str()) && local_name(doc.document_element().name()) == "Error") {
       pugi::xml_node root = doc.document_element();
@@ -393,9 +393,9 @@ Error parse_error(const Api& api, const HttpResponse& response) {
         if (doc.contains(k) && doc[k].is_string()) { e.message = doc[k].get<std::string>(); break; }
       read_fields(doc.value("fields", json()), e.fields);
     }
-    for (const char* h : {"x-ext-error-type", "x-amzn-errortype"})
-      if (has_header(response.headers, h)) take_code(header_value(response.headers, h), e.code);
   }
+  for (const std::string& h : api.protocol->error_code_headers)
+    if (has_header(response.headers, h)) take_code(header_value(response.headers, h), e.code);
   if (e.message.empty()) e.message = response.body.empty() ? "no error body" : response.body.substr(0, 300);
   return e;
 }
@@ -427,13 +427,13 @@ Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<
   json input = json::object();
   if (!op.payload.empty()) {
     input[op.payload] = body;
-  } else if (api.protocol == "xml" && !op.input_root.empty()) {
+  } else if (api.protocol->format == Format::xml && !op.input_root.empty()) {
     pugi::xml_document doc;
     if (!doc.load_string(body.c_str()) || local_name(doc.document_element().name()) != op.input_root)
       return make_error(ErrorKind::validation, "MalformedXML", "the body is not a " + op.input_root + " document");
     if (xml_too_deep(doc)) return make_error(ErrorKind::validation, "MalformedXML", too_deep_message("the body"));
     input = xml_read_structure(doc.document_element(), *op.input);
-  } else if (api.protocol == "json" && !body.empty()) {
+  } else if (api.protocol->format == Format::json && !body.empty()) {
     auto parsed = parse_json_object(body, "the request body");
     if (!parsed.ok()) return make_error(ErrorKind::validation, "SerializationException", parsed.error().message);
     input = std::move(parsed.value());
@@ -452,14 +452,14 @@ std::string serialize_result(const Api& api, const Operation& op, const json& re
     if (m.location == Location::header && result.contains(m.name))
       headers.emplace_back(m.wire_name, scalar_text(result[m.name]));
   if (!op.output_payload.empty()) return result.value(op.output_payload, "");
-  if (api.protocol == "xml")
+  if (api.protocol->format == Format::xml)
     return op.output_root.empty() ? "" : xml_document(op.output_root, api.xml_namespace, *op.output, result);
   return body_members(*op.output, result).dump();
 }
 
 std::string serialize_error(const Api& api, const std::string& code, const std::string& message,
                             const std::string& request_id, const json& details) {
-  if (api.protocol == "json") {
+  if (api.protocol->format == Format::json) {
     json body = {{"code", code}, {"message", message}, {"requestId", request_id}};
     for (auto it = details.begin(); it != details.end(); ++it) body[it.key()] = it.value();
     return body.dump(-1, ' ', false, json::error_handler_t::replace);

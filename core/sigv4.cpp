@@ -5,16 +5,19 @@
 // Credential, Date, SignedHeaders, Expires, Security-Token, Signature. Whatever the
 // input already carries (date, content hash, token) is reused rather than repeated,
 // and Authorization or presigned parameters in the input are dropped, so a verifier
-// can re-sign a received request as it is and compare signatures.
+// can re-sign a received request as it is and compare signatures: verification
+// (the end of this file) goes through the same canonical-request code as signing.
 #include "core/sigv4.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <vector>
 
 #include "core/crypto.h"
 #include "core/uri.h"
+#include "core/validate.h"
 
 namespace cloud {
 namespace {
@@ -76,8 +79,8 @@ std::string normalize_path(std::string_view path) {
 // Canonical URI: S3-style signs the wire path untouched; otherwise the (normalised)
 // wire path is percent-encoded once more, '/' kept.
 std::string canonical_path(const SignInput& in, const std::string& wire_path) {
-  if (!in.double_encode) return wire_path;
-  return uri_encode(in.normalize ? normalize_path(wire_path) : wire_path, true);
+  if (!in.policy.double_encode) return wire_path;
+  return uri_encode(in.policy.normalize_path ? normalize_path(wire_path) : wire_path, true);
 }
 
 // Canonical query: every pair decoded and re-encoded strictly, sorted by key then value.
@@ -178,7 +181,7 @@ Outcome<SignOutput> sign_header_variant(const SignInput& in, const Url& url, Hea
   if (!in.credentials.session_token.empty() && !has_header(headers, names.token))
     headers.emplace_back(names.token, in.credentials.session_token);
   if (!has_header(headers, names.date)) headers.emplace_back(names.date, *time);
-  if (in.sign_body && !has_header(headers, names.content_sha))
+  if (in.policy.payload_hash == PayloadHash::header && !has_header(headers, names.content_sha))
     headers.emplace_back(names.content_sha, payload_hash(in));
   CanonicalHeaders canonical =
       canonical_headers(headers, in.omit_session_token ? to_lower(names.token) : "");
@@ -297,6 +300,158 @@ Outcome<SignOutput> sign(const SignInput& in, const Url& url) {
   Headers headers = base_headers(in, url);
   if (in.presign_expires) return sign_query_variant(in, url, std::move(headers));
   return sign_header_variant(in, url, std::move(headers));
+}
+
+// ---------------------------------------------------------------- verification
+
+namespace {
+
+// The parts of "ALG Credential=AK/date/region/service/term, SignedHeaders=a;b, Signature=hex".
+struct Authorization {
+  const Dialect* dialect = nullptr;
+  std::string access_key, date, region, service, terminator, signed_headers, signature;
+};
+
+// The value after `key` in an Authorization header, up to the next ',' or ' '.
+std::string field_after(const std::string& s, const std::string& key) {
+  size_t at = s.find(key);
+  if (at == std::string::npos) return {};
+  at += key.size();
+  size_t end = s.find_first_of(", ", at);
+  return s.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// `text` cut at every `separator`.
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+// Reads an Authorization header; false when it is not one of either dialect.
+bool parse_authorization(const std::string& value, Authorization& out) {
+  std::string algorithm = value.substr(0, value.find(' '));
+  for (const Dialect* d : {&Dialect::ext(), &Dialect::aws()})
+    if (d->algorithm == algorithm) out.dialect = d;
+  std::vector<std::string> scope = split(field_after(value, "Credential="), '/');
+  out.signed_headers = field_after(value, "SignedHeaders=");
+  out.signature = field_after(value, "Signature=");
+  if (!out.dialect || scope.size() != 5 || out.signed_headers.empty() || out.signature.empty()) return false;
+  out.access_key = scope[0], out.date = scope[1], out.region = scope[2], out.service = scope[3];
+  out.terminator = scope[4];
+  return true;
+}
+
+// Seconds between two yyyymmddThhmmssZ stamps (`now` empty: the clock's); a huge
+// value when either is unreadable.
+long skew_seconds(const std::string& stamp, const std::string& now) {
+  auto seconds = [](const std::string& s, std::time_t& out) {
+    std::tm tm{};
+    if (s.size() != 16 || !strptime(s.c_str(), "%Y%m%dT%H%M%SZ", &tm)) return false;
+    out = timegm(&tm);
+    return true;
+  };
+  std::time_t at = 0, reference = std::time(nullptr);
+  if (!seconds(stamp, at) || (!now.empty() && !seconds(now, reference))) return 1L << 30;
+  return std::labs(static_cast<long>(at - reference));
+}
+
+// The received headers the signature covers, in the order received.
+Headers headers_named(const Headers& received, const std::string& names) {
+  Headers out;
+  for (const std::string& name : split(names, ';'))
+    for (const Header& h : received)
+      if (iequals(h.first, name)) out.emplace_back(name, h.second);
+  return out;
+}
+
+SignatureRefusal refusal(int status, std::string code, std::string message) {
+  return SignatureRefusal{status, std::move(code), std::move(message), {}};
+}
+
+// A header the check reads (and may quote in its refusal) that is not text.
+SignatureRefusal not_text(const std::string& header) {
+  SignatureRefusal r = refusal(400, "InvalidArgument", "the " + header + " header is not valid UTF-8 text");
+  r.details.emplace_back("ArgumentName", header);
+  return r;
+}
+
+// The credential scope must name the server's region and service, as a real server
+// checks; how a wrong one is refused is the API's (SigningPolicy::wrong_scope).
+std::optional<SignatureRefusal> check_scope(const VerifyInput& in, const Authorization& auth) {
+  bool malformed = in.policy.wrong_scope == WrongScope::malformed;
+  const std::string prefix = "The authorization header is malformed; ";
+  if (auth.region != in.region && malformed) {
+    SignatureRefusal r = refusal(400, "AuthorizationHeaderMalformed",
+                                 prefix + "the region '" + auth.region + "' is wrong; expecting '" + in.region + "'");
+    r.details.emplace_back("Region", in.region);
+    return r;
+  }
+  if (auth.region != in.region)
+    return refusal(403, "SignatureDoesNotMatch",
+                   "Credential should be scoped to a valid region, not '" + auth.region + "' (this endpoint is in '" +
+                       in.region + "')");
+  if (auth.service != in.service && malformed)
+    return refusal(400, "AuthorizationHeaderMalformed",
+                   prefix + "incorrect service '" + auth.service + "'. This endpoint belongs to '" + in.service + "'.");
+  if (auth.service != in.service)
+    return refusal(403, "SignatureDoesNotMatch",
+                   "Credential should be scoped to correct service: '" + in.service + "' (got '" + auth.service + "')");
+  return std::nullopt;
+}
+
+// Re-signs what arrived, at its own time and with the key's secret, and compares.
+std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Authorization& auth,
+                                                  const Credentials& credentials, const std::string& stamp) {
+  SignInput again;
+  again.method = in.method;
+  again.url = in.url;
+  again.headers = headers_named(in.headers, auth.signed_headers);
+  again.body = in.body;
+  again.region = auth.region;
+  again.service = auth.service;
+  again.credentials = credentials;
+  again.credentials.session_token.clear();  // a token sent was signed as a header
+  again.time = stamp;
+  again.dialect = auth.dialect;
+  again.policy = in.policy;
+  again.policy.payload_hash = PayloadHash::omitted;  // the header, when sent, was signed as received
+  auto expected = sign(again);
+  if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
+  return refusal(403, "SignatureDoesNotMatch",
+                 "the request signature does not match the one computed with the secret key of '" + auth.access_key +
+                     "'; check the secret key and the signing dialect");
+}
+
+}  // namespace
+
+std::optional<SignatureRefusal> verify_signature(const VerifyInput& in) {
+  std::string value = header_value(in.headers, "Authorization");
+  if (value.empty()) return refusal(403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)");
+  if (utf8_length(value) < 0) return not_text("Authorization");
+  Authorization auth;
+  if (!parse_authorization(value, auth))
+    return refusal(403, "IncompleteSignature", "the Authorization header is malformed: " + value.substr(0, value.find(' ')));
+  if (in.dialect && auth.dialect != in.dialect)
+    return refusal(403, "IncompleteSignature", "this server accepts " + in.dialect->name + " signatures only (got " +
+                                                   auth.dialect->algorithm + ")");
+  if (auto wrong = check_scope(in, auth)) return wrong;
+  const Credentials* credentials = in.credentials ? in.credentials(auth.access_key) : nullptr;
+  if (!credentials) return refusal(403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'");
+  std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
+  std::string stamp = header_value(in.headers, date_header);
+  if (utf8_length(stamp) < 0) return not_text(date_header);
+  if (skew_seconds(stamp, in.now) > kMaxSignatureSkewSeconds)
+    return refusal(403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's");
+  std::string hash_header = to_lower(auth.dialect->header_prefix) + "content-sha256";
+  std::string declared = header_value(in.headers, hash_header);
+  if (in.policy.payload_hash == PayloadHash::header && declared != "UNSIGNED-PAYLOAD" && declared != sha256_hex(in.body))
+    return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
+  return compare_signature(in, auth, *credentials, stamp);
 }
 
 // Now in UTC as yyyymmddThhmmssZ (gmtime_r: thread-safe, unlike gmtime).

@@ -1,11 +1,14 @@
 // Signature Version 4 (HMAC-SHA256, date/region/service scoped keys) in two dialects:
 // `ext` (the platform's: EXT4-HMAC-SHA256, x-ext-*) and `aws` (AWS4-HMAC-SHA256,
-// x-amz-*). The same function signs for the client and verifies for the emulator,
-// which re-signs what it received and compares.
+// x-amz-*). The same code signs for the client and verifies for the emulator:
+// verify_signature() re-signs what was received and compares.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/error.h"
 #include "core/http.h"
@@ -32,6 +35,24 @@ struct Credentials {
   std::string session_token;  // empty: none
 };
 
+// Whether the body's SHA-256 travels in the <prefix>content-sha256 header (signed, and
+// checked by the server against the body) or only inside the canonical request.
+enum class PayloadHash { omitted, header };
+
+// How a credential scope naming another region or service is refused: as a signature
+// that does not match (403 SignatureDoesNotMatch, the JSON APIs) or as a malformed
+// Authorization header (400 AuthorizationHeaderMalformed, S3).
+enum class WrongScope { mismatch, malformed };
+
+// The facts of signing that differ from API to API, read from the API's model file
+// ("signing", docs/model.md); the defaults are the JSON APIs'.
+struct SigningPolicy {
+  bool normalize_path = true;  // remove . and .. segments and repeated slashes
+  bool double_encode = true;   // encode the wire path once more (false: S3-style)
+  PayloadHash payload_hash = PayloadHash::omitted;
+  WrongScope wrong_scope = WrongScope::mismatch;  // verification only
+};
+
 struct SignInput {
   std::string method = "GET";
   std::string url;   // absolute URL as it goes on the wire
@@ -43,9 +64,7 @@ struct SignInput {
   Credentials credentials;
   std::string time;  // yyyymmddThhmmssZ; empty: now
   const Dialect* dialect = &Dialect::ext();
-  bool normalize = true;       // remove . and .. segments and repeated slashes
-  bool double_encode = true;   // encode the wire path once more (false: S3-style)
-  bool sign_body = false;      // add and sign the <prefix>content-sha256 header
+  SigningPolicy policy;
   bool omit_session_token = false;  // token header added after signing, unsigned
   std::optional<long> presign_expires;  // seconds: presigned-URL variant
 };
@@ -64,6 +83,38 @@ Outcome<SignOutput> sign(const SignInput& in);
 // Signs `in` for a URL already in parts (in.url is not read): the client builds its
 // URL once rather than joining it into a string to be parsed again.
 Outcome<SignOutput> sign(const SignInput& in, const Url& url);
+
+// A request as a server received it, and what the server accepts.
+struct VerifyInput {
+  std::string method;
+  std::string url;   // "http://" + Host + the request target, exactly as received
+  Headers headers;   // every header received
+  std::string body;
+  std::string region;   // the scope the server is in
+  std::string service;
+  SigningPolicy policy;
+  const Dialect* dialect = nullptr;  // the one dialect accepted; nullptr: either
+  // The credentials of an access key; nullptr when the key is unknown.
+  std::function<const Credentials*(const std::string& access_key)> credentials;
+  std::string now;  // yyyymmddThhmmssZ; empty: the clock's now
+};
+
+// Why a received signature is refused: what the server answers with, and the extra
+// fields of its error body (S3 names the expected Region).
+struct SignatureRefusal {
+  int status = 403;
+  std::string code;
+  std::string message;
+  std::vector<std::pair<std::string, std::string>> details;
+};
+
+// The most a request's time may be from the server's, in seconds (15 minutes).
+constexpr long kMaxSignatureSkewSeconds = 15 * 60;
+
+// Checks the Authorization header of a received request: its form, dialect, scope,
+// access key, time, payload hash (PayloadHash::header) and signature, in that order.
+// nullopt when the request is signed as `in` accepts.
+std::optional<SignatureRefusal> verify_signature(const VerifyInput& in);
 
 // The current UTC time as yyyymmddThhmmssZ.
 std::string amz_time_now();

@@ -302,39 +302,27 @@ struct Failure {
 // Maps a curl result to an error kind, a code and a phrase. Only ConnectionFailed
 // (and the TLS handshake ones) guarantee the request never reached the server.
 Failure classify(CURLcode rc, const char* detail) {
-  switch (rc) {
-    case CURLE_OPERATION_TIMEDOUT:
-      return {ErrorKind::timeout, "Timeout", "timed out talking to"};
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-      return {ErrorKind::transport, "ConnectionFailed", "cannot connect to"};
-    case CURLE_SSL_CONNECT_ERROR:
-      return {ErrorKind::transport, "TlsError", "TLS handshake failed with"};
-    case CURLE_PEER_FAILED_VERIFICATION:
-      return {ErrorKind::transport, "TlsVerificationFailed", "cannot verify TLS peer"};
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CERTPROBLEM:
-      return {ErrorKind::transport, "TlsError", "bad TLS certificate file for"};
-    case CURLE_SEND_ERROR:
-      return {ErrorKind::transport, "SendError", "failed sending to"};
-    case CURLE_RECV_ERROR: {
-      const bool reset = std::string_view(detail).find("reset") != std::string_view::npos;
-      return {ErrorKind::transport, reset ? "ConnectionReset" : "ReceiveError",
-              reset ? "connection reset by" : "failed receiving from"};
-    }
-    case CURLE_GOT_NOTHING:
-      return {ErrorKind::transport, "EmptyReply", "no answer (connection closed) from"};
-    case CURLE_PARTIAL_FILE:
-      return {ErrorKind::transport, "IncompleteResponse", "truncated answer from"};
-    case CURLE_WEIRD_SERVER_REPLY:
-      return {ErrorKind::transport, "BadResponse", "malformed HTTP answer from"};
-    case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT:
-      return {ErrorKind::transport, "InvalidUrl", "cannot use URL for"};
-    default:
-      return {ErrorKind::transport, "TransportError", "transfer failed with"};
-  }
+  static const std::map<CURLcode, Failure> known = {
+      {CURLE_OPERATION_TIMEDOUT, {ErrorKind::timeout, "Timeout", "timed out talking to"}},
+      {CURLE_COULDNT_RESOLVE_HOST, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
+      {CURLE_COULDNT_RESOLVE_PROXY, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
+      {CURLE_COULDNT_CONNECT, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
+      {CURLE_SSL_CONNECT_ERROR, {ErrorKind::transport, "TlsError", "TLS handshake failed with"}},
+      {CURLE_PEER_FAILED_VERIFICATION, {ErrorKind::transport, "TlsVerificationFailed", "cannot verify TLS peer"}},
+      {CURLE_SSL_CACERT_BADFILE, {ErrorKind::transport, "TlsError", "bad TLS certificate file for"}},
+      {CURLE_SSL_CERTPROBLEM, {ErrorKind::transport, "TlsError", "bad TLS certificate file for"}},
+      {CURLE_SEND_ERROR, {ErrorKind::transport, "SendError", "failed sending to"}},
+      {CURLE_RECV_ERROR, {ErrorKind::transport, "ReceiveError", "failed receiving from"}},
+      {CURLE_GOT_NOTHING, {ErrorKind::transport, "EmptyReply", "no answer (connection closed) from"}},
+      {CURLE_PARTIAL_FILE, {ErrorKind::transport, "IncompleteResponse", "truncated answer from"}},
+      {CURLE_WEIRD_SERVER_REPLY, {ErrorKind::transport, "BadResponse", "malformed HTTP answer from"}},
+      {CURLE_UNSUPPORTED_PROTOCOL, {ErrorKind::transport, "InvalidUrl", "cannot use URL for"}},
+      {CURLE_URL_MALFORMAT, {ErrorKind::transport, "InvalidUrl", "cannot use URL for"}},
+  };
+  if (rc == CURLE_RECV_ERROR && std::string_view(detail).find("reset") != std::string_view::npos)
+    return {ErrorKind::transport, "ConnectionReset", "connection reset by"};
+  auto it = known.find(rc);
+  return it != known.end() ? it->second : Failure{ErrorKind::transport, "TransportError", "transfer failed with"};
 }
 
 // The Error for a failed transfer: "<phrase> host:port: <curl's explanation>".

@@ -22,16 +22,7 @@ using ClusterKey = std::pair<std::string, std::string>;  // resource group, clus
 
 class CatalogService : public Service {
  public:
-  explicit CatalogService(PlatformContext& context) : ctx_(context) {}
-
-  const char* api() const override { return "catalog"; }
-
-  std::vector<std::string> operations() const override { return {"UpgradeMeshplatformServiceMeshVersion"}; }
-
-  HandlerResult handle(const std::string& operation, const json& input) override {
-    if (operation == "UpgradeMeshplatformServiceMeshVersion") return upgrade_mesh(input);
-    return HandlerResult::failure(404, "UnknownOperation", operation);
-  }
+  explicit CatalogService(PlatformContext& context) : Service("catalog", context) {}
 
   // rg-1/mesh-1, running, mesh 1.21.0.
   void load_fixtures() override {
@@ -87,6 +78,11 @@ class CatalogService : public Service {
     for (const auto& [group, named] : dumped.at("configuring").items())
       for (const auto& [name, due] : named.items()) configuring_[{group, name}] = due.get<double>();
     next_ip_ = dumped.at("next_ip").get<unsigned>();
+  }
+
+  // The handler table: one row per operation of the API (checked against the model).
+  Handlers handlers() override {
+    return {{"UpgradeMeshplatformServiceMeshVersion", handler(this, &CatalogService::upgrade_mesh)}};
   }
 
  private:
@@ -157,7 +153,7 @@ class CatalogService : public Service {
   // UpgradeMeshplatformServiceMeshVersion: the mesh enabled at the requested version,
   // the cluster `configuring` until `mesh_upgrade` seconds have passed; the answer is
   // the whole cluster, not wrapped.
-  HandlerResult upgrade_mesh(const json& input) {
+  HandlerResult upgrade_mesh(const Operation&, const json& input) {
     ClusterKey key{input["ResourceGroupName"].get<std::string>(), input["ClusterName"].get<std::string>()};
     auto it = clusters_.find(key);
     if (it == clusters_.end())
@@ -172,7 +168,6 @@ class CatalogService : public Service {
     return HandlerResult::success(c);
   }
 
-  PlatformContext& ctx_;
   std::map<ClusterKey, json> clusters_;
   std::map<ClusterKey, double> configuring_;  // cluster -> when configuring ends
   unsigned next_ip_ = 0;                      // private addresses handed out so far

@@ -16,21 +16,7 @@ namespace {
 
 class ClusterService : public Service {
  public:
-  explicit ClusterService(PlatformContext& context) : ctx_(context) {}
-
-  const char* api() const override { return "cluster"; }
-
-  std::vector<std::string> operations() const override {
-    return {"RestoreClusterFromSnapshot", "UpdateSnapshot", "GetCluster", "GetSnapshot"};
-  }
-
-  HandlerResult handle(const std::string& operation, const json& input) override {
-    if (operation == "GetCluster") return get_cluster(input);
-    if (operation == "GetSnapshot") return get_snapshot(input);
-    if (operation == "RestoreClusterFromSnapshot") return restore_cluster(input);
-    if (operation == "UpdateSnapshot") return update_snapshot(input);
-    return HandlerResult::failure(404, "UnknownOperation", operation);
-  }
+  explicit ClusterService(PlatformContext& context) : Service("cluster", context) {}
 
   void load_fixtures() override {
     for (const char* name : {"snap-1", "snap-2"}) add_snapshot({{"name", name}});
@@ -86,6 +72,14 @@ class ClusterService : public Service {
     next_node_ = dumped.at("next_node").get<unsigned>();
   }
 
+  // The handler table: one row per operation of the API (checked against the model).
+  Handlers handlers() override {
+    return {{"GetCluster", handler(this, &ClusterService::get_cluster)},
+            {"GetSnapshot", handler(this, &ClusterService::get_snapshot)},
+            {"RestoreClusterFromSnapshot", handler(this, &ClusterService::restore_cluster)},
+            {"UpdateSnapshot", handler(this, &ClusterService::update_snapshot)}};
+  }
+
  private:
   json default_snapshot(const std::string& name) {
     return {
@@ -123,18 +117,18 @@ class ClusterService : public Service {
 
   // GetCluster: the cluster as it is now, { cluster = ... }; an unknown name is the
   // platform's Client.InvalidParameterNotFound.Cluster (the vendor's ClusterDeleted waiter).
-  HandlerResult get_cluster(const json& input) {
+  HandlerResult get_cluster(const Operation&, const json& input) {
     return read_record(clusters_, input["ClusterName"], "cluster", "Client.InvalidParameterNotFound.Cluster", "cluster");
   }
 
   // GetSnapshot: the snapshot as it is now, { snapshot = ... }.
-  HandlerResult get_snapshot(const json& input) {
+  HandlerResult get_snapshot(const Operation&, const json& input) {
     return read_record(snapshots_, input["SnapshotName"], "snapshot", "SnapshotNotFound", "snapshot");
   }
 
   // UpdateSnapshot: changes name, expiry, description and tags; the status stays as
   // it was (the spec's sample shows AVAILABLE before and after).
-  HandlerResult update_snapshot(const json& input) {
+  HandlerResult update_snapshot(const Operation&, const json& input) {
     const std::string name = input["SnapshotName"].get<std::string>();
     auto it = snapshots_.find(name);
     if (it == snapshots_.end())
@@ -225,7 +219,7 @@ class ClusterService : public Service {
   // seconds have passed, the snapshot RESTORING meanwhile; answers 201 (the vendor's
   // cluster-service model, hatoba.smithy: the spec shows no status) { cluster = ... }.
   // The input is validated: the cluster and its name are there (the model requires them).
-  HandlerResult restore_cluster(const json& input) {
+  HandlerResult restore_cluster(const Operation&, const json& input) {
     const std::string snapshot = input["SnapshotName"].get<std::string>();
     const json& request = input.at("cluster");
     if (std::optional<HandlerResult> refused = restore_refusal(snapshot, request)) return *refused;
@@ -270,7 +264,6 @@ class ClusterService : public Service {
     std::string snapshot_nrn;  // the snapshot to set AVAILABLE again
   };
 
-  PlatformContext& ctx_;
   std::map<std::string, json> snapshots_;  // by name
   std::map<std::string, json> clusters_;   // by name
   std::map<std::string, Provisioning> provisioning_;  // by cluster name

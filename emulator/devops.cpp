@@ -40,21 +40,7 @@ bool same_rule(const json& a, const json& b) {
 
 class DevopsService : public Service {
  public:
-  explicit DevopsService(PlatformContext& context) : ctx_(context) {}
-
-  const char* api() const override { return "devops"; }
-
-  std::vector<std::string> operations() const override {
-    return {"AuthorizeFirewallRules", "RestoreInstance", "GetFirewallGroup", "GetInstance"};
-  }
-
-  HandlerResult handle(const std::string& operation, const json& input) override {
-    if (operation == "GetFirewallGroup") return get_firewall_group(input);
-    if (operation == "GetInstance") return get_instance(input);
-    if (operation == "AuthorizeFirewallRules") return authorize_firewall_rules(input);
-    if (operation == "RestoreInstance") return restore_instance(input);
-    return HandlerResult::failure(404, "UnknownOperation", operation);
-  }
+  explicit DevopsService(PlatformContext& context) : Service("devops", context) {}
 
   // fw-1 (east-11, APPLIED, TCP 22 from 203.0.113.0/24) and one backup.
   void load_fixtures() override {
@@ -105,6 +91,14 @@ class DevopsService : public Service {
     group_due_ = dumped.at("group_due").get<std::map<std::string, double>>();
     instance_due_ = dumped.at("instance_due").get<std::map<std::string, double>>();
     next_ip_ = dumped.at("next_ip").get<unsigned>();
+  }
+
+  // The handler table: one row per operation of the API (checked against the model).
+  Handlers handlers() override {
+    return {{"GetFirewallGroup", handler(this, &DevopsService::get_firewall_group)},
+            {"GetInstance", handler(this, &DevopsService::get_instance)},
+            {"AuthorizeFirewallRules", handler(this, &DevopsService::authorize_firewall_rules)},
+            {"RestoreInstance", handler(this, &DevopsService::restore_instance)}};
   }
 
  private:
@@ -210,14 +204,14 @@ class DevopsService : public Service {
   static constexpr const char* kNoSuchGroup = "Client.InvalidParameterNotFound.FirewallGroup";
 
   // GetFirewallGroup: the group as it is now, { firewallGroup = ... }.
-  HandlerResult get_firewall_group(const json& input) {
+  HandlerResult get_firewall_group(const Operation&, const json& input) {
     return read_record(groups_, input["FirewallGroupName"], "firewallGroup", kNoSuchGroup, "firewall group");
   }
 
   // AuthorizeFirewallRules: the new rules AUTHORIZED, the group PROCESSING until
   // `firewall_settle` seconds have passed; the answer is the whole group. The input
   // is validated: at least one rule, each with a protocol and a source (the model).
-  HandlerResult authorize_firewall_rules(const json& input) {
+  HandlerResult authorize_firewall_rules(const Operation&, const json& input) {
     const std::string name = input["FirewallGroupName"].get<std::string>();
     auto it = groups_.find(name);
     if (it == groups_.end()) return read_record(groups_, name, "firewallGroup", kNoSuchGroup, "firewall group");  // 404
@@ -275,7 +269,7 @@ class DevopsService : public Service {
   // RestoreInstance: the server RESTORING (status 200) until `instance_restore`
   // seconds have passed; the answer is { instance = ... }. The input is validated:
   // backupId and instanceId are there (the model requires them).
-  HandlerResult restore_instance(const json& input) {
+  HandlerResult restore_instance(const Operation&, const json& input) {
     const std::string backup_id = input["backupId"].get<std::string>();
     const std::string id = input["instanceId"].get<std::string>();
     auto backup = backups_.find(backup_id);
@@ -300,7 +294,7 @@ class DevopsService : public Service {
   }
 
   // GetInstance: the server as it is now, { instance = ... }.
-  HandlerResult get_instance(const json& input) {
+  HandlerResult get_instance(const Operation&, const json& input) {
     return read_record(instances_, input["InstanceId"], "instance", "Client.InvalidParameterNotFound.Instance", "server");
   }
 
@@ -312,7 +306,6 @@ class DevopsService : public Service {
     instance["publicIpAddress"] = "198.51.100." + std::to_string(next_ip_ % 254 + 1);
   }
 
-  PlatformContext& ctx_;
   std::map<std::string, json> groups_;     // by firewallGroupName
   std::map<std::string, json> backups_;    // by backupId
   std::map<std::string, json> instances_;  // by instanceId

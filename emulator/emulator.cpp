@@ -41,62 +41,7 @@ bool is_loopback(const std::string& host) {
 
 namespace {
 
-constexpr long kMaxSkewSeconds = 15 * 60;
 constexpr size_t kMaxThreadsPerApi = 256;  // connections served at once, per API
-
-// The parts of "ALG Credential=AK/date/region/service/term, SignedHeaders=a;b, Signature=hex".
-struct Authorization {
-  const Dialect* dialect = nullptr;
-  std::string access_key, date, region, service, terminator, signed_headers, signature;
-};
-
-std::string field_after(const std::string& s, const std::string& key) {
-  size_t at = s.find(key);
-  if (at == std::string::npos) return {};
-  at += key.size();
-  size_t end = s.find_first_of(", ", at);
-  return s.substr(at, end == std::string::npos ? std::string::npos : end - at);
-}
-
-bool parse_authorization(const std::string& value, Authorization& out) {
-  std::string algorithm = value.substr(0, value.find(' '));
-  for (const Dialect* d : {&Dialect::ext(), &Dialect::aws()})
-    if (d->algorithm == algorithm) out.dialect = d;
-  std::string credential = field_after(value, "Credential=");
-  out.signed_headers = field_after(value, "SignedHeaders=");
-  out.signature = field_after(value, "Signature=");
-  std::vector<std::string> scope;
-  for (size_t start = 0;;) {
-    size_t slash = credential.find('/', start);
-    scope.push_back(credential.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
-  if (!out.dialect || scope.size() != 5 || out.signed_headers.empty() || out.signature.empty()) return false;
-  out.access_key = scope[0], out.date = scope[1], out.region = scope[2], out.service = scope[3];
-  out.terminator = scope[4];
-  return true;
-}
-
-// Seconds between a yyyymmddThhmmssZ stamp and now; a huge value when unreadable.
-long skew_seconds(const std::string& stamp) {
-  std::tm tm{};
-  if (stamp.size() != 16 || !strptime(stamp.c_str(), "%Y%m%dT%H%M%SZ", &tm)) return 1L << 30;
-  return std::labs(static_cast<long>(timegm(&tm) - std::time(nullptr)));
-}
-
-Headers headers_named(const httplib::Request& req, const std::string& names) {
-  Headers out;
-  for (size_t start = 0; start <= names.size();) {
-    size_t semi = names.find(';', start);
-    if (semi == std::string::npos) semi = names.size();
-    std::string name = names.substr(start, semi - start);
-    auto range = req.headers.equal_range(name);
-    for (auto it = range.first; it != range.second; ++it) out.emplace_back(name, it->second);
-    start = semi + 1;
-  }
-  return out;
-}
 
 // httplib's own pool has a fixed number of threads, and a connection holds one while
 // it idles (up to the keep-alive time-out): a few silent clients would keep every
@@ -184,11 +129,6 @@ struct Refusal {
   json details = json::object();
 };
 
-// A header the signature check reads (and may quote in its answer) that is not text.
-Refusal not_text(const std::string& header) {
-  return Refusal{400, "InvalidArgument", "the " + header + " header is not valid UTF-8 text", {{"ArgumentName", header}}};
-}
-
 }  // namespace
 
 struct Emulator::Impl {
@@ -223,7 +163,7 @@ struct Emulator::Impl {
   bool stopping = false;
   std::unique_ptr<StateFile> state_file;  // with options.state_file
 
-  Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region) {}
+  Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region, model) {}
 
   std::string next_request_id() {
     char buf[40];
@@ -231,75 +171,22 @@ struct Emulator::Impl {
     return buf;
   }
 
-  // Re-signs what arrived with the accepted secret and compares; nullopt when good.
-  std::optional<Refusal> check_signature(const Api& api, const httplib::Request& req) {
-    std::string value = req.get_header_value("Authorization");
-    if (value.empty()) return Refusal{403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)"};
-    if (utf8_length(value) < 0) return not_text("Authorization");
-    Authorization auth;
-    if (!parse_authorization(value, auth))
-      return Refusal{403, "IncompleteSignature", "the Authorization header is malformed: " + value.substr(0, value.find(' '))};
-    if (options.dialect != "any" && auth.dialect->name != options.dialect)
-      return Refusal{403, "IncompleteSignature", "this emulator accepts " + options.dialect + " signatures only (got " +
-                                                     auth.dialect->algorithm + ")"};
-    if (auto wrong = check_scope(api, auth)) return wrong;
-    if (auth.access_key != options.credentials.access_key_id)
-      return Refusal{403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'"};
-    std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
-    std::string stamp = req.get_header_value(date_header.c_str());
-    if (utf8_length(stamp) < 0) return not_text(date_header);
-    if (skew_seconds(stamp) > kMaxSkewSeconds)
-      return Refusal{403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's"};
-    std::string hash_header = to_lower(auth.dialect->header_prefix) + "content-sha256";
-    std::string declared = req.get_header_value(hash_header.c_str());
-    if (api.protocol == "xml" && declared != "UNSIGNED-PAYLOAD" && declared != sha256_hex(req.body))
-      return Refusal{400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body"};
-    return compare_signature(api, req, auth, stamp);
-  }
-
-  // The credential scope must name this emulator's region and the API's signing
-  // service, as a real server checks: S3's AuthorizationHeaderMalformed (400) on the
-  // storage API, the JSON services' SignatureDoesNotMatch (403) on the others.
-  std::optional<Refusal> check_scope(const Api& api, const Authorization& auth) const {
-    bool s3 = api.protocol == "xml";
-    const std::string& region = options.region;
-    const std::string malformed = "The authorization header is malformed; ";
-    if (auth.region != region && s3)
-      return Refusal{400, "AuthorizationHeaderMalformed",
-                     malformed + "the region '" + auth.region + "' is wrong; expecting '" + region + "'",
-                     {{"Region", region}}};
-    if (auth.region != region)
-      return Refusal{403, "SignatureDoesNotMatch",
-                     "Credential should be scoped to a valid region, not '" + auth.region + "' (this endpoint is in '" +
-                         region + "')"};
-    if (auth.service != api.service && s3)
-      return Refusal{400, "AuthorizationHeaderMalformed",
-                     malformed + "incorrect service '" + auth.service + "'. This endpoint belongs to '" + api.service + "'."};
-    if (auth.service != api.service)
-      return Refusal{403, "SignatureDoesNotMatch",
-                     "Credential should be scoped to correct service: '" + api.service + "' (got '" + auth.service + "')"};
-    return std::nullopt;
-  }
-
-  std::optional<Refusal> compare_signature(const Api& api, const httplib::Request& req, const Authorization& auth,
-                                           const std::string& stamp) {
-    SignInput in;
+  // The signature check of core's signer, with this emulator's region, dialect and
+  // credentials and the API's signing policy; nullopt when the request is good.
+  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req) const {
+    VerifyInput in;
     in.method = req.method;
     in.url = "http://" + req.get_header_value("Host") + req.target;
-    in.headers = headers_named(req, auth.signed_headers);
+    in.headers.assign(req.headers.begin(), req.headers.end());
     in.body = req.body;
-    in.region = auth.region;
-    in.service = auth.service;
-    in.credentials = options.credentials;
-    in.credentials.session_token.clear();
-    in.time = stamp;
-    in.dialect = auth.dialect;
-    in.normalize = in.double_encode = api.protocol != "xml";
-    auto expected = sign(in);
-    if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
-    return Refusal{403, "SignatureDoesNotMatch",
-                   "the request signature does not match the one computed with the secret key of '" +
-                       auth.access_key + "'; check the secret key and the signing dialect"};
+    in.region = options.region;
+    in.service = api.service;
+    in.policy = api.signing;
+    in.dialect = Dialect::find(options.dialect);  // nullptr for "any"
+    in.credentials = [this](const std::string& key) {
+      return key == options.credentials.access_key_id ? &options.credentials : nullptr;
+    };
+    return verify_signature(in);
   }
 
   // The headers of every answer: Date and the request id; on the storage API also the
@@ -315,7 +202,7 @@ struct Emulator::Impl {
     std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
     res.set_header("Date", date);
     res.set_header("x-ext-request-id", request_id);
-    if (api.protocol != "xml") return;
+    if (!api.protocol->support_ids) return;
     res.set_header("x-ext-id-2", base64(sha256(request_id)));
     res.set_header("x-storage-sg-trace-id", hex(md5(request_id)).substr(0, 16));
     res.set_header("X-Gateway-Endpoint-Request", "1");
@@ -366,8 +253,11 @@ struct Emulator::Impl {
   void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::string request_id = next_request_id();
     set_common_headers(api, res, request_id);
-    if (auto refusal = check_signature(api, req))
-      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, refusal->details);
+    if (auto refusal = check_signature(api, req)) {
+      json details = json::object();
+      for (const auto& [name, value] : refusal->details) details[name] = value;
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
+    }
     if (auto refusal = check_content_md5(req))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
@@ -375,7 +265,7 @@ struct Emulator::Impl {
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
     std::map<std::string, std::string> labels;
     const Operation* op = match_operation(api, req.method, path, query, labels);
-    if (!op || !platform.serves(op->name))
+    if (!op)
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
     if (std::optional<Fault> fault = take_fault(op->name))
       if (misbehave(api, *fault, req, res, request_id)) return;
@@ -386,7 +276,7 @@ struct Emulator::Impl {
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
-    answer(api, *op, platform.handle(op->name, *valid), res, request_id);
+    answer(api, *op, platform.handle(*op, *valid), res, request_id);
   }
 
   // The first queued fault for `operation`, used up one time.
@@ -484,16 +374,16 @@ struct Emulator::Impl {
     });
   }
 
-  // The JSON APIs say ValidationError; the storage API says what S3 says: MalformedXML
-  // when the XML body breaks the schema (an empty part list, an element the schema
-  // does not have: only the body can bring an unknown field), else InvalidArgument.
+  // The code of a refused request, as the API's protocol says: for the storage API
+  // what S3 says, MalformedXML when the XML body breaks the schema (an empty part list,
+  // an element the schema does not have: only the body can bring an unknown field),
+  // else InvalidArgument; the JSON APIs say ValidationError either way.
   static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
-    if (api.protocol != "xml") return "ValidationError";
     for (const FieldProblem& f : e.fields) {
       const Member* m = op.input->find_member(f.path.substr(0, f.path.find_first_of(".[")));
-      if (!m || m->location == Location::body) return "MalformedXML";
+      if (!m || m->location == Location::body) return api.protocol->invalid_body_code;
     }
-    return "InvalidArgument";
+    return api.protocol->invalid_argument_code;
   }
 
   static json problems_of(const Error& e) {
@@ -567,6 +457,7 @@ Emulator::Emulator(EmulatorOptions options, const Model& model)
 Emulator::~Emulator() { stop(); }
 
 Outcome<bool> Emulator::start() {
+  if (auto served = impl_->platform.check(); !served.ok()) return served.error();
   const EmulatorOptions& o = impl_->options;
   if (!is_loopback(o.host) &&
       (o.credentials.access_key_id == kEmulatorAccessKey || o.credentials.secret_access_key == kEmulatorSecretKey))

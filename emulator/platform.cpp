@@ -1,5 +1,6 @@
-// The Platform: dispatch to services by operation name under one mutex, the clock,
-// ids and resource names shared by every service.
+// The Platform: dispatch to services through their handler tables, matched to the
+// model's operations once, under one mutex; the clock, ids and resource names shared
+// by every service.
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -72,26 +73,54 @@ double PlatformContext::setting(const std::string& name) const {
   throw std::logic_error("no platform setting named " + name);  // a typo in a service
 }
 
-Platform::Platform(std::string region) {
+Platform::Platform(std::string region, const Model& model) : model_(model) {
   context_.region = std::move(region);
   services_.push_back(make_cluster_service(context_));
   services_.push_back(make_storage_service(context_));
   services_.push_back(make_devops_service(context_));
   services_.push_back(make_catalog_service(context_));
-  for (auto& s : services_)
-    for (const std::string& op : s->operations()) by_operation_[op] = s.get();
+  route(model);
 }
 
-bool Platform::serves(const std::string& operation) const { return by_operation_.count(operation) > 0; }
+// Matches every service's handler table to the operations of its API in `model`,
+// noting each operation without a handler and each handler without an operation.
+void Platform::route(const Model& model) {
+  std::map<std::string, Service*> by_api;
+  for (auto& s : services_) by_api[s->api()] = s.get();
+  for (const Api& api : model.apis())
+    if (!by_api.count(api.name)) mismatches_.push_back("the model's " + api.name + " API has no service in the emulator");
+  for (auto& [name, service] : by_api) {
+    const Api* api = model.api(name);
+    Service::Handlers table = service->handlers();
+    for (const Operation* op : api ? api->operations : std::vector<const Operation*>{}) {
+      auto row = table.find(op->name);
+      if (row == table.end()) {
+        mismatches_.push_back(name + "." + op->name + " has no handler (add its row to the table in emulator/" + name + ".cpp)");
+        continue;
+      }
+      handlers_[op] = std::move(row->second);
+      table.erase(row);
+    }
+    for (const auto& row : table)
+      mismatches_.push_back("the " + name + " service's handler " + row.first + " names no operation of the model's " +
+                            name + " API");
+  }
+}
 
-HandlerResult Platform::handle(const std::string& operation, const json& input) {
-  auto it = by_operation_.find(operation);
-  if (it == by_operation_.end()) return HandlerResult::failure(404, "UnknownOperation", operation);
+Outcome<bool> Platform::check() const {
+  if (mismatches_.empty()) return true;
+  std::string all;
+  for (const std::string& m : mismatches_) all += (all.empty() ? "" : "; ") + m;
+  return make_error(ErrorKind::config, "EmulatorModelMismatch", "the emulator does not serve the model: " + all);
+}
+
+HandlerResult Platform::handle(const Operation& op, const json& input) {
+  auto it = handlers_.find(&op);
+  if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", "no handler for " + op.name);
   std::lock_guard<std::mutex> lock(mutex_);
   settle_all();
-  HandlerResult r = it->second->handle(operation, input);
-  const Operation* op = Model::builtin().find(operation);
-  bool reads_only = op && (op->method == "GET" || op->method == "HEAD");
+  HandlerResult r = it->second(op, input);
+  bool reads_only = op.method == "GET" || op.method == "HEAD";
   return r.ok && !reads_only ? saved(std::move(r)) : r;
 }
 
@@ -262,7 +291,7 @@ Outcome<bool> Platform::restore(const json& dumped, const ByteStore& bytes) {
 // platform first.
 Outcome<bool> Platform::restore_locked(const json& dumped, const ByteStore& bytes) {
   try {
-    Platform scratch(context_.region);
+    Platform scratch(context_.region, model_);
     scratch.restore_unchecked(dumped, bytes);
   } catch (const std::exception& e) {  // json's own, or bytes missing
     return not_a_dump(e.what());

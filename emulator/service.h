@@ -1,11 +1,15 @@
 // The emulated platform, split by API: each Service owns the state of its resources
-// and the behaviour of its operations, independent of HTTP. Handlers take the parsed,
-// validated arguments of a call and return the result document (shaped as the spec's
-// samples) or an API error. The Platform serialises every call behind one mutex, so
-// services need no locking of their own, and gives them a clock and an id source.
+// and the behaviour of its operations, independent of HTTP. Each service has one
+// handler table keyed by operation name; handlers take the matched Operation and the
+// parsed, validated arguments of a call and return the result document (shaped as the
+// spec's samples) or an API error. The Platform checks the tables against the model
+// (every operation handled, every handler an operation's), serialises every call
+// behind one mutex, so services need no locking of their own, and gives them a clock
+// and an id source.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -118,10 +122,17 @@ class ByteStore {
 
 class Service {
  public:
+  // What the service does for one operation: the matched operation and its validated
+  // arguments in, the answer out.
+  using Handler = std::function<HandlerResult(const Operation&, const json&)>;
+  using Handlers = std::map<std::string, Handler>;
+
+  Service(const char* api, PlatformContext& context) : api_(api), ctx_(context) {}
   virtual ~Service() = default;
-  virtual const char* api() const = 0;          // the API it serves: "storage", ...
-  virtual std::vector<std::string> operations() const = 0;
-  virtual HandlerResult handle(const std::string& operation, const json& input) = 0;
+  const char* api() const { return api_; }  // the API it serves: "storage", ...
+  // Operation name -> handler, one row per operation of its API. Adding an operation
+  // to the model means adding its row here and the handler it names.
+  virtual Handlers handlers() = 0;
   virtual void load_fixtures() = 0;            // the documented default set
   virtual void seed(const json& fixtures) = 0; // its part of cloud.emulator.seed{}
   virtual void settle() {}                     // apply transitions that are due
@@ -133,6 +144,12 @@ class Service {
   // (json::exception, std::runtime_error) on a document of another form.
   virtual json dump(ByteStore& bytes) const = 0;
   virtual void restore(const json& dumped, const ByteStore& bytes) = 0;
+
+ private:
+  const char* api_;
+
+ protected:
+  PlatformContext& ctx_;  // the clock, ids and settings every service shares
 };
 
 // What keeps the platform's state outside the process (the state file of `serve
@@ -147,12 +164,23 @@ class StateSink {
   virtual Outcome<bool> save(const json& dumped) = 0;
 };
 
+// The handler that calls member function `fn` of `service`: a row of a handler table.
+template <class S>
+Service::Handler handler(S* service, HandlerResult (S::*fn)(const Operation&, const json&)) {
+  return [service, fn](const Operation& op, const json& input) { return (service->*fn)(op, input); };
+}
+
 class Platform {
  public:
-  explicit Platform(std::string region);
+  // The services, with their handler tables matched to the operations of `model`.
+  Platform(std::string region, const Model& model);
 
-  bool serves(const std::string& operation) const;
-  HandlerResult handle(const std::string& operation, const json& input);
+  // Whether the handler tables and the model agree: every operation of the model has
+  // a handler and every handler names an operation of its service's API. An error
+  // (EmulatorModelMismatch) naming each mismatch otherwise; the emulator will not start.
+  Outcome<bool> check() const;
+  // Runs the handler of `op` (an operation of the model) on validated arguments.
+  HandlerResult handle(const Operation& op, const json& input);
 
   void load_fixtures();
   void seed(const json& fixtures);
@@ -183,10 +211,13 @@ class Platform {
   Outcome<bool> restore_locked(const json& dumped, const ByteStore& bytes);
   Outcome<bool> save_locked();
   HandlerResult saved(HandlerResult r);  // r, or the failure to save the change it made
+  void route(const Model& model);
   mutable std::mutex mutex_;
+  const Model& model_;
   PlatformContext context_;
   std::vector<std::unique_ptr<Service>> services_;
-  std::map<std::string, Service*> by_operation_;
+  std::map<const Operation*, Service::Handler> handlers_;  // the model's operations, each to its handler
+  std::vector<std::string> mismatches_;                     // where tables and model disagree
   StateSink* sink_ = nullptr;
   json last_saved_;  // the last document sink_ saved: what a failed save goes back to
 };

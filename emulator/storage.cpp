@@ -92,26 +92,7 @@ struct Upload {
 
 class StorageService : public Service {
  public:
-  explicit StorageService(PlatformContext& context) : ctx_(context) {}
-
-  const char* api() const override { return "storage"; }
-
-  std::vector<std::string> operations() const override {
-    std::vector<std::string> names;
-    for (const auto& [name, fn] : handlers()) names.push_back(name);
-    return names;
-  }
-
-  // Every operation but CreateBucket needs its bucket to exist: checked here, once.
-  HandlerResult handle(const std::string& operation, const json& input) override {
-    auto it = handlers().find(operation);
-    if (it == handlers().end()) return HandlerResult::failure(404, "UnknownOperation", operation);
-    std::string bucket = input.value("Bucket", "");
-    if (operation != "CreateBucket" && !buckets_.count(bucket))
-      return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist",
-                                    {{"BucketName", bucket}});
-    return (this->*(it->second))(input);
-  }
+  explicit StorageService(PlatformContext& context) : Service("storage", context) {}
 
   // The documented fixture set: one empty bucket, demo-bucket.
   void load_fixtures() override { buckets_["demo-bucket"]; }
@@ -174,28 +155,37 @@ class StorageService : public Service {
     }
   }
 
+  // Every operation but CreateBucket needs its bucket to exist (in_bucket).
+  Handlers handlers() override {
+    return {
+        {"AbortMultipartUpload", in_bucket(&StorageService::abort_multipart_upload)},
+        {"CompleteMultipartUpload", in_bucket(&StorageService::complete_multipart_upload)},
+        {"CreateBucket", handler(this, &StorageService::create_bucket)},
+        {"CreateMultipartUpload", in_bucket(&StorageService::create_multipart_upload)},
+        {"GetObject", in_bucket(&StorageService::read_object)},
+        {"HeadObject", in_bucket(&StorageService::read_object)},
+        {"PutObject", in_bucket(&StorageService::put_object)},
+        {"UploadPart", in_bucket(&StorageService::upload_part)},
+    };
+  }
+
  private:
-  using Handler = HandlerResult (StorageService::*)(const json&);
   using Bucket = std::map<std::string, StoredObject>;  // objects by key
 
-  static const std::map<std::string, Handler>& handlers() {
-    static const std::map<std::string, Handler> table = {
-        {"AbortMultipartUpload", &StorageService::abort_multipart_upload},
-        {"CompleteMultipartUpload", &StorageService::complete_multipart_upload},
-        {"CreateBucket", &StorageService::create_bucket},
-        {"CreateMultipartUpload", &StorageService::create_multipart_upload},
-        {"GetObject", &StorageService::get_object},
-        {"HeadObject", &StorageService::head_object},
-        {"PutObject", &StorageService::put_object},
-        {"UploadPart", &StorageService::upload_part},
+  // The handler calling `fn` once the call's bucket is known to exist; NoSuchBucket else.
+  Handler in_bucket(HandlerResult (StorageService::*fn)(const Operation&, const json&)) {
+    return [this, fn](const Operation& op, const json& input) {
+      std::string bucket = input.value("Bucket", "");
+      if (!buckets_.count(bucket))
+        return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", bucket}});
+      return (this->*fn)(op, input);
     };
-    return table;
   }
 
   // ------------------------------------------------------------ buckets and objects
 
   // A new, empty bucket; S3 refuses one that exists already with 409.
-  HandlerResult create_bucket(const json& input) {
+  HandlerResult create_bucket(const Operation&, const json& input) {
     std::string bucket = input.value("Bucket", "");
     if (buckets_.count(bucket))
       return HandlerResult::failure(409, "BucketAlreadyOwnedByYou",
@@ -206,7 +196,7 @@ class StorageService : public Service {
   }
 
   // The object in one request; its ETag is the quoted MD5 of its bytes.
-  HandlerResult put_object(const json& input) {
+  HandlerResult put_object(const Operation&, const json& input) {
     std::string bytes = input.value("Body", "");
     std::string etag = quoted_md5(md5(bytes));
     return HandlerResult::success(write_headers(store(input.value("Bucket", ""), input.value("Object", ""), bytes, etag)));
@@ -224,13 +214,11 @@ class StorageService : public Service {
     return {{"ETag", o.etag}, {"VersionId", o.version_id}, {"ServerSideEncryption", "AES256"}};
   }
 
-  // GetObject and HeadObject differ only in the body.
-  HandlerResult get_object(const json& input) { return read_object(input, true); }
-  HandlerResult head_object(const json& input) { return read_object(input, false); }
-
-  // GetObject and HeadObject: the same headers, the bytes only for GetObject; HeadObject
-  // says their length instead (GetObject's Content-Length is that of its body).
-  HandlerResult read_object(const json& input, bool with_body) {
+  // GetObject and HeadObject: the same headers, the bytes only for the operation whose
+  // result is the object (GetObject); HeadObject says their length instead
+  // (GetObject's Content-Length is that of its body).
+  HandlerResult read_object(const Operation& op, const json& input) {
+    bool with_body = !op.output_payload.empty();
     std::string key = input.value("Object", "");
     const Bucket& b = buckets_.at(input.value("Bucket", ""));
     auto found = b.find(key);
@@ -263,7 +251,7 @@ class StorageService : public Service {
   // ------------------------------------------------------------ multipart uploads
 
   // A new upload with no parts; the object appears only on completion.
-  HandlerResult create_multipart_upload(const json& input) {
+  HandlerResult create_multipart_upload(const Operation&, const json& input) {
     std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
     std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
     uploads_[id] = Upload{bucket, key, {}};
@@ -287,7 +275,7 @@ class StorageService : public Service {
   }
 
   // A part number uploaded again replaces the earlier bytes.
-  HandlerResult upload_part(const json& input) {
+  HandlerResult upload_part(const Operation&, const json& input) {
     Upload* u = find_upload(input);
     if (!u) return no_such_upload(input);
     std::string bytes = input.value("body", "");
@@ -297,14 +285,14 @@ class StorageService : public Service {
   }
 
   // The upload and its parts are dropped; answered 204 with no body, as S3 does.
-  HandlerResult abort_multipart_upload(const json& input) {
+  HandlerResult abort_multipart_upload(const Operation&, const json& input) {
     if (!find_upload(input)) return no_such_upload(input);
     uploads_.erase(input.value("uploadId", ""));
     return HandlerResult::success(json::object(), 204);
   }
 
   // Checks the listed parts in S3's order, then joins them into the object.
-  HandlerResult complete_multipart_upload(const json& input) {
+  HandlerResult complete_multipart_upload(const Operation&, const json& input) {
     Upload* u = find_upload(input);
     if (!u) return no_such_upload(input);
     const json& listed = input.at("Part");  // validated: at least one part (the model)
@@ -402,7 +390,6 @@ class StorageService : public Service {
     return out;
   }
 
-  PlatformContext& ctx_;
   std::map<std::string, Bucket> buckets_;   // by name
   std::map<std::string, Upload> uploads_;   // by upload id
 };

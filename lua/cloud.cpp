@@ -468,9 +468,9 @@ SignInput sign_input(lua_State* L) {
   std::string dialect = opt_string_field(L, 1, "dialect", "ext");
   in.dialect = Dialect::find(dialect);
   if (!in.dialect) arg_error(L, 1, "field 'dialect' must be ext or aws, got '" + dialect + "'");
-  in.normalize = opt_bool_field(L, 1, "normalize", true);
-  in.double_encode = opt_bool_field(L, 1, "double_encode", true);
-  in.sign_body = opt_bool_field(L, 1, "sign_body", false);
+  in.policy.normalize_path = opt_bool_field(L, 1, "normalize", true);
+  in.policy.double_encode = opt_bool_field(L, 1, "double_encode", true);
+  in.policy.payload_hash = opt_bool_field(L, 1, "sign_body", false) ? PayloadHash::header : PayloadHash::omitted;
   if (lua_getfield(L, 1, "presign_expires") != LUA_TNIL) {
     int is_integer = 0;
     in.presign_expires = static_cast<long>(lua_tointegerx(L, -1, &is_integer));

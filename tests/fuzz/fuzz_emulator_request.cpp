@@ -33,9 +33,7 @@ cloud::Headers signed_headers(const cloud::Api& api, const fuzz::Message& m) {
   in.service = api.service;
   in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
   in.dialect = dialect;
-  bool storage = api.protocol == "xml";  // as the client signs: S3-style for storage
-  in.normalize = in.double_encode = !storage;
-  in.sign_body = storage;
+  in.policy = api.signing;  // as the client signs
   auto out = cloud::sign(in);
   return out.ok() ? out->headers : m.headers;
 }

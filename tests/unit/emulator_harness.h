@@ -44,8 +44,7 @@ inline cloud::SignInput storage_request(const std::string& base, const std::stri
   in.region = "jp-east-1";
   in.service = "s3";
   in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
-  in.sign_body = true;
-  in.double_encode = in.normalize = false;
+  in.policy = cloud::Model::builtin().api("storage")->signing;
   return in;
 }
 

@@ -25,7 +25,7 @@ const char* const kBackup = "0123456789abcdef0123456789abcdef";
 
 // A platform on virtual time with the documented fixture set.
 std::unique_ptr<Platform> platform(const std::string& region = "jp-east-1") {
-  auto p = std::make_unique<Platform>(region);
+  auto p = std::make_unique<Platform>(region, Model::builtin());
   p->set_real_time(false);
   p->load_fixtures();
   return p;
@@ -70,7 +70,7 @@ HandlerResult call(Platform& p, const std::string& name, const json& args) {
   auto valid = validate_input(op(name), args);
   INFO(name << " arguments: " << args.dump());
   REQUIRE(valid.ok());
-  return p.handle(name, *valid);
+  return p.handle(op(name), *valid);
 }
 
 // A successful call's answer, checked against the model.

@@ -26,7 +26,7 @@ const char* const kBackup = "0123456789abcdef0123456789abcdef";
 const std::string kBinary("\0\x01\xfe\xff bytes \x80", 13);
 
 std::unique_ptr<Platform> platform(bool fixtures = true) {
-  auto p = std::make_unique<Platform>("jp-east-1");
+  auto p = std::make_unique<Platform>("jp-east-1", Model::builtin());
   p->set_real_time(false);
   if (fixtures) p->load_fixtures();
   return p;
@@ -34,10 +34,11 @@ std::unique_ptr<Platform> platform(bool fixtures = true) {
 
 // One call as the HTTP layer makes it: arguments validated and normalised first.
 HandlerResult call(Platform& p, const std::string& name, const json& args) {
-  auto valid = validate_input(*Model::builtin().find(name), args);
+  const Operation& op = *Model::builtin().find(name);
+  auto valid = validate_input(op, args);
   INFO(name << " " << args.dump(-1, ' ', false, json::error_handler_t::replace));
   REQUIRE(valid.ok());
-  return p.handle(name, *valid);
+  return p.handle(op, *valid);
 }
 
 json call_ok(Platform& p, const std::string& name, const json& args) {
@@ -147,14 +148,14 @@ TEST_CASE("dump and restore carry every record, the bytes and the pending transi
 }
 
 TEST_CASE("In real time, what fell due while the platform was down has settled on restore") {
-  auto p = std::make_unique<Platform>("jp-east-1");
+  auto p = std::make_unique<Platform>("jp-east-1", Model::builtin());
   p->load_fixtures();
   call_ok(*p, "RestoreInstance", {{"backupId", kBackup}, {"instanceId", "code-1"}});
   json dumped = p->dump();
   auto restored = [&](double down) {
     json d = dumped;
     d["saved_at"] = d["saved_at"].get<double>() - down;
-    auto q = std::make_unique<Platform>("jp-east-1");
+    auto q = std::make_unique<Platform>("jp-east-1", Model::builtin());
     REQUIRE(q->restore(d).ok());
     return find(q->state(), "instances", "instanceId", "code-1")["state"];
   };

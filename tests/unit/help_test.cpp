@@ -12,6 +12,7 @@ namespace {
 
 const char* const kModel = R"({
   "api": "shop", "protocol": "json", "service": "shop", "doc": "A shop.",
+  "signing": { "normalize_path": true, "double_encode": true, "payload_hash": "omitted", "wrong_scope": "SignatureDoesNotMatch" },
   "operations": {
     "PutThing": {
       "method": "PUT", "path": "/v1/things/{ThingName}?select", "idempotent": false, "doc": "Stores a thing.",

@@ -15,6 +15,19 @@
 using namespace cloud;
 using namespace validation_helpers;
 
+namespace {
+
+// A JSON API's "signing", as the model files spell it.
+const std::string kSigning =
+    R"("signing":{"normalize_path":true,"double_encode":true,"payload_hash":"omitted","wrong_scope":"SignatureDoesNotMatch"})";
+
+// A one-operation model file whose "signing" is `signing` (a JSON text), loaded.
+Outcome<std::shared_ptr<Model>> with_signing(const std::string& signing) {
+  return Model::load({{"s.json", R"({"api":"x","signing":)" + signing + R"(,"operations":{"A":{}}})"}});
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------- the model itself
 
 TEST_CASE("the built-in model loads with the nine operations and the four storage helpers", "[model]") {
@@ -57,16 +70,64 @@ TEST_CASE("the built-in model loads with the nine operations and the four storag
 TEST_CASE("the four APIs carry protocol, signing service and namespace", "[model]") {
   const Model& model = Model::builtin();
   REQUIRE(model.apis().size() == 4);
-  CHECK(model.api("storage")->protocol == "xml");
+  CHECK(model.api("storage")->protocol->name == "xml");
   CHECK(model.api("storage")->service == "s3");
   CHECK(model.api("storage")->xml_namespace == "http://s3.amazonaws.com/doc/2006-03-01/");
   for (const char* name : {"devops", "cluster", "catalog"}) {
     INFO(name);
     REQUIRE(model.api(name) != nullptr);
-    CHECK(model.api(name)->protocol == "json");
+    CHECK(model.api(name)->protocol->name == "json");
     CHECK(model.api(name)->service == name);
     CHECK(model.api(name)->xml_namespace.empty());
   }
+}
+
+TEST_CASE("each API's protocol is resolved once into its descriptor, and its signing read from its file", "[model]") {
+  const Model& model = Model::builtin();
+  const Api& storage = *model.api("storage");
+  CHECK(storage.protocol == Protocol::find("xml"));
+  CHECK(storage.protocol->format == Format::xml);
+  CHECK(storage.protocol->content_type == "application/xml");
+  CHECK(storage.protocol->error_in_200);
+  CHECK_FALSE(storage.signing.normalize_path);
+  CHECK_FALSE(storage.signing.double_encode);
+  CHECK(storage.signing.payload_hash == PayloadHash::header);
+  CHECK(storage.signing.wrong_scope == WrongScope::malformed);
+  for (const char* name : {"devops", "cluster", "catalog"}) {
+    const Api& api = *model.api(name);
+    INFO(name);
+    CHECK(api.protocol == Protocol::find("json"));
+    CHECK_FALSE(api.protocol->error_in_200);
+    CHECK(api.signing.normalize_path);
+    CHECK(api.signing.double_encode);
+    CHECK(api.signing.payload_hash == PayloadHash::omitted);
+    CHECK(api.signing.wrong_scope == WrongScope::mismatch);
+  }
+}
+
+TEST_CASE("signing: every key given, none unknown, each with a value it may take", "[model]") {
+  CHECK(with_signing(kSigning.substr(kSigning.find('{'))).ok());
+  auto fails = [](const std::string& signing, const std::string& message) {
+    auto loaded = with_signing(signing);
+    INFO(signing);
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(loaded.error().code == "ModelError");
+    CHECK_THAT(loaded.error().message, Catch::Contains("s.json: ") && Catch::Contains(message));
+  };
+  const std::string rest = R"("payload_hash":"omitted","wrong_scope":"SignatureDoesNotMatch")";
+  fails(R"({"normalize_path":true,"double_encode":true,)" + rest + R"(,"sign_body":true})",
+        "signing.sign_body: unknown key; known: double_encode, normalize_path, payload_hash or wrong_scope");
+  fails(R"({"normalize_path":"yes","double_encode":true,)" + rest + "}",
+        R"(signing.normalize_path: must be true or false (got "yes"))");
+  fails(R"({"normalize_path":true,"double_encode":true,"payload_hash":"body","wrong_scope":"SignatureDoesNotMatch"})",
+        R"(signing.payload_hash: must be header or omitted (got "body"))");
+  fails(R"({"normalize_path":true,"double_encode":true,"payload_hash":"header","wrong_scope":403})",
+        "signing.wrong_scope: must be SignatureDoesNotMatch or AuthorizationHeaderMalformed (got 403)");
+  fails(R"({"normalize_path":true,)" + rest + "}", "signing.double_encode: missing");
+  fails("null", "signing: missing: an object with");
+  auto soap = Model::load({{"s.json", R"({"api":"x","protocol":"soap",)" + kSigning + "}"}});
+  REQUIRE_FALSE(soap.ok());
+  CHECK_THAT(soap.error().message, Catch::Contains(R"(protocol: must be json or xml (got "soap"))"));
 }
 
 TEST_CASE("each model file loads on its own, and a broken one is named", "[model]") {
@@ -243,7 +304,7 @@ TEST_CASE("ascendingBy must name an integer member of the list's items", "[model
       "shapes": { "Item": { "type": "structure", "members": { "N": { "type": "string" } } } }})"}});
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error().message, Catch::Contains("bad.json") && Catch::Contains("ascendingBy 'N'"));
-  auto good = Model::load({{"good.json", R"({"api":"x","operations":{"A":{"input":{
+  auto good = Model::load({{"good.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"input":{
       "L": { "type": "list", "ascendingBy": "N", "member": { "shape": "Item" } } }}},
       "shapes": { "Item": { "type": "structure", "members": { "N": { "type": "integer" } } } }})"}});
   CHECK(good.ok());

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -98,8 +99,8 @@ SignInput suite_input(const fs::path& dir, const RawRequest& req, bool presign,
   in.credentials.session_token = ctx.at("credentials").value("token", "");
   in.time = compact_time(ctx.at("timestamp"));
   in.dialect = &dialect;
-  in.normalize = ctx.at("normalize");
-  in.sign_body = ctx.at("sign_body");
+  in.policy.normalize_path = ctx.at("normalize");
+  in.policy.payload_hash = ctx.at("sign_body") ? PayloadHash::header : PayloadHash::omitted;
   in.omit_session_token = ctx.value("omit_session_token", false);
   if (presign) in.presign_expires = ctx.at("expiration_in_seconds").get<long>();
   return in;
@@ -157,9 +158,9 @@ SignInput s3_docs_input(const std::string& method, const std::string& url) {
   in.credentials = {"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""};
   in.time = "20130524T000000Z";
   in.dialect = &Dialect::aws();
-  in.normalize = false;
-  in.double_encode = false;
-  in.sign_body = true;
+  in.policy.normalize_path = false;
+  in.policy.double_encode = false;
+  in.policy.payload_hash = PayloadHash::header;
   return in;
 }
 
@@ -353,7 +354,7 @@ TEST_CASE("S3-style keys are signed exactly as on the wire", "[sigv4][s3]") {
     CHECK(canonical_path_of(*kept) == "/bucket/a//b/../c");
   }
   SECTION("the JSON-API mode would encode the key a second time") {
-    in.double_encode = true;
+    in.policy.double_encode = true;
     Outcome<SignOutput> twice = sign(in);
     REQUIRE(twice.ok());
     CHECK(canonical_path_of(*twice) == "/bucket/my%2520file%252Bv1%2525~%25C3%25A9.txt");
@@ -426,7 +427,7 @@ TEST_CASE("presigned ext URLs carry X-Ext parameters", "[sigv4][presign]") {
 TEST_CASE("a verifier re-signing what it received gets the same signature", "[sigv4][verify]") {
   SignInput in = ext_input("https://devops.example.com/v1/instances:restore");
   in.credentials.session_token = "tok";
-  in.sign_body = true;
+  in.policy.payload_hash = PayloadHash::header;
   Outcome<SignOutput> sent = sign(in);
   REQUIRE(sent.ok());
   SECTION("header variant: date and hash from the headers, Authorization dropped") {
@@ -548,4 +549,93 @@ TEST_CASE("URL parsing and percent-encoding", "[uri]") {
   using Pairs = std::vector<std::pair<std::string, std::string>>;
   CHECK(split_query("a=1&&b&c=&d=x=y") == Pairs{{"a", "1"}, {"b", ""}, {"c", ""}, {"d", "x=y"}});
   CHECK(split_query("").empty());
+}
+
+namespace {
+
+// What a server received from a client that signed `in`: the signed request, checked
+// at the signing time with `in`'s credentials, scope and policy.
+VerifyInput received(const SignInput& in, const SignOutput& sent) {
+  VerifyInput v;
+  v.method = in.method;
+  v.url = sent.url;
+  v.headers = sent.headers;
+  v.body = in.body;
+  v.region = in.region;
+  v.service = in.service;
+  v.policy = in.policy;
+  v.now = in.time;
+  auto known = std::make_shared<Credentials>(in.credentials);
+  v.credentials = [known](const std::string& key) { return key == known->access_key_id ? known.get() : nullptr; };
+  return v;
+}
+
+// The code of the refusal of `v`, or "" when it verifies.
+std::string refusal_code(const VerifyInput& v) {
+  std::optional<SignatureRefusal> r = verify_signature(v);
+  if (r) INFO(r->status << " " << r->code << ": " << r->message);
+  return r ? r->code : "";
+}
+
+}  // namespace
+
+TEST_CASE("verification: a good signature is accepted, any changed byte or another scope refused", "[sigv4][verify]") {
+  for (const bool s3_style : {false, true}) {
+    INFO((s3_style ? "S3-style" : "JSON-API style"));
+    SignInput in = s3_style ? s3_docs_input("PUT", "https://examplebucket.s3.amazonaws.com/a%20b/c.txt?x=1")
+                            : ext_input("https://devops.example/v1/groups/g:authorize?x=1");
+    in.body = "{\"rules\":[]}";
+    if (s3_style) in.policy.wrong_scope = WrongScope::malformed;
+    auto sent = sign(in);
+    REQUIRE(sent.ok());
+    CHECK(refusal_code(received(in, *sent)) == "");
+
+    VerifyInput changed = received(in, *sent);
+    changed.body[3] ^= 1;  // the body: its hash header (S3) or the signature no longer fits
+    CHECK(refusal_code(changed) == (s3_style ? "ContentSHA256Mismatch" : "SignatureDoesNotMatch"));
+    changed = received(in, *sent);
+    changed.url.back() = '2';  // the query
+    CHECK(refusal_code(changed) == "SignatureDoesNotMatch");
+    changed = received(in, *sent);
+    REQUIRE(changed.headers[0].first == "Host");
+    changed.headers[0].second += "m";  // a signed header
+    CHECK(refusal_code(changed) == "SignatureDoesNotMatch");
+    changed = received(in, *sent);
+    changed.credentials = [](const std::string&) -> const Credentials* {
+      static const Credentials other{"EXTKEY", "another-secret", ""};
+      return &other;
+    };
+    CHECK(refusal_code(changed) == "SignatureDoesNotMatch");
+
+    VerifyInput elsewhere = received(in, *sent);
+    elsewhere.region = "jp-west-2";
+    std::optional<SignatureRefusal> wrong = verify_signature(elsewhere);
+    REQUIRE(wrong);
+    CHECK(wrong->code == (s3_style ? "AuthorizationHeaderMalformed" : "SignatureDoesNotMatch"));
+    CHECK(wrong->status == (s3_style ? 400 : 403));
+    CHECK_THAT(wrong->message, Catch::Contains("jp-west-2"));
+    elsewhere = received(in, *sent);
+    elsewhere.service = "cluster";
+    CHECK(refusal_code(elsewhere) == (s3_style ? "AuthorizationHeaderMalformed" : "SignatureDoesNotMatch"));
+  }
+}
+
+TEST_CASE("verification: no signature, an unknown key, a stale time, a dialect not accepted", "[sigv4][verify]") {
+  SignInput in = ext_input("https://devops.example/v1/groups");
+  auto sent = sign(in);
+  REQUIRE(sent.ok());
+  VerifyInput v = received(in, *sent);
+  v.headers.clear();
+  CHECK(refusal_code(v) == "MissingAuthenticationToken");
+  v = received(in, *sent);
+  v.credentials = [](const std::string&) -> const Credentials* { return nullptr; };
+  CHECK(refusal_code(v) == "InvalidAccessKeyId");
+  v = received(in, *sent);
+  v.now = "20240102T040405Z";  // an hour later
+  CHECK(refusal_code(v) == "RequestTimeTooSkewed");
+  v = received(in, *sent);
+  v.dialect = &Dialect::aws();
+  CHECK(refusal_code(v) == "IncompleteSignature");
+  v.dialect = &Dialect::ext();
+  CHECK(refusal_code(v) == "");
 }
