@@ -84,6 +84,29 @@ a status ("PROCESSING") that the progress line and the error show. On the embedd
 emulator the time between tries is its virtual time (real_time = true sleeps). Past
 the timeout: an error of kind timeout, code WaitTimeout.]],
     see = "docs/testing.md" },
+  { name = "cloud.wait_for", usage = "cloud.wait_for(name, args [, { delay, max_attempts, progress }]) -> result, meta",
+    summary = "Runs a named waiter of the model (ClusterRunning, ...) until it succeeds.",
+    text = [[
+Calls the waiter's read operation every delay seconds, at most max_attempts times.
+A failure acceptor raises an error of kind waiter (WaiterFailed) naming it; running
+out of tries raises kind timeout. help"ClusterRunning" describes one.]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.waiters", usage = "cloud.waiters() -> list",
+    summary = "The model's named waiters as { name, api, operation, delay, max_attempts, acceptors, ... }.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.spawn", usage = "cloud.spawn(fn, ...) -> task",
+    summary = "Runs fn(...) as a task whose calls wait on the event loop; t:join() returns its results.",
+    text = [[
+t:join() waits for the task and returns fn's results, or raises its error. Inside a
+task, operations, cloud.request, cloud.sleep and cloud.wait_until park the task and
+let the others run. A task nobody keeps is cancelled by the garbage collector.]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.map", usage = "cloud.map(list, fn [, { concurrency, collect }]) -> results",
+    summary = "fn(item) for every item as tasks, at most concurrency (8) at once; results in list order.",
+    text = [[
+The first failure is raised after the tasks still running are cancelled; with
+collect = true each item gets { ok = true, value = v } or { ok = false, error = e }.]],
+    see = "docs/lua-api.md" },
   { name = "cloud.sleep", usage = "cloud.sleep(seconds)",
     summary = "Sleeps; Ctrl-C in the REPL ends it at once.", see = "docs/testing.md" },
   { name = "cloud.clock", usage = "cloud.clock() -> seconds",
