@@ -234,6 +234,39 @@ Outcome<Request> Client::operation_request(const std::string& name, const json& 
   return request;
 }
 
+const char* presigned_object_operation(const std::string& method) {
+  if (method == "GET") return "GetObject";
+  if (method == "PUT") return "PutObject";
+  if (method == "HEAD") return "HeadObject";
+  return nullptr;
+}
+
+// The operation's request, built as a call's, then signed into its query.
+Outcome<std::string> Client::presign(const std::string& operation, const json& args, long expires) const {
+  if (expires < 1 || expires > kMaxPresignSeconds)
+    return make_error(ErrorKind::validation, "InvalidExpires",
+                      "expires must be between 1 and " + std::to_string(kMaxPresignSeconds) + " seconds (a week), got " +
+                          std::to_string(expires));
+  auto request = operation_request(operation, args);
+  if (!request.ok()) return request.error();
+  if (!request->headers.empty() || !request->body.empty() || request->files.upload || !request->files.download_to.empty())
+    return make_error(ErrorKind::validation, "NotInUrl",
+                      "a presigned URL carries only the path and query of " + operation +
+                          "; give only the arguments that travel in them");
+  SignInput in;
+  in.method = request->method;
+  in.payload_sha256 = kUnsignedPayload;
+  in.region = config_.region;
+  in.service = service_of(*request->api);
+  in.credentials = config_.credentials;
+  in.dialect = config_.dialect;
+  in.policy = request->api->signing;
+  in.presign_expires = expires;
+  auto signed_url = sign(in, request->url);
+  if (!signed_url.ok()) return signed_url.error();
+  return std::move(signed_url->url);
+}
+
 // Registers a call and makes its first attempt; a request that could not be
 // prepared ends from the loop's next turn, like any other.
 Client::Id Client::begin(Outcome<Request> request, Finish finish) {

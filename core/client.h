@@ -96,6 +96,10 @@ struct Verdict {
   std::optional<Error> error;  // a non-2xx answer or an <Error> in a 200, parsed once
 };
 
+// The storage operation a presigned object URL of `method` performs (GET: GetObject,
+// PUT: PutObject, HEAD: HeadObject), or nullptr for any other method.
+const char* presigned_object_operation(const std::string& method);
+
 class Client {
  public:
   explicit Client(ClientConfig config, const Model& model = Model::builtin());
@@ -118,6 +122,13 @@ class Client {
   // Abandon a call: its transfer or back-off timer is cancelled, `done` never runs.
   // An id that has already ended is ignored.
   void cancel(Id call);
+
+  // A presigned URL for `operation` with `args` (checked as a call's are): the URL of
+  // its path and query on this client's endpoint, signed with its credentials, region
+  // and dialect, good for `expires` seconds (1..kMaxPresignSeconds). Its body is not
+  // signed (UNSIGNED-PAYLOAD); arguments that would travel in headers or the body are
+  // refused, since the URL alone cannot carry them.
+  Outcome<std::string> presign(const std::string& operation, const json& args, long expires) const;
 
   const ClientConfig& config() const { return config_; }
   const Model& model() const { return model_; }

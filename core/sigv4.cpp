@@ -306,10 +306,13 @@ Outcome<SignOutput> sign(const SignInput& in, const Url& url) {
 
 namespace {
 
-// The parts of "ALG Credential=AK/date/region/service/term, SignedHeaders=a;b, Signature=hex".
+// The parts of "ALG Credential=AK/date/region/service/term, SignedHeaders=a;b, Signature=hex",
+// or of the same parameters of a presigned URL (then also its time, lifetime and token).
 struct Authorization {
   const Dialect* dialect = nullptr;
   std::string access_key, date, region, service, terminator, signed_headers, signature;
+  std::optional<long> expires;  // presigned only
+  std::string stamp, token;     // presigned only: <prefix>Date, <prefix>Security-Token
 };
 
 // The value after `key` in an Authorization header, up to the next ',' or ' '.
@@ -332,23 +335,55 @@ std::vector<std::string> split(const std::string& text, char separator) {
   }
 }
 
-// Reads an Authorization header; false when it is not one of either dialect.
-bool parse_authorization(const std::string& value, Authorization& out) {
-  std::string algorithm = value.substr(0, value.find(' '));
-  for (const Dialect* d : {&Dialect::ext(), &Dialect::aws()})
-    if (d->algorithm == algorithm) out.dialect = d;
-  std::vector<std::string> scope = split(field_after(value, "Credential="), '/');
-  out.signed_headers = field_after(value, "SignedHeaders=");
-  out.signature = field_after(value, "Signature=");
+// Fills the scope of `out` from a Credential value; false when it is not one.
+bool parse_credential(const std::string& credential, Authorization& out) {
+  std::vector<std::string> scope = split(credential, '/');
   if (!out.dialect || scope.size() != 5 || out.signed_headers.empty() || out.signature.empty()) return false;
   out.access_key = scope[0], out.date = scope[1], out.region = scope[2], out.service = scope[3];
   out.terminator = scope[4];
   return true;
 }
 
-// Seconds between two yyyymmddThhmmssZ stamps (`now` empty: the clock's); a huge
-// value when either is unreadable.
-long skew_seconds(const std::string& stamp, const std::string& now) {
+// Reads an Authorization header; false when it is not one of either dialect.
+bool parse_authorization(const std::string& value, Authorization& out) {
+  std::string algorithm = value.substr(0, value.find(' '));
+  for (const Dialect* d : {&Dialect::ext(), &Dialect::aws()})
+    if (d->algorithm == algorithm) out.dialect = d;
+  out.signed_headers = field_after(value, "SignedHeaders=");
+  out.signature = field_after(value, "Signature=");
+  return parse_credential(field_after(value, "Credential="), out);
+}
+
+// The dialect whose <prefix>Algorithm parameter the query carries, or nullptr: the
+// request is presigned.
+const Dialect* presigned_dialect(const Pairs& query) {
+  for (const Dialect* d : {&Dialect::ext(), &Dialect::aws()})
+    for (const auto& [key, value] : query)
+      if (key == d->query_prefix + "Algorithm") return d;
+  return nullptr;
+}
+
+// Reads the presigned parameters of dialect `d` from the query; false when one is
+// missing or unreadable (the algorithm must be the dialect's, Expires a number).
+bool parse_presigned(const Pairs& query, const Dialect& d, Authorization& out) {
+  std::map<std::string, std::string> params;
+  for (const auto& [key, value] : query)
+    if (is_presign_param(key, d)) params[key.substr(d.query_prefix.size())] = uri_decode(value);
+  if (params["Algorithm"] != d.algorithm) return false;
+  const std::string& expires = params["Expires"];
+  if (expires.empty() || expires.size() > 9 || expires.find_first_not_of("0123456789") != std::string::npos) return false;
+  out.dialect = &d;
+  out.expires = std::stol(expires);
+  out.stamp = params["Date"];
+  out.token = params["Security-Token"];
+  out.signed_headers = params["SignedHeaders"];
+  out.signature = params["Signature"];
+  return parse_credential(params["Credential"], out);
+}
+
+// Seconds from `stamp` to `now` (yyyymmddThhmmssZ; `now` empty: the clock's), or
+// nullopt when either is unreadable.
+std::optional<long> seconds_since(const std::string& stamp, const std::string& now) {
   auto seconds = [](const std::string& s, std::time_t& out) {
     std::tm tm{};
     if (s.size() != 16 || !strptime(s.c_str(), "%Y%m%dT%H%M%SZ", &tm)) return false;
@@ -356,8 +391,8 @@ long skew_seconds(const std::string& stamp, const std::string& now) {
     return true;
   };
   std::time_t at = 0, reference = std::time(nullptr);
-  if (!seconds(stamp, at) || (!now.empty() && !seconds(now, reference))) return 1L << 30;
-  return std::labs(static_cast<long>(at - reference));
+  if (!seconds(stamp, at) || (!now.empty() && !seconds(now, reference))) return std::nullopt;
+  return static_cast<long>(reference - at);
 }
 
 // The received headers the signature covers, in the order received.
@@ -404,7 +439,8 @@ std::optional<SignatureRefusal> check_scope(const VerifyInput& in, const Authori
   return std::nullopt;
 }
 
-// Re-signs what arrived, at its own time and with the key's secret, and compares.
+// Re-signs what arrived, at its own time and with the key's secret, and compares: in
+// the header variant, or (auth.expires set) as the presigned URL it came as.
 std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Authorization& auth,
                                                   const Credentials& credentials, const std::string& stamp) {
   SignInput again;
@@ -420,6 +456,11 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   again.dialect = auth.dialect;
   again.policy = in.policy;
   again.policy.payload_hash = PayloadHash::omitted;  // the header, when sent, was signed as received
+  if (auth.expires) {  // a presigned URL: its token is a parameter, its body is not signed
+    again.presign_expires = auth.expires;
+    again.credentials.session_token = auth.token;
+    again.payload_sha256 = kUnsignedPayload;
+  }
   auto expected = sign(again);
   if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
   return refusal(403, "SignatureDoesNotMatch",
@@ -427,29 +468,67 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
                      "'; check the secret key and the signing dialect");
 }
 
-}  // namespace
-
-std::optional<SignatureRefusal> verify_signature(const VerifyInput& in) {
+// Reads the signature of a request: its Authorization header or, when the query
+// carries a dialect's <prefix>Algorithm, its presigned parameters.
+std::optional<SignatureRefusal> read_signature(const VerifyInput& in, Authorization& auth) {
+  Outcome<Url> url = parse_url(in.url);
+  Pairs query = url ? split_query(url->query) : Pairs{};
+  if (const Dialect* d = presigned_dialect(query)) {
+    if (parse_presigned(query, *d, auth)) return std::nullopt;
+    return refusal(400, "AuthorizationQueryParametersError",
+                   "the presigned URL's " + d->query_prefix + "* parameters are incomplete or malformed");
+  }
   std::string value = header_value(in.headers, "Authorization");
   if (value.empty()) return refusal(403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)");
   if (utf8_length(value) < 0) return not_text("Authorization");
-  Authorization auth;
   if (!parse_authorization(value, auth))
     return refusal(403, "IncompleteSignature", "the Authorization header is malformed: " + value.substr(0, value.find(' ')));
+  return std::nullopt;
+}
+
+// A presigned URL is good from its Date (within the allowed skew) for Expires seconds,
+// at most a week, as S3 checks; the refusals are S3's.
+std::optional<SignatureRefusal> check_expiry(const VerifyInput& in, const Authorization& auth) {
+  const std::string name = auth.dialect->query_prefix + "Expires";
+  if (*auth.expires < 1 || *auth.expires > kMaxPresignSeconds)
+    return refusal(400, "AuthorizationQueryParametersError",
+                   name + " must be between 1 and a week (in seconds) that is; " + std::to_string(kMaxPresignSeconds));
+  std::optional<long> age = seconds_since(auth.stamp, in.now);
+  if (!age) return refusal(400, "AuthorizationQueryParametersError", "the presigned URL's Date '" + auth.stamp + "' is unreadable");
+  if (*age < -kMaxSignatureSkewSeconds) return refusal(403, "AccessDenied", "Request is not valid yet");
+  if (*age > *auth.expires) return refusal(403, "AccessDenied", "Request has expired");
+  return std::nullopt;
+}
+
+// The Date header of an Authorization-signed request must be within 15 minutes of
+// the server's time; its stamp, or the refusal.
+std::optional<SignatureRefusal> check_header_time(const VerifyInput& in, const Authorization& auth, std::string& stamp) {
+  std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
+  stamp = header_value(in.headers, date_header);
+  if (utf8_length(stamp) < 0) return not_text(date_header);
+  std::optional<long> age = seconds_since(stamp, in.now);
+  if (!age || std::labs(*age) > kMaxSignatureSkewSeconds)
+    return refusal(403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<SignatureRefusal> verify_signature(const VerifyInput& in) {
+  Authorization auth;
+  if (auto unreadable = read_signature(in, auth)) return unreadable;
   if (in.dialect && auth.dialect != in.dialect)
     return refusal(403, "IncompleteSignature", "this server accepts " + in.dialect->name + " signatures only (got " +
                                                    auth.dialect->algorithm + ")");
   if (auto wrong = check_scope(in, auth)) return wrong;
   const Credentials* credentials = in.credentials ? in.credentials(auth.access_key) : nullptr;
   if (!credentials) return refusal(403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'");
-  std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
-  std::string stamp = header_value(in.headers, date_header);
-  if (utf8_length(stamp) < 0) return not_text(date_header);
-  if (skew_seconds(stamp, in.now) > kMaxSignatureSkewSeconds)
-    return refusal(403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's");
+  std::string stamp = auth.stamp;
+  if (auto late = auth.expires ? check_expiry(in, auth) : check_header_time(in, auth, stamp)) return late;
   std::string hash_header = to_lower(auth.dialect->header_prefix) + "content-sha256";
   std::string declared = header_value(in.headers, hash_header);
-  if (in.policy.payload_hash == PayloadHash::header && declared != "UNSIGNED-PAYLOAD" && declared != sha256_hex(in.body))
+  if (!auth.expires && in.policy.payload_hash == PayloadHash::header && declared != kUnsignedPayload &&
+      declared != sha256_hex(in.body))
     return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
   return compare_signature(in, auth, *credentials, stamp);
 }

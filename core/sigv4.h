@@ -110,9 +110,16 @@ struct SignatureRefusal {
 
 // The most a request's time may be from the server's, in seconds (15 minutes).
 constexpr long kMaxSignatureSkewSeconds = 15 * 60;
+// The longest a presigned URL may be valid, in seconds (a week, as S3 allows).
+constexpr long kMaxPresignSeconds = 7 * 24 * 3600;
+// The payload hash of a presigned URL: its body, unknown when it is signed, is not.
+constexpr const char* kUnsignedPayload = "UNSIGNED-PAYLOAD";
 
-// Checks the Authorization header of a received request: its form, dialect, scope,
-// access key, time, payload hash (PayloadHash::header) and signature, in that order.
+// Checks the signature of a received request, from its Authorization header or, when
+// its query carries a dialect's <prefix>Algorithm, from its presigned parameters:
+// form, dialect, scope, access key, time (header: the 15-minute skew; presigned: the
+// Expires after its Date), payload hash (PayloadHash::header; a presigned URL's is
+// UNSIGNED-PAYLOAD) and signature, in that order, re-signed through sign().
 // nullopt when the request is signed as `in` accepts.
 std::optional<SignatureRefusal> verify_signature(const VerifyInput& in);
 

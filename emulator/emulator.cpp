@@ -323,8 +323,10 @@ struct Emulator::Impl {
     return true;
   }
 
+  // Signed in the aws dialect: by its Authorization header or as a presigned URL.
   static bool is_aws_request(const httplib::Request& req) {
-    return req.get_header_value("Authorization").rfind(Dialect::aws().algorithm, 0) == 0;
+    return req.get_header_value("Authorization").rfind(Dialect::aws().algorithm, 0) == 0 ||
+           req.has_param(Dialect::aws().query_prefix + "Algorithm");
   }
 
   // An aws-dialect client expects x-amz-* where the platform says x-ext-*.

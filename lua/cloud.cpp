@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "core/protocol.h"
 #include "core/redact.h"
@@ -239,6 +240,17 @@ Headers headers_field(lua_State* L, int index) {
   return out;
 }
 
+// Field `name` of argument 1 (the table at `index`), an integer; `fallback` when absent.
+std::optional<long> opt_integer_field(lua_State* L, int index, const char* name, std::optional<long> fallback = {}) {
+  if (lua_getfield(L, index, name) != LUA_TNIL) {
+    int is_integer = 0;
+    fallback = static_cast<long>(lua_tointegerx(L, -1, &is_integer));
+    if (!is_integer) arg_error(L, 1, std::string("field '") + name + "' must be an integer, got " + luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  return fallback;
+}
+
 bool opt_bool_field(lua_State* L, int index, const char* name, bool fallback) {
   lua_getfield(L, index, name);
   bool out = lua_isnil(L, -1) ? fallback : lua_toboolean(L, -1) != 0;
@@ -292,6 +304,23 @@ int start_request(lua_State* L) {
 int l_request(lua_State* L) {
   int at = start_request(L);
   return wait_parked(L, at);
+}
+
+// cloud.storage.presign{ Bucket =, Object =, method = "GET", expires = 900 }: a URL
+// that performs the object operation of `method` alone, signed by the client.
+int l_presign(lua_State* L) {
+  check_type(L, 1, LUA_TTABLE);
+  std::string method = opt_string_field(L, 1, "method", "GET");
+  const char* operation = presigned_object_operation(method);
+  if (!operation) arg_error(L, 1, "field 'method' must be GET, PUT or HEAD, got '" + method + "'");
+  long expires = *opt_integer_field(L, 1, "expires", 900);
+  json args = arguments_table(L, 1);
+  args.erase("method");
+  args.erase("expires");
+  auto url = client_upvalue(L).presign(operation, args, expires);
+  if (!url.ok()) raise(L, url.error());
+  lua_pushlstring(L, url->data(), url->size());
+  return 1;
 }
 
 // c.operations(): a list of { name=, api=, fn=, method=, path=, doc= }.
@@ -370,6 +399,11 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
       lua_pushstring(L, op->name.c_str());
       lua_pushcclosure(L, l_operation, 2);
       lua_setfield(L, -2, op->snake_name.c_str());
+    }
+    const Operation* get = client->model().find(presigned_object_operation("GET"));
+    if (get && get->api == api.name) {  // the storage API: its objects have URLs
+      push_client_closure(L, box, l_presign);
+      lua_setfield(L, -2, "presign");
     }
     push_api_metatable(L, box, api.name);
     lua_setmetatable(L, -2);
@@ -471,12 +505,7 @@ SignInput sign_input(lua_State* L) {
   in.policy.normalize_path = opt_bool_field(L, 1, "normalize", true);
   in.policy.double_encode = opt_bool_field(L, 1, "double_encode", true);
   in.policy.payload_hash = opt_bool_field(L, 1, "sign_body", false) ? PayloadHash::header : PayloadHash::omitted;
-  if (lua_getfield(L, 1, "presign_expires") != LUA_TNIL) {
-    int is_integer = 0;
-    in.presign_expires = static_cast<long>(lua_tointegerx(L, -1, &is_integer));
-    if (!is_integer) arg_error(L, 1, std::string("field 'presign_expires' must be an integer, got ") + luaL_typename(L, -1));
-  }
-  lua_pop(L, 1);
+  in.presign_expires = opt_integer_field(L, 1, "presign_expires");
   return in;
 }
 

@@ -28,6 +28,14 @@ headers a list of { name, value } pairs or a { name = value } map; body a string
 Returns { status, headers (lower-case names), body }: an HTTP error status is
 returned, not raised (transport, timeout and config errors are).]],
     see = "docs/lua-api.md" },
+  { name = "cloud.storage.presign", usage = "cloud.storage.presign{ Bucket, Object, method, expires } -> url",
+    summary = "A URL that gets (GET), stores (PUT) or heads (HEAD) one object by itself, signed by the session.",
+    text = [[
+Signed with the session's own credentials, region, dialect and endpoint; method
+GET (default), PUT or HEAD; expires in seconds, 1 to 604800 (a week), default 900.
+Anyone holding the URL may use it until it expires (curl "$url", curl -T file "$url"):
+the body is not signed. Bucket and Object are checked as the operation's are.]],
+    see = "docs/lua-api.md" },
   { name = "cloud.sign", usage = "cloud.sign{ method, url, headers, body, region, service, ... } -> signed",
     summary = "Signs a request without sending it (Signature V4, ext or aws dialect).",
     text = [[

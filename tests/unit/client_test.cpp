@@ -354,3 +354,61 @@ TEST_CASE("An <Error> in a 200 answer that stays is the call's error, not a resu
   CHECK(e.error().attempts == 2);
   CHECK(server.count() == 2);
 }
+
+// The target of an absolute URL ("/path?query"), for httplib.
+static std::string target_of(const std::string& url) { return url.substr(url.find('/', url.find("//") + 2)); }
+
+TEST_CASE("presigned URLs: a PUT and a GET through the URL alone, in both dialects", "[client][presign]") {
+  for (const cloud::Dialect* dialect : {&cloud::Dialect::ext(), &cloud::Dialect::aws()}) {
+    INFO(dialect->name);
+    cloud::Emulator emulator;
+    REQUIRE(emulator.start().ok());
+    std::string storage;
+    for (const auto& [api, url] : emulator.endpoints())
+      if (api == "storage") storage = url;
+    ClientConfig config = config_for("storage", storage);
+    config.dialect = dialect;
+    Client client(config);
+    REQUIRE(client.call("CreateBucket", {{"Bucket", "bkt"}}).ok());
+    json object = {{"Bucket", "bkt"}, {"Object", "dir/a b.txt"}};
+    auto put = client.presign("PutObject", object, 900);
+    REQUIRE(put.ok());
+    CHECK(put->find(dialect->query_prefix + "Algorithm=") != std::string::npos);
+    httplib::Client http(storage);
+    auto stored = http.Put(target_of(*put).c_str(), "bytes \x01\x02", "application/octet-stream");
+    REQUIRE(stored);
+    CHECK(stored->status == 200);
+    auto get = client.presign("GetObject", object, 60);
+    REQUIRE(get.ok());
+    auto fetched = http.Get(target_of(*get).c_str());
+    REQUIRE(fetched);
+    CHECK(fetched->status == 200);
+    CHECK(fetched->body == "bytes \x01\x02");
+    std::string tampered = target_of(*get);
+    tampered.replace(tampered.find("a%20b"), 5, "a%20c");
+    auto refused = http.Get(tampered.c_str());
+    REQUIRE(refused);
+    CHECK(refused->status == 403);
+    CHECK(refused->body.find("SignatureDoesNotMatch") != std::string::npos);
+  }
+}
+
+TEST_CASE("presigned URLs: the model's checks, the lifetime, and only what a URL carries", "[client][presign]") {
+  Client client(config_for("storage", "http://127.0.0.1:9"));
+  auto missing = client.presign("GetObject", {{"Bucket", "bkt"}}, 900);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().kind == ErrorKind::validation);
+  REQUIRE(missing.error().fields.size() == 1);
+  CHECK(missing.error().fields[0].path == "Object");
+  for (long expires : {0L, 604801L}) {
+    auto life = client.presign("GetObject", {{"Bucket", "bkt"}, {"Object", "o"}}, expires);
+    REQUIRE_FALSE(life.ok());
+    CHECK(life.error().code == "InvalidExpires");
+  }
+  CHECK(client.presign("GetObject", {{"Bucket", "bkt"}, {"Object", "o"}}, 604800).ok());
+  auto header = client.presign("GetObject", {{"Bucket", "bkt"}, {"Object", "o"}, {"Range", "bytes=0-1"}}, 900);
+  REQUIRE_FALSE(header.ok());
+  CHECK(header.error().code == "NotInUrl");
+  CHECK(cloud::presigned_object_operation("DELETE") == nullptr);
+  CHECK(std::string(cloud::presigned_object_operation("HEAD")) == "HeadObject");
+}

@@ -639,3 +639,68 @@ TEST_CASE("verification: no signature, an unknown key, a stale time, a dialect n
   v.dialect = &Dialect::ext();
   CHECK(refusal_code(v) == "");
 }
+
+namespace {
+
+// `in` signed as a presigned URL of `expires` seconds, with an unsigned payload.
+SignOutput presigned(SignInput& in, long expires) {
+  in.presign_expires = expires;
+  in.payload_sha256 = kUnsignedPayload;
+  in.headers.clear();
+  auto sent = sign(in);
+  REQUIRE(sent.ok());
+  return *sent;
+}
+
+}  // namespace
+
+TEST_CASE("verification: a presigned URL verifies in both dialects, whatever the body", "[sigv4][verify][presign]") {
+  for (const bool aws : {false, true}) {
+    INFO((aws ? "aws" : "ext"));
+    SignInput in = s3_docs_input("PUT", "https://examplebucket.s3.amazonaws.com/a%20b/c.txt?x=1");
+    if (!aws) in.dialect = &Dialect::ext();
+    SignOutput sent = presigned(in, 600);
+    CHECK_THAT(sent.url, Catch::Contains(in.dialect->query_prefix + "Expires=600"));
+    VerifyInput v = received(in, sent);
+    v.headers = {{"Host", "examplebucket.s3.amazonaws.com"}};  // what curl sends: no signature header
+    v.body = "any bytes at all";
+    v.now = "20130524T000500Z";  // five minutes later
+    CHECK(refusal_code(v) == "");
+    v.dialect = aws ? &Dialect::ext() : &Dialect::aws();
+    CHECK(refusal_code(v) == "IncompleteSignature");
+  }
+}
+
+TEST_CASE("verification: an expired or tampered presigned URL is refused", "[sigv4][verify][presign]") {
+  SignInput in = s3_docs_input("GET", "https://examplebucket.s3.amazonaws.com/test.txt");
+  SignOutput sent = presigned(in, 60);
+  VerifyInput v = received(in, sent);
+  v.headers = {{"Host", "examplebucket.s3.amazonaws.com"}};
+  v.now = "20130524T000100Z";  // the last second
+  CHECK(refusal_code(v) == "");
+  v.now = "20130524T000101Z";
+  std::optional<SignatureRefusal> late = verify_signature(v);
+  REQUIRE(late);
+  CHECK(late->status == 403);
+  CHECK(late->code == "AccessDenied");
+  CHECK(late->message == "Request has expired");
+  v.now = "20130523T230000Z";  // an hour before it was signed
+  CHECK(refusal_code(v) == "AccessDenied");
+
+  v = received(in, sent);
+  v.headers = {{"Host", "examplebucket.s3.amazonaws.com"}};
+  v.url.replace(v.url.find("test.txt"), 8, "tost.txt");  // another object
+  CHECK(refusal_code(v) == "SignatureDoesNotMatch");
+  v = received(in, sent);
+  v.method = "PUT";  // another operation
+  CHECK(refusal_code(v) == "SignatureDoesNotMatch");
+  v = received(in, sent);
+  v.url.replace(v.url.find("Expires=60"), 10, "Expires=99");  // a longer life
+  CHECK(refusal_code(v) == "SignatureDoesNotMatch");
+  v = received(in, sent);
+  v.url.replace(v.url.find("Expires=60"), 10, "Expires=604801");  // longer than a week
+  CHECK(refusal_code(v) == "AuthorizationQueryParametersError");
+  v = received(in, sent);
+  v.url.replace(v.url.find("X-Amz-Signature="), 16, "X-Amz-Signaturf=");
+  CHECK(refusal_code(v) == "AuthorizationQueryParametersError");
+}
