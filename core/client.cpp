@@ -5,7 +5,7 @@
 // call() and request() start one and run the loop until it ends; many may be under
 // way at once. Retries re-sign each attempt (the
 // date moves on) and follow docs/design.md: 5xx (an <Error> in a 200 answer included),
-// throttling and connection failures are repeated with jittered exponential back-off,
+// throttling and connection failures (not a host name that does not resolve) are repeated with jittered exponential back-off,
 // InvalidPart after the fixed delay the spec asks for; but a non-idempotent
 // request (the restores) is resent only when it cannot have reached the server.
 #include "core/client.h"
@@ -45,6 +45,19 @@ bool is_error_in_200(const Api& api, const Operation& op, const HttpResponse& r)
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The request an error answer is to, as parse_error names it: the query left out
+// of the URL (it may carry a token or a signature).
+AnsweredRequest answered_request(const Request& request) {
+  return {request.op, request.method, request.url.origin() + request.url.path, request.url.authority()};
+}
+
+// A failure of the transfer that trying again cannot mend: interrupted, too large,
+// refused before sending, or a host name that does not resolve (a wrong endpoint).
+bool is_final(const Error& e) {
+  return e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.code == "UnknownHost" ||
+         e.kind == ErrorKind::validation;
 }
 
 // What to do with an object too large to hold at once (GetObject): read it in pieces.
@@ -145,7 +158,7 @@ Verdict Client::judge(const Request& request, const Outcome<HttpResponse>& outco
     const HttpResponse& r = outcome.value();
     error_in_200 = request.op && is_success(r.status) && is_error_in_200(*request.api, *request.op, r);
     if (is_success(r.status) && !error_in_200) return v;
-    v.error = parse_error(*request.api, r);
+    v.error = parse_error(*request.api, r, answered_request(request));
   }
   const RetryPolicy& p = config_.retry;
   if (attempt >= p.max_attempts) return v;
@@ -155,8 +168,7 @@ Verdict Client::judge(const Request& request, const Outcome<HttpResponse>& outco
   v.delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
   if (!outcome.ok()) {
     const Error& e = outcome.error();
-    bool final = e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.kind == ErrorKind::validation;
-    v.retry = !final && (e.code == "ConnectionFailed" || may_resend);  // a refused connection never arrived
+    v.retry = !is_final(e) && (e.code == "ConnectionFailed" || may_resend);  // a refused connection never arrived
     return v;
   }
   if (v.error->code == "InvalidPart") {  // the spec: wait a few seconds, then repeat

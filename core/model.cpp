@@ -249,6 +249,7 @@ struct Model::Loader {
     op.output = spec.contains("outputShape") ? named_structure(spec["outputShape"], where + ".outputShape")
                                              : structure_of(spec.value("output", ojson::object()), where + ".output");
     read_file_members(op, spec, where);
+    read_errors_by_status(op, spec, where + ".errorsByStatus");
     mark_greedy_labels(op);
     api.operations.push_back(&op);
   }
@@ -268,6 +269,22 @@ struct Model::Loader {
     if (op.output_file.empty()) return;
     if (op.output_payload.empty()) fail(where + ".outputFile", "needs an outputPayload it stands in for");
     expect_local(op, op.output_file, ShapeType::string, where + ".outputFile");
+  }
+
+  // errorsByStatus { "404": "NoSuchKey" }: an error status (400-599) -> the code it means.
+  void read_errors_by_status(Operation& op, const ojson& spec, const std::string& where) {
+    if (!spec.contains("errorsByStatus")) return;
+    const ojson& map = spec["errorsByStatus"];
+    if (!map.is_object()) return fail(where, "must be an object of status -> error code");
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string& key = it.key();
+      bool numeric = key.size() == 3 && key.find_first_not_of("0123456789") == std::string::npos;
+      long status = numeric ? std::stol(key) : 0;
+      if (status < 400 || status > 599) return fail(where + "." + key, "must be an error status, 400 to 599");
+      if (!it.value().is_string() || it.value().get<std::string>().empty())
+        return fail(where + "." + key, "must be an error code (a non-empty string)");
+      op.errors_by_status[status] = it.value().get<std::string>();
+    }
   }
 
   // Fails unless `name` is an input member of location local and of type `type`.

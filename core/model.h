@@ -95,6 +95,9 @@ struct Operation {
   std::optional<PayloadFile> payload_file;  // the payload may come from a file range
   std::string output_file;  // input (and result) member: the path the answer body is
                             // written to instead of being returned as output_payload
+  // The error code an answer of this status means when it names none itself (a HEAD
+  // answer has no body: HeadObject's 404 is NoSuchKey).
+  std::map<long, std::string> errors_by_status;
   const Shape* input = nullptr;
   const Shape* output = nullptr;
 };

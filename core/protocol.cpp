@@ -368,9 +368,74 @@ void take_code(std::string given, std::string& code) {
   if (!given.empty()) code = given;
 }
 
+// The reason phrase of an error status ("Not Found"), "" for one not listed here.
+std::string reason_phrase(long status) {
+  static const std::map<long, const char*> phrases = {
+      {400, "Bad Request"}, {401, "Unauthorized"}, {403, "Forbidden"}, {404, "Not Found"},
+      {405, "Method Not Allowed"}, {408, "Request Timeout"}, {409, "Conflict"}, {411, "Length Required"},
+      {412, "Precondition Failed"}, {413, "Payload Too Large"}, {416, "Range Not Satisfiable"},
+      {429, "Too Many Requests"}, {500, "Internal Server Error"}, {501, "Not Implemented"},
+      {502, "Bad Gateway"}, {503, "Service Unavailable"}, {504, "Gateway Timeout"}};
+  auto it = phrases.find(status);
+  return it == phrases.end() ? "" : it->second;
+}
+
+// Whether an answer is an HTML page: its Content-Type says so, or its body begins as one.
+bool is_html(const HttpResponse& r) {
+  if (to_lower(header_value(r.headers, "Content-Type")).find("text/html") != std::string::npos) return true;
+  size_t start = r.body.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return false;
+  std::string head = to_lower(std::string_view(r.body).substr(start, 14));
+  return head.rfind("<!doctype html", 0) == 0 || head.rfind("<html", 0) == 0;
+}
+
+// At most `limit` bytes of `text`, "..." marking a cut; a character cut in two
+// becomes U+FFFD.
+std::string cut(const std::string& text, size_t limit) {
+  return text.size() <= limit ? text : valid_utf8(text.substr(0, limit)) + "...";
+}
+
+// The text of an HTML page's <title>, else of its first heading, without tags and with
+// white space collapsed, cut to a line's length; "" when the page has neither.
+std::string html_summary(const std::string& body) {
+  static const Pattern title = Pattern::builtin("(?is)<title[^>]*>(.*?)</title>", Pattern::Text::bytes);
+  static const Pattern heading = Pattern::builtin("(?is)<h[1-6][^>]*>(.*?)</h[1-6]>", Pattern::Text::bytes);
+  static const Pattern tag = Pattern::builtin("<[^>]*>", Pattern::Text::bytes);
+  static const Pattern space = Pattern::builtin("\\s+", Pattern::Text::bytes);
+  std::string page = body.substr(0, 64 * 1024);  // the title is near the top
+  std::vector<std::string> found = title.find_all(page);
+  if (found.empty() || found[0].find_first_not_of(" \t\r\n") == std::string::npos) found = heading.find_all(page);
+  if (found.empty()) return "";
+  std::string text = found[0];
+  tag.replace_all(text, " ");
+  space.replace_all(text, " ");
+  size_t first = text.find_first_not_of(' '), last = text.find_last_not_of(' ');
+  return first == std::string::npos ? "" : cut(text.substr(first, last - first + 1), 120);
+}
+
+// The error code the operation's model gives an answer of `status` naming none, or "".
+std::string code_by_status(const Operation* op, long status) {
+  if (!op) return "";
+  auto it = op->errors_by_status.find(status);
+  return it == op->errors_by_status.end() ? "" : it->second;
+}
+
+// The message of an answer that does not explain itself: its status, then an HTML
+// page's title or the start of another body, and the request it answers.
+std::string unexplained(const HttpResponse& r, const AnsweredRequest& request) {
+  std::string phrase = reason_phrase(r.status);
+  std::string status = phrase.empty() ? "HTTP " + std::to_string(r.status) : phrase + " (" + std::to_string(r.status) + ")";
+  std::string to = request.method.empty() ? "" : " from " + request.host + " for " + request.method + " " + request.url;
+  if (r.body.empty() && r.body_file.empty()) return status + ", no body" + (to.empty() ? "" : "," + to);
+  if (!is_html(r)) return cut(r.body, 300);
+  std::string title = html_summary(r.body);
+  return status + ", an HTML page" + (title.empty() ? "" : " titled \"" + title + "\"") + to +
+         ": not an answer of the API; check the endpoint and any proxy in between";
+}
+
 }  // namespace
 
-Error parse_error(const Api& api, const HttpResponse& response) {
+Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRequest& request) {
   Error e = make_error(ErrorKind::api, "HTTP" + std::to_string(response.status), "");
   e.status = response.status;
   e.request_id = request_id_of(response.headers);
@@ -396,7 +461,9 @@ Error parse_error(const Api& api, const HttpResponse& response) {
   }
   for (const std::string& h : api.protocol->error_code_headers)
     if (has_header(response.headers, h)) take_code(header_value(response.headers, h), e.code);
-  if (e.message.empty()) e.message = response.body.empty() ? "no error body" : response.body.substr(0, 300);
+  if (std::string meant = code_by_status(request.op, e.status); !meant.empty() && e.code == "HTTP" + std::to_string(e.status))
+    e.code = meant;  // the answer named no code: the model says what its status means
+  if (e.message.empty()) e.message = unexplained(response, request);
   return e;
 }
 

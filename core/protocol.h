@@ -28,9 +28,20 @@ struct WireRequest {
 WireRequest serialize_request(const Api& api, const Operation& op, const json& input);
 // A 2xx answer's result table; an unreadable body is an Error of kind api.
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response);
+// The request an error answer is to, for the answers that do not explain themselves.
+struct AnsweredRequest {
+  const Operation* op = nullptr;  // its errorsByStatus name the code of a bodiless answer
+  std::string method;             // "HEAD"
+  std::string url;                // without the query's secrets (redacted)
+  std::string host;               // host[:port]
+};
+
 // The Error for a non-2xx answer (or a 200 carrying an XML <Error>); the field
-// problems the answer lists (serialize_error's "fields") become its fields.
-Error parse_error(const Api& api, const HttpResponse& response);
+// problems the answer lists (serialize_error's "fields") become its fields. An answer
+// that is no API error is summarised: an HTML page (a proxy's 502) by its title or
+// first heading, an empty body by the status and the request (method, URL, host);
+// the code is then the operation's errorsByStatus entry, else HTTPnnn.
+Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRequest& request = {});
 // The request id of an answer, from whichever header the server used.
 std::string request_id_of(const Headers& headers);
 

@@ -297,14 +297,17 @@ struct Failure {
   ErrorKind kind;
   const char* code;
   const char* what;
+  const char* hint = "";  // what to do about it, when the user can
 };
 
-// Maps a curl result to an error kind, a code and a phrase. Only ConnectionFailed
+// Maps a curl result to an error kind, a code, a phrase and a hint. Only ConnectionFailed
 // (and the TLS handshake ones) guarantee the request never reached the server.
 Failure classify(CURLcode rc, const char* detail) {
   static const std::map<CURLcode, Failure> known = {
       {CURLE_OPERATION_TIMEDOUT, {ErrorKind::timeout, "Timeout", "timed out talking to"}},
-      {CURLE_COULDNT_RESOLVE_HOST, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
+      {CURLE_COULDNT_RESOLVE_HOST, {ErrorKind::transport, "UnknownHost", "cannot resolve host",
+                                     "check the endpoint (--endpoint API=URL, endpoint.API in the profile, "
+                                     "CLOUDLUA_ENDPOINT_API)"}},
       {CURLE_COULDNT_RESOLVE_PROXY, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
       {CURLE_COULDNT_CONNECT, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
       {CURLE_SSL_CONNECT_ERROR, {ErrorKind::transport, "TlsError", "TLS handshake failed with"}},
@@ -330,7 +333,7 @@ Error transfer_error(const Transfer& t) {
   const char* detail = t.error_buffer[0] ? t.error_buffer : curl_easy_strerror(t.result);
   Failure f = classify(t.result, detail);
   return make_error(f.kind, f.code,
-                    std::string(f.what) + " " + host_port(t.request->url) + ": " + detail);
+                    std::string(f.what) + " " + host_port(t.request->url) + ": " + detail + (*f.hint ? "; " : "") + f.hint);
 }
 
 // Opens the file a body is read from and the one an answer is written to, if any.

@@ -118,6 +118,15 @@ test("transport: connection failures are retried, attempts counted up to the lim
   expect(err.attempts).to_equal(2)
 end)
 
+test("transport: a host name that does not resolve is tried once, naming the host", function()
+  local nowhere = cloud.client{ endpoints = { cluster = "http://nonexistent.invalid" } }
+  local err = expect(nowhere.cluster.update_snapshot, snap)
+    .to_fail{ kind = "transport", code = "UnknownHost", operation = "UpdateSnapshot" }
+  expect(err.attempts).to_equal(1)
+  expect(err.message).to_contain("nonexistent.invalid")
+  expect(err.message).to_contain("check the endpoint")
+end)
+
 -- The answer comes later than the client waits (a short emulator delay).
 test("timeout: kind, code, no status, the operation", function()
   if not cloud.emulator then skip("needs the embedded emulator's faults") end

@@ -131,8 +131,12 @@ test("HeadObject: the headers, no bytes", function()
   expect(head.Body).to_be_nil()
 end)
 
-test("HeadObject of a missing key is 404", function()
-  expect(s3.head_object, { Bucket = BUCKET, Object = "no/such/key" }).to_fail{ status = 404 }
+-- A HEAD answer has no body: the model's errorsByStatus names the code, as boto3 does.
+test("HeadObject of a missing key is NoSuchKey / Not Found (404), naming the request", function()
+  local err = expect(s3.head_object, { Bucket = BUCKET, Object = "no/such/key" })
+    .to_fail{ kind = "api", code = "NoSuchKey", status = 404, operation = "HeadObject" }
+  expect(err.message).to_match("^Not Found %(404%), no body, from [^ ]+ for HEAD https?://")
+  expect(err.message).to_contain("/" .. BUCKET .. "/no/such/key")
 end)
 
 ---------------------------------------------------------------- awkward keys

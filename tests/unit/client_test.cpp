@@ -143,6 +143,19 @@ TEST_CASE("A restore is never resent once it may have reached the server") {
   }
 }
 
+// A name that does not resolve is a wrong endpoint, not a passing failure: no retry.
+TEST_CASE("An unresolvable host is tried once, and the error names it and the endpoint setting") {
+  FakeSleepClient c(config_for("cluster", "http://nonexistent.invalid/"));
+  auto e = c.client.call("GetSnapshot", {{"SnapshotName", "snap-1"}});
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().kind == ErrorKind::transport);
+  CHECK(e.error().code == "UnknownHost");
+  CHECK(e.error().attempts == 1);
+  CHECK(c.sleeps.empty());
+  CHECK_THAT(e.error().message, Catch::Contains("cannot resolve host nonexistent.invalid") &&
+                                    Catch::Contains("check the endpoint"));
+}
+
 TEST_CASE("A refused connection is retried even for a restore: it never arrived") {
   ClientConfig config = config_for("devops", "http://127.0.0.1:9");
   FakeSleepClient c(config);

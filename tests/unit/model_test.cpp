@@ -733,3 +733,19 @@ TEST_CASE("a single problem says so", "[validate]") {
   CHECK(r.error().operation == "UploadPart");
   CHECK(r.error().kind == ErrorKind::validation);
 }
+
+TEST_CASE("errorsByStatus: error statuses mapped to codes; anything else is a model error", "[model]") {
+  auto load = [](const std::string& map) {
+    return Model::load({{"s.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"errorsByStatus":)" + map + "}}}"}});
+  };
+  auto ok = load(R"({"404":"NoSuchThing","409":"Busy"})");
+  REQUIRE(ok.ok());
+  CHECK((*ok)->find("A")->errors_by_status == std::map<long, std::string>{{404, "NoSuchThing"}, {409, "Busy"}});
+  for (const char* bad : {R"("x")", R"({"200":"Fine"})", R"({"4o4":"X"})", R"({"404":""})", R"({"404":3})"}) {
+    INFO(bad);
+    auto loaded = load(bad);
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(loaded.error().code == "ModelError");
+    CHECK_THAT(loaded.error().message, Catch::Contains("errorsByStatus"));
+  }
+}

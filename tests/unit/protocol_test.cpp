@@ -144,7 +144,7 @@ TEST_CASE("XML error bodies: code, message and request id; a 200 result that is 
 
   Error bare = parse_error(api_of("GetObject"), response(503, "", {{"x-ext-request-id", "req-8"}}));
   CHECK(bare.code == "HTTP503");
-  CHECK(bare.message == "no error body");
+  CHECK(bare.message == "Service Unavailable (503), no body");
   CHECK(bare.request_id == "req-8");
 
   for (const char* body : {"", "<CompleteMultipartUploadResult><Bucket>b</Bu", "<Other/>"}) {
@@ -220,7 +220,9 @@ TEST_CASE("JSON error bodies of the usual shapes", "[protocol]") {
       {R"({"__type":"com.example.devops#ThrottlingException","message":"slow down"})", {}, "ThrottlingException", "slow down"},
       {R"({"message":"from the header"})", {{"x-ext-error-type", "InstanceAlreadyExists"}}, "InstanceAlreadyExists",
        "from the header"},
-      {"<html>bad gateway</html>", {}, "HTTP502", "<html>bad gateway</html>"},
+      {"<html>bad gateway</html>", {}, "HTTP502",
+       "Bad Gateway (502), an HTML page: not an answer of the API; check the endpoint and any proxy in between"},
+      {"upstream went away", {}, "HTTP502", "upstream went away"},
   };
   for (const Case& c : cases) {
     INFO(c.body);
@@ -230,6 +232,55 @@ TEST_CASE("JSON error bodies of the usual shapes", "[protocol]") {
     CHECK(e.message == c.message);
     CHECK(e.status == 502);
   }
+}
+
+// Answers from something other than the platform (a proxy, a load balancer, a HEAD
+// answer that cannot carry a body) are summarised with the request they answer.
+TEST_CASE("an HTML error page is summarised by its title, not dumped", "[protocol]") {
+  std::string filler(20000, 'x');
+  std::string page = "<!DOCTYPE html>\n<html><head><title>502 Bad\n  Gateway</title></head><body><center><h1>502 Bad "
+                     "Gateway</h1></center><hr><center>nginx/1.25.3</center>" + filler + "</body></html>";
+  AnsweredRequest asked{&op("UpdateSnapshot"), "PUT", "http://proxy.example:8080/v1/snapshots/snap-1",
+                        "proxy.example:8080"};
+  Error e = parse_error(api_of("UpdateSnapshot"), response(502, page, {{"Content-Type", "text/html"}}), asked);
+  CHECK(e.kind == ErrorKind::api);
+  CHECK(e.code == "HTTP502");
+  CHECK(e.status == 502);
+  CHECK(e.message ==
+        "Bad Gateway (502), an HTML page titled \"502 Bad Gateway\" from proxy.example:8080 for PUT "
+        "http://proxy.example:8080/v1/snapshots/snap-1: not an answer of the API; check the endpoint and any proxy "
+        "in between");
+
+  // Storage (XML): a page without a title is named by its first heading; a long one is cut.
+  std::string heading = "<html><body><h2>Service <b>down</b> for " + std::string(500, 'm') + "</h2></body></html>";
+  Error cut = parse_error(api_of("GetObject"), response(503, heading));
+  CHECK_THAT(cut.message, Catch::StartsWith("Service Unavailable (503), an HTML page titled \"Service down for mmm"));
+  CHECK_THAT(cut.message, Catch::Contains("mmm...\""));
+  CHECK(cut.message.size() < 300);
+}
+
+TEST_CASE("an answer with no body names the status, method, URL and host", "[protocol]") {
+  AnsweredRequest asked{&op("GetSnapshot"), "GET", "http://lb.example/v1/snapshots/s1", "lb.example"};
+  Error e = parse_error(api_of("GetSnapshot"), response(404, ""), asked);
+  CHECK(e.code == "HTTP404");
+  CHECK(e.message == "Not Found (404), no body, from lb.example for GET http://lb.example/v1/snapshots/s1");
+  Error odd = parse_error(api_of("GetSnapshot"), response(599, ""), asked);
+  CHECK_THAT(odd.message, Catch::StartsWith("HTTP 599, no body, from lb.example"));
+}
+
+TEST_CASE("HeadObject's bodiless 404 is NoSuchKey, from the model's errorsByStatus", "[protocol]") {
+  AnsweredRequest head{&op("HeadObject"), "HEAD", "http://127.0.0.1:9000/b/missing", "127.0.0.1:9000"};
+  CHECK(op("HeadObject").errors_by_status.at(404) == "NoSuchKey");
+  Error e = parse_error(api_of("HeadObject"), response(404, ""), head);
+  CHECK(e.code == "NoSuchKey");
+  CHECK_THAT(e.message, Catch::StartsWith("Not Found (404), no body, from 127.0.0.1:9000 for HEAD"));
+  // Only the status the model lists, and only when the answer names no code itself.
+  CHECK(parse_error(api_of("HeadObject"), response(403, ""), head).code == "HTTP403");
+  Error named = parse_error(api_of("HeadObject"),
+                            response(404, "<Error><Code>NoSuchBucket</Code><Message>m</Message></Error>"), head);
+  CHECK(named.code == "NoSuchBucket");
+  // Another operation's 404 keeps the status code.
+  CHECK(parse_error(api_of("GetObject"), response(404, ""), {&op("GetObject"), "GET", "u", "h"}).code == "HTTP404");
 }
 
 // ---------------------------------------------------------------- the Lua side of the types
