@@ -144,7 +144,7 @@ TEST_CASE("The model refuses a payloadFile that names a member sent on the wire"
   CHECK(loaded.error().message.find("\"in\": \"local\"") != std::string::npos);
 }
 
-TEST_CASE("The hash of a file range is the hash of those bytes, read once; a range the file lost fails") {
+TEST_CASE("The hash of a file range is the hash of those bytes, read once, a range the file lost fails") {
   TempDir dir;
   std::string bytes(700000, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);

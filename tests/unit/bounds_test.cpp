@@ -302,7 +302,7 @@ TEST_CASE("bounds: a 200 MB answer is refused at the response limit, the rest ne
   CHECK(sent < total / 4);  // the transfer stopped: what is left in socket buffers at most
 }
 
-TEST_CASE("bounds: a declared Content-Length past the limit is refused before the body; HEAD's is not a body", "[bounds][memory]") {
+TEST_CASE("bounds: a declared Content-Length past the limit is refused before the body, HEAD's is not a body", "[bounds][memory]") {
   const size_t total = 200u << 20;
   std::atomic<size_t> sent{0};
   ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {

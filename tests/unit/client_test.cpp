@@ -297,7 +297,7 @@ TEST_CASE("A completion answered 200 with an empty or cut-short body is an error
   }
 }
 
-TEST_CASE("A raw POST answered 503 is not resent; a raw GET is, and its answer comes back whatever its status") {
+TEST_CASE("A raw POST answered 503 is not resent, a raw GET is, and its answer comes back whatever its status") {
   ScriptedServer server([](int n, const httplib::Request&, httplib::Response& res) {
     res.status = n == 1 ? 503 : 404;
     res.set_content(R"({"code":"Gone"})", "application/json");

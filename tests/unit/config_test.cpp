@@ -235,7 +235,7 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
   CHECK(r.error().message == "--endpoint: no API named 'compute' (APIs: catalog, cluster, devops, storage)");
 }
 
-TEST_CASE("config: an account is endpoints, credentials or a chosen profile; only without one the emulator serves", "[config]") {
+TEST_CASE("config: an account is endpoints, credentials or a chosen profile, only without one the emulator serves", "[config]") {
   TempDir dir;
   std::string file = dir.write("config", "[default]\nregion = jp-west-1\nquiet_emulator = true\n\n[prod]\nregion = jp-east-1\n");
   auto account = [&](const Env& extra, const ConfigOverrides& flags = {}) {

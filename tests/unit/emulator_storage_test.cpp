@@ -246,7 +246,7 @@ TEST_CASE("storage: a multipart upload from start to object", "[emulator][storag
   for (const json& u : state["uploads"]) CHECK(u["uploadId"] != id);
 }
 
-TEST_CASE("storage: UploadPart replaces a part number; ETags are compared without quotes", "[emulator][storage]") {
+TEST_CASE("storage: UploadPart replaces a part number, ETags are compared without quotes", "[emulator][storage]") {
   Fixture f;
   std::string id = f.start();
   std::string first = f.upload(id, 1, "xxxxx");

@@ -118,7 +118,7 @@ TEST_CASE("loop: a cancelled transfer never completes, and the transport carries
   CHECK_FALSE(slow_done);
 }
 
-TEST_CASE("loop: timers fire from run_once in the order they fall due; a cancelled one never") {
+TEST_CASE("loop: timers fire from run_once in the order they fall due, a cancelled one never") {
   Transport transport;
   std::vector<int> fired;
   transport.add_timer(0.06, [&] { fired.push_back(2); });
@@ -184,7 +184,7 @@ TEST_CASE("client: eight calls started at once overlap, each ends once with its 
   CHECK(overlap.most >= 4);
 }
 
-TEST_CASE("client: a call's back-off is a timer in the loop; other calls proceed meanwhile") {
+TEST_CASE("client: a call's back-off is a timer in the loop, other calls proceed meanwhile") {
   ScriptedServer server([](int, const httplib::Request& req, httplib::Response& res) {
     static std::atomic<int> flaky{0};
     bool fail = req.path.find("flaky") != std::string::npos && flaky++ == 0;
@@ -205,7 +205,7 @@ TEST_CASE("client: a call's back-off is a timer in the loop; other calls proceed
   CHECK(std::find(order.begin(), order.end(), "steady") != order.end());
 }
 
-TEST_CASE("client: a cancelled call sends nothing more and never ends; validation errors end from the loop") {
+TEST_CASE("client: a cancelled call sends nothing more and never ends, validation errors end from the loop") {
   ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) {
     res.status = 400;
     res.set_content("<Error><Code>InvalidPart</Code><Message>not yet</Message></Error>", "application/xml");

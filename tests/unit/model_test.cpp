@@ -310,8 +310,8 @@ TEST_CASE("ascendingBy must name an integer member of the list's items", "[model
   CHECK(good.ok());
 }
 
-TEST_CASE("waiters: each checked against its operation's result; outputShape names a structure", "[model]") {
-  const char* head = R"({"api":"x","operations":{"GetA":{"method":"GET","path":"/a","outputShape":"A"}},
+TEST_CASE("waiters: each checked against its operation's result, outputShape names a structure", "[model]") {
+  const std::string head = R"({"api":"x",)" + kSigning + R"(,"operations":{"GetA":{"method":"GET","path":"/a","outputShape":"A"}},
     "shapes":{"A":{"type":"structure","members":{"status":{"type":"string"},
                                                   "items":{"type":"list","member":{"type":"structure","members":{"state":{"type":"string"}}}}}}},
     "waiters":{"W":{"operation":"GetA","delay":5,"maxAttempts":3,"acceptors":[)";
@@ -734,7 +734,7 @@ TEST_CASE("a single problem says so", "[validate]") {
   CHECK(r.error().kind == ErrorKind::validation);
 }
 
-TEST_CASE("errorsByStatus: error statuses mapped to codes; anything else is a model error", "[model]") {
+TEST_CASE("errorsByStatus: error statuses mapped to codes, anything else is a model error", "[model]") {
   auto load = [](const std::string& map) {
     return Model::load({{"s.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"errorsByStatus":)" + map + "}}}"}});
   };

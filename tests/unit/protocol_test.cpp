@@ -129,7 +129,7 @@ TEST_CASE("storage results: the upload id, a part's ETag from its header, an obj
   CHECK(got["ContentRange"] == "bytes 0-2/10");
 }
 
-TEST_CASE("XML error bodies: code, message and request id; a 200 result that is not one fails", "[protocol]") {
+TEST_CASE("XML error bodies: code, message and request id, a 200 result that is not one fails", "[protocol]") {
   HttpResponse r = response(400,
                             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InvalidPart</Code>"
                             "<Message>One or more of the specified parts could not be found.</Message>"

@@ -115,7 +115,7 @@ TEST_CASE("redact: the password of a URL's user info, wherever a URL appears", "
   CHECK(redact("http://user@host:8080/a@b:c and http://host:8080/x", {}) == "http://user@host:8080/a@b:c and http://host:8080/x");
 }
 
-TEST_CASE("redact: the secrets clients remember are redacted everywhere; short ones are not searched for", "[redact]") {
+TEST_CASE("redact: the secrets clients remember are redacted everywhere, short ones are not searched for", "[redact]") {
   cloud::remember_secret("remembered-secret-0042");
   cloud::remember_secret("short");
   CHECK(redact("a remembered-secret-0042 b " + cloud::uri_encode("remembered-secret-0042"), {}) == "a <redacted> b <redacted>");
