@@ -221,8 +221,9 @@ struct Model::Loader {
     api.operations.push_back(&op);
   }
 
-  // payloadFile { path, offset, length } and outputFile: each names a local input
-  // member of the type it needs, beside a payload (outputPayload) it stands in for.
+  // payloadFile { path, offset, length }, outputFile and outputFileOffset: each names
+  // a local input member of the type it needs, beside a payload (outputPayload) it
+  // stands in for.
   void read_file_members(Operation& op, const ojson& spec, const std::string& where) {
     if (spec.contains("payloadFile")) {
       const ojson& f = spec["payloadFile"];
@@ -236,6 +237,9 @@ struct Model::Loader {
     if (op.output_file.empty()) return;
     if (op.output_payload.empty()) fail(where + ".outputFile", "needs an outputPayload it stands in for");
     expect_local(op, op.output_file, ShapeType::string, where + ".outputFile");
+    op.output_file_offset = spec.value("outputFileOffset", "");
+    if (!op.output_file_offset.empty())
+      expect_local(op, op.output_file_offset, ShapeType::integer, where + ".outputFileOffset");
   }
 
   // Fails unless `name` is an input member of location local and of type `type`.

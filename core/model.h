@@ -94,6 +94,8 @@ struct Operation {
   std::optional<PayloadFile> payload_file;  // the payload may come from a file range
   std::string output_file;  // input (and result) member: the path the answer body is
                             // written to instead of being returned as output_payload
+  std::string output_file_offset;  // input member: with output_file, write the body in
+                                   // place at this byte of an existing file ("" for none)
   const Shape* input = nullptr;
   const Shape* output = nullptr;
 };

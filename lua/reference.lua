@@ -96,6 +96,20 @@ the timeout: an error of kind timeout, code WaitTimeout.]],
   { name = "cloud.map", usage = "cloud.map(list, fn [, { concurrency = 8, collect = false }]) -> results",
     summary = "fn(item) for every item, at most concurrency at once; results in the order of list.",
     see = "docs/lua-api.md" },
+  { name = "cloud.storage.upload_file",
+    usage = "cloud.storage.upload_file{ Bucket, Object, file, part_size, concurrency, progress, keep, upload_id, parts } -> result, meta",
+    summary = "Uploads a file of any size: one PutObject, or parts in parallel from disk, completed in order.",
+    text = [[
+part_size 8 MiB and concurrency 8 by default; a part size the platform refuses is a
+validation error before anything is sent. A failed upload is aborted, or with
+keep = true kept: the error then has upload_id and parts, which upload_file{
+upload_id =, parts = } takes back to send only the others. progress: a function
+called with (done, total), true or false for the line on stderr.]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.storage.download_file",
+    usage = "cloud.storage.download_file{ Bucket, Object, file, part_size, concurrency, progress } -> result, meta",
+    summary = "Downloads an object of any size: ranges in parallel into a file beside file, checked, renamed.",
+    see = "docs/lua-api.md" },
   { name = "cloud.sleep", usage = "cloud.sleep(seconds)",
     summary = "Sleeps; Ctrl-C in the REPL ends it at once.", see = "docs/testing.md" },
   { name = "cloud.clock", usage = "cloud.clock() -> seconds",
