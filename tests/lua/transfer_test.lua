@@ -19,41 +19,22 @@ for i = 0, 11 * MiB // 8 - 1 do lines[#lines + 1] = ("%07d\n"):format(i % 100000
 local content = table.concat(lines)
 lines = nil
 
+local files = dofile("tests/lua/support/files.lua")
+local read, write = files.read, files.write
 local dir
-local function shell(cmd) assert(os.execute(cmd), cmd) end
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-local function write(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
--- The names in the test's directory, sorted.
-local function entries()
-  local out = {}
-  for name in io.popen("ls -A '" .. dir .. "'"):lines() do out[#out + 1] = name end
-  table.sort(out)
-  return out
-end
+local function entries() return files.entries(dir) end
 local function uploads() return #emu.state().uploads end
 
 before_each(function()
   if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = BUCKET }
-  dir = os.tmpname()
-  os.remove(dir)
-  shell("mkdir '" .. dir .. "'")
+  dir = files.make_dir()
   write(dir .. "/big.bin", content)
 end)
 
 after_each(function()
-  if dir then shell("rm -rf '" .. dir .. "'") end
+  if dir then files.remove_dir(dir) end
 end)
 
 test("a file no larger than part_size goes up in one PutObject and comes back whole", function()
@@ -142,7 +123,7 @@ end)
 test("a part size the platform refuses is a validation error on part_size; nothing is sent", function()
   expect(s3.upload_file, { Bucket = BUCKET, Object = "x", file = dir .. "/big.bin", part_size = MiB })
     .to_fail{ kind = "validation", field = "part_size", message = "at least 5242880 (5 MiB)" }
-  shell("truncate -s 60G '" .. dir .. "/huge.bin'")  -- sparse: 12288 parts of 5 MiB
+  assert(os.execute("truncate -s 60G '" .. dir .. "/huge.bin'"))  -- sparse: 12288 parts of 5 MiB
   expect(s3.upload_file, { Bucket = BUCKET, Object = "x", file = dir .. "/huge.bin", part_size = PART })
     .to_fail{ kind = "validation", field = "part_size", message = "12288 parts, more than 10000; give at least 6442451" }
   expect(s3.upload_file, { Bucket = BUCKET, Object = "x", file = dir .. "/none" })
