@@ -185,3 +185,19 @@ test("upload_file and download_file belong to every client", function()
   expect(type(once.storage.upload_file)).to_equal("function")
   expect(type(cloud.client{}.storage.download_file)).to_equal("function")
 end)
+
+test("off a terminal the progress line is written only with progress = true, one line per part", function()
+  local bin = os.getenv("CLOUDLUA_TEST_BIN")
+  if not bin then skip("needs CLOUDLUA_TEST_BIN") end
+  local function stderr_of(progress)
+    local code = ("cloud.storage.create_bucket{ Bucket = 'b' } cloud.storage.upload_file{ Bucket = 'b', Object = 'o', "
+                  .. "file = [[%s]], part_size = %d, progress = %s }"):format(dir .. "/big.bin", PART, progress)
+    assert(os.execute(("CLOUDLUA_CONFIG_FILE=/dev/null '%s' -e \"%s\" 2>'%s/err' </dev/null >/dev/null"):format(bin, code, dir)))
+    return read(dir .. "/err"):gsub("cloudlua: no account configured; using the embedded emulator\n", "")
+  end
+  expect(stderr_of("nil")).to_equal("")
+  local lines = {}
+  for line in stderr_of("true"):gmatch("[^\n]+") do lines[#lines + 1] = line end
+  expect(#lines).to_equal(4)  -- 0 bytes, then one per part
+  expect(lines[4]).to_match("^upload o: 11%.0 MiB of 11%.0 MiB %(100%%%), [%d.]+ %a+/s, 0 s left$")
+end)
