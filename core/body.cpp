@@ -102,13 +102,20 @@ std::optional<FileRange> payload_file_range(const Operation& op, const json& arg
 }
 
 void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
-  if (op.output_file.empty() || !args.is_object() || !args.contains(op.output_file)) return;
+  if (op.output_file.empty() || !args.is_object()) return;
+  if (!args.contains(op.output_file)) {
+    if (!op.output_file_offset.empty() && args.contains(op.output_file_offset))
+      problems.push_back({op.output_file_offset, "only with " + op.output_file});
+    return;
+  }
   if (!args[op.output_file].is_string()) return;  // its type is reported by validation
   const std::string path = args[op.output_file].get<std::string>();
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool in_place = !op.output_file_offset.empty() && args.contains(op.output_file_offset);
   std::string problem;
-  if (exists && S_ISDIR(st.st_mode)) problem = std::strerror(EISDIR);
+  if (in_place && !exists) problem = std::string(std::strerror(ENOENT)) + " (with " + op.output_file_offset + ", the file must exist)";
+  else if (exists && S_ISDIR(st.st_mode)) problem = std::strerror(EISDIR);
   else if (exists && !S_ISREG(st.st_mode)) problem = special_file_name(st.st_mode) + ", not a regular file";
   else if (::stat(directory_of(path).c_str(), &st) != 0) problem = std::strerror(errno);
   else if (!S_ISDIR(st.st_mode)) problem = std::strerror(ENOTDIR);
@@ -162,7 +169,17 @@ Outcome<std::string> sha256_hex_of(const FileRange& range) {
 
 FileSink::~FileSink() { discard(); }
 
+// Opens the existing target for a write in place at at_; "" or what went wrong.
+std::string FileSink::open_in_place() {
+  fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0) return error_ = "cannot write '" + target_ + "': " + std::strerror(errno);
+  if (::lseek(fd_, static_cast<off_t>(*at_), SEEK_SET) < 0)
+    return error_ = "cannot write '" + target_ + "' at byte " + std::to_string(*at_) + ": " + std::strerror(errno);
+  return "";
+}
+
 std::string FileSink::open() {
+  if (at_) return open_in_place();
   std::string pattern = target_ + ".cloudlua-XXXXXX";
   fd_ = ::mkstemp(pattern.data());
   if (fd_ < 0) return error_ = "cannot write beside '" + target_ + "': " + std::strerror(errno);
@@ -178,7 +195,7 @@ bool FileSink::write(const char* data, std::uint64_t size) {
     ssize_t n = ::write(fd_, data, static_cast<size_t>(size));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      error_ = "cannot write '" + temp_ + "': " + std::strerror(errno);
+      error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno);
       return false;
     }
     data += n;
@@ -189,9 +206,9 @@ bool FileSink::write(const char* data, std::uint64_t size) {
 }
 
 std::string FileSink::commit() {
-  if (::fsync(fd_) != 0 || ::close(fd_) != 0) error_ = "cannot write '" + temp_ + "': " + std::strerror(errno);
+  if (::fsync(fd_) != 0 || ::close(fd_) != 0) error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno);
   fd_ = -1;
-  if (error_.empty() && ::rename(temp_.c_str(), target_.c_str()) != 0)
+  if (error_.empty() && !at_ && ::rename(temp_.c_str(), target_.c_str()) != 0)
     error_ = "cannot rename '" + temp_ + "' to '" + target_ + "': " + std::strerror(errno);
   if (error_.empty()) temp_.clear();
   discard();

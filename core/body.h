@@ -22,7 +22,9 @@ namespace cloud {
 std::optional<FileRange> payload_file_range(const Operation& op, const json& args, std::vector<FieldProblem>& problems);
 
 // What is wrong with writing an answer to `path` (Operation::output_file), appended
-// to `problems`: its directory does not exist, or it is a directory itself.
+// to `problems`: its directory does not exist, or it is a directory itself; with an
+// offset (Operation::output_file_offset) it is not an existing regular file, or the
+// offset is given without the path.
 void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems);
 
 // Reads a FileRange from its first byte; each reader opens the file again (one per
@@ -55,10 +57,13 @@ Outcome<std::string> sha256_hex_of(const FileRange& range);
 
 // An answer body written to a temporary file in the target's directory (so the
 // rename is atomic): commit() renames it onto the target; a sink not committed
-// removes its temporary file when it goes, leaving the target untouched.
+// removes its temporary file when it goes, leaving the target untouched. With `at`,
+// the body is written in place at that byte of the existing target instead (one
+// range of a parallel download), and commit() only flushes it.
 class FileSink {
  public:
-  explicit FileSink(std::string target) : target_(std::move(target)) {}
+  explicit FileSink(std::string target, std::optional<std::uint64_t> at = std::nullopt)
+      : target_(std::move(target)), at_(at) {}
   ~FileSink();
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
@@ -74,8 +79,10 @@ class FileSink {
   const std::string& error() const { return error_; }
 
  private:
+  std::string open_in_place();
   void discard();
   std::string target_;
+  std::optional<std::uint64_t> at_;
   std::string temp_;
   int fd_ = -1;
   std::uint64_t size_ = 0;

@@ -29,6 +29,8 @@ struct BodyFiles {
   std::optional<FileRange> upload;  // set: the request body (`body` is then empty)
   std::string upload_sha256;        // hex SHA-256 of the range, for the signer
   std::string download_to;          // a path: a 2xx answer's body goes there
+  std::optional<std::uint64_t> download_at;  // set: written in place at this byte of the
+                                             // existing file download_to, not renamed onto it
 };
 
 struct HttpRequest {

@@ -254,8 +254,9 @@ struct Model::Loader {
     api.operations.push_back(&op);
   }
 
-  // payloadFile { path, offset, length } and outputFile: each names a local input
-  // member of the type it needs, beside a payload (outputPayload) it stands in for.
+  // payloadFile { path, offset, length }, outputFile and outputFileOffset: each names
+  // a local input member of the type it needs, beside a payload (outputPayload) it
+  // stands in for.
   void read_file_members(Operation& op, const ojson& spec, const std::string& where) {
     if (spec.contains("payloadFile")) {
       const ojson& f = spec["payloadFile"];
@@ -269,6 +270,9 @@ struct Model::Loader {
     if (op.output_file.empty()) return;
     if (op.output_payload.empty()) fail(where + ".outputFile", "needs an outputPayload it stands in for");
     expect_local(op, op.output_file, ShapeType::string, where + ".outputFile");
+    op.output_file_offset = spec.value("outputFileOffset", "");
+    if (!op.output_file_offset.empty())
+      expect_local(op, op.output_file_offset, ShapeType::integer, where + ".outputFileOffset");
   }
 
   // errorsByStatus { "404": "NoSuchKey" }: an error status (400-599) -> the code it means.

@@ -98,6 +98,8 @@ struct Operation {
   // The error code an answer of this status means when it names none itself (a HEAD
   // answer has no body: HeadObject's 404 is NoSuchKey).
   std::map<long, std::string> errors_by_status;
+  std::string output_file_offset;  // input member: with output_file, write the body in
+                                   // place at this byte of an existing file ("" for none)
   const Shape* input = nullptr;
   const Shape* output = nullptr;
 };

@@ -304,6 +304,8 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
   }
   if (!w.body.empty() && op.payload.empty()) w.headers.emplace_back("Content-Type", content_type_of(api));
   if (!op.output_file.empty() && input.contains(op.output_file)) w.files.download_to = input[op.output_file].get<std::string>();
+  if (!op.output_file_offset.empty() && input.contains(op.output_file_offset))
+    w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
   return w;
 }
 

@@ -38,6 +38,9 @@ void open_system(lua_State* L, int module);
 // Makes `require "cloud.<name>"` find the embedded lua/<name>.lua and sets the parts
 // of the module written in Lua (cloud.wait_until) in the table at `module` (modules.cpp).
 void open_embedded_modules(lua_State* L, int module);
+// Adds upload_file and download_file (lua/transfer.lua) to the client table's storage
+// table at `client`.
+void add_transfers(lua_State* L, int client);
 // The name of the operation a function cloud.<api>.<operation> (of any client)
 // calls; nullptr when the value at `index` is not such a function.
 const char* operation_name_of(lua_State* L, int index);

@@ -2,7 +2,7 @@
 // cmake/EmbedFiles.cmake): `require "cloud.<name>"` finds lua/<name>.lua through a
 // searcher placed right after package.preload, so no file on disk is needed and a
 // module on package.path cannot shadow them by accident. Parts of the `cloud` API
-// written in Lua (cloud.wait_until, cloud.pretty) are installed from here.
+// written in Lua (cloud.wait_until, cloud.pretty, cloud.storage.upload_file) are installed from here.
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -83,12 +83,21 @@ void set_fields_of_required(lua_State* L, int module, std::initializer_list<cons
 
 }  // namespace
 
+void add_transfers(lua_State* L, int client) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "cloud.transfer");
+  lua_call(L, 1, 1);
+  lua_pushvalue(L, client);
+  lua_call(L, 1, 0);
+}
+
 void open_embedded_modules(lua_State* L, int module) {
   add_searcher(L);
   set_fields_of_required(L, module, {"wait_until", "wait_for"}, "cloud.wait");
   set_required(L, module, "pretty", "cloud.pretty");
   set_required(L, module, "spawn", "cloud.tasks", "spawn");
   set_required(L, module, "map", "cloud.tasks", "map");
+  add_transfers(L, module);
 }
 
 }  // namespace cloud

@@ -92,7 +92,7 @@ a status ("PROCESSING") that the progress line and the error show. On the embedd
 emulator the time between tries is its virtual time (real_time = true sleeps). Past
 the timeout: an error of kind timeout, code WaitTimeout.]],
     see = "docs/testing.md" },
-  { name = "cloud.wait_for", usage = "cloud.wait_for(name, args [, { delay, max_attempts, progress }]) -> result, meta",
+  { name = "cloud.wait_for", usage = "cloud.wait_for(name, args [, { delay, max_attempts, progress, real_time }]) -> result, meta",
     summary = "Runs a named waiter of the model (ClusterRunning, ...) until it succeeds.",
     text = [[
 Calls the waiter's read operation every delay seconds, at most max_attempts times.
@@ -114,6 +114,20 @@ let the others run. A task nobody keeps is cancelled by the garbage collector.]]
     text = [[
 The first failure is raised after the tasks still running are cancelled; with
 collect = true each item gets { ok = true, value = v } or { ok = false, error = e }.]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.storage.upload_file",
+    usage = "cloud.storage.upload_file{ Bucket, Object, file, part_size, concurrency, progress, keep, upload_id, parts } -> result, meta",
+    summary = "Uploads a file of any size: one PutObject, or parts in parallel from disk, completed in order.",
+    text = [[
+part_size 8 MiB and concurrency 8 by default; a part size the platform refuses is a
+validation error before anything is sent. A failed upload is aborted, or with
+keep = true kept: the error then has upload_id and parts, which upload_file{
+upload_id =, parts = } takes back to send only the others. progress: a function
+called with (done, total), true or false for the line on stderr.]],
+    see = "docs/lua-api.md" },
+  { name = "cloud.storage.download_file",
+    usage = "cloud.storage.download_file{ Bucket, Object, file, part_size, concurrency, progress } -> result, meta",
+    summary = "Downloads an object of any size: ranges in parallel into a file beside file, checked, renamed.",
     see = "docs/lua-api.md" },
   { name = "cloud.sleep", usage = "cloud.sleep(seconds)",
     summary = "Sleeps; Ctrl-C in the REPL ends it at once.", see = "docs/testing.md" },

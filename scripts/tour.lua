@@ -57,7 +57,7 @@ print("  " .. signed.authorization)
 -- ==================================================================== every operation
 -- One call of each remaining operation of the model, with what came back.
 
-section("Storage: a bucket, an object, a multipart upload (cloud.storage.*)")
+section("Storage: a bucket, an object, a multipart upload, a file up and down (cloud.storage.*)")
 local s3 = cloud.storage
 s3.create_bucket{ Bucket = "tour" }
 local put = s3.put_object{ Bucket = "tour", Object = "notes/hello world.txt", Body = "hello, tour" }
@@ -85,6 +85,20 @@ local abandoned = s3.create_multipart_upload{ Bucket = "tour", Object = "video/a
 local _, abort_meta = s3.abort_multipart_upload{ Bucket = "tour", Object = "video/abandoned.bin",
                                                   uploadId = abandoned.UploadId }
 print(("  aborted another upload: HTTP %d"):format(abort_meta.status))
+-- a file of any size in one call: parts in parallel, read from disk as they go
+path = os.tmpname()
+f = assert(io.open(path, "wb"))
+f:write(("0123456789abcdef"):rep(11 * 65536))  -- 11 MiB: parts of 5, 5 and 1 MiB
+f:close()
+local percents = {}
+local file_up, file_meta = s3.upload_file{ Bucket = "tour", Object = "video/file.bin", file = path,
+  part_size = 5 * 1024 * 1024, concurrency = 3,
+  progress = function(done, total) percents[#percents + 1] = done * 100 // total end }  -- true: a line on stderr
+local file_back = s3.download_file{ Bucket = "tour", Object = "video/file.bin", file = path .. ".back" }
+os.remove(path)
+os.remove(path .. ".back")
+print(("  upload_file: %d bytes in %d parts, ETag %s, progress from %d%% to %d%%; download_file: %d bytes"):format(
+  file_meta.size, file_meta.parts, file_up.ETag, percents[1], percents[#percents], file_back.ContentLength))
 
 section("Open HTTPS and ping on a firewall group (cloud.devops.authorize_firewall_rules)")
 local g = cloud.devops.authorize_firewall_rules{

@@ -13,7 +13,9 @@
 --       { "no-wait", doc = "Do not wait" },                -- a flag: true or nil
 --       { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 600)" },
 --       { "disk", value = "GB", choices = args.allowed("RestoreInstance", "diskSize"), doc = "..." },
---       { "part-size", value = "SIZE", check = function(text) return size or nil, "why" end, doc = "..." },
+--       { "part-size", value = "SIZE", check = "size", doc = "..." },   -- 8M, 16MiB, 5242880: bytes
+--       { "concurrency", value = "N", check = "count", doc = "..." },   -- an integer >= 1
+--       { "name", value = "X", check = function(text) return value or nil, "why" end, doc = "..." },
 --     },
 --   }, ...)
 --   -- args.group, args.cidr, args.no_wait, args.timeout (a number), args.disk (the
@@ -68,6 +70,18 @@ local checks = {
     local n = tonumber(text)
     if n and n >= 0 and n < math.huge then return n end
     return nil, "a number of seconds expected"
+  end,
+  -- "8M", "16MiB", "5242880": bytes (K, M and G binary units)
+  size = function(text)
+    local number, unit = tostring(text):upper():match("^(%d+)([KMG]?)I?B?$")
+    local size = number and math.tointeger(tonumber(number) * ({ [""] = 1, K = 1024, M = 1024 ^ 2, G = 1024 ^ 3 })[unit])
+    if not size or size < 1 then return nil, "a size such as 8M or 5242880 expected" end
+    return size
+  end,
+  count = function(text)
+    local n = math.tointeger(tonumber(text))
+    if n and n >= 1 then return n end
+    return nil, "a whole number from 1 on expected"
   end,
 }
 

@@ -16,41 +16,22 @@ local bytes = {}
 for i = 0, 99999 do bytes[#bytes + 1] = string.char((i * 7 + i // 256) % 256) end
 bytes = table.concat(bytes)
 
+local files = dofile("tests/lua/support/files.lua")
+local read, write = files.read, files.write
 local dir
-local function shell(cmd) assert(os.execute(cmd), cmd) end
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-local function write(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
--- The names in the test's directory, sorted.
-local function entries()
-  local out = {}
-  for name in io.popen("ls -A '" .. dir .. "'"):lines() do out[#out + 1] = name end
-  table.sort(out)
-  return out
-end
+local function entries() return files.entries(dir) end
 
 before_each(function()
   if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.configure{ min_part_size = 4 }
   s3.create_bucket{ Bucket = BUCKET }
-  dir = os.tmpname()
-  os.remove(dir)
-  shell("mkdir '" .. dir .. "'")
+  dir = files.make_dir()
   write(dir .. "/source.bin", bytes)
 end)
 
 after_each(function()
-  if dir then shell("rm -rf '" .. dir .. "'") end
+  if dir then files.remove_dir(dir) end
 end)
 
 test("put_object{file, offset, length} sends that range; get_object{file} writes it back byte for byte", function()

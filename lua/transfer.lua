@@ -1,0 +1,291 @@
+-- File transfers: storage.upload_file and storage.download_file, composed from the
+-- storage operations of a client and cloud.map (lua/tasks.lua).
+--
+--   local r, meta = c.storage.upload_file{ Bucket =, Object =, file =, part_size = 8 MiB,
+--     concurrency = 8, progress = nil | true | false | function(done, total) end,
+--     keep = false, upload_id = nil, parts = nil }
+--   local r, meta = c.storage.download_file{ Bucket =, Object =, file =, part_size = 8 MiB,
+--     concurrency = 8, progress = }
+--
+-- Decisions: a file no larger than part_size goes up in one PutObject{file=}; a larger
+-- one in parts, each an upload_part{file=, offset=, length=} read from disk as it is
+-- sent and retried on its own by the client's retry policy, at most `concurrency` at
+-- once, then completed with the parts in order. A failed multipart upload is aborted
+-- unless keep = true; the error then carries upload_id and parts (the parts done),
+-- and upload_file{ upload_id =, parts = } sends only the others: the storage API has
+-- no ListParts, so the caller hands back what the failed call reported. A download
+-- asks HeadObject for the size and ETag, writes ranges in parallel in place into a
+-- temporary file beside the target (get_object{file=, offset=}), checks every range's
+-- ETag and the size, and renames; on failure the temporary file is removed. Progress
+-- counts bytes of finished parts.
+
+local MiB = 1024 * 1024
+local MIN_PART = 5 * MiB          -- the platform's least part but the last
+local MAX_PART = 5 * 1024 * MiB   -- and its largest
+local MAX_PARTS = 10000
+
+local function cloud_module() return package.loaded.cloud end
+
+-- A validation error naming `field`, raised before anything is sent.
+local function refuse(operation, field, problem)
+  error(cloud_module().error{ kind = "validation", code = "ValidationError", operation = operation,
+    message = field .. ": " .. problem .. "; nothing was sent", fields = { { path = field, problem = problem } } }, 0)
+end
+
+-- Raises lauxlib's "bad argument" error for function `fname`, blaming its caller.
+local function arg_error(fname, message)
+  error(("bad argument #1 to '%s' (%s)"):format(fname, message), 4)
+end
+
+-- The arguments, checked and completed with their defaults.
+local function options(args, fname)
+  if type(args) ~= "table" then arg_error(fname, "table expected, got " .. type(args)) end
+  for _, field in ipairs{ "Bucket", "Object", "file" } do
+    if type(args[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
+  end
+  local known = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts" }
+  for key in pairs(args) do
+    local near = cloud_module().nearest(tostring(key), known)
+    if near ~= key then
+      arg_error(fname, "unknown field '" .. tostring(key) .. "'" .. (near and (", did you mean '" .. near .. "'?") or ""))
+    end
+  end
+  local o = { part_size = 8 * MiB, concurrency = 8 }
+  for key, value in pairs(args) do o[key] = value end
+  for _, field in ipairs{ "part_size", "concurrency" } do
+    local v = o[field]
+    if math.type(v) ~= "integer" or v < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
+  end
+  local p = args.progress
+  if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then
+    arg_error(fname, "field 'progress' must be a boolean or a function")
+  end
+  return o
+end
+
+-- "12.5 MiB": a byte count for the progress line.
+local function size_text(n)
+  if n < 1024 then return ("%d B"):format(n) end
+  local units, i = { "KiB", "MiB", "GiB", "TiB" }, 0
+  repeat n, i = n / 1024, i + 1 until n < 1024 or i == #units
+  return ("%.1f %s"):format(n, units[i])
+end
+
+-- The progress reporter: report(done) after each part, report(nil) at the end.
+-- A function is called with (done, total); on a terminal (or with progress = true)
+-- one line on stderr: bytes done, percentage, rate and time left.
+local function make_progress(o, what, total)
+  local p = o.progress
+  if type(p) == "function" then
+    return function(done) if done then p(done, total) end end
+  end
+  local cloud = cloud_module()
+  local tty = cloud.isatty(io.stderr)
+  if p == false or (p == nil and not tty) then return function() end end
+  local start = cloud.clock()
+  return function(done)
+    if not done then
+      if tty then io.stderr:write("\r\27[K") end
+      return io.stderr:flush()
+    end
+    local elapsed = cloud.clock() - start
+    local rate = elapsed > 0 and done / elapsed or 0
+    local left = rate > 0 and ("%d s left"):format(math.ceil((total - done) / rate)) or "? s left"
+    local line = ("%s: %s of %s (%d%%), %s/s, %s"):format(what, size_text(done), size_text(total),
+      total > 0 and math.floor(done * 100 / total) or 100, size_text(math.floor(rate)), left)
+    io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
+    io.stderr:flush()
+  end
+end
+
+-- The size of a readable regular file, or a validation error on `file`.
+local function file_size(operation, path)
+  local f, err = io.open(path, "rb")
+  if not f then refuse(operation, "file", "cannot read '" .. path .. "': " .. tostring(err):gsub("^[^:]*: ", "")) end
+  local size = f:seek("end")
+  f:close()
+  if not size then refuse(operation, "file", "cannot read '" .. path .. "': not a regular file") end
+  return size
+end
+
+-- The parts of a file of `size` bytes: { number, offset, length } each; a part size
+-- the platform would refuse is a validation error on part_size.
+local function plan_parts(size, part_size)
+  if part_size < MIN_PART then
+    refuse("UploadFile", "part_size", ("at least %d (5 MiB) for a file larger than one part (got %d)"):format(MIN_PART, part_size))
+  end
+  if part_size > MAX_PART then
+    refuse("UploadFile", "part_size", ("at most %d (5 GiB) (got %d)"):format(MAX_PART, part_size))
+  end
+  local count = (size + part_size - 1) // part_size
+  if count > MAX_PARTS then
+    refuse("UploadFile", "part_size", ("%d bytes in parts of %d make %d parts, more than %d; give at least %d"):format(
+      size, part_size, count, MAX_PARTS, (size + MAX_PARTS - 1) // MAX_PARTS))
+  end
+  local parts = {}
+  for i = 1, count do
+    local offset = (i - 1) * part_size
+    parts[i] = { number = i, offset = offset, length = math.min(part_size, size - offset) }
+  end
+  return parts
+end
+
+-- The parts a resumed upload has already: PartNumber -> ETag, from `parts`.
+local function parts_done(o)
+  local done = {}
+  if o.parts == nil then return done end
+  if o.upload_id == nil then refuse("UploadFile", "parts", "only with upload_id") end
+  if type(o.parts) ~= "table" then refuse("UploadFile", "parts", "a list of { PartNumber =, ETag = } expected") end
+  for i, p in ipairs(o.parts) do
+    if type(p) ~= "table" or math.type(p.PartNumber) ~= "integer" or type(p.ETag) ~= "string" then
+      refuse("UploadFile", ("parts[%d]"):format(i), "{ PartNumber = <integer>, ETag = <string> } expected")
+    end
+    done[p.PartNumber] = p.ETag
+  end
+  return done
+end
+
+-- Sends the parts not in `done` (PartNumber -> ETag, filled in as parts end), at most
+-- o.concurrency at once; returns how many were sent.
+local function send_parts(storage, o, upload_id, parts, done, report)
+  local todo, bytes = {}, 0
+  for _, part in ipairs(parts) do
+    if done[part.number] then bytes = bytes + part.length else todo[#todo + 1] = part end
+  end
+  report(bytes)
+  cloud_module().map(todo, function(part)
+    local r = storage.upload_part{ Bucket = o.Bucket, Object = o.Object, uploadId = upload_id,
+      partNumber = part.number, file = o.file, offset = part.offset, length = part.length }
+    done[part.number] = r.ETag
+    bytes = bytes + part.length
+    report(bytes)
+  end, { concurrency = o.concurrency })
+  return #todo
+end
+
+-- The list CompleteMultipartUpload wants, in part order; also what a failure reports.
+local function part_list(done)
+  local list = {}
+  for number, etag in pairs(done) do list[#list + 1] = { PartNumber = number, ETag = etag } end
+  table.sort(list, function(a, b) return a.PartNumber < b.PartNumber end)
+  return list
+end
+
+-- A failed multipart upload: aborted unless kept; the error carries the upload's id
+-- and the parts done, so that upload_file{ upload_id =, parts = } resumes it.
+local function fail_upload(storage, o, upload_id, done, err)
+  if not o.keep then
+    pcall(storage.abort_multipart_upload, { Bucket = o.Bucket, Object = o.Object, uploadId = upload_id })
+  end
+  if type(err) == "table" then
+    err.upload_id, err.parts = o.keep and upload_id or nil, o.keep and part_list(done) or nil
+  end
+  error(err, 0)
+end
+
+-- The multipart upload of a file in `parts`; returns the completion's result and the
+-- count of parts this call sent.
+local function upload_parts(storage, o, parts, report)
+  local done = parts_done(o)
+  local upload_id = o.upload_id
+  if upload_id == nil then
+    upload_id = storage.create_multipart_upload{ Bucket = o.Bucket, Object = o.Object }.UploadId
+  end
+  local sent
+  local ok, r = pcall(function()
+    sent = send_parts(storage, o, upload_id, parts, done, report)
+    return storage.complete_multipart_upload{ Bucket = o.Bucket, Object = o.Object, uploadId = upload_id,
+      Part = part_list(done) }
+  end)
+  if not ok then fail_upload(storage, o, upload_id, done, r) end
+  r.UploadId = upload_id
+  return r, sent
+end
+
+-- storage.upload_file{...}: see the head of this file and docs/lua-api.md.
+local function upload_file(storage, args)
+  local o = options(args, "cloud.storage.upload_file")
+  local size = file_size("UploadFile", o.file)
+  local start = cloud_module().clock()
+  local report = make_progress(o, "upload " .. o.Object, size)
+  local r, sent, count
+  if size <= o.part_size and o.upload_id == nil then
+    parts_done(o)  -- parts without upload_id is refused the same way
+    r = storage.put_object{ Bucket = o.Bucket, Object = o.Object, file = o.file }
+    report(size)
+    sent, count = 1, 1
+  else
+    local parts = plan_parts(size, o.part_size)
+    r, sent = upload_parts(storage, o, parts, report)
+    count = #parts
+  end
+  report(nil)
+  return r, { size = size, parts = count, sent = sent, elapsed = cloud_module().clock() - start }
+end
+
+-- A name for the temporary file beside `target` that no file has yet.
+local function temporary_name(target)
+  for _ = 1, 100 do
+    local name = ("%s.cloudlua-%06x"):format(target, math.random(0, 0xffffff))
+    local f = io.open(name, "rb")
+    if not f then return name end
+    f:close()
+  end
+  error(("cannot find a free temporary name beside '%s'"):format(target), 0)
+end
+
+-- An api error for a download whose object changed, or came short, midway.
+local function download_error(o, message)
+  return cloud_module().error{ kind = "api", code = "ObjectChanged", operation = "DownloadFile",
+    message = ("%s/%s: %s; '%s' left as it was"):format(o.Bucket, o.Object, message, o.file) }
+end
+
+-- Writes the object's ranges in place into `temp` (size bytes, ETag etag).
+local function fetch_ranges(storage, o, temp, size, etag, report)
+  local ranges, bytes = {}, 0
+  for offset = 0, size - 1, o.part_size do
+    ranges[#ranges + 1] = { offset = offset, last = math.min(offset + o.part_size, size) - 1 }
+  end
+  cloud_module().map(ranges, function(range)
+    local r = storage.get_object{ Bucket = o.Bucket, Object = o.Object, file = temp, offset = range.offset,
+      Range = ("bytes=%d-%d"):format(range.offset, range.last) }
+    if r.ETag ~= etag then error(download_error(o, "its ETag changed from " .. etag .. " to " .. tostring(r.ETag))) end
+    bytes = bytes + r.ContentLength
+    report(bytes)
+  end, { concurrency = o.concurrency })
+end
+
+-- storage.download_file{...}: see the head of this file and docs/lua-api.md.
+local function download_file(storage, args)
+  local o = options(args, "cloud.storage.download_file")
+  local start = cloud_module().clock()
+  local head = storage.head_object{ Bucket = o.Bucket, Object = o.Object }
+  local size, etag = head.ContentLength, head.ETag
+  local temp = temporary_name(o.file)
+  local f, err = io.open(temp, "wb")
+  if not f then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(err):gsub("^[^:]*: ", "")) end
+  f:close()
+  local report = make_progress(o, "download " .. o.Object, size)
+  local ok, problem = pcall(function()
+    fetch_ranges(storage, o, temp, size, etag, report)
+    local written = assert(io.open(temp, "rb"))
+    local got = written:seek("end")
+    written:close()
+    if got ~= size then error(download_error(o, ("%d bytes written of %d"):format(got, size))) end
+    assert(os.rename(temp, o.file))
+  end)
+  report(nil)
+  if not ok then
+    os.remove(temp)
+    error(problem, 0)
+  end
+  return { file = o.file, ContentLength = size, ETag = etag },
+         { size = size, parts = math.max(1, (size + o.part_size - 1) // o.part_size), elapsed = cloud_module().clock() - start }
+end
+
+-- Adds upload_file and download_file to the storage table of `client`.
+return function(client)
+  local storage = client.storage
+  rawset(storage, "upload_file", function(args) return upload_file(storage, args) end)
+  rawset(storage, "download_file", function(args) return download_file(storage, args) end)
+end
