@@ -299,7 +299,7 @@ TEST_CASE("A completion answered 200 with an empty or cut-short body is an error
 
 TEST_CASE("A raw POST answered 503 is not resent, a raw GET is, and its answer comes back whatever its status") {
   ScriptedServer server([](int n, const httplib::Request&, httplib::Response& res) {
-    res.status = n == 1 ? 503 : 404;
+    res.status = n <= 2 ? 503 : 404;  // the POST's answer, the GET's first, then the GET's second
     res.set_content(R"({"code":"Gone"})", "application/json");
   });
   FakeSleepClient c(config_for("cluster", server.url()));
