@@ -474,7 +474,8 @@ void Transport::Impl::wait(double timeout) {
   if (mc == CURLM_OK && finished_ids().empty() && due_timers().empty()) {
     auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
     for (const auto& [id, timer] : timers) until = std::min(until, timer.due);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    // Rounded up: a timer 0.8 ms away is waited for, not turned past with a sleep of 0.
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
     int wait_ms = static_cast<int>(std::clamp<long long>(ms, 0, kPollMs));
     if (!transfers.empty()) mc = curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
     else std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
