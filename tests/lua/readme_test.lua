@@ -1,17 +1,22 @@
 -- The documentation's Lua examples run as they are written: every ```lua block of the
--- README and of docs/lua-api.md's sections Operations, Errors, Retries and Tasks, in order,
--- against the embedded emulator
--- and its fixtures. What a block prints must match its `-->` comments, line by line:
--- runs of spaces and tabs count as one space, and `...` stands for any text (ids,
--- times, ports). So the reference cannot drift from what the functions do. Each
--- block is a case of its own.
--- Run: cloudlua test tests/lua/readme_test.lua
+-- README and of docs/*.md, in order, against the embedded emulator and its fixtures.
+-- What a block prints must match its `-->` comments, line by line: runs of spaces and
+-- tabs count as one space, and `...` stands for any text (ids, times, ports). So the
+-- reference cannot drift from what the functions do. Each block is a case of its own.
+-- Two kinds of block run in a child process instead:
+--   * docs/configuration.md's, with that page's own ```ini examples as the config and
+--     credentials files (so the example files are checked too);
+--   * a block whose first line is `-- NAME_test.lua` is a test file: it runs through
+--     `cloudlua test NAME_test.lua`, and what that prints must match the page's
+--     transcript block that starts `$ cloudlua test NAME_test.lua`.
+-- Run: cloudlua test tests/lua/readme_test.lua (CLOUDLUA_TEST_BIN names the binary)
 
--- { file, section title }; a nil title takes the whole file.
+local cli = dofile("tests/lua/support/cli.lua")
+
+-- { file, section title, config = true }; a nil title takes the whole file.
 local SECTIONS = {
-  { "README.md" },
-  { "docs/lua-api.md", "Operations" }, { "docs/lua-api.md", "Errors" }, { "docs/lua-api.md", "Retries" },
-  { "docs/lua-api.md", "Tasks" },
+  { "README.md" }, { "docs/lua-api.md" }, { "docs/emulator.md" }, { "docs/testing.md" },
+  { "docs/configuration.md", config = true },
 }
 
 local function read(path)
@@ -60,15 +65,65 @@ local function run(code, name)
   return printed
 end
 
--- Runs a block and compares what it printed with its `-->` comments.
-local function check(code, name, expected)
-  local printed = run(code, name)
+-- Compares printed lines with the expected ones.
+local function compare(name, expected, printed)
   for i = 1, math.max(#expected, #printed) do
     local want, got = expected[i], printed[i] and squeeze(printed[i])
     if not (want and got and got:match(pattern_of(want))) then
       error(("%s, printed line %d:\n  expected: %s\n  got:      %s"):format(name, i, tostring(want), tostring(got)), 0)
     end
   end
+end
+
+-- Runs a block and compares what it printed with its `-->` comments.
+local function check(code, name, expected)
+  compare(name, expected, run(code, name))
+end
+
+local function lines_of(text)
+  local out = {}
+  for line in text:gmatch("([^\n]*)\n") do out[#out + 1] = line end
+  return out
+end
+
+-- A temporary folder with `files` ({ name = text }) in it, each chmod 600.
+local function folder_with(files)
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -m 700 " .. cli.quote(dir)))
+  for name, text in pairs(files) do
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+    assert(os.execute("chmod 600 " .. cli.quote(dir .. "/" .. name)))
+  end
+  return dir
+end
+
+-- Runs a block as a script in a child process whose config file is the page's first
+-- ```ini block and whose credentials file is its second.
+local function check_with_config(code, name, expected, page)
+  local ini = {}
+  for block in page:gmatch("```ini\n(.-)```") do ini[#ini + 1] = block end
+  assert(#ini == 2, name .. ": the page should have a config and a credentials example")
+  local dir = folder_with{ config = ini[1], credentials = ini[2], ["example.lua"] = code }
+  local out, err, status = cli.cloudlua(cli.quote(dir .. "/example.lua"), { env = { CLOUDLUA_CONFIG_FILE = dir .. "/config" } })
+  os.execute("rm -rf " .. cli.quote(dir))
+  assert(status == 0, name .. " failed: " .. err)
+  compare(name, expected, lines_of(out))
+end
+
+-- Runs a test-file block through `cloudlua test` and compares its output with the
+-- page's transcript of that command.
+local function check_test_file(code, name, file, page)
+  local transcript = page:match("```\n%$ cloudlua test " .. file:gsub("%p", "%%%0") .. "\n(.-)```")
+  assert(transcript, name .. ": no transcript '$ cloudlua test " .. file .. "' on the page")
+  local dir = folder_with{ [file] = code }
+  local out = cli.cloudlua("test " .. cli.quote(file), { cd = dir })
+  os.execute("rm -rf " .. cli.quote(dir))
+  local expected = {}
+  for _, line in ipairs(lines_of(transcript)) do expected[#expected + 1] = squeeze(line) end
+  compare(name, expected, lines_of(out))
 end
 
 -- The `-->` comments of a block, squeezed.
@@ -92,8 +147,15 @@ for _, where in ipairs(SECTIONS) do
     n = n + 1
     local name = ("%s example %d (%s)"):format(label, n, code:match("[^\n]*"))
     local expected = expected_lines(code)
+    local test_file = code:match("^%-%- (%S+_test%.lua)\n")
     lines = lines + #expected
-    test(name, function() check(code, name, expected) end)
+    if test_file then
+      test(name, function() check_test_file(code, name, test_file, text) end)
+    elseif where.config then
+      test(name, function() check_with_config(code, name, expected, text) end)
+    else
+      test(name, function() check(code, name, expected) end)
+    end
   end
   test(label .. " has examples", function()
     assert(found, text)
@@ -103,5 +165,5 @@ for _, where in ipairs(SECTIONS) do
 end
 
 test("enough examples are checked", function()
-  assert(blocks >= 16 and lines >= 40, ("too few examples checked: %d blocks, %d lines"):format(blocks, lines))
+  assert(blocks >= 30 and lines >= 50, ("too few examples checked: %d blocks, %d lines"):format(blocks, lines))
 end)

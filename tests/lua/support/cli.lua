@@ -36,7 +36,8 @@ end
 -- Runs cloudlua with `args` (a shell-quoted string) and `opts.env` (a table of
 -- variables; false unsets one). The config file is /dev/null and the line saying
 -- the embedded emulator serves is silenced (CLOUDLUA_QUIET_EMULATOR) unless given.
--- stdin from `opts.input` (else /dev/null). Returns stdout, stderr and the exit code.
+-- stdin from `opts.input` (else /dev/null); `opts.cd` runs it in that folder.
+-- Returns stdout, stderr and the exit code.
 function M.cloudlua(args, opts)
   opts = opts or {}
   local env = { CLOUDLUA_CONFIG_FILE = "/dev/null", CLOUDLUA_QUIET_EMULATOR = "1" }
@@ -45,7 +46,7 @@ function M.cloudlua(args, opts)
   for k, v in pairs(env) do
     if v == false then unset = unset .. " -u " .. k else set = set .. " " .. k .. "=" .. M.quote(v) end
   end
-  local prefix = "env" .. unset .. set
+  local prefix = (opts.cd and "cd " .. M.quote(opts.cd) .. " && " or "") .. "env" .. unset .. set
   local input = opts.input and M.temp_file(opts.input) or "/dev/null"
   local err_file = os.tmpname()
   local p = assert(io.popen(("%s %s %s <%s 2>%s"):format(prefix, M.quote(M.bin), args, M.quote(input), err_file), "r"))
