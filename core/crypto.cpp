@@ -1,11 +1,12 @@
 // Hashes, MACs and encodings for signing, all through OpenSSL 3's non-deprecated
-// one-shot calls (EVP_Digest, EVP_Q_mac, EVP_EncodeBlock, CRYPTO_memcmp) and the EVP
-// digest context for a hash fed in pieces. Only hex is done by hand: it is
+// calls (EVP_Digest, EVP_MAC, EVP_EncodeBlock, CRYPTO_memcmp) and the EVP digest
+// context for a hash fed in pieces. Only hex is done by hand: it is
 // formatting, not cryptography.
 #include "core/crypto.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 
 namespace cloud {
 namespace {
@@ -49,14 +50,20 @@ std::string Sha256Stream::hex_digest() {
 // MD5 of `data`, 16 raw bytes (Content-MD5 of the storage API, not for security).
 std::string md5(std::string_view data) { return digest(data, EVP_md5()); }
 
-// HMAC-SHA256 of `data` under `key`, 32 raw bytes; EVP_Q_mac is OpenSSL 3's one-shot MAC.
+// HMAC-SHA256 of `data` under `key`, 32 raw bytes, through an EVP_MAC fetched once
+// (the one-shot EVP_Q_mac looks the algorithm up again on every call).
 std::string hmac_sha256(std::string_view key, std::string_view data) {
+  static EVP_MAC* const hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  char digest_name[] = "SHA256";
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest_name, 0), OSSL_PARAM_construct_end()};
   unsigned char out[EVP_MAX_MD_SIZE];
   size_t len = 0;
-  const unsigned char* mac = EVP_Q_mac(
-      nullptr, "HMAC", nullptr, "SHA256", nullptr, key.data(), key.size(),
-      reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, sizeof out, &len);
-  if (mac == nullptr) return {};
+  EVP_MAC_CTX* ctx = hmac ? EVP_MAC_CTX_new(hmac) : nullptr;
+  bool ok = ctx && EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key.data()), key.size(), params) == 1 &&
+            EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1 &&
+            EVP_MAC_final(ctx, out, &len, sizeof out) == 1;
+  EVP_MAC_CTX_free(ctx);
+  if (!ok) return {};
   return std::string(reinterpret_cast<const char*>(out), len);
 }
 

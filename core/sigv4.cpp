@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <iterator>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "core/crypto.h"
@@ -141,12 +143,37 @@ std::string credential_scope(const SignInput& in, const std::string& time) {
 }
 
 // The four-step HMAC chain from the secret to the signing key.
-std::string signing_key(const SignInput& in, const std::string& time) {
-  std::string key =
-      hmac_sha256(in.dialect->key_prefix + in.credentials.secret_access_key, time.substr(0, 8));
+std::string derive_signing_key(const SignInput& in, const std::string& day) {
+  std::string key = hmac_sha256(in.dialect->key_prefix + in.credentials.secret_access_key, day);
   key = hmac_sha256(key, in.region);
   key = hmac_sha256(key, in.service);
   return hmac_sha256(key, in.dialect->terminator);
+}
+
+// The signing key for `time`'s day, derived once per secret, day, region, service and
+// dialect: the chain is the same for every request of a day, so the last few keys are
+// kept (a client uses one or two scopes; the emulator, a few). Shared by the threads
+// of the emulator, hence the lock.
+std::string signing_key(const SignInput& in, const std::string& time) {
+  struct Entry {
+    std::string scope, key;
+  };
+  static std::mutex lock;
+  static Entry kept[8];
+  static size_t next = 0;
+  std::string day = time.substr(0, 8);
+  std::string scope = in.dialect->key_prefix + in.credentials.secret_access_key + '\n' + day + '\n' +
+                      in.region + '\n' + in.service + '\n' + in.dialect->terminator;
+  {
+    std::lock_guard<std::mutex> hold(lock);
+    for (const Entry& e : kept)
+      if (e.scope == scope) return e.key;
+  }
+  std::string key = derive_signing_key(in, day);
+  std::lock_guard<std::mutex> hold(lock);
+  kept[next] = {std::move(scope), key};
+  next = (next + 1) % std::size(kept);
+  return key;
 }
 
 // The payload's hash as signed: given for a body sent from a file, else computed.

@@ -292,6 +292,34 @@ TEST_CASE("S3 documentation example: GET object with Range", "[sigv4][s3]") {
   CHECK(out->headers == expected);  // nothing repeated: the given date and hash are used
 }
 
+TEST_CASE("signing keys kept between requests never serve another scope or secret", "[sigv4][s3]") {
+  // The S3 documentation's GET with Range, signed after requests that differ from it
+  // in one part of the key's scope each, more of them than the signer keeps keys:
+  // every answer must be the one a fresh derivation gives.
+  const std::string expected = "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41";
+  auto sign_docs = [](auto change) {
+    SignInput in = s3_docs_input("GET", "https://examplebucket.s3.amazonaws.com/test.txt");
+    in.headers = {{"Range", "bytes=0-9"}};
+    change(in);
+    Outcome<SignOutput> out = sign(in);
+    REQUIRE(out.ok());
+    return out->signature;
+  };
+  auto same = [](SignInput&) {};
+  CHECK(sign_docs(same) == expected);
+  std::vector<std::string> others;
+  for (int i = 0; i < 12; ++i) {
+    others.push_back(sign_docs([&](SignInput& in) { in.credentials.secret_access_key += std::to_string(i); }));
+    others.push_back(sign_docs([&](SignInput& in) { in.region = "jp-east-" + std::to_string(i); }));
+    others.push_back(sign_docs([&](SignInput& in) { in.time = "201306" + std::to_string(10 + i) + "T000000Z"; }));
+    CHECK(sign_docs(same) == expected);
+  }
+  others.push_back(sign_docs([](SignInput& in) { in.service = "ec2"; }));
+  others.push_back(sign_docs([](SignInput& in) { in.dialect = &Dialect::ext(); }));
+  for (const std::string& s : others) CHECK(s != expected);
+  CHECK(sign_docs(same) == expected);
+}
+
 TEST_CASE("S3 documentation example: the signer adds date and payload hash", "[sigv4][s3]") {
   SignInput in = s3_docs_input("GET", "https://examplebucket.s3.amazonaws.com/test.txt");
   in.headers = {{"Range", "bytes=0-9"}};
