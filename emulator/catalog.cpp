@@ -4,6 +4,8 @@
 // resource group is the key, not a field (state() adds it to each listed record).
 // An upgrade shows the cluster `configuring` and settles to `running` after
 // `mesh_upgrade` seconds; when is kept in a side map, never in the record.
+// GetMeshplatformCluster (cloudlua's own read operation: the vendor publishes no model
+// of this API) answers the record as it is, which MeshClusterRunning polls.
 // Decisions: a version left out of the request means GetMeshplatformServerConfig's
 // defaultConfig.serviceMeshVersion, which this emulator fixes at kDefaultMeshVersion;
 // only a cluster already `configuring` refuses an upgrade (the spec's move is from any).
@@ -82,7 +84,8 @@ class CatalogService : public Service {
 
   // The handler table: one row per operation of the API (checked against the model).
   Handlers handlers() override {
-    return {{"UpgradeMeshplatformServiceMeshVersion", handler(this, &CatalogService::upgrade_mesh)}};
+    return {{"GetMeshplatformCluster", handler(this, &CatalogService::get_cluster)},
+            {"UpgradeMeshplatformServiceMeshVersion", handler(this, &CatalogService::upgrade_mesh)}};
   }
 
  private:
@@ -150,16 +153,33 @@ class CatalogService : public Service {
     configuring_.erase(key);
   }
 
+  // The cluster `input` names by resource group and name, or nullptr.
+  json* find_cluster(const json& input, ClusterKey& key) {
+    key = {input["ResourceGroupName"].get<std::string>(), input["ClusterName"].get<std::string>()};
+    auto it = clusters_.find(key);
+    return it == clusters_.end() ? nullptr : &it->second;
+  }
+
+  static HandlerResult not_found(const ClusterKey& key) {
+    return HandlerResult::failure(404, "ClusterNotFound",
+                                  "no cluster named '" + key.second + "' in resource group '" + key.first + "'");
+  }
+
+  // GetMeshplatformCluster: the cluster as it is now, not wrapped (as the upgrade answers).
+  HandlerResult get_cluster(const Operation&, const json& input) {
+    ClusterKey key;
+    const json* c = find_cluster(input, key);
+    return c ? HandlerResult::success(*c) : not_found(key);
+  }
+
   // UpgradeMeshplatformServiceMeshVersion: the mesh enabled at the requested version,
   // the cluster `configuring` until `mesh_upgrade` seconds have passed; the answer is
   // the whole cluster, not wrapped.
   HandlerResult upgrade_mesh(const Operation&, const json& input) {
-    ClusterKey key{input["ResourceGroupName"].get<std::string>(), input["ClusterName"].get<std::string>()};
-    auto it = clusters_.find(key);
-    if (it == clusters_.end())
-      return HandlerResult::failure(404, "ClusterNotFound",
-                                    "no cluster named '" + key.second + "' in resource group '" + key.first + "'");
-    json& c = it->second;
+    ClusterKey key;
+    json* found = find_cluster(input, key);
+    if (!found) return not_found(key);
+    json& c = *found;
     if (c["status"] == "configuring")
       return HandlerResult::failure(409, "ClusterBusy", "cluster '" + key.second + "' is configuring; wait until it is running");
     c["meshplatformServiceMeshConfig"] = {{"enabled", true}, {"version", input.value("version", kDefaultMeshVersion)}};

@@ -267,7 +267,7 @@ struct Emulator::Impl {
     const Operation* op = match_operation(api, req.method, path, query, labels);
     if (!op)
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
-    if (std::optional<Fault> fault = take_fault(op->name))
+    if (std::optional<Fault> fault = take_fault(api, op->name))
       if (misbehave(api, *fault, req, res, request_id)) return;
     Headers headers(req.headers.begin(), req.headers.end());
     auto input = parse_request(api, *op, labels, query, headers, req.body);
@@ -279,11 +279,12 @@ struct Emulator::Impl {
     answer(api, *op, platform.handle(*op, *valid), res, request_id);
   }
 
-  // The first queued fault for `operation`, used up one time.
-  std::optional<Fault> take_fault(const std::string& operation) {
+  // The first queued fault for `operation` of `api`, used up one time.
+  std::optional<Fault> take_fault(const Api& api, const std::string& operation) {
     std::lock_guard<std::mutex> lock(faults_mutex);
     for (auto it = faults.begin(); it != faults.end(); ++it) {
       if (!it->operation.empty() && it->operation != operation) continue;
+      if (it->json_only && api.protocol->format != Format::json) continue;
       Fault f = *it;
       if (--it->times <= 0) faults.erase(it);
       return f;

@@ -51,6 +51,7 @@ struct Fault {
   bool drop = false;
   bool error_in_200 = false;
   bool echo = false;
+  bool json_only = false;  // matches requests to the JSON APIs only (the maintenance fault)
 };
 
 class Emulator {

@@ -52,13 +52,18 @@ int l_advance(lua_State* L) {
   return 0;
 }
 
+// maintenance = true: what the platform's JSON APIs answer while it is in maintenance
+// (503 Server.Maintenance, as the vendor's nifcloud-hatoba-disk-csi-driver tests show
+// it); only requests to the JSON APIs match it.
 Fault fault_from(lua_State* L, const json& t) {
   Fault f;
+  bool maintenance = t.value("maintenance", false);
   f.operation = t.value("operation", "");
   f.times = t.value("times", 1);
-  f.status = t.value("status", 0);
-  f.code = t.value("code", "");
-  f.message = t.value("message", "");
+  f.status = t.value("status", maintenance ? 503 : 0);
+  f.code = t.value("code", maintenance ? "Server.Maintenance" : "");
+  f.message = t.value("message", maintenance ? "The system is in maintenance now." : "");
+  f.json_only = maintenance;
   f.delay = t.value("delay", 0.0);
   f.drop = t.value("drop", false);
   f.error_in_200 = t.value("error_in_200", false);
@@ -66,13 +71,16 @@ Fault fault_from(lua_State* L, const json& t) {
   if (!f.operation.empty() && !Model::builtin().find(f.operation))
     arg_error(L, 1, "no operation named '" + f.operation + "'");
   if (f.times < 1) arg_error(L, 1, "times must be at least 1");
+  if (maintenance && !f.operation.empty() && Model::builtin().find(f.operation)->api == "storage")
+    arg_error(L, 1, "maintenance is a fault of the JSON APIs; " + f.operation + " is the storage API's");
   return f;
 }
 
-// cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200=, echo= }
+// cloud.emulator.fault{ operation=, times=, status=, code=, message=, delay=, drop=, error_in_200=, echo=, maintenance= }
 int l_fault(lua_State* L) {
   json t = table_argument(L);
-  check_known_keys(L, t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200", "echo"});
+  check_known_keys(L, t,
+                   {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200", "echo", "maintenance"});
   try {
     emulator_of(L).add_fault(fault_from(L, t));
   } catch (const json::exception& e) {

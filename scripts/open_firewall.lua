@@ -1,7 +1,7 @@
 -- Opens SSH (TCP 22) and HTTPS (TCP 443) from one source on a code-host firewall
 -- group, then waits until the group is APPLIED.
 --
---   cloudlua scripts/open_firewall.lua GROUP CIDR [--no-wait] [--timeout SECONDS]
+--   cloudlua scripts/open_firewall.lua GROUP CIDR [--no-wait] [--timeout SECONDS] [--poll SECONDS]
 --   cloudlua scripts/open_firewall.lua fw-1 203.0.113.0/24
 --
 -- A group still PROCESSING an earlier change is waited for first. Rules the group
@@ -12,18 +12,19 @@
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
+local observe = require("lib.observe")
 local args = require("lib.args").parse({
-  usage = "cloudlua scripts/open_firewall.lua GROUP CIDR [--no-wait] [--timeout SECONDS]",
+  usage = "cloudlua scripts/open_firewall.lua GROUP CIDR [--no-wait] [--timeout SECONDS] [--poll SECONDS]",
   about = "Opens SSH (TCP 22) and HTTPS (TCP 443) from CIDR on the firewall group GROUP,\n" ..
           "then waits until the group is APPLIED.",
   positional = { "group", "cidr" },
   options = {
     { "no-wait", doc = "Send the rules, do not wait until the group is APPLIED" },
     { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 600)" },
+    observe.poll_option,
   },
 }, ...)
 if not args then return end
-local observe = require("lib.observe")
 
 local rules = {
   { protocol = "TCP", port = 22, cidrIp = args.cidr, description = "ssh" },
@@ -32,7 +33,7 @@ local rules = {
 
 local function wait_applied()
   if args.no_wait then return end
-  return observe.wait("FirewallGroupApplied", { FirewallGroupName = args.group }, args.timeout).firewallGroup
+  return observe.wait("FirewallGroupApplied", { FirewallGroupName = args.group }, args.timeout, args.poll).firewallGroup
 end
 
 -- Adds the rules; true when added, false when the group has them already.

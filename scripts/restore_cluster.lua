@@ -2,7 +2,7 @@
 -- of every node pool has its IP addresses.
 --
 --   cloudlua scripts/restore_cluster.lua SNAPSHOT CLUSTER [KEY=VALUE ...] [--description TEXT]
---            [--location ZONE] [--no-wait] [--timeout SECONDS]
+--            [--location ZONE] [--no-wait] [--timeout SECONDS] [--poll SECONDS]
 --   cloudlua scripts/restore_cluster.lua snap-1 restored-1 env=qa owner=platform-team
 --
 -- Prints one line per node (pool, name, zone, private and public address). The restore
@@ -12,9 +12,10 @@
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
+local observe = require("lib.observe")
 local spec = {
   usage = "cloudlua scripts/restore_cluster.lua SNAPSHOT CLUSTER [KEY=VALUE ...] [--description TEXT] " ..
-          "[--location ZONE] [--no-wait] [--timeout SECONDS]",
+          "[--location ZONE] [--no-wait] [--timeout SECONDS] [--poll SECONDS]",
   about = "Restores the container cluster CLUSTER from SNAPSHOT, each KEY=VALUE a tag, and\n" ..
           "waits until every node of every node pool has its IP addresses.",
   positional = { "snapshot", "cluster" },
@@ -23,6 +24,7 @@ local spec = {
     { "location", value = "ZONE", doc = "Zone of the cluster" },
     { "no-wait", doc = "Send the restore, do not wait for the nodes' addresses" },
     { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 3600)" },
+    observe.poll_option,
   },
 }
 
@@ -34,7 +36,6 @@ for _, a in ipairs{ ... } do
 end
 local args = require("lib.args").parse(spec, table.unpack(rest))
 if not args then return end
-local observe = require("lib.observe")
 
 local c = cloud.cluster.restore_cluster_from_snapshot{
   SnapshotName = args.snapshot,
@@ -45,7 +46,7 @@ c = c.cluster
 print(("restoring %s from %s: %s, %d nodes, tags %d"):format(c.name, args.snapshot, c.status, c.nodeCount, #c.tags))
 if args.no_wait then return end
 
-local ready = observe.wait("ClusterRunning", { ClusterName = args.cluster }, args.timeout).cluster
+local ready = observe.wait("ClusterRunning", { ClusterName = args.cluster }, args.timeout, args.poll).cluster
 print(("%s is %s"):format(ready.name, ready.status))
 for _, pool in ipairs(ready.nodePools) do
   for _, node in ipairs(pool.nodes) do

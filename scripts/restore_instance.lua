@@ -1,7 +1,8 @@
 -- Restores a code-host server from a backup and waits until it is RUNNING.
 --
 --   cloudlua scripts/restore_instance.lua BACKUP_ID INSTANCE_ID [--type TYPE] [--disk GB]
---            [--zone ZONE] [--firewall-group NAME] [--description TEXT] [--no-wait] [--timeout SECONDS]
+--            [--zone ZONE] [--firewall-group NAME] [--description TEXT] [--no-wait]
+--            [--timeout SECONDS] [--poll SECONDS]
 --   cloudlua scripts/restore_instance.lua 0123456789abcdef0123456789abcdef code-1 --type e-large16
 --
 -- Prints the server's URL and global IP address once it runs. The restore is sent once
@@ -11,10 +12,11 @@
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
+local observe = require("lib.observe")
 local lib_args = require("lib.args")
 local args = lib_args.parse({
   usage = "cloudlua scripts/restore_instance.lua BACKUP_ID INSTANCE_ID [--type TYPE] [--disk GB] [--zone ZONE] " ..
-          "[--firewall-group NAME] [--description TEXT] [--no-wait] [--timeout SECONDS]",
+          "[--firewall-group NAME] [--description TEXT] [--no-wait] [--timeout SECONDS] [--poll SECONDS]",
   about = "Restores the code-host server INSTANCE_ID from the backup BACKUP_ID and waits\n" ..
           "until it is RUNNING.",
   positional = { "backup", "instance" },
@@ -28,10 +30,10 @@ local args = lib_args.parse({
     { "description", value = "TEXT", doc = "Description of the server" },
     { "no-wait", doc = "Send the restore, do not wait until the server is RUNNING" },
     { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 1800)" },
+    observe.poll_option,
   },
 }, ...)
 if not args then return end
-local observe = require("lib.observe")
 
 local r = cloud.devops.restore_instance{
   backupId = args.backup,
@@ -46,6 +48,6 @@ local i = r.instance
 print(("restoring %s (%s, %d GB, %s): %s"):format(i.instanceId, i.instanceType, i.diskSize, i.availabilityZone, i.status.name))
 if args.no_wait then return end
 
-local running = observe.wait("InstanceRunning", { InstanceId = args.instance }, args.timeout).instance
+local running = observe.wait("InstanceRunning", { InstanceId = args.instance }, args.timeout, args.poll).instance
 print(("%s is RUNNING (status %d): %s, global IP %s"):format(
   running.instanceId, running.status.code, running.codehostUrl, running.publicIpAddress))

@@ -109,6 +109,22 @@ test("InstanceRunning: RUNNING with status 100; any FAILED_* status name fails",
   refused_by_acceptor("InstanceRunning", { InstanceId = "code-bad" }, 2, "FAILED_INSTANCE_RESTORE")
 end)
 
+test("MeshClusterRunning: GetMeshplatformCluster every 30 s until running; failed and deleting fail", function()
+  emu.seed{ mesh_clusters = { { resourceGroupName = "rg-1", name = "m1" },
+                              { resourceGroupName = "rg-1", name = "m-failed", status = "failed" },
+                              { resourceGroupName = "rg-1", name = "m-deleting", status = "deleting" } } }
+  cloud.catalog.upgrade_meshplatform_service_mesh_version{ ResourceGroupName = "rg-1", ClusterName = "m1", version = "1.22.1" }
+  expect(cloud.catalog.get_meshplatform_cluster{ ResourceGroupName = "rg-1", ClusterName = "m1" }.status)
+    .to_equal("configuring")
+  local r, _, seen = wait("MeshClusterRunning", { ResourceGroupName = "rg-1", ClusterName = "m1" })
+  expect({ r.status, r.meshplatformServiceMeshConfig.version }).to_equal{ "running", "1.22.1" }
+  expect(seen).to_equal{ "configuring" }  -- at 0 s; running at 30 s
+  refused_by_acceptor("MeshClusterRunning", { ResourceGroupName = "rg-1", ClusterName = "m-failed" }, 2, "failed")
+  refused_by_acceptor("MeshClusterRunning", { ResourceGroupName = "rg-1", ClusterName = "m-deleting" }, 3, "deleting")
+  expect_error(function() cloud.wait_for("MeshClusterRunning", { ResourceGroupName = "rg-2", ClusterName = "m1" }) end,
+               { kind = "api", code = "ClusterNotFound", status = 404 })
+end)
+
 test("delay and max_attempts override the waiter's", function()
   cloud.cluster.restore_cluster_from_snapshot{ SnapshotName = "snap-1", cluster = { name = "c1" } }
   local _, _, seen = wait("ClusterRunning", { ClusterName = "c1" }, { delay = 30 })

@@ -85,6 +85,26 @@ for _, fault in ipairs{
   end)
 end
 
+test("the platform in maintenance (503 Server.Maintenance) twice: repeated, the third attempt succeeds", function()
+  emu.fault{ maintenance = true, times = 2 }
+  local r, m = fast.cluster.update_snapshot(update)
+  expect({ m.attempts, r.snapshot.description }).to_equal{ 3, "retried" }
+end)
+
+test("a maintenance that outlasts the attempts is the platform's 503 Server.Maintenance", function()
+  emu.fault{ maintenance = true, operation = "GetCluster", times = 3 }
+  local err = expect(fast.cluster.get_cluster, { ClusterName = "prod-cluster" })
+    .to_fail{ kind = "api", status = 503, code = "Server.Maintenance", message = "The system is in maintenance now." }
+  expect(err.attempts).to_equal(3)
+end)
+
+test("maintenance is a fault of the JSON APIs: storage requests pass it by", function()
+  emu.fault{ maintenance = true }
+  expect(select(2, s3.put_object{ Bucket = "retries", Object = "m", Body = "x" }).attempts).to_equal(1)
+  expect(select(2, fast.cluster.update_snapshot(update)).attempts).to_equal(2)  -- the fault was still queued
+  expect(emu.fault, { maintenance = true, operation = "PutObject" }).to_fail("JSON APIs")
+end)
+
 test("storage SlowDown: repeated", function()
   emu.fault{ operation = "PutObject", status = 503, code = "SlowDown" }
   expect(select(2, s3.put_object{ Bucket = "retries", Object = "small", Body = "x" }).attempts).to_equal(2)

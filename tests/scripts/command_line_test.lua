@@ -76,7 +76,7 @@ test("on a terminal the upload and the waits show a progress line", function()
   expect(out).to_contain("upload tty.bin: 5.0 MiB of 5.0 MiB (100%), ")
   expect(out).to_contain("download tty.bin: 5.0 MiB of 5.0 MiB (100%), ")
   out = sh("script -qec " .. sh_quote(sh_quote(bin) .. " scripts/upgrade_mesh.lua rg-1 mesh-1 1.22.1") .. " /dev/null </dev/null")
-  expect(out).to_contain("waiting for cluster mesh-1 running: 0 s of 1800 s, try 1 (configuring)")
+  expect(out).to_contain("waiting for MeshClusterRunning: try 1 of 60, 0 s (configuring)")
 end)
 
 test("--help prints the usage and describes every option, status 0", function()

@@ -1,5 +1,6 @@
 -- scripts/upgrade_mesh.lua, run in this state against the embedded emulator: the
--- upgrade, the wait for `running`, the platform's default version, refusals.
+-- upgrade, the wait for `running` (the MeshClusterRunning waiter), the platform's
+-- default version, refusals.
 
 local emu = cloud.emulator
 local support = dofile("tests/scripts/support.lua")
@@ -16,6 +17,11 @@ test("upgrades and waits until the cluster is running", function()
   expect(run("rg-1", "mesh-1", "1.22.1")).to_equal{ "upgrading the mesh of rg-1/mesh-1 to 1.22.1: configuring",
                                                     "mesh-1 is running with mesh 1.22.1" }
   expect(emu.state().mesh_clusters[1].status).to_equal("running")
+end)
+
+test("the wait is the MeshClusterRunning waiter: --timeout shorter than one delay is one try", function()
+  expect(run, "rg-1", "mesh-1", "1.22.1", "--timeout", "10")
+    .to_fail{ kind = "timeout", message = "MeshClusterRunning not reached after 1 try" }
 end)
 
 test("without a version the platform's default is used", function()

@@ -26,6 +26,10 @@ lua '
   cloud.devops.authorize_firewall_rules{ FirewallGroupName = "fw-1", rules = { { protocol = "ICMP", cidrIp = "10.0.0.1" } } }
   assert(cloud.wait_for("FirewallGroupApplied", { FirewallGroupName = "fw-1" }, fast).firewallGroup.state == "APPLIED")
   assert(#cloud.wait_for("FirewallRuleAuthorized", { FirewallGroupName = "fw-1" }, fast).firewallGroup.rules == 2)
+  local mesh = { ResourceGroupName = "rg-1", ClusterName = "mesh-1" }
+  cloud.catalog.upgrade_meshplatform_service_mesh_version{ ResourceGroupName = "rg-1", ClusterName = "mesh-1" }
+  assert(cloud.catalog.get_meshplatform_cluster(mesh).status == "configuring")
+  assert(cloud.wait_for("MeshClusterRunning", mesh, fast).status == "running")
 '
 
 step "an unknown name is the platform's code over the wire; a waiter that runs out of tries is a timeout"

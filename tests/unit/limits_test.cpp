@@ -43,6 +43,7 @@ json valid_args(const std::string& op_name) {
       {"GetFirewallGroup", [] { return json{{"FirewallGroupName", "fw-1"}}; }},
       {"GetCluster", [] { return json{{"ClusterName", "c1"}}; }},
       {"GetSnapshot", [] { return json{{"SnapshotName", "snap-1"}}; }},
+      {"GetMeshplatformCluster", [] { return json{{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}}; }},
   };
   auto it = args.find(op_name);
   INFO("valid arguments for " << op_name);

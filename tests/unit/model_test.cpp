@@ -51,6 +51,7 @@ TEST_CASE("the built-in model loads with the nine operations and the four storag
       {"GetFirewallGroup", "get_firewall_group", "devops"},
       {"GetCluster", "get_cluster", "cluster"},
       {"GetSnapshot", "get_snapshot", "cluster"},
+      {"GetMeshplatformCluster", "get_meshplatform_cluster", "catalog"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {
