@@ -121,9 +121,10 @@ collect = true each item gets { ok = true, value = v } or { ok = false, error = 
     text = [[
 part_size 8 MiB and concurrency 8 by default; a part size the platform refuses is a
 validation error before anything is sent. A failed upload is aborted, or with
-keep = true kept: the error then has upload_id and parts, which upload_file{
-upload_id =, parts = } takes back to send only the others. progress: a function
-called with (done, total), true or false for the line on stderr.]],
+keep = true kept: the error then has upload_id. upload_file{ upload_id = } resumes
+it: the parts ListParts shows with the size and MD5 of their range of the file are
+not sent again (parts = the error's list: taken as done, nothing listed). progress:
+a function called with (done, total), true or false for the line on stderr.]],
     see = "docs/lua-api.md" },
   { name = "cloud.storage.download_file",
     usage = "cloud.storage.download_file{ Bucket, Object, file, part_size, concurrency, progress } -> result, meta",
