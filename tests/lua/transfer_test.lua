@@ -2,7 +2,8 @@
 -- PutObject below part_size; parts in order and a byte-for-byte round trip through
 -- ranged downloads; a part that fails once is retried; a failed upload is aborted, or
 -- kept and resumed sending only the missing parts (given as parts =, or found by
--- ListParts and checked against the file); part sizes the platform refuses;
+-- ListParts and checked against the file); two uploads in two tasks at once; part
+-- sizes the platform refuses;
 -- failed downloads leave no temporary file; the progress function; and the primitive
 -- under the downloads, get_object{file =, offset =} writing in place.
 -- Run: cloudlua test tests/lua/transfer_test.lua
@@ -203,6 +204,28 @@ test("an unknown upload_id is NoSuchUpload, and nothing is sent", function()
                                   upload_id = ("0"):rep(32), progress = false })
     .to_fail{ kind = "api", code = "NoSuchUpload", operation = "ListParts", status = 404 }
   expect(sent).to_equal{}
+end)
+
+test("two uploads in two tasks go on at once, each file whole", function()
+  write(dir .. "/other.bin", content:reverse())
+  emu.fault{ operation = "UploadPart", times = 6, delay = 0.2 }
+  local events = {}
+  local function up(name, file)
+    return cloud.spawn(function()
+      events[#events + 1] = "+"
+      local r = s3.upload_file{ Bucket = BUCKET, Object = name, file = dir .. "/" .. file, part_size = PART,
+                                concurrency = 3, progress = false }
+      events[#events + 1] = "-"
+      return r.ETag
+    end)
+  end
+  local a, b = up("a.bin", "big.bin"), up("b.bin", "other.bin")
+  expect(a:join()).to_match('%-3"$')
+  expect(b:join()).to_match('%-3"$')
+  expect(events).to_equal{ "+", "+", "-", "-" }  -- both were under way before either ended
+  expect(s3.get_object{ Bucket = BUCKET, Object = "a.bin" }.Body == content).to_equal(true)
+  expect(s3.get_object{ Bucket = BUCKET, Object = "b.bin" }.Body == content:reverse()).to_equal(true)
+  expect(uploads()).to_equal(0)
 end)
 
 test("a part size the platform refuses is a validation error on part_size; nothing is sent", function()
