@@ -3,7 +3,7 @@
 -- get_object{file =} written beside its target and renamed, byte for byte; a retried
 -- upload sends the same bytes again; a download that fails leaves neither the
 -- target nor a temporary file; files from tasks at once; cloud.md5_file. (Flat memory:
--- tests/serve/file_body_memory_test.sh.)
+-- tests/serve/file_body_memory_test.sh and transfer_memory_test.sh.)
 -- Run: cloudlua test tests/lua/file_body_test.lua
 
 local s3 = cloud.storage
