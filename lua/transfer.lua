@@ -140,12 +140,18 @@ local function etag_hex(etag)
 end
 
 -- Every part the upload has, through every page of ListParts: PartNumber -> { ETag, Size }.
+-- A truncated page whose NextPartNumberMarker does not move on is an error, not a loop.
 local function listed_parts(storage, o)
-  local listed, marker = {}, nil
+  local listed, marker = {}, 0
   repeat
     local r = storage.list_parts{ Bucket = o.Bucket, Object = o.Object, uploadId = o.upload_id, PartNumberMarker = marker }
     for _, p in ipairs(r.Part or {}) do listed[p.PartNumber] = p end
-    marker = r.NextPartNumberMarker
+    local next = r.NextPartNumberMarker
+    if r.IsTruncated and not (math.type(next) == "integer" and next > marker) then
+      error(cloud_module().error{ kind = "api", code = "MalformedResponse", operation = "ListParts",
+        message = ("a truncated page after part %d names no later NextPartNumberMarker (got %s)"):format(marker, tostring(next)) }, 0)
+    end
+    marker = next
   until not r.IsTruncated
   return listed
 end

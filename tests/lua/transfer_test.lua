@@ -198,6 +198,16 @@ test("a resumed upload lists every page of parts", function()
   expect(s3.get_object{ Bucket = BUCKET, Object = "many.bin" }.Body == many).to_equal(true)
 end)
 
+test("a truncated ListParts page whose marker does not move on is an error, not an endless listing", function()
+  local id = s3.create_multipart_upload{ Bucket = BUCKET, Object = "stuck.bin" }.UploadId
+  local c, sent = counting_client()
+  rawset(c.storage, "list_parts", function() return { IsTruncated = true, NextPartNumberMarker = 0 } end)
+  expect(c.storage.upload_file, { Bucket = BUCKET, Object = "stuck.bin", file = dir .. "/big.bin", part_size = PART,
+                                  upload_id = id, progress = false })
+    .to_fail{ kind = "api", code = "MalformedResponse", message = "a truncated page after part 0 names no later NextPartNumberMarker (got 0)" }
+  expect(sent).to_equal{}
+end)
+
 test("an unknown upload_id is NoSuchUpload, and nothing is sent", function()
   local c, sent = counting_client()
   expect(c.storage.upload_file, { Bucket = BUCKET, Object = "x", file = dir .. "/big.bin", part_size = PART,
