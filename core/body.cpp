@@ -154,15 +154,21 @@ long long RangeReader::read(char* out, std::uint64_t size) {
   return n;
 }
 
-Outcome<std::string> sha256_hex_of(const FileRange& range) {
+Outcome<std::string> hex_digest_of(const FileRange& range, Digest which) {
   RangeReader reader;
-  Sha256Stream hash;
+  DigestStream hash(which);
   std::vector<char> buffer(1 << 18);
   long long n = reader.open(range).empty() ? 1 : -1;
   while (n > 0 && (n = reader.read(buffer.data(), buffer.size())) > 0)
     hash.update(std::string_view(buffer.data(), static_cast<size_t>(n)));
-  if (n < 0) return make_error(ErrorKind::validation, "FileUnreadable", reader.error() + "; nothing was sent");
+  if (n < 0) return make_error(ErrorKind::validation, "FileUnreadable", reader.error());
   return hash.hex_digest();
+}
+
+Outcome<std::string> sha256_hex_of(const FileRange& range) {
+  Outcome<std::string> hash = hex_digest_of(range, Digest::sha256);
+  if (!hash.ok()) hash.error().message += "; nothing was sent";
+  return hash;
 }
 
 // ---------------------------------------------------------------- FileSink

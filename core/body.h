@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crypto.h"
 #include "core/error.h"
 #include "core/http.h"
 #include "core/model.h"
@@ -52,7 +53,10 @@ class RangeReader {
   std::string error_;
 };
 
-// The hex SHA-256 of a file range, read once; kind validation when it cannot be read.
+// The hex digest (SHA-256 for signing, MD5 to compare with an ETag) of a file range,
+// read once; kind validation when it cannot be read.
+Outcome<std::string> hex_digest_of(const FileRange& range, Digest which);
+// The SHA-256 of a payload about to be sent; its error says that nothing was sent.
 Outcome<std::string> sha256_hex_of(const FileRange& range);
 
 // An answer body written to a temporary file in the target's directory (so the

@@ -28,19 +28,19 @@ std::string sha256(std::string_view data) { return digest(data, EVP_sha256()); }
 // SHA-256 of `data` as 64 lowercase hex digits (payload and canonical-request hashes).
 std::string sha256_hex(std::string_view data) { return hex(sha256(data)); }
 
-Sha256Stream::Sha256Stream() : ctx_(EVP_MD_CTX_new()) {
-  if (ctx_) EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr);
+DigestStream::DigestStream(Digest which) : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_) EVP_DigestInit_ex(ctx_, which == Digest::md5 ? EVP_md5() : EVP_sha256(), nullptr);
 }
 
-Sha256Stream::~Sha256Stream() { EVP_MD_CTX_free(ctx_); }
+DigestStream::~DigestStream() { EVP_MD_CTX_free(ctx_); }
 
 // Adds the next piece of the bytes hashed.
-void Sha256Stream::update(std::string_view piece) {
+void DigestStream::update(std::string_view piece) {
   if (ctx_) EVP_DigestUpdate(ctx_, piece.data(), piece.size());
 }
 
-// The hash of every piece given; "" if OpenSSL failed (it does not for SHA-256).
-std::string Sha256Stream::hex_digest() {
+// The hash of every piece given; "" if OpenSSL failed (it does not for these digests).
+std::string DigestStream::hex_digest() {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (!ctx_ || EVP_DigestFinal_ex(ctx_, out, &len) != 1) return {};

@@ -17,13 +17,15 @@ std::string hex(std::string_view bytes);          // lowercase hex
 std::string base64(std::string_view bytes);
 std::optional<std::string> unbase64(std::string_view text);  // nullopt: not base64
 
-// SHA-256 of bytes given in pieces (a file range read once, block by block).
-class Sha256Stream {
+enum class Digest { sha256, md5 };
+
+// A digest of bytes given in pieces (a file range read once, block by block).
+class DigestStream {
  public:
-  Sha256Stream();
-  ~Sha256Stream();
-  Sha256Stream(const Sha256Stream&) = delete;
-  Sha256Stream& operator=(const Sha256Stream&) = delete;
+  explicit DigestStream(Digest which);
+  ~DigestStream();
+  DigestStream(const DigestStream&) = delete;
+  DigestStream& operator=(const DigestStream&) = delete;
   void update(std::string_view piece);
   std::string hex_digest();  // lowercase hex; ends the stream
 

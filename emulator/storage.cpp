@@ -8,7 +8,8 @@
 // is not the last is the setting min_part_size (5 MiB unless tests lower it); Range
 // takes one range, and a Range that is not one well-formed range is ignored (the whole
 // object, as S3 does); any operation on an unknown bucket is NoSuchBucket, checked
-// once before dispatch; upload ids are 32 hex digits.
+// once before dispatch; upload ids are 32 hex digits; ListParts answers pages in
+// part-number order, each part with the time it was uploaded (kept in the state file).
 #include <climits>
 #include <ctime>
 #include <optional>
@@ -81,8 +82,9 @@ struct StoredObject {
 
 struct Part {
   std::string bytes;
-  std::string md5;  // raw 16 bytes
-  std::string id;   // unique to these bytes: their name in a ByteStore
+  std::string md5;            // raw 16 bytes
+  std::string id;             // unique to these bytes: their name in a ByteStore
+  std::string last_modified;  // ISO 8601 UTC, as ListParts answers it
 };
 
 struct Upload {
@@ -128,7 +130,7 @@ class StorageService : public Service {
       json parts = json::object();
       for (const auto& [number, p] : u.parts) {
         bytes.put(p.id, p.bytes);
-        parts[std::to_string(number)] = p.id;
+        parts[std::to_string(number)] = {{"id", p.id}, {"last_modified", p.last_modified}};
       }
       uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}};
     }
@@ -147,12 +149,18 @@ class StorageService : public Service {
     for (const auto& [id, u] : dumped.at("uploads").items()) {
       Upload& upload = uploads_[id];
       upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
-      for (const auto& [number, part_id] : u.at("parts").items()) {
-        std::string part_bytes = bytes.get(part_id.get<std::string>());
-        std::string digest = md5(part_bytes);
-        upload.parts[std::stoll(number)] = Part{std::move(part_bytes), digest, part_id.get<std::string>()};
-      }
+      for (const auto& [number, part] : u.at("parts").items()) upload.parts[std::stoll(number)] = restored_part(part, bytes);
     }
+  }
+
+  // A part as dump() saved it: { id, last_modified }, or only its id (a state saved
+  // before parts had a time: it is the time of the restore).
+  Part restored_part(const json& saved, const ByteStore& bytes) const {
+    std::string id = saved.is_string() ? saved.get<std::string>() : saved.at("id").get<std::string>();
+    std::string time = saved.is_string() ? ctx_.clock.iso8601() : saved.at("last_modified").get<std::string>();
+    std::string part_bytes = bytes.get(id);
+    std::string digest = md5(part_bytes);
+    return Part{std::move(part_bytes), digest, id, time};
   }
 
   // Every operation but CreateBucket needs its bucket to exist (in_bucket).
@@ -164,6 +172,7 @@ class StorageService : public Service {
         {"CreateMultipartUpload", in_bucket(&StorageService::create_multipart_upload)},
         {"GetObject", in_bucket(&StorageService::read_object)},
         {"HeadObject", in_bucket(&StorageService::read_object)},
+        {"ListParts", in_bucket(&StorageService::list_parts)},
         {"PutObject", in_bucket(&StorageService::put_object)},
         {"UploadPart", in_bucket(&StorageService::upload_part)},
     };
@@ -280,8 +289,32 @@ class StorageService : public Service {
     if (!u) return no_such_upload(input);
     std::string bytes = input.value("body", "");
     std::string digest = md5(bytes);
-    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-")};
+    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601()};
     return HandlerResult::success(json{{"ETag", quoted_md5(digest)}});
+  }
+
+  // One page of the upload's parts: those numbered above PartNumberMarker, at most
+  // MaxParts (1000 unless asked); IsTruncated when more follow, NextPartNumberMarker
+  // the last one listed (the marker itself when the page is empty).
+  HandlerResult list_parts(const Operation&, const json& input) {
+    const Upload* u = find_upload(input);
+    if (!u) return no_such_upload(input);
+    long long marker = input.value("PartNumberMarker", 0LL), most = input.value("MaxParts", 1000LL), next = marker;
+    json listed = json::array();
+    auto it = u->parts.upper_bound(marker);
+    for (; it != u->parts.end() && static_cast<long long>(listed.size()) < most; ++it) {
+      listed.push_back(listed_part(it->first, it->second));
+      next = it->first;
+    }
+    return HandlerResult::success({{"Bucket", u->bucket}, {"Key", u->key}, {"UploadId", input.value("uploadId", "")},
+                                   {"PartNumberMarker", marker}, {"NextPartNumberMarker", next}, {"MaxParts", most},
+                                   {"IsTruncated", it != u->parts.end()}, {"Part", listed},
+                                   {"StorageClass", "STANDARD"}});
+  }
+
+  // A Part element of ListParts' answer.
+  static json listed_part(long long number, const Part& p) {
+    return {{"PartNumber", number}, {"LastModified", p.last_modified}, {"ETag", quoted_md5(p.md5)}, {"Size", p.bytes.size()}};
   }
 
   // The upload and its parts are dropped; answered 204 with no body, as S3 does.

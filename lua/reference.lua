@@ -121,9 +121,10 @@ collect = true each item gets { ok = true, value = v } or { ok = false, error = 
     text = [[
 part_size 8 MiB and concurrency 8 by default; a part size the platform refuses is a
 validation error before anything is sent. A failed upload is aborted, or with
-keep = true kept: the error then has upload_id and parts, which upload_file{
-upload_id =, parts = } takes back to send only the others. progress: a function
-called with (done, total), true or false for the line on stderr.]],
+keep = true kept: the error then has upload_id. upload_file{ upload_id = } resumes
+it: the parts ListParts shows with the size and MD5 of their range of the file are
+not sent again (parts = the error's list: taken as done, nothing listed). progress:
+a function called with (done, total), true or false for the line on stderr.]],
     see = "docs/lua-api.md" },
   { name = "cloud.storage.download_file",
     usage = "cloud.storage.download_file{ Bucket, Object, file, part_size, concurrency, progress } -> result, meta",
@@ -135,6 +136,9 @@ called with (done, total), true or false for the line on stderr.]],
     summary = "Seconds on a monotonic clock.", see = "docs/testing.md" },
   { name = "cloud.isatty", usage = "cloud.isatty(file) -> boolean",
     summary = "Whether a file handle (io.stderr) is a terminal.", see = "docs/testing.md" },
+  { name = "cloud.md5_file", usage = "cloud.md5_file(path [, offset [, length]]) -> hex | nil, message",
+    summary = "The hex MD5 of a file's bytes (a range of them), read once in pieces: an ETag to compare.",
+    see = "docs/lua-api.md" },
   { name = "cloud.emulator", usage = "cloud.emulator",
     summary = "The embedded emulator, when it serves the session (nil when an account is configured).",
     text = [[

@@ -1,16 +1,21 @@
 // A handful of primitives that Lua's standard library lacks and that the pure-Lua
 // helpers (cloud.wait_until, the test harness) and user scripts compose: a monotonic
-// clock, a sleep (a timer on the loop), and whether a file handle is a terminal (progress lines belong on
-// terminals only). Each follows the binding's order: check, act, push, return.
+// clock, a sleep (a timer on the loop), whether a file handle is a terminal (progress lines belong on
+// terminals only), and the MD5 of a file range (an ETag to compare: upload_file's resume).
+// Each follows the binding's order: check, act, push, return.
 #include <lauxlib.h>
 #include <lua.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
+#include "core/body.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "lua/tasks.h"
@@ -58,10 +63,44 @@ int l_isatty(lua_State* L) {
   return 1;
 }
 
+// A non-negative integer argument `arg`, or `fallback` when it is absent.
+std::uint64_t count_arg(lua_State* L, int arg, std::uint64_t fallback) {
+  if (lua_isnoneornil(L, arg)) return fallback;
+  lua_Integer n = luaL_checkinteger(L, arg);
+  if (n < 0) arg_error(L, arg, "must be an integer >= 0");
+  return static_cast<std::uint64_t>(n);
+}
+
+// cloud.md5_file(path [, offset [, length]]): the hex MD5 of the file's bytes from
+// offset (default 0), length of them (default: to the end), read once in pieces; nil
+// and a message, as io.open says, when the file cannot be read or lacks the range.
+int l_md5_file(lua_State* L) {
+  FileRange range{luaL_checkstring(L, 1), 0, 0};
+  struct stat st {};
+  bool found = ::stat(range.path.c_str(), &st) == 0;
+  if (!found || !S_ISREG(st.st_mode)) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", range.path.c_str(), found ? "not a regular file" : std::strerror(errno));
+    return 2;
+  }
+  auto size = static_cast<std::uint64_t>(st.st_size);
+  range.offset = count_arg(L, 2, 0);
+  range.length = count_arg(L, 3, range.offset <= size ? size - range.offset : 0);
+  if (range.offset > size || range.length > size - range.offset) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %I bytes, the range asked ends past them", range.path.c_str(), static_cast<lua_Integer>(size));
+    return 2;
+  }
+  Outcome<std::string> hash = hex_digest_of(range, Digest::md5);
+  if (!hash.ok()) return lua_pushnil(L), lua_pushstring(L, hash.error().message.c_str()), 2;
+  lua_pushstring(L, hash.value().c_str());
+  return 1;
+}
+
 }  // namespace
 
 void open_system(lua_State* L, int module) {
-  const luaL_Reg fns[] = {{"clock", l_clock}, {"isatty", l_isatty}, {"sleep", l_sleep}, {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"clock", l_clock}, {"isatty", l_isatty}, {"md5_file", l_md5_file}, {"sleep", l_sleep}, {nullptr, nullptr}};
   lua_pushvalue(L, module);
   luaL_setfuncs(L, fns, 0);
   lua_pop(L, 1);

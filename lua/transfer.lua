@@ -11,9 +11,13 @@
 -- one in parts, each an upload_part{file=, offset=, length=} read from disk as it is
 -- sent and retried on its own by the client's retry policy, at most `concurrency` at
 -- once, then completed with the parts in order. A failed multipart upload is aborted
--- unless keep = true; the error then carries upload_id and parts (the parts done),
--- and upload_file{ upload_id =, parts = } sends only the others: the storage API has
--- no ListParts, so the caller hands back what the failed call reported. A download
+-- unless keep = true; the error then carries upload_id and parts (the parts done).
+-- upload_file{ upload_id = } resumes it: ListParts (every page) says which parts
+-- are there, and a part is kept, not sent again, when its Size is the length of its
+-- range of the file and its ETag the MD5 of that range (cloud.md5_file: one read of
+-- the range on disk, no network); any other part is sent again. With parts = (the
+-- list a failed call reported) those are taken as done unchecked and nothing is
+-- listed, for a server without ListParts. A download
 -- asks HeadObject for the size and ETag, writes ranges in parallel in place into a
 -- temporary file beside the target (get_object{file=, offset=}), checks every range's
 -- ETag and the size, and renames; on failure the temporary file is removed. Progress
@@ -130,6 +134,42 @@ local function plan_parts(size, part_size)
   return parts
 end
 
+-- The ETag without its quotes, in lower case: the hex MD5 of a part.
+local function etag_hex(etag)
+  return (tostring(etag):gsub('^"(.*)"$', "%1"):lower())
+end
+
+-- Every part the upload has, through every page of ListParts: PartNumber -> { ETag, Size }.
+-- A truncated page whose NextPartNumberMarker does not move on is an error, not a loop.
+local function listed_parts(storage, o)
+  local listed, marker = {}, 0
+  repeat
+    local r = storage.list_parts{ Bucket = o.Bucket, Object = o.Object, uploadId = o.upload_id, PartNumberMarker = marker }
+    for _, p in ipairs(r.Part or {}) do listed[p.PartNumber] = p end
+    local next = r.NextPartNumberMarker
+    if r.IsTruncated and not (math.type(next) == "integer" and next > marker) then
+      error(cloud_module().error{ kind = "api", code = "MalformedResponse", operation = "ListParts",
+        message = ("a truncated page after part %d names no later NextPartNumberMarker (got %s)"):format(marker, tostring(next)) }, 0)
+    end
+    marker = next
+  until not r.IsTruncated
+  return listed
+end
+
+-- The parts of `parts` the upload has already with the bytes of their range of the
+-- file: PartNumber -> ETag; the others are to be sent (again).
+local function parts_there(storage, o, parts)
+  local listed, done = listed_parts(storage, o), {}
+  for _, part in ipairs(parts) do
+    local there = listed[part.number]
+    if there and there.Size == part.length
+       and etag_hex(there.ETag) == cloud_module().md5_file(o.file, part.offset, part.length) then
+      done[part.number] = there.ETag
+    end
+  end
+  return done
+end
+
 -- The parts a resumed upload has already: PartNumber -> ETag, from `parts`.
 local function parts_done(o)
   local done = {}
@@ -187,6 +227,7 @@ end
 -- count of parts this call sent.
 local function upload_parts(storage, o, parts, report)
   local done = parts_done(o)
+  if o.upload_id ~= nil and o.parts == nil then done = parts_there(storage, o, parts) end
   local upload_id = o.upload_id
   if upload_id == nil then
     upload_id = storage.create_multipart_upload{ Bucket = o.Bucket, Object = o.Object }.UploadId

@@ -2,8 +2,8 @@
 -- upload_part with file (and a byte range: offset, length) sent from disk,
 -- get_object{file =} written beside its target and renamed, byte for byte; a retried
 -- upload sends the same bytes again; a download that fails leaves neither the
--- target nor a temporary file; files from tasks at once. (Flat memory:
--- tests/serve/file_body_memory_test.sh.)
+-- target nor a temporary file; files from tasks at once; cloud.md5_file. (Flat memory:
+-- tests/serve/file_body_memory_test.sh and transfer_memory_test.sh.)
 -- Run: cloudlua test tests/lua/file_body_test.lua
 
 local s3 = cloud.storage
@@ -125,4 +125,20 @@ test("files go up and down from tasks at once, each range whole", function()
   for n = 1, 4 do
     expect(read(dir .. "/task" .. n) == bytes:sub((n - 1) * 25000 + 1, n * 25000)).to_be_truthy()
   end
+end)
+
+test("cloud.md5_file: the hex MD5 of a file or a range of it, an object's ETag; nil and a message when it cannot", function()
+  write(dir .. "/small.txt", "hello, files")
+  expect(cloud.md5_file(dir .. "/small.txt")).to_equal("291e8fcc5faaa694a5d78e0464dd645a")
+  expect(cloud.md5_file(dir .. "/small.txt", 0, 5)).to_equal("5d41402abc4b2a76b9719d911017c592")  -- "hello"
+  expect(cloud.md5_file(dir .. "/small.txt", 12)).to_equal("d41d8cd98f00b204e9800998ecf8427e")    -- nothing
+  local put = s3.put_object{ Bucket = BUCKET, Object = "range.bin", file = dir .. "/source.bin", offset = 1000, length = 70000 }
+  expect('"' .. cloud.md5_file(dir .. "/source.bin", 1000, 70000) .. '"').to_equal(put.ETag)
+  local none, why = cloud.md5_file(dir .. "/none")
+  expect({ none, why }).to_equal{ nil, dir .. "/none: No such file or directory" }
+  expect(select(2, cloud.md5_file(dir))).to_equal(dir .. ": not a regular file")
+  local past = dir .. "/small.txt: 12 bytes, the range asked ends past them"
+  expect(select(2, cloud.md5_file(dir .. "/small.txt", 5, 8))).to_equal(past)
+  expect(select(2, cloud.md5_file(dir .. "/small.txt", 13))).to_equal(past)
+  expect(cloud.md5_file, dir .. "/small.txt", -1).to_fail{ message = "bad argument #2 to 'cloud.md5_file' (must be an integer >= 0)" }
 end)

@@ -1,8 +1,9 @@
 -- Tasks end to end against the embedded emulator: cloud.spawn, join and cloud.map,
--- calls and cloud.request and cloud.sleep parked on the one loop, retries inside a
--- task, cancellation when map fails, abandoned tasks collected. Slow answers come
--- from cloud.emulator.fault{ delay = }; overlap is shown by counting the calls under
--- way at once (the order of "started" and "ended" events), never by a time.
+-- calls and cloud.request and cloud.sleep parked on the one loop, cloud.wait_for
+-- inside a task, retries inside a task, cancellation when map fails, abandoned tasks
+-- collected. Slow answers come from cloud.emulator.fault{ delay = }; overlap is shown
+-- by counting the calls under way at once (the order of "started" and "ended"
+-- events), never by a time.
 -- Run: cloudlua test tests/lua/tasks_test.lua
 
 local emu = cloud.emulator
@@ -151,6 +152,30 @@ test("a task may join another task, and wait_until works inside a task", functio
   local inner, tries = outer:join()
   expect(inner).to_equal("inner")
   expect(tries).to_equal(3)
+end)
+
+test("cloud.wait_for inside a task parks its calls: another task's call goes on meanwhile", function()
+  emu.seed{ snapshots = { { name = "snap-wait" } } }
+  cloud.cluster.restore_cluster_from_snapshot{ SnapshotName = "snap-wait", cluster = { name = "waited" } }
+  emu.fault{ operation = "GetCluster", delay = 0.3, times = 1 }  -- the waiter's first try answers late
+  local events = {}
+  local waiting = cloud.spawn(function()
+    events[#events + 1] = "wait started"
+    local r = cloud.wait_for("ClusterRunning", { ClusterName = "waited" }, { progress = false })
+    events[#events + 1] = "wait ended"
+    return r.cluster.status
+  end)
+  local other = cloud.spawn(function()
+    events[#events + 1] = "call started"
+    local answered = describe("meanwhile")
+    events[#events + 1] = "call ended"
+    return answered
+  end)
+  expect(waiting:join()).to_equal("RUNNING")
+  expect(other:join()).to_equal("meanwhile")
+  expect(events).to_equal{ "wait started", "call started", "call ended", "wait ended" }
+  local failing = cloud.spawn(function() return cloud.wait_for("ClusterRunning", { ClusterName = "nope" }) end)
+  expect(failing.join, failing).to_fail{ kind = "api", code = "Client.InvalidParameterNotFound.Cluster", status = 404 }
 end)
 
 test("an abandoned task is collected and its transfer released", function()

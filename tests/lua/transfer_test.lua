@@ -1,7 +1,9 @@
 -- storage.upload_file and storage.download_file against the embedded emulator: one
 -- PutObject below part_size; parts in order and a byte-for-byte round trip through
 -- ranged downloads; a part that fails once is retried; a failed upload is aborted, or
--- kept and resumed sending only the missing parts; part sizes the platform refuses;
+-- kept and resumed sending only the missing parts (given as parts =, or found by
+-- ListParts and checked against the file); two uploads in two tasks at once; part
+-- sizes the platform refuses;
 -- failed downloads leave no temporary file; the progress function; and the primitive
 -- under the downloads, get_object{file =, offset =} writing in place.
 -- Run: cloudlua test tests/lua/transfer_test.lua
@@ -120,6 +122,120 @@ test("the parts a failed upload reports done are the ones it finished", function
                                   upload_id = err.upload_id, parts = err.parts, progress = false }
   expect(meta.sent).to_equal(1)
   expect(s3.get_object{ Bucket = BUCKET, Object = "half.bin" }.Body == content).to_equal(true)
+end)
+
+-- A client whose upload_part calls are counted: the part numbers sent, in order of sending.
+local function counting_client()
+  local c, sent = cloud.client{}, {}
+  local upload_part = c.storage.upload_part
+  rawset(c.storage, "upload_part", function(args)
+    sent[#sent + 1] = args.partNumber
+    return upload_part(args)
+  end)
+  return c, sent
+end
+
+test("upload_id alone resumes a kept upload: ListParts says which parts are there, only the others are sent", function()
+  emu.fault{ operation = "UploadPart", times = 2, delay = 0.001 }  -- parts 1 and 2 go through,
+  emu.fault{ operation = "UploadPart", times = 1, status = 500 }     -- part 3 fails
+  local ok, err = pcall(once.storage.upload_file, { Bucket = BUCKET, Object = "resumed.bin", file = dir .. "/big.bin",
+                                                    part_size = PART, concurrency = 1, keep = true, progress = false })
+  expect(ok).to_equal(false)
+  expect(emu.state().uploads[1].parts[2].partNumber).to_equal(2)
+  local c, sent = counting_client()
+  local r, meta = c.storage.upload_file{ Bucket = BUCKET, Object = "resumed.bin", file = dir .. "/big.bin",
+                                         part_size = PART, upload_id = err.upload_id, progress = false }
+  expect(sent).to_equal{ 3 }
+  expect(meta.sent).to_equal(1)
+  expect(meta.parts).to_equal(3)
+  expect(r.UploadId).to_equal(err.upload_id)
+  expect(uploads()).to_equal(0)
+  expect(s3.get_object{ Bucket = BUCKET, Object = "resumed.bin" }.Body == content).to_equal(true)
+end)
+
+test("a resumed upload sends again a part whose bytes or size differ from its range of the file", function()
+  local id = s3.create_multipart_upload{ Bucket = BUCKET, Object = "mixed.bin" }.UploadId
+  local function part(n, args)
+    args.Bucket, args.Object, args.uploadId, args.partNumber = BUCKET, "mixed.bin", id, n
+    s3.upload_part(args)
+  end
+  part(1, { file = dir .. "/big.bin", offset = 0, length = PART })            -- right: kept
+  part(2, { body = ("x"):rep(PART) })                                          -- right size, other bytes
+  part(3, { file = dir .. "/big.bin", offset = 2 * PART, length = 10 })        -- right bytes, too few
+  local c, sent = counting_client()
+  local seen = {}
+  local _, meta = c.storage.upload_file{ Bucket = BUCKET, Object = "mixed.bin", file = dir .. "/big.bin",
+                                         part_size = PART, upload_id = id, concurrency = 2,
+                                         progress = function(done) seen[#seen + 1] = done end }
+  table.sort(sent)
+  expect(sent).to_equal{ 2, 3 }
+  expect(meta.sent).to_equal(2)
+  expect(seen[1]).to_equal(PART)  -- the part kept counts as done from the start
+  expect(s3.get_object{ Bucket = BUCKET, Object = "mixed.bin" }.Body == content).to_equal(true)
+end)
+
+test("a resumed upload lists every page of parts", function()
+  local many = content:rep(3)  -- 33 MiB: 7 parts, 5 of them there
+  write(dir .. "/many.bin", many)
+  local id = s3.create_multipart_upload{ Bucket = BUCKET, Object = "many.bin" }.UploadId
+  for n = 1, 5 do
+    s3.upload_part{ Bucket = BUCKET, Object = "many.bin", uploadId = id, partNumber = n, file = dir .. "/many.bin",
+                    offset = (n - 1) * PART, length = PART }
+  end
+  local c, sent = counting_client()
+  local listed = 0
+  local list_parts = c.storage.list_parts
+  rawset(c.storage, "list_parts", function(args)
+    listed = listed + 1
+    args.MaxParts = 2  -- pages of two parts: three pages
+    return list_parts(args)
+  end)
+  c.storage.upload_file{ Bucket = BUCKET, Object = "many.bin", file = dir .. "/many.bin", part_size = PART,
+                         upload_id = id, progress = false }
+  expect(listed).to_equal(3)
+  table.sort(sent)
+  expect(sent).to_equal{ 6, 7 }
+  expect(s3.get_object{ Bucket = BUCKET, Object = "many.bin" }.Body == many).to_equal(true)
+end)
+
+test("a truncated ListParts page whose marker does not move on is an error, not an endless listing", function()
+  local id = s3.create_multipart_upload{ Bucket = BUCKET, Object = "stuck.bin" }.UploadId
+  local c, sent = counting_client()
+  rawset(c.storage, "list_parts", function() return { IsTruncated = true, NextPartNumberMarker = 0 } end)
+  expect(c.storage.upload_file, { Bucket = BUCKET, Object = "stuck.bin", file = dir .. "/big.bin", part_size = PART,
+                                  upload_id = id, progress = false })
+    .to_fail{ kind = "api", code = "MalformedResponse", message = "a truncated page after part 0 names no later NextPartNumberMarker (got 0)" }
+  expect(sent).to_equal{}
+end)
+
+test("an unknown upload_id is NoSuchUpload, and nothing is sent", function()
+  local c, sent = counting_client()
+  expect(c.storage.upload_file, { Bucket = BUCKET, Object = "x", file = dir .. "/big.bin", part_size = PART,
+                                  upload_id = ("0"):rep(32), progress = false })
+    .to_fail{ kind = "api", code = "NoSuchUpload", operation = "ListParts", status = 404 }
+  expect(sent).to_equal{}
+end)
+
+test("two uploads in two tasks go on at once, each file whole", function()
+  write(dir .. "/other.bin", content:reverse())
+  emu.fault{ operation = "UploadPart", times = 6, delay = 0.2 }
+  local events = {}
+  local function up(name, file)
+    return cloud.spawn(function()
+      events[#events + 1] = "+"
+      local r = s3.upload_file{ Bucket = BUCKET, Object = name, file = dir .. "/" .. file, part_size = PART,
+                                concurrency = 3, progress = false }
+      events[#events + 1] = "-"
+      return r.ETag
+    end)
+  end
+  local a, b = up("a.bin", "big.bin"), up("b.bin", "other.bin")
+  expect(a:join()).to_match('%-3"$')
+  expect(b:join()).to_match('%-3"$')
+  expect(events).to_equal{ "+", "+", "-", "-" }  -- both were under way before either ended
+  expect(s3.get_object{ Bucket = BUCKET, Object = "a.bin" }.Body == content).to_equal(true)
+  expect(s3.get_object{ Bucket = BUCKET, Object = "b.bin" }.Body == content:reverse()).to_equal(true)
+  expect(uploads()).to_equal(0)
 end)
 
 test("a part size the platform refuses is a validation error on part_size; nothing is sent", function()

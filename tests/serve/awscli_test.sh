@@ -2,9 +2,9 @@
 # aws-cli v2 (Debian's awscli, /usr/bin/aws) against `cloudlua serve --dialect aws`:
 # create a bucket, `aws s3 cp` a 12 MiB file up and down (multipart both ways with
 # 5 MiB parts) and compare the bytes, then the low-level s3api create-multipart-upload,
-# upload-part, complete-multipart-upload and get-object, compared again, with the
-# completed ETag checked against S3's rule; the two flows run at once. Skipped (77)
-# when aws-cli is not installed.
+# upload-part, list-parts (a page per part), complete-multipart-upload and get-object,
+# compared again, with the completed ETag checked against S3's rule; the two flows run
+# at once. Skipped (77) when aws-cli is not installed.
 AWS=/usr/bin/aws  # explicitly Debian's: PATH may hold another aws first
 if [ ! -x "$AWS" ]; then
   echo "SKIP: $AWS not found (Debian package awscli; ./setup.sh installs it)"
@@ -53,7 +53,7 @@ copy_both_ways() {
 # The low-level steps: create, two parts at once, complete, get-object, compared.
 multipart_by_hand() {
   step "s3api create-multipart-upload / upload-part / complete-multipart-upload"
-  local key="low level/ü+x=1.bin" upload e1 e2 done_etag expected
+  local key="low level/ü+x=1.bin" upload e1 e2 listed done_etag expected
   head -c $((5 * 1024 * 1024)) "$WORK/big.bin" >"$WORK/p1"
   head -c 1000 /dev/urandom >"$WORK/p2"
   upload=$(aws s3api create-multipart-upload --bucket interop --key "$key" --query UploadId)
@@ -65,6 +65,10 @@ multipart_by_hand() {
   wait $! || fail "upload-part 1"
   e1=$(cat "$WORK/e1") e2=$(cat "$WORK/e2")
   [ "$e1" = "\"$(md5sum <"$WORK/p1" | cut -c1-32)\"" ] || fail "part 1 ETag $e1 is not the part's MD5"
+  step "s3api list-parts, one part a page: both parts in order with ETag and Size"
+  listed=$(aws s3api list-parts --bucket interop --key "$key" --upload-id "$upload" --page-size 1 \
+    --query 'Parts[].[PartNumber,ETag,Size]')
+  [ "$listed" = "$(printf '1\t%s\t5242880\n2\t%s\t1000' "$e1" "$e2")" ] || fail "list-parts answered: $listed"
   printf '{"Parts":[{"PartNumber":1,"ETag":%s},{"PartNumber":2,"ETag":%s}]}' "$e1" "$e2" >"$WORK/parts.json"
   done_etag=$(aws s3api complete-multipart-upload --bucket interop --key "$key" --upload-id "$upload" \
     --multipart-upload "file://$WORK/parts.json" --query ETag)

@@ -151,6 +151,8 @@ TEST_CASE("The hash of a file range is the hash of those bytes, read once, a ran
   std::string path = dir.file("data", bytes);
   CHECK(sha256_hex_of({path, 0, bytes.size()}).value() == sha256_hex(bytes));
   CHECK(sha256_hex_of({path, 123, 400000}).value() == sha256_hex(bytes.substr(123, 400000)));
+  CHECK(hex_digest_of({path, 123, 400000}, Digest::md5).value() == hex(md5(bytes.substr(123, 400000))));
+  CHECK(hex_digest_of({path, 0, 0}, Digest::md5).value() == "d41d8cd98f00b204e9800998ecf8427e");  // of nothing
   auto cut = sha256_hex_of({path, 0, bytes.size() + 1});
   REQUIRE_FALSE(cut.ok());
   CHECK(cut.error().message.find("ended before its 700001 bytes were sent") != std::string::npos);

@@ -128,6 +128,8 @@ TEST_CASE("dump and restore carry every record, the bytes and the pending transi
 
   // the upload goes on: its part's ETag still matches, the part size setting too
   json listed = {{{"PartNumber", 1}, {"ETag", "\"" + hex(md5(kBinary)) + "\""}}};
+  json parts_args = {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}};
+  CHECK(call_ok(*q, "ListParts", parts_args) == call_ok(*p, "ListParts", parts_args));  // LastModified kept
   call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}, {"Part", listed}});
   // ids go on from where they were: nothing handed out twice
   json fresh = call_ok(*q, "PutObject", {{"Bucket", "kept"}, {"Object", "new"}, {"Body", "x"}});
@@ -145,6 +147,19 @@ TEST_CASE("dump and restore carry every record, the bytes and the pending transi
   CHECK(find(s, "instances", "instanceId", "code-1")["state"] == "RUNNING");
   CHECK(find(s, "clusters", "name", "restored")["status"] == "RUNNING");
   CHECK(find(s, "snapshots", "name", "snap-1")["status"] == "AVAILABLE");
+}
+
+TEST_CASE("A state saved before parts had a time restores them, dated at the restore") {
+  auto p = platform();
+  std::string upload = busy_platform(*p);
+  json text = json::parse(p->dump().dump());
+  for (auto& [number, part] : text["services"]["storage"]["uploads"][upload]["parts"].items()) part = part["id"];
+  auto q = platform(false);
+  REQUIRE(q->restore(text).ok());
+  json listed = call_ok(*q, "ListParts", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}});
+  REQUIRE(listed["Part"].size() == 1);
+  CHECK(listed["Part"][0]["Size"] == kBinary.size());
+  CHECK(listed["Part"][0]["LastModified"].get<std::string>().size() == 20);  // 2026-01-31T12:00:00Z
 }
 
 TEST_CASE("In real time, what fell due while the platform was down has settled on restore") {

@@ -71,11 +71,11 @@ json object_args(const std::string& key, json extra = json::object()) {
 
 }  // namespace
 
-TEST_CASE("storage: the platform serves the eight storage operations", "[emulator][storage]") {
+TEST_CASE("storage: the platform serves the nine storage operations", "[emulator][storage]") {
   Platform p("jp-east-1", Model::builtin());
   CHECK(p.check().ok());
   for (const char* op : {"CreateBucket", "PutObject", "GetObject", "HeadObject", "CreateMultipartUpload", "UploadPart",
-                         "CompleteMultipartUpload", "AbortMultipartUpload"}) {
+                         "ListParts", "CompleteMultipartUpload", "AbortMultipartUpload"}) {
     INFO(op);
     CHECK(handle(p, op, {{"Bucket", "b"}, {"Object", "k"}}).error.code != "UnknownOperation");
   }

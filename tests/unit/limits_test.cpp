@@ -35,6 +35,8 @@ json valid_args(const std::string& op_name) {
       {"UpgradeMeshplatformServiceMeshVersion", upgrade_args},
       {"CreateMultipartUpload", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
       {"AbortMultipartUpload", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u-1"}}; }},
+      {"ListParts", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u-1"}, {"MaxParts", 10},
+                                     {"PartNumberMarker", 2}}; }},
       {"CreateBucket", [] { return json{{"Bucket", "bkt"}}; }},
       {"PutObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "bytes"}}; }},
       {"GetObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1"}}; }},

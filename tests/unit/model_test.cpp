@@ -30,7 +30,7 @@ Outcome<std::shared_ptr<Model>> with_signing(const std::string& signing) {
 
 // ---------------------------------------------------------------- the model itself
 
-TEST_CASE("the built-in model loads with the nine operations and the four storage helpers", "[model]") {
+TEST_CASE("the built-in model loads with the nine operations, the four storage helpers and the read operations", "[model]") {
   const Model& model = Model::builtin();
   struct Expected { const char* name; const char* snake; const char* api; };
   const Expected expected[] = {
@@ -38,6 +38,7 @@ TEST_CASE("the built-in model loads with the nine operations and the four storag
       {"CreateMultipartUpload", "create_multipart_upload", "storage"},
       {"UploadPart", "upload_part", "storage"},
       {"AbortMultipartUpload", "abort_multipart_upload", "storage"},
+      {"ListParts", "list_parts", "storage"},
       {"AuthorizeFirewallRules", "authorize_firewall_rules", "devops"},
       {"RestoreInstance", "restore_instance", "devops"},
       {"RestoreClusterFromSnapshot", "restore_cluster_from_snapshot", "cluster"},

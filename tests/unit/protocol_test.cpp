@@ -129,6 +129,29 @@ TEST_CASE("storage results: the upload id, a part's ETag from its header, an obj
   CHECK(got["ContentRange"] == "bytes 0-2/10");
 }
 
+TEST_CASE("ListParts: S3's ListPartsResult, its flattened parts, owners and the aws dialect's abort header", "[protocol]") {
+  json r = result_of(
+      "ListParts",
+      response(200,
+               "<ListPartsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Bucket>b</Bucket><Key>k</Key>"
+               "<UploadId>u</UploadId><PartNumberMarker>0</PartNumberMarker><NextPartNumberMarker>2</NextPartNumberMarker>"
+               "<MaxParts>2</MaxParts><IsTruncated>true</IsTruncated>"
+               "<Part><PartNumber>1</PartNumber><LastModified>2026-01-31T12:00:00.000Z</LastModified>"
+               "<ETag>&quot;e1&quot;</ETag><Size>5242880</Size></Part>"
+               "<Part><PartNumber>2</PartNumber><LastModified>2026-01-31T12:00:01.000Z</LastModified>"
+               "<ETag>&quot;e2&quot;</ETag><Size>7</Size></Part>"
+               "<Initiator><ID>i</ID><DisplayName>me</DisplayName></Initiator><Owner><ID>o</ID></Owner>"
+               "<StorageClass>STANDARD</StorageClass></ListPartsResult>",
+               {{"x-amz-abort-date", "Wed, 28 Oct 2026 00:00:00 GMT"}}));
+  CHECK(r["IsTruncated"] == true);
+  CHECK(r["NextPartNumberMarker"] == 2);
+  REQUIRE(r["Part"].size() == 2);
+  CHECK(r["Part"][1] == json{{"PartNumber", 2}, {"LastModified", "2026-01-31T12:00:01.000Z"}, {"ETag", "\"e2\""}, {"Size", 7}});
+  CHECK(r["Initiator"] == json{{"ID", "i"}, {"DisplayName", "me"}});
+  CHECK(r["Owner"] == json{{"ID", "o"}});
+  CHECK(r["AbortDate"] == "Wed, 28 Oct 2026 00:00:00 GMT");
+}
+
 TEST_CASE("XML error bodies: code, message and request id, a 200 result that is not one fails", "[protocol]") {
   HttpResponse r = response(400,
                             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InvalidPart</Code>"
