@@ -28,11 +28,15 @@ step() { echo "--- $*"; }
 # has printed its endpoints; sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
 # each API with the emulator's credentials, so `cloudlua -e` talks to it. With
 # SERVE_LIMIT=N, serve runs under `timeout N` (SERVE_PID is timeout's, which passes
-# signals on): a serve that outlives N seconds is killed and its status is 124.
+# signals on): a serve that outlives N seconds is killed and its status is 124. With
+# SERVE_STACK_KIB=N, serve runs with a stack limit (ulimit -s) of N KiB.
 start_serve() {
   local out="$WORK/serve.out"
   : >"$out"
-  ${SERVE_LIMIT:+timeout -k 1 "$SERVE_LIMIT"} "$CLOUDLUA" serve "$@" >"$out" 2>"$WORK/serve.err" &
+  (
+    if [ -n "${SERVE_STACK_KIB:-}" ]; then ulimit -S -s "$SERVE_STACK_KIB"; fi
+    exec ${SERVE_LIMIT:+timeout -k 1 "$SERVE_LIMIT"} "$CLOUDLUA" serve "$@"
+  ) >"$out" 2>"$WORK/serve.err" &
   SERVE_PID=$!
   local tries=0
   until grep -q '^access_key_id ' "$out"; do
