@@ -54,11 +54,15 @@ start_serve() {
 }
 
 # stop_serve SIGNAL: sends SIGNAL to the server, waits for it, sets SERVE_STATUS to
-# its exit status (not in a $(...) subshell: only this shell can wait for it).
+# its exit status and SERVE_STOP_MS to the milliseconds from the signal to its exit
+# (not in a $(...) subshell: only this shell can wait for it). The clock is bash's
+# EPOCHREALTIME, in microseconds once its point is dropped: nothing is started to read it.
 stop_serve() {
   SERVE_STATUS=0
+  local start=${EPOCHREALTIME/[.,]/}
   kill "-$1" "$SERVE_PID"
   wait "$SERVE_PID" 2>/dev/null || SERVE_STATUS=$?
+  SERVE_STOP_MS=$(((10#${EPOCHREALTIME/[.,]/} - 10#$start) / 1000))
   SERVE_PID=""
 }
 
