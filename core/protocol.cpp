@@ -214,7 +214,7 @@ std::string xml_text(const pugi::xml_document& doc) {
   return text;
 }
 
-// How every XML body is read: pugixml's defaults, and text of whitespace only kept
+// How XML bodies are read: pugixml's defaults, and text of whitespace only kept
 // where it is an element's only content (<ETag> </ETag> is " ", not ""), while the
 // whitespace between elements (indentation) is still dropped.
 constexpr unsigned kXmlParse = pugi::parse_default | pugi::parse_ws_pcdata_single;
@@ -463,7 +463,9 @@ Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRe
   e.request_id = request_id_of(response.headers);
   if (api.protocol->format == Format::xml) {
     pugi::xml_document doc;
-    if (doc.load_string(response.body.c_str(), kXmlParse) && local_name(doc.document_element().name()) == "Error") {
+    // Read with pugixml's defaults: a Code or Message of whitespace only says nothing,
+    // and is dropped, so that the status names the error and the message explains it.
+    if (doc.load_string(response.body.c_str()) && local_name(doc.document_element().name()) == "Error") {
       pugi::xml_node root = doc.document_element();
       if (*root.child_value("Code")) e.code = root.child_value("Code");
       e.message = root.child_value("Message");

@@ -150,6 +150,10 @@ TEST_CASE("XML text: a carriage return goes as &#13; and comes back, whitespace-
   std::string error = serialize_error(api_of("GetObject"), "C", "line 1\r\nline 2", "r-1", json::object());
   CHECK(error.find('\r') == std::string::npos);
   CHECK(parse_error(api_of("GetObject"), response(400, error)).message == "line 1\r\nline 2");
+  // An error's Code or Message of whitespace only says nothing: the status names it.
+  Error blank = parse_error(api_of("GetObject"), response(400, "<Error><Code> </Code><Message>\n</Message></Error>"));
+  CHECK(blank.code == "HTTP400");
+  CHECK(blank.message.find_first_not_of(" \n") != std::string::npos);
 }
 
 TEST_CASE("storage results: the upload id, a part's ETag from its header, an object's bytes", "[protocol]") {
