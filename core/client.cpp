@@ -60,11 +60,21 @@ bool is_final(const Error& e) {
          e.kind == ErrorKind::validation;
 }
 
-// What to do with an object too large to hold at once (GetObject): read it in pieces.
-std::string pieces_hint(const Operation& op, std::uint64_t limit) {
-  if (op.output_payload.empty() || !op.input->find_member("Range")) return "";
-  return "; read the object in pieces with Range, e.g. Range = \"bytes=0-" + std::to_string(limit - 1) +
-         "\" for its first " + size_text(limit) + ", then the next piece";
+// What to do with an object too large to hold at once (GetObject): have it written
+// to a file, which has no size limit (cloud.storage.download_file, of lua/transfer.lua,
+// does that in parts), or read it in pieces.
+std::string too_large_hint(const Operation& op, std::uint64_t limit) {
+  if (op.output_payload.empty()) return "";
+  std::string hint;
+  if (!op.output_file.empty()) {
+    hint += "; write it to a file instead, which has no size limit: " + op.snake_name + "{ ..., " + op.output_file +
+            " = path }";
+    if (op.api == "storage") hint += ", or cloud.storage.download_file{ Bucket = ..., Object = ..., file = path }";
+  }
+  if (op.input->find_member("Range"))
+    hint += std::string(hint.empty() ? "; " : "; or ") + "read the object in pieces with Range, e.g. Range = \"bytes=0-" +
+            std::to_string(limit - 1) + "\" for its first " + size_text(limit) + ", then the next piece";
+  return hint;
 }
 
 std::string encode_query_map(const std::map<std::string, std::string>& query) {
@@ -359,7 +369,7 @@ Outcome<CallResult> Client::call_result(Exchange& x, Outcome<HttpResponse> respo
   if (!response.ok()) {
     annotate(response.error(), x.request, x.meta);
     if (response.error().code == "ResponseTooLarge" && x.request.op)
-      response.error().message += pieces_hint(*x.request.op, config_.transport.max_response_bytes);
+      response.error().message += too_large_hint(*x.request.op, config_.transport.max_response_bytes);
     return response.error();
   }
   record_answer(x.meta, *response);

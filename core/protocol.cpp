@@ -197,6 +197,28 @@ json xml_read(pugi::xml_node node, const Shape& shape) {
   return typed_scalar(shape, node.text().get());
 }
 
+// A document as text, with each carriage return in text written as the reference
+// &#13;: written as it is, an XML reader turns it into a line feed (end-of-line
+// handling), and "a\r\nb" would arrive as "a\nb". pugixml writes control characters
+// other than tab, line feed and carriage return as references itself, and escapes
+// them all in attributes, so a raw '\r' in its output can only be text.
+std::string xml_text(const pugi::xml_document& doc) {
+  std::ostringstream out;
+  doc.save(out, "", pugi::format_raw);
+  std::string raw = out.str(), text;
+  text.reserve(raw.size());
+  for (char c : raw) {
+    if (c == '\r') text += "&#13;";
+    else text += c;
+  }
+  return text;
+}
+
+// How XML bodies are read: pugixml's defaults, and text of whitespace only kept
+// where it is an element's only content (<ETag> </ETag> is " ", not ""), while the
+// whitespace between elements (indentation) is still dropped.
+constexpr unsigned kXmlParse = pugi::parse_default | pugi::parse_ws_pcdata_single;
+
 std::string xml_document(const std::string& root, const std::string& ns, const Shape& shape, const json& v) {
   pugi::xml_document doc;
   pugi::xml_node decl = doc.append_child(pugi::node_declaration);
@@ -205,9 +227,7 @@ std::string xml_document(const std::string& root, const std::string& ns, const S
   pugi::xml_node node = doc.append_child(root.c_str());
   if (!ns.empty()) node.append_attribute("xmlns") = ns.c_str();
   xml_write_members(node, shape, v);
-  std::ostringstream out;
-  doc.save(out, "", pugi::format_raw);
-  return out.str();
+  return xml_text(doc);
 }
 
 // ---------------------------------------------------------------- header members
@@ -316,7 +336,7 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
     else result[op.output_file] = response.body_file;  // written to a file (get_object{file=})
   } else if (api.protocol->format == Format::xml && !op.output_root.empty()) {
     pugi::xml_document doc;
-    if (!doc.load_string(response.body.c_str()) || local_name(doc.document_element().name()) != op.output_root)
+    if (!doc.load_string(response.body.c_str(), kXmlParse) || local_name(doc.document_element().name()) != op.output_root)
       return make_error(ErrorKind::api, "MalformedResponse",
                         "expected an XML " + op.output_root + " body, got: " + response.body.substr(0, 200));
     if (xml_too_deep(doc)) return make_error(ErrorKind::api, "DocumentTooDeep", too_deep_message("the answer"));
@@ -443,6 +463,8 @@ Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRe
   e.request_id = request_id_of(response.headers);
   if (api.protocol->format == Format::xml) {
     pugi::xml_document doc;
+    // Read with pugixml's defaults: a Code or Message of whitespace only says nothing,
+    // and is dropped, so that the status names the error and the message explains it.
     if (doc.load_string(response.body.c_str()) && local_name(doc.document_element().name()) == "Error") {
       pugi::xml_node root = doc.document_element();
       if (*root.child_value("Code")) e.code = root.child_value("Code");
@@ -498,7 +520,7 @@ Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<
     input[op.payload] = body;
   } else if (api.protocol->format == Format::xml && !op.input_root.empty()) {
     pugi::xml_document doc;
-    if (!doc.load_string(body.c_str()) || local_name(doc.document_element().name()) != op.input_root)
+    if (!doc.load_string(body.c_str(), kXmlParse) || local_name(doc.document_element().name()) != op.input_root)
       return make_error(ErrorKind::validation, "MalformedXML", "the body is not a " + op.input_root + " document");
     if (xml_too_deep(doc)) return make_error(ErrorKind::validation, "MalformedXML", too_deep_message("the body"));
     input = xml_read_structure(doc.document_element(), *op.input);
@@ -542,9 +564,7 @@ std::string serialize_error(const Api& api, const std::string& code, const std::
     else root.append_child(it.key().c_str()).text().set(scalar_text(it.value()).c_str());
   }
   root.append_child("RequestId").text().set(request_id.c_str());
-  std::ostringstream out;
-  doc.save(out, "", pugi::format_raw);
-  return valid_utf8(out.str());
+  return valid_utf8(xml_text(doc));
 }
 
 }  // namespace cloud

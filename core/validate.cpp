@@ -255,6 +255,42 @@ void check_structure(const Shape& shape, const json& v, const std::string& path,
   }
 }
 
+// The first character of `s` that XML 1.0 cannot carry in text, as "U+0000"; "" when
+// none. Only tab, line feed and carriage return are allowed below U+0020.
+std::string xml_forbidden_character(const std::string& s) {
+  for (unsigned char c : s) {
+    if (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') continue;
+    char name[8];
+    std::snprintf(name, sizeof name, "U+%04X", c);
+    return name;
+  }
+  return "";
+}
+
+// Every string in `v` (at any depth) that an XML body could not carry: a NUL would end
+// the text there, and no XML reader takes the other control characters.
+void check_xml_text(const json& v, const std::string& path, std::vector<FieldProblem>& problems) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) check_xml_text(it.value(), child_path(path, it.key()), problems);
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) check_xml_text(v[i], path + "[" + std::to_string(i + 1) + "]", problems);
+  } else if (v.is_string()) {
+    std::string bad = xml_forbidden_character(v.get_ref<const std::string&>());
+    if (!bad.empty())
+      problems.push_back({path, "holds the control character " + bad +
+                                    ", which an XML body cannot carry (of those below U+0020, only tab, line feed "
+                                    "and carriage return)"});
+  }
+}
+
+// The members an operation sends in an XML document (input_root) hold only text XML
+// can carry.
+void check_xml_body(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
+  if (op.input_root.empty() || !op.payload.empty() || !args.is_object()) return;
+  for (const Member& m : op.input->members)
+    if (m.location == Location::body && args.contains(m.name)) check_xml_text(args[m.name], m.name, problems);
+}
+
 // Empty tables become arrays where the model wants a list (Lua cannot tell an empty
 // list from an empty object; the model can). Runs after validation succeeded.
 json normalise(const Shape& shape, const json& v) {
@@ -320,6 +356,7 @@ Outcome<json> validate_input(const Operation& op, const json& args, Checker chec
     check_output_file(op, args, problems);
   }
   validate_value(*op.input, args, "", problems, checker);
+  check_xml_body(op, args, problems);
   if (problems.empty()) return normalise(*op.input, args);
   return validation_error(op, std::move(problems));
 }

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -43,6 +44,15 @@ namespace {
 
 constexpr size_t kMaxThreadsPerApi = 256;  // connections served at once, per API
 
+// The stack of each thread that serves connections, whatever `ulimit -s` says (the
+// default thread stack is that limit). httplib 0.11 reads a Range header with
+// std::regex, which recurses once per character, before anything of the emulator's
+// sees the request: a Range of the longest header line httplib takes (8 KiB) needs
+// about 4 MiB of stack (measured, -O2), and overflowed a 2 MiB stack; eight times
+// that leaves room for builds with larger frames (the sanitizers'). Only the pages a
+// thread touches are memory; the rest is address space.
+constexpr size_t kWorkerStackBytes = 32u << 20;
+
 // httplib's own pool has a fixed number of threads, and a connection holds one while
 // it idles (up to the keep-alive time-out): a few silent clients would keep every
 // other client waiting. This pool starts a thread whenever a job would otherwise
@@ -54,8 +64,9 @@ class GrowingPool : public httplib::TaskQueue {
   void enqueue(std::function<void()> job) override {
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(std::move(job));
-    if (jobs_.size() > idle_ && threads_.size() < max_) threads_.emplace_back([this] { work(); });
-    else ready_.notify_one();
+    // A thread that cannot be started leaves the job to the ones there are.
+    if (jobs_.size() > idle_ && threads_.size() < max_ && start_thread()) return;
+    ready_.notify_one();
   }
 
   // Called by httplib once it has stopped taking connections: jobs queued still run.
@@ -65,10 +76,28 @@ class GrowingPool : public httplib::TaskQueue {
       stopping_ = true;
     }
     ready_.notify_all();
-    for (std::thread& t : threads_) t.join();
+    for (pthread_t t : threads_) ::pthread_join(t, nullptr);
   }
 
  private:
+  // A thread running work() on a stack of kWorkerStackBytes (std::thread cannot
+  // choose its stack); false when none could be started.
+  bool start_thread() {
+    pthread_attr_t attr;
+    if (::pthread_attr_init(&attr) != 0) return false;
+    pthread_t t;
+    bool started = ::pthread_attr_setstacksize(&attr, kWorkerStackBytes) == 0 &&
+                   ::pthread_create(&t, &attr, &GrowingPool::run, this) == 0;
+    ::pthread_attr_destroy(&attr);
+    if (started) threads_.push_back(t);
+    return started;
+  }
+
+  static void* run(void* pool) {
+    static_cast<GrowingPool*>(pool)->work();
+    return nullptr;
+  }
+
   void work() {
     for (;;) {
       std::function<void()> job;
@@ -89,7 +118,7 @@ class GrowingPool : public httplib::TaskQueue {
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> jobs_;
-  std::vector<std::thread> threads_;
+  std::vector<pthread_t> threads_;
   size_t idle_ = 0;
   bool stopping_ = false;
 };
@@ -367,6 +396,18 @@ struct Emulator::Impl {
     return true;
   }
 
+  // httplib routes by matching the path against each handler's std::regex, which
+  // recurses once per character: a path of the longest request line httplib takes
+  // (8 KiB) needed about 5 MiB of stack. The emulator routes by the target itself
+  // (serve), so every path is replaced by kRoute, the one path its handlers are
+  // registered for, before httplib routes: its regex never sees the client's path.
+  // httplib then still reads the body, answers HEAD as GET without the body, and
+  // answers 404 (OPTIONS) or 400 (other methods) to methods no handler takes.
+  static constexpr const char* kRoute = "/";
+  static void route_anywhere(const httplib::Request& req) {
+    const_cast<httplib::Request&>(req).path = kRoute;  // httplib's own Request, not const
+  }
+
   // Sends `body` as the answer, then ends the connection (the provider's false does).
   static void answer_then_close(httplib::Response& res, std::string body, const char* type) {
     res.set_header("Connection", "close");
@@ -420,16 +461,16 @@ struct Emulator::Impl {
     });
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
     s->server.set_pre_routing_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
-      return refuse_body(*a, req, res) ? httplib::Server::HandlerResponse::Handled
-                                       : httplib::Server::HandlerResponse::Unhandled;
+      if (refuse_body(*a, req, res)) return httplib::Server::HandlerResponse::Handled;
+      route_anywhere(req);
+      return httplib::Server::HandlerResponse::Unhandled;
     });
     // With Expect: 100-continue the client waits before sending the body: refused
     // then, it never sends it.
     s->server.set_expect_100_continue_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
       return refuse_body(*a, req, res) ? res.status : 100;
     });
-    const char* any = R"(.*)";
-    s->server.Get(any, handler).Post(any, handler).Put(any, handler).Delete(any, handler).Patch(any, handler);
+    s->server.Get(kRoute, handler).Post(kRoute, handler).Put(kRoute, handler).Delete(kRoute, handler).Patch(kRoute, handler);
     s->server.set_tcp_nodelay(true);  // headers and body are separate writes: without it, Nagle and the
                                       // client's delayed ACK hold many answers back 40 ms
     s->port = port ? (s->server.bind_to_port(options.host.c_str(), port) ? port : -1)

@@ -28,11 +28,15 @@ step() { echo "--- $*"; }
 # has printed its endpoints; sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
 # each API with the emulator's credentials, so `cloudlua -e` talks to it. With
 # SERVE_LIMIT=N, serve runs under `timeout N` (SERVE_PID is timeout's, which passes
-# signals on): a serve that outlives N seconds is killed and its status is 124.
+# signals on): a serve that outlives N seconds is killed and its status is 124. With
+# SERVE_STACK_KIB=N, serve runs with a stack limit (ulimit -s) of N KiB.
 start_serve() {
   local out="$WORK/serve.out"
   : >"$out"
-  ${SERVE_LIMIT:+timeout -k 1 "$SERVE_LIMIT"} "$CLOUDLUA" serve "$@" >"$out" 2>"$WORK/serve.err" &
+  (
+    if [ -n "${SERVE_STACK_KIB:-}" ]; then ulimit -S -s "$SERVE_STACK_KIB"; fi
+    exec ${SERVE_LIMIT:+timeout -k 1 "$SERVE_LIMIT"} "$CLOUDLUA" serve "$@"
+  ) >"$out" 2>"$WORK/serve.err" &
   SERVE_PID=$!
   local tries=0
   until grep -q '^access_key_id ' "$out"; do
@@ -50,11 +54,15 @@ start_serve() {
 }
 
 # stop_serve SIGNAL: sends SIGNAL to the server, waits for it, sets SERVE_STATUS to
-# its exit status (not in a $(...) subshell: only this shell can wait for it).
+# its exit status and SERVE_STOP_MS to the milliseconds from the signal to its exit
+# (not in a $(...) subshell: only this shell can wait for it). The clock is bash's
+# EPOCHREALTIME, in microseconds once its point is dropped: nothing is started to read it.
 stop_serve() {
   SERVE_STATUS=0
+  local start=${EPOCHREALTIME/[.,]/}
   kill "-$1" "$SERVE_PID"
   wait "$SERVE_PID" 2>/dev/null || SERVE_STATUS=$?
+  SERVE_STOP_MS=$(((10#${EPOCHREALTIME/[.,]/} - 10#$start) / 1000))
   SERVE_PID=""
 }
 

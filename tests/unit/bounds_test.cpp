@@ -328,7 +328,7 @@ TEST_CASE("bounds: a declared Content-Length past the limit is refused before th
   CHECK(cloud::header_value(head->headers, "Content-Length") == std::to_string(total));
 }
 
-TEST_CASE("bounds: get_object past the limit says how to read the object in pieces, and is not retried", "[bounds][memory]") {
+TEST_CASE("bounds: get_object past the limit says how to write the object to a file or read it in pieces, and is not retried", "[bounds][memory]") {
   harness::Running e;
   cloud::ClientConfig config = e.client_config();
   config.transport.max_response_bytes = 1u << 20;
@@ -342,7 +342,9 @@ TEST_CASE("bounds: get_object past the limit says how to read the object in piec
   CHECK(whole.error().code == "ResponseTooLarge");
   CHECK(whole.error().attempts == 1);
   CHECK(contains(whole.error().message, "larger than 1 MiB"));
-  CHECK(contains(whole.error().message, "read the object in pieces with Range, e.g. Range = \"bytes=0-1048575\""));
+  CHECK(contains(whole.error().message, "write it to a file instead, which has no size limit: get_object{ ..., file = path }, "
+                                        "or cloud.storage.download_file{ Bucket = ..., Object = ..., file = path }"));
+  CHECK(contains(whole.error().message, "; or read the object in pieces with Range, e.g. Range = \"bytes=0-1048575\""));
 
   auto first = client.call("GetObject", with(object, "Range", "bytes=0-1048575"));
   auto rest = client.call("GetObject", with(object, "Range", "bytes=1048576-"));
@@ -350,6 +352,11 @@ TEST_CASE("bounds: get_object past the limit says how to read the object in piec
   REQUIRE(rest.ok());
   CHECK(first->result["Body"].get<std::string>().size() == (1u << 20));
   CHECK(rest->result["Body"] == "x");
+
+  TempDir dir;
+  auto written = client.call("GetObject", with(object, "file", dir.path + "/big.bin"));  // as the hint says
+  REQUIRE(written.ok());
+  CHECK(std::filesystem::file_size(dir.path + "/big.bin") == (1u << 20) + 1);
 }
 
 TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a part or object may hold", "[bounds][memory]") {

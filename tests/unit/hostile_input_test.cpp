@@ -141,6 +141,32 @@ TEST_CASE("a header value with a line break is refused, never sent", "[validate]
   CHECK(sent.error().kind == ErrorKind::validation);
 }
 
+// Found by fuzz_validate: an XML body cannot carry a NUL (the text ended there) or
+// another control character but tab, line feed and carriage return.
+TEST_CASE("text for an XML body holds no character XML 1.0 cannot carry", "[validate][hostile]") {
+  auto part = [](const std::string& etag) {
+    return json{{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", etag}}}}};
+  };
+  for (const std::string& etag : std::vector<std::string>{std::string("\"a\"\0\"b\"", 7), "\x01", "a\x1f", "\x0b"}) {
+    INFO(json(etag).dump());
+    for (Checker checker : {Checker::client, Checker::server})
+      CHECK(has_problem(problems("CompleteMultipartUpload", part(etag), checker),
+                        "Part[1].ETag: holds the control character U+00"));
+  }
+  Outcome<json> nul = validate_input(op("CompleteMultipartUpload"), part(std::string("a\0", 2)));
+  REQUIRE_FALSE(nul.ok());
+  REQUIRE(nul.error().fields.size() == 1);
+  CHECK(nul.error().fields[0].path == "Part[1].ETag");
+  CHECK(nul.error().fields[0].problem == "holds the control character U+0000, which an XML body cannot carry (of "
+                                         "those below U+0020, only tab, line feed and carriage return)");
+  CHECK(problems("CompleteMultipartUpload", part("\t\r\n \"a\" \x7f")).empty());
+  // Not in an XML body: a JSON body and a raw payload carry any of them.
+  CHECK(problems("UploadPart", {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"partNumber", 1},
+                                {"body", std::string("\0\x01", 2)}}).empty());
+  auto json_body = problems("UpdateSnapshot", {{"SnapshotName", "snap-1"}, {"description", std::string("a\0b", 3)}});
+  CHECK_FALSE(has_problem(json_body, "description: holds the control character"));
+}
+
 TEST_CASE("validation messages quote long values cut short", "[validate][hostile]") {
   auto found = problems("RestoreInstance", {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(50000, 'a') + "-"}});
   REQUIRE_FALSE(found.empty());
