@@ -133,7 +133,7 @@ json received(const std::string& name, const json& args) {
 
 // Found by fuzz_validate: pugixml wrote a '\r' as it is, and read it back as a line
 // feed (XML's end-of-line handling); text of whitespace only was dropped on reading.
-TEST_CASE("XML text: a carriage return goes as &#13; and comes back, whitespace-only text is kept", "[protocol]") {
+TEST_CASE("XML text: a carriage return goes as a character reference and comes back, whitespace-only text is kept", "[protocol]") {
   json args = {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", "u"},
                {"Part", {{{"PartNumber", 1}, {"ETag", " \"a\"\r\n"}}, {{"PartNumber", 2}, {"ETag", " "}},
                          {{"PartNumber", 3}, {"ETag", "\r"}}, {{"PartNumber", 4}, {"ETag", "\t\n"}}}}};
