@@ -487,6 +487,8 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
     again.presign_expires = auth.expires;
     again.credentials.session_token = auth.token;
     again.payload_sha256 = kUnsignedPayload;
+  } else {  // S3 signs the payload-hash header's value as sent: a hash, UNSIGNED-PAYLOAD, ...
+    again.payload_sha256 = header_value(in.headers, to_lower(auth.dialect->header_prefix) + "content-sha256");
   }
   auto expected = sign(again);
   if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;

@@ -648,6 +648,22 @@ TEST_CASE("verification: a good signature is accepted, any changed byte or anoth
   }
 }
 
+TEST_CASE("verification: an S3 request signed with UNSIGNED-PAYLOAD is accepted whatever its body", "[sigv4][verify]") {
+  // rclone signs its PUTs this way; the canonical request ends with the header's value.
+  SignInput in = s3_docs_input("PUT", "https://examplebucket.s3.amazonaws.com/small.txt");
+  in.body = "hi\n";
+  in.payload_sha256 = kUnsignedPayload;
+  auto sent = sign(in);
+  REQUIRE(sent.ok());
+  CHECK(refusal_code(received(in, *sent)) == "");
+  VerifyInput changed = received(in, *sent);
+  changed.body = "another body";
+  CHECK(refusal_code(changed) == "");
+  for (auto& h : changed.headers)
+    if (h.first == "x-amz-content-sha256") h.second = sha256_hex(changed.body);  // not what was signed
+  CHECK(refusal_code(changed) == "SignatureDoesNotMatch");
+}
+
 TEST_CASE("verification: no signature, an unknown key, a stale time, a dialect not accepted", "[sigv4][verify]") {
   SignInput in = ext_input("https://devops.example/v1/groups");
   auto sent = sign(in);
