@@ -483,6 +483,9 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   again.dialect = auth.dialect;
   again.policy = in.policy;
   again.policy.payload_hash = PayloadHash::omitted;  // the header, when sent, was signed as received
+  // ... and so was the payload line: the body's hash, UNSIGNED-PAYLOAD or a STREAMING-* value.
+  std::string declared = header_value(in.headers, to_lower(auth.dialect->header_prefix) + "content-sha256");
+  if (in.policy.payload_hash == PayloadHash::header && !declared.empty()) again.payload_sha256 = declared;
   if (auth.expires) {  // a presigned URL: its token is a parameter, its body is not signed
     again.presign_expires = auth.expires;
     again.credentials.session_token = auth.token;
