@@ -14,7 +14,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(
   build-essential cmake pkg-config
   liblua5.4-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libpugixml-dev
-  catch2 libcpp-httplib-dev libcli11-dev libedit-dev libre2-dev
+  catch2 libcpp-httplib-dev libcli11-dev libedit-dev libre2-dev zlib1g-dev
 )
 
 # The interop tests' peers, for `test` only: aws-cli v2 (tests/serve/awscli_test.sh

@@ -50,6 +50,9 @@ std::string DigestStream::hex_digest() {
 // MD5 of `data`, 16 raw bytes (Content-MD5 of the storage API, not for security).
 std::string md5(std::string_view data) { return digest(data, EVP_md5()); }
 
+// SHA-1 of `data`, 20 raw bytes (one of the storage API's checksums, not for security).
+std::string sha1(std::string_view data) { return digest(data, EVP_sha1()); }
+
 // HMAC-SHA256 of `data` under `key`, 32 raw bytes, through an EVP_MAC fetched once
 // (the one-shot EVP_Q_mac looks the algorithm up again on every call).
 std::string hmac_sha256(std::string_view key, std::string_view data) {

@@ -12,6 +12,7 @@ namespace cloud {
 std::string sha256(std::string_view data);        // raw 32 bytes
 std::string sha256_hex(std::string_view data);    // lowercase hex
 std::string md5(std::string_view data);           // raw 16 bytes
+std::string sha1(std::string_view data);          // raw 20 bytes
 std::string hmac_sha256(std::string_view key, std::string_view data);  // raw 32 bytes
 std::string hex(std::string_view bytes);          // lowercase hex
 std::string base64(std::string_view bytes);

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/aws_chunked.h"
 #include "core/crypto.h"
 #include "core/uri.h"
 #include "core/validate.h"
@@ -329,6 +330,40 @@ Outcome<SignOutput> sign(const SignInput& in, const Url& url) {
   return sign_header_variant(in, url, std::move(headers));
 }
 
+// ---------------------------------------------------------------- streaming bodies
+
+namespace {
+
+// The HMAC, under the scope's signing key, of "<kind>\n<time>\n<scope>\n<previous>\n<hash>".
+std::string sign_in_chain(const ChunkScope& scope, const std::string& kind, const std::string& previous,
+                          const std::string& hash) {
+  SignInput in;
+  in.region = scope.region;
+  in.service = scope.service;
+  in.credentials = scope.credentials;
+  in.dialect = scope.dialect;
+  std::string to_sign = scope.dialect->algorithm + "-" + kind + "\n" + scope.time + "\n" +
+                        credential_scope(in, scope.time) + "\n" + previous + "\n" + hash;
+  return hex(hmac_sha256(signing_key(in, scope.time), to_sign));
+}
+
+}  // namespace
+
+std::string streaming_payload(const Dialect& dialect, bool with_trailer) {
+  return "STREAMING-" + dialect.algorithm + "-PAYLOAD" + (with_trailer ? "-TRAILER" : "");
+}
+
+std::string chunk_signature(const ChunkScope& scope, const std::string& previous, std::string_view data) {
+  static const std::string empty_hash = sha256_hex("");
+  return sign_in_chain(scope, "PAYLOAD", previous, empty_hash + "\n" + sha256_hex(data));
+}
+
+std::string trailer_signature(const ChunkScope& scope, const std::string& previous, const Headers& trailers) {
+  std::string canonical;
+  for (const auto& [name, value] : trailers) canonical += to_lower(name) + ":" + canonical_value(value) + "\n";
+  return sign_in_chain(scope, "TRAILER", previous, sha256_hex(canonical));
+}
+
 // ---------------------------------------------------------------- verification
 
 namespace {
@@ -483,12 +518,13 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   again.dialect = auth.dialect;
   again.policy = in.policy;
   again.policy.payload_hash = PayloadHash::omitted;  // the header, when sent, was signed as received
+  // ... and so was the payload line: the body's hash, UNSIGNED-PAYLOAD or a STREAMING-* value.
+  std::string declared = header_value(in.headers, to_lower(auth.dialect->header_prefix) + "content-sha256");
+  if (in.policy.payload_hash == PayloadHash::header && !declared.empty()) again.payload_sha256 = declared;
   if (auth.expires) {  // a presigned URL: its token is a parameter, its body is not signed
     again.presign_expires = auth.expires;
     again.credentials.session_token = auth.token;
     again.payload_sha256 = kUnsignedPayload;
-  } else {  // S3 signs the payload-hash header's value as sent: a hash, UNSIGNED-PAYLOAD, ...
-    again.payload_sha256 = header_value(in.headers, to_lower(auth.dialect->header_prefix) + "content-sha256");
   }
   auto expected = sign(again);
   if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
@@ -541,9 +577,99 @@ std::optional<SignatureRefusal> check_header_time(const VerifyInput& in, const A
   return std::nullopt;
 }
 
+// How a request's body travels, from its <prefix>content-sha256 value.
+enum class Payload { plain, signed_chunks, signed_chunks_trailer, unsigned_chunks_trailer };
+
+Payload payload_kind(const std::string& declared, const Dialect& d) {
+  if (declared == streaming_payload(d, false)) return Payload::signed_chunks;
+  if (declared == streaming_payload(d, true)) return Payload::signed_chunks_trailer;
+  if (declared == kStreamingUnsignedTrailer) return Payload::unsigned_chunks_trailer;
+  return Payload::plain;
+}
+
+// Each chunk signed over the one before it, the first over the seed (the request's
+// signature); unsigned chunks carry no signature. On success `last` is the signature
+// of the last chunk, the trailer's seed.
+std::optional<SignatureRefusal> check_chunks(const ChunkScope& scope, const AwsChunkedBody& body, bool signed_chunks,
+                                             std::string& last) {
+  for (size_t i = 0; i < body.chunks.size(); ++i) {
+    const AwsChunk& chunk = body.chunks[i];
+    std::string number = std::to_string(i + 1);
+    if (chunk.has_signature != signed_chunks)
+      return refusal(400, "InvalidRequest", "the aws-chunked body is malformed: chunk " + number +
+                                                (signed_chunks ? " has no chunk-signature" : " is signed in an unsigned stream"));
+    if (!signed_chunks) continue;
+    std::string expected = chunk_signature(scope, last, chunk.data);
+    if (!constant_time_equal(expected, chunk.signature))
+      return refusal(403, "SignatureDoesNotMatch",
+                     "the signature of chunk " + number + " of the aws-chunked body does not match the one computed with "
+                     "the secret key of '" + scope.credentials.access_key_id + "'");
+    last = expected;
+  }
+  return std::nullopt;
+}
+
+// The <prefix>decoded-content-length header must be given and be the bytes' length.
+std::optional<SignatureRefusal> check_decoded_length(const VerifyInput& in, const Dialect& d, size_t decoded) {
+  std::string name = to_lower(d.header_prefix) + "decoded-content-length";
+  if (!has_header(in.headers, name))
+    return refusal(411, "MissingContentLength", "give the " + name + " header of an aws-chunked body");
+  std::string declared = header_value(in.headers, name);
+  if (declared == std::to_string(decoded)) return std::nullopt;
+  SignatureRefusal r = refusal(400, "IncompleteBody",
+                               "You did not provide the number of bytes specified by the " + name + " header");
+  r.details.emplace_back("NumberBytesExpected", declared.substr(0, 20));
+  r.details.emplace_back("NumberBytesProvided", std::to_string(decoded));
+  return r;
+}
+
+// The trailers must be those the <prefix>trailer header named (a stream without trailers
+// has none); a signed stream's trailer signature is checked and taken out.
+std::optional<SignatureRefusal> check_trailers(const VerifyInput& in, const ChunkScope& scope, Payload kind,
+                                               const std::string& last, Headers& trailers) {
+  const std::string signature_name = to_lower(scope.dialect->header_prefix) + "trailer-signature";
+  std::string signature;
+  Headers named;
+  for (const Header& t : trailers) {
+    if (t.first == signature_name) signature = t.second;
+    else named.push_back(t);
+  }
+  if (kind == Payload::signed_chunks_trailer &&
+      !constant_time_equal(trailer_signature(scope, last, named), signature))
+    return refusal(403, "SignatureDoesNotMatch", "the " + signature_name + " of the aws-chunked body does not match "
+                   "the one computed with the secret key of '" + scope.credentials.access_key_id + "'");
+  if (kind != Payload::signed_chunks_trailer && !signature.empty())
+    return refusal(400, "MalformedTrailerError", "a " + signature_name + " in a stream whose trailers are not signed");
+  std::string declared = to_lower(header_value(in.headers, to_lower(scope.dialect->header_prefix) + "trailer"));
+  std::vector<std::string> expected;
+  for (const std::string& name : split(declared, ','))
+    if (!canonical_value(name).empty()) expected.push_back(canonical_value(name));
+  bool same = expected.size() == named.size();
+  for (size_t i = 0; same && i < named.size(); ++i) same = named[i].first == expected[i];
+  if (!same)
+    return refusal(400, "MalformedTrailerError", "the trailing headers received are not those the " +
+                   to_lower(scope.dialect->header_prefix) + "trailer header names ('" + declared.substr(0, 200) + "')");
+  trailers = std::move(named);
+  return std::nullopt;
+}
+
+// A streaming body: its framing, chunk signatures, decoded length and trailers.
+std::optional<SignatureRefusal> check_stream(const VerifyInput& in, const ChunkScope& scope, Payload kind,
+                                             const std::string& seed, StreamedBody* streamed) {
+  Outcome<AwsChunkedBody> body = parse_aws_chunked(in.body);
+  if (!body) return refusal(400, body.error().code, body.error().message);
+  std::string last = seed;
+  if (auto bad = check_chunks(scope, *body, kind != Payload::unsigned_chunks_trailer, last)) return bad;
+  std::string bytes = joined_data(*body);
+  if (auto bad = check_decoded_length(in, *scope.dialect, bytes.size())) return bad;
+  if (auto bad = check_trailers(in, scope, kind, last, body->trailers)) return bad;
+  if (streamed) *streamed = StreamedBody{true, std::move(bytes), std::move(body->trailers)};
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::optional<SignatureRefusal> verify_signature(const VerifyInput& in) {
+std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed) {
   Authorization auth;
   if (auto unreadable = read_signature(in, auth)) return unreadable;
   if (in.dialect && auth.dialect != in.dialect)
@@ -556,10 +682,14 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in) {
   if (auto late = auth.expires ? check_expiry(in, auth) : check_header_time(in, auth, stamp)) return late;
   std::string hash_header = to_lower(auth.dialect->header_prefix) + "content-sha256";
   std::string declared = header_value(in.headers, hash_header);
-  if (!auth.expires && in.policy.payload_hash == PayloadHash::header && declared != kUnsignedPayload &&
-      declared != sha256_hex(in.body))
+  bool hashed = !auth.expires && in.policy.payload_hash == PayloadHash::header;
+  Payload kind = hashed ? payload_kind(declared, *auth.dialect) : Payload::plain;
+  if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != sha256_hex(in.body))
     return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
-  return compare_signature(in, auth, *credentials, stamp);
+  if (auto mismatch = compare_signature(in, auth, *credentials, stamp)) return mismatch;
+  if (kind == Payload::plain) return std::nullopt;
+  return check_stream(in, ChunkScope{auth.dialect, *credentials, auth.region, auth.service, stamp}, kind,
+                      auth.signature, streamed);
 }
 
 // Now in UTC as yyyymmddThhmmssZ (gmtime_r: thread-safe, unlike gmtime).

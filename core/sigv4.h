@@ -115,13 +115,49 @@ constexpr long kMaxPresignSeconds = 7 * 24 * 3600;
 // The payload hash of a presigned URL: its body, unknown when it is signed, is not.
 constexpr const char* kUnsignedPayload = "UNSIGNED-PAYLOAD";
 
+// Streaming bodies (Content-Encoding: aws-chunked, core/aws_chunked.h), announced by
+// their <prefix>content-sha256 value: STREAMING-<ALG>-PAYLOAD (each chunk signed over
+// the previous chunk's signature, the first over the request's own: the seed),
+// STREAMING-<ALG>-PAYLOAD-TRAILER (the same, then trailing headers signed over the last
+// chunk's signature) and STREAMING-UNSIGNED-PAYLOAD-TRAILER (chunks and trailers
+// unsigned). <ALG> is the dialect's algorithm: AWS4-HMAC-SHA256 or EXT4-HMAC-SHA256.
+constexpr const char* kStreamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
+std::string streaming_payload(const Dialect& dialect, bool with_trailer);
+
+// What a chunk's or trailer's signature is scoped to: the request's signing time,
+// region, service, dialect and credentials.
+struct ChunkScope {
+  const Dialect* dialect = &Dialect::ext();
+  Credentials credentials;
+  std::string region, service;
+  std::string time;  // yyyymmddThhmmssZ, the request's
+};
+
+// The signature of one chunk: HMAC of "<ALG>-PAYLOAD\n<time>\n<scope>\n<previous
+// signature>\n<SHA-256 of nothing>\n<SHA-256 of the chunk's bytes>" (hex).
+std::string chunk_signature(const ChunkScope& scope, const std::string& previous, std::string_view data);
+// The signature of the trailing headers: HMAC of "<ALG>-TRAILER\n<time>\n<scope>\n
+// <previous signature>\n<SHA-256 of the trailers, "name:value\n" each>" (hex).
+std::string trailer_signature(const ChunkScope& scope, const std::string& previous, const Headers& trailers);
+
+// A streaming body as verify_signature found it: its chunks' bytes joined, and its
+// trailing headers (without the trailer signature).
+struct StreamedBody {
+  bool streamed = false;  // false: the body was not a streaming one, and is as received
+  std::string bytes;
+  Headers trailers;
+};
+
 // Checks the signature of a received request, from its Authorization header or, when
 // its query carries a dialect's <prefix>Algorithm, from its presigned parameters:
 // form, dialect, scope, access key, time (header: the 15-minute skew; presigned: the
 // Expires after its Date), payload hash (PayloadHash::header; a presigned URL's is
-// UNSIGNED-PAYLOAD) and signature, in that order, re-signed through sign().
+// UNSIGNED-PAYLOAD) and signature, in that order, re-signed through sign(); then a
+// streaming body's framing, chunk signatures, decoded length
+// (<prefix>decoded-content-length) and trailers (named in <prefix>trailer), its bytes
+// and trailers going to `streamed` when given.
 // nullopt when the request is signed as `in` accepts.
-std::optional<SignatureRefusal> verify_signature(const VerifyInput& in);
+std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed = nullptr);
 
 // The current UTC time as yyyymmddThhmmssZ.
 std::string amz_time_now();

@@ -201,8 +201,10 @@ struct Emulator::Impl {
   }
 
   // The signature check of core's signer, with this emulator's region, dialect and
-  // credentials and the API's signing policy; nullopt when the request is good.
-  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req) const {
+  // credentials and the API's signing policy; nullopt when the request is good. An
+  // aws-chunked body is decoded into `streamed`.
+  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req,
+                                                  StreamedBody& streamed) const {
     VerifyInput in;
     in.method = req.method;
     in.url = "http://" + req.get_header_value("Host") + req.target;
@@ -215,7 +217,7 @@ struct Emulator::Impl {
     in.credentials = [this](const std::string& key) {
       return key == options.credentials.access_key_id ? &options.credentials : nullptr;
     };
-    return verify_signature(in);
+    return verify_signature(in, &streamed);
   }
 
   // The headers of every answer: Date and the request id; on the storage API also the
@@ -238,13 +240,13 @@ struct Emulator::Impl {
   }
 
   // Content-MD5, when sent (aws-cli sends it with parts and objects), must be the
-  // base64 of the body's MD5, as S3 checks.
-  static std::optional<Refusal> check_content_md5(const httplib::Request& req) {
+  // base64 of the body's MD5 (decoded, when it came aws-chunked), as S3 checks.
+  static std::optional<Refusal> check_content_md5(const httplib::Request& req, const std::string& body) {
     if (!req.has_header("Content-MD5")) return std::nullopt;
     std::string given = req.get_header_value("Content-MD5");
     if (given.size() != 24 || given.compare(22, 2, "==") != 0)
       return Refusal{400, "InvalidDigest", "the Content-MD5 you specified is not the base64 of a 16-byte MD5"};
-    if (given != base64(md5(req.body)))
+    if (given != base64(md5(body)))
       return Refusal{400, "BadDigest", "the Content-MD5 you specified did not match what was received"};
     return std::nullopt;
   }
@@ -278,16 +280,19 @@ struct Emulator::Impl {
     send_error(api, res, 500, "InternalError", "We encountered an internal error. Please try again.", request_id);
   }
 
-  // Signature, route, faults, then the operation itself.
+  // Signature, route, faults, then the operation itself. An aws-chunked body is served
+  // as its decoded bytes, its trailing headers (checksums) as headers.
   void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::string request_id = next_request_id();
     set_common_headers(api, res, request_id);
-    if (auto refusal = check_signature(api, req)) {
+    StreamedBody streamed;
+    if (auto refusal = check_signature(api, req, streamed)) {
       json details = json::object();
       for (const auto& [name, value] : refusal->details) details[name] = value;
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
     }
-    if (auto refusal = check_content_md5(req))
+    const std::string& body = streamed.streamed ? streamed.bytes : req.body;
+    if (auto refusal = check_content_md5(req, body))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
     size_t q = target.find('?');
@@ -299,7 +304,8 @@ struct Emulator::Impl {
     if (std::optional<Fault> fault = take_fault(api, op->name))
       if (misbehave(api, *fault, req, res, request_id)) return;
     Headers headers(req.headers.begin(), req.headers.end());
-    auto input = parse_request(api, *op, labels, query, headers, req.body);
+    headers.insert(headers.end(), streamed.trailers.begin(), streamed.trailers.end());
+    auto input = parse_request(api, *op, labels, query, headers, body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
     if (!valid.ok())
@@ -367,14 +373,31 @@ struct Emulator::Impl {
     res.headers = std::move(renamed);
   }
 
+  // The size an aws-chunked body sent with Transfer-Encoding: chunked (as boto3 sends
+  // trailing checksums) declares instead of a Content-Length: its decoded length; ""
+  // when the body is no such body or declares none.
+  static std::string decoded_length(const httplib::Request& req) {
+    if (req.get_header_value("Content-Encoding").find("aws-chunked") == std::string::npos) return {};
+    for (const Dialect* d : {&Dialect::aws(), &Dialect::ext()}) {
+      std::string name = to_lower(d->header_prefix) + "decoded-content-length";
+      if (req.has_header(name)) return req.get_header_value(name);
+    }
+    return {};
+  }
+
   // Bodies are read whole into memory before a request is served, so a body that
   // declares more than the platform takes is answered EntityTooLarge (400, as S3
   // does) before a byte of it is read, and one of undeclared length (chunked, or
-  // read until the connection ends) MissingContentLength (411, as S3 does). The
-  // connection then ends: the unread body cannot be told from a next request.
+  // read until the connection ends) MissingContentLength (411, as S3 does), but an
+  // aws-chunked one that declares its decoded length. The connection then ends: the
+  // unread body cannot be told from a next request.
   bool refuse_body(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::string length = req.get_header_value("Content-Length");
     bool chunked = req.has_header("Transfer-Encoding");
+    if (chunked && !decoded_length(req).empty()) {
+      length = decoded_length(req);
+      chunked = false;
+    }
     bool body_method = req.method == "POST" || req.method == "PUT" || req.method == "PATCH";
     bool undeclared = chunked || (length.empty() && body_method);
     unsigned long long declared = std::strtoull(length.c_str(), nullptr, 10);
@@ -471,6 +494,10 @@ struct Emulator::Impl {
       return refuse_body(*a, req, res) ? res.status : 100;
     });
     s->server.Get(kRoute, handler).Post(kRoute, handler).Put(kRoute, handler).Delete(kRoute, handler).Patch(kRoute, handler);
+    // What a body of undeclared length (an aws-chunked one, its decoded length declared)
+    // may take on the wire: the largest body and its framing, which at S3's smallest
+    // chunks (8 KiB, some 90 bytes of header each) adds less than 1/64.
+    s->server.set_payload_max_length(kMaxBodyBytes + (kMaxBodyBytes >> 6));
     s->server.set_tcp_nodelay(true);  // headers and body are separate writes: without it, Nagle and the
                                       // client's delayed ACK hold many answers back 40 ms
     s->port = port ? (s->server.bind_to_port(options.host.c_str(), port) ? port : -1)

@@ -10,11 +10,17 @@
 // object, as S3 does); any operation on an unknown bucket is NoSuchBucket, checked
 // once before dispatch; upload ids are 32 hex digits; ListParts answers pages in
 // part-number order, each part with the time it was uploaded (kept in the state file).
+// A checksum (x-ext-checksum-*, as a header or an aws-chunked body's trailer) on
+// PutObject or UploadPart is checked and echoed, and an object's kept for GetObject
+// and HeadObject with ChecksumMode ENABLED; a completed upload's object has none (S3's
+// composite checksums are not computed).
+#include <cctype>
 #include <climits>
 #include <ctime>
 #include <optional>
 #include <string_view>
 
+#include "core/checksum.h"
 #include "core/crypto.h"
 #include "core/uri.h"
 #include "emulator/service.h"
@@ -78,7 +84,45 @@ struct StoredObject {
   std::string etag;           // quoted
   std::string last_modified;  // HTTP date
   std::string version_id;
+  json checksum = json::object();  // the one it was stored with, by member name (ChecksumCRC32)
 };
+
+// The input and output member of an algorithm's checksum: ChecksumCRC32, ChecksumSHA256.
+std::string checksum_member(ChecksumAlgorithm algorithm) {
+  std::string name = checksum_name(algorithm);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return "Checksum" + name;
+}
+
+// A checksum given against the bytes received: InvalidRequest when it is not the base64
+// of as many bytes as the algorithm gives, BadDigest when it is not the bytes'.
+std::optional<HandlerResult> check_checksum_value(ChecksumAlgorithm a, const std::string& value, const std::string& bytes) {
+  std::string label = checksum_member(a).substr(8), expected = checksum(a, bytes);
+  std::optional<std::string> raw = unbase64(value);
+  if (!raw || raw->size() != expected.size())
+    return HandlerResult::failure(400, "InvalidRequest", "Value for the " + label + " checksum header is invalid.");
+  if (*raw != expected)
+    return HandlerResult::failure(400, "BadDigest", "The " + label + " you specified did not match the calculated checksum.");
+  return std::nullopt;
+}
+
+// The checksum a request gave with its bytes (a header, or a trailer of an aws-chunked
+// body), checked as S3 checks it: one at most, right (check_checksum_value), and given
+// when ChecksumAlgorithm announces one. `given` receives it by member name.
+std::optional<HandlerResult> check_checksum(const json& input, const std::string& bytes, json& given) {
+  for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+    std::string member = checksum_member(a);
+    if (!input.contains(member)) continue;
+    if (!given.empty())
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "Expecting a single checksum header. Multiple checksum Types are not allowed.");
+    if (auto refused = check_checksum_value(a, input.at(member).get<std::string>(), bytes)) return refused;
+    given[member] = input.at(member);
+  }
+  if (input.contains("ChecksumAlgorithm") && given.empty())
+    return HandlerResult::failure(400, "InvalidRequest", "The checksum algorithm was given, but no checksum header or trailer.");
+  return std::nullopt;
+}
 
 struct Part {
   std::string bytes;
@@ -122,7 +166,8 @@ class StorageService : public Service {
       json listed = json::object();
       for (const auto& [key, o] : objects) {
         bytes.put(o.version_id, o.bytes);
-        listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id}};
+        listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
+                       {"checksum", o.checksum}};
       }
       buckets[name] = listed;
     }
@@ -143,7 +188,8 @@ class StorageService : public Service {
       Bucket& b = buckets_[name];
       for (const auto& [key, o] : objects.items()) {
         std::string version = o.at("version_id").get<std::string>();
-        b[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(), version};
+        b[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(), version,
+                  o.value("checksum", json::object())};
       }
     }
     for (const auto& [id, u] : dumped.at("uploads").items()) {
@@ -204,17 +250,23 @@ class StorageService : public Service {
     return HandlerResult::success({{"Location", "/" + bucket}});
   }
 
-  // The object in one request; its ETag is the quoted MD5 of its bytes.
+  // The object in one request; its ETag is the quoted MD5 of its bytes; its checksum,
+  // when given, is checked, kept and echoed.
   HandlerResult put_object(const Operation&, const json& input) {
     std::string bytes = input.value("Body", "");
+    json given = json::object();
+    if (std::optional<HandlerResult> refused = check_checksum(input, bytes, given)) return *refused;
     std::string etag = quoted_md5(md5(bytes));
-    return HandlerResult::success(write_headers(store(input.value("Bucket", ""), input.value("Object", ""), bytes, etag)));
+    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), bytes, etag, given));
+    r.update(given);
+    return HandlerResult::success(r);
   }
 
   // Replaces whatever the key held, with a fresh version id and modification time.
-  const StoredObject& store(const std::string& bucket, const std::string& key, std::string bytes, std::string etag) {
+  const StoredObject& store(const std::string& bucket, const std::string& key, std::string bytes, std::string etag,
+                            json checksum = json::object()) {
     StoredObject& o = buckets_[bucket][key];
-    o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v")};
+    o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum)};
     return o;
   }
 
@@ -236,6 +288,7 @@ class StorageService : public Service {
     json r = write_headers(o);
     r["LastModified"] = o.last_modified;
     r["AcceptRanges"] = "bytes";
+    if (input.value("ChecksumMode", "") == "ENABLED" && !input.contains("Range")) r.update(o.checksum);
     return answer_range(o, input.value("Range", ""), r, with_body);
   }
 
@@ -264,7 +317,9 @@ class StorageService : public Service {
     std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
     std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
     uploads_[id] = Upload{bucket, key, {}};
-    return HandlerResult::success({{"Bucket", bucket}, {"Key", key}, {"UploadId", id}});
+    json r = {{"Bucket", bucket}, {"Key", key}, {"UploadId", id}};
+    if (input.contains("ChecksumAlgorithm")) r["ChecksumAlgorithm"] = input["ChecksumAlgorithm"];
+    return HandlerResult::success(r);
   }
 
   // The upload the input's uploadId names, if it belongs to the input's bucket and key.
@@ -283,14 +338,18 @@ class StorageService : public Service {
                                   {{"UploadId", input.value("uploadId", "")}});
   }
 
-  // A part number uploaded again replaces the earlier bytes.
+  // A part number uploaded again replaces the earlier bytes; its checksum, when given,
+  // is checked and echoed.
   HandlerResult upload_part(const Operation&, const json& input) {
     Upload* u = find_upload(input);
     if (!u) return no_such_upload(input);
     std::string bytes = input.value("body", "");
+    json r = json::object();
+    if (std::optional<HandlerResult> refused = check_checksum(input, bytes, r)) return *refused;
     std::string digest = md5(bytes);
     u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601()};
-    return HandlerResult::success(json{{"ETag", quoted_md5(digest)}});
+    r["ETag"] = quoted_md5(digest);
+    return HandlerResult::success(r);
   }
 
   // One page of the upload's parts: those numbered above PartNumberMarker, at most

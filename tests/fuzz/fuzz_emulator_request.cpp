@@ -5,8 +5,10 @@
 // each in the form of fuzz_input.h, served in order by a fresh emulator:
 //   <api> <signing> <METHOD> <target>      storage ext PUT /demo-bucket/a.txt
 //   header lines, an empty line, the body
-// <signing> ext or aws: signed as a client would, with the emulator's credentials;
-// anything else: sent as it is. A line "advance <seconds>" moves the platform's clock.
+// <signing> ext or aws: signed as a client would, with the emulator's credentials (a
+// STREAMING-* content-sha256 header signed as the payload line; chunk signatures cannot
+// be known in a seed, so signed chunks are refused, unsigned ones served); anything
+// else: sent as it is. A line "advance <seconds>" moves the platform's clock.
 // "{upload}" and "{etag}" in a target, a header or a body stand for the last upload id
 // and ETag answered, so that seeds can complete the uploads they create.
 #include <cstdlib>
@@ -29,6 +31,9 @@ cloud::Headers signed_headers(const cloud::Api& api, const fuzz::Message& m) {
   in.url = "http://127.0.0.1:8080" + m.words[3];
   in.headers = m.headers;
   in.body = m.body;
+  // A streaming (aws-chunked) body is signed with its declared value as the payload line.
+  std::string declared = cloud::header_value(m.headers, cloud::to_lower(dialect->header_prefix) + "content-sha256");
+  if (declared.rfind("STREAMING-", 0) == 0) in.payload_sha256 = declared;
   in.region = "jp-east-1";
   in.service = api.service;
   in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};

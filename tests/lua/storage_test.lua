@@ -302,6 +302,36 @@ test("file= only where the body is bytes: elsewhere an unknown field", function(
   expect(err.fields[1].problem).to_contain("unknown field")
 end)
 
+---------------------------------------------------------------- checksums
+
+-- The published check values of "123456789": CRC-32 0xCBF43926, CRC-32C 0xE3069283.
+local DIGITS = "123456789"
+
+test("a checksum header is checked, echoed, and answered with the object when asked", function()
+  local put = s3.put_object{ Bucket = BUCKET, Object = "sum.txt", Body = DIGITS, ChecksumCRC32 = "y/Q5Jg==" }
+  expect(put.ChecksumCRC32).to_equal("y/Q5Jg==")
+  expect(s3.get_object{ Bucket = BUCKET, Object = "sum.txt" }.ChecksumCRC32).to_be_nil()
+  local got = s3.get_object{ Bucket = BUCKET, Object = "sum.txt", ChecksumMode = "ENABLED" }
+  expect(got.ChecksumCRC32).to_equal("y/Q5Jg==")
+  expect(s3.head_object{ Bucket = BUCKET, Object = "sum.txt", ChecksumMode = "ENABLED" }.ChecksumCRC32).to_equal("y/Q5Jg==")
+end)
+
+test("a checksum that is not the body's is BadDigest (400)", function()
+  expect(s3.put_object, { Bucket = BUCKET, Object = "sum.txt", Body = DIGITS .. "0", ChecksumCRC32C = "4waSgw==" })
+    .to_fail{ code = "BadDigest", status = 400 }
+  local aws = cloud.client{ dialect = "aws" }
+  expect(aws.storage.put_object, { Bucket = BUCKET, Object = "sum.txt", Body = DIGITS .. "0", ChecksumCRC32C = "4waSgw==" })
+    .to_fail{ code = "BadDigest", status = 400 }
+  expect(s3.put_object{ Bucket = BUCKET, Object = "sum.txt", Body = DIGITS, ChecksumCRC32C = "4waSgw==" }.ChecksumCRC32C)
+    .to_equal("4waSgw==")
+end)
+
+test("ChecksumAlgorithm takes S3's names only", function()
+  local err = expect(s3.put_object, { Bucket = BUCKET, Object = "sum.txt", Body = DIGITS, ChecksumAlgorithm = "MD5" })
+    .to_fail{ kind = "validation" }
+  expect(err.fields[1].path).to_equal("ChecksumAlgorithm")
+end)
+
 ---------------------------------------------------------------- the aws dialect
 
 test("the aws dialect (x-amz-* headers) gets the same answers", function()

@@ -698,6 +698,21 @@ SignOutput presigned(SignInput& in, long expires) {
 
 }  // namespace
 
+TEST_CASE("verification: UNSIGNED-PAYLOAD in the header is the payload line signed, whatever the body", "[sigv4][verify]") {
+  for (const Dialect* d : {&Dialect::aws(), &Dialect::ext()}) {
+    INFO(d->name);
+    SignInput in = s3_docs_input("PUT", "https://examplebucket.s3.amazonaws.com/test%24file.text");
+    in.dialect = d;
+    in.body = "Welcome to Amazon S3.";
+    in.headers = {{to_lower(d->header_prefix) + "content-sha256", kUnsignedPayload}};
+    in.payload_sha256 = kUnsignedPayload;  // as the client signs it
+    Outcome<SignOutput> sent = sign(in);
+    REQUIRE(sent.ok());
+    CHECK(sent->canonical_request.substr(sent->canonical_request.rfind('\n') + 1) == kUnsignedPayload);
+    CHECK(refusal_code(received(in, *sent)) == "");
+  }
+}
+
 TEST_CASE("verification: a presigned URL verifies in both dialects, whatever the body", "[sigv4][verify][presign]") {
   for (const bool aws : {false, true}) {
     INFO((aws ? "aws" : "ext"));
