@@ -23,7 +23,7 @@ _cloudlua() {
   done
   local opts
   case $sub in
-    serve) opts="--port --host --dialect --access-key --secret-key --region --state --settle --help" ;;
+    serve) opts="--port --host --dialect --access-key --secret-key --region --state --settle --min-part-size --help" ;;
     config) opts=$config ;;
     test) opts="--filter --list $config" ;;
     *) opts="-e -l -i -v --version -E -W --output --debug --keep-going $config -h - --" ;;

@@ -47,6 +47,7 @@ struct ServeOptions {
   std::string dialect = "any";
   std::string state_file;  // --state: "" keeps state in memory only
   std::string settle;      // --settle: every transition's duration ("2s", "500ms"); "" the defaults
+  long long min_part_size = -1;  // --min-part-size: bytes a part must have unless last; -1 the default
 };
 
 int run_serve(const ServeOptions& options);

@@ -70,6 +70,10 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
       ->type_name("FILE");
   cmd->add_option("--settle", serve.settle, "Every transition takes DURATION (2s, 500ms, 1m) instead of its default")
       ->type_name("DURATION");
+  cmd->add_option("--min-part-size", serve.min_part_size,
+                  "Bytes a multipart part must have unless it is the last (default 5 MiB; tests with small parts lower it)")
+      ->type_name("BYTES")
+      ->check(CLI::Range(0LL, 5LL * 1024 * 1024 * 1024));
 }
 
 // `cloudlua test [paths...]`: the test runner (repl/test_runner.cpp) provides run_tests.

@@ -114,6 +114,7 @@ int run_serve(const ServeOptions& o) {
     return 1;
   }
   if (*settle) settle_in(emulator.platform(), **settle);  // after start: a --state file's settings are read then
+  if (o.min_part_size >= 0) emulator.platform().set_setting("min_part_size", static_cast<double>(o.min_part_size));
   for (const auto& [api, url] : emulator.endpoints()) std::printf("%s %s\n", api.c_str(), url.c_str());
   std::printf("access_key_id %s\n", emulator.options().credentials.access_key_id.c_str());
   std::fflush(stdout);
