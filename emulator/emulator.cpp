@@ -220,6 +220,18 @@ struct Emulator::Impl {
     return std::nullopt;
   }
 
+  // An operation whose model says checksumRequired (DeleteObjects) needs the body's
+  // Content-MD5, or one of the x-*-checksum-* headers that stand for it, as S3 does.
+  static std::optional<Refusal> check_checksum_sent(const Operation& op, const httplib::Request& req) {
+    if (!op.checksum_required || req.has_header("Content-MD5")) return std::nullopt;
+    for (const auto& [name, value] : req.headers) {
+      std::string lower = to_lower(name);
+      if (lower.rfind("x-amz-checksum-", 0) == 0 || lower.rfind("x-ext-checksum-", 0) == 0) return std::nullopt;
+    }
+    return Refusal{400, "InvalidRequest",
+                   "Missing required header for this request: Content-MD5 (or an x-ext-checksum-* or x-amz-checksum-* header)"};
+  }
+
   void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
                   const std::string& message, const std::string& request_id, const json& details = json::object()) {
     res.status = status;
@@ -264,12 +276,14 @@ struct Emulator::Impl {
     size_t q = target.find('?');
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
     std::map<std::string, std::string> labels;
-    const Operation* op = match_operation(api, req.method, path, query, labels);
+    Headers headers(req.headers.begin(), req.headers.end());
+    const Operation* op = match_operation(api, req.method, path, query, labels, headers);
     if (!op)
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
     if (std::optional<Fault> fault = take_fault(op->name))
       if (misbehave(api, *fault, req, res, request_id)) return;
-    Headers headers(req.headers.begin(), req.headers.end());
+    if (auto refusal = check_checksum_sent(*op, req))
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     auto input = parse_request(api, *op, labels, query, headers, req.body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
