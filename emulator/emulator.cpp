@@ -22,6 +22,7 @@
 #include "core/crypto.h"
 #include "core/limits.h"
 #include "core/protocol.h"
+#include "core/uri.h"
 #include "core/validate.h"
 #include "emulator/service.h"
 #include "emulator/state_file.h"
@@ -232,6 +233,19 @@ struct Emulator::Impl {
                    "Missing required header for this request: Content-MD5 (or an x-ext-checksum-* or x-amz-checksum-* header)"};
   }
 
+  // httplib 0.11 percent-decodes every header value as it reads it. The copy-source
+  // header of CopyObject is the one a client sends percent-encoded (the source key,
+  // S3's way: '/' kept), and signs so: it is encoded again, its ?versionId= kept, so
+  // that the signature is checked and the key decoded on the value as sent.
+  static void encode_copy_source(httplib::Request& req) {
+    for (auto& [name, value] : req.headers) {
+      std::string lower = to_lower(name);
+      if (lower != "x-amz-copy-source" && lower != "x-ext-copy-source") continue;
+      size_t q = value.find("?versionId=");
+      value = uri_encode(value.substr(0, q), true) + (q == std::string::npos ? "" : value.substr(q));
+    }
+  }
+
   void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
                   const std::string& message, const std::string& request_id, const json& details = json::object()) {
     res.status = status;
@@ -431,7 +445,10 @@ struct Emulator::Impl {
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
       listening = sock;
     });
-    auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
+    auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) {
+      encode_copy_source(const_cast<httplib::Request&>(req));
+      serve(*a, req, res);
+    };
     s->server.set_pre_routing_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
       return refuse_body(*a, req, res) ? httplib::Server::HandlerResponse::Handled
                                        : httplib::Server::HandlerResponse::Unhandled;

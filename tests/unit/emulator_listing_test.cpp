@@ -193,8 +193,10 @@ TEST_CASE("storage: ListObjects (v1): Marker, NextMarker only with a delimiter, 
 TEST_CASE("storage: ListMultipartUploads by key then start, paged with both markers", "[emulator][storage][listing]") {
   Bucket b;
   std::vector<std::string> ids;
-  for (const char* key : {"b/one", "a", "b/one", "c"})
+  for (const char* key : {"b/one", "a", "b/one", "c"}) {
     ids.push_back(b.ok("CreateMultipartUpload", {{"Object", key}})["UploadId"]);
+    b.p.advance(1);  // starts a second apart: the same second orders by upload id
+  }
   json all = b.ok("ListMultipartUploads", json::object());
   REQUIRE(all["Upload"].size() == 4);
   std::vector<std::string> order;
