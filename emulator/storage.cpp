@@ -489,7 +489,7 @@ class StorageService : public Service {
     return HandlerResult::success(r);
   }
 
-  // The bucket's uploads by key, then by when they began.
+  // The bucket's uploads by key, then by when they began (to the second; then by id).
   std::vector<std::pair<std::string, const Upload*>> uploads_in(const std::string& bucket) const {
     std::vector<std::pair<std::string, const Upload*>> out;
     for (const auto& [id, u] : uploads_)
