@@ -226,6 +226,18 @@ struct Client::Exchange {
   Finish finish;
 };
 
+namespace {
+
+// The model names the platform's x-ext-* request headers (CopyObject's copy source);
+// in another dialect they go under its prefix (x-amz-copy-source), as its servers read them.
+void use_dialect_headers(Headers& headers, const Dialect& dialect) {
+  std::string prefix = to_lower(dialect.header_prefix);
+  for (Header& h : headers)
+    if (to_lower(h.first).rfind("x-ext-", 0) == 0) h.first = prefix + h.first.substr(6);
+}
+
+}  // namespace
+
 // Prepare, for an operation: the model's checks, then the Request it sends.
 Outcome<Request> Client::operation_request(const std::string& name, const json& args) const {
   const Operation* op = model_.find(name);
@@ -250,6 +262,7 @@ Outcome<Request> Client::operation_request(const std::string& name, const json& 
   request->op = op;
   request->label = op->name;
   request->headers = std::move(w.headers);
+  use_dialect_headers(request->headers, *config_.dialect);
   request->body = std::move(w.body);
   request->files = std::move(w.files);
   request->idempotent = op->idempotent;

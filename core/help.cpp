@@ -188,6 +188,17 @@ std::string format_fields(const std::vector<FieldHelp>& fields, size_t width) {
 
 }  // namespace
 
+// "Paged: cloud.pages("ListObjectsV2", args) calls it while IsTruncated is true, each
+// time with ContinuationToken = NextContinuationToken of the answer before."
+static std::string paginator_text(const Operation& op) {
+  const Paginator& p = *op.paginator;
+  std::string tokens;
+  for (size_t i = 0; i < p.input_tokens.size(); ++i)
+    tokens += (i ? ", " : "") + p.input_tokens[i] + " = " + p.output_tokens[i];
+  return "Paged: cloud.pages(\"" + op.name + "\", args) calls it while " + p.more_results +
+         " is true, each time with " + tokens + " of the answer before.";
+}
+
 OperationHelp describe_operation(const Operation& op) {
   OperationHelp help;
   help.operation = &op;
@@ -204,6 +215,7 @@ std::string format_operation_help(const OperationHelp& help, const std::string& 
   for (size_t i = 0; i < op.fixed_query.size(); ++i) out += (i ? "&" : "?") + op.fixed_query[i];
   out += "\n";
   if (!op.idempotent) out += wrap("Not idempotent: never resent once it may have reached the server.", "  ", width);
+  if (op.paginator) out += wrap(paginator_text(op), "  ", width);
   out += "\nArguments:\n" + format_fields(help.parameters, width);
   out += "\nResult:\n" + format_fields(help.results, width);
   return out;

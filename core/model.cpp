@@ -41,8 +41,8 @@ bool has_shape_keys(const ojson& spec) {
 
 // The two protocols there are, as data: everything the code asks of them.
 const Protocol kJson{"json", Format::json, "application/json", false, {"x-ext-error-type", "x-amzn-errortype"},
-                     "ValidationError", "ValidationError", false};
-const Protocol kXml{"xml", Format::xml, "application/xml", true, {}, "MalformedXML", "InvalidArgument", true};
+                     "ValidationError", "ValidationError", false, false};
+const Protocol kXml{"xml", Format::xml, "application/xml", true, {}, "MalformedXML", "InvalidArgument", true, true};
 
 // The keys of "signing", each with the values it may take (empty: true or false).
 const std::map<std::string, std::vector<std::string>, std::less<>> kSigningKeys = {
@@ -154,7 +154,10 @@ struct Model::Loader {
     }
     fill_constraints(shape, spec, where);
     if (spec.contains("members")) fill_members(shape, spec["members"], where);
-    if (spec.contains("member")) shape.member = member_shape(spec["member"], where + "[]");
+    if (spec.contains("member")) {
+      shape.member = member_shape(spec["member"], where + "[]");
+      shape.member_name = spec["member"].value("name", "");
+    }
     if (shape.type == ShapeType::list && !shape.member) fail(where, "list without member");
     if (!shape.ascending_by.empty()) ordered_lists.emplace_back(&shape, where);
   }
@@ -250,6 +253,8 @@ struct Model::Loader {
                                              : structure_of(spec.value("output", ojson::object()), where + ".output");
     read_file_members(op, spec, where);
     read_errors_by_status(op, spec, where + ".errorsByStatus");
+    op.checksum_required = spec.value("checksumRequired", false);
+    if (spec.contains("paginator")) read_paginator(op, spec["paginator"], where + ".paginator");
     mark_greedy_labels(op);
     api.operations.push_back(&op);
   }
@@ -289,6 +294,68 @@ struct Model::Loader {
         return fail(where + "." + key, "must be an error code (a non-empty string)");
       op.errors_by_status[status] = it.value().get<std::string>();
     }
+  }
+
+  // "paginator": { input_token, output_token, more_results }; the tokens a name or a
+  // list of names, as many outputs as inputs; each checked against the operation.
+  void read_paginator(Operation& op, const ojson& spec, const std::string& where) {
+    Paginator p;
+    p.input_tokens = names_of(spec.value("input_token", ojson()));
+    p.output_tokens = names_of(spec.value("output_token", ojson()));
+    p.more_results = spec.value("more_results", "");
+    if (p.input_tokens.empty() || p.input_tokens.size() != p.output_tokens.size())
+      return fail(where, "input_token and output_token must name as many tokens, at least one");
+    for (const std::string& name : p.input_tokens)
+      if (!op.input->find_member(name)) fail(where + ".input_token", "'" + name + "' is not an input member");
+    for (const std::string& paths : p.output_tokens)
+      for (const std::string& path : alternatives(paths))
+        if (!output_path_to(*op.output, path)) fail(where + ".output_token", "the result has no path '" + path + "'");
+    const Shape* more = output_path_to(*op.output, p.more_results);
+    if (!more || more->type != ShapeType::boolean)
+      fail(where + ".more_results", "'" + p.more_results + "' is not a boolean of the result");
+    op.paginator = std::move(p);
+  }
+
+  // "a" or ["a", "b"]: the names; anything else is none.
+  static std::vector<std::string> names_of(const ojson& v) {
+    std::vector<std::string> out;
+    if (v.is_string()) out.push_back(v.get<std::string>());
+    if (v.is_array())
+      for (const ojson& e : v)
+        if (e.is_string()) out.push_back(e.get<std::string>());
+    return out;
+  }
+
+  // "NextMarker || Contents[-1].Key": the paths, spaces trimmed.
+  static std::vector<std::string> alternatives(const std::string& text) {
+    std::vector<std::string> out;
+    for (size_t start = 0; start <= text.size();) {
+      size_t bar = text.find("||", start);
+      if (bar == std::string::npos) bar = text.size();
+      std::string part = text.substr(start, bar - start);
+      size_t first = part.find_first_not_of(' '), last = part.find_last_not_of(' ');
+      out.push_back(first == std::string::npos ? "" : part.substr(first, last - first + 1));
+      start = bar + 2;
+    }
+    return out;
+  }
+
+  // The shape at "a.b[-1].c" in `shape` ("[n]" after a list: its item n, 1-based, or
+  // -1 for the last), nullptr when there is none.
+  static const Shape* output_path_to(const Shape& shape, const std::string& path) {
+    const Shape* s = &shape;
+    for (size_t start = 0; start <= path.size();) {
+      size_t dot = path.find('.', start);
+      if (dot == std::string::npos) dot = path.size();
+      std::string part = path.substr(start, dot - start);
+      size_t bracket = part.find('[');
+      bool indexed = bracket != std::string::npos;
+      const Member* m = s->type == ShapeType::structure ? s->find_member(part.substr(0, bracket)) : nullptr;
+      if (!m || (indexed && m->shape->type != ShapeType::list)) return nullptr;
+      s = indexed ? m->shape->member : m->shape;
+      start = dot + 1;
+    }
+    return s;
   }
 
   // Fails unless `name` is an input member of location local and of type `type`.

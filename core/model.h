@@ -58,6 +58,7 @@ struct Shape {
   std::string name;  // set on named shapes only
   std::vector<Member> members;       // structure
   const Shape* member = nullptr;     // list element
+  std::string member_name;           // XML list with a wrapper: its items' element ("member" when "")
   bool flattened = false;            // XML list: repeated elements without a wrapper
   std::string ascending_by;          // list of structures: this integer member must rise
                                      // strictly from item to item (no repeats)
@@ -79,13 +80,24 @@ struct PayloadFile {
   std::string length;  // an integer member: how many bytes (to the end when left out)
 };
 
+// How the pages of a listing follow each other (docs/model.md, "Paginators"): the
+// input members a next request takes from the output paths of the answer before it,
+// pair by pair, while the boolean at `more_results` is true. An output path may give
+// alternatives, "NextMarker || Contents[-1].Key": the first one the answer has.
+struct Paginator {
+  std::vector<std::string> input_tokens;   // input members: ContinuationToken
+  std::vector<std::string> output_tokens;  // output paths: NextContinuationToken
+  std::string more_results;                // an output path to a boolean: IsTruncated
+};
+
 struct Operation {
   std::string name;        // UpdateSnapshot
   std::string snake_name;  // update_snapshot
   std::string api;         // cluster
   std::string method;      // PUT
   std::string path;        // /v1/snapshots/{SnapshotName}
-  std::vector<std::string> fixed_query;  // keys that select the operation (?uploads)
+  std::vector<std::string> fixed_query;  // keys that select the operation (?uploads),
+                                         // "key=value" to select by a value too (?list-type=2)
   bool idempotent = true;  // false: never resent once it may have reached the server
   std::string doc;
   std::string input_root;   // XML element of the request body ("" for JSON)
@@ -100,6 +112,8 @@ struct Operation {
   std::map<long, std::string> errors_by_status;
   std::string output_file_offset;  // input member: with output_file, write the body in
                                    // place at this byte of an existing file ("" for none)
+  bool checksum_required = false;  // the body's Content-MD5 is sent (and required by the server)
+  std::optional<Paginator> paginator;  // a listing continued page by page (cloud.pages)
   const Shape* input = nullptr;
   const Shape* output = nullptr;
 };
@@ -138,6 +152,9 @@ struct Protocol {
   std::string invalid_body_code;
   std::string invalid_argument_code;
   bool support_ids = false;
+  // Server side: a path ending in a one-segment label is matched with one '/' after it
+  // too (S3 takes `PUT /bucket/` for `PUT /bucket`; s3cmd sends it).
+  bool trailing_slash = false;
 
   static const Protocol* find(std::string_view name);  // nullptr when there is none
 };

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/body.h"
+#include "core/crypto.h"
 #include "core/limits.h"
 #include "core/pattern.h"
 #include "core/uri.h"
@@ -109,15 +110,6 @@ std::map<std::string, std::string> query_map(const std::string& query) {
   return out;
 }
 
-// The query keys a request must carry to be this operation: the template's fixed
-// keys (?uploads) and the required query members (UploadPart's partNumber, uploadId).
-std::vector<std::string> selection_keys(const Operation& op) {
-  std::vector<std::string> keys = op.fixed_query;
-  for (const Member& m : op.input->members)
-    if (m.location == Location::query && m.required) keys.push_back(m.wire_name);
-  return keys;
-}
-
 // ---------------------------------------------------------------- JSON bodies
 
 json body_members(const Shape& shape, const json& input) {
@@ -140,7 +132,7 @@ void xml_write_members(pugi::xml_node node, const Shape& shape, const json& v) {
 void xml_write(pugi::xml_node parent, const Shape& shape, const std::string& name, const json& v) {
   if (shape.type == ShapeType::list) {
     pugi::xml_node holder = shape.flattened ? parent : parent.append_child(name.c_str());
-    const std::string item = shape.flattened ? name : "member";
+    const std::string item = shape.flattened ? name : shape.member_name.empty() ? "member" : shape.member_name;
     for (const json& e : v) xml_write(holder, *shape.member, item, e);
     return;
   }
@@ -219,6 +211,16 @@ std::string xml_text(const pugi::xml_document& doc) {
 // whitespace between elements (indentation) is still dropped.
 constexpr unsigned kXmlParse = pugi::parse_default | pugi::parse_ws_pcdata_single;
 
+// The member a document's root element is, when the root holds a value and not
+// members: an output member of a scalar shape named as the root (GetBucketLocation's
+// <LocationConstraint>region</LocationConstraint>); nullptr otherwise.
+const Member* root_value_member(const Shape& shape, const std::string& root) {
+  const Member* m = shape.find_member(root);
+  bool scalar = m && m->location == Location::body && m->shape->type != ShapeType::structure &&
+                m->shape->type != ShapeType::list;
+  return scalar ? m : nullptr;
+}
+
 std::string xml_document(const std::string& root, const std::string& ns, const Shape& shape, const json& v) {
   pugi::xml_document doc;
   pugi::xml_node decl = doc.append_child(pugi::node_declaration);
@@ -226,7 +228,11 @@ std::string xml_document(const std::string& root, const std::string& ns, const S
   decl.append_attribute("encoding") = "UTF-8";
   pugi::xml_node node = doc.append_child(root.c_str());
   if (!ns.empty()) node.append_attribute("xmlns") = ns.c_str();
-  xml_write_members(node, shape, v);
+  if (const Member* value = root_value_member(shape, root)) {
+    if (v.contains(value->name)) node.text().set(scalar_text(v[value->name]).c_str());
+  } else {
+    xml_write_members(node, shape, v);
+  }
   return xml_text(doc);
 }
 
@@ -323,6 +329,7 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
     w.body = body_members(*op.input, input).dump();
   }
   if (!w.body.empty() && op.payload.empty()) w.headers.emplace_back("Content-Type", content_type_of(api));
+  if (op.checksum_required) w.headers.emplace_back("Content-MD5", base64(md5(w.body)));
   if (!op.output_file.empty() && input.contains(op.output_file)) w.files.download_to = input[op.output_file].get<std::string>();
   if (!op.output_file_offset.empty() && input.contains(op.output_file_offset))
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
@@ -340,7 +347,10 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
       return make_error(ErrorKind::api, "MalformedResponse",
                         "expected an XML " + op.output_root + " body, got: " + response.body.substr(0, 200));
     if (xml_too_deep(doc)) return make_error(ErrorKind::api, "DocumentTooDeep", too_deep_message("the answer"));
-    result = xml_read_structure(doc.document_element(), *op.output);
+    if (const Member* value = root_value_member(*op.output, op.output_root))
+      result[value->name] = typed_scalar(*value->shape, doc.document_element().text().get());
+    else
+      result = xml_read_structure(doc.document_element(), *op.output);
   } else if (api.protocol->format == Format::json) {
     auto parsed = parse_json_object(response.body, "the answer");
     if (!parsed.ok()) return parsed.error();
@@ -491,22 +501,61 @@ Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRe
   return e;
 }
 
+namespace {
+
+// Whether a request carries what selects operation `op`: the template's fixed query
+// keys (?uploads; ?list-type=2 with that value), the required query members
+// (UploadPart's partNumber and uploadId) and the required header members (CopyObject's
+// copy source, in either dialect's name).
+bool selects(const Operation& op, const std::map<std::string, std::string>& q, const Headers& headers) {
+  for (const std::string& fixed : op.fixed_query) {
+    size_t eq = fixed.find('=');
+    auto it = q.find(fixed.substr(0, eq));
+    if (it == q.end() || (eq != std::string::npos && it->second != fixed.substr(eq + 1))) return false;
+  }
+  for (const Member& m : op.input->members) {
+    bool found = true;
+    if (m.required && m.location == Location::query) found = q.count(m.wire_name) > 0;
+    if (m.required && m.location == Location::header) header_in(headers, m.wire_name, found);
+    if (!found) return false;
+  }
+  return true;
+}
+
+// How many things select `op`: of two operations a request fits, the one it carries
+// more of is meant (UploadPart over PutObject, ListObjectsV2 over ListObjects).
+size_t selection_size(const Operation& op) {
+  size_t n = op.fixed_query.size();
+  for (const Member& m : op.input->members)
+    n += m.required && (m.location == Location::query || m.location == Location::header);
+  return n;
+}
+
+// Whether `path` fits the template, the labels' raw text into `groups`. Where the
+// protocol says so, a template ending in a one-segment label fits with a '/' after it.
+bool path_fits(const Api& api, const std::string& path_template, const std::string& path, std::vector<std::string>& groups) {
+  const PathPattern& pattern = path_pattern(path_template);
+  if (pattern.pattern.full_match(path, &groups)) return true;
+  bool one_segment_last = path_template.size() > 2 && path_template.back() == '}' &&
+                          path_template[path_template.size() - 2] != '+';
+  return api.protocol->trailing_slash && one_segment_last && path.size() > 1 && path.back() == '/' &&
+         pattern.pattern.full_match(path.substr(0, path.size() - 1), &groups);
+}
+
+}  // namespace
+
 const Operation* match_operation(const Api& api, const std::string& method, const std::string& path,
-                                 const std::string& query, std::map<std::string, std::string>& labels) {
+                                 const std::string& query, std::map<std::string, std::string>& labels,
+                                 const Headers& headers) {
   std::map<std::string, std::string> q = query_map(query);
   const Operation* best = nullptr;
   for (const Operation* op : api.operations) {
-    if (op->method != method) continue;
-    std::vector<std::string> keys = selection_keys(*op);
-    bool selected = true;
-    for (const std::string& key : keys) selected = selected && q.count(key);
-    if (!selected) continue;
-    const PathPattern& pattern = path_pattern(op->path);
+    if (op->method != method || !selects(*op, q, headers)) continue;
     std::vector<std::string> groups;
-    if (!pattern.pattern.full_match(path, &groups)) continue;
-    // The most specific operation wins: the one selected by more query keys.
-    if (best && selection_keys(*best).size() >= keys.size()) continue;
+    if (!path_fits(api, op->path, path, groups)) continue;
+    if (best && selection_size(*best) >= selection_size(*op)) continue;  // the most specific wins
     best = op;
+    const PathPattern& pattern = path_pattern(op->path);
     labels.clear();
     for (size_t i = 0; i < pattern.labels.size(); ++i) labels[pattern.labels[i]] = uri_decode(groups[i]);
   }

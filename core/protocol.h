@@ -46,10 +46,13 @@ Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRe
 std::string request_id_of(const Headers& headers);
 
 // --- server side
-// The operation of `api` addressed by method, wire path and query, with the decoded
-// path labels; nullptr when none matches.
+// The operation of `api` addressed by method, wire path, query and headers, with the
+// decoded path labels; nullptr when none matches. Query keys no operation asks for
+// (the vendor SDK's x-id=PutObject) play no part; of the operations a request fits,
+// the one selected by the most query keys and headers wins.
 const Operation* match_operation(const Api& api, const std::string& method, const std::string& path,
-                                 const std::string& query, std::map<std::string, std::string>& labels);
+                                 const std::string& query, std::map<std::string, std::string>& labels,
+                                 const Headers& headers = {});
 // A received request turned back into the arguments the client was given.
 Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<std::string, std::string>& labels,
                             const std::string& query, const Headers& headers, const std::string& body);

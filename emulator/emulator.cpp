@@ -23,6 +23,7 @@
 #include "core/crypto.h"
 #include "core/limits.h"
 #include "core/protocol.h"
+#include "core/uri.h"
 #include "core/validate.h"
 #include "emulator/service.h"
 #include "emulator/state_file.h"
@@ -251,6 +252,31 @@ struct Emulator::Impl {
     return std::nullopt;
   }
 
+  // An operation whose model says checksumRequired (DeleteObjects) needs the body's
+  // Content-MD5, or one of the x-*-checksum-* headers that stand for it, as S3 does.
+  static std::optional<Refusal> check_checksum_sent(const Operation& op, const Headers& headers) {
+    if (!op.checksum_required || has_header(headers, "Content-MD5")) return std::nullopt;
+    for (const auto& [name, value] : headers) {
+      std::string lower = to_lower(name);
+      if (lower.rfind("x-amz-checksum-", 0) == 0 || lower.rfind("x-ext-checksum-", 0) == 0) return std::nullopt;
+    }
+    return Refusal{400, "InvalidRequest",
+                   "Missing required header for this request: Content-MD5 (or an x-ext-checksum-* or x-amz-checksum-* header)"};
+  }
+
+  // httplib 0.11 percent-decodes every header value as it reads it. The copy-source
+  // header of CopyObject is the one a client sends percent-encoded (the source key,
+  // S3's way: '/' kept), and signs so: it is encoded again, its ?versionId= kept, so
+  // that the signature is checked and the key decoded on the value as sent.
+  static void encode_copy_source(httplib::Request& req) {
+    for (auto& [name, value] : req.headers) {
+      std::string lower = to_lower(name);
+      if (lower != "x-amz-copy-source" && lower != "x-ext-copy-source") continue;
+      size_t q = value.find("?versionId=");
+      value = uri_encode(value.substr(0, q), true) + (q == std::string::npos ? "" : value.substr(q));
+    }
+  }
+
   void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
                   const std::string& message, const std::string& request_id, const json& details = json::object()) {
     res.status = status;
@@ -298,13 +324,15 @@ struct Emulator::Impl {
     size_t q = target.find('?');
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
     std::map<std::string, std::string> labels;
-    const Operation* op = match_operation(api, req.method, path, query, labels);
+    Headers headers(req.headers.begin(), req.headers.end());
+    const Operation* op = match_operation(api, req.method, path, query, labels, headers);
     if (!op)
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
     if (std::optional<Fault> fault = take_fault(api, op->name))
       if (misbehave(api, *fault, req, res, request_id)) return;
-    Headers headers(req.headers.begin(), req.headers.end());
-    headers.insert(headers.end(), streamed.trailers.begin(), streamed.trailers.end());
+    headers.insert(headers.end(), streamed.trailers.begin(), streamed.trailers.end());  // a trailing checksum
+    if (auto refusal = check_checksum_sent(*op, headers))
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     auto input = parse_request(api, *op, labels, query, headers, body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
@@ -482,7 +510,10 @@ struct Emulator::Impl {
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
       listening = sock;
     });
-    auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) { serve(*a, req, res); };
+    auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) {
+      encode_copy_source(const_cast<httplib::Request&>(req));
+      serve(*a, req, res);
+    };
     s->server.set_pre_routing_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
       if (refuse_body(*a, req, res)) return httplib::Server::HandlerResponse::Handled;
       route_anywhere(req);

@@ -13,12 +13,18 @@
 // A checksum (x-ext-checksum-*, as a header or an aws-chunked body's trailer) on
 // PutObject or UploadPart is checked and echoed, and an object's kept for GetObject
 // and HeadObject with ChecksumMode ENABLED; a completed upload's object has none (S3's
-// composite checksums are not computed).
+// composite checksums are not computed). Listings (ListObjects, ListObjectsV2,
+// ListMultipartUploads) are computed afresh from the keys in order for every page; a
+// continuation token is the base64 of the last key or common prefix the page before
+// ended with, and a common prefix at or before where a page starts is not listed
+// again; every bucket and upload has the one owner of the emulator.
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <ctime>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "core/checksum.h"
 #include "core/crypto.h"
@@ -45,6 +51,60 @@ std::string http_date(const std::string& iso) {
   char buf[40];
   std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
   return buf;
+}
+
+// An HTTP date (the form Last-Modified is kept in) as ISO 8601, the form of listings.
+std::string iso_date(const std::string& http) {
+  std::tm tm{};
+  if (!strptime(http.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm)) return http;
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+  return buf;
+}
+
+// The one owner of every bucket, object and upload: { ID, DisplayName }.
+json owner() { return {{"ID", sha256_hex("cloudlua-emulator")}, {"DisplayName", "cloudlua"}}; }
+
+// The common prefix `key` rolls up into: the key up to and including the first
+// `delimiter` after `prefix`; "" when there is no delimiter or none after the prefix.
+std::string rolled_up(const std::string& key, const std::string& prefix, const std::string& delimiter) {
+  if (delimiter.empty()) return "";
+  size_t at = key.find(delimiter, prefix.size());
+  return at == std::string::npos ? "" : key.substr(0, at + delimiter.size());
+}
+
+// What a listing asks: keys under `prefix`, after `after`, rolled up at `delimiter`,
+// at most `max` entries (keys and common prefixes together) in a page.
+struct ListAsk {
+  std::string prefix, delimiter, after;
+  long long max = 1000;
+};
+
+// A page of a listing; `Item` is what a listed key stands for (an object, an upload).
+template <class Item>
+struct Page {
+  std::vector<Item> items;
+  std::vector<std::string> prefixes;  // common prefixes, in order
+  bool truncated = false;             // entries are left after the page (never said of a page of 0)
+  std::string last_key;               // of the last entry: a key or a common prefix
+
+  // Adds the entry of `key` unless it rolls up into a prefix listed already (or at
+  // or before where the page starts); false once the page is full and one more is left.
+  bool add(const ListAsk& ask, const std::string& key, const Item& item) {
+    std::string prefix = rolled_up(key, ask.prefix, ask.delimiter);
+    if (!prefix.empty() && (prefix <= ask.after || (!prefixes.empty() && prefixes.back() == prefix))) return true;
+    if (static_cast<long long>(items.size() + prefixes.size()) >= ask.max) return !(truncated = ask.max > 0);
+    if (prefix.empty()) items.push_back(item);
+    else prefixes.push_back(prefix);
+    last_key = prefix.empty() ? key : prefix;
+    return true;
+  }
+};
+
+// The answer's form of a key, a prefix or a marker: percent-encoded ('/' kept) with
+// encoding-type=url, as it is otherwise.
+std::string encoded(const json& input, const std::string& text) {
+  return input.value("EncodingType", "") == "url" ? uri_encode(text, true) : text;
 }
 
 // What a Range header asks of an object of `size` bytes.
@@ -134,6 +194,12 @@ struct Part {
 struct Upload {
   std::string bucket, key;
   std::map<long long, Part> parts;  // by part number
+  std::string initiated;            // ISO 8601
+};
+
+struct Bucket {
+  std::map<std::string, StoredObject> objects;  // by key
+  std::string created;                          // ISO 8601
 };
 
 class StorageService : public Service {
@@ -141,13 +207,13 @@ class StorageService : public Service {
   explicit StorageService(PlatformContext& context) : Service("storage", context) {}
 
   // The documented fixture set: one empty bucket, demo-bucket.
-  void load_fixtures() override { buckets_["demo-bucket"]; }
+  void load_fixtures() override { add_bucket("demo-bucket"); }
 
   // seed{ buckets = { "name", ... } }: empty buckets ({ name = } tables accepted too).
   void seed(const json& fixtures) override {
     for (const json& b : fixtures.value("buckets", json::array())) {
-      if (b.is_string()) buckets_[b.get<std::string>()];
-      if (b.is_object() && b.contains("name")) buckets_[b["name"].get<std::string>()];
+      if (b.is_string()) add_bucket(b.get<std::string>());
+      if (b.is_object() && b.contains("name")) add_bucket(b["name"].get<std::string>());
     }
   }
 
@@ -159,17 +225,20 @@ class StorageService : public Service {
   }
 
   // Bytes go to the store, named by the object's version id or the part's id (both
-  // unique to those bytes); each part's MD5 is computed again on restore.
+  // unique to those bytes); each part's MD5 is computed again on restore. Creation
+  // and initiation times are kept apart ("bucket_created", "initiated"): a dump
+  // written before they were kept restores with the time of the restore.
   json dump(ByteStore& bytes) const override {
-    json buckets = json::object(), uploads = json::object();
-    for (const auto& [name, objects] : buckets_) {
+    json buckets = json::object(), created = json::object(), uploads = json::object();
+    for (const auto& [name, b] : buckets_) {
       json listed = json::object();
-      for (const auto& [key, o] : objects) {
+      for (const auto& [key, o] : b.objects) {
         bytes.put(o.version_id, o.bytes);
         listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
                        {"checksum", o.checksum}};
       }
       buckets[name] = listed;
+      created[name] = b.created;
     }
     for (const auto& [id, u] : uploads_) {
       json parts = json::object();
@@ -177,24 +246,27 @@ class StorageService : public Service {
         bytes.put(p.id, p.bytes);
         parts[std::to_string(number)] = {{"id", p.id}, {"last_modified", p.last_modified}};
       }
-      uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}};
+      uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
     }
-    return {{"buckets", buckets}, {"uploads", uploads}};
+    return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
   }
 
   void restore(const json& dumped, const ByteStore& bytes) override {
     reset();
+    const json created = dumped.value("bucket_created", json::object());
     for (const auto& [name, objects] : dumped.at("buckets").items()) {
       Bucket& b = buckets_[name];
+      b.created = created.value(name, ctx_.clock.iso8601());
       for (const auto& [key, o] : objects.items()) {
         std::string version = o.at("version_id").get<std::string>();
-        b[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(), version,
-                  o.value("checksum", json::object())};
+        b.objects[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
+                          version, o.value("checksum", json::object())};
       }
     }
     for (const auto& [id, u] : dumped.at("uploads").items()) {
       Upload& upload = uploads_[id];
       upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
+      upload.initiated = u.value("initiated", ctx_.clock.iso8601());
       for (const auto& [number, part] : u.at("parts").items()) upload.parts[std::stoll(number)] = restored_part(part, bytes);
     }
   }
@@ -209,15 +281,25 @@ class StorageService : public Service {
     return Part{std::move(part_bytes), digest, id, time};
   }
 
-  // Every operation but CreateBucket needs its bucket to exist (in_bucket).
+  // Every operation but CreateBucket and ListBuckets needs its bucket to exist (in_bucket).
   Handlers handlers() override {
     return {
         {"AbortMultipartUpload", in_bucket(&StorageService::abort_multipart_upload)},
         {"CompleteMultipartUpload", in_bucket(&StorageService::complete_multipart_upload)},
+        {"CopyObject", in_bucket(&StorageService::copy_object)},
         {"CreateBucket", handler(this, &StorageService::create_bucket)},
         {"CreateMultipartUpload", in_bucket(&StorageService::create_multipart_upload)},
+        {"DeleteBucket", in_bucket(&StorageService::delete_bucket)},
+        {"DeleteObject", in_bucket(&StorageService::delete_object)},
+        {"DeleteObjects", in_bucket(&StorageService::delete_objects)},
+        {"GetBucketLocation", in_bucket(&StorageService::get_bucket_location)},
         {"GetObject", in_bucket(&StorageService::read_object)},
+        {"HeadBucket", in_bucket(&StorageService::head_bucket)},
         {"HeadObject", in_bucket(&StorageService::read_object)},
+        {"ListBuckets", handler(this, &StorageService::list_buckets)},
+        {"ListMultipartUploads", in_bucket(&StorageService::list_multipart_uploads)},
+        {"ListObjects", in_bucket(&StorageService::list_objects)},
+        {"ListObjectsV2", in_bucket(&StorageService::list_objects_v2)},
         {"ListParts", in_bucket(&StorageService::list_parts)},
         {"PutObject", in_bucket(&StorageService::put_object)},
         {"UploadPart", in_bucket(&StorageService::upload_part)},
@@ -225,7 +307,12 @@ class StorageService : public Service {
   }
 
  private:
-  using Bucket = std::map<std::string, StoredObject>;  // objects by key
+  using Objects = std::map<std::string, StoredObject>;  // by key
+
+  // A new, empty bucket created now (a bucket of that name is kept as it is).
+  void add_bucket(const std::string& name) {
+    if (!buckets_.count(name)) buckets_[name].created = ctx_.clock.iso8601();
+  }
 
   // The handler calling `fn` once the call's bucket is known to exist; NoSuchBucket else.
   Handler in_bucket(HandlerResult (StorageService::*fn)(const Operation&, const json&)) {
@@ -246,7 +333,7 @@ class StorageService : public Service {
       return HandlerResult::failure(409, "BucketAlreadyOwnedByYou",
                                     "Your previous request to create the named bucket succeeded and you already own it.",
                                     {{"BucketName", bucket}});
-    buckets_[bucket];
+    add_bucket(bucket);
     return HandlerResult::success({{"Location", "/" + bucket}});
   }
 
@@ -265,7 +352,7 @@ class StorageService : public Service {
   // Replaces whatever the key held, with a fresh version id and modification time.
   const StoredObject& store(const std::string& bucket, const std::string& key, std::string bytes, std::string etag,
                             json checksum = json::object()) {
-    StoredObject& o = buckets_[bucket][key];
+    StoredObject& o = buckets_[bucket].objects[key];
     o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum)};
     return o;
   }
@@ -281,7 +368,7 @@ class StorageService : public Service {
   HandlerResult read_object(const Operation& op, const json& input) {
     bool with_body = !op.output_payload.empty();
     std::string key = input.value("Object", "");
-    const Bucket& b = buckets_.at(input.value("Bucket", ""));
+    const Objects& b = buckets_.at(input.value("Bucket", "")).objects;
     auto found = b.find(key);
     if (found == b.end()) return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", key}});
     const StoredObject& o = found->second;
@@ -310,13 +397,217 @@ class StorageService : public Service {
     return HandlerResult::success(r, 206);
   }
 
+  // Bucket: region, as S3's HeadBucket answers (x-ext-bucket-region); no body.
+  HandlerResult head_bucket(const Operation&, const json&) {
+    return HandlerResult::success({{"BucketRegion", ctx_.region}});
+  }
+
+  // <LocationConstraint>region</LocationConstraint>.
+  HandlerResult get_bucket_location(const Operation&, const json&) {
+    return HandlerResult::success({{"LocationConstraint", ctx_.region}});
+  }
+
+  // Every bucket by name, with its creation time.
+  HandlerResult list_buckets(const Operation&, const json&) {
+    json listed = json::array();
+    for (const auto& [name, b] : buckets_) listed.push_back({{"Name", name}, {"CreationDate", b.created}});
+    return HandlerResult::success({{"Buckets", listed}, {"Owner", owner()}});
+  }
+
+  // Only an empty bucket goes (204); its unfinished uploads go with it.
+  HandlerResult delete_bucket(const Operation&, const json& input) {
+    std::string bucket = input.value("Bucket", "");
+    if (!buckets_.at(bucket).objects.empty())
+      return HandlerResult::failure(409, "BucketNotEmpty", "The bucket you tried to delete is not empty",
+                                    {{"BucketName", bucket}});
+    buckets_.erase(bucket);
+    for (auto it = uploads_.begin(); it != uploads_.end();) it = it->second.bucket == bucket ? uploads_.erase(it) : ++it;
+    return HandlerResult::success(json::object(), 204);
+  }
+
+  // 204 whether or not the key was there, as S3 answers.
+  HandlerResult delete_object(const Operation&, const json& input) {
+    buckets_.at(input.value("Bucket", "")).objects.erase(input.value("Object", ""));
+    return HandlerResult::success(json::object(), 204);
+  }
+
+  // Each key listed is deleted (a missing one counts as deleted too); Quiet leaves
+  // the deleted out of the answer. Nothing here can fail one key alone.
+  HandlerResult delete_objects(const Operation&, const json& input) {
+    Objects& objects = buckets_.at(input.value("Bucket", "")).objects;
+    json deleted = json::array();
+    for (const json& o : input.at("Object")) {  // validated: 1 to 1000 of them, each with a Key
+      objects.erase(o.value("Key", ""));
+      json entry = {{"Key", o.value("Key", "")}};
+      if (o.contains("VersionId")) entry["VersionId"] = o["VersionId"];
+      deleted.push_back(entry);
+    }
+    if (input.value("Quiet", false)) return HandlerResult::success(json::object());
+    return HandlerResult::success({{"Deleted", deleted}});
+  }
+
+  // The source (copy-source "bucket/key", percent-encoded, a leading '/' and a
+  // ?versionId= allowed) stored again under Bucket and Object, ETag kept.
+  HandlerResult copy_object(const Operation&, const json& input) {
+    std::string source = input.value("CopySource", "");
+    source = source.substr(source.front() == '/' ? 1 : 0);
+    source = source.substr(0, source.find('?'));
+    size_t slash = source.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == source.size())
+      return HandlerResult::failure(400, "InvalidArgument",
+                                    "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
+                                    {{"ArgumentName", "x-amz-copy-source"}, {"ArgumentValue", input.value("CopySource", "")}});
+    std::string from_bucket = uri_decode(source.substr(0, slash)), from_key = uri_decode(source.substr(slash + 1));
+    std::string to_bucket = input.value("Bucket", ""), to_key = input.value("Object", "");
+    auto b = buckets_.find(from_bucket);
+    if (b == buckets_.end())
+      return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", from_bucket}});
+    auto found = b->second.objects.find(from_key);
+    if (found == b->second.objects.end())
+      return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", from_key}});
+    if (from_bucket == to_bucket && from_key == to_key && input.value("MetadataDirective", "COPY") != "REPLACE")
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "This copy request is illegal because it is trying to copy an object to itself without "
+                                    "changing the object's metadata, storage class, website redirect location or "
+                                    "encryption attributes.");
+    StoredObject from = found->second;  // a copy: the store below may replace it
+    json r = write_headers(store(to_bucket, to_key, from.bytes, from.etag));
+    r.update({{"ETag", from.etag}, {"LastModified", iso_date(buckets_[to_bucket].objects[to_key].last_modified)},
+              {"CopySourceVersionId", from.version_id}});
+    return HandlerResult::success(r);
+  }
+
+  // ------------------------------------------------------------ listings
+
+  using ObjectPage = Page<const Objects::value_type*>;  // key and object
+
+  // The page of a bucket's objects `ask` describes, in key order.
+  static ObjectPage object_page(const Objects& objects, const ListAsk& ask) {
+    ObjectPage page;
+    auto it = objects.lower_bound(std::max(ask.prefix, ask.after));
+    if (it != objects.end() && it->first == ask.after) ++it;  // after, not at
+    for (; it != objects.end() && it->first.compare(0, ask.prefix.size(), ask.prefix) == 0; ++it)
+      if (!page.add(ask, it->first, &*it)) break;
+    return page;
+  }
+
+  // What ListObjects and ListObjectsV2 ask in common; `after` is the caller's.
+  static ListAsk list_ask(const json& input, const char* max_name, std::string after) {
+    long long max = std::min(input.value(max_name, 1000LL), 1000LL);
+    return {input.value("Prefix", ""), input.value("Delimiter", ""), std::move(after), max};
+  }
+
+  // The members ListObjects and ListObjectsV2 answer alike: the page's objects and
+  // common prefixes, the bucket, and what was asked.
+  static json listing(const json& input, const ListAsk& ask, const ObjectPage& page, bool with_owner) {
+    json contents = json::array(), prefixes = json::array();
+    for (const auto* item : page.items) {
+      const StoredObject& o = item->second;
+      json entry = {{"Key", encoded(input, item->first)}, {"LastModified", iso_date(o.last_modified)}, {"ETag", o.etag},
+                    {"Size", o.bytes.size()}, {"StorageClass", "STANDARD"}};
+      if (with_owner) entry["Owner"] = owner();
+      contents.push_back(entry);
+    }
+    for (const std::string& p : page.prefixes) prefixes.push_back({{"Prefix", encoded(input, p)}});
+    json r = {{"Name", input.value("Bucket", "")}, {"Prefix", encoded(input, ask.prefix)}, {"MaxKeys", ask.max},
+              {"IsTruncated", page.truncated}, {"Contents", contents}, {"CommonPrefixes", prefixes}};
+    if (!ask.delimiter.empty()) r["Delimiter"] = encoded(input, ask.delimiter);
+    if (input.contains("EncodingType")) r["EncodingType"] = input["EncodingType"];
+    return r;
+  }
+
+  // Version 2: ContinuationToken (else StartAfter) says where the page starts;
+  // NextContinuationToken where the next one does.
+  HandlerResult list_objects_v2(const Operation&, const json& input) {
+    std::string after = input.value("StartAfter", "");
+    if (input.contains("ContinuationToken")) {
+      std::optional<std::string> decoded = unbase64(input.value("ContinuationToken", ""));
+      if (!decoded || decoded->empty())
+        return HandlerResult::failure(400, "InvalidArgument", "The continuation token provided is incorrect",
+                                      {{"ArgumentName", "continuation-token"}});
+      after = *decoded;
+    }
+    const Objects& objects = buckets_.at(input.value("Bucket", "")).objects;
+    ListAsk ask = list_ask(input, "MaxKeys", after);
+    ObjectPage page = object_page(objects, ask);
+    json r = listing(input, ask, page, input.value("FetchOwner", false));
+    r["KeyCount"] = page.items.size() + page.prefixes.size();
+    if (page.truncated) r["NextContinuationToken"] = base64(page.last_key);
+    if (input.contains("ContinuationToken")) r["ContinuationToken"] = input["ContinuationToken"];
+    if (input.contains("StartAfter")) r["StartAfter"] = encoded(input, input.value("StartAfter", ""));
+    return HandlerResult::success(r);
+  }
+
+  // Version 1: the page starts after Marker; NextMarker is answered only with a
+  // Delimiter, as S3 does (without one, the last key is the next marker).
+  HandlerResult list_objects(const Operation&, const json& input) {
+    const Objects& objects = buckets_.at(input.value("Bucket", "")).objects;
+    ListAsk ask = list_ask(input, "MaxKeys", input.value("Marker", ""));
+    ObjectPage page = object_page(objects, ask);
+    json r = listing(input, ask, page, true);
+    r["Marker"] = encoded(input, ask.after);
+    if (page.truncated && !ask.delimiter.empty()) r["NextMarker"] = encoded(input, page.last_key);
+    return HandlerResult::success(r);
+  }
+
+  // The bucket's uploads by key, then by when they began (to the second; then by id).
+  std::vector<std::pair<std::string, const Upload*>> uploads_in(const std::string& bucket) const {
+    std::vector<std::pair<std::string, const Upload*>> out;
+    for (const auto& [id, u] : uploads_)
+      if (u.bucket == bucket) out.emplace_back(id, &u);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.second->key, a.second->initiated, a.first) < std::tie(b.second->key, b.second->initiated, b.first);
+    });
+    return out;
+  }
+
+  // Where a page of uploads starts: after KeyMarker's uploads, or with UploadIdMarker
+  // after that upload of KeyMarker's key.
+  static size_t first_upload(const std::vector<std::pair<std::string, const Upload*>>& uploads, const json& input) {
+    std::string key = input.value("KeyMarker", ""), id = input.value("UploadIdMarker", "");
+    if (key.empty()) return 0;
+    for (size_t i = 0; i < uploads.size(); ++i)
+      if (!id.empty() && uploads[i].second->key == key && uploads[i].first == id) return i + 1;
+    size_t i = 0;
+    while (i < uploads.size() && uploads[i].second->key <= key) ++i;
+    return i;
+  }
+
+  // Unfinished uploads in order, rolled up and paged as objects are; NextKeyMarker
+  // and NextUploadIdMarker say where the next page starts.
+  HandlerResult list_multipart_uploads(const Operation&, const json& input) {
+    auto uploads = uploads_in(input.value("Bucket", ""));
+    ListAsk ask = list_ask(input, "MaxUploads", input.value("KeyMarker", ""));
+    Page<std::pair<std::string, const Upload*>> page;
+    for (size_t i = first_upload(uploads, input); i < uploads.size(); ++i)
+      if (uploads[i].second->key.compare(0, ask.prefix.size(), ask.prefix) == 0 &&
+          !page.add(ask, uploads[i].second->key, uploads[i]))
+        break;
+    json listed = json::array(), prefixes = json::array();
+    for (const auto& [id, u] : page.items)
+      listed.push_back({{"UploadId", id}, {"Key", encoded(input, u->key)}, {"Initiated", u->initiated},
+                        {"StorageClass", "STANDARD"}, {"Owner", owner()}, {"Initiator", owner()}});
+    for (const std::string& p : page.prefixes) prefixes.push_back({{"Prefix", encoded(input, p)}});
+    json r = {{"Bucket", input.value("Bucket", "")}, {"KeyMarker", encoded(input, ask.after)},
+              {"UploadIdMarker", input.value("UploadIdMarker", "")}, {"Prefix", encoded(input, ask.prefix)},
+              {"MaxUploads", ask.max}, {"IsTruncated", page.truncated}, {"Upload", listed}, {"CommonPrefixes", prefixes}};
+    if (!ask.delimiter.empty()) r["Delimiter"] = encoded(input, ask.delimiter);
+    if (input.contains("EncodingType")) r["EncodingType"] = input["EncodingType"];
+    if (page.truncated) {
+      bool last_is_upload = !page.items.empty() && page.items.back().second->key == page.last_key;
+      r["NextKeyMarker"] = encoded(input, page.last_key);
+      r["NextUploadIdMarker"] = last_is_upload ? page.items.back().first : "";
+    }
+    return HandlerResult::success(r);
+  }
+
   // ------------------------------------------------------------ multipart uploads
 
   // A new upload with no parts; the object appears only on completion.
   HandlerResult create_multipart_upload(const Operation&, const json& input) {
     std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
     std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
-    uploads_[id] = Upload{bucket, key, {}};
+    uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601()};
     json r = {{"Bucket", bucket}, {"Key", key}, {"UploadId", id}};
     if (input.contains("ChecksumAlgorithm")) r["ChecksumAlgorithm"] = input["ChecksumAlgorithm"];
     return HandlerResult::success(r);
@@ -461,9 +752,9 @@ class StorageService : public Service {
   // { { name=, objects = { { key=, size=, etag= } } } }: sizes, not the bytes.
   json buckets_state() const {
     json out = json::array();
-    for (const auto& [name, objects] : buckets_) {
+    for (const auto& [name, b] : buckets_) {
       json list = json::array();
-      for (const auto& [key, o] : objects)
+      for (const auto& [key, o] : b.objects)
         list.push_back({{"key", key}, {"size", o.bytes.size()}, {"etag", o.etag}});
       out.push_back({{"name", name}, {"objects", list}});
     }

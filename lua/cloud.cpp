@@ -323,7 +323,9 @@ int l_presign(lua_State* L) {
   return 1;
 }
 
-// c.operations(): a list of { name=, api=, fn=, method=, path=, doc= }.
+// c.operations(): a list of { name=, api=, fn=, method=, path=, doc= }, and
+// paginator = { input_token = {...}, output_token = {...}, more_results = } for the
+// listings (lua/pages.lua follows them).
 int l_operations(lua_State* L) {
   auto ops = client_upvalue(L).model().operations();
   lua_createtable(L, static_cast<int>(ops.size()), 0);
@@ -333,6 +335,10 @@ int l_operations(lua_State* L) {
                               {"method", &ops[i]->method}, {"path", &ops[i]->path}, {"doc", &ops[i]->doc}}) {
       lua_pushstring(L, value->c_str());
       lua_setfield(L, -2, key);
+    }
+    if (const std::optional<Paginator>& p = ops[i]->paginator) {
+      push_json(L, {{"input_token", p->input_tokens}, {"output_token", p->output_tokens}, {"more_results", p->more_results}});
+      lua_setfield(L, -2, "paginator");
     }
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
   }

@@ -2,7 +2,7 @@
 // cmake/EmbedFiles.cmake): `require "cloud.<name>"` finds lua/<name>.lua through a
 // searcher placed right after package.preload, so no file on disk is needed and a
 // module on package.path cannot shadow them by accident. Parts of the `cloud` API
-// written in Lua (cloud.wait_until, cloud.pretty, cloud.storage.upload_file) are installed from here.
+// written in Lua (cloud.wait_until, cloud.pages, cloud.pretty, cloud.storage.upload_file) are installed from here.
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -94,6 +94,7 @@ void add_transfers(lua_State* L, int client) {
 void open_embedded_modules(lua_State* L, int module) {
   add_searcher(L);
   set_fields_of_required(L, module, {"wait_until", "wait_for"}, "cloud.wait");
+  set_fields_of_required(L, module, {"pages"}, "cloud.pages");
   set_required(L, module, "pretty", "cloud.pretty");
   set_required(L, module, "spawn", "cloud.tasks", "spawn");
   set_required(L, module, "map", "cloud.tasks", "map");

@@ -99,6 +99,15 @@ Calls the waiter's read operation every delay seconds, at most max_attempts time
 A failure acceptor raises an error of kind waiter (WaiterFailed) naming it; running
 out of tries raises kind timeout. help"ClusterRunning" describes one.]],
     see = "docs/lua-api.md" },
+  { name = "cloud.pages", usage = "cloud.pages(name, args) -> iterator of result, meta",
+    summary = "The pages of a listing (ListObjectsV2, ...), one call each: for page in cloud.pages(...) do ... end.",
+    text = [[
+Each page is the operation's result; the next call takes its tokens from it as the
+operation's paginator (model data) says, until the answer says there is no more
+(IsTruncated false). cloud.operations() shows which operations have a paginator. An
+answer that says more follows without a new token: an error of kind api, code
+PaginationError.]],
+    see = "docs/lua-api.md" },
   { name = "cloud.waiters", usage = "cloud.waiters() -> list",
     summary = "The model's named waiters as { name, api, operation, delay, max_attempts, acceptors, ... }.",
     see = "docs/lua-api.md" },

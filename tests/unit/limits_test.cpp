@@ -46,6 +46,17 @@ json valid_args(const std::string& op_name) {
       {"GetCluster", [] { return json{{"ClusterName", "c1"}}; }},
       {"GetSnapshot", [] { return json{{"SnapshotName", "snap-1"}}; }},
       {"GetMeshplatformCluster", [] { return json{{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}}; }},
+      {"ListBuckets", [] { return json::object(); }},
+      {"HeadBucket", [] { return json{{"Bucket", "bkt"}}; }},
+      {"GetBucketLocation", [] { return json{{"Bucket", "bkt"}}; }},
+      {"DeleteBucket", [] { return json{{"Bucket", "bkt"}}; }},
+      {"ListObjectsV2", [] { return json{{"Bucket", "bkt"}, {"MaxKeys", 10}, {"EncodingType", "url"}}; }},
+      {"ListObjects", [] { return json{{"Bucket", "bkt"}, {"MaxKeys", 10}, {"EncodingType", "url"}}; }},
+      {"DeleteObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
+      {"DeleteObjects", [] { return json{{"Bucket", "bkt"}, {"Object", json::array({{{"Key", "k"}}})}}; }},
+      {"ListMultipartUploads", [] { return json{{"Bucket", "bkt"}, {"MaxUploads", 10}, {"EncodingType", "url"}}; }},
+      {"CopyObject",
+       [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/k"}, {"MetadataDirective", "COPY"}}; }},
   };
   auto it = args.find(op_name);
   INFO("valid arguments for " << op_name);

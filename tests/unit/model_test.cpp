@@ -1,4 +1,4 @@
-// Model tests: the built-in model loads with its nine operations, and validation walks
+// Model tests: the built-in model loads with every operation, and validation walks
 // every limit of the spec (Limits table and Endpoints tables): the largest valid value
 // passes, one past it fails with the field path and a message naming the rule. Each case
 // starts from valid arguments for its operation and changes one field (a JSON pointer).
@@ -30,7 +30,7 @@ Outcome<std::shared_ptr<Model>> with_signing(const std::string& signing) {
 
 // ---------------------------------------------------------------- the model itself
 
-TEST_CASE("the built-in model loads with the nine operations, the four storage helpers and the read operations", "[model]") {
+TEST_CASE("the built-in model loads with every operation and the four storage helpers", "[model]") {
   const Model& model = Model::builtin();
   struct Expected { const char* name; const char* snake; const char* api; };
   const Expected expected[] = {
@@ -53,6 +53,16 @@ TEST_CASE("the built-in model loads with the nine operations, the four storage h
       {"GetCluster", "get_cluster", "cluster"},
       {"GetSnapshot", "get_snapshot", "cluster"},
       {"GetMeshplatformCluster", "get_meshplatform_cluster", "catalog"},
+      {"ListBuckets", "list_buckets", "storage"},
+      {"HeadBucket", "head_bucket", "storage"},
+      {"GetBucketLocation", "get_bucket_location", "storage"},
+      {"DeleteBucket", "delete_bucket", "storage"},
+      {"ListObjectsV2", "list_objects_v2", "storage"},
+      {"ListObjects", "list_objects", "storage"},
+      {"DeleteObject", "delete_object", "storage"},
+      {"DeleteObjects", "delete_objects", "storage"},
+      {"ListMultipartUploads", "list_multipart_uploads", "storage"},
+      {"CopyObject", "copy_object", "storage"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {
@@ -749,5 +759,46 @@ TEST_CASE("errorsByStatus: error statuses mapped to codes, anything else is a mo
     REQUIRE_FALSE(loaded.ok());
     CHECK(loaded.error().code == "ModelError");
     CHECK_THAT(loaded.error().message, Catch::Contains("errorsByStatus"));
+  }
+}
+
+TEST_CASE("the S3 listings: paginators, list-type=2, checksumRequired, a list's item name", "[model]") {
+  const Operation& v2 = op("ListObjectsV2");
+  REQUIRE(v2.paginator);
+  CHECK(v2.paginator->input_tokens == std::vector<std::string>{"ContinuationToken"});
+  CHECK(v2.paginator->output_tokens == std::vector<std::string>{"NextContinuationToken"});
+  CHECK(v2.paginator->more_results == "IsTruncated");
+  CHECK(v2.fixed_query == std::vector<std::string>{"list-type=2"});
+  CHECK(op("ListObjects").paginator->output_tokens == std::vector<std::string>{"NextMarker || Contents[-1].Key"});
+  CHECK(op("ListMultipartUploads").paginator->input_tokens == std::vector<std::string>{"KeyMarker", "UploadIdMarker"});
+  CHECK_FALSE(op("GetObject").paginator);
+  CHECK(op("DeleteObjects").checksum_required);
+  CHECK_FALSE(op("PutObject").checksum_required);
+  CHECK(op("ListBuckets").output->find_member("Buckets")->shape->member_name == "Bucket");
+  CHECK(input_member("CopyObject", "CopySource").location == Location::header);
+  CHECK(input_member("CopyObject", "CopySource").required);
+}
+
+TEST_CASE("a paginator names input members, result paths and a boolean of the result", "[model]") {
+  auto load = [](const std::string& paginator) {
+    return Model::load({{"p.json", R"({"api":"x",)" + kSigning +
+                                       R"(,"operations":{"L":{"input":{"T":{"in":"query","type":"string"}},)"
+                                       R"("output":{"N":{"type":"string"},"More":{"type":"boolean"},)"
+                                       R"("Items":{"type":"list","member":{"shape":"Item"}}},"paginator":)" +
+                                       paginator + R"(}},"shapes":{"Item":{"type":"structure","members":{"K":{"type":"string"}}}}})"}});
+  };
+  CHECK(load(R"({"input_token":"T","output_token":"N","more_results":"More"})").ok());
+  CHECK(load(R"({"input_token":["T"],"output_token":["N || Items[-1].K"],"more_results":"More"})").ok());
+  for (const auto& [paginator, says] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"input_token":"X","output_token":"N","more_results":"More"})", "'X' is not an input member"},
+           {R"({"input_token":"T","output_token":"Nope","more_results":"More"})", "the result has no path 'Nope'"},
+           {R"({"input_token":"T","output_token":"N || Items.K[-1]","more_results":"More"})", "no path 'Items.K[-1]'"},
+           {R"({"input_token":"T","output_token":"N","more_results":"N"})", "'N' is not a boolean of the result"},
+           {R"({"input_token":["T","T"],"output_token":"N","more_results":"More"})", "as many tokens"},
+           {R"({"output_token":"N","more_results":"More"})", "as many tokens"}}) {
+    INFO(paginator);
+    auto loaded = load(paginator);
+    REQUIRE_FALSE(loaded.ok());
+    CHECK_THAT(loaded.error().message, Catch::Contains("operations.L.paginator") && Catch::Contains(says));
   }
 }

@@ -10,6 +10,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "core/crypto.h"
 #include "core/protocol.h"
 #include "core/validate.h"
 #include "lua/convert.h"
@@ -343,6 +344,120 @@ TEST_CASE("HeadObject's bodiless 404 is NoSuchKey, from the model's errorsByStat
   CHECK(named.code == "NoSuchBucket");
   // Another operation's 404 keeps the status code.
   CHECK(parse_error(api_of("GetObject"), response(404, ""), {&op("GetObject"), "GET", "u", "h"}).code == "HTTP404");
+}
+
+// ---------------------------------------------------------------- the S3 listings and deletes
+
+namespace {
+
+// The operation the emulator takes a request for, "" for none.
+std::string matched(const std::string& method, const std::string& target, const Headers& headers = {}) {
+  size_t q = target.find('?');
+  std::map<std::string, std::string> labels;
+  const Operation* found = match_operation(*Model::builtin().api("storage"), method, target.substr(0, q),
+                                           q == std::string::npos ? "" : target.substr(q + 1), labels, headers);
+  return found ? found->name : "";
+}
+
+}  // namespace
+
+TEST_CASE("requests are told apart by method, path shape, query keys and values, and headers", "[protocol]") {
+  CHECK(matched("GET", "/") == "ListBuckets");
+  CHECK(matched("GET", "/b") == "ListObjects");
+  CHECK(matched("GET", "/b?prefix=a&max-keys=2") == "ListObjects");
+  CHECK(matched("GET", "/b?list-type=2&prefix=a") == "ListObjectsV2");
+  CHECK(matched("GET", "/b?list-type=1") == "ListObjects");  // the value selects, not the key alone
+  CHECK(matched("GET", "/b?location") == "GetBucketLocation");
+  CHECK(matched("GET", "/b?uploads") == "ListMultipartUploads");
+  CHECK(matched("GET", "/b/k") == "GetObject");
+  CHECK(matched("HEAD", "/b") == "HeadBucket");
+  CHECK(matched("HEAD", "/b/k") == "HeadObject");
+  CHECK(matched("DELETE", "/b") == "DeleteBucket");
+  CHECK(matched("DELETE", "/b/k") == "DeleteObject");
+  CHECK(matched("DELETE", "/b/k?uploadId=u") == "AbortMultipartUpload");
+  CHECK(matched("POST", "/b?delete") == "DeleteObjects");
+  CHECK(matched("POST", "/b/k?uploads") == "CreateMultipartUpload");
+  CHECK(matched("PUT", "/b/k") == "PutObject");
+  CHECK(matched("PUT", "/b/k?partNumber=1&uploadId=u") == "UploadPart");
+  CHECK(matched("PUT", "/b/k", {{"x-ext-copy-source", "a/k"}}) == "CopyObject");
+  CHECK(matched("PUT", "/b/k", {{"X-Amz-Copy-Source", "/a/k"}}) == "CopyObject");  // the aws dialect's name
+}
+
+TEST_CASE("the path forms S3 clients send: a '/' after the bucket, x-id in the query", "[protocol]") {
+  CHECK(matched("PUT", "/b/") == "CreateBucket");  // s3cmd
+  CHECK(matched("HEAD", "/b/") == "HeadBucket");
+  CHECK(matched("GET", "/b/?list-type=2") == "ListObjectsV2");
+  CHECK(matched("DELETE", "/b/") == "DeleteBucket");
+  CHECK(matched("GET", "/b//") == "GetObject");  // the key "/", as S3 reads it
+  CHECK(matched("PUT", "/b/k?x-id=PutObject") == "PutObject");  // the vendor SDK's
+  CHECK(matched("GET", "/b/k?x-id=GetObject") == "GetObject");
+  CHECK(matched("POST", "/b?delete&x-id=DeleteObjects") == "DeleteObjects");
+  CHECK(matched("PUT", "/b/k?partNumber=2&uploadId=u&x-id=UploadPart") == "UploadPart");
+  // The JSON APIs take no '/' after a label.
+  std::map<std::string, std::string> labels;
+  CHECK(match_operation(*Model::builtin().api("cluster"), "GET", "/v1/clusters/c1/", "", labels) == nullptr);
+  CHECK(match_operation(*Model::builtin().api("cluster"), "GET", "/v1/clusters/c1", "", labels) != nullptr);
+}
+
+TEST_CASE("ListObjectsV2: list-type=2 and the query members, a flattened result typed", "[protocol]") {
+  WireRequest w = wire("ListObjectsV2", {{"Bucket", "b"}, {"Prefix", "photos/"}, {"Delimiter", "/"}, {"MaxKeys", 2},
+                                         {"ContinuationToken", "a+b/c="}, {"FetchOwner", true}});
+  CHECK(w.method == "GET");
+  CHECK(w.path == "/b");
+  CHECK(w.query == "list-type=2&prefix=photos%2F&delimiter=%2F&max-keys=2&continuation-token=a%2Bb%2Fc%3D&fetch-owner=true");
+  json out = result_of("ListObjectsV2", response(200,
+      "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>b</Name><Prefix>photos/</Prefix>"
+      "<KeyCount>2</KeyCount><MaxKeys>2</MaxKeys><Delimiter>/</Delimiter><IsTruncated>true</IsTruncated>"
+      "<NextContinuationToken>tok</NextContinuationToken>"
+      "<Contents><Key>photos/a.jpg</Key><LastModified>2026-01-02T03:04:05.000Z</LastModified>"
+      "<ETag>&quot;e&quot;</ETag><Size>12</Size><StorageClass>STANDARD</StorageClass></Contents>"
+      "<CommonPrefixes><Prefix>photos/2024/</Prefix></CommonPrefixes></ListBucketResult>"));
+  CHECK(out["IsTruncated"] == true);
+  CHECK(out["KeyCount"] == 2);
+  CHECK(out["Contents"] == json::array({{{"Key", "photos/a.jpg"}, {"LastModified", "2026-01-02T03:04:05.000Z"},
+                                         {"ETag", "\"e\""}, {"Size", 12}, {"StorageClass", "STANDARD"}}}));
+  CHECK(out["CommonPrefixes"] == json::array({{{"Prefix", "photos/2024/"}}}));
+  CHECK(out["NextContinuationToken"] == "tok");
+}
+
+TEST_CASE("ListBuckets: a wrapped list's items have the element name the model gives", "[protocol]") {
+  std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+                     "<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                     "<Buckets><Bucket><Name>a</Name><CreationDate>2026-01-02T03:04:05Z</CreationDate></Bucket>"
+                     "<Bucket><Name>b</Name><CreationDate>2026-01-02T03:04:06Z</CreationDate></Bucket></Buckets>"
+                     "<Owner><DisplayName>me</DisplayName><ID>1</ID></Owner></ListAllMyBucketsResult>";
+  json result = {{"Buckets", {{{"Name", "a"}, {"CreationDate", "2026-01-02T03:04:05Z"}},
+                              {{"Name", "b"}, {"CreationDate", "2026-01-02T03:04:06Z"}}}},
+                 {"Owner", {{"DisplayName", "me"}, {"ID", "1"}}}};
+  Headers headers;
+  CHECK(serialize_result(api_of("ListBuckets"), op("ListBuckets"), result, headers) == body);
+  CHECK(result_of("ListBuckets", response(200, body)) == result);
+}
+
+TEST_CASE("GetBucketLocation: the root element is the value", "[protocol]") {
+  std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+                     "<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">jp-east-1</LocationConstraint>";
+  Headers headers;
+  CHECK(serialize_result(api_of("GetBucketLocation"), op("GetBucketLocation"), {{"LocationConstraint", "jp-east-1"}},
+                         headers) == body);
+  CHECK(result_of("GetBucketLocation", response(200, body)) == json{{"LocationConstraint", "jp-east-1"}});
+  CHECK(result_of("GetBucketLocation", response(200, "<LocationConstraint/>")) == json{{"LocationConstraint", ""}});
+}
+
+TEST_CASE("DeleteObjects: the Delete document and its Content-MD5, and CopyObject's source header", "[protocol]") {
+  WireRequest w = wire("DeleteObjects", {{"Bucket", "b"}, {"Object", {{{"Key", "a b"}}, {{"Key", "c"}}}}, {"Quiet", true}});
+  CHECK(w.method == "POST");
+  CHECK(w.query == "delete");
+  CHECK(w.body == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+                  "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                  "<Object><Key>a b</Key></Object><Object><Key>c</Key></Object><Quiet>true</Quiet></Delete>");
+  CHECK(header_value(w.headers, "Content-MD5") == base64(md5(w.body)));
+  CHECK_FALSE(has_header(wire("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"Body", "x"}}).headers, "Content-MD5"));
+
+  WireRequest copy = wire("CopyObject", {{"Bucket", "b"}, {"Object", "k"}, {"CopySource", "src/a%20b"}});
+  CHECK(copy.method == "PUT");
+  CHECK(header_value(copy.headers, "x-ext-copy-source") == "src/a%20b");
+  CHECK(copy.body.empty());
 }
 
 // ---------------------------------------------------------------- the Lua side of the types

@@ -1,0 +1,64 @@
+-- cloud.pages(name, args): the paginator of the model followed page after page, the
+-- caller's table left alone, the arguments checked, and an answer that would never
+-- end (truncated, without a new token) refused with PaginationError.
+-- Run: cloudlua test tests/lua/pages_test.lua
+
+local emu = cloud.emulator
+
+before_each(function()
+  if not emu then skip("needs the embedded emulator") end
+  emu.reset()
+  cloud.storage.create_bucket{ Bucket = "p" }
+  for i = 1, 5 do cloud.storage.put_object{ Bucket = "p", Object = "k" .. i, Body = "" } end
+end)
+
+-- cloud.call replaced by `fake` while `fn` runs (pages.lua calls through it).
+local function with_call(fake, fn)
+  local real = cloud.call
+  cloud.call = fake
+  local ok, err = pcall(fn)
+  cloud.call = real
+  if not ok then error(err, 0) end
+end
+
+test("every page once, by name or function name, and the caller's table unchanged", function()
+  local args = { Bucket = "p", MaxKeys = 2 }
+  for _, name in ipairs{ "ListObjectsV2", "list_objects_v2" } do
+    local counts = {}
+    for page in cloud.pages(name, args) do counts[#counts + 1] = page.KeyCount end
+    expect(counts).to_equal{ 2, 2, 1 }
+  end
+  expect(args).to_equal{ Bucket = "p", MaxKeys = 2 }
+end)
+
+test("a ContinuationToken given starts from it", function()
+  local first = cloud.storage.list_objects_v2{ Bucket = "p", MaxKeys = 3 }
+  local keys = {}
+  for page in cloud.pages("ListObjectsV2", { Bucket = "p", ContinuationToken = first.NextContinuationToken }) do
+    for _, o in ipairs(page.Contents) do keys[#keys + 1] = o.Key end
+  end
+  expect(keys).to_equal{ "k4", "k5" }
+end)
+
+test("a call's error is raised as it is", function()
+  local pages = cloud.pages("ListObjectsV2", { Bucket = "nope" })
+  expect(pages).to_fail{ kind = "api", code = "NoSuchBucket" }
+end)
+
+test("truncated without a new token: PaginationError, not a loop", function()
+  with_call(function() return { IsTruncated = true }, {} end, function()
+    expect(cloud.pages("ListObjectsV2", { Bucket = "p" })).to_fail{ kind = "api", code = "PaginationError", operation = "ListObjectsV2" }
+  end)
+  with_call(function(_, args) return { IsTruncated = true, NextContinuationToken = args.ContinuationToken or "t" }, {} end, function()
+    local next_page = cloud.pages("ListObjectsV2", { Bucket = "p" })
+    next_page()
+    expect(next_page).to_fail{ code = "PaginationError", message = "again" }
+  end)
+end)
+
+test("arguments: a name with a paginator, a table", function()
+  expect(function() cloud.pages(1) end).to_fail{ message = "string expected" }
+  expect(function() cloud.pages("NoSuch") end).to_fail{ message = "no operation named 'NoSuch'" }
+  expect(function() cloud.pages("GetObject", {}) end).to_fail{ message = "GetObject has no paginator" }
+  expect(function() cloud.pages("ListObjects", "b") end).to_fail{ message = "table expected" }
+end)
