@@ -17,14 +17,15 @@ PACKAGES=(
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev libre2-dev zlib1g-dev
 )
 
-# The interop tests' peers, for `test` only: aws-cli v2 (tests/serve/awscli_test.sh
-# drives `cloudlua serve` with it), and Node.js with npm for s3rver. Debian 12's
+# The interop tests' peers, for `test` only: aws-cli v2, s3cmd, rclone and boto3
+# (tests/serve/{awscli,s3cmd,rclone,boto3}_test.sh drive `cloudlua serve` with them),
+# and Node.js with npm for s3rver. Debian 12's
 # nodejs and npm are installed when no `node`/`npm` is found; a machine that already has
 # Node.js from elsewhere (NodeSource's nodejs, which conflicts with Debian's npm) keeps it.
 # clang builds the fuzz targets (libFuzzer); man-db renders the manual page in the
 # install test (`man -l`).
 add_test_packages() {
-  PACKAGES+=(awscli clang man-db)
+  PACKAGES+=(awscli s3cmd rclone python3-boto3 clang man-db)
   command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 }
 

@@ -145,6 +145,7 @@ struct StoredObject {
   std::string last_modified;  // HTTP date
   std::string version_id;
   json checksum = json::object();  // the one it was stored with, by member name (ChecksumCRC32)
+  std::string upload_id;           // the multipart upload that made it ("" for PutObject)
 };
 
 // The input and output member of an algorithm's checksum: ChecksumCRC32, ChecksumSHA256.
@@ -235,7 +236,7 @@ class StorageService : public Service {
       for (const auto& [key, o] : b.objects) {
         bytes.put(o.version_id, o.bytes);
         listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
-                       {"checksum", o.checksum}};
+                       {"checksum", o.checksum}, {"upload_id", o.upload_id}};
       }
       buckets[name] = listed;
       created[name] = b.created;
@@ -260,7 +261,7 @@ class StorageService : public Service {
       for (const auto& [key, o] : objects.items()) {
         std::string version = o.at("version_id").get<std::string>();
         b.objects[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
-                          version, o.value("checksum", json::object())};
+                          version, o.value("checksum", json::object()), o.value("upload_id", "")};
       }
     }
     for (const auto& [id, u] : dumped.at("uploads").items()) {
@@ -350,10 +351,10 @@ class StorageService : public Service {
   }
 
   // Replaces whatever the key held, with a fresh version id and modification time.
-  const StoredObject& store(const std::string& bucket, const std::string& key, std::string bytes, std::string etag,
-                            json checksum = json::object()) {
+  StoredObject& store(const std::string& bucket, const std::string& key, std::string bytes, std::string etag,
+                      json checksum = json::object()) {
     StoredObject& o = buckets_[bucket].objects[key];
-    o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum)};
+    o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), ""};
     return o;
   }
 
@@ -674,13 +675,28 @@ class StorageService : public Service {
     return HandlerResult::success(json::object(), 204);
   }
 
-  // Checks the listed parts in S3's order, then joins them into the object.
+  // Checks the listed parts in S3's order, then joins them into the object. An upload
+  // completed again answers as the first time while its object stands (S3 does, as
+  // ceph's s3-tests and versitygw check: a client's retry of a completion that did
+  // arrive must not fail).
   HandlerResult complete_multipart_upload(const Operation&, const json& input) {
     Upload* u = find_upload(input);
-    if (!u) return no_such_upload(input);
+    if (!u) return completed_again(input);
     const json& listed = input.at("Part");  // validated: at least one part (the model)
     if (std::optional<HandlerResult> refused = check_parts(input, *u, listed)) return *refused;
     return finish_upload(input, *u, listed);
+  }
+
+  // The answer to completing an upload whose object is still the one it made; else
+  // NoSuchUpload (never created, aborted, or its object since replaced or deleted).
+  HandlerResult completed_again(const json& input) {
+    std::string bucket = input.value("Bucket", ""), key = input.value("Object", ""), id = input.value("uploadId", "");
+    const auto& objects = buckets_[bucket].objects;
+    auto found = objects.find(key);
+    if (id.empty() || found == objects.end() || found->second.upload_id != id) return no_such_upload(input);
+    json r = write_headers(found->second);
+    r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
+    return HandlerResult::success(r);
   }
 
   // The PartNumber of an entry of CompleteMultipartUpload's Part list.
@@ -733,9 +749,11 @@ class StorageService : public Service {
       digests += part.md5;
     }
     std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
-    std::string bucket = u.bucket, key = u.key;
-    uploads_.erase(input.value("uploadId", ""));
-    json r = write_headers(store(bucket, key, std::move(bytes), etag));
+    std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
+    uploads_.erase(id);
+    StoredObject& stored = store(bucket, key, std::move(bytes), etag);
+    stored.upload_id = id;
+    json r = write_headers(stored);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
     return HandlerResult::success(r);
   }

@@ -4,13 +4,11 @@
 # 5 MiB parts) and compare the bytes, then the low-level s3api create-multipart-upload,
 # upload-part, list-parts (a page per part), complete-multipart-upload and get-object,
 # compared again, with the completed ETag checked against S3's rule; the two flows run
-# at once. Skipped (77) when aws-cli is not installed.
+# at once. Skipped (77) when aws-cli is not installed, failed then under
+# CLOUDLUA_REQUIRE_INTEROP=1.
 AWS=/usr/bin/aws  # explicitly Debian's: PATH may hold another aws first
-if [ ! -x "$AWS" ]; then
-  echo "SKIP: $AWS not found (Debian package awscli; ./setup.sh installs it)"
-  exit 77
-fi
 source "$(dirname "$0")/lib.sh"
+require_peer "$AWS" awscli
 
 # aws-cli sees only what this test gives it: no profile, no cache or config of the user.
 for v in $(compgen -e | grep '^AWS_' || true); do unset "$v"; done

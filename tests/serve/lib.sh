@@ -22,6 +22,15 @@ fail() {
   exit 1
 }
 
+# require_peer PROGRAM PACKAGE: an interop peer missing skips the test (77), or fails
+# it under CLOUDLUA_REQUIRE_INTEROP=1 (./setup.sh test installs every peer).
+require_peer() {
+  [ -x "$1" ] && return 0
+  [ "${CLOUDLUA_REQUIRE_INTEROP:-0}" = 1 ] && fail "$1 not found (Debian package $2; ./setup.sh test installs it)"
+  echo "SKIP: $1 not found (Debian package $2; ./setup.sh test installs it)"
+  exit 77
+}
+
 step() { echo "--- $*"; }
 
 # start_serve ARGS...: starts `cloudlua serve ARGS` and waits (10 s at most) until it
