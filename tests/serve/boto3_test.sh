@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# boto3 (Debian's python3-boto3, run by /usr/bin/python3) against `cloudlua serve
+# --dialect aws`: tests/interop/boto3_flow.py makes a bucket, puts a small object,
+# upload_file's a 12 MiB file in 5 MiB parts, lists with the ListObjectsV2 paginator,
+# download_file's both and compares, heads, deletes, removes the bucket. Skipped (77)
+# when boto3 is not installed, failed then under CLOUDLUA_REQUIRE_INTEROP=1.
+PYTHON=/usr/bin/python3  # explicitly Debian's: PATH may hold another python first
+source "$(dirname "$0")/lib.sh"
+require_peer "$PYTHON" python3-boto3
+if ! "$PYTHON" -c 'import boto3' 2>/dev/null; then
+  [ "${CLOUDLUA_REQUIRE_INTEROP:-0}" = 1 ] && fail "boto3 not importable by $PYTHON (Debian package python3-boto3)"
+  echo "SKIP: boto3 not importable by $PYTHON (Debian package python3-boto3)"
+  exit 77
+fi
+
+start_serve --dialect aws
+for v in $(compgen -e | grep '^AWS_' || true); do unset "$v"; done
+export HOME="$WORK" AWS_CONFIG_FILE="$WORK/no-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials"
+export AWS_EC2_METADATA_DISABLED=true
+"$PYTHON" "$(dirname "$0")/../interop/boto3_flow.py" "$CLOUDLUA_ENDPOINT_STORAGE" "$WORK" || fail "the boto3 flow failed (see above)"
+echo "boto3_test: ok"
