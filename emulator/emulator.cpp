@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -529,6 +530,9 @@ struct Emulator::Impl {
     // may take on the wire: the largest body and its framing, which at S3's smallest
     // chunks (8 KiB, some 90 bytes of header each) adds less than 1/64.
     s->server.set_payload_max_length(kMaxBodyBytes + (kMaxBodyBytes >> 6));
+    // A connection serves requests for as long as the client keeps it (httplib closes
+    // it after five by default: a client then pays a new connection every fifth call).
+    s->server.set_keep_alive_max_count(std::numeric_limits<size_t>::max());
     s->server.set_tcp_nodelay(true);  // headers and body are separate writes: without it, Nagle and the
                                       // client's delayed ACK hold many answers back 40 ms
     s->port = port ? (s->server.bind_to_port(options.host.c_str(), port) ? port : -1)
