@@ -454,7 +454,10 @@ json client_arguments(lua_State* L) {
 // profile= from that profile of the config file; every field is checked by core's
 // table of settings, as the config file's are.
 int l_client(lua_State* L) {
-  auto config = client_config(client_arguments(L), session_of(L).config.client,
+  json arguments = client_arguments(L);
+  auto session = complete_config(session_of(L));
+  if (!session.ok()) raise(L, session.error());
+  auto config = client_config(arguments, *session.value(),
                               [](const char* name) { return std::getenv(name); });
   if (!config.ok()) raise(L, config.error());
   lua_newtable(L);
