@@ -5,6 +5,8 @@
 #   ./setup.sh test    runs the whole test suite (ctest); non-zero on any failure
 #   ./setup.sh sanitize  the same suite built with ASan and UBSan, in build-asan
 #   ./setup.sh build   only builds
+#   ./setup.sh bench   installs the benchmarks' tools, builds Release in build-release and
+#                      runs tests/bench/speed_bench.sh (extra arguments go to it)
 # Quick when nothing changed: no apt call when every package is there, and an
 # incremental build.
 set -euo pipefail
@@ -81,10 +83,12 @@ clean_environment() {
 main() {
   local what=${1:-tour}
   case "$what" in
-    tour|test|sanitize|build) ;;
-    *) echo "usage: ./setup.sh [tour|test|sanitize|build]" >&2; exit 2 ;;
+    tour|test|sanitize|build|bench) ;;
+    *) echo "usage: ./setup.sh [tour|test|sanitize|build|bench]" >&2; exit 2 ;;
   esac
   if [ "$what" = test ] || [ "$what" = sanitize ]; then add_test_packages; fi
+  # The peers of tests/bench/speed_bench.sh.
+  if [ "$what" = bench ]; then PACKAGES+=(nginx-light wrk curl lua5.4 python3-boto3 time); fi
   install_packages
   if [ "$what" = test ] || [ "$what" = sanitize ]; then install_test_peers; fi
   clean_environment
@@ -105,6 +109,12 @@ main() {
       export CLOUDLUA_REQUIRE_INTEROP=1
       export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
       cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 -LE fuzz ;;
+    bench)
+      BUILD_DIR=${BENCH_BUILD_DIR:-build-release}
+      CMAKE_OPTIONS=(-DCMAKE_BUILD_TYPE=Release)
+      build cloudlua
+      shift
+      exec tests/bench/speed_bench.sh "$BUILD_DIR/cloudlua" "$@" ;;
   esac
 }
 

@@ -277,11 +277,22 @@ const char* presigned_object_operation(const std::string& method) {
 }
 
 // The operation's request, built as a call's, then signed into its query.
-Outcome<std::string> Client::presign(const std::string& operation, const json& args, long expires) const {
+// Runs the completer, if any is left; it is dropped once it succeeds.
+std::optional<Error> Client::complete_config() {
+  if (!completer_) return std::nullopt;
+  if (std::optional<Error> failed = completer_(config_)) return failed;
+  completer_ = nullptr;
+  remember_secret(config_.credentials.secret_access_key);
+  remember_secret(config_.credentials.session_token);
+  return std::nullopt;
+}
+
+Outcome<std::string> Client::presign(const std::string& operation, const json& args, long expires) {
   if (expires < 1 || expires > kMaxPresignSeconds)
     return make_error(ErrorKind::validation, "InvalidExpires",
                       "expires must be between 1 and " + std::to_string(kMaxPresignSeconds) + " seconds (a week), got " +
                           std::to_string(expires));
+  if (std::optional<Error> incomplete = complete_config()) return *incomplete;
   auto request = operation_request(operation, args);
   if (!request.ok()) return request.error();
   if (!request->headers.empty() || !request->body.empty() || request->files.upload || !request->files.download_to.empty())
@@ -407,7 +418,8 @@ Outcome<RawResult> Client::raw_result(Exchange& x, Outcome<HttpResponse> respons
 }
 
 Client::Id Client::start_call(const std::string& name, const json& args, CallDone done) {
-  return begin(operation_request(name, args), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
+  std::optional<Error> incomplete = complete_config();
+  return begin(incomplete ? Outcome<Request>(*incomplete) : operation_request(name, args), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
     done(call_result(x, std::move(r)));
   });
 }
@@ -415,7 +427,9 @@ Client::Id Client::start_call(const std::string& name, const json& args, CallDon
 Client::Id Client::start_request(const RawRequest& raw, RequestDone done) {
   Outcome<Request> request = make_error(ErrorKind::validation, "UnknownApi",
                                         "api must be storage, devops, cluster or catalog (got '" + raw.api + "')");
-  if (const Api* api = model_.api(raw.api)) request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
+  std::optional<Error> incomplete = complete_config();
+  if (incomplete) request = *incomplete;
+  else if (const Api* api = model_.api(raw.api)) request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
   if (request.ok()) {
     request->headers = raw.headers;
     request->body = raw.body;

@@ -128,7 +128,14 @@ class Client {
   // and dialect, good for `expires` seconds (1..kMaxPresignSeconds). Its body is not
   // signed (UNSIGNED-PAYLOAD); arguments that would travel in headers or the body are
   // refused, since the URL alone cannot carry them.
-  Outcome<std::string> presign(const std::string& operation, const json& args, long expires) const;
+  Outcome<std::string> presign(const std::string& operation, const json& args, long expires);
+
+  // A hook that completes the configuration before the first call or presigned URL
+  // that needs it (the session starts its embedded emulator there, which fills in
+  // endpoints and credentials). An error it returns fails that call, and the next one
+  // runs the hook again; once it succeeds it is dropped.
+  using Completer = std::function<std::optional<Error>(ClientConfig& config)>;
+  void set_completer(Completer completer) { completer_ = std::move(completer); }
 
   const ClientConfig& config() const { return config_; }
   const Model& model() const { return model_; }
@@ -143,6 +150,7 @@ class Client {
   struct Exchange;
   using Finish = std::function<void(Exchange& exchange, Outcome<HttpResponse> outcome)>;
 
+  std::optional<Error> complete_config();
   Outcome<Request> operation_request(const std::string& operation, const json& args) const;
   Outcome<CallResult> call_result(Exchange& x, Outcome<HttpResponse> outcome) const;
   Outcome<RawResult> raw_result(Exchange& x, Outcome<HttpResponse> outcome) const;
@@ -164,6 +172,7 @@ class Client {
   const Model& model_;
   Transport transport_;
   std::function<void(double)> sleep_;  // empty: back-off is a timer in the loop
+  Completer completer_;                // empty once the configuration is complete
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
   Id last_id_ = 0;
 };

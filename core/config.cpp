@@ -123,7 +123,7 @@ std::vector<std::string> profile_keys() {
 std::string key_problem(const std::string& key) {
   std::string api;
   const SettingSpec* spec = find_setting(key, &api);
-  if (spec && spec->per_api && !Model::builtin().api(api))
+  if (spec && spec->per_api && !Model::builtin().has_api(api))
     return "no API named '" + api + "' in '" + key + "' (APIs: " + joined(api_names()) + ")";
   if (spec && !spec->in_profiles) return key + " is an argument of cloud.client{} only, not a profile setting";
   if (spec) return "";
@@ -255,7 +255,7 @@ std::string default_shown(const SettingSpec& spec, const std::string& api) {
 
 Outcome<bool> check_flag_apis(const ConfigOverrides& flags) {
   for (const auto& [api, url] : flags.endpoints)
-    if (!Model::builtin().api(api))
+    if (!Model::builtin().has_api(api))
       return config_error("UnknownApi", "--endpoint: no API named '" + api + "' (APIs: " + joined(api_names()) + ")");
   return true;
 }
@@ -458,9 +458,7 @@ Outcome<IniFile> parse_ini(const std::string& text, const std::string& path) {
 }
 
 std::vector<std::string> api_names() {
-  std::vector<std::string> out;
-  for (const Api& a : Model::builtin().apis()) out.push_back(a.name);
-  return out;
+  return Model::builtin().api_names();
 }
 
 bool holds_user_info(const std::string& url) {

@@ -409,8 +409,10 @@ struct Model::Loader {
     w.doc = spec.value("doc", "");
     w.source = spec.value("source", "");
     w.acceptors = json::parse(spec.value("acceptors", ojson::array()).dump());
-    const Operation* op = model.find(w.operation);
-    if (!op || op->api != api.name) return fail(where, "operation '" + w.operation + "' is not one of this API's");
+    const Operation* op = nullptr;
+    for (const Operation* o : api.operations)
+      if (o->name == w.operation) op = o;
+    if (!op) return fail(where, "operation '" + w.operation + "' is not one of this API's");
     if (w.delay <= 0 || w.max_attempts < 1) return fail(where, "delay must be > 0 and maxAttempts >= 1");
     if (!w.acceptors.is_array() || w.acceptors.empty()) return fail(where, "acceptors must be a non-empty list");
     for (size_t i = 0; i < w.acceptors.size(); ++i)
@@ -487,12 +489,15 @@ struct Model::Loader {
     return one_of(keys);
   }
 
-  void read_file(const std::string& name, const std::string& text) {
+  // Reads one file into `api`; an api whose name is set already (from the index) must
+  // be the file's.
+  void read_file(const std::string& name, std::string_view text, Api& api) {
     file = name;
     ojson doc = ojson::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) return fail("(file)", "not a JSON object");
-    Api api;
-    api.name = doc.value("api", "");
+    std::string api_name = doc.value("api", "");
+    if (!api.name.empty() && api.name != api_name) return fail("api", "'" + api_name + "' where the index says '" + api.name + "'");
+    api.name = api_name;
     api.protocol = Protocol::find(doc.value("protocol", "json"));
     if (!api.protocol) return fail("protocol", "must be json or xml (got " + doc["protocol"].dump() + ")");
     api.service = doc.value("service", api.name);
@@ -508,68 +513,140 @@ struct Model::Loader {
     for (auto it = waiters.begin(); it != waiters.end(); ++it) read_waiter(api, it.key(), it.value());
     for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
     ordered_lists.clear();
-    if (!read_signing(doc.value("signing", ojson()), api.signing)) return;
-    model.apis_.push_back(std::move(api));
+    read_signing(doc.value("signing", ojson()), api.signing);
   }
 };
 
 Outcome<std::shared_ptr<Model>> Model::load(
     const std::vector<std::pair<std::string, std::string>>& files) {
   auto model = std::make_shared<Model>();
+  model->apis_.resize(files.size());
   Loader loader{*model, "", {}, {}, std::nullopt};
   try {
-    for (const auto& [name, text] : files) {
+    for (size_t i = 0; i < files.size() && !loader.error; ++i) {
       loader.named.clear();
-      loader.read_file(name, text);
+      loader.read_file(files[i].first, files[i].second, model->apis_[i]);
     }
   } catch (const nlohmann::json::exception& e) {
     loader.fail("(value)", e.what());
   }
   if (loader.error) return *loader.error;
+  for (size_t i = 0; i < model->apis_.size(); ++i)
+    model->services_.push_back(model->apis_[i].service);
+  for (size_t i = 0; i < model->apis_.size(); ++i)
+    for (const Operation* op : model->apis_[i].operations) model->index_.push_back({op->name, op->snake_name, i});
   return model;
 }
 
 const Model& Model::builtin() {
-  static const std::shared_ptr<Model> model = [] {
-    std::vector<std::pair<std::string, std::string>> files;
-    for (const EmbeddedFile* f = model_files; f->name; ++f) files.emplace_back(f->name, f->text);
-    auto loaded = Model::load(files);
-    if (!loaded.ok()) {
-      fprintf(stderr, "cloudlua: built-in model is broken: %s\n", loaded.error().message.c_str());
-      abort();
-    }
-    return loaded.value();
+  static const Model* model = [] {
+    auto* m = new Model;  // never freed: pointers into it live as long as the process
+    for (const EmbeddedFile* f = model_files; f->name; ++f) m->sources_.emplace_back().file = f->name;
+    m->apis_.resize(m->sources_.size());
+    for (size_t i = 0; i < m->sources_.size(); ++i) m->sources_[i].text = model_files[i].text;
+    for (const ModelIndexEntry* e = model_index; e->file; ++e)
+      for (size_t i = 0; i < m->sources_.size(); ++i)
+        if (m->sources_[i].file == e->file) {
+          m->apis_[i].name = e->api;
+          m->services_.resize(m->apis_.size());
+          m->services_[i] = e->service;
+          m->index_.push_back({e->operation, snake_case(e->operation), i});
+        }
+    for (size_t i = 0; i < m->apis_.size(); ++i)
+      if (m->apis_[i].name.empty()) m->read_api(i);  // an API without operations is not in the index
+    return m;
   }();
   return *model;
 }
 
+// Reads API i's file, the first time only (a no-op for a model read all at once).
+void Model::read_api(size_t i) const {
+  if (sources_.empty()) return;
+  Source& source = const_cast<Source&>(sources_[i]);
+  std::call_once(source.once, [this, &source, i] {
+    std::lock_guard<std::mutex> lock(load_mutex_);
+    Loader loader{const_cast<Model&>(*this), "", {}, {}, std::nullopt};
+    try {
+      loader.read_file(source.file, source.text, apis_[i]);
+    } catch (const nlohmann::json::exception& e) {
+      loader.fail("(value)", e.what());
+    }
+    if (!loader.error) return;
+    fprintf(stderr, "cloudlua: built-in model is broken: %s\n", loader.error->message.c_str());
+    abort();
+  });
+}
+
 const Operation* Model::find(std::string_view name) const {
-  for (const Operation& op : operations_)
-    if (op.name == name || op.snake_name == name) return &op;
+  for (const Entry& e : index_) {
+    if (e.name != name && e.snake_name != name) continue;
+    read_api(e.api);
+    for (const Operation* op : apis_[e.api].operations)
+      if (op->name == e.name) return op;
+  }
   return nullptr;
 }
 
 const Api* Model::api(std::string_view name) const {
-  for (const Api& a : apis_)
-    if (a.name == name) return &a;
+  for (size_t i = 0; i < apis_.size(); ++i)
+    if (apis_[i].name == name) {
+      read_api(i);
+      return &apis_[i];
+    }
   return nullptr;
 }
 
+const std::vector<Api>& Model::apis() const {
+  for (size_t i = 0; i < apis_.size(); ++i) read_api(i);
+  return apis_;
+}
+
+std::vector<std::string> Model::api_names() const {
+  std::vector<std::string> out;
+  for (const Api& a : apis_) out.push_back(a.name);
+  return out;
+}
+
+std::vector<std::string> Model::operation_names(std::string_view api) const {
+  std::vector<std::string> out;
+  for (const Entry& e : index_)
+    if (apis_[e.api].name == api) out.push_back(e.name);
+  return out;
+}
+
+bool Model::has_api(std::string_view api) const {
+  for (const Api& a : apis_)
+    if (a.name == api) return true;
+  return false;
+}
+
+std::string Model::default_service(std::string_view api) const {
+  for (size_t i = 0; i < apis_.size(); ++i)
+    if (apis_[i].name == api) return i < services_.size() && !services_[i].empty() ? services_[i] : this->api(api)->service;
+  return "";
+}
+
+std::string Model::api_of(std::string_view operation) const {
+  for (const Entry& e : index_)
+    if (e.name == operation || e.snake_name == operation) return apis_[e.api].name;
+  return "";
+}
+
 const Waiter* Model::waiter(std::string_view name) const {
-  for (const Waiter& w : waiters_)
-    if (w.name == name) return &w;
+  for (const Waiter* w : waiters())
+    if (w->name == name) return w;
   return nullptr;
 }
 
 std::vector<const Waiter*> Model::waiters() const {
   std::vector<const Waiter*> out;
-  for (const Waiter& w : waiters_) out.push_back(&w);
+  for (const Api& a : apis()) out.insert(out.end(), a.waiters.begin(), a.waiters.end());
   return out;
 }
 
 std::vector<const Operation*> Model::operations() const {
   std::vector<const Operation*> out;
-  for (const Operation& op : operations_) out.push_back(&op);
+  for (const Api& a : apis()) out.insert(out.end(), a.operations.begin(), a.operations.end());
   return out;
 }
 

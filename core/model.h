@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -172,25 +173,55 @@ struct Api {
 
 class Model {
  public:
-  // The model compiled into the binary; loaded once, never fails in a release
-  // (a broken model file is caught by the unit tests).
+  // The model compiled into the binary. Each API's file is read when that API is first
+  // used (an operation, a waiter or the API itself asked for), once, under a lock, so
+  // that threads may share it; an index written at build time says which API holds
+  // which operation. Never fails in a release (the unit tests read every file).
   static const Model& builtin();
-  // Builds a model from the texts of model files; errors name the file and the key.
+  // Builds a model from the texts of model files, all at once; errors name the file
+  // and the key.
   static Outcome<std::shared_ptr<Model>> load(const std::vector<std::pair<std::string, std::string>>& files);
 
   const Operation* find(std::string_view name) const;  // by name or snake_name
   const Api* api(std::string_view name) const;
-  const std::vector<Api>& apis() const { return apis_; }
+  const std::vector<Api>& apis() const;  // reads every API's file
   std::vector<const Operation*> operations() const;
   const Waiter* waiter(std::string_view name) const;
   std::vector<const Waiter*> waiters() const;  // every API's, in file order
+  // Without reading any file: the APIs' names, in file order; the names of an API's
+  // operations (in name order: the build's JSON reader sorts keys); the API holding
+  // an operation ("" for none); an API's default signing service ("" for none).
+  std::vector<std::string> api_names() const;
+  bool has_api(std::string_view api) const;
+  std::vector<std::string> operation_names(std::string_view api) const;
+  std::string api_of(std::string_view operation) const;
+  std::string default_service(std::string_view api) const;
 
  private:
   struct Loader;
-  std::deque<Shape> shapes_;  // deque: stable addresses for Shape pointers
-  std::deque<Operation> operations_;
-  std::deque<Waiter> waiters_;
-  std::vector<Api> apis_;
+  // An API's file not read yet (builtin only): its name and text.
+  struct Source {
+    std::string file;
+    const char* text = nullptr;
+    std::once_flag once;
+  };
+  // An operation's name and the API that holds it (an index into apis_).
+  struct Entry {
+    std::string name, snake_name;
+    size_t api = 0;
+  };
+  void read_api(size_t i) const;
+
+  // Filled as APIs are read: the deques only under load_mutex_ (stable addresses for
+  // the pointers into them), each apis_ entry (its size fixed before any reading) once.
+  mutable std::deque<Shape> shapes_;
+  mutable std::deque<Operation> operations_;
+  mutable std::deque<Waiter> waiters_;
+  mutable std::vector<Api> apis_;
+  std::deque<Source> sources_;  // empty once everything is read (Model::load)
+  std::vector<Entry> index_;
+  std::vector<std::string> services_;  // each API's default service, beside apis_
+  mutable std::mutex load_mutex_;
 };
 
 std::string snake_case(std::string_view camel);

@@ -155,8 +155,8 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string& api, const json& v) { set_map_value(c.services, api, v); };
   s->get = [](const ClientConfig& c, const std::string& api) {
     json v = map_value(c.services, api);
-    const Api* known = Model::builtin().api(api);
-    return v.is_null() && known ? json(known->service) : v;
+    std::string known = Model::builtin().default_service(api);
+    return v.is_null() && !known.empty() ? json(known) : v;
   };
 
   s = &add("ca_file", SettingKind::text, "the CA bundle for TLS");
@@ -226,7 +226,7 @@ Outcome<bool> apply_per_api(const SettingSpec& s, const json& value, ClientConfi
     return setting_error("cloud.client", s.client_key + " must be a table of API = value (got " + quoted(value) + ")");
   for (const auto& [api, v] : value.items()) {
     std::string name = s.client_key + "." + api;
-    if (!Model::builtin().api(api))
+    if (!Model::builtin().has_api(api))
       return setting_error("cloud.client", "no API named '" + api + "' in '" + name + "' (APIs: " + joined(api_names(), ", ") + ")");
     auto applied = apply_named(s, api, name, v, "cloud.client", c);
     if (!applied.ok()) return applied;

@@ -12,7 +12,9 @@
 // is read as curl asks for it, and a success asked to go to a file is written there
 // (core/body.h), so neither is held in memory.
 // Thread-safety: a Transport is used by one thread at a time; distinct Transports may
-// run on distinct threads (curl_global_init is done once, under std::call_once).
+// run on distinct threads (curl_global_init is done once, under std::call_once, when
+// the first transfer of the process starts: a run that sends nothing never sets curl,
+// or the TLS library under it, up).
 #include "core/transport.h"
 
 #include <curl/curl.h>
@@ -389,6 +391,7 @@ struct Transport::Impl {
   std::map<Id, std::unique_ptr<Transfer>> transfers;
   std::map<Id, Timer> timers;
 
+  CURLM* multi_handle();
   EasyPtr acquire();
   void release(EasyPtr easy);
   std::optional<Error> attach(Transfer& t);
@@ -401,6 +404,15 @@ struct Transport::Impl {
   void detach(Transfer& t);
   Outcome<HttpResponse> finish(Transfer& t);
 };
+
+// The multi handle, made (and curl set up) for the first transfer; null when curl fails.
+CURLM* Transport::Impl::multi_handle() {
+  if (multi) return multi.get();
+  global_init_once();
+  multi.reset(curl_multi_init());
+  if (multi) curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, options.max_host_connections);
+  return multi.get();
+}
 
 // An easy handle from the pool, or a new one when the pool is empty.
 EasyPtr Transport::Impl::acquire() {
@@ -426,7 +438,7 @@ std::optional<Error> Transport::Impl::attach(Transfer& t) {
       return make_error(ErrorKind::validation, "InvalidHeader",
                         "header '" + h.first + "' holds a line break or control character; nothing was sent");
   if (std::optional<Error> e = open_body_files(t)) return e;
-  if (!multi) return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
+  if (!multi_handle()) return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
   t.easy = acquire();
   t.headers = build_header_list(t.request->headers);
   if (!t.easy || !t.headers) return make_error(ErrorKind::transport, "TransportError", "out of memory");
@@ -469,18 +481,18 @@ void Transport::Impl::interrupt_all() {
 // failing multi handle ends every transfer with its error.
 void Transport::Impl::wait(double timeout) {
   int running = 0;
-  CURLMcode mc = curl_multi_perform(multi.get(), &running);
-  if (mc == CURLM_OK) collect_finished();
+  CURLMcode mc = multi ? curl_multi_perform(multi.get(), &running) : CURLM_OK;  // none before the first transfer
+  if (mc == CURLM_OK && multi) collect_finished();
   if (mc == CURLM_OK && finished_ids().empty() && due_timers().empty()) {
     auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
     for (const auto& [id, timer] : timers) until = std::min(until, timer.due);
     // Rounded up: a timer 0.8 ms away is waited for, not turned past with a sleep of 0.
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
     int wait_ms = static_cast<int>(std::clamp<long long>(ms, 0, kPollMs));
-    if (!transfers.empty()) mc = curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
+    if (multi && !transfers.empty()) mc = curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
     else std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-    if (mc == CURLM_OK) mc = curl_multi_perform(multi.get(), &running);
-    if (mc == CURLM_OK) collect_finished();
+    if (mc == CURLM_OK && multi) mc = curl_multi_perform(multi.get(), &running);
+    if (mc == CURLM_OK && multi) collect_finished();
   }
   if (mc != CURLM_OK)
     for (auto& [id, t] : transfers)
@@ -540,13 +552,9 @@ Outcome<HttpResponse> Transport::Impl::finish(Transfer& t) {
   return out;
 }
 
-// Sets curl up once and creates the multi handle that owns the connection cache.
+// The multi handle that owns the connection cache is made with the first transfer.
 Transport::Transport(TransportOptions options) : impl_(std::make_unique<Impl>()) {
-  global_init_once();
   impl_->options = std::move(options);
-  impl_->multi.reset(curl_multi_init());
-  if (impl_->multi)
-    curl_multi_setopt(impl_->multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, impl_->options.max_host_connections);
 }
 
 // Transfers still running are abandoned; easy handles go before the multi handle.

@@ -398,22 +398,24 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
   new (lua_newuserdatauv(L, sizeof(ClientBox), 0)) ClientBox{client};
   luaL_setmetatable(L, kClientBoxMeta);
   int box = lua_gettop(L);
-  for (const Api& api : client->model().apis()) {
-    lua_createtable(L, 0, static_cast<int>(api.operations.size()));
-    for (const Operation* op : api.operations) {
+  const Model& model = client->model();  // the index only: each API's file is read when first called
+  const std::string presigning_api = model.api_of(presigned_object_operation("GET"));
+  for (const std::string& api : model.api_names()) {
+    std::vector<std::string> operations = model.operation_names(api);
+    lua_createtable(L, 0, static_cast<int>(operations.size()));
+    for (const std::string& name : operations) {
       lua_pushvalue(L, box);
-      lua_pushstring(L, op->name.c_str());
+      lua_pushstring(L, name.c_str());
       lua_pushcclosure(L, l_operation, 2);
-      lua_setfield(L, -2, op->snake_name.c_str());
+      lua_setfield(L, -2, snake_case(name).c_str());
     }
-    const Operation* get = client->model().find(presigned_object_operation("GET"));
-    if (get && get->api == api.name) {  // the storage API: its objects have URLs
+    if (api == presigning_api) {  // the storage API: its objects have URLs
       push_client_closure(L, box, l_presign);
       lua_setfield(L, -2, "presign");
     }
-    push_api_metatable(L, box, api.name);
+    push_api_metatable(L, box, api);
     lua_setmetatable(L, -2);
-    lua_setfield(L, table, api.name.c_str());
+    lua_setfield(L, table, api.c_str());
   }
   const std::pair<const char*, lua_CFunction> fns[] = {{"call", l_call}, {"operations", l_operations}, {"request", l_request},
                                                          {"waiters", l_waiters}};
@@ -458,7 +460,10 @@ json client_arguments(lua_State* L) {
 // profile= from that profile of the config file; every field is checked by core's
 // table of settings, as the config file's are.
 int l_client(lua_State* L) {
-  auto config = client_config(client_arguments(L), session_of(L).config.client,
+  json arguments = client_arguments(L);
+  auto session = complete_config(session_of(L));
+  if (!session.ok()) raise(L, session.error());
+  auto config = client_config(arguments, *session.value(),
                               [](const char* name) { return std::getenv(name); });
   if (!config.ok()) raise(L, config.error());
   lua_newtable(L);

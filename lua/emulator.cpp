@@ -13,7 +13,13 @@ namespace cloud {
 
 namespace {
 
-Emulator& emulator_of(lua_State* L) { return *session_of(L).emulator; }
+// The session's emulator, started on first use.
+Emulator& emulator_of(lua_State* L) {
+  Session& session = session_of(L);
+  auto complete = complete_config(session);
+  if (!complete.ok()) raise(L, complete.error());
+  return *session.emulator;
+}
 
 json table_argument(lua_State* L) {
   check_type(L, 1, LUA_TTABLE);
@@ -136,7 +142,7 @@ int l_endpoints(lua_State* L) {
 }  // namespace
 
 void open_emulator(lua_State* L, int module) {
-  if (!session_of(L).emulator) return;
+  if (!session_of(L).emulated) return;
   const luaL_Reg fns[] = {{"advance", l_advance}, {"configure", l_configure}, {"endpoints", l_endpoints},
                           {"fault", l_fault},     {"reset", l_reset},         {"seed", l_seed},
                           {"state", l_state},     {nullptr, nullptr}};

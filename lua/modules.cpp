@@ -3,6 +3,10 @@
 // searcher placed right after package.preload, so no file on disk is needed and a
 // module on package.path cannot shadow them by accident. Parts of the `cloud` API
 // written in Lua (cloud.wait_until, cloud.pages, cloud.pretty, cloud.storage.upload_file) are installed from here.
+// Each function but cloud.pretty (a module table, the same as require's) is a stub
+// that requires its module on the first call and tail-calls into it: nothing is
+// compiled that a script does not use, and, the tail call leaving no frame, the
+// module's errors point at the script's line as they would without the stub.
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -57,47 +61,59 @@ void add_searcher(lua_State* L) {
   lua_pop(L, 2);
 }
 
-// module[field] = require(name), or require(name)[part] when `part` is given.
-void set_required(lua_State* L, int module, const char* field, const char* name, const char* part = nullptr) {
+// module[field] = require(name).
+void set_required(lua_State* L, int module, const char* field, const char* name) {
   lua_getglobal(L, "require");
   lua_pushstring(L, name);
   lua_call(L, 1, 1);
-  if (part) {
-    lua_getfield(L, -1, part);
-    lua_remove(L, -2);
-  }
   lua_setfield(L, module, field);
 }
 
-// module[field] = require(name)[field], for each of `fields`.
-void set_fields_of_required(lua_State* L, int module, std::initializer_list<const char*> fields, const char* name) {
-  lua_getglobal(L, "require");
-  lua_pushstring(L, name);
-  lua_call(L, 1, 1);
+// The stubs' makers, compiled once per state: (name, field) -> a function that calls
+// require(name)[field]; (storage table) -> its upload_file and download_file, calling
+// require "cloud.transfer"'s with the table.
+const char* const kStubMaker = R"(
+local name, field = ...
+return function(...) return require(name)[field](...) end)";
+const char* const kTransferStubs = R"(
+local storage = ...
+rawset(storage, "upload_file", function(args) return require("cloud.transfer").upload_file(storage, args) end)
+rawset(storage, "download_file", function(args) return require("cloud.transfer").download_file(storage, args) end))";
+
+// Pushes the function compiled from `code` (once; kept in the registry under `code`).
+void push_compiled(lua_State* L, const char* code) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, code) == LUA_TFUNCTION) return;
+  lua_pop(L, 1);
+  if (luaL_loadbuffer(L, code, std::strlen(code), "=[cloudlua] stubs") != LUA_OK) lua_error(L);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, code);
+}
+
+// module[field] = a stub for require(name)[field], for each of `fields`.
+void set_stubs(lua_State* L, int module, std::initializer_list<const char*> fields, const char* name) {
   for (const char* field : fields) {
-    lua_getfield(L, -1, field);
+    push_compiled(L, kStubMaker);
+    lua_pushstring(L, name);
+    lua_pushstring(L, field);
+    lua_call(L, 2, 1);
     lua_setfield(L, module, field);
   }
-  lua_pop(L, 1);
 }
 
 }  // namespace
 
 void add_transfers(lua_State* L, int client) {
-  lua_getglobal(L, "require");
-  lua_pushstring(L, "cloud.transfer");
-  lua_call(L, 1, 1);
-  lua_pushvalue(L, client);
+  push_compiled(L, kTransferStubs);
+  lua_getfield(L, client, "storage");
   lua_call(L, 1, 0);
 }
 
 void open_embedded_modules(lua_State* L, int module) {
   add_searcher(L);
-  set_fields_of_required(L, module, {"wait_until", "wait_for"}, "cloud.wait");
-  set_fields_of_required(L, module, {"pages"}, "cloud.pages");
+  set_stubs(L, module, {"wait_until", "wait_for"}, "cloud.wait");
+  set_stubs(L, module, {"pages"}, "cloud.pages");
   set_required(L, module, "pretty", "cloud.pretty");
-  set_required(L, module, "spawn", "cloud.tasks", "spawn");
-  set_required(L, module, "map", "cloud.tasks", "map");
+  set_stubs(L, module, {"spawn", "map"}, "cloud.tasks");
   add_transfers(L, module);
 }
 

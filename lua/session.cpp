@@ -1,5 +1,6 @@
-// Opens a session: configuration first, then the embedded emulator when no account is
-// configured at all (no endpoint, no credentials, no profile chosen), with the
+// Opens a session: configuration first, then, when no account is configured at all
+// (no endpoint, no credentials, no profile chosen), the embedded emulator, started by
+// the first call that needs it (a run that makes none never starts it), with the
 // documented built-in test credentials on both sides. Credentials or a profile
 // without an endpoint are never sent to the emulator in silence: the client's calls
 // fail with NoEndpoint instead.
@@ -32,21 +33,42 @@ Outcome<bool> start_embedded_emulator(Session& s) {
   if (!started.ok()) return started.error();
   for (const auto& [api, url] : s.emulator->endpoints()) s.config.client.endpoints[api] = url;
   s.config.client.credentials = {kEmulatorAccessKey, kEmulatorSecretKey, ""};
+  if (s.on_emulator_start) s.on_emulator_start();
   return true;
 }
 
 }  // namespace
+
+Outcome<const ClientConfig*> complete_config(Session& session) {
+  if (session.emulated && !session.emulator) {
+    auto started = start_embedded_emulator(session);
+    if (!started.ok()) {
+      session.emulator.reset();
+      return started.error();
+    }
+  }
+  return &session.config.client;
+}
 
 Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   auto loaded = load_config(flags, [](const char* name) { return std::getenv(name); });
   if (!loaded.ok()) return loaded.error();
   auto session = std::make_shared<Session>();
   session->config = std::move(loaded.value());
-  if (!session->config.account_configured) {
-    auto started = start_embedded_emulator(*session);
-    if (!started.ok()) return started.error();
-  }
+  session->emulated = !session->config.account_configured;
   session->client = make_client(session->config.client);
+  if (session->emulated) {
+    std::weak_ptr<Session> weak = session;  // the session owns the client: no cycle
+    session->client->set_completer([weak](ClientConfig& config) -> std::optional<Error> {
+      auto s = weak.lock();
+      if (!s) return std::nullopt;
+      auto complete = complete_config(*s);
+      if (!complete.ok()) return complete.error();
+      config.endpoints = complete.value()->endpoints;
+      config.credentials = complete.value()->credentials;
+      return std::nullopt;
+    });
+  }
   return session;
 }
 
@@ -59,7 +81,7 @@ std::shared_ptr<Client> make_client(const ClientConfig& config) {
 }
 
 std::string session_label(const Session& session) {
-  if (session.emulator) return "emulator";
+  if (session.emulated) return "emulator";
   const ClientConfig& c = session.config.client;
   if (c.profile != "default") return c.profile;
   std::set<std::string> hosts;

@@ -1,10 +1,12 @@
 // A cloudlua session: the effective configuration, the default client, and — when
-// no account is configured at all — the embedded emulator it starts on 127.0.0.1.
+// no account is configured at all — the embedded emulator it starts on 127.0.0.1,
+// on the first call (or cloud.emulator use, or cloud.client{}) that needs it.
 // This is the layer that reads the configuration (docs/design.md), so it is the one
 // that decides to start the emulator; core never does.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,12 +19,18 @@ struct lua_State;
 namespace cloud {
 
 struct Session {
-  LoadedConfig config;                // as loaded, with the emulator's endpoints filled in
-  std::unique_ptr<Emulator> emulator; // set when the embedded emulator serves the session
+  LoadedConfig config;                // as loaded; the emulator's endpoints filled in once it runs
+  bool emulated = false;              // the embedded emulator serves the session (nothing configured)
+  std::unique_ptr<Emulator> emulator; // set once the embedded emulator has started
   std::shared_ptr<Client> client;     // the default client: `cloud` itself
+  std::function<void()> on_emulator_start;  // the runner's notice, said when it starts
 };
 
 Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags);
+
+// The session's configuration, complete: when the emulator serves the session, it is
+// started first (once), which fills in its endpoints and credentials.
+Outcome<const ClientConfig*> complete_config(Session& session);
 
 // Raised by Ctrl-C (the SIGINT handler of the REPL and the runner may set it; an
 // atomic store is async-signal-safe). While it is set, every client made through

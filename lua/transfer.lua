@@ -324,9 +324,5 @@ local function download_file(storage, args)
          { size = size, parts = math.max(1, (size + o.part_size - 1) // o.part_size), elapsed = cloud_module().clock() - start }
 end
 
--- Adds upload_file and download_file to the storage table of `client`.
-return function(client)
-  local storage = client.storage
-  rawset(storage, "upload_file", function(args) return upload_file(storage, args) end)
-  rawset(storage, "download_file", function(args) return download_file(storage, args) end)
-end
+-- Each called with a client's storage table (lua/modules.cpp installs them).
+return { upload_file = upload_file, download_file = download_file }

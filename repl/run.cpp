@@ -55,12 +55,15 @@ void create_arg_table(lua_State* L, const RunOptions& o) {
 }
 
 // The one line that says where calls go when a script, -e or a scripted session runs
-// on the embedded emulator; the REPL's banner says it instead. quiet_emulator silences it.
-void announce_emulator(const Session& session, const RunOptions& o) {
+// on the embedded emulator, said when the emulator starts (a run that makes no call
+// starts none); the REPL's banner says it instead. quiet_emulator silences it.
+void announce_emulator(Session& session, const RunOptions& o) {
   bool repl_only = o.script.empty() && o.steps.empty() && (o.interactive || isatty(STDIN_FILENO));
-  if (!session.emulator || session.config.client.quiet_emulator || repl_only) return;
-  std::fputs("cloudlua: no account configured; using the embedded emulator\n", stderr);
-  std::fflush(stderr);
+  if (!session.emulated || session.config.client.quiet_emulator || repl_only) return;
+  session.on_emulator_start = [] {
+    std::fputs("cloudlua: no account configured; using the embedded emulator\n", stderr);
+    std::fflush(stderr);
+  };
 }
 
 // Runs the function on top of the stack (its `nargs` arguments above it); its

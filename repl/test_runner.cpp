@@ -119,7 +119,14 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
     return false;
   }
-  if (Emulator* emulator = session.value()->emulator.get()) use_virtual_time(*session.value(), *emulator);
+  if (session.value()->emulated) {  // test files drive the emulator's virtual time: started at once
+    auto started = complete_config(*session.value());
+    if (!started.ok()) {
+      std::fprintf(stderr, "cloudlua test: %s\n", started.error().describe().c_str());
+      return false;
+    }
+    use_virtual_time(*session.value(), *session.value()->emulator);
+  }
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   FileRun run{path, o, session.value(), total};
   lua_pushcfunction(L.get(), file_main);

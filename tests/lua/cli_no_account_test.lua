@@ -21,6 +21,20 @@ test("-e on the emulator: the call runs and the notice is said once", function()
   expect(err).to_equal(NOTICE)
 end)
 
+test("-e that makes no call starts no emulator and says nothing", function()
+  local out, err, code = t.cloudlua("-e " .. q('print(type(cloud.emulator), cloud.storage ~= nil)'), { env = LOUD })
+  expect(code).to_equal(0)
+  expect(out).to_equal("table\ttrue\n")
+  expect(err).to_equal("")
+end)
+
+test("the emulator starts at the first call, or at the first use of cloud.emulator, and says so then", function()
+  local script = 'io.stderr:write("before\\n"); cloud.emulator.reset(); io.stderr:write("after\\n")'
+  local _, err, code = t.cloudlua("-e " .. q(script), { env = LOUD })
+  expect(code).to_equal(0)
+  expect(err).to_equal("before\n" .. NOTICE .. "after\n")
+end)
+
 test("a script on the emulator says so", function()
   local out, err = t.cloudlua(q(t.temp_file(CALL .. "\n")), { env = LOUD })
   expect(out .. err).to_equal("snap-1\n" .. NOTICE)

@@ -36,3 +36,24 @@ test("-v alone prints the version and opens no session", function()
   expect({ err, code }).to_equal{ "", 0 }
   expect(out).to_match("^cloudlua %S+ %(Lua 5%.4")
 end)
+
+test("the Lua-written parts of cloud are compiled on first use, and their errors still name the script's line", function()
+  local script = table.concat({
+    'assert(package.loaded["cloud.wait"] == nil and package.loaded["cloud.tasks"] == nil)',
+    'assert(package.loaded["cloud.transfer"] == nil)',
+    'print(pcall(function() cloud.map(1, print) end))',
+    'assert(package.loaded["cloud.tasks"] and not package.loaded["cloud.wait"])',
+    'print(pcall(function() cloud.wait_until(1) end))',
+    'print(pcall(function() cloud.storage.upload_file(1) end))',
+    'print(cloud.spawn(function() return 7 end):join())',
+  }, "\n")
+  local out, err, code = t.cloudlua(q(t.temp_file(script .. "\n")))
+  expect(err).to_equal("")
+  expect(code).to_equal(0)
+  local lines = {}
+  for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
+  expect(lines[1]).to_match(":3: bad argument #1 to 'cloud.map' %(table expected, got number%)")
+  expect(lines[2]).to_match(":5: bad argument #1 to 'cloud.wait_until' %(function expected, got number%)")
+  expect(lines[3]).to_match(":6: bad argument #1 to 'cloud.storage.upload_file' %(table expected, got number%)")
+  expect(lines[4]).to_equal("7")
+end)

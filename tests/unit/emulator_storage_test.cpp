@@ -242,7 +242,13 @@ TEST_CASE("storage: a multipart upload from start to object", "[emulator][storag
   HandlerResult got = f.call("GetObject", object_args(key));
   CHECK(got.result["Body"] == "helloworld!");
   CHECK(got.result["ETag"] == kThreeParts);
-  // The upload is gone: completing it again finds nothing.
+  // The upload is gone; completing it again answers as the first time (S3's way) while
+  // its object stands, and once the object is replaced it is NoSuchUpload.
+  HandlerResult again = f.complete(id, {part(1, kHello)}, key);
+  REQUIRE(again.ok);
+  CHECK(again.result["ETag"] == kThreeParts);
+  CHECK(again.result["Location"] == done.result["Location"]);
+  f.call("PutObject", object_args(key, {{"Body", "newer"}}));
   check_error(f.complete(id, {part(1, kHello)}, key), 404, "NoSuchUpload");
   json state = f.p.state();  // kept: a range-for over a member of a temporary dangles
   for (const json& u : state["uploads"]) CHECK(u["uploadId"] != id);

@@ -4,7 +4,9 @@
 // starts from valid arguments for its operation and changes one field (a JSON pointer).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/embedded.h"
@@ -29,6 +31,47 @@ Outcome<std::shared_ptr<Model>> with_signing(const std::string& signing) {
 }  // namespace
 
 // ---------------------------------------------------------------- the model itself
+
+TEST_CASE("the build-time index agrees with the model files it was read from", "[model]") {
+  // A model read at once, from the same texts, beside the built-in one read per API.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const EmbeddedFile* f = model_files; f->name; ++f) files.emplace_back(f->name, f->text);
+  auto loaded = Model::load(files);
+  REQUIRE(loaded.ok());
+  const Model& whole = *loaded.value();
+  const Model& lazy = Model::builtin();
+  CHECK(lazy.api_names() == whole.api_names());
+  for (const Api& api : whole.apis()) {
+    std::vector<std::string> names;
+    for (const Operation* op : api.operations) {
+      names.push_back(op->name);
+      CHECK(lazy.api_of(op->name) == api.name);
+      CHECK(lazy.api_of(op->snake_name) == api.name);
+    }
+    std::vector<std::string> indexed = lazy.operation_names(api.name);
+    std::sort(names.begin(), names.end());
+    std::sort(indexed.begin(), indexed.end());
+    CHECK(indexed == names);
+    CHECK(lazy.default_service(api.name) == api.service);
+    CHECK(lazy.has_api(api.name));
+  }
+  CHECK(lazy.api_of("NoSuchOperation").empty());
+  CHECK_FALSE(lazy.has_api("nosuch"));
+  CHECK(lazy.default_service("nosuch").empty());
+  REQUIRE(lazy.operations().size() == whole.operations().size());
+  for (size_t i = 0; i < whole.operations().size(); ++i) CHECK(lazy.operations()[i]->name == whole.operations()[i]->name);
+}
+
+TEST_CASE("an API's file read on first use is read once, whichever thread asks first", "[model]") {
+  const Model& model = Model::builtin();
+  std::vector<const Operation*> seen(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&seen, &model, i] { seen[i] = model.find("upgrade_meshplatform_service_mesh_version"); });
+  for (std::thread& t : threads) t.join();
+  REQUIRE(seen[0]);
+  for (const Operation* op : seen) CHECK(op == seen[0]);
+  CHECK(model.api("catalog")->operations.size() == model.operation_names("catalog").size());
+}
 
 TEST_CASE("the built-in model loads with every operation and the four storage helpers", "[model]") {
   const Model& model = Model::builtin();
