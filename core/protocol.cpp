@@ -311,7 +311,11 @@ std::string request_id_of(const Headers& headers) {
   return {};
 }
 
-WireRequest serialize_request(const Api& api, const Operation& op, const json& input) {
+namespace {
+
+// The request of `input`, whose payload member (the object's bytes) is given apart
+// so that it can be moved rather than copied.
+WireRequest serialize_with_payload(const Api& api, const Operation& op, const json& input, std::string payload) {
   WireRequest w;
   w.method = op.method;
   w.path = expand_path(op, input);
@@ -322,7 +326,7 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
   if (!op.payload.empty()) {
     std::vector<FieldProblem> validated;  // already reported by validate_input
     w.files.upload = payload_file_range(op, input, validated);
-    if (input.contains(op.payload)) w.body = input[op.payload].get<std::string>();
+    w.body = std::move(payload);
   } else if (api.protocol->format == Format::xml) {
     if (!op.input_root.empty()) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
   } else if (op.method != "GET" && op.method != "DELETE" && op.method != "HEAD") {
@@ -334,6 +338,25 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
   if (!op.output_file_offset.empty() && input.contains(op.output_file_offset))
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
   return w;
+}
+
+// Where the payload member's bytes are in `input`, or null when they are not given.
+template <class Json>
+Json* payload_member(const Operation& op, Json& input) {
+  auto it = op.payload.empty() ? input.end() : input.find(op.payload);
+  return it != input.end() && it->is_string() ? &*it : nullptr;
+}
+
+}  // namespace
+
+WireRequest serialize_request(const Api& api, const Operation& op, const json& input) {
+  const json* payload = payload_member(op, input);
+  return serialize_with_payload(api, op, input, payload ? payload->get<std::string>() : std::string());
+}
+
+WireRequest serialize_request(const Api& api, const Operation& op, json&& input) {
+  json* payload = payload_member(op, input);
+  return serialize_with_payload(api, op, input, payload ? std::move(payload->get_ref<std::string&>()) : std::string());
 }
 
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response) {

@@ -185,7 +185,7 @@ int start_named(lua_State* L, const std::string& operation, int args_index) {
   json args = arguments_table(L, args_index);
   Client* client = client_ptr_upvalue(L).get();
   return park(L, client_ptr_upvalue(L), [&](std::function<void(Deliver)> ended) {
-    Client::Id id = client->start_call(operation, args, [ended](Outcome<CallResult> r) {
+    Client::Id id = client->start_call(operation, std::move(args), [ended](Outcome<CallResult> r) {
       auto outcome = std::make_shared<Outcome<CallResult>>(std::move(r));
       ended([outcome](lua_State* L) { return push_call_outcome(L, *outcome); });
     });
