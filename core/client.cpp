@@ -217,13 +217,21 @@ struct Client::Exchange {
   Request request;
   Meta meta;
   Verdict verdict;
-  std::vector<std::string> secrets;  // what the current attempt's answer must not show
+  // What the current attempt's answer must not show, found (a pattern over the URL
+  // and headers) only when an error or --debug needs it: most answers never do.
+  HttpRequest signed_head;  // the attempt's method, URL and headers; no body
+  std::optional<std::vector<std::string>> secrets;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point sent;
   std::optional<HttpRequest> shown;  // the signed attempt, kept for --debug only
   Transport::Id pending = 0;         // the transfer or timer under way
   Finish finish;
 };
+
+const std::vector<std::string>& Client::secrets(Exchange& x) const {
+  if (!x.secrets) x.secrets = secrets_of(x.signed_head);
+  return *x.secrets;
+}
 
 namespace {
 
@@ -340,7 +348,8 @@ void Client::attempt(Id id) {
     x.pending = transport_.add_timer(0, [this, id, e = std::move(signed_request.error())] { end(id, e); });
     return;
   }
-  x.secrets = secrets_of(*signed_request);
+  x.signed_head = HttpRequest{signed_request->method, signed_request->url, signed_request->headers, {}};
+  x.secrets.reset();
   if (config_.debug) x.shown = *signed_request;
   x.sent = std::chrono::steady_clock::now();
   x.pending = transport_.start(std::move(*signed_request),
@@ -351,9 +360,9 @@ void Client::attempt(Id id) {
 // back-off before the next attempt.
 void Client::answered(Id id, Outcome<HttpResponse> outcome) {
   Exchange& x = *exchanges_.at(id);
-  if (!outcome.ok()) redact_error(outcome.error(), x.secrets);
+  if (!outcome.ok()) redact_error(outcome.error(), secrets(x));
   if (config_.debug && x.shown) {
-    ExchangeInfo info{x.request.label, x.meta.attempts, seconds_since(x.sent), x.secrets};
+    ExchangeInfo info{x.request.label, x.meta.attempts, seconds_since(x.sent), secrets(x)};
     config_.debug(describe_exchange(*x.shown, outcome, info));
   }
   x.verdict = judge(x.request, outcome, x.meta.attempts);
@@ -401,7 +410,7 @@ Outcome<CallResult> Client::call_result(Exchange& x, Outcome<HttpResponse> respo
   Outcome<json> result = x.verdict.error ? Outcome<json>(std::move(*x.verdict.error))
                                          : parse_result(*x.request.api, *x.request.op, *response);
   if (!result.ok()) {
-    redact_error(result.error(), x.secrets);  // an error body may echo the request: token, signature
+    redact_error(result.error(), secrets(x));  // an error body may echo the request: token, signature
     annotate(result.error(), x.request, x.meta);
     return result.error();
   }

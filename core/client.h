@@ -168,6 +168,7 @@ class Client {
   Outcome<HttpRequest> sign_attempt(const Request& request) const;
   Verdict judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
+  const std::vector<std::string>& secrets(Exchange& x) const;  // of its current attempt, found once
   std::string endpoint_of(const std::string& api) const;
   std::string service_of(const Api& api) const;
 
