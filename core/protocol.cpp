@@ -264,8 +264,33 @@ std::string too_deep_message(const std::string& what) {
 // A JSON text parsed with its depth watched: the parser is not recursive, but copying,
 // dumping or pushing a document to Lua is, so a document deeper than kMaxDepth is
 // dropped as it is read (`too_deep` set) and never walked.
+// Whether `text` may open more than kMaxDepth containers one inside another: brackets
+// counted outside strings. It never counts fewer than the parser meets before it
+// stops, so a text it passes cannot be too deep for the parser either.
+bool may_be_too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (depth++ >= kMaxDepth) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 json parse_json_text(const std::string& text, bool& too_deep) {
   too_deep = false;
+  // The parser with a callback costs several times the plain one on a small answer;
+  // it is needed only when the text might be too deep.
+  if (!may_be_too_deep(text)) return json::parse(text, nullptr, false);
   auto within = [&too_deep](int depth, json::parse_event_t event, json&) {
     bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
     if (opens && depth >= kMaxDepth) too_deep = true;
