@@ -146,8 +146,7 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   SignInput in;
   in.method = request.method;
   in.headers = request.headers;
-  in.body = request.body;
-  in.payload_sha256 = request.files.upload_sha256;
+  in.payload_sha256 = request.files.upload ? request.files.upload_sha256 : request.body_sha256;
   in.region = config_.region;
   in.service = service_of(*request.api);
   in.credentials = config_.credentials;
@@ -155,8 +154,8 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   in.policy = request.api->signing;
   auto signed_request = sign(in, request.url);
   if (!signed_request.ok()) return signed_request.error();
-  return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), std::move(in.body),
-                     request.files};
+  return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), {}, request.files,
+                     request.body};
 }
 
 // The one verdict on an answer (or a failure to get one) after `attempt` attempts:
@@ -218,13 +217,21 @@ struct Client::Exchange {
   Request request;
   Meta meta;
   Verdict verdict;
-  std::vector<std::string> secrets;  // what the current attempt's answer must not show
+  // What the current attempt's answer must not show, found (a pattern over the URL
+  // and headers) only when an error or --debug needs it: most answers never do.
+  HttpRequest signed_head;  // the attempt's method, URL and headers; no body
+  std::optional<std::vector<std::string>> secrets;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point sent;
   std::optional<HttpRequest> shown;  // the signed attempt, kept for --debug only
   Transport::Id pending = 0;         // the transfer or timer under way
   Finish finish;
 };
+
+const std::vector<std::string>& Client::secrets(Exchange& x) const {
+  if (!x.secrets) x.secrets = secrets_of(x.signed_head);
+  return *x.secrets;
+}
 
 namespace {
 
@@ -239,13 +246,13 @@ void use_dialect_headers(Headers& headers, const Dialect& dialect) {
 }  // namespace
 
 // Prepare, for an operation: the model's checks, then the Request it sends.
-Outcome<Request> Client::operation_request(const std::string& name, const json& args) const {
+Outcome<Request> Client::operation_request(const std::string& name, json args) const {
   const Operation* op = model_.find(name);
   if (!op) return make_error(ErrorKind::validation, "UnknownOperation", "no operation named '" + name + "'");
   const Api& api = *model_.api(op->api);
-  auto input = validate_input(*op, args);
+  auto input = validate_input(*op, std::move(args));
   if (!input.ok()) return input.error();
-  WireRequest w = serialize_request(api, *op, *input);
+  WireRequest w = serialize_request(api, *op, std::move(*input));
   if (w.files.upload) {  // a payload sent from a file: hashed here, read once, then read again as it is sent
     auto hash = sha256_hex_of(*w.files.upload);
     if (!hash.ok()) {
@@ -263,7 +270,7 @@ Outcome<Request> Client::operation_request(const std::string& name, const json& 
   request->label = op->name;
   request->headers = std::move(w.headers);
   use_dialect_headers(request->headers, *config_.dialect);
-  request->body = std::move(w.body);
+  if (!w.body.empty()) request->body = std::make_shared<const std::string>(std::move(w.body));
   request->files = std::move(w.files);
   request->idempotent = op->idempotent;
   return request;
@@ -295,7 +302,7 @@ Outcome<std::string> Client::presign(const std::string& operation, const json& a
   if (std::optional<Error> incomplete = complete_config()) return *incomplete;
   auto request = operation_request(operation, args);
   if (!request.ok()) return request.error();
-  if (!request->headers.empty() || !request->body.empty() || request->files.upload || !request->files.download_to.empty())
+  if (!request->headers.empty() || request->body || request->files.upload || !request->files.download_to.empty())
     return make_error(ErrorKind::validation, "NotInUrl",
                       "a presigned URL carries only the path and query of " + operation +
                           "; give only the arguments that travel in them");
@@ -326,6 +333,8 @@ Client::Id Client::begin(Outcome<Request> request, Finish finish) {
     return id;
   }
   ref.request = std::move(request.value());
+  const auto& body = ref.request.body;
+  if (!ref.request.files.upload) ref.request.body_sha256 = sha256_hex(body ? std::string_view(*body) : std::string_view());
   attempt(id);
   return id;
 }
@@ -339,7 +348,8 @@ void Client::attempt(Id id) {
     x.pending = transport_.add_timer(0, [this, id, e = std::move(signed_request.error())] { end(id, e); });
     return;
   }
-  x.secrets = secrets_of(*signed_request);
+  x.signed_head = HttpRequest{signed_request->method, signed_request->url, signed_request->headers, {}};
+  x.secrets.reset();
   if (config_.debug) x.shown = *signed_request;
   x.sent = std::chrono::steady_clock::now();
   x.pending = transport_.start(std::move(*signed_request),
@@ -350,9 +360,9 @@ void Client::attempt(Id id) {
 // back-off before the next attempt.
 void Client::answered(Id id, Outcome<HttpResponse> outcome) {
   Exchange& x = *exchanges_.at(id);
-  if (!outcome.ok()) redact_error(outcome.error(), x.secrets);
+  if (!outcome.ok()) redact_error(outcome.error(), secrets(x));
   if (config_.debug && x.shown) {
-    ExchangeInfo info{x.request.label, x.meta.attempts, seconds_since(x.sent), x.secrets};
+    ExchangeInfo info{x.request.label, x.meta.attempts, seconds_since(x.sent), secrets(x)};
     config_.debug(describe_exchange(*x.shown, outcome, info));
   }
   x.verdict = judge(x.request, outcome, x.meta.attempts);
@@ -400,7 +410,7 @@ Outcome<CallResult> Client::call_result(Exchange& x, Outcome<HttpResponse> respo
   Outcome<json> result = x.verdict.error ? Outcome<json>(std::move(*x.verdict.error))
                                          : parse_result(*x.request.api, *x.request.op, *response);
   if (!result.ok()) {
-    redact_error(result.error(), x.secrets);  // an error body may echo the request: token, signature
+    redact_error(result.error(), secrets(x));  // an error body may echo the request: token, signature
     annotate(result.error(), x.request, x.meta);
     return result.error();
   }
@@ -417,9 +427,9 @@ Outcome<RawResult> Client::raw_result(Exchange& x, Outcome<HttpResponse> respons
   return RawResult{std::move(response.value()), x.meta};
 }
 
-Client::Id Client::start_call(const std::string& name, const json& args, CallDone done) {
+Client::Id Client::start_call(const std::string& name, json args, CallDone done) {
   std::optional<Error> incomplete = complete_config();
-  return begin(incomplete ? Outcome<Request>(*incomplete) : operation_request(name, args), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
+  return begin(incomplete ? Outcome<Request>(*incomplete) : operation_request(name, std::move(args)), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
     done(call_result(x, std::move(r)));
   });
 }
@@ -432,7 +442,7 @@ Client::Id Client::start_request(const RawRequest& raw, RequestDone done) {
   else if (const Api* api = model_.api(raw.api)) request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
   if (request.ok()) {
     request->headers = raw.headers;
-    request->body = raw.body;
+    if (!raw.body.empty()) request->body = std::make_shared<const std::string>(raw.body);
     request->idempotent = raw.method != "POST" && raw.method != "PATCH";
   }
   return begin(std::move(request), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {

@@ -83,7 +83,10 @@ struct Request {
   std::string method;
   Url url;
   Headers headers;
-  std::string body;
+  // The body, made once and shared by every attempt's HttpRequest (never copied);
+  // null for none. body_sha256 is its hash, taken once for all attempts.
+  std::shared_ptr<const std::string> body;
+  std::string body_sha256;
   BodyFiles files;  // a payload sent from a file (its hash taken once), a download target
   bool idempotent = true;  // may be resent after it may have reached the server
 };
@@ -117,7 +120,7 @@ class Client {
 
   // Start a call and return at once; `done` runs exactly once, from
   // transport().run_once (never from inside these), unless the call is cancelled.
-  Id start_call(const std::string& operation, const json& args, CallDone done);
+  Id start_call(const std::string& operation, json args, CallDone done);
   Id start_request(const RawRequest& raw, RequestDone done);
   // Abandon a call: its transfer or back-off timer is cancelled, `done` never runs.
   // An id that has already ended is ignored.
@@ -151,7 +154,7 @@ class Client {
   using Finish = std::function<void(Exchange& exchange, Outcome<HttpResponse> outcome)>;
 
   std::optional<Error> complete_config();
-  Outcome<Request> operation_request(const std::string& operation, const json& args) const;
+  Outcome<Request> operation_request(const std::string& operation, json args) const;
   Outcome<CallResult> call_result(Exchange& x, Outcome<HttpResponse> outcome) const;
   Outcome<RawResult> raw_result(Exchange& x, Outcome<HttpResponse> outcome) const;
   Id begin(Outcome<Request> request, Finish finish);
@@ -165,6 +168,7 @@ class Client {
   Outcome<HttpRequest> sign_attempt(const Request& request) const;
   Verdict judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
+  const std::vector<std::string>& secrets(Exchange& x) const;  // of its current attempt, found once
   std::string endpoint_of(const std::string& api) const;
   std::string service_of(const Api& api) const;
 

@@ -5,7 +5,8 @@
 #include <string>
 #include <string_view>
 
-struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
+struct evp_md_ctx_st;   // OpenSSL's EVP_MD_CTX
+struct evp_mac_ctx_st;  // OpenSSL's EVP_MAC_CTX
 
 namespace cloud {
 
@@ -32,6 +33,22 @@ class DigestStream {
 
  private:
   evp_md_ctx_st* ctx_;
+};
+
+// HMAC-SHA256 under one key, keyed once: a copy starts from the keyed state (the
+// key's set-up is not redone), so a kept key signs each message for the cost of
+// hashing it. Copying only reads the original, but OpenSSL promises nothing for
+// concurrent reads of one context, so threads sharing an original copy it under a lock.
+class HmacSha256 {
+ public:
+  explicit HmacSha256(std::string_view key);
+  HmacSha256(const HmacSha256& other);
+  HmacSha256& operator=(const HmacSha256&) = delete;
+  ~HmacSha256();
+  std::string sign(std::string_view data);  // raw 32 bytes; ends this context
+
+ private:
+  evp_mac_ctx_st* ctx_;
 };
 
 // Compares two strings in time independent of where they differ (signatures).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,12 @@ struct HttpRequest {
   Headers headers;
   std::string body;
   BodyFiles files{};
+  // Set: the body sent instead of `body`, shared with the call that keeps it for its
+  // next attempt, so that an attempt does not copy it.
+  std::shared_ptr<const std::string> shared_body{};
+
+  // The bytes sent (from memory; a body from a file is `files.upload`).
+  std::string_view payload() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
 };
 
 struct HttpResponse {

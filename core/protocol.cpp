@@ -264,8 +264,33 @@ std::string too_deep_message(const std::string& what) {
 // A JSON text parsed with its depth watched: the parser is not recursive, but copying,
 // dumping or pushing a document to Lua is, so a document deeper than kMaxDepth is
 // dropped as it is read (`too_deep` set) and never walked.
+// Whether `text` may open more than kMaxDepth containers one inside another: brackets
+// counted outside strings. It never counts fewer than the parser meets before it
+// stops, so a text it passes cannot be too deep for the parser either.
+bool may_be_too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (depth++ >= kMaxDepth) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 json parse_json_text(const std::string& text, bool& too_deep) {
   too_deep = false;
+  // The parser with a callback costs several times the plain one on a small answer;
+  // it is needed only when the text might be too deep.
+  if (!may_be_too_deep(text)) return json::parse(text, nullptr, false);
   auto within = [&too_deep](int depth, json::parse_event_t event, json&) {
     bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
     if (opens && depth >= kMaxDepth) too_deep = true;
@@ -311,7 +336,11 @@ std::string request_id_of(const Headers& headers) {
   return {};
 }
 
-WireRequest serialize_request(const Api& api, const Operation& op, const json& input) {
+namespace {
+
+// The request of `input`, whose payload member (the object's bytes) is given apart
+// so that it can be moved rather than copied.
+WireRequest serialize_with_payload(const Api& api, const Operation& op, const json& input, std::string payload) {
   WireRequest w;
   w.method = op.method;
   w.path = expand_path(op, input);
@@ -322,7 +351,7 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
   if (!op.payload.empty()) {
     std::vector<FieldProblem> validated;  // already reported by validate_input
     w.files.upload = payload_file_range(op, input, validated);
-    if (input.contains(op.payload)) w.body = input[op.payload].get<std::string>();
+    w.body = std::move(payload);
   } else if (api.protocol->format == Format::xml) {
     if (!op.input_root.empty()) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
   } else if (op.method != "GET" && op.method != "DELETE" && op.method != "HEAD") {
@@ -334,6 +363,25 @@ WireRequest serialize_request(const Api& api, const Operation& op, const json& i
   if (!op.output_file_offset.empty() && input.contains(op.output_file_offset))
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
   return w;
+}
+
+// Where the payload member's bytes are in `input`, or null when they are not given.
+template <class Json>
+Json* payload_member(const Operation& op, Json& input) {
+  auto it = op.payload.empty() ? input.end() : input.find(op.payload);
+  return it != input.end() && it->is_string() ? &*it : nullptr;
+}
+
+}  // namespace
+
+WireRequest serialize_request(const Api& api, const Operation& op, const json& input) {
+  const json* payload = payload_member(op, input);
+  return serialize_with_payload(api, op, input, payload ? payload->get<std::string>() : std::string());
+}
+
+WireRequest serialize_request(const Api& api, const Operation& op, json&& input) {
+  json* payload = payload_member(op, input);
+  return serialize_with_payload(api, op, input, payload ? std::move(payload->get_ref<std::string&>()) : std::string());
 }
 
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response) {

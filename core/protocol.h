@@ -26,6 +26,8 @@ struct WireRequest {
 
 // --- client side
 WireRequest serialize_request(const Api& api, const Operation& op, const json& input);
+// The same, moving the payload member's bytes out of `input` instead of copying them.
+WireRequest serialize_request(const Api& api, const Operation& op, json&& input);
 // A 2xx answer's result table; an unreadable body is an Error of kind api.
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response);
 // The request an error answer is to, for the answers that do not explain themselves.

@@ -170,7 +170,7 @@ std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResp
   std::string out = "* " + info.label + ", attempt " + std::to_string(info.attempt) + "\n";
   out += "> " + redact(request.method + " " + request.url, info.secrets) + "\n";
   add_headers(out, "> ", request.headers, info);
-  add_body(out, "> ", request.body, info);
+  add_body(out, "> ", std::string(request.payload()), info);
   if (const auto& range = request.files.upload)
     add_file_body(out, "> ", std::to_string(range->length) + " bytes from '" + range->path + "' at offset " +
                                  std::to_string(range->offset), info);

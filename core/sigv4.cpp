@@ -14,6 +14,7 @@
 #include <ctime>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -151,13 +152,16 @@ std::string derive_signing_key(const SignInput& in, const std::string& day) {
   return hmac_sha256(key, in.dialect->terminator);
 }
 
-// The signing key for `time`'s day, derived once per secret, day, region, service and
-// dialect: the chain is the same for every request of a day, so the last few keys are
-// kept (a client uses one or two scopes; the emulator, a few). Shared by the threads
-// of the emulator, hence the lock.
-std::string signing_key(const SignInput& in, const std::string& time) {
+// An HMAC keyed with the signing key for `time`'s day, derived once per secret, day,
+// region, service and dialect: the chain is the same for every request of a day, so
+// the last few keys are kept, each as a keyed MAC context that a signature copies (a
+// client uses one or two scopes; the emulator, a few). Shared by the threads of the
+// emulator, hence the lock, under which the kept context is also copied (OpenSSL does
+// not promise that concurrent copies of one context are safe).
+HmacSha256 signing_mac(const SignInput& in, const std::string& time) {
   struct Entry {
-    std::string scope, key;
+    std::string scope;
+    std::unique_ptr<HmacSha256> mac;
   };
   static std::mutex lock;
   static Entry kept[8];
@@ -168,13 +172,14 @@ std::string signing_key(const SignInput& in, const std::string& time) {
   {
     std::lock_guard<std::mutex> hold(lock);
     for (const Entry& e : kept)
-      if (e.scope == scope) return e.key;
+      if (e.mac && e.scope == scope) return *e.mac;
   }
-  std::string key = derive_signing_key(in, day);
+  auto mac = std::make_unique<HmacSha256>(derive_signing_key(in, day));
+  HmacSha256 copy(*mac);
   std::lock_guard<std::mutex> hold(lock);
-  kept[next] = {std::move(scope), key};
+  kept[next] = {std::move(scope), std::move(mac)};
   next = (next + 1) % std::size(kept);
-  return key;
+  return copy;
 }
 
 // The payload's hash as signed: given for a body sent from a file, else computed.
@@ -189,7 +194,7 @@ void compute_signature(const SignInput& in, const std::string& time, const std::
                           headers.signed_names + "\n" + payload_hash(in);
   out.string_to_sign = in.dialect->algorithm + "\n" + time + "\n" + credential_scope(in, time) +
                        "\n" + sha256_hex(out.canonical_request);
-  out.signature = hex(hmac_sha256(signing_key(in, time), out.string_to_sign));
+  out.signature = hex(signing_mac(in, time).sign(out.string_to_sign));
 }
 
 // The input headers minus Authorization, with Host from the URL in front when missing.
@@ -344,7 +349,7 @@ std::string sign_in_chain(const ChunkScope& scope, const std::string& kind, cons
   in.dialect = scope.dialect;
   std::string to_sign = scope.dialect->algorithm + "-" + kind + "\n" + scope.time + "\n" +
                         credential_scope(in, scope.time) + "\n" + previous + "\n" + hash;
-  return hex(hmac_sha256(signing_key(in, scope.time), to_sign));
+  return hex(signing_mac(in, scope.time).sign(to_sign));
 }
 
 }  // namespace

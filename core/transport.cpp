@@ -256,9 +256,9 @@ void set_method(Setter& set, Transfer& t) {
     set(CURLOPT_SEEKFUNCTION, &on_seek);
     set(CURLOPT_SEEKDATA, static_cast<void*>(&t));
     if (r.method != "PUT") set(CURLOPT_CUSTOMREQUEST, r.method.c_str());
-  } else if (body_method || !r.body.empty()) {
-    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-    set(CURLOPT_POSTFIELDS, r.body.data());
+  } else if (body_method || !r.payload().empty()) {
+    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.payload().size()));
+    set(CURLOPT_POSTFIELDS, r.payload().data());
     if (r.method != "POST") set(CURLOPT_CUSTOMREQUEST, r.method.c_str());
   } else if (r.method != "GET") {
     set(CURLOPT_CUSTOMREQUEST, r.method.c_str());

@@ -293,19 +293,21 @@ void check_xml_body(const Operation& op, const json& args, std::vector<FieldProb
 
 // Empty tables become arrays where the model wants a list (Lua cannot tell an empty
 // list from an empty object; the model can). Runs after validation succeeded.
-json normalise(const Shape& shape, const json& v) {
+// Values are moved, not copied, into the result: a payload of a gigabyte is not
+// duplicated.
+json normalise(const Shape& shape, json v) {
   if (v.is_null()) return v;
   switch (shape.type) {
     case ShapeType::list: {
       json out = json::array();
       if (v.is_array())
-        for (const json& e : v) out.push_back(normalise(*shape.member, e));
+        for (json& e : v) out.push_back(normalise(*shape.member, std::move(e)));
       return out;
     }
     case ShapeType::structure: {
       json out = json::object();
       for (const Member& m : shape.members)
-        if (v.contains(m.name)) out[m.name] = normalise(*m.shape, v[m.name]);
+        if (auto it = v.find(m.name); it != v.end()) out[m.name] = normalise(*m.shape, std::move(*it));
       return out;
     }
     default: return v;
@@ -350,6 +352,10 @@ void validate_value(const Shape& shape, const json& value, const std::string& pa
 }
 
 Outcome<json> validate_input(const Operation& op, const json& args, Checker checker) {
+  return validate_input(op, json(args), checker);
+}
+
+Outcome<json> validate_input(const Operation& op, json&& args, Checker checker) {
   std::vector<FieldProblem> problems;
   if (checker == Checker::client) {  // the files named are the client's own
     payload_file_range(op, args, problems);
@@ -357,7 +363,7 @@ Outcome<json> validate_input(const Operation& op, const json& args, Checker chec
   }
   validate_value(*op.input, args, "", problems, checker);
   check_xml_body(op, args, problems);
-  if (problems.empty()) return normalise(*op.input, args);
+  if (problems.empty()) return normalise(*op.input, std::move(args));
   return validation_error(op, std::move(problems));
 }
 

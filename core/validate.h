@@ -24,6 +24,8 @@ void validate_value(const Shape& shape, const json& value, const std::string& pa
 // Checks a call's arguments and returns them normalised for the wire (an empty
 // table given for a list becomes an empty array).
 Outcome<json> validate_input(const Operation& op, const json& args, Checker checker = Checker::client);
+// The same, taking the arguments' values (a large payload is moved, not copied).
+Outcome<json> validate_input(const Operation& op, json&& args, Checker checker = Checker::client);
 
 // The one error of kind validation for `problems` found in a call of `op`.
 Error validation_error(const Operation& op, std::vector<FieldProblem> problems);

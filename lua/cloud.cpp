@@ -5,6 +5,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -122,13 +123,21 @@ namespace {
 
 void push_headers(lua_State* L, const Headers& headers) {
   lua_createtable(L, 0, static_cast<int>(headers.size()));
+  std::string name;  // one buffer for every lowercased name: no allocation per header
   for (const Header& h : headers) {
-    std::string name = to_lower(h.first);
-    std::string value = h.second;
-    if (lua_getfield(L, -1, name.c_str()) == LUA_TSTRING) value = std::string(lua_tostring(L, -1)) + ", " + value;
-    lua_pop(L, 1);
-    lua_pushlstring(L, value.data(), value.size());
-    lua_setfield(L, -2, name.c_str());
+    name.assign(h.first);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    lua_pushlstring(L, name.data(), name.size());
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, -3) == LUA_TSTRING) {  // a repeated header: "first, second"
+      lua_pushliteral(L, ", ");
+      lua_pushlstring(L, h.second.data(), h.second.size());
+      lua_concat(L, 3);
+    } else {
+      lua_pop(L, 1);
+      lua_pushlstring(L, h.second.data(), h.second.size());
+    }
+    lua_rawset(L, -3);
   }
 }
 
@@ -185,7 +194,7 @@ int start_named(lua_State* L, const std::string& operation, int args_index) {
   json args = arguments_table(L, args_index);
   Client* client = client_ptr_upvalue(L).get();
   return park(L, client_ptr_upvalue(L), [&](std::function<void(Deliver)> ended) {
-    Client::Id id = client->start_call(operation, args, [ended](Outcome<CallResult> r) {
+    Client::Id id = client->start_call(operation, std::move(args), [ended](Outcome<CallResult> r) {
       auto outcome = std::make_shared<Outcome<CallResult>>(std::move(r));
       ended([outcome](lua_State* L) { return push_call_outcome(L, *outcome); });
     });

@@ -110,6 +110,18 @@ test("storage SlowDown: repeated", function()
   expect(select(2, s3.put_object{ Bucket = "retries", Object = "small", Body = "x" }).attempts).to_equal(2)
 end)
 
+test("a body from a Lua string, NUL bytes and all, is sent again whole by the next attempt", function()
+  local bytes = {}
+  for i = 0, 255 do bytes[#bytes + 1] = string.char(i) end
+  local body = ("\0" .. table.concat(bytes)):rep(4099)  -- about 1 MiB, every byte value
+  emu.fault{ operation = "PutObject", status = 503, code = "SlowDown" }
+  local _, meta = s3.put_object{ Bucket = "retries", Object = "nul-body", Body = body }
+  expect(meta.attempts).to_equal(2)
+  local got = s3.get_object{ Bucket = "retries", Object = "nul-body" }.Body
+  expect(#got).to_equal(#body)
+  expect(got == body).to_be_truthy()
+end)
+
 test("an <Error> in a 200 answer is a failure, retried like a 5xx", function()
   local complete = upload("k4", { "x" })
   emu.fault{ operation = "CompleteMultipartUpload", error_in_200 = true, code = "InternalError" }

@@ -173,6 +173,18 @@ TEST_CASE("bounds: a JSON answer of 200 levels is read, one of 201 refused", "[b
   CHECK(out.error().operation == "UpdateSnapshot");
 }
 
+TEST_CASE("bounds: brackets inside strings do not count as depth, escaped quotes included", "[bounds][depth]") {
+  // The quick depth check before parsing skips strings; a string full of brackets
+  // after an escaped quote is a value like any other.
+  std::string brackets(3 * kMaxDepth, '[');
+  ScriptedServer server = answering(R"({"snapshot":{"description":"a\"b)" + brackets + R"(","name":"n"}})",
+                                    "application/json");
+  auto out = cloud::Client(config_for("cluster", server.url())).call("UpdateSnapshot", kUpdate);
+  REQUIRE(out.ok());
+  CHECK(out->result["snapshot"]["description"] == "a\"b" + brackets);
+  CHECK(out->result["snapshot"]["name"] == "n");
+}
+
 TEST_CASE("bounds: an XML answer nested 100,000 levels deep is an api error", "[bounds][depth]") {
   std::string body = "<CompleteMultipartUploadResult><Bucket>b</Bucket>" + nested_elements(kHostileDepth) +
                      "</CompleteMultipartUploadResult>";
