@@ -60,7 +60,7 @@ TEST_CASE("GET of an object sends its bytes as binary/octet-stream") {
   CHECK(got->get_header_value("Content-Length") == "11");
 }
 
-TEST_CASE("A large object comes back byte for byte, whole, in ranges and replaced while read; HEAD sends none") {
+TEST_CASE("A large object comes back byte for byte, whole, in ranges and replaced while read, and HEAD sends none") {
   Running e;
   std::string big;
   for (size_t i = 0; i < (3u << 20) + 5; ++i) big += static_cast<char>((i * 2654435761u) >> 13);
