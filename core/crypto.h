@@ -19,6 +19,13 @@ std::string hex(std::string_view bytes);          // lowercase hex
 std::string base64(std::string_view bytes);
 std::optional<std::string> unbase64(std::string_view text);  // nullopt: not base64
 
+// A request body's MD5 (Content-MD5, ETag) and SHA-256 (the signature's payload hash).
+struct BodyDigests {
+  std::string md5;         // raw 16 bytes
+  std::string sha256_hex;  // lowercase hex
+};
+BodyDigests md5_and_sha256(std::string_view data);  // one pass over `data`; empty fields if OpenSSL fails
+
 enum class Digest { sha256, md5 };
 
 // A digest of bytes given in pieces (a file range read once, block by block).

@@ -514,7 +514,6 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   again.method = in.method;
   again.url = in.url;
   again.headers = headers_named(in.headers, auth.signed_headers);
-  again.body = in.body;
   again.region = auth.region;
   again.service = auth.service;
   again.credentials = credentials;
@@ -526,6 +525,8 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   // ... and so was the payload line: the body's hash, UNSIGNED-PAYLOAD or a STREAMING-* value.
   std::string declared = header_value(in.headers, to_lower(auth.dialect->header_prefix) + "content-sha256");
   if (in.policy.payload_hash == PayloadHash::header && !declared.empty()) again.payload_sha256 = declared;
+  else if (!in.body_sha256.empty()) again.payload_sha256 = in.body_sha256;
+  else again.body = in.body;  // hashed by the signer: copied only then (a body can be 5 GiB)
   if (auth.expires) {  // a presigned URL: its token is a parameter, its body is not signed
     again.presign_expires = auth.expires;
     again.credentials.session_token = auth.token;
@@ -689,7 +690,7 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   std::string declared = header_value(in.headers, hash_header);
   bool hashed = !auth.expires && in.policy.payload_hash == PayloadHash::header;
   Payload kind = hashed ? payload_kind(declared, *auth.dialect) : Payload::plain;
-  if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != sha256_hex(in.body))
+  if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != (in.body_sha256.empty() ? sha256_hex(in.body) : in.body_sha256))
     return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
   if (auto mismatch = compare_signature(in, auth, *credentials, stamp)) return mismatch;
   if (kind == Payload::plain) return std::nullopt;

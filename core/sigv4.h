@@ -90,6 +90,7 @@ struct VerifyInput {
   std::string url;   // "http://" + Host + the request target, exactly as received
   Headers headers;   // every header received
   std::string body;
+  std::string body_sha256;  // hex SHA-256 of `body` when the caller hashed it already; empty: hashed here
   std::string region;   // the scope the server is in
   std::string service;
   SigningPolicy policy;

@@ -206,12 +206,16 @@ struct Emulator::Impl {
   // credentials and the API's signing policy; nullopt when the request is good. An
   // aws-chunked body is decoded into `streamed`.
   std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req,
-                                                  StreamedBody& streamed) const {
+                                                  const BodyDigests& digests, StreamedBody& streamed) const {
     VerifyInput in;
     in.method = req.method;
     in.url = "http://" + req.get_header_value("Host") + req.target;
     in.headers.assign(req.headers.begin(), req.headers.end());
-    in.body = req.body;
+    // The body is lent to the check and taken back after it, not copied (it can be
+    // 5 GiB); httplib's own request, not const.
+    std::string& body = const_cast<httplib::Request&>(req).body;
+    in.body = std::move(body);
+    in.body_sha256 = digests.sha256_hex;
     in.region = options.region;
     in.service = api.service;
     in.policy = api.signing;
@@ -219,7 +223,17 @@ struct Emulator::Impl {
     in.credentials = [this](const std::string& key) {
       return key == options.credentials.access_key_id ? &options.credentials : nullptr;
     };
-    return verify_signature(in, &streamed);
+    std::optional<SignatureRefusal> refused = verify_signature(in, &streamed);
+    body = std::move(in.body);
+    return refused;
+  }
+
+  // The digests of a plain body, hashed in one pass for the signature's payload hash,
+  // Content-MD5 and the ETag; none for an empty one (nothing to save) or an
+  // aws-chunked one (its chunks are hashed, and its decoded bytes, not these).
+  static BodyDigests digests_of(const httplib::Request& req) {
+    if (req.body.empty() || req.get_header_value("Content-Encoding").find("aws-chunked") != std::string::npos) return {};
+    return md5_and_sha256(req.body);
   }
 
   // The headers of every answer: Date and the request id; on the storage API also the
@@ -228,12 +242,7 @@ struct Emulator::Impl {
   // KMS and customer-key headers are left out, as S3 does without lifecycle rules, KMS
   // or customer keys, which this emulator does not have.
   static void set_common_headers(const Api& api, httplib::Response& res, const std::string& request_id) {
-    std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char date[40];
-    std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    res.set_header("Date", date);
+    res.set_header("Date", http_date_now());
     res.set_header("x-ext-request-id", request_id);
     if (!api.protocol->support_ids) return;
     res.set_header("x-ext-id-2", base64(sha256(request_id)));
@@ -241,14 +250,29 @@ struct Emulator::Impl {
     res.set_header("X-Gateway-Endpoint-Request", "1");
   }
 
+  // Now as an HTTP date, formatted once a second per thread rather than per answer.
+  static const std::string& http_date_now() {
+    thread_local std::time_t formatted = -1;
+    thread_local std::string date;
+    std::time_t now = std::time(nullptr);
+    if (now == formatted) return date;
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    date = buf, formatted = now;
+    return date;
+  }
+
   // Content-MD5, when sent (aws-cli sends it with parts and objects), must be the
-  // base64 of the body's MD5 (decoded, when it came aws-chunked), as S3 checks.
-  static std::optional<Refusal> check_content_md5(const httplib::Request& req, const std::string& body) {
+  // base64 of the body's MD5 (decoded, when it came aws-chunked), as S3 checks;
+  // `md5` is that MD5, raw.
+  static std::optional<Refusal> check_content_md5(const httplib::Request& req, const std::string& md5) {
     if (!req.has_header("Content-MD5")) return std::nullopt;
     std::string given = req.get_header_value("Content-MD5");
     if (given.size() != 24 || given.compare(22, 2, "==") != 0)
       return Refusal{400, "InvalidDigest", "the Content-MD5 you specified is not the base64 of a 16-byte MD5"};
-    if (given != base64(md5(body)))
+    if (given != base64(md5))
       return Refusal{400, "BadDigest", "the Content-MD5 you specified did not match what was received"};
     return std::nullopt;
   }
@@ -271,8 +295,7 @@ struct Emulator::Impl {
   // that the signature is checked and the key decoded on the value as sent.
   static void encode_copy_source(httplib::Request& req) {
     for (auto& [name, value] : req.headers) {
-      std::string lower = to_lower(name);
-      if (lower != "x-amz-copy-source" && lower != "x-ext-copy-source") continue;
+      if (!iequals(name, "x-amz-copy-source") && !iequals(name, "x-ext-copy-source")) continue;
       size_t q = value.find("?versionId=");
       value = uri_encode(value.substr(0, q), true) + (q == std::string::npos ? "" : value.substr(q));
     }
@@ -313,13 +336,15 @@ struct Emulator::Impl {
     std::string request_id = next_request_id();
     set_common_headers(api, res, request_id);
     StreamedBody streamed;
-    if (auto refusal = check_signature(api, req, streamed)) {
+    BodyDigests digests = digests_of(req);
+    if (auto refusal = check_signature(api, req, digests, streamed)) {
       json details = json::object();
       for (const auto& [name, value] : refusal->details) details[name] = value;
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
     }
-    const std::string& body = streamed.streamed ? streamed.bytes : req.body;
-    if (auto refusal = check_content_md5(req, body))
+    std::string& body = streamed.streamed ? streamed.bytes : const_cast<httplib::Request&>(req).body;
+    if (digests.md5.empty() || streamed.streamed) digests.md5 = md5(body);
+    if (auto refusal = check_content_md5(req, digests.md5))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
     size_t q = target.find('?');
@@ -334,13 +359,18 @@ struct Emulator::Impl {
     headers.insert(headers.end(), streamed.trailers.begin(), streamed.trailers.end());  // a trailing checksum
     if (auto refusal = check_checksum_sent(*op, headers))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
-    auto input = parse_request(api, *op, labels, query, headers, body);
+    // A raw payload (PutObject's, UploadPart's) goes to the store as it is, beside the
+    // arguments rather than copied into them; the model puts no constraint on it.
+    bool aside = is_raw_payload(*op);
+    RequestBody kept;
+    if (aside) kept = {std::make_shared<std::string>(std::move(body)), digests.md5};
+    auto input = parse_request(api, *op, labels, query, headers, aside ? std::string() : body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
-    answer(api, *op, platform.handle(*op, *valid), res, request_id);
+    answer(api, *op, platform.handle(*op, *valid, &kept), res, request_id);
   }
 
   // The first queued fault for `operation` of `api`, used up one time.
@@ -395,11 +425,17 @@ struct Emulator::Impl {
   }
 
   // An aws-dialect client expects x-amz-* where the platform says x-ext-*.
+  // Only the renamed entries are taken out and put back (the map orders by name).
   static void rename_to_aws_headers(httplib::Response& res) {
-    httplib::Headers renamed;
-    for (const auto& [name, value] : res.headers)
-      renamed.emplace(to_lower(name).rfind("x-ext-", 0) == 0 ? "x-amz-" + name.substr(6) : name, value);
-    res.headers = std::move(renamed);
+    for (auto it = res.headers.begin(); it != res.headers.end();) {
+      auto next = std::next(it);
+      if (it->first.size() > 6 && iequals(std::string_view(it->first).substr(0, 6), "x-ext-")) {
+        auto node = res.headers.extract(it);
+        node.key() = "x-amz-" + node.key().substr(6);
+        res.headers.insert(std::move(node));
+      }
+      it = next;
+    }
   }
 
   // The size an aws-chunked body sent with Transfer-Encoding: chunked (as boto3 sends
@@ -498,7 +534,30 @@ struct Emulator::Impl {
     // An object's bytes are not XML: S3's type for bytes of no declared type. HEAD
     // describes what GET would send, so it says the same.
     bool bytes = !op.output_payload.empty() || op.method == "HEAD";
-    res.set_content(body, bytes ? "binary/octet-stream" : content_type_of(api));
+    const char* type = bytes ? "binary/octet-stream" : content_type_of(api);
+    if (r.payload.bytes) return send_bytes(res, r.payload, type);
+    res.set_content(body, type);
+  }
+
+  // Whether the operation's body is its payload member's bytes as they are (a blob
+  // with no constraint to check: PutObject's, UploadPart's).
+  static bool is_raw_payload(const Operation& op) {
+    if (op.payload.empty()) return false;
+    const Member* m = op.input->find_member(op.payload);
+    return m && m->shape && m->shape->type == ShapeType::blob;
+  }
+
+  // Below this, an answer's bytes are copied into it: httplib's content provider
+  // costs more to set up (a sink, a stream and three std::functions) than the copy.
+  static constexpr size_t kCopyBelow = 64 << 10;
+
+  // Stored bytes as the answer's body, sent from the store: the provider holds the
+  // bytes (a later PutObject of the key replaces them in the store, not here).
+  static void send_bytes(httplib::Response& res, const BytesSlice& slice, const char* type) {
+    if (slice.length < kCopyBelow) return res.set_content(slice.bytes->data() + slice.offset, slice.length, type);
+    res.set_content_provider(slice.length, type, [slice](size_t offset, size_t length, httplib::DataSink& sink) {
+      return sink.write(slice.bytes->data() + slice.offset + offset, length);
+    });
   }
 
   Outcome<bool> start_api(const Api& api, int port) {
@@ -655,6 +714,16 @@ Outcome<HttpResponse> Emulator::answer(const std::string& api_name, const std::s
   out.status = res.status;
   for (const auto& [name, value] : res.headers) out.headers.emplace_back(name, value);
   out.body = res.body;
+  if (res.content_provider_) {  // bytes sent from the store: read as a connection would
+    httplib::DataSink sink;
+    sink.write = [&out](const char* data, size_t size) { return out.body.append(data, size), true; };
+    sink.is_writable = [] { return true; };
+    for (size_t at = 0; at < res.content_length_;) {
+      size_t before = out.body.size();
+      if (!res.content_provider_(at, res.content_length_ - at, sink) || out.body.size() == before) break;
+      at += out.body.size() - before;
+    }
+  }
   return out;
 }
 

@@ -114,12 +114,24 @@ Outcome<bool> Platform::check() const {
   return make_error(ErrorKind::config, "EmulatorModelMismatch", "the emulator does not serve the model: " + all);
 }
 
-HandlerResult Platform::handle(const Operation& op, const json& input) {
+HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body) {
   auto it = handlers_.find(&op);
   if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", "no handler for " + op.name);
   std::lock_guard<std::mutex> lock(mutex_);
   settle_all();
-  HandlerResult r = it->second(op, input);
+  context_.body = body;
+  HandlerResult r;
+  try {
+    r = it->second(op, input);
+  } catch (...) {
+    context_.body = nullptr;
+    throw;
+  }
+  context_.body = nullptr;
+  if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document
+    r.result[op.output_payload] = r.payload.bytes->substr(r.payload.offset, r.payload.length);
+    r.payload = {};
+  }
   bool reads_only = op.method == "GET" || op.method == "HEAD";
   return r.ok && !reads_only ? saved(std::move(r)) : r;
 }

@@ -30,15 +30,28 @@ struct ApiError {
   json details = json::object();
 };
 
+// Bytes shared between the store and the answers being sent from it: a GetObject
+// answer references an object's bytes (no copy), and a later PutObject of the key
+// replaces the store's pointer while the answer still holds the old bytes.
+using SharedBytes = std::shared_ptr<const std::string>;
+
+// A range of shared bytes that is an answer's body, sent as it stands.
+struct BytesSlice {
+  SharedBytes bytes;  // nullptr: none (the body is in the result, if any)
+  size_t offset = 0;
+  size_t length = 0;
+};
+
 struct HandlerResult {
   bool ok = true;
   int status = 200;
   json result = json::object();
   ApiError error;
+  BytesSlice payload;  // the operation's output payload (GetObject's bytes), kept out of `result`
 
-  static HandlerResult success(json result, int status = 200) { return {true, status, std::move(result), {}}; }
+  static HandlerResult success(json result, int status = 200) { return {true, status, std::move(result), {}, {}}; }
   static HandlerResult failure(int status, std::string code, std::string message, json details = json::object()) {
-    return {false, status, json::object(), {status, std::move(code), std::move(message), std::move(details)}};
+    return {false, status, json::object(), {status, std::move(code), std::move(message), std::move(details)}, {}};
   }
 };
 
@@ -91,14 +104,25 @@ struct PlatformSetting {
 // Every setting there is, with its default; the one list configure{} checks names against.
 const std::vector<PlatformSetting>& platform_settings();
 
+// A request's body as the server received it, kept out of the call's arguments so
+// that its bytes go into the store without a copy; its MD5, hashed once with the
+// signature's SHA-256.
+struct RequestBody {
+  std::shared_ptr<std::string> bytes;  // a handler may move them out
+  std::string md5;                     // raw 16 bytes; empty: not hashed yet
+};
+
 // What every service may use: the clock, the region, the APIs' base URLs, fresh ids,
-// and the settings.
+// the settings, and the body of the call being handled.
 struct PlatformContext {
   Clock clock;
   std::string region = "jp-east-1";
   std::map<std::string, std::string> endpoints;  // api -> base URL, once serving
   unsigned long long counter = 0;
   std::map<std::string, double> settings;        // those changed from their defaults
+  // The payload of the call being handled when the server kept it out of the
+  // arguments (Platform::handle's `body`); nullptr: it is in the arguments, if any.
+  RequestBody* body = nullptr;
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                               // 8-4-4-4-12 hex
@@ -180,7 +204,11 @@ class Platform {
   // (EmulatorModelMismatch) naming each mismatch otherwise; the emulator will not start.
   Outcome<bool> check() const;
   // Runs the handler of `op` (an operation of the model) on validated arguments.
-  HandlerResult handle(const Operation& op, const json& input);
+  // With `body` (the server's calls) the payload comes in as `body` when its bytes are
+  // set (in place of the argument), and an output payload goes out as
+  // HandlerResult::payload, referencing the stored bytes; without, both are members
+  // of the input and result documents.
+  HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr);
 
   void load_fixtures();
   void seed(const json& fixtures);

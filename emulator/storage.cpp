@@ -140,7 +140,7 @@ RangeAsk parse_range(std::string_view text, unsigned long long size, unsigned lo
 }
 
 struct StoredObject {
-  std::string bytes;
+  SharedBytes bytes;  // never null
   std::string etag;           // quoted
   std::string last_modified;  // HTTP date
   std::string version_id;
@@ -234,7 +234,7 @@ class StorageService : public Service {
     for (const auto& [name, b] : buckets_) {
       json listed = json::object();
       for (const auto& [key, o] : b.objects) {
-        bytes.put(o.version_id, o.bytes);
+        bytes.put(o.version_id, *o.bytes);
         listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
                        {"checksum", o.checksum}, {"upload_id", o.upload_id}};
       }
@@ -260,7 +260,7 @@ class StorageService : public Service {
       b.created = created.value(name, ctx_.clock.iso8601());
       for (const auto& [key, o] : objects.items()) {
         std::string version = o.at("version_id").get<std::string>();
-        b.objects[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
+        b.objects[key] = {std::make_shared<const std::string>(bytes.get(version)), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
                           version, o.value("checksum", json::object()), o.value("upload_id", "")};
       }
     }
@@ -341,17 +341,28 @@ class StorageService : public Service {
   // The object in one request; its ETag is the quoted MD5 of its bytes; its checksum,
   // when given, is checked, kept and echoed.
   HandlerResult put_object(const Operation&, const json& input) {
-    std::string bytes = input.value("Body", "");
+    RequestBody body = payload_of(input, "Body");
     json given = json::object();
-    if (std::optional<HandlerResult> refused = check_checksum(input, bytes, given)) return *refused;
-    std::string etag = quoted_md5(md5(bytes));
-    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), bytes, etag, given));
+    if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, given)) return *refused;
+    std::string etag = quoted_md5(body.md5);
+    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), std::move(body.bytes), etag, given));
     r.update(given);
     return HandlerResult::success(r);
   }
 
+  // The call's payload (`member` of its arguments) with its raw MD5: the body the
+  // server kept out of the arguments, taken over as it is, or else the argument (a
+  // call made without a server, from a test).
+  RequestBody payload_of(const json& input, const char* member) {
+    RequestBody body;
+    if (ctx_.body && ctx_.body->bytes) body = std::move(*ctx_.body);
+    else body.bytes = std::make_shared<std::string>(input.value(member, ""));
+    if (body.md5.empty()) body.md5 = md5(*body.bytes);
+    return body;
+  }
+
   // Replaces whatever the key held, with a fresh version id and modification time.
-  StoredObject& store(const std::string& bucket, const std::string& key, std::string bytes, std::string etag,
+  StoredObject& store(const std::string& bucket, const std::string& key, SharedBytes bytes, std::string etag,
                       json checksum = json::object()) {
     StoredObject& o = buckets_[bucket].objects[key];
     o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), ""};
@@ -382,20 +393,21 @@ class StorageService : public Service {
 
   // The whole object (200), the range asked (206 with Content-Range), or InvalidRange (416).
   static HandlerResult answer_range(const StoredObject& o, const std::string& range, json& r, bool with_body) {
-    unsigned long long first = 0, last = 0, size = o.bytes.size();
+    unsigned long long first = 0, last = 0, size = o.bytes->size();
     RangeAsk ask = parse_range(range, size, first, last);
     if (ask == RangeAsk::unsatisfiable)
       return HandlerResult::failure(416, "InvalidRange", "The requested range is not satisfiable",
                                     {{"RangeRequested", range}, {"ActualObjectSize", size}});
-    if (ask == RangeAsk::whole) {
-      if (with_body) r["Body"] = o.bytes;
-      else r["ContentLength"] = size;
-      return HandlerResult::success(r);
-    }
-    r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
-    if (with_body) r["Body"] = o.bytes.substr(first, last - first + 1);
-    else r["ContentLength"] = last - first + 1;
-    return HandlerResult::success(r, 206);
+    bool whole = ask == RangeAsk::whole;
+    if (whole) first = 0, last = size - 1;  // parse_range may have set them for a range it ignores
+    size_t length = whole ? size : last - first + 1;
+    if (!whole)
+      r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
+    if (!with_body) r["ContentLength"] = length;
+    HandlerResult answer = HandlerResult::success(r, whole ? 200 : 206);
+    // The bytes are referenced, not copied into the result: the server sends them from the store.
+    if (with_body) answer.payload = {o.bytes, static_cast<size_t>(first), length};
+    return answer;
   }
 
   // Bucket: region, as S3's HeadBucket answers (x-ext-bucket-region); no body.
@@ -505,7 +517,7 @@ class StorageService : public Service {
     for (const auto* item : page.items) {
       const StoredObject& o = item->second;
       json entry = {{"Key", encoded(input, item->first)}, {"LastModified", iso_date(o.last_modified)}, {"ETag", o.etag},
-                    {"Size", o.bytes.size()}, {"StorageClass", "STANDARD"}};
+                    {"Size", o.bytes->size()}, {"StorageClass", "STANDARD"}};
       if (with_owner) entry["Owner"] = owner();
       contents.push_back(entry);
     }
@@ -635,10 +647,12 @@ class StorageService : public Service {
   HandlerResult upload_part(const Operation&, const json& input) {
     Upload* u = find_upload(input);
     if (!u) return no_such_upload(input);
-    std::string bytes = input.value("body", "");
+    RequestBody body = payload_of(input, "body");
     json r = json::object();
-    if (std::optional<HandlerResult> refused = check_checksum(input, bytes, r)) return *refused;
-    std::string digest = md5(bytes);
+    if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, r)) return *refused;
+    std::string digest = body.md5;
+    // The bytes are moved when no one else holds them (the server's body: nobody does).
+    std::string bytes = body.bytes.use_count() == 1 ? std::move(*body.bytes) : *body.bytes;
     u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601()};
     r["ETag"] = quoted_md5(digest);
     return HandlerResult::success(r);
@@ -743,6 +757,9 @@ class StorageService : public Service {
   // The object is the listed parts joined; its ETag is S3's multipart form; the upload ends.
   HandlerResult finish_upload(const json& input, const Upload& u, const json& listed) {
     std::string bytes, digests;
+    size_t total = 0;
+    for (const json& p : listed) total += u.parts.at(part_number(p)).bytes.size();
+    bytes.reserve(total);  // one allocation, not a doubling per part
     for (const json& p : listed) {
       const Part& part = u.parts.at(part_number(p));
       bytes += part.bytes;
@@ -751,7 +768,7 @@ class StorageService : public Service {
     std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
     std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
     uploads_.erase(id);
-    StoredObject& stored = store(bucket, key, std::move(bytes), etag);
+    StoredObject& stored = store(bucket, key, std::make_shared<const std::string>(std::move(bytes)), etag);
     stored.upload_id = id;
     json r = write_headers(stored);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
@@ -773,7 +790,7 @@ class StorageService : public Service {
     for (const auto& [name, b] : buckets_) {
       json list = json::array();
       for (const auto& [key, o] : b.objects)
-        list.push_back({{"key", key}, {"size", o.bytes.size()}, {"etag", o.etag}});
+        list.push_back({{"key", key}, {"size", o.bytes->size()}, {"etag", o.etag}});
       out.push_back({{"name", name}, {"objects", list}});
     }
     return out;

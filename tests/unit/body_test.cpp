@@ -144,6 +144,17 @@ TEST_CASE("The model refuses a payloadFile that names a member sent on the wire"
   CHECK(loaded.error().message.find("\"in\": \"local\"") != std::string::npos);
 }
 
+TEST_CASE("MD5 and SHA-256 in one pass are each digest of the whole, across block boundaries", "[body][crypto]") {
+  std::string bytes;
+  for (size_t i = 0; i < (200u << 10) + 7; ++i) bytes += static_cast<char>((i * 131) >> 3);
+  for (size_t size : {size_t(0), size_t(1), size_t(64) << 10, (size_t(64) << 10) + 1, bytes.size()}) {
+    std::string_view part(bytes.data(), size);
+    cloud::BodyDigests d = cloud::md5_and_sha256(part);
+    CHECK(d.md5 == cloud::md5(part));
+    CHECK(d.sha256_hex == cloud::sha256_hex(part));
+  }
+}
+
 TEST_CASE("The hash of a file range is the hash of those bytes, read once, a range the file lost fails") {
   TempDir dir;
   std::string bytes(700000, '\0');

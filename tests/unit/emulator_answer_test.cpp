@@ -54,3 +54,31 @@ TEST_CASE("Emulator::answer refuses what the server refuses, and names the APIs 
   CHECK(unknown.error().code == "UnknownApi");
   CHECK(unknown.error().message == "no API named 'compute' (APIs: catalog, cluster, devops, storage)");
 }
+
+TEST_CASE("Emulator::answer gives a large object's bytes, which a server sends from the store") {
+  cloud::Emulator emulator;
+  std::string big(200000, 'x');
+  big[12345] = 'y';
+  auto signed_storage = [](const std::string& method, const std::string& body) {
+    cloud::SignInput in;
+    in.method = method;
+    in.url = "http://127.0.0.1:8080/demo-bucket/big.bin";
+    in.body = body;
+    in.region = "jp-east-1";
+    in.service = "s3";
+    in.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
+    in.policy.payload_hash = cloud::PayloadHash::header;
+    auto out = cloud::sign(in);
+    REQUIRE(out.ok());
+    return out->headers;
+  };
+  emulator.platform().load_fixtures();
+  auto put = emulator.answer("storage", "PUT", "/demo-bucket/big.bin", signed_storage("PUT", big), big);
+  REQUIRE(put.ok());
+  INFO(put->body);
+  REQUIRE(put->status == 200);
+  auto got = emulator.answer("storage", "GET", "/demo-bucket/big.bin", signed_storage("GET", ""), "");
+  REQUIRE(got.ok());
+  CHECK(got->status == 200);
+  CHECK(got->body == big);
+}

@@ -60,6 +60,42 @@ TEST_CASE("GET of an object sends its bytes as binary/octet-stream") {
   CHECK(got->get_header_value("Content-Length") == "11");
 }
 
+TEST_CASE("A large object comes back byte for byte, whole, in ranges and replaced while read, and HEAD sends none") {
+  Running e;
+  std::string big;
+  for (size_t i = 0; i < (3u << 20) + 5; ++i) big += static_cast<char>((i * 2654435761u) >> 13);
+  put(e, "big.bin", big);
+  std::string url = e.urls["storage"];
+  auto got = send(url, storage_request(url, "GET", "/demo-bucket/big.bin"));
+  REQUIRE(got);
+  CHECK(got->status == 200);
+  CHECK(got->get_header_value("Content-Length") == std::to_string(big.size()));
+  CHECK(got->get_header_value("ETag") == "\"" + cloud::hex(cloud::md5(big)) + "\"");
+  CHECK(got->body == big);  // sent from the store, not copied into the answer
+
+  for (auto [range, first, length] : {std::tuple<std::string, size_t, size_t>{"bytes=100-200099", 100, 200000},
+                                      {"bytes=-70000", big.size() - 70000, 70000},
+                                      {"bytes=3145000-", 3145000, big.size() - 3145000}}) {
+    INFO(range);
+    cloud::SignInput ranged = storage_request(url, "GET", "/demo-bucket/big.bin");
+    ranged.headers = {{"Range", range}};
+    auto part = send(url, ranged);
+    REQUIRE(part);
+    CHECK(part->status == 206);
+    CHECK(part->body == big.substr(first, length));
+  }
+
+  auto head = send(url, storage_request(url, "HEAD", "/demo-bucket/big.bin"));
+  REQUIRE(head);
+  CHECK(head->get_header_value("Content-Length") == std::to_string(big.size()));
+  CHECK(head->body.empty());
+
+  put(e, "big.bin", "small now");
+  auto again = send(url, storage_request(url, "GET", "/demo-bucket/big.bin"));
+  REQUIRE(again);
+  CHECK(again->body == "small now");
+}
+
 TEST_CASE("The client reads HeadObject's ContentLength") {
   Running e;
   put(e, "ten.bin", "0123456789");

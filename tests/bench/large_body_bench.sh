@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A 60 MiB PutObject and GetObject with curl against `cloudlua serve`, beside floors
+# (not ctest; run by hand): tests/bench/large_body_bench.sh [build-release/cloudlua] [rounds] [MiB]
+#
+# serve reads the whole body, hashes it (SHA-256 for x-amz-content-sha256, MD5 for the
+# ETag) and stores it; a GET sends the stored bytes. nginx-light cannot take an upload
+# without modules, so the PUT's floor is the time to hash the file with sha256sum and
+# md5sum (what any S3 server must do with it); the GET's floor is nginx sending the
+# same file from disk (page cache). Medians of the rounds are printed, with ratios.
+# Setup, Debian: apt-get install -y --no-install-recommends nginx-light curl
+set -euo pipefail
+CLOUDLUA=$(realpath "${1:-build-release/cloudlua}")
+ROUNDS=${2:-3}
+MIB=${3:-60}
+command -v nginx >/dev/null || { echo "install nginx-light"; exit 2; }
+WORK=$(mktemp -d)
+NGINX_PID= SERVE_PID=
+cleanup() {
+  for p in $NGINX_PID $SERVE_PID; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+mkdir -p "$WORK/www" "$WORK/nginx/logs"
+chmod 755 "$WORK" "$WORK/www"  # nginx's workers read the file as another user
+# Text bytes (base64): cloud.sign takes its body as a string with no NUL in it.
+(set +o pipefail; head -c "$((MIB << 20))" /dev/urandom | base64 -w0 | head -c "$((MIB << 20))" >"$WORK/www/object"; chmod 644 "$WORK/www/object")
+NGINX_PORT=$(free_port)
+cat >"$WORK/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 2;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
+  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; location / { default_type application/octet-stream; } }
+}
+CONF
+nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
+NGINX_PID=$!
+
+CLOUDLUA_CONFIG_FILE=/dev/null "$CLOUDLUA" serve --dialect aws >"$WORK/serve.out" 2>"$WORK/serve.err" &
+SERVE_PID=$!
+until grep -q '^access_key_id' "$WORK/serve.out" 2>/dev/null; do sleep 0.05; done
+export CLOUDLUA_CONFIG_FILE=/dev/null CLOUDLUA_DIALECT=aws
+export CLOUDLUA_ENDPOINT_STORAGE=$(awk '$1 == "storage" { print $2 }' "$WORK/serve.out")
+export CLOUDLUA_ACCESS_KEY_ID=CLOUDLUAEMULATORKEY CLOUDLUA_SECRET_ACCESS_KEY=cloudlua-emulator-secret
+# Signed PUT and GET headers, one file each (a signature holds for 15 minutes).
+OBJECT=$WORK/www/object OUT=$WORK "$CLOUDLUA" -e '
+  cloud.storage.create_bucket{ Bucket = "bench" }
+  local body = assert(io.open(os.getenv("OBJECT"), "rb")):read("a")
+  local url = os.getenv("CLOUDLUA_ENDPOINT_STORAGE") .. "/bench/object"
+  for _, m in ipairs{ "PUT", "GET" } do
+    local s = cloud.sign{ method = m, url = url, region = "jp-east-1", service = "s3", dialect = "aws",
+                          body = m == "PUT" and body or "",
+                          access_key_id = os.getenv("CLOUDLUA_ACCESS_KEY_ID"),
+                          secret_access_key = os.getenv("CLOUDLUA_SECRET_ACCESS_KEY"),
+                          normalize = false, double_encode = false, sign_body = true }
+    local out = assert(io.open(os.getenv("OUT") .. "/" .. m .. ".headers", "w"))
+    for _, h in ipairs(s.headers) do
+      if h[1]:lower() ~= "host" then out:write(h[1], ": ", h[2], "\n") end
+    end
+    out:close()
+  end'
+headers() { local a=(); while IFS= read -r h; do a+=(-H "$h"); done <"$WORK/$1.headers"; printf '%s\0' "${a[@]}"; }
+mapfile -d '' PUT_H < <(headers PUT)
+mapfile -d '' GET_H < <(headers GET)
+URL="$CLOUDLUA_ENDPOINT_STORAGE/bench/object"
+secs() { /usr/bin/env python3 -c 'import sys, time, subprocess; t = time.monotonic(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); print(round(time.monotonic() - t, 4))' "$@"; }
+
+for _ in $(seq "$ROUNDS"); do
+  curl -s -o "$WORK/put.out" -w "%{time_total}\n" -T "$WORK/www/object" -H "Expect:" "${PUT_H[@]}" "$URL" >>"$WORK/put"
+  secs sh -c "sha256sum '$WORK/www/object'; md5sum '$WORK/www/object'" >>"$WORK/hash"
+  grep -q "<Error>" "$WORK/put.out" && { echo "PutObject refused: $(head -c 300 "$WORK/put.out")"; exit 1; }
+  curl -sf -o "$WORK/got" -w '%{time_total}\n' "${GET_H[@]}" "$URL" >>"$WORK/get"
+  curl -s -o "$WORK/got.nginx" -w '%{time_total}\n' "http://127.0.0.1:$NGINX_PORT/object" >>"$WORK/nginx.get"
+done
+grep -q "<Error>" "$WORK/put.out" && { echo "PutObject refused: $(head -c 300 "$WORK/put.out")"; exit 1; }
+cmp -s "$WORK/got.nginx" "$WORK/www/object" || { echo "nginx did not send the file: $(head -c 300 "$WORK/got.nginx")"; exit 1; }
+cmp -s "$WORK/got" "$WORK/www/object" || { echo "serve's GetObject did not give the bytes put"; exit 1; }
+P=$(median <"$WORK/put") H=$(median <"$WORK/hash") G=$(median <"$WORK/get") N=$(median <"$WORK/nginx.get")
+echo "$MIB MiB with curl, $ROUNDS rounds, medians, $(nproc) cores"
+awk -v p="$P" -v h="$H" -v m="$MIB" 'BEGIN { printf "  PutObject  serve %.3f s (%.0f MiB/s)   sha256sum+md5sum %.3f s   serve/floor %.1fx\n", p, m / p, h, p / h }'
+awk -v g="$G" -v n="$N" -v m="$MIB" 'BEGIN { printf "  GetObject  serve %.3f s (%.0f MiB/s)   nginx %.3f s   serve/nginx %.1fx\n", g, m / g, n, g / n }'
