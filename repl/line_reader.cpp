@@ -5,6 +5,8 @@
 #include "repl/line_reader.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -56,6 +58,12 @@ volatile std::sig_atomic_t line_interrupted = 0;
 
 void on_sigint_at_prompt(int) { line_interrupted = 1; }
 
+// The signal mask while a line is read waits for a key: SIGINT let through. Outside the
+// wait SIGINT is blocked, so a Ctrl-C that comes between two keys (while libedit
+// completes or redraws) waits for the next wait instead of being lost before a read
+// that would then block.
+sigset_t waiting_mask;
+
 // The longest start all the words share.
 std::string common_start(const std::vector<std::string>& words) {
   std::string common = words.front();
@@ -102,9 +110,16 @@ class EditReader : public LineReader {
     action.sa_handler = on_sigint_at_prompt;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
+    sigset_t sigint, unmasked;
+    sigemptyset(&sigint);
+    sigaddset(&sigint, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigint, &unmasked);
+    waiting_mask = unmasked;
+    sigdelset(&waiting_mask, SIGINT);
     std::fflush(stdout);
     int count = 0;
     const char* text = el_gets(el_, &count);
+    pthread_sigmask(SIG_SETMASK, &unmasked, nullptr);
     sigaction(SIGINT, &previous, nullptr);
     if (line_interrupted) return Status::interrupted;
     if (!text) return Status::end;  // Ctrl-D on an empty line, or the terminal went away
@@ -156,12 +171,24 @@ class EditReader : public LineReader {
     return CC_REDISPLAY;
   }
 
+  // Waits until stdin has a byte (or its end) with SIGINT let through for the wait
+  // alone (ppoll swaps the mask atomically); false when Ctrl-C came, now or before.
+  static bool wait_for_key() {
+    struct pollfd in {STDIN_FILENO, POLLIN, 0};
+    while (!line_interrupted) {
+      if (::ppoll(&in, 1, nullptr, &waiting_mask) >= 0) return true;
+      if (errno != EINTR) return true;  // let read() report it
+    }
+    return false;
+  }
+
   // One character from stdin, decoded in the locale's encoding; -1 when Ctrl-C
   // interrupted the wait, 0 at end of input.
   static int read_char(EditLine*, wchar_t* out) {
     char bytes[MB_LEN_MAX];
     size_t n = 0;
     for (;;) {
+      if (n == 0 && !wait_for_key()) return -1;
       ssize_t got = ::read(STDIN_FILENO, &bytes[n], 1);
       if (got < 0 && errno == EINTR && !line_interrupted) continue;
       if (got <= 0) return got < 0 ? -1 : 0;
