@@ -44,23 +44,23 @@ std::string unquoted(const std::string& etag) {
   return etag;
 }
 
-// ISO 8601 UTC (the platform clock's form) as an HTTP date, the form of Last-Modified.
-std::string http_date(const std::string& iso) {
+// `text` read in the strptime format `from` and written in the strftime format `to`;
+// `text` itself when it is not in `from`.
+std::string reformat_time(const std::string& text, const char* from, const char* to) {
   std::tm tm{};
-  if (!strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return iso;
+  if (!strptime(text.c_str(), from, &tm)) return text;
   char buf[40];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  std::strftime(buf, sizeof buf, to, &tm);
   return buf;
 }
 
+constexpr const char* kHttpDate = "%a, %d %b %Y %H:%M:%S GMT";
+
+// ISO 8601 UTC (the platform clock's form) as an HTTP date, the form of Last-Modified.
+std::string http_date(const std::string& iso) { return reformat_time(iso, "%Y-%m-%dT%H:%M:%SZ", kHttpDate); }
+
 // An HTTP date (the form Last-Modified is kept in) as ISO 8601, the form of listings.
-std::string iso_date(const std::string& http) {
-  std::tm tm{};
-  if (!strptime(http.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm)) return http;
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
-  return buf;
-}
+std::string iso_date(const std::string& http) { return reformat_time(http, kHttpDate, "%Y-%m-%dT%H:%M:%S.000Z"); }
 
 // The one owner of every bucket, object and upload: { ID, DisplayName }.
 json owner() { return {{"ID", sha256_hex("cloudlua-emulator")}, {"DisplayName", "cloudlua"}}; }
