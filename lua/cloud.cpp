@@ -219,7 +219,11 @@ int l_call(lua_State* L) {
 std::string opt_string_field(lua_State* L, int index, const char* name, const std::string& fallback = "") {
   int t = lua_getfield(L, index, name);
   std::string out = fallback;
-  if (t == LUA_TSTRING || t == LUA_TNUMBER) out = lua_tostring(L, -1);
+  size_t length = 0;
+  if (t == LUA_TSTRING || t == LUA_TNUMBER) {
+    const char* text = lua_tolstring(L, -1, &length);
+    out.assign(text, length);  // every byte: a body may hold NULs
+  }
   else if (t != LUA_TNIL) arg_error(L, 1, std::string("field '") + name + "' must be a string, got " + luaL_typename(L, -1));
   lua_pop(L, 1);
   return out;

@@ -341,3 +341,16 @@ test("the aws dialect (x-amz-* headers) gets the same answers", function()
   expect(put.ServerSideEncryption).to_equal("AES256")  -- read from x-amz-server-side-encryption
   expect(aws.storage.get_object{ Bucket = BUCKET, Object = "aws key+1.txt" }.Body).to_equal("hello")
 end)
+
+test("cloud.request and cloud.sign take a body byte for byte, NULs included", function()
+  local body = "a\0b\0\255c"
+  s3.create_bucket{ Bucket = "raw-bytes" }
+  local r = cloud.request{ api = "storage", method = "PUT", path = "/raw-bytes/k", body = body }
+  expect(r.status).to_equal(200)
+  expect(s3.get_object{ Bucket = "raw-bytes", Object = "k" }.Body).to_equal(body)
+  local function signature(b)
+    return cloud.sign{ method = "PUT", url = "https://h/k", body = b, access_key_id = "AK", secret_access_key = "SK",
+                       region = "jp-east-1", service = "s3", time = "20150830T123600Z", sign_body = true }.signature
+  end
+  expect(signature(body) ~= signature("a")).to_be_truthy()  -- what follows the NUL is signed too
+end)
