@@ -31,7 +31,7 @@ cloudlua_require_config(Catch2 catch2 2.13)
 # The C++ build of Lua, so that lua_error unwinds C++ frames and destructors run.
 cloudlua_require_pc(LUA lua5.4-c++ liblua5.4-dev)
 cloudlua_require_pc(HTTPLIB cpp-httplib libcpp-httplib-dev)
-# Patterns matched in linear time without recursion (std::regex overflows the stack).
+# Patterns matched in linear time without recursion (libstdc++'s regex engine recurses per character and overflows the stack).
 cloudlua_require_pc(RE2 re2 libre2-dev)
 # Line editing is optional: without it the REPL reads plain lines.
 pkg_check_modules(LIBEDIT QUIET IMPORTED_TARGET libedit)

@@ -67,18 +67,13 @@ std::string finish(EVP_MD_CTX* ctx) {
 // cache, so a large body is read from memory once rather than twice.
 BodyDigests md5_and_sha256(std::string_view data) {
   constexpr size_t kBlock = 64 << 10;  // well inside L2, a multiple of both block sizes
-  EVP_MD_CTX* m = EVP_MD_CTX_new();
-  EVP_MD_CTX* s = EVP_MD_CTX_new();
-  bool ok = m && s && EVP_DigestInit_ex(m, md_md5(), nullptr) == 1 && EVP_DigestInit_ex(s, md_sha256(), nullptr) == 1;
-  for (size_t at = 0; ok && at < data.size(); at += kBlock) {
+  DigestStream md5(Digest::md5), sha256(Digest::sha256);
+  for (size_t at = 0; at < data.size(); at += kBlock) {
     std::string_view block = data.substr(at, kBlock);
-    ok = EVP_DigestUpdate(m, block.data(), block.size()) == 1 && EVP_DigestUpdate(s, block.data(), block.size()) == 1;
+    md5.update(block);
+    sha256.update(block);
   }
-  BodyDigests out;
-  if (ok) out = {finish(m), hex(finish(s))};
-  EVP_MD_CTX_free(m);
-  EVP_MD_CTX_free(s);
-  return out;
+  return {md5.digest(), sha256.hex_digest()};
 }
 
 // SHA-256 of `data`, 32 raw bytes.
@@ -98,13 +93,11 @@ void DigestStream::update(std::string_view piece) {
   if (ctx_) EVP_DigestUpdate(ctx_, piece.data(), piece.size());
 }
 
-// The hash of every piece given; "" if OpenSSL failed (it does not for these digests).
-std::string DigestStream::hex_digest() {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (!ctx_ || EVP_DigestFinal_ex(ctx_, out, &len) != 1) return {};
-  return hex(std::string_view(reinterpret_cast<const char*>(out), len));
-}
+// The hash of every piece given, raw; "" if OpenSSL failed (it does not for these digests).
+std::string DigestStream::digest() { return finish(ctx_); }
+
+// The same as lowercase hex.
+std::string DigestStream::hex_digest() { return hex(digest()); }
 
 // MD5 of `data`, 16 raw bytes (Content-MD5 of the storage API, not for security).
 std::string md5(std::string_view data) { return digest(data, md_md5()); }

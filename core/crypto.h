@@ -36,6 +36,7 @@ class DigestStream {
   DigestStream(const DigestStream&) = delete;
   DigestStream& operator=(const DigestStream&) = delete;
   void update(std::string_view piece);
+  std::string digest();      // raw bytes; ends the stream
   std::string hex_digest();  // lowercase hex; ends the stream
 
  private:

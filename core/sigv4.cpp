@@ -506,6 +506,12 @@ std::optional<SignatureRefusal> check_scope(const VerifyInput& in, const Authori
   return std::nullopt;
 }
 
+// The SHA-256 of the body as received: the caller's when it hashed the body already
+// (the emulator hashes it once with its MD5), else computed here.
+std::string received_body_sha256(const VerifyInput& in) {
+  return in.body_sha256.empty() ? sha256_hex(in.body) : in.body_sha256;
+}
+
 // Re-signs what arrived, at its own time and with the key's secret, and compares: in
 // the header variant, or (auth.expires set) as the presigned URL it came as.
 std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Authorization& auth,
@@ -524,13 +530,13 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   again.policy.payload_hash = PayloadHash::omitted;  // the header, when sent, was signed as received
   // ... and so was the payload line: the body's hash, UNSIGNED-PAYLOAD or a STREAMING-* value.
   std::string declared = header_value(in.headers, to_lower(auth.dialect->header_prefix) + "content-sha256");
-  if (in.policy.payload_hash == PayloadHash::header && !declared.empty()) again.payload_sha256 = declared;
-  else if (!in.body_sha256.empty()) again.payload_sha256 = in.body_sha256;
-  else again.body = in.body;  // hashed by the signer: copied only then (a body can be 5 GiB)
+  bool header_signed = in.policy.payload_hash == PayloadHash::header && !declared.empty();
   if (auth.expires) {  // a presigned URL: its token is a parameter, its body is not signed
     again.presign_expires = auth.expires;
     again.credentials.session_token = auth.token;
     again.payload_sha256 = kUnsignedPayload;
+  } else {
+    again.payload_sha256 = header_signed ? declared : received_body_sha256(in);  // the body itself is never copied
   }
   auto expected = sign(again);
   if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
@@ -690,7 +696,7 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   std::string declared = header_value(in.headers, hash_header);
   bool hashed = !auth.expires && in.policy.payload_hash == PayloadHash::header;
   Payload kind = hashed ? payload_kind(declared, *auth.dialect) : Payload::plain;
-  if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != (in.body_sha256.empty() ? sha256_hex(in.body) : in.body_sha256))
+  if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != received_body_sha256(in))
     return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
   if (auto mismatch = compare_signature(in, auth, *credentials, stamp)) return mismatch;
   if (kind == Payload::plain) return std::nullopt;

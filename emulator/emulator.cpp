@@ -48,7 +48,7 @@ constexpr size_t kMaxThreadsPerApi = 256;  // connections served at once, per AP
 
 // The stack of each thread that serves connections, whatever `ulimit -s` says (the
 // default thread stack is that limit). httplib 0.11 reads a Range header with
-// std::regex, which recurses once per character, before anything of the emulator's
+// libstdc++'s regex engine, which recurses once per character, before anything of the emulator's
 // sees the request: a Range of the longest header line httplib takes (8 KiB) needs
 // about 4 MiB of stack (measured, -O2), and overflowed a 2 MiB stack; eight times
 // that leaves room for builds with larger frames (the sanitizers'). Only the pages a
@@ -484,7 +484,7 @@ struct Emulator::Impl {
     return true;
   }
 
-  // httplib routes by matching the path against each handler's std::regex, which
+  // httplib routes by matching the path against each handler's libstdc++ regex, which
   // recurses once per character: a path of the longest request line httplib takes
   // (8 KiB) needed about 5 MiB of stack. The emulator routes by the target itself
   // (serve), so every path is replaced by kRoute, the one path its handlers are
