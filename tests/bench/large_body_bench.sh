@@ -20,29 +20,14 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/lib.sh"
 
-mkdir -p "$WORK/www" "$WORK/nginx/logs"
+mkdir -p "$WORK/www"
 chmod 755 "$WORK" "$WORK/www"  # nginx's workers read the file as another user
 # Text bytes (base64): cloud.sign takes its body as a string with no NUL in it.
 (set +o pipefail; head -c "$((MIB << 20))" /dev/urandom | base64 -w0 | head -c "$((MIB << 20))" >"$WORK/www/object"; chmod 644 "$WORK/www/object")
 NGINX_PORT=$(free_port)
-cat >"$WORK/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 2;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
-  fastcgi_temp_path $WORK/nginx/fcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
-  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; location / { default_type application/octet-stream; } }
-}
-CONF
-nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
-NGINX_PID=$!
+start_nginx "$NGINX_PORT" "root $WORK/www; location / { default_type application/octet-stream; }"
 
 CLOUDLUA_CONFIG_FILE=/dev/null "$CLOUDLUA" serve --dialect aws >"$WORK/serve.out" 2>"$WORK/serve.err" &
 SERVE_PID=$!

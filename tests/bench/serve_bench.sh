@@ -20,30 +20,14 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/lib.sh"
 
 # nginx answering every GET with the same 1 KiB body.
 head -c 1024 /dev/urandom | base64 -w0 | head -c 1024 >"$WORK/object"
 NGINX_PORT=$(free_port)
-mkdir -p "$WORK/nginx/logs" "$WORK/www"
+mkdir -p "$WORK/www"
 cp "$WORK/object" "$WORK/www/object"
-cat >"$WORK/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 2;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
-  fastcgi_temp_path $WORK/nginx/fcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
-  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; location / { default_type application/octet-stream; } }
-}
-CONF
-nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
-NGINX_PID=$!
+start_nginx "$NGINX_PORT" "root $WORK/www; location / { default_type application/octet-stream; }"
 
 # serve, with the object put into it, and the signed GET of it as a wrk script.
 CLOUDLUA_CONFIG_FILE=/dev/null "$CLOUDLUA" serve --dialect aws >"$WORK/serve.out" 2>"$WORK/serve.err" &

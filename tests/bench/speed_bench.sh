@@ -44,25 +44,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$(dirname "$0")/lib.sh"
 
 # --- nginx on loopback, one canned answer per kind of call -------------------------
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$WORK/nginx/logs"
-cat >"$WORK/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log;
-events { worker_connections 256; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_max_body_size 64m;
-  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
-  fastcgi_temp_path $WORK/nginx/fcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
-  server {
-    listen 127.0.0.1:$PORT;
+PORT=$(free_port)
+LOCATIONS=$(cat <<CONF
     location = /bench/object {
       default_type application/octet-stream;
       add_header ETag '"5eb63bbbe01eeed093cb22bb8f5acdc3"';
@@ -80,13 +66,10 @@ http {
       default_type application/json;
       return 200 '{"FunctionName":"snap-1","Description":"bench","State":"Active"}';
     }
-  }
-}
 CONF
-nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
-NGINX_PID=$!
+)
+NGINX_WORKERS=1 start_nginx "$PORT" "$LOCATIONS" "client_max_body_size 64m;"
 BASE="http://127.0.0.1:$PORT"
-for _ in $(seq 50); do curl -fs "$BASE/bench/object" >/dev/null 2>&1 && break; sleep 0.1; done
 
 # cloudlua and boto3 see only this: nginx's endpoints and made-up credentials.
 for v in $(compgen -e | grep -E '^(CLOUDLUA|AWS)_' || true); do unset "$v"; done

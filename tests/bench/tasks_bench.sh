@@ -21,7 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$(dirname "$0")/lib.sh"
 
 # (a) seconds for eight delayed calls, MODE = seq or map.
 fanout() {
@@ -45,28 +45,8 @@ if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
   echo "(b) skipped: install nginx-light and wrk"; exit 0
 fi
 
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$WORK/nginx/logs"
-cat > "$WORK/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 2;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
-  fastcgi_temp_path $WORK/nginx/fcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
-  server {
-    listen 127.0.0.1:$PORT;
-    location / { default_type application/xml; return 200 "<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>"; }
-  }
-}
-CONF
-nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
-NGINX_PID=$!
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/" >/dev/null 2>&1 && break; sleep 0.1; done
+PORT=$(free_port)
+start_nginx "$PORT" 'location / { default_type application/xml; return 200 "<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>"; }'
 
 # (b) calls per second from cloudlua with TASKS tasks, over about 3 s.
 cloudlua_rate() {

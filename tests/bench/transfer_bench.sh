@@ -21,7 +21,7 @@ PART_MIB=8
 CONCURRENCY=8
 source "$(dirname "$0")/../serve/lib.sh" "$BIN"
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$(dirname "$0")/lib.sh"
 
 start_serve
 export CLOUDLUA_CONFIG_FILE=/dev/null SRC="$WORK/src.bin" BACK="$WORK/back.bin"

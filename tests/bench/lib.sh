@@ -1,0 +1,41 @@
+# What the benchmarks of tests/bench share (sourced, after WORK is set): the median of
+# numbers on stdin, a free port on loopback, and nginx-light started on loopback with a
+# configuration of its own in $WORK/nginx, never the system's.
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# start_nginx PORT SERVER [HTTP]: nginx on 127.0.0.1:PORT with the directives SERVER in
+# its one server block (and HTTP beside it in the http block), NGINX_WORKERS worker
+# processes (2 unless set); sets NGINX_PID and returns once it accepts connections.
+start_nginx() {
+  mkdir -p "$WORK/nginx/logs"
+  cat >"$WORK/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes ${NGINX_WORKERS:-2};
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
+  ${3:-}
+  server {
+    listen 127.0.0.1:$1;
+    $2
+  }
+}
+CONF
+  nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
+  NGINX_PID=$!
+  local tries
+  for tries in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nginx did not start: $(cat "$WORK/nginx/logs/error.log")" >&2
+  return 1
+}
