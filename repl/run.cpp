@@ -150,6 +150,13 @@ int run_all(lua_State* L, const RunOptions& o) {
   if (run_steps(L, o) != LUA_OK) return 1;
   if (!o.script.empty() && run_script(L, o) != LUA_OK) return 1;
   bool nothing_given = o.script.empty() && o.steps.empty() && !o.version;
+  // Values typed are shown by cloud.pretty, which the `cloud` table loads when the
+  // field is first read (from then on a field like any other, which completion lists).
+  if (o.interactive || nothing_given) {
+    int top = lua_gettop(L);
+    if (lua_getglobal(L, "cloud") == LUA_TTABLE) lua_getfield(L, -1, "pretty");
+    lua_settop(L, top);
+  }
   if (o.interactive || (nothing_given && isatty(STDIN_FILENO))) {
     run_repl(L);  // it shows the banner when stdin is a terminal
   } else if (nothing_given) {

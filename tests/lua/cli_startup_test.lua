@@ -57,3 +57,13 @@ test("the Lua-written parts of cloud are compiled on first use, and their errors
   expect(lines[3]).to_match(":6: bad argument #1 to 'cloud.storage.upload_file' %(table expected, got number%)")
   expect(lines[4]).to_equal("7")
 end)
+
+test("cloud.pretty is compiled when first read, and is then require's module", function()
+  local script = table.concat({
+    'print(package.loaded["cloud.pretty"] == nil, rawget(cloud, "pretty") == nil)',
+    'print(cloud.pretty{ 1 }, cloud.pretty == require "cloud.pretty", rawget(cloud, "pretty") == cloud.pretty)',
+    'print(cloud.no_such_field)',
+  }, "\n")
+  local out, err, code = t.cloudlua("-e " .. q(script))
+  expect({ out, err, code }).to_equal{ "true\ttrue\n{ 1 }\ttrue\ttrue\nnil\n", "", 0 }
+end)

@@ -108,12 +108,13 @@ end)
 
 local reference = require "cloud.reference"
 
--- The value a dotted name reaches from the globals, or nil.
+-- The value a dotted name reaches from the globals, or nil. Indexed, not raw: the
+-- `cloud` table loads cloud.pretty when it is first read.
 local function resolve(name)
   local v = _G
   for part in name:gmatch("[^.]+") do
     if type(v) ~= "table" then return nil end
-    v = rawget(v, part)
+    v = v[part]
   end
   return v
 end
