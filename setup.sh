@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(
   build-essential cmake pkg-config
-  liblua5.4-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libpugixml-dev
+  liblua5.4-dev libcurl4-openssl-dev nettle-dev nlohmann-json3-dev libpugixml-dev
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev libre2-dev zlib1g-dev
 )
 

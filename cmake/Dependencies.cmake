@@ -22,6 +22,8 @@ set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 cloudlua_require_config(CURL libcurl4-openssl-dev)
 cloudlua_require_config(OpenSSL libssl-dev)
+# SHA-256, MD5, SHA-1, HMAC and base64 (GNU Nettle, which libcurl's TLS stack loads anyway).
+cloudlua_require_pc(NETTLE nettle nettle-dev)
 # CRC-32 of the storage API's checksums (zlib's crc32).
 cloudlua_require_config(ZLIB zlib1g-dev)
 cloudlua_require_config(nlohmann_json nlohmann-json3-dev 3.10)

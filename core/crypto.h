@@ -1,12 +1,13 @@
-// Hashes and MACs through OpenSSL's EVP interface; no hand-written crypto.
+// Hashes and MACs through GNU Nettle; no hand-written crypto.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-struct evp_md_ctx_st;   // OpenSSL's EVP_MD_CTX
-struct evp_mac_ctx_st;  // OpenSSL's EVP_MAC_CTX
+#include <nettle/hmac.h>
+#include <nettle/md5.h>
+#include <nettle/sha2.h>
 
 namespace cloud {
 
@@ -24,7 +25,7 @@ struct BodyDigests {
   std::string md5;         // raw 16 bytes
   std::string sha256_hex;  // lowercase hex
 };
-BodyDigests md5_and_sha256(std::string_view data);  // one pass over `data`; empty fields if OpenSSL fails
+BodyDigests md5_and_sha256(std::string_view data);  // one pass over `data`
 
 enum class Digest { sha256, md5 };
 
@@ -32,15 +33,16 @@ enum class Digest { sha256, md5 };
 class DigestStream {
  public:
   explicit DigestStream(Digest which);
-  ~DigestStream();
-  DigestStream(const DigestStream&) = delete;
-  DigestStream& operator=(const DigestStream&) = delete;
   void update(std::string_view piece);
-  std::string digest();      // raw bytes; ends the stream
-  std::string hex_digest();  // lowercase hex; ends the stream
+  std::string digest();      // raw bytes; starts the stream afresh
+  std::string hex_digest();  // lowercase hex; starts the stream afresh
 
  private:
-  evp_md_ctx_st* ctx_;
+  Digest which_;
+  union {
+    sha256_ctx sha256_;
+    md5_ctx md5_;
+  };
 };
 
 // HMAC-SHA256 under one key, keyed once: a copy starts from the keyed state (the
@@ -50,13 +52,10 @@ class DigestStream {
 class HmacSha256 {
  public:
   explicit HmacSha256(std::string_view key);
-  HmacSha256(const HmacSha256& other);
-  HmacSha256& operator=(const HmacSha256&) = delete;
-  ~HmacSha256();
-  std::string sign(std::string_view data);  // raw 32 bytes; ends this context
+  std::string sign(std::string_view data);  // raw 32 bytes; back to the state the key left
 
  private:
-  evp_mac_ctx_st* ctx_;
+  hmac_sha256_ctx ctx_;  // a plain struct: a copy is a keyed context
 };
 
 // Compares two strings in time independent of where they differ (signatures).

@@ -156,8 +156,7 @@ std::string derive_signing_key(const SignInput& in, const std::string& day) {
 // region, service and dialect: the chain is the same for every request of a day, so
 // the last few keys are kept, each as a keyed MAC context that a signature copies (a
 // client uses one or two scopes; the emulator, a few). Shared by the threads of the
-// emulator, hence the lock, under which the kept context is also copied (OpenSSL does
-// not promise that concurrent copies of one context are safe).
+// emulator, hence the lock, under which the kept context is also copied.
 HmacSha256 signing_mac(const SignInput& in, const std::string& time) {
   struct Entry {
     std::string scope;

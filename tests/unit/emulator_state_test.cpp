@@ -77,6 +77,13 @@ TEST_CASE("unbase64 reverses base64 and refuses what is not base64") {
     CHECK(unbase64(base64(bytes)) == bytes);
   CHECK_FALSE(unbase64("abc").has_value());
   CHECK_FALSE(unbase64("ab!?").has_value());
+  // Padding only at the end, at most two; no white space; the standard alphabet only.
+  for (const char* bad : {"ab=c", "a===", "====", "ab c", " abc", "abc\n", "ab-_"})
+    CHECK_FALSE(unbase64(bad).has_value());
+  CHECK_FALSE(unbase64(std::string("Zm9v\0AAA", 8)).has_value());
+  CHECK(unbase64("Zm8=") == std::string("fo"));
+  CHECK(unbase64("Zg==") == std::string("f"));
+  CHECK(unbase64("+/+/") == std::string("\xfb\xff\xbf", 3));
 }
 
 TEST_CASE("Settings: defaults, changes, and unknown names refused with the known ones listed") {
