@@ -18,6 +18,23 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
+// The member `key` of object `o`, or `fallback` when it has none: a reference into the
+// document, where ojson::value would copy the member (the whole "shapes" object).
+const ojson& member_or(const ojson& o, const char* key, const ojson& fallback) {
+  auto it = o.find(key);
+  return it == o.end() ? fallback : *it;
+}
+
+const ojson& empty_object() {
+  static const ojson empty = ojson::object();
+  return empty;
+}
+
+const ojson& null_value() {
+  static const ojson null;
+  return null;
+}
+
 const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
     {"structure", ShapeType::structure}, {"list", ShapeType::list},
     {"string", ShapeType::string},       {"integer", ShapeType::integer},
@@ -248,9 +265,9 @@ struct Model::Loader {
     op.output_root = spec.value("outputRoot", "");
     op.payload = spec.value("payload", "");
     op.output_payload = spec.value("outputPayload", "");
-    op.input = structure_of(spec.value("input", ojson::object()), where + ".input");
+    op.input = structure_of(member_or(spec, "input", empty_object()), where + ".input");
     op.output = spec.contains("outputShape") ? named_structure(spec["outputShape"], where + ".outputShape")
-                                             : structure_of(spec.value("output", ojson::object()), where + ".output");
+                                             : structure_of(member_or(spec, "output", empty_object()), where + ".output");
     read_file_members(op, spec, where);
     read_errors_by_status(op, spec, where + ".errorsByStatus");
     op.checksum_required = spec.value("checksumRequired", false);
@@ -504,16 +521,16 @@ struct Model::Loader {
     api.xml_namespace = doc.value("xmlNamespace", "");
     api.doc = doc.value("doc", "");
     if (api.name.empty()) return fail("api", "missing");
-    ojson shapes = doc.value("shapes", ojson::object());
+    const ojson& shapes = member_or(doc, "shapes", empty_object());
     declare_shapes(shapes);
     define_shapes(shapes);
-    ojson ops = doc.value("operations", ojson::object());
+    const ojson& ops = member_or(doc, "operations", empty_object());
     for (auto it = ops.begin(); it != ops.end(); ++it) read_operation(api, it.key(), it.value());
-    ojson waiters = doc.value("waiters", ojson::object());
+    const ojson& waiters = member_or(doc, "waiters", empty_object());
     for (auto it = waiters.begin(); it != waiters.end(); ++it) read_waiter(api, it.key(), it.value());
     for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
     ordered_lists.clear();
-    read_signing(doc.value("signing", ojson()), api.signing);
+    read_signing(member_or(doc, "signing", null_value()), api.signing);
   }
 };
 
