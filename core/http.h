@@ -58,10 +58,13 @@ struct HttpResponse {
 // The first value of header `name` (case-insensitive), or "" when absent.
 std::string header_value(const Headers& headers, std::string_view name);
 bool has_header(const Headers& headers, std::string_view name);
+// The first value of header `name` in place, or nullptr when absent.
+const std::string* find_header(const Headers& headers, std::string_view name);
+// ASCII case-insensitive equality, as HTTP names compare (whatever the C locale says).
 bool iequals(std::string_view a, std::string_view b);
 // Whether `value` may be a header's value: no line break, NUL or other control
 // character but a tab (one with "\r\n" in it would put a header of its own on the wire).
 bool header_value_ok(std::string_view value);
-std::string to_lower(std::string_view s);
+std::string to_lower(std::string_view s);  // ASCII letters only
 
 }  // namespace cloud

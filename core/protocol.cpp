@@ -240,20 +240,21 @@ std::string xml_document(const std::string& root, const std::string& ns, const S
 
 // The model names the platform's x-ext-* headers; an S3-compatible server in the aws
 // dialect sends the same headers as x-amz-*.
-std::string header_in(const Headers& headers, const std::string& name, bool& found) {
-  found = has_header(headers, name);
-  if (found || to_lower(name).rfind("x-ext-", 0) != 0) return found ? header_value(headers, name) : "";
-  std::string aws = "x-amz-" + name.substr(6);
-  found = has_header(headers, aws);
-  return found ? header_value(headers, aws) : "";
+const std::string* header_in(const Headers& headers, std::string_view name) {
+  if (const std::string* value = find_header(headers, name)) return value;
+  constexpr std::string_view ext = "x-ext-", aws = "x-amz-";
+  if (name.size() <= ext.size() || !iequals(name.substr(0, ext.size()), ext)) return nullptr;
+  for (const Header& h : headers)
+    if (h.first.size() == name.size() && iequals(std::string_view(h.first).substr(0, aws.size()), aws) &&
+        iequals(std::string_view(h.first).substr(aws.size()), name.substr(ext.size())))
+      return &h.second;
+  return nullptr;
 }
 
 void read_header_members(const Shape& shape, const Headers& headers, json& out) {
-  for (const Member& m : shape.members) {
-    bool found = false;
-    std::string value = m.location == Location::header ? header_in(headers, m.wire_name, found) : "";
-    if (found) out[m.name] = typed_scalar(*m.shape, value);
-  }
+  for (const Member& m : shape.members)
+    if (m.location == Location::header)
+      if (const std::string* value = header_in(headers, m.wire_name)) out[m.name] = typed_scalar(*m.shape, *value);
 }
 
 // "the answer is nested more than 200 levels deep (...)": the words of DocumentTooDeep.
@@ -564,7 +565,7 @@ bool selects(const Operation& op, const std::map<std::string, std::string>& q, c
   for (const Member& m : op.input->members) {
     bool found = true;
     if (m.required && m.location == Location::query) found = q.count(m.wire_name) > 0;
-    if (m.required && m.location == Location::header) header_in(headers, m.wire_name, found);
+    if (m.required && m.location == Location::header) found = header_in(headers, m.wire_name) != nullptr;
     if (!found) return false;
   }
   return true;
