@@ -5,7 +5,7 @@
 //   CRC-64/NVME: polynomial 0xAD93D23594C93659, reflected 0x9A6C9329AC4BC9B5; initial
 //     value and final XOR all ones; check value 0xAE8B14860A799888.
 // (Parameters and check values as the CRC catalogue of R. Williams' model lists them.)
-// SHA-1 and SHA-256 go through core/crypto (OpenSSL).
+// SHA-1 and SHA-256 go through core/crypto (GNU Nettle).
 #include "core/checksum.h"
 
 #include <zlib.h>

@@ -47,8 +47,7 @@ class DigestStream {
 
 // HMAC-SHA256 under one key, keyed once: a copy starts from the keyed state (the
 // key's set-up is not redone), so a kept key signs each message for the cost of
-// hashing it. Copying only reads the original, but OpenSSL promises nothing for
-// concurrent reads of one context, so threads sharing an original copy it under a lock.
+// hashing it. Threads sharing an original copy it under a lock (core/sigv4's kept keys).
 class HmacSha256 {
  public:
   explicit HmacSha256(std::string_view key);

@@ -245,8 +245,9 @@ struct Emulator::Impl {
     res.set_header("Date", http_date_now());
     res.set_header("x-ext-request-id", request_id);
     if (!api.protocol->support_ids) return;
-    res.set_header("x-ext-id-2", base64(sha256(request_id)));
-    res.set_header("x-storage-sg-trace-id", hex(md5(request_id)).substr(0, 16));
+    std::string digest = sha256(request_id);  // one hash for both (a second, MD5, cost as much)
+    res.set_header("x-ext-id-2", base64(digest));
+    res.set_header("x-storage-sg-trace-id", hex(std::string_view(digest).substr(24)));
     res.set_header("X-Gateway-Endpoint-Request", "1");
   }
 
