@@ -199,6 +199,25 @@ TEST_CASE("each model file loads on its own, and a broken one is named", "[model
   CHECK_THAT(broken.error().message, Catch::Contains("broken.json") && Catch::Contains("unknown shape 'Nope'"));
 }
 
+TEST_CASE("XML attributes: a scalar body member, its structure declaring the namespace of its prefix", "[model]") {
+  auto load = [](const std::string& shape) {
+    return Model::load({{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"output":{"g":)" + shape + "}}}}"}});
+  };
+  CHECK(load(R"({"type":"structure","xmlNamespace":{"prefix":"p","uri":"u"},"members":{"t":{"type":"string","xmlAttribute":true}}})").ok());
+  auto on_structure = load(R"({"type":"structure","members":{"t":{"type":"structure","xmlAttribute":true}}})");
+  REQUIRE_FALSE(on_structure.ok());
+  CHECK_THAT(on_structure.error().message, Catch::Contains("g.t.xmlAttribute: only a body member of a scalar shape"));
+  auto in_header = load(R"({"type":"structure","members":{"t":{"in":"header","type":"string","xmlAttribute":true}}})");
+  REQUIRE_FALSE(in_header.ok());
+  CHECK_THAT(in_header.error().message, Catch::Contains("g.t.xmlAttribute: only a body member of a scalar shape"));
+  auto no_uri = load(R"({"type":"structure","xmlNamespace":{"prefix":"p"},"members":{}})");
+  REQUIRE_FALSE(no_uri.ok());
+  CHECK_THAT(no_uri.error().message, Catch::Contains("g.xmlNamespace: must be { prefix, uri }"));
+  auto on_string = load(R"({"type":"string","xmlNamespace":{"prefix":"p","uri":"u"}})");
+  REQUIRE_FALSE(on_string.ok());
+  CHECK_THAT(on_string.error().message, Catch::Contains("g.xmlNamespace: must be { prefix, uri }"));
+}
+
 TEST_CASE("storage operations: paths, roots, payload and header members", "[model]") {
   const Operation& complete = op("CompleteMultipartUpload");
   CHECK(complete.method == "POST");
