@@ -17,7 +17,8 @@
 // ListMultipartUploads) are computed afresh from the keys in order for every page; a
 // continuation token is the base64 of the last key or common prefix the page before
 // ended with, and a common prefix at or before where a page starts is not listed
-// again; every bucket and upload has the one owner of the emulator.
+// again; every bucket and upload has the one owner of the emulator, and every object
+// that owner's FULL_CONTROL as its ACL.
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -295,6 +296,7 @@ class StorageService : public Service {
         {"DeleteObjects", in_bucket(&StorageService::delete_objects)},
         {"GetBucketLocation", in_bucket(&StorageService::get_bucket_location)},
         {"GetObject", in_bucket(&StorageService::read_object)},
+        {"GetObjectAcl", in_bucket(&StorageService::get_object_acl)},
         {"HeadBucket", in_bucket(&StorageService::head_bucket)},
         {"HeadObject", in_bucket(&StorageService::read_object)},
         {"ListBuckets", handler(this, &StorageService::list_buckets)},
@@ -382,13 +384,32 @@ class StorageService : public Service {
     std::string key = input.value("Object", "");
     const Objects& b = buckets_.at(input.value("Bucket", "")).objects;
     auto found = b.find(key);
-    if (found == b.end()) return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", key}});
+    if (found == b.end()) return no_such_key(key);
     const StoredObject& o = found->second;
     json r = write_headers(o);
     r["LastModified"] = o.last_modified;
     r["AcceptRanges"] = "bytes";
     if (input.value("ChecksumMode", "") == "ENABLED" && !input.contains("Range")) r.update(o.checksum);
     return answer_range(o, input.value("Range", ""), r, with_body);
+  }
+
+  // NoSuchKey naming the key, as GetObject answers a key that holds no object.
+  static HandlerResult no_such_key(const std::string& key) {
+    return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", key}});
+  }
+
+  // The one access control list there is: the owner's FULL_CONTROL (S3's private).
+  static json owner_acl() {
+    json grantee = owner();
+    grantee["Type"] = "CanonicalUser";
+    return {{"Owner", owner()}, {"AccessControlList", {{{"Grantee", grantee}, {"Permission", "FULL_CONTROL"}}}}};
+  }
+
+  // An object's ACL: every object has the one owner's (owner_acl).
+  HandlerResult get_object_acl(const Operation&, const json& input) {
+    std::string key = input.value("Object", "");
+    if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
+    return HandlerResult::success(owner_acl());
   }
 
   // The whole object (200), the range asked (206 with Content-Range), or InvalidRange (416).
@@ -476,8 +497,7 @@ class StorageService : public Service {
     if (b == buckets_.end())
       return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", from_bucket}});
     auto found = b->second.objects.find(from_key);
-    if (found == b->second.objects.end())
-      return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", from_key}});
+    if (found == b->second.objects.end()) return no_such_key(from_key);
     if (from_bucket == to_bucket && from_key == to_key && input.value("MetadataDirective", "COPY") != "REPLACE")
       return HandlerResult::failure(400, "InvalidRequest",
                                     "This copy request is illegal because it is trying to copy an object to itself without "

@@ -57,6 +57,7 @@ json valid_args(const std::string& op_name) {
       {"ListMultipartUploads", [] { return json{{"Bucket", "bkt"}, {"MaxUploads", 10}, {"EncodingType", "url"}}; }},
       {"CopyObject",
        [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/k"}, {"MetadataDirective", "COPY"}}; }},
+      {"GetObjectAcl", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
   };
   auto it = args.find(op_name);
   INFO("valid arguments for " << op_name);

@@ -106,6 +106,7 @@ TEST_CASE("the built-in model loads with every operation and the four storage he
       {"DeleteObjects", "delete_objects", "storage"},
       {"ListMultipartUploads", "list_multipart_uploads", "storage"},
       {"CopyObject", "copy_object", "storage"},
+      {"GetObjectAcl", "get_object_acl", "storage"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {
@@ -200,6 +201,15 @@ TEST_CASE("each model file loads on its own, and a broken one is named", "[model
 }
 
 TEST_CASE("XML attributes: a scalar body member, its structure declaring the namespace of its prefix", "[model]") {
+  const Shape& grantee = *op("GetObjectAcl").output->find_member("AccessControlList")->shape->member->find_member("Grantee")->shape;
+  CHECK(grantee.xml_namespace_prefix == "xsi");
+  CHECK(grantee.xml_namespace_uri == "http://www.w3.org/2001/XMLSchema-instance");
+  const Member* type = grantee.find_member("Type");
+  REQUIRE(type != nullptr);
+  CHECK(type->xml_attribute);
+  CHECK(type->wire_name == "xsi:type");
+  CHECK_FALSE(grantee.find_member("ID")->xml_attribute);
+
   auto load = [](const std::string& shape) {
     return Model::load({{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"output":{"g":)" + shape + "}}}}"}});
   };
