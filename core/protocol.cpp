@@ -359,6 +359,23 @@ std::string request_id_of(const Headers& headers) {
 
 namespace {
 
+// Whether an XML operation's document has anything to carry: a body member given.
+// Without one nothing is sent (PutObjectAcl with a canned ACL in a header only).
+bool has_body_member(const Operation& op, const json& input) {
+  if (op.input_root.empty()) return false;
+  for (const Member& m : op.input->members)
+    if (m.location == Location::body && input.contains(m.name) && !input[m.name].is_null()) return true;
+  return false;
+}
+
+// Whether an XML operation may come without its document: none of its body members
+// is required.
+bool body_optional(const Operation& op) {
+  for (const Member& m : op.input->members)
+    if (m.location == Location::body && m.required) return false;
+  return true;
+}
+
 // The request of `input`, whose payload member (the object's bytes) is given apart
 // so that it can be moved rather than copied.
 WireRequest serialize_with_payload(const Api& api, const Operation& op, const json& input, std::string payload) {
@@ -374,7 +391,7 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
     w.files.upload = payload_file_range(op, input, validated);
     w.body = std::move(payload);
   } else if (api.protocol->format == Format::xml) {
-    if (!op.input_root.empty()) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
+    if (has_body_member(op, input)) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
   } else if (op.method != "GET" && op.method != "DELETE" && op.method != "HEAD") {
     w.body = body_members(*op.input, input).dump();
   }
@@ -636,7 +653,7 @@ Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<
   json input = json::object();
   if (!op.payload.empty()) {
     input[op.payload] = body;
-  } else if (api.protocol->format == Format::xml && !op.input_root.empty()) {
+  } else if (api.protocol->format == Format::xml && !op.input_root.empty() && !(body.empty() && body_optional(op))) {
     pugi::xml_document doc;
     if (!doc.load_string(body.c_str(), kXmlParse) || local_name(doc.document_element().name()) != op.input_root)
       return make_error(ErrorKind::validation, "MalformedXML", "the body is not a " + op.input_root + " document");

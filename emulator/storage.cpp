@@ -18,7 +18,7 @@
 // continuation token is the base64 of the last key or common prefix the page before
 // ended with, and a common prefix at or before where a page starts is not listed
 // again; every bucket and upload has the one owner of the emulator, and every object
-// that owner's FULL_CONTROL as its ACL.
+// that owner's FULL_CONTROL as its ACL (no ACL is kept: PutObjectAcl takes only that one).
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -305,6 +305,7 @@ class StorageService : public Service {
         {"ListObjectsV2", in_bucket(&StorageService::list_objects_v2)},
         {"ListParts", in_bucket(&StorageService::list_parts)},
         {"PutObject", in_bucket(&StorageService::put_object)},
+        {"PutObjectAcl", in_bucket(&StorageService::put_object_acl)},
         {"UploadPart", in_bucket(&StorageService::upload_part)},
     };
   }
@@ -410,6 +411,38 @@ class StorageService : public Service {
     std::string key = input.value("Object", "");
     if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
     return HandlerResult::success(owner_acl());
+  }
+
+  // Only the one ACL there is (owner_acl) can be set: the canned private, or grants
+  // that are all the owner's FULL_CONTROL (what s3cmd cp copies from the source); any
+  // other is NotImplemented (501), which clients that copy ACLs take as a server
+  // without them. An object's ACL is not kept: it could only be that one.
+  HandlerResult put_object_acl(const Operation&, const json& input) {
+    std::string key = input.value("Object", "");
+    if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
+    bool canned = input.contains("ACL"), full = input.contains("Owner") || input.contains("AccessControlList");
+    if (!canned && !full)
+      return HandlerResult::failure(400, "MalformedACLError",
+                                    "The XML you provided was not well-formed or did not validate against our published schema");
+    if ((canned && input["ACL"] != "private") || (full && !is_owner_acl(input)))
+      return HandlerResult::failure(501, "NotImplemented",
+                                    "The emulator keeps one access control list, the owner's FULL_CONTROL (canned: private)");
+    return HandlerResult::success(json::object());
+  }
+
+  // Whether an ACL given in full is owner_acl's: the owner (when named) is the one
+  // owner, and there are grants, each the owner's FULL_CONTROL.
+  static bool is_owner_acl(const json& input) {
+    const std::string id = owner()["ID"];
+    if (input.contains("Owner") && input["Owner"].value("ID", "") != id) return false;
+    const json grants = input.value("AccessControlList", json::array());
+    for (const json& g : grants) {
+      json grantee = g.value("Grantee", json::object());
+      if (grantee.value("Type", "") != "CanonicalUser" || grantee.value("ID", "") != id ||
+          g.value("Permission", "") != "FULL_CONTROL")
+        return false;
+    }
+    return !grants.empty();
   }
 
   // The whole object (200), the range asked (206 with Content-Range), or InvalidRange (416).

@@ -100,7 +100,7 @@ TEST_CASE("storage: CreateBucket, an existing bucket, an unknown bucket", "[emul
            {"HeadBucket", key}, {"GetBucketLocation", key}, {"DeleteBucket", key}, {"ListObjectsV2", key},
            {"ListObjects", key}, {"DeleteObject", key}, {"DeleteObjects", {{"Bucket", "nope"}, {"Object", {{{"Key", "k"}}}}}},
            {"ListMultipartUploads", key}, {"CopyObject", {{"Bucket", "nope"}, {"Object", "k"}, {"CopySource", "bkt/k"}}},
-           {"GetObjectAcl", key}}) {
+           {"GetObjectAcl", key}, {"PutObjectAcl", {{"Bucket", "nope"}, {"Object", "k"}, {"ACL", "private"}}}}) {
     INFO(op);
     HandlerResult r = handle(p, op, args);
     check_error(r, 404, "NoSuchBucket");

@@ -58,6 +58,11 @@ json valid_args(const std::string& op_name) {
       {"CopyObject",
        [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/k"}, {"MetadataDirective", "COPY"}}; }},
       {"GetObjectAcl", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
+      {"PutObjectAcl",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"ACL", "private"}, {"Owner", {{"ID", "1a"}}},
+                     {"AccessControlList", {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}}}, {"Permission", "READ"}}}}};
+       }},
   };
   auto it = args.find(op_name);
   INFO("valid arguments for " << op_name);

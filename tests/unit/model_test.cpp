@@ -107,6 +107,7 @@ TEST_CASE("the built-in model loads with every operation and the four storage he
       {"ListMultipartUploads", "list_multipart_uploads", "storage"},
       {"CopyObject", "copy_object", "storage"},
       {"GetObjectAcl", "get_object_acl", "storage"},
+      {"PutObjectAcl", "put_object_acl", "storage"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {

@@ -484,10 +484,12 @@ const json kOwnerAclResult = {
 TEST_CASE("routing: an object's ?acl is its ACL while a plain GET stays GetObject and a bucket's ?acl is not an object's", "[protocol]") {
   CHECK(matched("GET", "/b/k?acl") == "GetObjectAcl");
   CHECK(matched("GET", "/b/dir/k?acl=") == "GetObjectAcl");
+  CHECK(matched("PUT", "/b/k?acl") == "PutObjectAcl");
   CHECK(matched("GET", "/b/k") == "GetObject");
   CHECK(matched("PUT", "/b/k") == "PutObject");
   CHECK(matched("GET", "/b?acl") != "GetObjectAcl");   // a bucket's ACL: not modelled
   CHECK(matched("GET", "/b/?acl") != "GetObjectAcl");  // no key after the '/'
+  CHECK(matched("PUT", "/b?acl") != "PutObjectAcl");
 }
 
 TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with its namespace and read back", "[protocol]") {
@@ -507,6 +509,26 @@ TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with it
   CHECK(group["AccessControlList"] == json::array({{{"Grantee", {{"Type", "Group"},
                                                                   {"URI", "http://acs.amazonaws.com/groups/global/AllUsers"}}},
                                                     {"Permission", "READ"}}}));
+}
+
+TEST_CASE("PutObjectAcl: the grants as an AccessControlPolicy document, or a canned ACL with no body", "[protocol]") {
+  json full = {{"Bucket", "b"}, {"Object", "k"}};
+  full.update(kOwnerAclResult);
+  WireRequest w = wire("PutObjectAcl", full);
+  CHECK(w.method == "PUT");
+  CHECK(w.query == "acl");
+  CHECK(w.body == kOwnerAcl);
+  CHECK(received("PutObjectAcl", full) == full);
+
+  json canned = {{"Bucket", "b"}, {"Object", "k"}, {"ACL", "private"}};
+  WireRequest c = wire("PutObjectAcl", canned);
+  CHECK(c.body.empty());
+  CHECK_FALSE(has_header(c.headers, "Content-Type"));
+  CHECK(header_value(c.headers, "x-ext-acl") == "private");
+  CHECK(received("PutObjectAcl", canned) == canned);
+  // An operation whose document has a required member still needs it.
+  std::map<std::string, std::string> labels{{"Bucket", "b"}};
+  CHECK_FALSE(parse_request(api_of("DeleteObjects"), op("DeleteObjects"), labels, "delete", {}, "").ok());
 }
 
 // ---------------------------------------------------------------- the Lua side of the types
