@@ -44,7 +44,8 @@ const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
 // Keys that describe the member rather than its shape.
 bool is_member_key(const std::string& key) {
   static const char* const keys[] = {"in", "name", "required", "nullable", "requiredWhen", "absentWhen",
-                                     "default", "defaultText", "defaultByRegion", "doc", "shape"};
+                                     "default", "defaultText", "defaultByRegion", "doc", "shape",
+                                     "xmlAttribute"};
   for (const char* k : keys)
     if (key == k) return true;
   return false;
@@ -199,12 +200,22 @@ struct Model::Loader {
     if (spec.contains("flattened")) shape.flattened = spec["flattened"].get<bool>();
     if (spec.contains("ascendingBy")) shape.ascending_by = spec["ascendingBy"].get<std::string>();
     if (spec.contains("format")) shape.format = spec["format"].get<std::string>();
+    if (spec.contains("xmlNamespace")) read_xml_namespace(shape, spec["xmlNamespace"], where + ".xmlNamespace");
     if (spec.contains("patternText")) shape.pattern_text = spec["patternText"].get<std::string>();
     if (spec.contains("pattern")) {
       Outcome<Pattern> p = Pattern::compile(spec["pattern"].get<std::string>());
       if (p.ok()) shape.pattern = std::move(p.value());
       else fail(where, p.error().message);
     }
+  }
+
+  // "xmlNamespace": { "prefix": "xsi", "uri": "..." }, on a structure.
+  void read_xml_namespace(Shape& shape, const ojson& spec, const std::string& where) {
+    std::string prefix = spec.is_object() ? spec.value("prefix", "") : "";
+    std::string uri = spec.is_object() ? spec.value("uri", "") : "";
+    if (prefix.empty() || uri.empty() || shape.type != ShapeType::structure)
+      return fail(where, "must be { prefix, uri }, both non-empty, on a structure");
+    shape.xml_namespace_prefix = prefix, shape.xml_namespace_uri = uri;
   }
 
   void fill_members(Shape& shape, const ojson& members, const std::string& where) {
@@ -229,6 +240,10 @@ struct Model::Loader {
     m.required_when = read_conditions(spec, "requiredWhen");
     m.absent_when = read_conditions(spec, "absentWhen");
     m.shape = member_shape(spec, where);
+    m.xml_attribute = spec.value("xmlAttribute", false);
+    bool scalar = m.shape && m.shape->type != ShapeType::structure && m.shape->type != ShapeType::list;
+    if (m.xml_attribute && (m.location != Location::body || !scalar))
+      fail(where + ".xmlAttribute", "only a body member of a scalar shape can be an XML attribute");
     return m;
   }
 

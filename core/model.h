@@ -51,6 +51,7 @@ struct Member {
   std::string default_text;           // default described in words (per region...)
   std::map<std::string, json> default_by_region;  // region -> the default there
   std::string doc;
+  bool xml_attribute = false;  // xml: an attribute of its structure's element (Grantee's xsi:type)
   const Shape* shape = nullptr;
 };
 
@@ -69,6 +70,9 @@ struct Shape {
   std::string pattern_text;                         // the pattern in words
   std::optional<Pattern> pattern;                   // the whole value must match
   std::string format;  // "ipv4-or-cidr", "cidr", "iso8601"
+  // xml structure: the namespace its element declares for the prefixes of its
+  // attributes (xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"); "" for none.
+  std::string xml_namespace_prefix, xml_namespace_uri;
 
   const Member* find_member(std::string_view name) const;
 };

@@ -123,10 +123,16 @@ json body_members(const Shape& shape, const json& input) {
 
 void xml_write(pugi::xml_node parent, const Shape& shape, const std::string& name, const json& v);
 
+// A structure's members into its element `node`: child elements, and attributes for
+// the members the model makes them (with the namespace declaration their prefix needs).
 void xml_write_members(pugi::xml_node node, const Shape& shape, const json& v) {
-  for (const Member& m : shape.members)
-    if (m.location == Location::body && v.contains(m.name) && !v[m.name].is_null())
-      xml_write(node, *m.shape, m.wire_name, v[m.name]);
+  if (!shape.xml_namespace_prefix.empty())
+    node.append_attribute(("xmlns:" + shape.xml_namespace_prefix).c_str()) = shape.xml_namespace_uri.c_str();
+  for (const Member& m : shape.members) {
+    if (m.location != Location::body || !v.contains(m.name) || v[m.name].is_null()) continue;
+    if (m.xml_attribute) node.append_attribute(m.wire_name.c_str()) = scalar_text(v[m.name]).c_str();
+    else xml_write(node, *m.shape, m.wire_name, v[m.name]);
+  }
 }
 
 void xml_write(pugi::xml_node parent, const Shape& shape, const std::string& name, const json& v) {
@@ -163,12 +169,27 @@ json xml_read_list(pugi::xml_node parent, const std::string& name, const Shape& 
   return out;
 }
 
-// A structure's members by their element names; elements the model does not know
-// are kept as text so that nothing the server said is lost.
+// The attribute of `node` a member is, by its local name (xsi:type is "type" under
+// any prefix); namespace declarations are not attributes of the model.
+pugi::xml_attribute xml_attribute_of(pugi::xml_node node, const Member& m) {
+  std::string name = local_name(m.wire_name.c_str());
+  for (pugi::xml_attribute a : node.attributes()) {
+    std::string qualified = a.name();
+    if (qualified != "xmlns" && qualified.rfind("xmlns:", 0) != 0 && local_name(a.name()) == name) return a;
+  }
+  return {};
+}
+
+// A structure's members by their element (or attribute) names; elements the model
+// does not know are kept as text so that nothing the server said is lost.
 json xml_read_structure(pugi::xml_node node, const Shape& shape) {
   json out = json::object();
   for (const Member& m : shape.members) {
     if (m.location != Location::body) continue;
+    if (m.xml_attribute) {
+      if (pugi::xml_attribute a = xml_attribute_of(node, m)) out[m.name] = typed_scalar(*m.shape, a.value());
+      continue;
+    }
     if (m.shape->type == ShapeType::list) {
       json list = xml_read_list(node, m.wire_name, *m.shape);
       if (!list.empty() || node.child(m.wire_name.c_str())) out[m.name] = list;
@@ -339,6 +360,23 @@ std::string request_id_of(const Headers& headers) {
 
 namespace {
 
+// Whether an XML operation's document has anything to carry: a body member given.
+// Without one nothing is sent (PutObjectAcl with a canned ACL in a header only).
+bool has_body_member(const Operation& op, const json& input) {
+  if (op.input_root.empty()) return false;
+  for (const Member& m : op.input->members)
+    if (m.location == Location::body && input.contains(m.name) && !input[m.name].is_null()) return true;
+  return false;
+}
+
+// Whether an XML operation may come without its document: none of its body members
+// is required.
+bool body_optional(const Operation& op) {
+  for (const Member& m : op.input->members)
+    if (m.location == Location::body && m.required) return false;
+  return true;
+}
+
 // The request of `input`, whose payload member (the object's bytes) is given apart
 // so that it can be moved rather than copied.
 WireRequest serialize_with_payload(const Api& api, const Operation& op, const json& input, std::string payload) {
@@ -354,7 +392,7 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
     w.files.upload = payload_file_range(op, input, validated);
     w.body = std::move(payload);
   } else if (api.protocol->format == Format::xml) {
-    if (!op.input_root.empty()) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
+    if (has_body_member(op, input)) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
   } else if (op.method != "GET" && op.method != "DELETE" && op.method != "HEAD") {
     w.body = body_members(*op.input, input).dump();
   }
@@ -616,7 +654,7 @@ Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<
   json input = json::object();
   if (!op.payload.empty()) {
     input[op.payload] = body;
-  } else if (api.protocol->format == Format::xml && !op.input_root.empty()) {
+  } else if (api.protocol->format == Format::xml && !op.input_root.empty() && !(body.empty() && body_optional(op))) {
     pugi::xml_document doc;
     if (!doc.load_string(body.c_str(), kXmlParse) || local_name(doc.document_element().name()) != op.input_root)
       return make_error(ErrorKind::validation, "MalformedXML", "the body is not a " + op.input_root + " document");

@@ -17,7 +17,8 @@
 // ListMultipartUploads) are computed afresh from the keys in order for every page; a
 // continuation token is the base64 of the last key or common prefix the page before
 // ended with, and a common prefix at or before where a page starts is not listed
-// again; every bucket and upload has the one owner of the emulator.
+// again; every bucket and upload has the one owner of the emulator, and every object
+// that owner's FULL_CONTROL as its ACL (no ACL is kept: PutObjectAcl takes only that one).
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -295,6 +296,7 @@ class StorageService : public Service {
         {"DeleteObjects", in_bucket(&StorageService::delete_objects)},
         {"GetBucketLocation", in_bucket(&StorageService::get_bucket_location)},
         {"GetObject", in_bucket(&StorageService::read_object)},
+        {"GetObjectAcl", in_bucket(&StorageService::get_object_acl)},
         {"HeadBucket", in_bucket(&StorageService::head_bucket)},
         {"HeadObject", in_bucket(&StorageService::read_object)},
         {"ListBuckets", handler(this, &StorageService::list_buckets)},
@@ -303,6 +305,7 @@ class StorageService : public Service {
         {"ListObjectsV2", in_bucket(&StorageService::list_objects_v2)},
         {"ListParts", in_bucket(&StorageService::list_parts)},
         {"PutObject", in_bucket(&StorageService::put_object)},
+        {"PutObjectAcl", in_bucket(&StorageService::put_object_acl)},
         {"UploadPart", in_bucket(&StorageService::upload_part)},
     };
   }
@@ -382,13 +385,64 @@ class StorageService : public Service {
     std::string key = input.value("Object", "");
     const Objects& b = buckets_.at(input.value("Bucket", "")).objects;
     auto found = b.find(key);
-    if (found == b.end()) return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", key}});
+    if (found == b.end()) return no_such_key(key);
     const StoredObject& o = found->second;
     json r = write_headers(o);
     r["LastModified"] = o.last_modified;
     r["AcceptRanges"] = "bytes";
     if (input.value("ChecksumMode", "") == "ENABLED" && !input.contains("Range")) r.update(o.checksum);
     return answer_range(o, input.value("Range", ""), r, with_body);
+  }
+
+  // NoSuchKey naming the key, as GetObject answers a key that holds no object.
+  static HandlerResult no_such_key(const std::string& key) {
+    return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", key}});
+  }
+
+  // The one access control list there is: the owner's FULL_CONTROL (S3's private).
+  static json owner_acl() {
+    json grantee = owner();
+    grantee["Type"] = "CanonicalUser";
+    return {{"Owner", owner()}, {"AccessControlList", {{{"Grantee", grantee}, {"Permission", "FULL_CONTROL"}}}}};
+  }
+
+  // An object's ACL: every object has the one owner's (owner_acl).
+  HandlerResult get_object_acl(const Operation&, const json& input) {
+    std::string key = input.value("Object", "");
+    if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
+    return HandlerResult::success(owner_acl());
+  }
+
+  // Only the one ACL there is (owner_acl) can be set: the canned private, or grants
+  // that are all the owner's FULL_CONTROL (what s3cmd cp copies from the source); any
+  // other is NotImplemented (501), which clients that copy ACLs take as a server
+  // without them. An object's ACL is not kept: it could only be that one.
+  HandlerResult put_object_acl(const Operation&, const json& input) {
+    std::string key = input.value("Object", "");
+    if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
+    bool canned = input.contains("ACL"), full = input.contains("Owner") || input.contains("AccessControlList");
+    if (!canned && !full)
+      return HandlerResult::failure(400, "MalformedACLError",
+                                    "The XML you provided was not well-formed or did not validate against our published schema");
+    if ((canned && input["ACL"] != "private") || (full && !is_owner_acl(input)))
+      return HandlerResult::failure(501, "NotImplemented",
+                                    "The emulator keeps one access control list, the owner's FULL_CONTROL (canned: private)");
+    return HandlerResult::success(json::object());
+  }
+
+  // Whether an ACL given in full is owner_acl's: the owner (when named) is the one
+  // owner, and there are grants, each the owner's FULL_CONTROL.
+  static bool is_owner_acl(const json& input) {
+    const std::string id = owner()["ID"];
+    if (input.contains("Owner") && input["Owner"].value("ID", "") != id) return false;
+    const json grants = input.value("AccessControlList", json::array());
+    for (const json& g : grants) {
+      json grantee = g.value("Grantee", json::object());
+      if (grantee.value("Type", "") != "CanonicalUser" || grantee.value("ID", "") != id ||
+          g.value("Permission", "") != "FULL_CONTROL")
+        return false;
+    }
+    return !grants.empty();
   }
 
   // The whole object (200), the range asked (206 with Content-Range), or InvalidRange (416).
@@ -476,8 +530,7 @@ class StorageService : public Service {
     if (b == buckets_.end())
       return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", from_bucket}});
     auto found = b->second.objects.find(from_key);
-    if (found == b->second.objects.end())
-      return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", from_key}});
+    if (found == b->second.objects.end()) return no_such_key(from_key);
     if (from_bucket == to_bucket && from_key == to_key && input.value("MetadataDirective", "COPY") != "REPLACE")
       return HandlerResult::failure(400, "InvalidRequest",
                                     "This copy request is illegal because it is trying to copy an object to itself without "

@@ -2,7 +2,9 @@
 # s3cmd (Debian's s3cmd) against `cloudlua serve --dialect aws`, as a new user runs it:
 # make a bucket (s3cmd sends `PUT /bucket/`, with the slash), put a small object, put a
 # 12 MiB file in 5 MiB parts (multipart), list, get both back and compare byte for
-# byte, delete, remove the bucket. Skipped (77) when s3cmd is not installed, failed then
+# byte, cp and mv on the server (s3cmd reads the source's ACL, GET ?acl, copies, then
+# puts that ACL on the copy, PUT ?acl) and compare the bytes copied and moved, delete,
+# remove the bucket. Skipped (77) when s3cmd is not installed, failed then
 # under CLOUDLUA_REQUIRE_INTEROP=1.
 S3CMD=/usr/bin/s3cmd
 source "$(dirname "$0")/lib.sh"
@@ -43,8 +45,17 @@ s3cmd get s3://s3cmd-interop/small.txt "$WORK/small.back" || fail "get small"
 s3cmd get "s3://s3cmd-interop/dir/big file.bin" "$WORK/big.back" || fail "get big"
 cmp "$WORK/small.txt" "$WORK/small.back" || fail "small object differs"
 cmp "$WORK/big.bin" "$WORK/big.back" || fail "big object differs"
+step "s3cmd cp and mv on the server: the ACL read and set again, the bytes the same"
+s3cmd cp s3://s3cmd-interop/small.txt "s3://s3cmd-interop/copy/small copy.txt" || fail "cp"
+s3cmd get "s3://s3cmd-interop/copy/small copy.txt" "$WORK/copy.back" || fail "get the copy"
+cmp "$WORK/small.txt" "$WORK/copy.back" || fail "the copy differs"
+s3cmd mv "s3://s3cmd-interop/copy/small copy.txt" s3://s3cmd-interop/moved.txt || fail "mv"
+s3cmd get s3://s3cmd-interop/moved.txt "$WORK/moved.back" || fail "get the moved object"
+cmp "$WORK/small.txt" "$WORK/moved.back" || fail "the moved object differs"
+s3cmd ls --recursive s3://s3cmd-interop >"$WORK/ls.out" || fail "ls after mv"
+! grep -q "small copy.txt" "$WORK/ls.out" || fail "mv left its source: $(cat "$WORK/ls.out")"
 step "s3cmd del, then rb of the emptied bucket"
-s3cmd del s3://s3cmd-interop/small.txt "s3://s3cmd-interop/dir/big file.bin" || fail "del"
+s3cmd del s3://s3cmd-interop/small.txt "s3://s3cmd-interop/dir/big file.bin" s3://s3cmd-interop/moved.txt || fail "del"
 [ -z "$(s3cmd ls --recursive s3://s3cmd-interop)" ] || fail "objects left after del"
 s3cmd rb s3://s3cmd-interop || fail "rb"
 s3cmd ls >"$WORK/buckets.out" || fail "ls of buckets"

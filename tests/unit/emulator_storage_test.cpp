@@ -99,7 +99,8 @@ TEST_CASE("storage: CreateBucket, an existing bucket, an unknown bucket", "[emul
            {"UploadPart", with_part}, {"CompleteMultipartUpload", with_list}, {"AbortMultipartUpload", upload},
            {"HeadBucket", key}, {"GetBucketLocation", key}, {"DeleteBucket", key}, {"ListObjectsV2", key},
            {"ListObjects", key}, {"DeleteObject", key}, {"DeleteObjects", {{"Bucket", "nope"}, {"Object", {{{"Key", "k"}}}}}},
-           {"ListMultipartUploads", key}, {"CopyObject", {{"Bucket", "nope"}, {"Object", "k"}, {"CopySource", "bkt/k"}}}}) {
+           {"ListMultipartUploads", key}, {"CopyObject", {{"Bucket", "nope"}, {"Object", "k"}, {"CopySource", "bkt/k"}}},
+           {"GetObjectAcl", key}, {"PutObjectAcl", {{"Bucket", "nope"}, {"Object", "k"}, {"ACL", "private"}}}}) {
     INFO(op);
     HandlerResult r = handle(p, op, args);
     check_error(r, 404, "NoSuchBucket");

@@ -57,6 +57,12 @@ json valid_args(const std::string& op_name) {
       {"ListMultipartUploads", [] { return json{{"Bucket", "bkt"}, {"MaxUploads", 10}, {"EncodingType", "url"}}; }},
       {"CopyObject",
        [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/k"}, {"MetadataDirective", "COPY"}}; }},
+      {"GetObjectAcl", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
+      {"PutObjectAcl",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"ACL", "private"}, {"Owner", {{"ID", "1a"}}},
+                     {"AccessControlList", {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}}}, {"Permission", "READ"}}}}};
+       }},
   };
   auto it = args.find(op_name);
   INFO("valid arguments for " << op_name);

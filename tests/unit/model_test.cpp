@@ -106,6 +106,8 @@ TEST_CASE("the built-in model loads with every operation and the four storage he
       {"DeleteObjects", "delete_objects", "storage"},
       {"ListMultipartUploads", "list_multipart_uploads", "storage"},
       {"CopyObject", "copy_object", "storage"},
+      {"GetObjectAcl", "get_object_acl", "storage"},
+      {"PutObjectAcl", "put_object_acl", "storage"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {
@@ -197,6 +199,34 @@ TEST_CASE("each model file loads on its own, and a broken one is named", "[model
   REQUIRE_FALSE(broken.ok());
   CHECK(broken.error().kind == ErrorKind::config);
   CHECK_THAT(broken.error().message, Catch::Contains("broken.json") && Catch::Contains("unknown shape 'Nope'"));
+}
+
+TEST_CASE("XML attributes: a scalar body member, its structure declaring the namespace of its prefix", "[model]") {
+  const Shape& grantee = *op("GetObjectAcl").output->find_member("AccessControlList")->shape->member->find_member("Grantee")->shape;
+  CHECK(grantee.xml_namespace_prefix == "xsi");
+  CHECK(grantee.xml_namespace_uri == "http://www.w3.org/2001/XMLSchema-instance");
+  const Member* type = grantee.find_member("Type");
+  REQUIRE(type != nullptr);
+  CHECK(type->xml_attribute);
+  CHECK(type->wire_name == "xsi:type");
+  CHECK_FALSE(grantee.find_member("ID")->xml_attribute);
+
+  auto load = [](const std::string& shape) {
+    return Model::load({{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"output":{"g":)" + shape + "}}}}"}});
+  };
+  CHECK(load(R"({"type":"structure","xmlNamespace":{"prefix":"p","uri":"u"},"members":{"t":{"type":"string","xmlAttribute":true}}})").ok());
+  auto on_structure = load(R"({"type":"structure","members":{"t":{"type":"structure","xmlAttribute":true}}})");
+  REQUIRE_FALSE(on_structure.ok());
+  CHECK_THAT(on_structure.error().message, Catch::Contains("g.t.xmlAttribute: only a body member of a scalar shape"));
+  auto in_header = load(R"({"type":"structure","members":{"t":{"in":"header","type":"string","xmlAttribute":true}}})");
+  REQUIRE_FALSE(in_header.ok());
+  CHECK_THAT(in_header.error().message, Catch::Contains("g.t.xmlAttribute: only a body member of a scalar shape"));
+  auto no_uri = load(R"({"type":"structure","xmlNamespace":{"prefix":"p"},"members":{}})");
+  REQUIRE_FALSE(no_uri.ok());
+  CHECK_THAT(no_uri.error().message, Catch::Contains("g.xmlNamespace: must be { prefix, uri }"));
+  auto on_string = load(R"({"type":"string","xmlNamespace":{"prefix":"p","uri":"u"}})");
+  REQUIRE_FALSE(on_string.ok());
+  CHECK_THAT(on_string.error().message, Catch::Contains("g.xmlNamespace: must be { prefix, uri }"));
 }
 
 TEST_CASE("storage operations: paths, roots, payload and header members", "[model]") {

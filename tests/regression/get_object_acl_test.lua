@@ -1,0 +1,53 @@
+-- GetObjectAcl (GET /{Bucket}/{Object+}?acl): the object's AccessControlPolicy, its
+-- owner and grants. The emulator has one account: every object's ACL is its owner's
+-- FULL_CONTROL, the owner being the one ListBuckets names. Routing: ?acl on a key is
+-- this operation, a plain GET of the key is still GetObject.
+-- Run: cloudlua test tests/regression/get_object_acl_test.lua
+
+local emu = cloud.emulator
+local s3 = cloud.storage
+
+before_each(function()
+  if not emu then skip("needs the embedded emulator") end
+  emu.reset()
+  s3.create_bucket{ Bucket = "acls" }
+  s3.put_object{ Bucket = "acls", Object = "dir/a b.txt", Body = "the bytes" }
+end)
+
+test("the owner, and one grant: the owner's FULL_CONTROL, as a CanonicalUser", function()
+  local r, meta = s3.get_object_acl{ Bucket = "acls", Object = "dir/a b.txt" }
+  expect(meta.status).to_equal(200)
+  local owner = s3.list_buckets().Owner
+  expect(owner.ID).to_match("^%x+$")
+  expect(r.Owner).to_equal(owner)
+  expect(r.AccessControlList).to_equal{
+    { Grantee = { Type = "CanonicalUser", ID = owner.ID, DisplayName = owner.DisplayName }, Permission = "FULL_CONTROL" },
+  }
+end)
+
+test("on the wire: S3's AccessControlPolicy, the grantee's type an xsi:type attribute", function()
+  local raw = cloud.request{ api = "storage", method = "GET", path = "/acls/dir/a%20b.txt", query = { acl = "" } }
+  expect(raw.status).to_equal(200)
+  expect(raw.body).to_match('^<%?xml[^>]*%?><AccessControlPolicy xmlns="http://s3%.amazonaws%.com/doc/2006%-03%-01/"><Owner>')
+  expect(raw.body).to_contain('<AccessControlList><Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+    .. 'xsi:type="CanonicalUser"><ID>')
+  expect(raw.body).to_contain("</Grantee><Permission>FULL_CONTROL</Permission></Grant></AccessControlList>")
+end)
+
+test("a plain GET of the key is still the object, ?acl on the bucket is not an object's ACL", function()
+  expect(s3.get_object{ Bucket = "acls", Object = "dir/a b.txt" }.Body).to_equal("the bytes")
+  local bucket = cloud.request{ api = "storage", method = "GET", path = "/acls", query = { acl = "" } }
+  expect(bucket.body:find("<AccessControlPolicy", 1, true)).to_be_nil()
+end)
+
+test("a key that holds no object is NoSuchKey, as GetObject answers it", function()
+  local e = expect(s3.get_object_acl, { Bucket = "acls", Object = "dir/nope" })
+    .to_fail{ kind = "api", code = "NoSuchKey", status = 404 }
+  expect(e.message).to_equal("The specified key does not exist.")
+  local get = expect(s3.get_object, { Bucket = "acls", Object = "dir/nope" }).to_fail{ code = "NoSuchKey" }
+  expect(get.message).to_equal(e.message)
+end)
+
+test("an unknown bucket is NoSuchBucket", function()
+  expect(s3.get_object_acl, { Bucket = "nowhere", Object = "k" }).to_fail{ kind = "api", code = "NoSuchBucket", status = 404 }
+end)

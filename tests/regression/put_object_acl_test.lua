@@ -1,0 +1,54 @@
+-- PutObjectAcl (PUT /{Bucket}/{Object+}?acl): an object's ACL, as a canned ACL in a
+-- header or as an AccessControlPolicy body. The emulator keeps one ACL, the owner's
+-- FULL_CONTROL: that one is taken (what s3cmd cp and mv copy from the source), any
+-- other is NotImplemented (501). The object's bytes are never touched.
+-- Run: cloudlua test tests/regression/put_object_acl_test.lua
+
+local emu = cloud.emulator
+local s3 = cloud.storage
+
+before_each(function()
+  if not emu then skip("needs the embedded emulator") end
+  emu.reset()
+  s3.create_bucket{ Bucket = "acls" }
+  s3.put_object{ Bucket = "acls", Object = "k", Body = "the bytes" }
+end)
+
+test("the ACL GetObjectAcl answers, given back, is taken; the object is unchanged", function()
+  local acl = s3.get_object_acl{ Bucket = "acls", Object = "k" }
+  local r, meta = s3.put_object_acl{ Bucket = "acls", Object = "k", Owner = acl.Owner, AccessControlList = acl.AccessControlList }
+  expect(meta.status).to_equal(200)
+  expect(r).to_equal({})
+  expect(s3.get_object{ Bucket = "acls", Object = "k" }.Body).to_equal("the bytes")
+  expect(s3.get_object_acl{ Bucket = "acls", Object = "k" }).to_equal(acl)
+end)
+
+test("the canned private, sent with no body", function()
+  local _, meta = s3.put_object_acl{ Bucket = "acls", Object = "k", ACL = "private" }
+  expect(meta.status).to_equal(200)
+  expect(s3.get_object{ Bucket = "acls", Object = "k" }.Body).to_equal("the bytes")
+end)
+
+test("any other ACL is NotImplemented", function()
+  local owner = s3.list_buckets().Owner
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", ACL = "public-read" })
+    .to_fail{ kind = "api", code = "NotImplemented", status = 501 }
+  local read_for_all = { { Grantee = { Type = "Group", URI = "http://acs.amazonaws.com/groups/global/AllUsers" }, Permission = "READ" } }
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", Owner = owner, AccessControlList = read_for_all })
+    .to_fail{ kind = "api", code = "NotImplemented", status = 501 }
+end)
+
+test("no ACL at all is MalformedACLError", function()
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k" }).to_fail{ kind = "api", code = "MalformedACLError", status = 400 }
+end)
+
+test("a grantee without its type is refused before sending", function()
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k",
+    AccessControlList = { { Grantee = { ID = "x" }, Permission = "READ" } } })
+    .to_fail{ kind = "validation", field = "AccessControlList[1].Grantee.Type" }
+end)
+
+test("a missing key is NoSuchKey, a missing bucket NoSuchBucket", function()
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "nope", ACL = "private" }).to_fail{ code = "NoSuchKey", status = 404 }
+  expect(s3.put_object_acl, { Bucket = "nowhere", Object = "k", ACL = "private" }).to_fail{ code = "NoSuchBucket", status = 404 }
+end)
