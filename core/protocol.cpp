@@ -3,6 +3,7 @@
 #include "core/protocol.h"
 
 #include <pugixml.hpp>
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -647,6 +648,19 @@ const Operation* match_operation(const Api& api, const std::string& method, cons
     for (size_t i = 0; i < pattern.labels.size(); ++i) labels[pattern.labels[i]] = uri_decode(groups[i]);
   }
   return best;
+}
+
+std::string untaken_subresource(const Operation& op, const std::string& query) {
+  for (size_t start = 0, end = 0; start < query.size(); start = end + 1) {
+    end = std::min(query.find('&', start), query.size());
+    std::string_view piece(query.data() + start, end - start);
+    if (piece.empty() || piece.find('=') != std::string_view::npos) continue;
+    std::string key = uri_decode(piece);
+    bool taken = std::find(op.fixed_query.begin(), op.fixed_query.end(), key) != op.fixed_query.end();
+    for (const Member& m : op.input->members) taken = taken || (m.location == Location::query && m.wire_name == key);
+    if (!taken) return key;
+  }
+  return {};
 }
 
 Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<std::string, std::string>& labels,

@@ -55,6 +55,11 @@ std::string request_id_of(const Headers& headers);
 const Operation* match_operation(const Api& api, const std::string& method, const std::string& path,
                                  const std::string& query, std::map<std::string, std::string>& labels,
                                  const Headers& headers = {});
+// A key of `query` written bare (`?acl`, `?tagging`: a sub-resource, in S3's terms)
+// that `op` neither is selected by nor takes as a member; "" when there is none. A
+// request naming a sub-resource the model lacks is not the operation its path fits
+// (GET /bucket?acl is no ListObjects).
+std::string untaken_subresource(const Operation& op, const std::string& query);
 // A received request turned back into the arguments the client was given.
 Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<std::string, std::string>& labels,
                             const std::string& query, const Headers& headers, const std::string& body);

@@ -355,6 +355,9 @@ struct Emulator::Impl {
     const Operation* op = match_operation(api, req.method, path, query, labels, headers);
     if (!op)
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
+    if (std::string sub = untaken_subresource(*op, query); !sub.empty())
+      return send_error(api, res, 501, "NotImplemented",
+                        "cloudlua's emulator does not implement ?" + sub + " on " + req.method + " " + path, request_id);
     if (std::optional<Fault> fault = take_fault(api, op->name))
       if (misbehave(api, *fault, req, res, request_id)) return;
     headers.insert(headers.end(), streamed.trailers.begin(), streamed.trailers.end());  // a trailing checksum

@@ -240,6 +240,31 @@ TEST_CASE("The path forms S3 clients send: PUT /bucket/, HEAD on a bucket, an x-
   CHECK(send(base, storage_request(base, "HEAD", "/slashed"))->status == 404);
 }
 
+TEST_CASE("A sub-resource the model lacks is NotImplemented, not the operation its path fits") {
+  Running e;
+  std::string base = e.urls["storage"];
+  REQUIRE(send(base, storage_request(base, "PUT", "/subs"))->status == 200);
+  REQUIRE(send(base, storage_request(base, "PUT", "/subs/k", "bytes"))->status == 200);
+  // GET /bucket?acl fitted ListObjects, PUT /bucket/key?tagging PutObject (over the object).
+  struct Case {
+    std::string method, target, sub;
+  };
+  for (const Case& c : {Case{"GET", "/subs?acl", "?acl"}, Case{"GET", "/subs/?versioning", "?versioning"},
+                        Case{"PUT", "/subs/k?tagging", "?tagging"}, Case{"GET", "/subs?list-type=2&policy", "?policy"}}) {
+    auto r = send(base, storage_request(base, c.method, c.target, c.method == "PUT" ? "<Tagging/>" : ""));
+    REQUIRE(r);
+    CHECK(r->status == 501);
+    CHECK(element(r->body, "Code") == "NotImplemented");
+    CHECK(element(r->body, "Message").find(c.sub) != std::string::npos);
+  }
+  CHECK(send(base, storage_request(base, "GET", "/subs/k"))->body == "bytes");  // the object untouched
+  // Sub-resources the model has, and valued keys, still route.
+  CHECK(send(base, storage_request(base, "GET", "/subs/k?acl"))->status == 200);
+  CHECK(send(base, storage_request(base, "GET", "/subs?location"))->status == 200);
+  CHECK(send(base, storage_request(base, "GET", "/subs?uploads"))->status == 200);
+  CHECK(send(base, storage_request(base, "GET", "/subs?prefix=&delimiter=%2F"))->status == 200);
+}
+
 TEST_CASE("DeleteObjects needs Content-MD5 or a checksum header, as S3 does") {
   Running e;
   std::string base = e.urls["storage"];
