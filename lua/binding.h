@@ -41,6 +41,9 @@ void open_embedded_modules(lua_State* L, int module);
 // Adds upload_file and download_file (lua/transfer.lua) to the client table's storage
 // table at `client`.
 void add_transfers(lua_State* L, int client);
+// The same, and a cloud.client{} table's own pages and wait_for (lua/pages.lua,
+// lua/wait.lua, with the client's calls).
+void add_client_functions(lua_State* L, int client);
 // The name of the operation a function cloud.<api>.<operation> (of any client)
 // calls; nullptr when the value at `index` is not such a function.
 const char* operation_name_of(lua_State* L, int index);

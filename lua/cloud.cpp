@@ -481,7 +481,7 @@ int l_client(lua_State* L) {
   if (!config.ok()) raise(L, config.error());
   lua_newtable(L);
   fill_client_table(L, make_client(*config));
-  add_transfers(L, lua_gettop(L));
+  add_client_functions(L, lua_gettop(L));
   luaL_setmetatable(L, kClientMeta);
   return 1;
 }

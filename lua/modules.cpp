@@ -92,6 +92,12 @@ const char* const kTransferStubs = R"(
 local storage = ...
 rawset(storage, "upload_file", function(args) return require("cloud.transfer").upload_file(storage, args) end)
 rawset(storage, "download_file", function(args) return require("cloud.transfer").download_file(storage, args) end))";
+// (client table) -> a cloud.client{}'s own pages and wait_for, calling the modules'
+// with the client (cloud.pages and cloud.wait_for are the default client's).
+const char* const kClientStubs = R"(
+local client = ...
+rawset(client, "pages", function(name, args) return require("cloud.pages").pages(name, args, client) end)
+rawset(client, "wait_for", function(name, args, opts) return require("cloud.wait").wait_for(name, args, opts, client) end))";
 
 // Pushes the function compiled from `code` (once; kept in the registry under `code`).
 void push_compiled(lua_State* L, const char* code) {
@@ -118,6 +124,13 @@ void set_stubs(lua_State* L, int module, std::initializer_list<const char*> fiel
 void add_transfers(lua_State* L, int client) {
   push_compiled(L, kTransferStubs);
   lua_getfield(L, client, "storage");
+  lua_call(L, 1, 0);
+}
+
+void add_client_functions(lua_State* L, int client) {
+  add_transfers(L, client);
+  push_compiled(L, kClientStubs);
+  lua_pushvalue(L, client);
   lua_call(L, 1, 0);
 }
 

@@ -15,8 +15,8 @@
 
 local function cloud_module() return package.loaded.cloud end
 
-local function arg_error(n, message)
-  error(("bad argument #%d to 'cloud.pages' (%s)"):format(n, message), 3)
+local function arg_error(n, message, fname)
+  error(("bad argument #%d to '%s' (%s)"):format(n, fname, message), 3)
 end
 
 -- The value at "a.b[-1].c" in v ("[n]" after a list: its item n, "[-1]" its last), or nil.
@@ -68,22 +68,26 @@ local function next_args(op, args, result)
   return out
 end
 
-local function find_operation(name)
-  for _, op in ipairs(cloud_module().operations()) do
+local function find_operation(client, name)
+  for _, op in ipairs(client.operations()) do
     if op.name == name or op.fn == name then return op end
   end
 end
 
-local function pages(name, args)
-  if type(name) ~= "string" then arg_error(1, "string expected, got " .. type(name)) end
-  local op = find_operation(name)
-  if not op then arg_error(1, "no operation named '" .. name .. "'") end
-  if not op.paginator then arg_error(1, op.name .. " has no paginator; cloud.operations() shows which have one") end
-  if args ~= nil and type(args) ~= "table" then arg_error(2, "table expected, got " .. type(args)) end
+-- `client`: a cloud.client{} table, whose calls the pages are (its own `pages`);
+-- nil for cloud.pages, the default client's.
+local function pages(name, args, client)
+  local fname = client and "pages" or "cloud.pages"
+  client = client or cloud_module()
+  if type(name) ~= "string" then arg_error(1, "string expected, got " .. type(name), fname) end
+  local op = find_operation(client, name)
+  if not op then arg_error(1, "no operation named '" .. name .. "'", fname) end
+  if not op.paginator then arg_error(1, op.name .. " has no paginator; cloud.operations() shows which have one", fname) end
+  if args ~= nil and type(args) ~= "table" then arg_error(2, "table expected, got " .. type(args), fname) end
   local current = shallow_copy(args or {})
   return function()
     if not current then return nil end
-    local result, meta = cloud_module().call(op.name, current)
+    local result, meta = client.call(op.name, current)
     current = next_args(op, current, result)
     return result, meta
   end

@@ -205,9 +205,8 @@ local function waiter_error(waiter, i, a, seen)
 end
 
 -- One try of a waiter: true, result, meta when it succeeded; false, status to retry.
-local function try_waiter(waiter, args)
-  local cloud = cloud_module()
-  local ok, result, meta = pcall(cloud.call, waiter.operation, args)
+local function try_waiter(client, waiter, args)
+  local ok, result, meta = pcall(client.call, waiter.operation, args)
   local code = not ok and type(result) == "table" and result.code or nil
   for i, a in ipairs(waiter.acceptors) do
     local match
@@ -222,22 +221,26 @@ local function try_waiter(waiter, args)
   return false, status_of(waiter, result)
 end
 
-local function find_waiter(name)
-  for _, w in ipairs(cloud_module().waiters()) do if w.name == name then return w end end
+local function find_waiter(client, name)
+  for _, w in ipairs(client.waiters()) do if w.name == name then return w end end
 end
 
-local function wait_for(name, args, opts)
-  if type(name) ~= "string" then arg_error(1, "cloud.wait_for", "string expected, got " .. type(name)) end
-  local waiter = find_waiter(name)
-  if not waiter then arg_error(1, "cloud.wait_for", "no waiter named '" .. name .. "'; cloud.waiters() lists them") end
-  if args ~= nil and type(args) ~= "table" then arg_error(2, "cloud.wait_for", "table expected, got " .. type(args)) end
-  opts = options_table(opts, 3, "cloud.wait_for")
+-- `client`: a cloud.client{} table, whose calls the waiter makes (its own
+-- `wait_for`); nil for cloud.wait_for, the default client's.
+local function wait_for(name, args, opts, client)
+  local fname = client and "wait_for" or "cloud.wait_for"
+  client = client or cloud_module()
+  if type(name) ~= "string" then arg_error(1, fname, "string expected, got " .. type(name)) end
+  local waiter = find_waiter(client, name)
+  if not waiter then arg_error(1, fname, "no waiter named '" .. name .. "'; cloud.waiters() lists them") end
+  if args ~= nil and type(args) ~= "table" then arg_error(2, fname, "table expected, got " .. type(args)) end
+  opts = options_table(opts, 3, fname)
   local delay, attempts = opts.delay or waiter.delay, opts.max_attempts or waiter.max_attempts
-  if type(delay) ~= "number" or delay <= 0 then arg_error(3, "cloud.wait_for", "delay must be a number of seconds > 0") end
-  if math.type(attempts) ~= "integer" or attempts < 1 then arg_error(3, "cloud.wait_for", "max_attempts must be an integer >= 1") end
+  if type(delay) ~= "number" or delay <= 0 then arg_error(3, fname, "delay must be a number of seconds > 0") end
+  if math.type(attempts) ~= "integer" or attempts < 1 then arg_error(3, fname, "max_attempts must be an integer >= 1") end
   local o = { interval = delay, max_attempts = attempts, what = name, operation = waiter.operation,
               real_time = opts.real_time and true or false, progress = opts.progress }
-  return run(function() return try_waiter(waiter, args or {}) end, o)
+  return run(function() return try_waiter(client, waiter, args or {}) end, o)
 end
 
 return { wait_until = wait_until, wait_for = wait_for }
