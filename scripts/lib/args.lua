@@ -12,6 +12,7 @@
 --     options = {                                          -- in the order --help lists them
 --       { "no-wait", doc = "Do not wait" },                -- a flag: true or nil
 --       { "timeout", value = "SECONDS", check = "seconds", doc = "Wait at most SECONDS (default 600)" },
+--       { "poll", value = "SECONDS", check = "interval", doc = "..." },  -- seconds > 0
 --       { "disk", value = "GB", choices = args.allowed("RestoreInstance", "diskSize"), doc = "..." },
 --       { "part-size", value = "SIZE", check = "size", doc = "..." },   -- 8M, 16MiB, 5242880: bytes
 --       { "concurrency", value = "N", check = "count", doc = "..." },   -- an integer >= 1
@@ -70,6 +71,12 @@ local checks = {
     local n = tonumber(text)
     if n and n >= 0 and n < math.huge then return n end
     return nil, "a number of seconds expected"
+  end,
+  -- seconds between two tries: more than none
+  interval = function(text)
+    local n = tonumber(text)
+    if n and n > 0 and n < math.huge then return n end
+    return nil, "a number of seconds above 0 expected"
   end,
   -- "8M", "16MiB", "5242880": bytes (K, M and G binary units)
   size = function(text)

@@ -14,7 +14,7 @@ local function attempts(timeout, delay)
 end
 
 -- The --poll option every waiting script takes.
-M.poll_option = { "poll", value = "SECONDS", check = "seconds",
+M.poll_option = { "poll", value = "SECONDS", check = "interval",
                   doc = "Read the resource every SECONDS while waiting (default: the waiter's delay)" }
 
 function M.wait(name, args, timeout, poll)

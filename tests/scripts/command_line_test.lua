@@ -127,6 +127,11 @@ end)
 test("option values are checked: named with the value, the nearest allowed one suggested", function()
   expect(usage_error("scripts/open_firewall.lua fw-1 10.0.0.0/8 --timeout abc"))
     .to_equal("open_firewall.lua: --timeout abc: a number of seconds expected")
+  -- --poll 0 would poll without pause; it was let through to cloud.wait_for's argument error.
+  for _, script in ipairs{ "open_firewall.lua fw-1 10.0.0.0/8", "restore_cluster.lua snap-1 c-1" } do
+    expect(usage_error("scripts/" .. script .. " --poll 0"))
+      .to_equal(script:match("^%S+") .. ": --poll 0: a number of seconds above 0 expected")
+  end
   expect(usage_error("scripts/restore_instance.lua 0123456789abcdef0123456789abcdef code-1 --disk big"))
     .to_equal("restore_instance.lua: --disk big: must be one of 100, 200, 300, 400")
   local line = usage_error("scripts/restore_instance.lua 0123456789abcdef0123456789abcdef code-1 --type=e-larg")
