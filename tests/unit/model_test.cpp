@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -185,6 +186,36 @@ TEST_CASE("signing: every key given, none unknown, each with a value it may take
   auto soap = Model::load({{"s.json", R"({"api":"x","protocol":"soap",)" + kSigning + "}"}});
   REQUIRE_FALSE(soap.ok());
   CHECK_THAT(soap.error().message, Catch::Contains(R"(protocol: must be json or xml (got "soap"))"));
+}
+
+namespace {
+
+// The keys repeated inside one object of the JSON `text`: a parser keeps the last of
+// them, so a model file that repeats one (two "input"s, two operations of one name)
+// would lose the first without a word.
+std::vector<std::string> repeated_keys(const std::string& text) {
+  using Event = nlohmann::json::parse_event_t;
+  std::vector<std::set<std::string>> open;
+  std::vector<std::string> repeated;
+  nlohmann::json doc = nlohmann::json::parse(text, [&](int, Event event, nlohmann::json& value) {
+    if (event == Event::object_start) open.emplace_back();
+    if (event == Event::object_end) open.pop_back();
+    if (event == Event::key && !open.back().insert(value.get<std::string>()).second)
+      repeated.push_back(value.get<std::string>());
+    return true;
+  });
+  CHECK(doc.is_object());
+  return repeated;
+}
+
+}  // namespace
+
+TEST_CASE("no model file repeats a key within an object", "[model]") {
+  CHECK(repeated_keys(R"({"a":1,"b":{"c":1,"d":{"c":3},"c":2}})") == std::vector<std::string>{"c"});
+  for (const EmbeddedFile* f = model_files; f->name; ++f) {
+    INFO(f->name);
+    CHECK(repeated_keys(f->text).empty());
+  }
 }
 
 TEST_CASE("each model file loads on its own, and a broken one is named", "[model]") {
