@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One large object put and got by a whole `cloudlua -e` process, beside curl doing the
+# same against the same nginx on loopback (not ctest; no test asserts a time):
+#   put: cloud.storage.put_object{ file = } beside `curl -T`, nginx reading and
+#        discarding the body (`return 200`, no size limit);
+#   get: cloud.storage.get_object{ file = } beside `curl -o`, of a sparse file of the
+#        same size in nginx's root, each written to a file in the work directory.
+# Wall time and peak memory (/usr/bin/time -f "%e %M"), commands alternated round by
+# round, medians and ratios printed.
+#
+#   tests/bench/large_file_bench.sh [build-release/cloudlua] [rounds] [MiB]   # default 3 rounds, 1024 MiB
+#
+# Needs nginx (nginx-light), curl and /usr/bin/time (`./setup.sh bench` installs them).
+# The work directory (mktemp -d, or $TMPDIR) needs room for the file and two copies.
+set -euo pipefail
+CLOUDLUA=$(realpath "${1:-build-release/cloudlua}")
+ROUNDS=${2:-3}
+MIB=${3:-1024}
+for tool in nginx curl; do command -v "$tool" >/dev/null || { echo "install nginx-light and curl" >&2; exit 2; }; done
+[ -x /usr/bin/time ] || { echo "install time (/usr/bin/time)" >&2; exit 2; }
+WORK=$(mktemp -d)
+NGINX_PID=
+cleanup() {
+  [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+
+mkdir -p "$WORK/www/bench"
+head -c "$((MIB * 1024 * 1024))" /dev/urandom >"$WORK/file"   # the body put, read from the page cache
+truncate -s "${MIB}M" "$WORK/www/bench/big"                   # the object got
+chmod -R a+rX "$WORK"                                          # nginx's workers run as www-data under root
+PORT=$(free_port)
+start_nginx "$PORT" "root $WORK/www;
+    location /bench/ {
+      client_max_body_size 0;
+      if (\$request_method = PUT) { return 200; }
+    }"
+URL="http://127.0.0.1:$PORT/bench/big"
+
+for v in $(compgen -e | grep '^CLOUDLUA_' || true); do unset "$v"; done
+export CLOUDLUA_CONFIG_FILE=/dev/null CLOUDLUA_ENDPOINT_STORAGE="http://127.0.0.1:$PORT"
+export CLOUDLUA_ACCESS_KEY_ID=bench CLOUDLUA_SECRET_ACCESS_KEY=bench-secret CLOUDLUA_REGION=jp-east-1
+PUT_LUA="cloud.storage.put_object{ Bucket = 'bench', Object = 'big', file = '$WORK/file' }"
+GET_LUA="cloud.storage.get_object{ Bucket = 'bench', Object = 'big', file = '$WORK/got' }"
+
+# measure NAME COMMAND...: appends "seconds KiB" of one run to $WORK/NAME.
+measure() {
+  local name=$1; shift
+  /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null
+  cat "$WORK/time" >>"$WORK/$name"
+  rm -f "$WORK/got"
+}
+
+for _ in $(seq "$ROUNDS"); do
+  measure put.cloudlua "$CLOUDLUA" -e "$PUT_LUA"
+  measure put.curl curl -sf -T "$WORK/file" "$URL"
+  measure get.cloudlua "$CLOUDLUA" -e "$GET_LUA"
+  measure get.curl curl -sf -o "$WORK/got" "$URL"
+done
+
+echo "one ${MIB} MiB object, nginx-light on 127.0.0.1; $(nproc) cores; $ROUNDS rounds"
+for what in put get; do
+  ct=$(awk '{ print $1 }' "$WORK/$what.cloudlua" | median); cm=$(awk '{ print $2 }' "$WORK/$what.cloudlua" | median)
+  ut=$(awk '{ print $1 }' "$WORK/$what.curl" | median); um=$(awk '{ print $2 }' "$WORK/$what.curl" | median)
+  awk -v w="$what" -v ct="$ct" -v cm="$cm" -v ut="$ut" -v um="$um" 'BEGIN {
+    printf "  %s  cloudlua %6.2f s %6.1f MiB   curl %6.2f s %6.1f MiB   time %.2fx  memory %.2fx\n",
+           w, ct, cm / 1024, ut, um / 1024, ct / ut, cm / um }'
+done
