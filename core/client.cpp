@@ -249,7 +249,7 @@ void use_dialect_headers(Headers& headers, const Dialect& dialect) {
 Outcome<Request> Client::operation_request(const std::string& name, json args) const {
   const Operation* op = model_.find(name);
   if (!op) return make_error(ErrorKind::validation, "UnknownOperation", "no operation named '" + name + "'");
-  const Api& api = *model_.api(op->api);
+  const Api& api = model_.api_for(*op);
   auto input = validate_input(*op, std::move(args));
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, std::move(*input));

@@ -35,6 +35,53 @@ const ojson& null_value() {
   return null;
 }
 
+}  // namespace
+
+// Found by skipping strings and counting brackets, not parsed: the builtin model is read
+// one operation at a time through it, and the value texts it gives are what the JSON
+// parser then reads (and refuses, when they are not JSON).
+std::optional<Members> json_object_members(std::string_view text) {
+  constexpr size_t npos = std::string_view::npos;
+  auto skip_space = [&](size_t at) { return at >= text.size() ? npos : text.find_first_not_of(" \t\r\n", at); };
+  auto string_end = [&](size_t open) {  // just after the closing quote, or npos
+    for (size_t at = open + 1; at < text.size(); ++at) {
+      if (text[at] == '\\') ++at;
+      else if (text[at] == '"') return at + 1;
+    }
+    return npos;
+  };
+  auto value_end = [&](size_t at) {  // the ',' or '}' that ends the value at `at`, or npos
+    for (int depth = 0; at != npos && at < text.size() && depth >= 0;) {
+      char c = text[at];
+      if (c == '"') {
+        at = string_end(at);
+        continue;
+      }
+      if (depth == 0 && (c == ',' || c == '}')) return at;
+      depth += (c == '{' || c == '[') - (c == '}' || c == ']');
+      ++at;
+    }
+    return npos;
+  };
+  size_t at = skip_space(0);
+  if (at == npos || text[at] != '{') return std::nullopt;
+  Members members;
+  for (at = skip_space(at + 1); at != npos && text[at] == '"';) {
+    size_t key_end = string_end(at), colon = key_end == npos ? npos : skip_space(key_end);
+    if (colon == npos || text[colon] != ':') return std::nullopt;
+    size_t value = skip_space(colon + 1), end = value == npos ? npos : value_end(value);
+    if (end == npos) return std::nullopt;
+    std::string_view v = text.substr(value, end - value);
+    members.emplace_back(text.substr(at + 1, key_end - at - 2), v.substr(0, v.find_last_not_of(" \t\r\n") + 1));
+    if (text[end] == '}') return members;
+    at = skip_space(end + 1);
+  }
+  if (at != npos && text[at] == '}' && members.empty()) return members;
+  return std::nullopt;
+}
+
+namespace {
+
 const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
     {"structure", ShapeType::structure}, {"list", ShapeType::list},
     {"string", ShapeType::string},       {"integer", ShapeType::integer},
@@ -115,6 +162,9 @@ struct Model::Loader {
   std::map<std::string, Shape*> named;
   std::vector<std::pair<const Shape*, std::string>> ordered_lists;  // lists with ascendingBy
   std::optional<Error> error;
+  // The builtin file being read, when part of it may have been read already: its
+  // header and shapes (then `named` holds them), operations read alone.
+  Source* source = nullptr;
 
   void fail(const std::string& where, const std::string& what) {
     if (!error) error = make_error(ErrorKind::config, "ModelError", file + ": " + where + ": " + what);
@@ -265,7 +315,14 @@ struct Model::Loader {
     return out;
   }
 
-  void read_operation(Api& api, const std::string& name, const ojson& spec) {
+  // One operation of `api`, listed in api.operations unless `listed` is false (read
+  // alone); one read alone before is listed as it is, not read again.
+  Operation& read_operation(Api& api, const std::string& name, const ojson& spec, bool listed = true) {
+    if (source)
+      if (auto it = source->alone.find(name); it != source->alone.end()) {
+        if (listed) api.operations.push_back(it->second);
+        return *it->second;
+      }
     std::string where = "operations." + name;
     model.operations_.emplace_back();
     Operation& op = model.operations_.back();
@@ -288,7 +345,16 @@ struct Model::Loader {
     op.checksum_required = spec.value("checksumRequired", false);
     if (spec.contains("paginator")) read_paginator(op, spec["paginator"], where + ".paginator");
     mark_greedy_labels(op);
-    api.operations.push_back(&op);
+    if (listed) api.operations.push_back(&op);
+    return op;
+  }
+
+  // An operation of `api` from its own text, not listed in api.operations.
+  Operation& read_operation_alone(Api& api, const std::string& name, std::string_view text) {
+    Operation& op = read_operation(api, name, ojson::parse(text), false);
+    for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
+    ordered_lists.clear();
+    return op;
   }
 
   // payloadFile { path, offset, length }, outputFile and outputFileOffset: each names
@@ -522,30 +588,38 @@ struct Model::Loader {
   }
 
   // Reads one file into `api`; an api whose name is set already (from the index) must
-  // be the file's.
+  // be the file's. A header read before (source->header_read) is not read again: the
+  // header's fields are read by calls meanwhile, and `named` holds its shapes.
   void read_file(const std::string& name, std::string_view text, Api& api) {
     file = name;
     ojson doc = ojson::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) return fail("(file)", "not a JSON object");
-    std::string api_name = doc.value("api", "");
-    if (!api.name.empty() && api.name != api_name) return fail("api", "'" + api_name + "' where the index says '" + api.name + "'");
-    api.name = api_name;
-    api.protocol = Protocol::find(doc.value("protocol", "json"));
-    if (!api.protocol) return fail("protocol", "must be json or xml (got " + doc["protocol"].dump() + ")");
-    api.service = doc.value("service", api.name);
-    api.xml_namespace = doc.value("xmlNamespace", "");
-    api.doc = doc.value("doc", "");
-    if (api.name.empty()) return fail("api", "missing");
-    const ojson& shapes = member_or(doc, "shapes", empty_object());
-    declare_shapes(shapes);
-    define_shapes(shapes);
+    bool header = !(source && source->header_read);
+    if (header && !read_header(doc, api)) return;
     const ojson& ops = member_or(doc, "operations", empty_object());
     for (auto it = ops.begin(); it != ops.end(); ++it) read_operation(api, it.key(), it.value());
     const ojson& waiters = member_or(doc, "waiters", empty_object());
     for (auto it = waiters.begin(); it != waiters.end(); ++it) read_waiter(api, it.key(), it.value());
     for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
     ordered_lists.clear();
-    read_signing(member_or(doc, "signing", null_value()), api.signing);
+    if (header) read_signing(member_or(doc, "signing", null_value()), api.signing);
+  }
+
+  // The API's own fields and shapes; false when they are broken.
+  bool read_header(const ojson& doc, Api& api) {
+    std::string api_name = doc.value("api", "");
+    if (!api.name.empty() && api.name != api_name) return failed("api", "'" + api_name + "' where the index says '" + api.name + "'");
+    if (api.name.empty()) api.name = api_name;  // set from the index, it is read by other threads (api_for)
+    api.protocol = Protocol::find(doc.value("protocol", "json"));
+    if (!api.protocol) return failed("protocol", "must be json or xml (got " + doc["protocol"].dump() + ")");
+    api.service = doc.value("service", api.name);
+    api.xml_namespace = doc.value("xmlNamespace", "");
+    api.doc = doc.value("doc", "");
+    if (api.name.empty()) return failed("api", "missing");
+    const ojson& shapes = member_or(doc, "shapes", empty_object());
+    declare_shapes(shapes);
+    define_shapes(shapes);
+    return !error;
   }
 };
 
@@ -591,32 +665,106 @@ const Model& Model::builtin() {
   return *model;
 }
 
-// Reads API i's file, the first time only (a no-op for a model read all at once).
+namespace {
+
+// Runs `read` (a part of the builtin model read by `loader`); a broken builtin model is
+// a broken build, reported and ended.
+template <typename Loader, typename Read>
+void read_builtin(Loader& loader, Read read) {
+  try {
+    read();
+  } catch (const nlohmann::json::exception& e) {
+    loader.fail("(value)", e.what());
+  }
+  if (!loader.error) return;
+  fprintf(stderr, "cloudlua: built-in model is broken: %s\n", loader.error->message.c_str());
+  abort();
+}
+
+}  // namespace
+
+// Reads API i's file, the first time only (a no-op for a model read all at once); what
+// was read of it one operation at a time is kept, not read again.
 void Model::read_api(size_t i) const {
   if (sources_.empty()) return;
   Source& source = const_cast<Source&>(sources_[i]);
   std::call_once(source.once, [this, &source, i] {
     std::lock_guard<std::mutex> lock(load_mutex_);
-    Loader loader{const_cast<Model&>(*this), "", {}, {}, std::nullopt};
-    try {
-      loader.read_file(source.file, source.text, apis_[i]);
-    } catch (const nlohmann::json::exception& e) {
-      loader.fail("(value)", e.what());
-    }
-    if (!loader.error) return;
-    fprintf(stderr, "cloudlua: built-in model is broken: %s\n", loader.error->message.c_str());
-    abort();
+    Loader loader{const_cast<Model&>(*this), "", source.shapes, {}, std::nullopt, &source};
+    read_builtin(loader, [&] { loader.read_file(source.file, source.text, apis_[i]); });
+    source.whole = true;
   });
+}
+
+// Splits API i's file, once (under load_mutex_): each operation's text, and the rest
+// but the waiters (which name operations) as `base`. Left unsplit when the file is not
+// written plainly enough for object_members: the whole file is read then.
+void Model::split_source(size_t i) const {
+  Source& source = const_cast<Source&>(sources_[i]);
+  if (source.split) return;
+  source.split = true;
+  std::optional<Members> top = json_object_members(source.text);
+  if (!top) return;
+  std::string base;
+  std::map<std::string, std::string_view, std::less<>> operations;
+  for (const auto& [key, value] : *top) {
+    if (key == "operations") {
+      std::optional<Members> ops = json_object_members(value);
+      if (!ops) return;
+      for (const auto& [name, text] : *ops) operations.emplace(std::string(name), text);
+    } else if (key != "waiters") {
+      base.append(base.empty() ? "{\"" : ",\"").append(key).append("\":").append(value);
+    }
+  }
+  source.base = base + "}";
+  source.operation_texts = std::move(operations);
+}
+
+// API i's header and shapes from its base text, once (under load_mutex_).
+void Model::read_header(size_t i) const {
+  Source& source = const_cast<Source&>(sources_[i]);
+  if (source.header_read) return;
+  Loader loader{const_cast<Model&>(*this), "", {}, {}, std::nullopt};
+  read_builtin(loader, [&] { loader.read_file(source.file, source.base, apis_[i]); });
+  source.shapes = loader.named;
+  source.header_read = true;
+}
+
+// The operation of entry `e` read from its own text, its API's header and shapes with
+// it: a call reads a fifth of the storage API's file, not all of it. nullptr when the
+// whole file is read, or must be (a model read all at once; a file left unsplit).
+const Operation* Model::read_alone(const Entry& e) const {
+  if (sources_.empty()) return nullptr;
+  std::lock_guard<std::mutex> lock(load_mutex_);
+  Source& source = const_cast<Source&>(sources_[e.api]);
+  if (source.whole) return nullptr;
+  if (auto it = source.alone.find(e.name); it != source.alone.end()) return it->second;
+  split_source(e.api);
+  auto text = source.operation_texts.find(e.name);
+  if (text == source.operation_texts.end()) return nullptr;
+  read_header(e.api);
+  Loader loader{const_cast<Model&>(*this), source.file, source.shapes, {}, std::nullopt};
+  Operation* op = nullptr;
+  read_builtin(loader, [&] { op = &loader.read_operation_alone(apis_[e.api], e.name, text->second); });
+  source.alone[e.name] = op;
+  return op;
 }
 
 const Operation* Model::find(std::string_view name) const {
   for (const Entry& e : index_) {
     if (e.name != name && e.snake_name != name) continue;
+    if (const Operation* op = read_alone(e)) return op;
     read_api(e.api);
     for (const Operation* op : apis_[e.api].operations)
       if (op->name == e.name) return op;
   }
   return nullptr;
+}
+
+const Api& Model::api_for(const Operation& op) const {
+  for (const Api& a : apis_)
+    if (a.name == op.api) return a;
+  return *api(op.api);  // not reached: every operation's API is in apis_
 }
 
 const Api* Model::api(std::string_view name) const {

@@ -186,8 +186,13 @@ class Model {
   // and the key.
   static Outcome<std::shared_ptr<Model>> load(const std::vector<std::pair<std::string, std::string>>& files);
 
-  const Operation* find(std::string_view name) const;  // by name or snake_name
-  const Api* api(std::string_view name) const;
+  // By name or snake_name. The builtin model reads only what the operation needs (its
+  // API's header and shapes, and its own text) until something asks for the whole API.
+  const Operation* find(std::string_view name) const;
+  const Api* api(std::string_view name) const;  // the whole API, read first when it is not
+  // The API of an operation find() gave: its name, protocol, service, namespace and
+  // signing policy, read; its operations and waiters only once api() or apis() asked.
+  const Api& api_for(const Operation& op) const;
   const std::vector<Api>& apis() const;  // reads every API's file
   std::vector<const Operation*> operations() const;
   const Waiter* waiter(std::string_view name) const;
@@ -203,11 +208,20 @@ class Model {
 
  private:
   struct Loader;
-  // An API's file not read yet (builtin only): its name and text.
+  // An API's file not read yet (builtin only): its name and text, and what has been
+  // read of it one operation at a time (under load_mutex_): the file split into its
+  // operations' texts and the rest (base), the header and shapes, the operations.
   struct Source {
     std::string file;
     const char* text = nullptr;
     std::once_flag once;
+    bool split = false;
+    std::string base;
+    std::map<std::string, std::string_view, std::less<>> operation_texts;
+    bool header_read = false;
+    bool whole = false;
+    std::map<std::string, Shape*> shapes;
+    std::map<std::string, Operation*> alone;
   };
   // An operation's name and the API that holds it (an index into apis_).
   struct Entry {
@@ -215,6 +229,9 @@ class Model {
     size_t api = 0;
   };
   void read_api(size_t i) const;
+  const Operation* read_alone(const Entry& e) const;
+  void split_source(size_t i) const;
+  void read_header(size_t i) const;
 
   // Filled as APIs are read: the deques only under load_mutex_ (stable addresses for
   // the pointers into them), each apis_ entry (its size fixed before any reading) once.
@@ -229,5 +246,10 @@ class Model {
 };
 
 std::string snake_case(std::string_view camel);
+
+// The members of the JSON object `text` as written, each key (between its quotes) and
+// its value's text, in order; nullopt when `text` is no object (model.cpp says how).
+using Members = std::vector<std::pair<std::string_view, std::string_view>>;
+std::optional<Members> json_object_members(std::string_view text);
 
 }  // namespace cloud

@@ -67,3 +67,55 @@ test("cloud.pretty is compiled when first read, and is then require's module", f
   local out, err, code = t.cloudlua("-e " .. q(script))
   expect({ out, err, code }).to_equal{ "true\ttrue\n{ 1 }\ttrue\ttrue\nnil\n", "", 0 }
 end)
+
+test("an operation read on its own (a call before anything asked for its whole API) is the operation of the whole read", function()
+  -- With an endpoint set no emulator starts (it reads every API): the first call reads its
+  -- operation's text alone. What a later whole read lists, and how both refuse bad
+  -- arguments, must not depend on which came first.
+  local env = { CLOUDLUA_ENDPOINT_STORAGE = "http://127.0.0.1:1", CLOUDLUA_ACCESS_KEY_ID = "a", CLOUDLUA_SECRET_ACCESS_KEY = "b" }
+  local call = 'local _, e = pcall(cloud.storage.get_object, { Bucket = 1, Range = {} }) print(cloud.pretty(e.fields)) print("--")'
+  local list = 'local n = {} for _, op in ipairs(cloud.operations()) do n[#n + 1] = op.api .. "." .. op.name end '
+            .. 'print(table.concat(n, " ")) print("--")'
+  local describe = 'print(cloud.pretty(cloud.describe("GetObject"))) print("--")'
+  local function sections(out)
+    local list_of = {}
+    for section in out:gmatch("(.-)\n%-%-\n") do list_of[#list_of + 1] = section end
+    return list_of
+  end
+  local out1, err1, code1 = t.cloudlua("-e " .. q(table.concat({ call, list, describe, call }, "\n")), { env = env })
+  local out2, err2, code2 = t.cloudlua("-e " .. q(table.concat({ list, call, describe, call }, "\n")), { env = env })
+  expect({ err1, code1, err2, code2 }).to_equal{ "", 0, "", 0 }
+  local first, second = sections(out1), sections(out2)
+  expect(#first).to_equal(4)
+  expect(first[1]).to_contain("Bucket")
+  expect(select(2, first[2]:gsub("storage%.GetObject ", ""))).to_equal(1)  -- listed once
+  expect({ first[1], first[2], first[3], first[4] }).to_equal{ second[2], second[1], second[3], second[4] }
+end)
+
+test("every operation read on its own refuses arguments as the whole read's does", function()
+  local env = { CLOUDLUA_ENDPOINT_STORAGE = "http://127.0.0.1:1", CLOUDLUA_ENDPOINT_CLUSTER = "http://127.0.0.1:1",
+                CLOUDLUA_ENDPOINT_DEVOPS = "http://127.0.0.1:1", CLOUDLUA_ENDPOINT_CATALOG = "http://127.0.0.1:1",
+                CLOUDLUA_ACCESS_KEY_ID = "a", CLOUDLUA_SECRET_ACCESS_KEY = "b" }
+  -- Each operation called with arguments it refuses (nothing is sent), through the API
+  -- tables, which name the operations without reading any file.
+  local calls = [[
+    local apis = {}
+    for name, t in pairs(cloud) do
+      if type(t) == "table" and name:sub(1, 1) ~= "_" and name ~= "emulator" then apis[#apis + 1] = name end
+    end
+    table.sort(apis)
+    for _, api in ipairs(apis) do
+      local fns = {}
+      for fn, f in pairs(cloud[api]) do if type(f) == "function" and fn ~= "presign" then fns[#fns + 1] = fn end end
+      table.sort(fns)
+      for _, fn in ipairs(fns) do
+        local _, e = pcall(cloud[api][fn], { Zz = 1 })
+        print(api .. "." .. fn .. ": " .. tostring(e and e.message) .. " " .. cloud.pretty(e and e.fields or {}, { width = 1e9 }))
+      end
+    end]]
+  local alone, err1 = t.cloudlua("-e " .. q(calls), { env = env })
+  local whole, err2 = t.cloudlua("-e " .. q("cloud.operations()\n" .. calls), { env = env })
+  expect({ err1, err2 }).to_equal{ "", "" }
+  expect(select(2, alone:gsub("nothing was sent", ""))).to_equal(31)  -- every operation
+  expect(alone).to_equal(whole)
+end)

@@ -906,3 +906,15 @@ TEST_CASE("a paginator names input members, result paths and a boolean of the re
     CHECK_THAT(loaded.error().message, Catch::Contains("operations.L.paginator") && Catch::Contains(says));
   }
 }
+
+TEST_CASE("json_object_members: each member's key and value text, as written, in order", "[model]") {
+  auto members = json_object_members(R"( { "a" : {"b": [1, {"c": "}]"}]} , "q\"{": "x\\\"}", "n": 12,"e":{} } trailing)");
+  REQUIRE(members.has_value());
+  CHECK(*members == Members{{"a", R"({"b": [1, {"c": "}]"}]})"}, {R"(q\"{)", R"("x\\\"}")"}, {"n", "12"}, {"e", "{}"}});
+  CHECK(json_object_members("{}") == Members{});
+  CHECK(json_object_members(" { } ") == Members{});
+  for (const char* bad : {"", "[]", "{", R"({"a")", R"({"a":)", R"({"a":1)", R"({"a":1,)", R"({"a": "open})", R"({a:1})"})
+    CHECK_FALSE(json_object_members(bad).has_value());
+  // Values are not parsed: a value that is no JSON is given as written, for the parser to refuse.
+  CHECK(json_object_members(R"({"a":1 "b":2})") == Members{{"a", R"(1 "b":2)"}});
+}
