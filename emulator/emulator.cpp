@@ -204,13 +204,14 @@ struct Emulator::Impl {
 
   // The signature check of core's signer, with this emulator's region, dialect and
   // credentials and the API's signing policy; nullopt when the request is good. An
-  // aws-chunked body is decoded into `streamed`.
-  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req,
+  // aws-chunked body is decoded into `streamed`. `headers` (the request's, copied once
+  // for the check and the routing after it) are lent to the check and taken back.
+  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Headers& headers,
                                                   const BodyDigests& digests, StreamedBody& streamed) const {
     VerifyInput in;
     in.method = req.method;
     in.url = "http://" + req.get_header_value("Host") + req.target;
-    in.headers.assign(req.headers.begin(), req.headers.end());
+    in.headers = std::move(headers);  // lent, as the body is, and taken back
     // The body is lent to the check and taken back after it, not copied (it can be
     // 5 GiB); httplib's own request, not const.
     std::string& body = const_cast<httplib::Request&>(req).body;
@@ -225,6 +226,7 @@ struct Emulator::Impl {
     };
     std::optional<SignatureRefusal> refused = verify_signature(in, &streamed);
     body = std::move(in.body);
+    headers = std::move(in.headers);
     return refused;
   }
 
@@ -338,7 +340,8 @@ struct Emulator::Impl {
     set_common_headers(api, res, request_id);
     StreamedBody streamed;
     BodyDigests digests = digests_of(req);
-    if (auto refusal = check_signature(api, req, digests, streamed)) {
+    Headers headers(req.headers.begin(), req.headers.end());
+    if (auto refusal = check_signature(api, req, headers, digests, streamed)) {
       json details = json::object();
       for (const auto& [name, value] : refusal->details) details[name] = value;
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
@@ -351,7 +354,6 @@ struct Emulator::Impl {
     size_t q = target.find('?');
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
     std::map<std::string, std::string> labels;
-    Headers headers(req.headers.begin(), req.headers.end());
     const Operation* op = match_operation(api, req.method, path, query, labels, headers);
     if (!op)
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
