@@ -13,14 +13,7 @@ CLOUDLUA=$(realpath "${1:-build-release/cloudlua}")
 ROUNDS=${2:-3}
 MIB=${3:-60}
 command -v nginx >/dev/null || { echo "install nginx-light"; exit 2; }
-WORK=$(mktemp -d)
-NGINX_PID= SERVE_PID=
-cleanup() {
-  for p in $NGINX_PID $SERVE_PID; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
 
 mkdir -p "$WORK/www"
 chmod 755 "$WORK" "$WORK/www"  # nginx's workers read the file as another user

@@ -18,14 +18,7 @@ ROUNDS=${2:-3}
 MIB=${3:-1024}
 for tool in nginx curl; do command -v "$tool" >/dev/null || { echo "install nginx-light and curl" >&2; exit 2; }; done
 [ -x /usr/bin/time ] || { echo "install time (/usr/bin/time)" >&2; exit 2; }
-WORK=$(mktemp -d)
-NGINX_PID=
-cleanup() {
-  [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
 
 mkdir -p "$WORK/www/bench"
 head -c "$((MIB * 1024 * 1024))" /dev/urandom >"$WORK/file"   # the body put, read from the page cache

@@ -1,6 +1,19 @@
-# What the benchmarks of tests/bench share (sourced, after WORK is set): the median of
-# numbers on stdin, a free port on loopback, and nginx-light started on loopback with a
-# configuration of its own in $WORK/nginx, never the system's.
+# What the benchmarks of tests/bench share (sourced): a work directory, WORK, removed at
+# exit with the servers a script started (NGINX_PID, SERVE_PID), unless the script has
+# one already (tests/serve/lib.sh's); the median of numbers on stdin, a free port on
+# loopback, and nginx-light started on loopback with a configuration of its own in
+# $WORK/nginx, never the system's.
+
+if [ -z "${WORK:-}" ]; then
+  WORK=$(mktemp -d)
+  NGINX_PID= SERVE_PID=
+  cleanup() {
+    local p
+    for p in $NGINX_PID $SERVE_PID; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+  }
+  trap cleanup EXIT
+fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

@@ -13,14 +13,7 @@ CLOUDLUA=$(realpath "${1:-build/cloudlua}")
 ROUNDS=${2:-3}
 SECONDS_EACH=${3:-5}
 command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "install nginx-light and wrk"; exit 2; }
-WORK=$(mktemp -d)
-NGINX_PID= SERVE_PID=
-cleanup() {
-  for p in $NGINX_PID $SERVE_PID; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
 
 # nginx answering every GET with the same 1 KiB body.
 head -c 1024 /dev/urandom | base64 -w0 | head -c 1024 >"$WORK/object"

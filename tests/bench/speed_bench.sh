@@ -36,15 +36,7 @@ if [ -n "$missing" ]; then
 fi
 [ -x "$CLOUDLUA" ] || { echo "no cloudlua at $CLOUDLUA (./setup.sh bench builds build-release)" >&2; exit 2; }
 
-WORK=$(mktemp -d)
-NGINX_PID=
-cleanup() {
-  [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
 
 # --- nginx on loopback, one canned answer per kind of call -------------------------
 PORT=$(free_port)

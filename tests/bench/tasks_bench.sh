@@ -13,15 +13,7 @@
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build/cloudlua}")
 ROUNDS=${2:-5}
-WORK=$(mktemp -d)
-NGINX_PID=
-cleanup() {
-  [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
 
 # (a) seconds for eight delayed calls, MODE = seq or map.
 fanout() {
