@@ -21,6 +21,12 @@ std::string as_string(const uint8_t (&out)[N]) {
   return std::string(reinterpret_cast<const char*>(out), N);
 }
 
+std::string digest_of(Digest which, std::string_view data) {
+  DigestStream hash(which);
+  hash.update(data);
+  return hash.digest();
+}
+
 }  // namespace
 
 // Both digests in one pass: each block is hashed twice while it is still in the
@@ -37,21 +43,13 @@ BodyDigests md5_and_sha256(std::string_view data) {
 }
 
 // SHA-256 of `data`, 32 raw bytes.
-std::string sha256(std::string_view data) {
-  DigestStream hash(Digest::sha256);
-  hash.update(data);
-  return hash.digest();
-}
+std::string sha256(std::string_view data) { return digest_of(Digest::sha256, data); }
 
 // SHA-256 of `data` as 64 lowercase hex digits (payload and canonical-request hashes).
 std::string sha256_hex(std::string_view data) { return hex(sha256(data)); }
 
 // MD5 of `data`, 16 raw bytes (Content-MD5 of the storage API, not for security).
-std::string md5(std::string_view data) {
-  DigestStream hash(Digest::md5);
-  hash.update(data);
-  return hash.digest();
-}
+std::string md5(std::string_view data) { return digest_of(Digest::md5, data); }
 
 // SHA-1 of `data`, 20 raw bytes (one of the storage API's checksums, not for security).
 std::string sha1(std::string_view data) {

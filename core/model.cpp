@@ -352,9 +352,15 @@ struct Model::Loader {
   // An operation of `api` from its own text, not listed in api.operations.
   Operation& read_operation_alone(Api& api, const std::string& name, std::string_view text) {
     Operation& op = read_operation(api, name, ojson::parse(text), false);
+    check_ordered_lists();
+    return op;
+  }
+
+  // The ascendingBy of each list met since the last check (the items' shapes are
+  // complete only once everything they name is read).
+  void check_ordered_lists() {
     for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
     ordered_lists.clear();
-    return op;
   }
 
   // payloadFile { path, offset, length }, outputFile and outputFileOffset: each names
@@ -600,8 +606,7 @@ struct Model::Loader {
     for (auto it = ops.begin(); it != ops.end(); ++it) read_operation(api, it.key(), it.value());
     const ojson& waiters = member_or(doc, "waiters", empty_object());
     for (auto it = waiters.begin(); it != waiters.end(); ++it) read_waiter(api, it.key(), it.value());
-    for (const auto& [list, where] : ordered_lists) check_ascending_by(*list, where);
-    ordered_lists.clear();
+    check_ordered_lists();
     if (header) read_signing(member_or(doc, "signing", null_value()), api.signing);
   }
 
@@ -698,7 +703,7 @@ void Model::read_api(size_t i) const {
 
 // Splits API i's file, once (under load_mutex_): each operation's text, and the rest
 // but the waiters (which name operations) as `base`. Left unsplit when the file is not
-// written plainly enough for object_members: the whole file is read then.
+// written plainly enough for json_object_members: the whole file is read then.
 void Model::split_source(size_t i) const {
   Source& source = const_cast<Source&>(sources_[i]);
   if (source.split) return;
