@@ -4,7 +4,6 @@
 #include "emulator/emulator.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -26,6 +25,7 @@
 #include "core/protocol.h"
 #include "core/uri.h"
 #include "core/validate.h"
+#include "emulator/connection.h"
 #include "emulator/service.h"
 #include "emulator/state_file.h"
 
@@ -125,32 +125,15 @@ class GrowingPool : public httplib::TaskQueue {
   bool stopping_ = false;
 };
 
-// The local port of socket `fd`; 0 when `fd` is no connected TCP socket.
-int connected_port(int fd) {
-  sockaddr_storage local{}, peer{};
-  socklen_t local_size = sizeof local, peer_size = sizeof peer;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
-      ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
-    return 0;
-  if (local.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
-  if (local.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
-  return 0;
-}
-
-// Ends the waits of the connections a stopped server accepted on `port`. httplib 0.11
-// looks at its stop flag only between requests: a keep-alive connection idle (or a
-// client connected and silent) would hold its thread, and stop() with it, for the
-// whole keep-alive time-out. shutdown(SHUT_RD) makes that wait see the end of the
-// input at once; an answer being written still goes out. httplib keeps no list of its
-// connections, so they are found among the process's descriptors by their port.
-void wake_connections(int port) {
-  DIR* fds = ::opendir("/proc/self/fd");
-  if (!fds) return;
-  while (dirent* e = ::readdir(fds)) {
-    int fd = std::atoi(e->d_name);
-    if (fd > 2 && fd != ::dirfd(fds) && connected_port(fd) == port) ::shutdown(fd, SHUT_RD);
-  }
-  ::closedir(fds);
+// Whether httplib read the request of `res` whole, so that the connection can serve
+// the next one: the emulator answered it (its answers carry a request id; httplib's
+// own, made before the body is read, do not), and if it declared a body, its method
+// is one whose body httplib reads (it reads none for GET, HEAD or OPTIONS).
+bool read_whole(const httplib::Request& req, const httplib::Response& res) {
+  if (!res.has_header("x-ext-request-id") && !res.has_header("x-amz-request-id")) return false;
+  if (req.method == "PUT" || req.method == "POST" || req.method == "PATCH" || req.method == "DELETE") return true;
+  std::string length = req.get_header_value("Content-Length");
+  return (length.empty() || length == "0") && !req.has_header("Transfer-Encoding");
 }
 
 struct Refusal {
@@ -165,7 +148,7 @@ struct Refusal {
 struct Emulator::Impl {
   struct ApiServer {
     const Api* api = nullptr;
-    httplib::Server server;
+    ConnectionServer server{read_whole};
     std::thread thread;
     int port = 0;
     std::atomic<bool> done{false};  // the thread has left httplib's accept loop
@@ -502,14 +485,10 @@ struct Emulator::Impl {
     const_cast<httplib::Request&>(req).path = kRoute;  // httplib's own Request, not const
   }
 
-  // Sends `body` as the answer, then ends the connection (the provider's false does).
-  static void answer_then_close(httplib::Response& res, std::string body, const char* type) {
+  // Sends `body` as the answer, then ends the connection: the request's body is not read.
+  static void answer_then_close(httplib::Response& res, const std::string& body, const char* type) {
     res.set_header("Connection", "close");
-    size_t size = body.size();
-    res.set_content_provider(size, type, [body = std::move(body)](size_t offset, size_t, httplib::DataSink& sink) {
-      sink.write(body.data() + offset, body.size() - offset);
-      return false;
-    });
+    res.set_content(body, type);
   }
 
   // The code of a refused request, as the API's protocol says: for the storage API
@@ -598,8 +577,9 @@ struct Emulator::Impl {
     // A connection serves requests for as long as the client keeps it (httplib closes
     // it after five by default: a client then pays a new connection every fifth call).
     s->server.set_keep_alive_max_count(std::numeric_limits<size_t>::max());
-    s->server.set_tcp_nodelay(true);  // headers and body are separate writes: without it, Nagle and the
-                                      // client's delayed ACK hold many answers back 40 ms
+    // A large answer is many writes: without this, Nagle and the client's delayed ACK
+    // would hold its last segment back 40 ms.
+    s->server.set_tcp_nodelay(true);
     s->port = port ? (s->server.bind_to_port(options.host.c_str(), port) ? port : -1)
                    : s->server.bind_to_any_port(options.host.c_str());
     if (s->port <= 0)
@@ -671,7 +651,7 @@ void Emulator::stop() {
   impl_->stop_cv.notify_all();
   for (auto& s : impl_->servers) {
     s->server.stop();
-    wake_connections(s->port);
+    s->server.end_connections();
     if (s->thread.joinable()) s->thread.join();
   }
   impl_->servers.clear();

@@ -1,0 +1,195 @@
+#include "emulator/connection.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace cloud {
+
+namespace {
+
+constexpr size_t kReadAhead = 64 << 10;
+
+// Whether the answer being written on this thread's connection ends it.
+thread_local bool answer_closes = false;
+
+int to_ms(time_t sec, time_t usec) { return static_cast<int>(sec * 1000 + usec / 1000); }
+
+// The address `get` (getsockname or getpeername) gives for `sock`, as httplib writes it.
+void address_of(int sock, int (*get)(int, sockaddr*, socklen_t*), std::string& ip, int& port) {
+  sockaddr_storage a{};
+  socklen_t size = sizeof a;
+  ip.clear();
+  port = 0;
+  if (get(sock, reinterpret_cast<sockaddr*>(&a), &size) != 0) return;
+  char text[INET6_ADDRSTRLEN] = "";
+  if (a.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
+    ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+    port = ntohs(v4->sin_port);
+  } else if (a.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&a);
+    ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+    port = ntohs(v6->sin6_port);
+  }
+  ip = text;
+}
+
+}  // namespace
+
+Connection::Connection(int sock, int stop_fd, ConnectionLimits limits)
+    : sock_(sock), stop_fd_(stop_fd), limits_(limits) {}
+
+Connection::Wait Connection::wait(short events, int ms, bool stoppable) const {
+  pollfd fds[2] = {{sock_, events, 0}, {stop_fd_, POLLIN, 0}};
+  for (;;) {
+    int n = ::poll(fds, stoppable ? 2 : 1, ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Wait::failed;
+    if (n == 0) return Wait::timed_out;
+    if (stoppable && fds[1].revents) return Wait::stopped;
+    // An error or hang-up is for the read or write that follows to find.
+    return Wait::ready;
+  }
+}
+
+bool Connection::wait_for_request(int ms) {
+  if (in_at_ < in_end_) return true;
+  return !failed_ && flush() && wait(POLLIN, ms, true) == Wait::ready;
+}
+
+// recv() into `into`, waiting up to the read limit when nothing has come yet; 0 at
+// the end of the input (or a stop), -1 on failure or time-out.
+ssize_t Connection::receive(char* into, size_t size) {
+  for (;;) {
+    ssize_t n = ::recv(sock_, into, size, MSG_DONTWAIT);
+    if (n >= 0) return n;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+    Wait w = wait(POLLIN, limits_.read_ms, true);
+    if (w == Wait::stopped) return 0;
+    if (w != Wait::ready) return -1;
+  }
+}
+
+ssize_t Connection::read(char* ptr, size_t size) {
+  if (in_at_ == in_end_) {
+    // The client may wait for what was written (100 Continue) before it sends more.
+    if (!flush()) return -1;
+    if (size >= kReadAhead) return receive(ptr, size);
+    if (in_.size() < kReadAhead) in_.resize(kReadAhead);
+    ssize_t n = receive(&in_[0], in_.size());
+    if (n <= 0) return n;
+    in_at_ = 0;
+    in_end_ = static_cast<size_t>(n);
+  }
+  size_t taken = std::min(size, in_end_ - in_at_);
+  std::memcpy(ptr, in_.data() + in_at_, taken);
+  in_at_ += taken;
+  return static_cast<ssize_t>(taken);
+}
+
+bool Connection::is_readable() const {
+  return in_at_ < in_end_ || wait(POLLIN, limits_.read_ms, true) == Wait::ready;
+}
+
+bool Connection::is_writable() const { return !failed_ && wait(POLLOUT, limits_.write_ms, false) == Wait::ready; }
+
+ssize_t Connection::write(const char* ptr, size_t size) {
+  if (failed_) return -1;
+  if (out_.size() + size <= kHeldBytes) {
+    out_.append(ptr, size);
+    return static_cast<ssize_t>(size);
+  }
+  return send_all(ptr, size) ? static_cast<ssize_t>(size) : -1;
+}
+
+bool Connection::flush() { return !failed_ && (out_.empty() || send_all(nullptr, 0)); }
+
+// Sends what is held, then `more`, gathered into as few sends as the socket takes.
+bool Connection::send_all(const char* more, size_t more_size) {
+  iovec parts[2] = {{&out_[0], out_.size()}, {const_cast<char*>(more), more_size}};
+  msghdr m{};
+  m.msg_iov = out_.empty() ? parts + 1 : parts;
+  m.msg_iovlen = (out_.empty() ? 0 : 1) + (more_size ? 1 : 0);
+  while (m.msg_iovlen > 0) {
+    ssize_t n = ::sendmsg(sock_, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait(POLLOUT, limits_.write_ms, false) == Wait::ready)
+      continue;
+    if (n < 0) {
+      failed_ = true;
+      return false;
+    }
+    auto sent = static_cast<size_t>(n);
+    for (; m.msg_iovlen > 0 && sent >= m.msg_iov->iov_len; ++m.msg_iov, --m.msg_iovlen) sent -= m.msg_iov->iov_len;
+    if (m.msg_iovlen > 0) {
+      m.msg_iov->iov_base = static_cast<char*>(m.msg_iov->iov_base) + sent;
+      m.msg_iov->iov_len -= sent;
+    }
+  }
+  out_.clear();
+  return true;
+}
+
+void Connection::get_remote_ip_and_port(std::string& ip, int& port) const {
+  if (!remote_.known) address_of(sock_, ::getpeername, remote_.ip, remote_.port), remote_.known = true;
+  ip = remote_.ip;
+  port = remote_.port;
+}
+
+void Connection::get_local_ip_and_port(std::string& ip, int& port) const {
+  if (!local_.known) address_of(sock_, ::getsockname, local_.ip, local_.port), local_.known = true;
+  ip = local_.ip;
+  port = local_.port;
+}
+
+ConnectionServer::ConnectionServer(ReadWhole read_whole) : stop_fd_(::eventfd(0, EFD_CLOEXEC)) {
+  // Called for every answer, just before its head is written.
+  set_post_routing_handler([read_whole = std::move(read_whole)](const httplib::Request& req, httplib::Response& res) {
+    if (res.get_header_value("Connection") == "close" || !read_whole(req, res)) {
+      res.set_header("Connection", "close");
+      answer_closes = true;
+    }
+  });
+}
+
+ConnectionServer::~ConnectionServer() {
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+}
+
+void ConnectionServer::end_connections() {
+  uint64_t one = 1;
+  if (::write(stop_fd_, &one, sizeof one) < 0) {
+    // Already at the eventfd's limit: it is readable, and stays so.
+  }
+}
+
+// httplib's loop over a connection's requests (process_server_socket), with one
+// Connection for all of them.
+bool ConnectionServer::process_and_close_socket(socket_t sock) {
+  Connection c(sock, stop_fd_,
+               {to_ms(read_timeout_sec_, read_timeout_usec_), to_ms(write_timeout_sec_, write_timeout_usec_)});
+  bool ok = false;
+  for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET &&
+                                            c.wait_for_request(static_cast<int>(keep_alive_timeout_sec_ * 1000));
+       --left) {
+    bool closed = false;
+    answer_closes = false;
+    ok = process_request(c, left == 1, closed, nullptr);
+    if (!c.flush() || !ok || closed || answer_closes) break;
+  }
+  c.flush();  // what an answer cut short had written (its head), as httplib would have sent it
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+  return ok;
+}
+
+}  // namespace cloud

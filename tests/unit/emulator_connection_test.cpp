@@ -1,0 +1,219 @@
+// The emulator's connections (emulator/connection.h) on the wire: an answer's head and
+// body leave together, requests sent back to back on one connection are each
+// answered, writes are held until the connection flushes, reads or holds too much,
+// and a stop ends the waits for input.
+#include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "emulator/connection.h"
+#include "emulator_harness.h"
+#include "tcp_segments.h"
+
+namespace {
+
+using harness::Running;
+using harness::storage_request;
+
+// A TCP connection to the port of `url`, which gives up a read after 10 s.
+int connect_to(const std::string& url) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  timeval limit{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(std::stoi(url.substr(url.rfind(':') + 1))));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
+// A signed storage request as the bytes a client sends.
+std::string request_text(const std::string& base, const std::string& method, const std::string& target,
+                         const std::string& body = "") {
+  auto s = cloud::sign(storage_request(base, method, target, body));
+  REQUIRE(s.ok());
+  std::string text = method + " " + s->url.substr(base.size()) + " HTTP/1.1\r\n";
+  for (const auto& [name, value] : s->headers) text += name + ": " + value + "\r\n";
+  if (!body.empty()) text += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  return text + "\r\n" + body;
+}
+
+void send_text(int fd, const std::string& text) {
+  REQUIRE(::send(fd, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size()));
+}
+
+struct Answer {
+  int status = 0;
+  std::string head, body;
+};
+
+// Reads one answer with a Content-Length from `fd`; what follows it stays in `pending`.
+Answer read_answer(int fd, std::string& pending) {
+  auto fill = [&] {
+    char buf[4096];
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    REQUIRE(n > 0);
+    pending.append(buf, static_cast<size_t>(n));
+  };
+  size_t head_end;
+  while ((head_end = pending.find("\r\n\r\n")) == std::string::npos) fill();
+  std::string head = pending.substr(0, head_end);
+  size_t at = head.find("Content-Length: ");
+  REQUIRE(at != std::string::npos);
+  size_t length = std::stoul(head.substr(at + 16));
+  while (pending.size() < head_end + 4 + length) fill();
+  Answer a{std::stoi(head.substr(9, 3)), head, pending.substr(head_end + 4, length)};
+  pending.erase(0, head_end + 4 + length);
+  return a;
+}
+
+// A connected pair of local stream sockets, closed at the end of the test.
+struct SocketPair {
+  int ours = -1, theirs = -1;
+  SocketPair() {
+    int fds[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+    ours = fds[0], theirs = fds[1];
+  }
+  ~SocketPair() { ::close(ours), ::close(theirs); }
+  // What the peer has been sent so far, without waiting.
+  std::string arrived() const {
+    std::string got;
+    char buf[65536];
+    for (ssize_t n; (n = ::recv(theirs, buf, sizeof buf, MSG_DONTWAIT)) > 0;) got.append(buf, static_cast<size_t>(n));
+    return got;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("A small answer leaves in one TCP segment, its head and body together") {
+  Running e;
+  const std::string base = e.urls["storage"];
+  std::string kib(1024, 'k');
+  REQUIRE(harness::send(base, storage_request(base, "PUT", "/demo-bucket/kib.bin", kib))->status == 200);
+  int fd = connect_to(base);
+  send_text(fd, request_text(base, "GET", "/demo-bucket/kib.bin"));
+  std::string pending;
+  Answer a = read_answer(fd, pending);
+  CHECK(a.status == 200);
+  CHECK(a.body == kib);
+  long segments = harness::data_segments_received(fd);
+  if (segments < 0) WARN("the kernel does not count the segments received: not checked");
+  else CHECK(segments == 1);
+  ::close(fd);
+}
+
+TEST_CASE("Requests sent back to back on one connection are each answered, in order") {
+  Running e;
+  const std::string base = e.urls["storage"];
+  REQUIRE(harness::send(base, storage_request(base, "PUT", "/demo-bucket/a.txt", "first"))->status == 200);
+  REQUIRE(harness::send(base, storage_request(base, "PUT", "/demo-bucket/b.txt", "second"))->status == 200);
+  int fd = connect_to(base);
+  // One send: the server reads both requests at once, the second before it answers the first.
+  send_text(fd, request_text(base, "GET", "/demo-bucket/a.txt") + request_text(base, "PUT", "/demo-bucket/c.txt", "third") +
+                    request_text(base, "GET", "/demo-bucket/b.txt"));
+  std::string pending;
+  Answer first = read_answer(fd, pending);
+  Answer put = read_answer(fd, pending);
+  Answer second = read_answer(fd, pending);
+  CHECK(first.body == "first");
+  CHECK(put.status == 200);
+  CHECK(second.body == "second");
+  CHECK(pending.empty());
+  send_text(fd, request_text(base, "GET", "/demo-bucket/c.txt"));
+  CHECK(read_answer(fd, pending).body == "third");
+  ::close(fd);
+}
+
+// Whether the peer has ended the connection: recv() sees the end of the input.
+bool ended(int fd) {
+  char c;
+  return ::recv(fd, &c, 1, 0) == 0;
+}
+
+TEST_CASE("A request whose body is not read ends its connection after the answer") {
+  Running e;
+  const std::string base = e.urls["storage"];
+  REQUIRE(harness::send(base, storage_request(base, "PUT", "/demo-bucket/a.txt", "first"))->status == 200);
+  std::string pending;
+
+  // httplib answers a request line too long before reading the body; the body's bytes
+  // must not be taken for the next request (they were: 400 Bad Request).
+  int fd = connect_to(base);
+  send_text(fd, "PUT /demo-bucket/" + std::string(10000, 'k') + " HTTP/1.1\r\nContent-Length: 29\r\n\r\n" +
+                    "GET /demo-bucket/a.txt HTTP/1.1\r\n\r\n");
+  Answer a = read_answer(fd, pending);
+  CHECK(a.status == 414);
+  CHECK(a.head.find("Connection: close") != std::string::npos);
+  CHECK(ended(fd));
+  ::close(fd);
+
+  // httplib reads no body of a GET.
+  pending.clear();
+  fd = connect_to(base);
+  std::string get = request_text(base, "GET", "/demo-bucket/a.txt");
+  get.insert(get.size() - 2, "Content-Length: 5\r\n");
+  send_text(fd, get + "hello");
+  a = read_answer(fd, pending);
+  CHECK(a.body == "first");
+  CHECK(a.head.find("Connection: close") != std::string::npos);
+  CHECK(ended(fd));
+  ::close(fd);
+}
+
+TEST_CASE("A connection holds what is written until it flushes, waits for input or holds too much") {
+  SocketPair pair;
+  int never = ::eventfd(0, 0);
+  cloud::Connection c(pair.ours, never, {});
+  REQUIRE(c.write("HTTP/1.1 100 Continue\r\n\r\n", 25) == 25);
+  CHECK(pair.arrived().empty());
+
+  // A read that has to wait for input first sends what is held: the client may be
+  // waiting for it before it sends more.
+  REQUIRE(::send(pair.theirs, "body", 4, 0) == 4);
+  char got[4];
+  CHECK(c.read(got, sizeof got) == 4);
+  CHECK(pair.arrived() == "HTTP/1.1 100 Continue\r\n\r\n");
+
+  REQUIRE(c.write("head", 4) == 4);
+  REQUIRE(c.flush());
+  CHECK(pair.arrived() == "head");
+
+  // A write that would make more than kHeldBytes goes out at once, after what is held.
+  std::string large(cloud::Connection::kHeldBytes, 'x');
+  REQUIRE(c.write("head", 4) == 4);
+  std::string arrived;
+  std::thread reader([&] {
+    char buf[65536];
+    while (arrived.size() < 4 + large.size()) {
+      ssize_t n = ::recv(pair.theirs, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      arrived.append(buf, static_cast<size_t>(n));
+    }
+  });
+  CHECK(c.write(large.data(), large.size()) == static_cast<ssize_t>(large.size()));
+  reader.join();
+  CHECK(arrived == "head" + large);
+  ::close(never);
+}
+
+TEST_CASE("A connection's waits for input end once its server ends its connections") {
+  SocketPair pair;
+  int stop = ::eventfd(0, 0);
+  cloud::Connection c(pair.ours, stop, {600000, 600000});  // a wait would outlast the test's time-out
+  REQUIRE(::send(pair.theirs, "GET", 3, 0) == 3);
+  CHECK(c.wait_for_request(600000));
+  char got[8];
+  CHECK(c.read(got, sizeof got) == 3);
+  uint64_t one = 1;
+  REQUIRE(::write(stop, &one, sizeof one) == sizeof one);
+  CHECK(c.read(got, sizeof got) == 0);  // as at the end of the input
+  CHECK_FALSE(c.wait_for_request(600000));
+  ::close(stop);
+}
