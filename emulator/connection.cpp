@@ -80,6 +80,10 @@ ssize_t Connection::receive(char* into, size_t size) {
 }
 
 ssize_t Connection::read(char* ptr, size_t size) {
+  if (size == 1 && in_at_ < in_end_) {  // httplib reads a request's head a byte at a time
+    *ptr = in_[in_at_++];
+    return 1;
+  }
   if (in_at_ == in_end_) {
     // The client may wait for what was written (100 Continue) before it sends more.
     if (!flush()) return -1;
@@ -154,10 +158,9 @@ void Connection::get_local_ip_and_port(std::string& ip, int& port) const {
 ConnectionServer::ConnectionServer(ReadWhole read_whole) : stop_fd_(::eventfd(0, EFD_CLOEXEC)) {
   // Called for every answer, just before its head is written.
   set_post_routing_handler([read_whole = std::move(read_whole)](const httplib::Request& req, httplib::Response& res) {
-    if (res.get_header_value("Connection") == "close" || !read_whole(req, res)) {
-      res.set_header("Connection", "close");
-      answer_closes = true;
-    }
+    if (read_whole(req)) return;
+    if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+    answer_closes = true;
   });
 }
 

@@ -70,9 +70,10 @@ class Connection final : public httplib::Stream {
 // an answer says Connection: close. An answer says so when `read_whole` says its
 // request was not read whole (httplib answers some requests it cannot take before
 // reading their bodies: what is left of one must not be read as the next request).
+// `read_whole` is asked just before each answer's head is written.
 class ConnectionServer : public httplib::Server {
  public:
-  using ReadWhole = std::function<bool(const httplib::Request&, const httplib::Response&)>;
+  using ReadWhole = std::function<bool(const httplib::Request&)>;
   explicit ConnectionServer(ReadWhole read_whole);
   ~ConnectionServer() override;
   ConnectionServer(const ConnectionServer&) = delete;

@@ -125,17 +125,6 @@ class GrowingPool : public httplib::TaskQueue {
   bool stopping_ = false;
 };
 
-// Whether httplib read the request of `res` whole, so that the connection can serve
-// the next one: the emulator answered it (its answers carry a request id; httplib's
-// own, made before the body is read, do not), and if it declared a body, its method
-// is one whose body httplib reads (it reads none for GET, HEAD or OPTIONS).
-bool read_whole(const httplib::Request& req, const httplib::Response& res) {
-  if (!res.has_header("x-ext-request-id") && !res.has_header("x-amz-request-id")) return false;
-  if (req.method == "PUT" || req.method == "POST" || req.method == "PATCH" || req.method == "DELETE") return true;
-  std::string length = req.get_header_value("Content-Length");
-  return (length.empty() || length == "0") && !req.has_header("Transfer-Encoding");
-}
-
 struct Refusal {
   int status;
   std::string code;
@@ -148,7 +137,7 @@ struct Refusal {
 struct Emulator::Impl {
   struct ApiServer {
     const Api* api = nullptr;
-    ConnectionServer server{read_whole};
+    ConnectionServer server{Impl::read_whole};
     std::thread thread;
     int port = 0;
     std::atomic<bool> done{false};  // the thread has left httplib's accept loop
@@ -460,14 +449,15 @@ struct Emulator::Impl {
     set_common_headers(api, res, request_id);
     if (undeclared) {
       res.status = 411;
-      answer_then_close(res, serialize_error(api, "MissingContentLength", "give the Content-Length of the body",
-                                             request_id), content_type_of(api));
+      res.set_content(serialize_error(api, "MissingContentLength", "give the Content-Length of the body", request_id),
+                      content_type_of(api));
     } else {
       res.status = 400;
       json sizes = {{"ProposedSize", declared}, {"MaxSizeAllowed", kMaxBodyBytes}};
-      answer_then_close(res, serialize_error(api, "EntityTooLarge", "the body of " + length + " bytes is larger than " +
-                                                                       size_text(kMaxBodyBytes) + ", the most one request may carry",
-                                             request_id, sizes), content_type_of(api));
+      res.set_content(serialize_error(api, "EntityTooLarge", "the body of " + length + " bytes is larger than " +
+                                                                 size_text(kMaxBodyBytes) + ", the most one request may carry",
+                                      request_id, sizes),
+                      content_type_of(api));
     }
     if (is_aws_request(req)) rename_to_aws_headers(res);
     return true;
@@ -485,11 +475,22 @@ struct Emulator::Impl {
     const_cast<httplib::Request&>(req).path = kRoute;  // httplib's own Request, not const
   }
 
-  // Sends `body` as the answer, then ends the connection: the request's body is not read.
-  static void answer_then_close(httplib::Response& res, const std::string& body, const char* type) {
-    res.set_header("Connection", "close");
-    res.set_content(body, type);
+  // The path of a request once the emulator has it whole: httplib has read its body,
+  // if it declared one (it reads none for GET, HEAD or OPTIONS). A connection serves
+  // the next request only after such a one (read_whole): httplib answers some requests
+  // on its own before reading their bodies (a request line too long, a malformed
+  // Range), and refuse_body refuses some unread; what is left of one must not be read
+  // as the next request.
+  static constexpr const char* kReadWhole = "/read-whole";
+  static void note_read_whole(const httplib::Request& req) {
+    bool body_read = req.method == "PUT" || req.method == "POST" || req.method == "PATCH" || req.method == "DELETE";
+    if (!body_read) {
+      std::string length = req.get_header_value("Content-Length");
+      body_read = (length.empty() || length == "0") && !req.has_header("Transfer-Encoding");
+    }
+    if (body_read) const_cast<httplib::Request&>(req).path = kReadWhole;
   }
+  static bool read_whole(const httplib::Request& req) { return req.path == kReadWhole; }
 
   // The code of a refused request, as the API's protocol says: for the storage API
   // what S3 says, MalformedXML when the XML body breaks the schema (an empty part list,
@@ -556,6 +557,7 @@ struct Emulator::Impl {
       listening = sock;
     });
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) {
+      note_read_whole(req);
       encode_copy_source(const_cast<httplib::Request&>(req));
       serve(*a, req, res);
     };
