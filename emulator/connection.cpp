@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -44,39 +43,46 @@ void address_of(int sock, int (*get)(int, sockaddr*, socklen_t*), std::string& i
 
 }  // namespace
 
-Connection::Connection(int sock, int stop_fd, ConnectionLimits limits)
-    : sock_(sock), stop_fd_(stop_fd), limits_(limits) {}
-
-Connection::Wait Connection::wait(short events, int ms, bool stoppable) const {
-  pollfd fds[2] = {{sock_, events, 0}, {stop_fd_, POLLIN, 0}};
-  for (;;) {
-    int n = ::poll(fds, stoppable ? 2 : 1, ms);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Wait::failed;
-    if (n == 0) return Wait::timed_out;
-    if (stoppable && fds[1].revents) return Wait::stopped;
-    // An error or hang-up is for the read or write that follows to find.
-    return Wait::ready;
-  }
+Connection::Connection(int sock, ConnectionLimits limits) : sock_(sock), limits_(limits) {
+  timeval read{limits.read_ms / 1000, (limits.read_ms % 1000) * 1000};
+  timeval write{limits.write_ms / 1000, (limits.write_ms % 1000) * 1000};
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &read, sizeof read);
+  ::setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &write, sizeof write);
 }
 
+// Whether `events` came on the socket within `ms`.
+bool Connection::poll_for(short events, int ms) const {
+  pollfd fd{sock_, events, 0};
+  int n;
+  while ((n = ::poll(&fd, 1, ms)) < 0 && errno == EINTR) {
+  }
+  return n > 0;
+}
+
+// Waits in recv() itself, not in a poll() before it: one system call per request.
 bool Connection::wait_for_request(int ms) {
   if (in_at_ < in_end_) return true;
-  return !failed_ && flush() && wait(POLLIN, ms, true) == Wait::ready;
+  if (failed_ || !flush()) return false;
+  if (ms != limits_.read_ms && !poll_for(POLLIN, ms)) return false;
+  return read_ahead() > 0;
 }
 
-// recv() into `into`, waiting up to the read limit when nothing has come yet; 0 at
-// the end of the input (or a stop), -1 on failure or time-out.
+// recv() into `into`, waiting up to the read limit; 0 at the end of the input, -1 on
+// failure or time-out.
 ssize_t Connection::receive(char* into, size_t size) {
-  for (;;) {
-    ssize_t n = ::recv(sock_, into, size, MSG_DONTWAIT);
-    if (n >= 0) return n;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
-    Wait w = wait(POLLIN, limits_.read_ms, true);
-    if (w == Wait::stopped) return 0;
-    if (w != Wait::ready) return -1;
+  ssize_t n;
+  while ((n = ::recv(sock_, into, size, 0)) < 0 && errno == EINTR) {
   }
+  return n;
+}
+
+// Reads what has come, up to kReadAhead, into the read-ahead buffer (empty before).
+ssize_t Connection::read_ahead() {
+  if (in_.size() < kReadAhead) in_.resize(kReadAhead);
+  ssize_t n = receive(&in_[0], in_.size());
+  in_at_ = 0;
+  in_end_ = n > 0 ? static_cast<size_t>(n) : 0;
+  return n;
 }
 
 ssize_t Connection::read(char* ptr, size_t size) {
@@ -88,11 +94,8 @@ ssize_t Connection::read(char* ptr, size_t size) {
     // The client may wait for what was written (100 Continue) before it sends more.
     if (!flush()) return -1;
     if (size >= kReadAhead) return receive(ptr, size);
-    if (in_.size() < kReadAhead) in_.resize(kReadAhead);
-    ssize_t n = receive(&in_[0], in_.size());
+    ssize_t n = read_ahead();
     if (n <= 0) return n;
-    in_at_ = 0;
-    in_end_ = static_cast<size_t>(n);
   }
   size_t taken = std::min(size, in_end_ - in_at_);
   std::memcpy(ptr, in_.data() + in_at_, taken);
@@ -100,11 +103,9 @@ ssize_t Connection::read(char* ptr, size_t size) {
   return static_cast<ssize_t>(taken);
 }
 
-bool Connection::is_readable() const {
-  return in_at_ < in_end_ || wait(POLLIN, limits_.read_ms, true) == Wait::ready;
-}
+bool Connection::is_readable() const { return in_at_ < in_end_ || poll_for(POLLIN, limits_.read_ms); }
 
-bool Connection::is_writable() const { return !failed_ && wait(POLLOUT, limits_.write_ms, false) == Wait::ready; }
+bool Connection::is_writable() const { return !failed_ && poll_for(POLLOUT, limits_.write_ms); }
 
 ssize_t Connection::write(const char* ptr, size_t size) {
   if (failed_) return -1;
@@ -124,10 +125,8 @@ bool Connection::send_all(const char* more, size_t more_size) {
   m.msg_iov = out_.empty() ? parts + 1 : parts;
   m.msg_iovlen = (out_.empty() ? 0 : 1) + (more_size ? 1 : 0);
   while (m.msg_iovlen > 0) {
-    ssize_t n = ::sendmsg(sock_, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t n = ::sendmsg(sock_, &m, MSG_NOSIGNAL);  // blocks up to the write limit
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait(POLLOUT, limits_.write_ms, false) == Wait::ready)
-      continue;
     if (n < 0) {
       failed_ = true;
       return false;
@@ -155,7 +154,7 @@ void Connection::get_local_ip_and_port(std::string& ip, int& port) const {
   port = local_.port;
 }
 
-ConnectionServer::ConnectionServer(ReadWhole read_whole) : stop_fd_(::eventfd(0, EFD_CLOEXEC)) {
+ConnectionServer::ConnectionServer(ReadWhole read_whole) {
   // Called for every answer, just before its head is written.
   set_post_routing_handler([read_whole = std::move(read_whole)](const httplib::Request& req, httplib::Response& res) {
     if (read_whole(req)) return;
@@ -164,32 +163,42 @@ ConnectionServer::ConnectionServer(ReadWhole read_whole) : stop_fd_(::eventfd(0,
   });
 }
 
-ConnectionServer::~ConnectionServer() {
-  if (stop_fd_ >= 0) ::close(stop_fd_);
+ConnectionServer::~ConnectionServer() = default;
+
+// shutdown(SHUT_RD): a recv() waiting, or to come, sees the end of the input at once.
+void ConnectionServer::end_connections() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ending_ = true;
+  for (int sock : open_) ::shutdown(sock, SHUT_RD);
 }
 
-void ConnectionServer::end_connections() {
-  uint64_t one = 1;
-  if (::write(stop_fd_, &one, sizeof one) < 0) {
-    // Already at the eventfd's limit: it is readable, and stays so.
-  }
+bool ConnectionServer::enter(int sock) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !ending_ && open_.insert(sock).second;
+}
+
+void ConnectionServer::leave(int sock) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_.erase(sock);
 }
 
 // httplib's loop over a connection's requests (process_server_socket), with one
 // Connection for all of them.
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
-  Connection c(sock, stop_fd_,
-               {to_ms(read_timeout_sec_, read_timeout_usec_), to_ms(write_timeout_sec_, write_timeout_usec_)});
   bool ok = false;
-  for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET &&
-                                            c.wait_for_request(static_cast<int>(keep_alive_timeout_sec_ * 1000));
-       --left) {
-    bool closed = false;
-    answer_closes = false;
-    ok = process_request(c, left == 1, closed, nullptr);
-    if (!c.flush() || !ok || closed || answer_closes) break;
+  if (enter(sock)) {
+    Connection c(sock, {to_ms(read_timeout_sec_, read_timeout_usec_), to_ms(write_timeout_sec_, write_timeout_usec_)});
+    for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET &&
+                                              c.wait_for_request(static_cast<int>(keep_alive_timeout_sec_ * 1000));
+         --left) {
+      bool closed = false;
+      answer_closes = false;
+      ok = process_request(c, left == 1, closed, nullptr);
+      if (!c.flush() || !ok || closed || answer_closes) break;
+    }
+    c.flush();  // what an answer cut short had written (its head), as httplib would have sent it
+    leave(sock);
   }
-  c.flush();  // what an answer cut short had written (its head), as httplib would have sent it
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return ok;

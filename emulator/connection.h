@@ -4,14 +4,16 @@
 // asks poll() before every read and every write, looks both addresses up for every
 // request, sends an answer's head and body apart, and notices a stop only between
 // requests. Here a connection keeps one stream for its whole life: input is read
-// ahead into a buffer the connection keeps, a socket is polled only when it would
-// block, the addresses are looked up once, an answer's writes leave in one send, and
-// a stop ends every wait for input at once.
+// ahead into a buffer the connection keeps, reads and sends block on the socket
+// itself (its time-outs set on it), the addresses are looked up once, an answer's
+// writes leave in one send, and a stop ends every wait for input at once.
 #pragma once
 
 #include <httplib.h>
 
 #include <functional>
+#include <mutex>
+#include <set>
 #include <string>
 
 namespace cloud {
@@ -23,13 +25,14 @@ struct ConnectionLimits {
 
 // One client connection, read and written through buffers. Writes are held until
 // flush(), a read that has to wait for input, or more than kHeldBytes: an answer
-// of less leaves in one send. Reads and waits for input end when `stop_fd` becomes
-// readable; writes do not (an answer being sent still goes out).
+// of less leaves in one send. shutdown(SHUT_RD) on the socket ends its reads and
+// waits for input; an answer being sent still goes out.
 class Connection final : public httplib::Stream {
  public:
   static constexpr size_t kHeldBytes = 64 << 10;
 
-  Connection(int sock, int stop_fd, ConnectionLimits limits);
+  // Sets the limits on the socket (SO_RCVTIMEO, SO_SNDTIMEO).
+  Connection(int sock, ConnectionLimits limits);
 
   // Whether a request is waiting: input read ahead, or arriving within `ms`.
   bool wait_for_request(int ms);
@@ -45,13 +48,12 @@ class Connection final : public httplib::Stream {
   int socket() const override { return sock_; }
 
  private:
-  enum class Wait { ready, timed_out, stopped, failed };
-  Wait wait(short events, int ms, bool stoppable) const;
+  bool poll_for(short events, int ms) const;
   bool send_all(const char* more, size_t more_size);
   ssize_t receive(char* into, size_t size);
+  ssize_t read_ahead();
 
   const int sock_;
-  const int stop_fd_;
   const ConnectionLimits limits_;
   std::string in_;  // read ahead: in_[in_at_, in_end_) not yet taken
   size_t in_at_ = 0, in_end_ = 0;
@@ -84,8 +86,13 @@ class ConnectionServer : public httplib::Server {
 
  private:
   bool process_and_close_socket(socket_t sock) override;
+  // Adds a connection to those end_connections() ends; false once it has been called.
+  bool enter(int sock);
+  void leave(int sock);
 
-  int stop_fd_;  // an eventfd, readable once end_connections() has been called
+  std::mutex mutex_;
+  std::set<int> open_;  // the sockets of the connections being served
+  bool ending_ = false;
 };
 
 }  // namespace cloud
