@@ -103,11 +103,11 @@ std::string hmac_sha256(std::string_view key, std::string_view data) { return Hm
 // Lowercase hex of raw bytes, two digits per byte.
 std::string hex(std::string_view bytes) {
   static const char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 0x0f];
+  std::string out(bytes.size() * 2, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    out[2 * i] = digits[c >> 4];
+    out[2 * i + 1] = digits[c & 0x0f];
   }
   return out;
 }

@@ -104,6 +104,7 @@ std::string canonical_query(const Pairs& wire_pairs) {
 // comma form is superseded).
 std::string canonical_value(std::string_view value) {
   std::string out;
+  out.reserve(value.size());
   bool pending_space = false;
   for (char c : value) {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') {
@@ -124,18 +125,26 @@ struct CanonicalHeaders {
 
 // Lowercased, sorted, repeats joined by ','; `unsigned_name` (lowercase) is left out.
 CanonicalHeaders canonical_headers(const Headers& headers, const std::string& unsigned_name) {
-  std::map<std::string, std::string> merged;
-  for (const auto& [name, value] : headers) {
-    std::string key = to_lower(name);
-    if (key == unsigned_name) continue;
-    auto [it, fresh] = merged.emplace(key, canonical_value(value));
-    if (!fresh) it->second += "," + canonical_value(value);
-  }
+  std::vector<std::pair<std::string, std::string>> lowered;  // sorted stably: repeats keep their order
+  lowered.reserve(headers.size());
+  for (const auto& [name, value] : headers)
+    if (std::string key = to_lower(name); key != unsigned_name) lowered.emplace_back(std::move(key), canonical_value(value));
+  std::stable_sort(lowered.begin(), lowered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   CanonicalHeaders out;
-  for (const auto& [name, value] : merged) {
-    out.block += name + ":" + value + "\n";
-    out.signed_names += (out.signed_names.empty() ? "" : ";") + name;
+  for (size_t i = 0; i < lowered.size(); ++i) {
+    const std::string& name = lowered[i].first;
+    bool repeat = i > 0 && lowered[i - 1].first == name;
+    if (!repeat) {
+      if (i > 0) out.block += '\n';
+      out.block.append(name).append(1, ':');
+      if (!out.signed_names.empty()) out.signed_names += ';';
+      out.signed_names += name;
+    } else {
+      out.block += ',';
+    }
+    out.block += lowered[i].second;
   }
+  if (!lowered.empty()) out.block += '\n';
   return out;
 }
 
