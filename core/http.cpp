@@ -1,6 +1,8 @@
 // Helpers over header lists; names compare case-insensitively as HTTP says.
 #include "core/http.h"
 
+#include <algorithm>
+
 namespace cloud {
 namespace {
 
@@ -23,6 +25,11 @@ bool iequals(std::string_view a, std::string_view b) {
   for (size_t i = 0; i < a.size(); ++i)
     if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
   return true;
+}
+
+bool iless(std::string_view a, std::string_view b) {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                      [](char x, char y) { return ascii_lower(x) < ascii_lower(y); });
 }
 
 std::string to_lower(std::string_view s) {

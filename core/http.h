@@ -62,6 +62,8 @@ bool has_header(const Headers& headers, std::string_view name);
 const std::string* find_header(const Headers& headers, std::string_view name);
 // ASCII case-insensitive equality, as HTTP names compare (whatever the C locale says).
 bool iequals(std::string_view a, std::string_view b);
+// Whether `a` sorts before `b` with ASCII letters compared as lowercase.
+bool iless(std::string_view a, std::string_view b);
 // Whether `value` may be a header's value: no line break, NUL or other control
 // character but a tab (one with "\r\n" in it would put a header of its own on the wire).
 bool header_value_ok(std::string_view value);

@@ -190,9 +190,14 @@ HmacSha256 signing_mac(const SignInput& in, const std::string& time) {
   return copy;
 }
 
+// The SHA-256 of `body` in hex; that of no bytes, the body of most requests, known.
+std::string body_sha256_hex(std::string_view body) {
+  return body.empty() ? "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" : sha256_hex(body);
+}
+
 // The payload's hash as signed: given for a body sent from a file, else computed.
 std::string payload_hash(const SignInput& in) {
-  return in.payload_sha256.empty() ? sha256_hex(in.body) : in.payload_sha256;
+  return in.payload_sha256.empty() ? body_sha256_hex(in.body) : in.payload_sha256;
 }
 
 // Fills the canonical request, string to sign and signature of `out`.
@@ -517,7 +522,7 @@ std::optional<SignatureRefusal> check_scope(const VerifyInput& in, const Authori
 // The SHA-256 of the body as received: the caller's when it hashed the body already
 // (the emulator hashes it once with its MD5), else computed here.
 std::string received_body_sha256(const VerifyInput& in) {
-  return in.body_sha256.empty() ? sha256_hex(in.body) : in.body_sha256;
+  return in.body_sha256.empty() ? body_sha256_hex(in.body) : in.body_sha256;
 }
 
 // Re-signs what arrived, at its own time and with the key's secret, and compares: in

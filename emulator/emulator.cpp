@@ -215,14 +215,14 @@ struct Emulator::Impl {
   // X-Gateway-Endpoint-Request), derived from the request id. x-ext-expiration and the
   // KMS and customer-key headers are left out, as S3 does without lifecycle rules, KMS
   // or customer keys, which this emulator does not have.
-  static void set_common_headers(const Api& api, httplib::Response& res, const std::string& request_id) {
-    res.set_header("Date", http_date_now());
-    res.set_header("x-ext-request-id", request_id);
+  static void set_common_headers(const Api& api, Headers& head, const std::string& request_id) {
+    head.emplace_back("Date", http_date_now());
+    head.emplace_back("x-ext-request-id", request_id);
     if (!api.protocol->support_ids) return;
     std::string digest = sha256(request_id);  // one hash for both (a second, MD5, cost as much)
-    res.set_header("x-ext-id-2", base64(digest));
-    res.set_header("x-storage-sg-trace-id", hex(std::string_view(digest).substr(24)));
-    res.set_header("X-Gateway-Endpoint-Request", "1");
+    head.emplace_back("x-ext-id-2", base64(digest));
+    head.emplace_back("x-storage-sg-trace-id", hex(std::string_view(digest).substr(24)));
+    head.emplace_back("X-Gateway-Endpoint-Request", "1");
   }
 
   // Now as an HTTP date, formatted once a second per thread rather than per answer.
@@ -287,29 +287,31 @@ struct Emulator::Impl {
     // The storage service answers Range itself (206, Content-Range, InvalidRange);
     // httplib 0.11 would otherwise cut the already-cut body a second time.
     const_cast<httplib::Request&>(req).ranges.clear();
+    Headers head;  // the answer's headers, the emulator's own
     try {
-      dispatch(api, req, res);
+      dispatch(api, req, res, head);
     } catch (...) {
-      internal_error(api, res);
+      internal_error(api, res, head);
     }
-    if (is_aws_request(req)) rename_to_aws_headers(res);
+    put_headers(res, std::move(head), is_aws_request(req));
   }
 
   // A request the emulator failed on: S3's 500 InternalError, and nothing of the
   // failure's own text (httplib would put it in a header; it can quote the request).
-  void internal_error(const Api& api, httplib::Response& res) {
-    std::string request_id = res.get_header_value("x-ext-request-id");
+  void internal_error(const Api& api, httplib::Response& res, Headers& head) {
+    std::string request_id = header_value(head, "x-ext-request-id");
     res = httplib::Response();
+    head.clear();
     if (request_id.empty()) request_id = next_request_id();
-    set_common_headers(api, res, request_id);
+    set_common_headers(api, head, request_id);
     send_error(api, res, 500, "InternalError", "We encountered an internal error. Please try again.", request_id);
   }
 
   // Signature, route, faults, then the operation itself. An aws-chunked body is served
   // as its decoded bytes, its trailing headers (checksums) as headers.
-  void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res) {
+  void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res, Headers& head) {
     std::string request_id = next_request_id();
-    set_common_headers(api, res, request_id);
+    set_common_headers(api, head, request_id);
     StreamedBody streamed;
     BodyDigests digests = digests_of(req);
     Headers headers(req.headers.begin(), req.headers.end());
@@ -348,7 +350,7 @@ struct Emulator::Impl {
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
-    answer(api, *op, platform.handle(*op, *valid, &kept), res, request_id);
+    answer(api, *op, platform.handle(*op, *valid, &kept), res, head, request_id);
   }
 
   // The first queued fault for `operation` of `api`, used up one time.
@@ -402,18 +404,20 @@ struct Emulator::Impl {
            req.has_param(Dialect::aws().query_prefix + "Algorithm");
   }
 
-  // An aws-dialect client expects x-amz-* where the platform says x-ext-*.
-  // Only the renamed entries are taken out and put back (the map orders by name).
-  static void rename_to_aws_headers(httplib::Response& res) {
-    for (auto it = res.headers.begin(); it != res.headers.end();) {
-      auto next = std::next(it);
-      if (it->first.size() > 6 && iequals(std::string_view(it->first).substr(0, 6), "x-ext-")) {
-        auto node = res.headers.extract(it);
-        node.key() = "x-amz-" + node.key().substr(6);
-        res.headers.insert(std::move(node));
-      }
-      it = next;
-    }
+  // Puts the emulator's headers of an answer into httplib's, as x-amz-* where the
+  // platform says x-ext-* for an aws-dialect client. httplib's map compares names a
+  // character at a time through tolower(): inserted in its order, each insert is
+  // one comparison with the last rather than a walk down the tree. A header with a
+  // line break or other control character in it is left out (httplib's set_header
+  // leaves out those with line breaks).
+  static void put_headers(httplib::Response& res, Headers head, bool aws) {
+    for (Header& h : head)
+      if (aws && h.first.size() > 6 && iequals(std::string_view(h.first).substr(0, 6), "x-ext-"))
+        h.first.replace(0, 6, "x-amz-");
+    std::stable_sort(head.begin(), head.end(), [](const Header& a, const Header& b) { return iless(a.first, b.first); });
+    for (Header& h : head)
+      if (header_value_ok(h.first) && header_value_ok(h.second))
+        res.headers.emplace_hint(res.headers.end(), std::move(h.first), std::move(h.second));
   }
 
   // The size an aws-chunked body sent with Transfer-Encoding: chunked (as boto3 sends
@@ -446,7 +450,8 @@ struct Emulator::Impl {
     unsigned long long declared = std::strtoull(length.c_str(), nullptr, 10);
     if (!undeclared && declared <= kMaxBodyBytes) return false;
     std::string request_id = next_request_id();
-    set_common_headers(api, res, request_id);
+    Headers head;
+    set_common_headers(api, head, request_id);
     if (undeclared) {
       res.status = 411;
       res.set_content(serialize_error(api, "MissingContentLength", "give the Content-Length of the body", request_id),
@@ -459,7 +464,7 @@ struct Emulator::Impl {
                                       request_id, sizes),
                       content_type_of(api));
     }
-    if (is_aws_request(req)) rename_to_aws_headers(res);
+    put_headers(res, std::move(head), is_aws_request(req));
     return true;
   }
 
@@ -510,12 +515,10 @@ struct Emulator::Impl {
     return {{"fields", fields}};
   }
 
-  void answer(const Api& api, const Operation& op, const HandlerResult& r, httplib::Response& res,
+  void answer(const Api& api, const Operation& op, const HandlerResult& r, httplib::Response& res, Headers& head,
               const std::string& request_id) {
     if (!r.ok) return send_error(api, res, r.error.status, r.error.code, r.error.message, request_id, r.error.details);
-    Headers headers;
-    std::string body = serialize_result(api, op, r.result, headers);
-    for (const Header& h : headers) res.set_header(h.first.c_str(), h.second);
+    std::string body = serialize_result(api, op, r.result, head);
     res.status = r.status;
     // An object's bytes are not XML: S3's type for bytes of no declared type. HEAD
     // describes what GET would send, so it says the same.
