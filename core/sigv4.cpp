@@ -132,19 +132,15 @@ CanonicalHeaders canonical_headers(const Headers& headers, const std::string& un
   std::stable_sort(lowered.begin(), lowered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   CanonicalHeaders out;
   for (size_t i = 0; i < lowered.size(); ++i) {
-    const std::string& name = lowered[i].first;
-    bool repeat = i > 0 && lowered[i - 1].first == name;
-    if (!repeat) {
-      if (i > 0) out.block += '\n';
-      out.block.append(name).append(1, ':');
-      if (!out.signed_names.empty()) out.signed_names += ';';
-      out.signed_names += name;
+    const auto& [name, value] = lowered[i];
+    if (i > 0 && lowered[i - 1].first == name) {  // a repeat: its value joins the line above
+      out.block.back() = ',';
     } else {
-      out.block += ',';
+      out.block.append(name).append(1, ':');
+      out.signed_names.append(out.signed_names.empty() ? "" : ";").append(name);
     }
-    out.block += lowered[i].second;
+    out.block.append(value).append(1, '\n');
   }
-  if (!lowered.empty()) out.block += '\n';
   return out;
 }
 

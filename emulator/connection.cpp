@@ -62,7 +62,7 @@ bool Connection::poll_for(short events, int ms) const {
 // Waits in recv() itself, not in a poll() before it: one system call per request.
 bool Connection::wait_for_request(int ms) {
   if (in_at_ < in_end_) return true;
-  if (failed_ || !flush()) return false;
+  if (!flush()) return false;
   if (ms != limits_.read_ms && !poll_for(POLLIN, ms)) return false;
   return read_ahead() > 0;
 }
@@ -163,8 +163,6 @@ ConnectionServer::ConnectionServer(ReadWhole read_whole) {
   });
 }
 
-ConnectionServer::~ConnectionServer() = default;
-
 // shutdown(SHUT_RD): a recv() waiting, or to come, sees the end of the input at once.
 void ConnectionServer::end_connections() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -194,9 +192,9 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
       bool closed = false;
       answer_closes = false;
       ok = process_request(c, left == 1, closed, nullptr);
+      // Flushed even when the answer was cut short: its head goes out, as httplib sends it.
       if (!c.flush() || !ok || closed || answer_closes) break;
     }
-    c.flush();  // what an answer cut short had written (its head), as httplib would have sent it
     leave(sock);
   }
   ::shutdown(sock, SHUT_RDWR);

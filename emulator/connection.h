@@ -77,9 +77,6 @@ class ConnectionServer : public httplib::Server {
  public:
   using ReadWhole = std::function<bool(const httplib::Request&)>;
   explicit ConnectionServer(ReadWhole read_whole);
-  ~ConnectionServer() override;
-  ConnectionServer(const ConnectionServer&) = delete;
-  ConnectionServer& operator=(const ConnectionServer&) = delete;
 
   // Ends every connection's wait for input, now and from now on (call after stop()).
   void end_connections();
