@@ -132,10 +132,14 @@ TEST_CASE("Requests sent back to back on one connection are each answered, in or
 }
 
 // Whether the peer has ended the connection: recv() sees the end of the input, or a
-// reset (a socket closed with input unread), not data or its 10 s time-out.
-bool ended(int fd) {
-  char c;
-  ssize_t n = ::recv(fd, &c, 1, 0);
+// reset (a socket closed with input unread), not data or its 10 s time-out. With
+// `answered`, what the peer still sends first is read past (httplib answers a
+// half-sent request head 400 when its input ends).
+bool ended(int fd, bool answered = false) {
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0 && answered) {
+  }
   return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
@@ -226,7 +230,7 @@ TEST_CASE("Ending a server's connections ends their waits for the next request a
   server.end_connections();
   listening.join();  // waits for the connections' threads
   CHECK(ended(idle));
-  CHECK(ended(partial));
+  CHECK(ended(partial, true));  // perhaps after a 400 for the half head
   ::close(idle);
   ::close(partial);
 }
