@@ -24,10 +24,12 @@ PACKAGES=(
 # and Node.js with npm for s3rver. Debian 12's
 # nodejs and npm are installed when no `node`/`npm` is found; a machine that already has
 # Node.js from elsewhere (NodeSource's nodejs, which conflicts with Debian's npm) keeps it.
-# clang builds the fuzz targets (libFuzzer); man-db renders the manual page in the
-# install test (`man -l`).
+# clang builds the fuzz targets; libFuzzer's runtime is in libclang-rt-dev, which
+# Debian's clang only recommends (and recommends are not installed here). man-db renders
+# the manual page in the install test (`man -l`). ca-certificates lets npm reach its
+# registry over TLS (a minimal Debian 12 has none); the serve tests use curl.
 add_test_packages() {
-  PACKAGES+=(awscli s3cmd rclone python3-boto3 clang man-db)
+  PACKAGES+=(awscli s3cmd rclone python3-boto3 clang libclang-rt-dev man-db ca-certificates curl)
   command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 }
 
