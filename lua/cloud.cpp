@@ -573,6 +573,16 @@ int l_error(lua_State* L) {
   return 1;
 }
 
+// cloud.printable(text): the text as a terminal may show it, every control character
+// but line feed and tab written as an escape (core/redact's printable).
+int l_printable(lua_State* L) {
+  size_t n = 0;
+  const char* text = luaL_checklstring(L, 1, &n);
+  std::string shown = printable(std::string_view(text, n));
+  lua_pushlstring(L, shown.data(), shown.size());
+  return 1;
+}
+
 // cloud.redact(text): the text as cloudlua shows any text, every secret replaced.
 int l_redact(lua_State* L) {
   size_t len = 0;
@@ -636,7 +646,8 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   lua_newtable(L);
   fill_client_table(L, client);
   const luaL_Reg module_fns[] = {
-      {"client", l_client}, {"error", l_error}, {"redact", l_redact}, {"sign", l_sign}, {nullptr, nullptr}};
+      {"client", l_client}, {"error", l_error}, {"printable", l_printable}, {"redact", l_redact}, {"sign", l_sign},
+      {nullptr, nullptr}};
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");

@@ -97,6 +97,7 @@ local function make_progress(o, what, total)
     local left = rate > 0 and ("%d s left"):format(math.ceil((total - done) / rate)) or "? s left"
     local line = ("%s: %s of %s (%d%%), %s/s, %s"):format(what, size_text(done), size_text(total),
       total > 0 and math.floor(done * 100 / total) or 100, size_text(math.floor(rate)), left)
+    line = cloud.printable(line)  -- the object's key is anybody's text
     io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
     io.stderr:flush()
   end
