@@ -383,14 +383,16 @@ Failure classify(CURLcode rc, const char* detail) {
       {CURLE_WEIRD_SERVER_REPLY, {ErrorKind::transport, "MalformedResponse", "the answer is not HTTP from"}},
       {CURLE_UNSUPPORTED_PROTOCOL, {ErrorKind::transport, "MalformedResponse", "the answer is not HTTP from"}},
       // curl's only cause of it once a transfer runs is a header line over its
-      // limit (100 KiB) or a head over its total (300 KiB); our callbacks report
-      // memory of their own.
+      // limit (100 KiB); a head over its total (300 KiB) is a receive error saying
+      // so. Our callbacks report memory of their own.
       {CURLE_OUT_OF_MEMORY, {ErrorKind::transport, "ResponseHeaderTooLarge",
                              "the answer's head is larger than curl reads (100 KiB a line, 300 KiB in all) from"}},
       {CURLE_URL_MALFORMAT, {ErrorKind::transport, "InvalidUrl", "cannot use URL for"}},
   };
   if (rc == CURLE_RECV_ERROR && std::string_view(detail).find("reset") != std::string_view::npos)
     return {ErrorKind::transport, "ConnectionReset", "connection reset by"};
+  if (rc == CURLE_RECV_ERROR && std::string_view(detail).find("Too large response headers") == 0)
+    return known.at(CURLE_OUT_OF_MEMORY);  // the head past curl's total
   // The same code for a URL whose scheme curl does not speak, found before sending.
   if (rc == CURLE_UNSUPPORTED_PROTOCOL && std::string_view(detail).find("Protocol ") == 0)
     return {ErrorKind::transport, "InvalidUrl", "cannot use URL for"};

@@ -330,17 +330,21 @@ TEST_CASE("trust: a body's room grows as its bytes arrive, drawn from the budget
 
 // ------------------------------------------------------------------ answers that are not HTTP (item 10)
 
-TEST_CASE("trust: an answer that is not HTTP is MalformedResponse, a 1 MB header line ResponseHeaderTooLarge, tried once",
+TEST_CASE("trust: an answer that is not HTTP is MalformedResponse, a 1 MB header line or head ResponseHeaderTooLarge, tried once",
           "[trust][malformed]") {
   struct Case {
     const char* answer;
     const char* code;
   };
   const std::string big_header = "HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') + "\r\nContent-Length: 0\r\n\r\n";
+  std::string many_headers = "HTTP/1.1 200 OK\r\n";
+  for (int i = 0; i < 100000; ++i) many_headers += "X-a: b\r\n";  // 800 KB of short lines
+  many_headers += "Content-Length: 0\r\n\r\n";
   for (const auto& [answer, code] : {std::pair<std::string, std::string>{"SSH-2.0-OpenSSH_9.2\r\n", "MalformedResponse"},
                                      {"hello, this is no HTTP at all", "MalformedResponse"},
                                      {"HTTP/1.1 000 Nothing\r\nContent-Length: 0\r\n\r\n", "MalformedResponse"},
-                                     {big_header, "ResponseHeaderTooLarge"}}) {
+                                     {big_header, "ResponseHeaderTooLarge"},
+                                     {many_headers, "ResponseHeaderTooLarge"}}) {
     RawServer server([answer = answer](int fd) { RawServer::send_all(fd, answer); });
     auto out = raw_get(config_for(server.url()));
     INFO(answer.substr(0, 40));
