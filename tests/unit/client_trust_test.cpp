@@ -151,6 +151,22 @@ void check_no_raw_controls(const std::string& out) {
   CHECK(out.find('\r') == std::string::npos);
 }
 
+// Whether the binary is a sanitizer's build, which reserves terabytes of address
+// space (no `ulimit -v` fits it) and keeps freed memory resident (no peak means much):
+// a trivial run's VmPeak is over 200 MiB.
+bool sanitizer_build() {
+  static const bool sanitized = [] {
+    Run trivial = run_script(R"lua(
+      for line in io.lines("/proc/self/status") do
+        local kb = line:match("^VmPeak:%s*(%d+)") if kb then print("peak " .. kb) end
+      end
+    )lua", "");
+    size_t peak = trivial.output.find("peak ");
+    return peak == std::string::npos || std::stol(trivial.output.substr(peak + 5)) > 200 * 1024;
+  }();
+  return sanitized;
+}
+
 const char* const kClear = "\x1b[2J";
 const char* const kClipboard = "\x1b]52;c;aGVsbG8=\x07";  // OSC 52: writes the clipboard
 
@@ -251,7 +267,7 @@ TEST_CASE("trust: sixteen tasks reading endless answers share one budget and end
   size_t peak = run.output.find("peak ");
   REQUIRE(peak != std::string::npos);
   long peak_kib = std::stol(run.output.substr(peak + 5));
-  CHECK(peak_kib < 320 * 1024);  // 64 MiB of budget and the program; without it, 16 x 1 GiB
+  if (!sanitizer_build()) CHECK(peak_kib < 320 * 1024);  // 64 MiB of budget and the program; without it, 16 x 1 GiB
 }
 
 TEST_CASE("trust: a declared Content-Length sizes no allocation, a failed one is an error object in a task and out",
@@ -267,6 +283,10 @@ TEST_CASE("trust: a declared Content-Length sizes no allocation, a failed one is
     for (int i = 0; i < 700 && RawServer::send_all(fd, block); ++i) {
     }
   });
+  if (sanitizer_build()) {
+    WARN("skipped: a trivial run needs more than 200 MiB of address space (a sanitizer build?)");
+    return;
+  }
   std::string script = R"lua(
     local function get(url) return cloud.client{ endpoints = { storage = url } }.request{ api = "storage", method = "GET", path = "/b/k" } end
     local function describe(ok, e) return ok and "no error" or (type(e) .. " " .. tostring(e.kind) .. " " .. tostring(e.code)) end
