@@ -201,7 +201,8 @@ bool FileSink::write(const char* data, std::uint64_t size) {
     ssize_t n = ::write(fd_, data, static_cast<size_t>(size));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno);
+      errno_ = errno;
+      error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno_);
       return false;
     }
     data += n;

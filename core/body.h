@@ -81,6 +81,7 @@ class FileSink {
   std::uint64_t size() const { return size_; }
   const std::string& target() const { return target_; }
   const std::string& error() const { return error_; }
+  int error_number() const { return errno_; }  // the errno of the write that failed
 
  private:
   std::string open_in_place();
@@ -91,6 +92,7 @@ class FileSink {
   int fd_ = -1;
   std::uint64_t size_ = 0;
   std::string error_;
+  int errno_ = 0;
 };
 
 }  // namespace cloud

@@ -12,6 +12,7 @@
 
 #include <cctype>
 #include <random>
+#include <set>
 
 #include "core/body.h"
 #include "core/limits.h"
@@ -54,10 +55,21 @@ AnsweredRequest answered_request(const Request& request) {
 }
 
 // A failure of the transfer that trying again cannot mend: interrupted, too large,
-// refused before sending, or a host name that does not resolve (a wrong endpoint).
+// refused before sending, a host name that does not resolve (a wrong endpoint), an
+// answer that is not HTTP, a certificate that fails verification, a full disk.
 bool is_final(const Error& e) {
-  return e.code == "Interrupted" || e.code == "ResponseTooLarge" || e.code == "UnknownHost" ||
-         e.kind == ErrorKind::validation;
+  static const std::set<std::string> final_codes = {
+      "Interrupted", "ResponseTooLarge", "UnknownHost", "OutOfMemory",
+      "MalformedResponse", "ResponseHeaderTooLarge",  // the server speaks something else
+      "TlsVerificationFailed",                        // the certificate stays what it is
+      "NoSpace",                                      // the disk stays full
+  };
+  return e.kind == ErrorKind::validation || final_codes.count(e.code) > 0;
+}
+
+// The error of a call whose step ran out of memory (std::bad_alloc) or threw otherwise.
+Error thrown_error() {
+  return make_error(ErrorKind::transport, "OutOfMemory", "out of memory while handling the answer");
 }
 
 // What to do with an object too large to hold at once (GetObject): have it written
@@ -329,7 +341,7 @@ Client::Id Client::begin(Outcome<Request> request, Finish finish) {
   Exchange& ref = *x;
   exchanges_.emplace(id, std::move(x));
   if (!request.ok()) {
-    ref.pending = transport_.add_timer(0, [this, id, e = std::move(request.error())] { end(id, e); });
+    ref.pending = transport_.add_timer(0, [this, id, e = std::move(request.error())] { guarded(id, [&] { end(id, e); }); });
     return id;
   }
   ref.request = std::move(request.value());
@@ -345,15 +357,16 @@ void Client::attempt(Id id) {
   x.meta.attempts++;
   auto signed_request = sign_attempt(x.request);
   if (!signed_request.ok()) {
-    x.pending = transport_.add_timer(0, [this, id, e = std::move(signed_request.error())] { end(id, e); });
+    x.pending = transport_.add_timer(0, [this, id, e = std::move(signed_request.error())] { guarded(id, [&] { end(id, e); }); });
     return;
   }
   x.signed_head = HttpRequest{signed_request->method, signed_request->url, signed_request->headers, {}};
   x.secrets.reset();
   if (config_.debug) x.shown = *signed_request;
   x.sent = std::chrono::steady_clock::now();
-  x.pending = transport_.start(std::move(*signed_request),
-                               [this, id](Outcome<HttpResponse> outcome) { answered(id, std::move(outcome)); });
+  x.pending = transport_.start(std::move(*signed_request), [this, id](Outcome<HttpResponse> outcome) {
+    guarded(id, [&] { answered(id, std::move(outcome)); });
+  });
 }
 
 // Verdict: shows the exchange to --debug, then ends the call or waits out the
@@ -371,7 +384,7 @@ void Client::answered(Id id, Outcome<HttpResponse> outcome) {
     sleep_(x.verdict.delay);
     return attempt(id);
   }
-  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { attempt(id); });
+  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); });
 }
 
 // Finish: the call leaves the table, then its callback turns the outcome into a result.
@@ -380,7 +393,22 @@ void Client::end(Id id, Outcome<HttpResponse> outcome) {
   std::unique_ptr<Exchange> x = std::move(it->second);
   exchanges_.erase(it);
   x->meta.elapsed = seconds_since(x->start);
-  x->finish(*x, std::move(outcome));
+  try {
+    x->finish(*x, std::move(outcome));
+  } catch (const std::exception&) {
+    x->finish(*x, thrown_error());  // turning the answer into a result failed: the caller gets the error
+  }
+}
+
+// Runs a step of call `id` from the loop; what it throws (std::bad_alloc) ends the
+// call with an error, so that nothing thrown leaves the loop and no caller waits
+// for a call that will never end.
+void Client::guarded(Id id, const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const std::exception&) {
+    if (exchanges_.count(id)) end(id, thrown_error());
+  }
 }
 
 void Client::cancel(Id id) {

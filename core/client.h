@@ -41,6 +41,9 @@ struct ClientConfig {
   // it, secrets redacted, once per attempt.
   std::function<void(const std::string& text)> debug;
   bool quiet_emulator = false;  // the session's: no line on stderr when the embedded emulator serves
+  // The session's: what the process may hold at once of answers being received
+  // (process_buffer_budget(), core/limits.h), every client's transfers together.
+  std::uint64_t max_buffer_bytes = kMaxBufferedBytes;
 };
 
 // What came back besides the result: the HTTP status and headers, the request id,
@@ -161,6 +164,7 @@ class Client {
   void attempt(Id id);
   void answered(Id id, Outcome<HttpResponse> outcome);
   void end(Id id, Outcome<HttpResponse> outcome);
+  void guarded(Id id, const std::function<void()>& step);
   template <class T>
   T wait_for(std::optional<T>& out);
   Outcome<Request> prepare(const Api& api, const std::string& method, const std::string& path,

@@ -36,7 +36,7 @@ std::string Error::describe() const {
   for (const FieldProblem& f : fields) out += "\n  " + f.path + ": " + f.problem;
   if (!request_id.empty()) out += "\n  request id: " + request_id;
   if (attempts > 1) out += "\n  attempts: " + std::to_string(attempts);
-  return redact(out);  // shown to people: never a secret, whatever the message holds
+  return printable(redact(out));  // shown to people: never a secret nor a control sequence, whatever the message holds
 }
 
 }  // namespace cloud

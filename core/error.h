@@ -33,7 +33,7 @@ struct Error {
   std::vector<FieldProblem> fields;  // validation only: every problem at once
 
   // "kind: [operation] code: message" on one line, then one line per field problem;
-  // redacted (core/redact), as everything shown is.
+  // redacted and made printable (core/redact), as everything shown is.
   std::string describe() const;
 };
 

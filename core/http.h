@@ -53,6 +53,9 @@ struct HttpResponse {
   Headers headers;
   std::string body;
   std::string body_file{};  // the file the body was written to (BodyFiles::download_to); body is then empty
+  // The room `body` holds in the transport's buffer budget (core/limits.h), given back
+  // when the last copy of the answer goes.
+  std::shared_ptr<void> room{};
 };
 
 // The first value of header `name` (case-insensitive), or "" when absent.

@@ -1,4 +1,4 @@
-// Sizes as people read them in messages.
+// Sizes as people read them in messages, and the process's buffer budget.
 #include "core/limits.h"
 
 namespace cloud {
@@ -10,6 +10,19 @@ std::string size_text(std::uint64_t bytes) {
     if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
   }
   return std::to_string(bytes) + " bytes";
+}
+
+bool BufferBudget::take(std::uint64_t bytes) {
+  std::uint64_t used = used_.load(std::memory_order_relaxed);
+  do {
+    if (bytes > limit() || used > limit() - bytes) return false;
+  } while (!used_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
+  return true;
+}
+
+BufferBudget& process_buffer_budget() {
+  static BufferBudget budget(kMaxBufferedBytes);
+  return budget;
 }
 
 }  // namespace cloud

@@ -4,6 +4,7 @@
 
 #include <pugixml.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -26,12 +27,15 @@ std::string scalar_text(const json& v) {
   return v.dump();
 }
 
-// Text from a header, a query string or an XML element, typed by the model.
+// Text from a header, a query string or an XML element, typed by the model; text
+// that is no value of the type (an integer out of range among them) stays text, for
+// the check of an answer (check_answer) or of a request (validation) to refuse.
 json typed_scalar(const Shape& shape, const std::string& text) {
   if (shape.type == ShapeType::integer) {
     char* end = nullptr;
+    errno = 0;
     long long n = std::strtoll(text.c_str(), &end, 10);
-    if (!text.empty() && end && *end == '\0') return n;
+    if (!text.empty() && end && *end == '\0' && errno != ERANGE) return n;
   }
   if (shape.type == ShapeType::boolean && (text == "true" || text == "false")) return text == "true";
   return text;
@@ -424,6 +428,72 @@ WireRequest serialize_request(const Api& api, const Operation& op, json&& input)
   return serialize_with_payload(api, op, input, payload ? std::move(payload->get_ref<std::string&>()) : std::string());
 }
 
+namespace {
+
+// ---------------------------------------------------------------- answers against the model
+
+// What a value of `shape`'s type is called in messages.
+const char* type_words(ShapeType type) {
+  switch (type) {
+    case ShapeType::structure: return "an object";
+    case ShapeType::list: return "a list";
+    case ShapeType::integer: return "an integer";
+    case ShapeType::boolean: return "a boolean";
+    case ShapeType::timestamp: return "a timestamp";
+    case ShapeType::string:
+    case ShapeType::blob: return "a string";
+  }
+  return "a value";
+}
+
+// Whether `v` is a value of `shape`'s type as an answer carries it: an integer that
+// fits 64 bits, true or false, a string (a timestamp may also be a number); null
+// stands for any type (JSON's "no value").
+bool has_type(const Shape& shape, const json& v) {
+  if (v.is_null()) return true;
+  switch (shape.type) {
+    case ShapeType::structure: return v.is_object();
+    case ShapeType::list: return v.is_array();
+    case ShapeType::integer:
+      return v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX));
+    case ShapeType::boolean: return v.is_boolean();
+    case ShapeType::timestamp: return v.is_string() || v.is_number();
+    case ShapeType::string:
+    case ShapeType::blob: return v.is_string();
+  }
+  return true;
+}
+
+// The first value of an answer (`v`, at `path`) of a type other than its shape's
+// ("Contents[2].Size"): the problem, or "" when every member the model knows has its
+// type. Members the model does not know are not looked at.
+std::string type_problem(const Shape& shape, const json& v, const std::string& path) {
+  if (!has_type(shape, v)) {
+    std::string shown = v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\"" : v.dump();
+    return path + " is " + shown.substr(0, 60) + ", not " + type_words(shape.type);
+  }
+  if (shape.type == ShapeType::list && v.is_array())
+    for (size_t i = 0; i < v.size(); ++i)
+      if (std::string p = type_problem(*shape.member, v[i], path + "[" + std::to_string(i + 1) + "]"); !p.empty())
+        return p;
+  if (shape.type == ShapeType::structure && v.is_object())
+    for (const Member& m : shape.members)
+      if (auto it = v.find(m.name); it != v.end())
+        if (std::string p = type_problem(*m.shape, *it, path.empty() ? m.name : path + "." + m.name); !p.empty())
+          return p;
+  return "";
+}
+
+// An answer whose values do not have the model's types is no answer of the API: an
+// api error MalformedResponse naming the first such field.
+Outcome<json> checked_answer(const Operation& op, json result) {
+  std::string problem = type_problem(*op.output, result, "");
+  if (problem.empty()) return result;
+  return make_error(ErrorKind::api, "MalformedResponse", "the answer does not fit the API: " + problem);
+}
+
+}  // namespace
+
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response) {
   json result = json::object();
   if (!op.output_payload.empty()) {
@@ -445,7 +515,7 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
     result = std::move(parsed.value());
   }
   read_header_members(*op.output, response.headers, result);
-  return result;
+  return checked_answer(op, std::move(result));
 }
 
 namespace {

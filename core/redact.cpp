@@ -139,7 +139,57 @@ std::vector<std::string> signatures_in(const HttpRequest& request) {
   return re.find_all(where);
 }
 
+// Length of the valid UTF-8 sequence starting at s[i] (overlong forms, surrogates
+// and code points past U+10FFFF are not), 0 when none starts there.
+size_t utf8_length(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = byte(0);
+  const size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (c == 0xE0) low = 0xA0;
+  if (c == 0xED) high = 0x9F;
+  if (c == 0xF0) low = 0x90;
+  if (c == 0xF4) high = 0x8F;
+  if (n > 1 && (byte(1) < low || byte(1) > high)) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+  return n;
+}
+
+// Whether an ASCII byte is shown as it is: printable, a line feed or a tab.
+bool shown_as_is(unsigned char c) { return (c >= 0x20 && c != 0x7F) || c == '\n' || c == '\t'; }
+
 }  // namespace
+
+std::string printable(std::string_view text) {
+  if (std::all_of(text.begin(), text.end(), [](char c) {
+        auto u = static_cast<unsigned char>(c);
+        return u < 0x80 && shown_as_is(u);
+      }))
+    return std::string(text);
+  std::string out;
+  char code[16];
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t n = utf8_length(text, i);
+    if (n == 1 && shown_as_is(c)) {
+      out += static_cast<char>(c);
+    } else if (n == 1 && c == '\r') {
+      out += "\\r";
+    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {  // U+0080..U+009F: C1
+      std::snprintf(code, sizeof code, "\\u{%X}", static_cast<unsigned>(static_cast<unsigned char>(text[i + 1])));
+      out += code;
+    } else if (n > 1) {
+      out.append(text, i, n);
+    } else {  // a control character, or a byte of no valid UTF-8
+      std::snprintf(code, sizeof code, "\\%03u", static_cast<unsigned>(c));
+      out += code;
+    }
+    i += n > 0 ? n : 1;
+  }
+  return out;
+}
 
 std::string redact(std::string_view text, const std::vector<std::string>& known_secrets) {
   std::string out(text);
@@ -176,14 +226,14 @@ std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResp
                                  std::to_string(range->offset), info);
   if (!response.ok()) {
     out += "< no answer after " + format_seconds(info.seconds) + ": " + redact(response.error().describe(), info.secrets) + "\n";
-    return out;
+    return printable(out);
   }
   const HttpResponse& r = response.value();
   out += "< HTTP " + std::to_string(r.status) + " (" + format_seconds(info.seconds) + ")\n";
   add_headers(out, "< ", r.headers, info);
   add_body(out, "< ", r.body, info);
   if (!r.body_file.empty()) add_file_body(out, "< ", "body written to '" + r.body_file + "'", info);
-  return out;
+  return printable(out);
 }
 
 }  // namespace cloud

@@ -26,6 +26,16 @@ inline constexpr size_t kMinSecretLength = 8;
 // info. Every text that leaves the process passes through here.
 std::string redact(std::string_view text, const std::vector<std::string>& known_secrets = {});
 
+// `text` as a terminal may show it: every control character but line feed and tab
+// (ESC, the rest of C0, DEL, and C1 whether a raw byte or UTF-8) and every byte that
+// is not valid UTF-8, written as Lua writes it in a string and cloud.pretty shows it:
+// \027, \r, \u{9B}, \255. Text from outside (a server's error code and message, an
+// HTML page's title, headers, an object key) then cannot move the cursor, clear the
+// screen, set the window title or write the clipboard (OSC 52). Every text shown on
+// a terminal goes through here, at the edge: error descriptions, --debug dumps, the
+// errors a script or the REPL reports, progress lines (cloud.printable).
+std::string printable(std::string_view text);
+
 // Remembers a secret this process holds (every client's secret key and session token),
 // so that every later redact() replaces it, whichever client it belongs to. Empty and
 // short ones are ignored.
@@ -43,7 +53,7 @@ std::vector<std::string> request_signatures(const HttpRequest& request);
 // the request (method, URL, headers, body), "< " the answer (status, headers, body)
 // or the error that stood for it. Bodies longer than `body_limit` bytes are cut,
 // binary ones summarised, ones kept in files named (path, offset, length). Everything goes through `redact`, with the request's own
-// signatures added to the known secrets (an answer may echo them).
+// signatures added to the known secrets (an answer may echo them), then `printable`.
 struct ExchangeInfo {
   std::string label;   // "UpdateSnapshot", or "request" for cloud.request
   int attempt = 1;

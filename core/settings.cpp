@@ -204,6 +204,15 @@ std::vector<SettingSpec> make_specs() {
   s->shown_default = "false";
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.quiet_emulator = v.get<bool>(); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.quiet_emulator); };
+
+  s = &add("max_buffer_bytes", SettingKind::integer,
+           "bytes of answers being received the process holds at once, every transfer together");
+  s->client_key = "";  // the session's, not a client's: one budget for the process
+  s->low = 1 << 20, s->high = 1LL << 40;
+  s->set = [](ClientConfig& c, const std::string&, const json& v) {
+    c.max_buffer_bytes = static_cast<std::uint64_t>(v.get<double>());
+  };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.max_buffer_bytes); };
   return t;
 }
 

@@ -90,7 +90,21 @@ struct Transfer {
   long status = 0;                       // of the last status line received
   std::optional<std::uint64_t> declared_length;  // the answer's Content-Length
   std::string file_error;                // reading the body file or writing the answer failed
+  int file_errno = 0;                    // the errno of a failed write of the answer
+  BufferBudget* budget = nullptr;        // TransportOptions::budget, resolved
+  std::uint64_t held = 0;                // room taken from it for response.body
+  bool budget_spent = false;             // the budget had no room for the answer: aborted
+  bool out_of_memory = false;            // an allocation failed in a callback: aborted
+  ~Transfer() { release_room(); }
+  // Gives the body's room back to the budget (when the body goes with the Transfer).
+  void release_room() {
+    if (budget && held) budget->give(held);
+    held = 0;
+  }
 };
+
+constexpr size_t kFirstRoom = 16 * 1024;       // a body's first room: most answers are small
+constexpr size_t kMaxDeclaredRoom = 1 << 20;   // at most this much taken on a Content-Length's word
 
 // Whether the answer's body goes to the sink: asked for, and a success (an error's
 // body is read into memory, for its code and message).
@@ -105,9 +119,27 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Grows the body's room to hold `more` bytes beside what it has, drawing the growth
+// from the budget first: at least doubling (libstdc++ doubles anyway), never past
+// max_body unless the bytes need it. False when the budget has no room left.
+bool make_room(Transfer& t, std::uint64_t more) {
+  std::string& body = t.response.body;
+  const std::uint64_t need = body.size() + more;
+  if (need <= body.capacity()) return true;
+  std::uint64_t want = std::max<std::uint64_t>({need, 2 * std::uint64_t{body.capacity()}, kFirstRoom});
+  want = std::max(need, std::min(want, t.max_body));
+  if (!t.budget->take(want - t.held)) return t.budget_spent = true, false;
+  t.held = want;
+  body.reserve(static_cast<size_t>(want));
+  if (body.capacity() > t.held && !t.budget->take(body.capacity() - t.held)) return t.budget_spent = true, false;
+  t.held = std::max<std::uint64_t>(t.held, body.capacity());
+  return true;
+}
+
 // A declared Content-Length: over max_body, the answer is refused before its body
-// comes; within it, the body's room is taken at once instead of by doubling. A
-// HEAD answer declares the length of a body it does not send.
+// comes; within it, the body's first room is taken, up to kMaxDeclaredRoom: what a
+// server says it will send sizes no allocation. A HEAD answer declares the length
+// of a body it does not send.
 bool expect_length(Transfer& t, const std::string& value) {
   if (t.request->method == "HEAD" || value.empty() || !std::isdigit(static_cast<unsigned char>(value[0])))
     return true;  // curl judges a malformed length
@@ -119,15 +151,12 @@ bool expect_length(Transfer& t, const std::string& value) {
     t.too_large = true;
     return false;
   }
-  t.response.body.reserve(static_cast<size_t>(length));
-  return true;
+  return make_room(t, std::min<std::uint64_t>(length, kMaxDeclaredRoom));
 }
 
-// CURLOPT_HEADERFUNCTION: collects "Name: value" lines; a status line starts afresh,
+// Collects "Name: value" lines; a status line starts afresh,
 // so interim (100 Continue) and proxy CONNECT answers do not mix in.
-size_t on_header(char* data, size_t size, size_t count, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const size_t n = size * count;
+size_t read_header(Transfer* t, char* data, size_t n) {
   std::string_view line(data, n);
   Headers& headers = t->response.headers;
   if (line.substr(0, 5) == "HTTP/") {
@@ -150,22 +179,42 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-// CURLOPT_WRITEFUNCTION: appends the body as it arrives, up to max_body, or writes
-// it to the sink.
-size_t on_body(char* data, size_t size, size_t count, void* user) {
-  auto* t = static_cast<Transfer*>(user);
+// Appends the body as it arrives, up to max_body and as the budget allows, or
+// writes it to the sink.
+size_t read_body(Transfer* t, char* data, size_t n) {
   if (to_file(*t)) {
-    if (t->sink->write(data, size * count)) return size * count;
+    if (t->sink->write(data, n)) return n;
     t->file_error = t->sink->error();
+    t->file_errno = t->sink->error_number();
     return 0;  // curl aborts the transfer
   }
-  if (size * count > t->max_body - t->response.body.size()) {
+  if (n > t->max_body - t->response.body.size()) {
     t->too_large = true;
     return 0;  // curl aborts the transfer
   }
-  t->response.body.append(data, size * count);
-  return size * count;
+  if (!make_room(*t, n)) return 0;
+  t->response.body.append(data, n);
+  return n;
 }
+
+// Runs a callback's work; what it throws (std::bad_alloc) ends the transfer with an
+// Error instead of unwinding through curl. 0 makes curl abort the transfer.
+template <size_t (*Work)(Transfer*, char*, size_t)>
+size_t guarded(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  try {
+    return Work(t, data, size * count);
+  } catch (const std::exception&) {
+    t->out_of_memory = true;
+    return 0;
+  }
+}
+
+// CURLOPT_HEADERFUNCTION and CURLOPT_WRITEFUNCTION.
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  return guarded<read_header>(data, size, count, user);
+}
+size_t on_body(char* data, size_t size, size_t count, void* user) { return guarded<read_body>(data, size, count, user); }
 
 // CURLOPT_READFUNCTION: the next bytes of the body's file range, as curl asks.
 size_t on_read(char* buffer, size_t size, size_t count, void* user) {
@@ -302,6 +351,10 @@ struct Failure {
   const char* hint = "";  // what to do about it, when the user can
 };
 
+constexpr const char* kTlsHint =
+    "the server's certificate is not signed by a CA cloudlua trusts, or names another host; give its CA "
+    "with ca_file (CLOUDLUA_CA_FILE) or use the host name the certificate names";
+
 // Maps a curl result to an error kind, a code, a phrase and a hint. Only ConnectionFailed
 // (and the TLS handshake ones) guarantee the request never reached the server.
 Failure classify(CURLcode rc, const char* detail) {
@@ -313,19 +366,36 @@ Failure classify(CURLcode rc, const char* detail) {
       {CURLE_COULDNT_RESOLVE_PROXY, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
       {CURLE_COULDNT_CONNECT, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
       {CURLE_SSL_CONNECT_ERROR, {ErrorKind::transport, "TlsError", "TLS handshake failed with"}},
-      {CURLE_PEER_FAILED_VERIFICATION, {ErrorKind::transport, "TlsVerificationFailed", "cannot verify TLS peer"}},
+      {CURLE_PEER_FAILED_VERIFICATION, {ErrorKind::transport, "TlsVerificationFailed",
+                                        "cannot verify the TLS certificate of", kTlsHint}},
+      {CURLE_SSL_ISSUER_ERROR, {ErrorKind::transport, "TlsVerificationFailed",
+                                "cannot verify the TLS certificate of", kTlsHint}},
+      {CURLE_SSL_PINNEDPUBKEYNOTMATCH, {ErrorKind::transport, "TlsVerificationFailed",
+                                        "cannot verify the TLS certificate of", kTlsHint}},
       {CURLE_SSL_CACERT_BADFILE, {ErrorKind::transport, "TlsError", "bad TLS certificate file for"}},
       {CURLE_SSL_CERTPROBLEM, {ErrorKind::transport, "TlsError", "bad TLS certificate file for"}},
       {CURLE_SEND_ERROR, {ErrorKind::transport, "SendError", "failed sending to"}},
       {CURLE_RECV_ERROR, {ErrorKind::transport, "ReceiveError", "failed receiving from"}},
       {CURLE_GOT_NOTHING, {ErrorKind::transport, "EmptyReply", "no answer (connection closed) from"}},
       {CURLE_PARTIAL_FILE, {ErrorKind::transport, "IncompleteResponse", "truncated answer from"}},
-      {CURLE_WEIRD_SERVER_REPLY, {ErrorKind::transport, "BadResponse", "malformed HTTP answer from"}},
-      {CURLE_UNSUPPORTED_PROTOCOL, {ErrorKind::transport, "InvalidUrl", "cannot use URL for"}},
+      // An answer that is not HTTP: a status line curl cannot read, HTTP/0.9 (no
+      // status line at all: another protocol's greeting, garbage) or status 000.
+      {CURLE_WEIRD_SERVER_REPLY, {ErrorKind::transport, "MalformedResponse", "the answer is not HTTP from"}},
+      {CURLE_UNSUPPORTED_PROTOCOL, {ErrorKind::transport, "MalformedResponse", "the answer is not HTTP from"}},
+      // curl's only cause of it once a transfer runs is a header line over its
+      // limit (100 KiB); a head over its total (300 KiB) is a receive error saying
+      // so. Our callbacks report memory of their own.
+      {CURLE_OUT_OF_MEMORY, {ErrorKind::transport, "ResponseHeaderTooLarge",
+                             "the answer's head is larger than curl reads (100 KiB a line, 300 KiB in all) from"}},
       {CURLE_URL_MALFORMAT, {ErrorKind::transport, "InvalidUrl", "cannot use URL for"}},
   };
   if (rc == CURLE_RECV_ERROR && std::string_view(detail).find("reset") != std::string_view::npos)
     return {ErrorKind::transport, "ConnectionReset", "connection reset by"};
+  if (rc == CURLE_RECV_ERROR && std::string_view(detail).find("Too large response headers") == 0)
+    return known.at(CURLE_OUT_OF_MEMORY);  // the head past curl's total
+  // The same code for a URL whose scheme curl does not speak, found before sending.
+  if (rc == CURLE_UNSUPPORTED_PROTOCOL && std::string_view(detail).find("Protocol ") == 0)
+    return {ErrorKind::transport, "InvalidUrl", "cannot use URL for"};
   auto it = known.find(rc);
   return it != known.end() ? it->second : Failure{ErrorKind::transport, "TransportError", "transfer failed with"};
 }
@@ -374,6 +444,33 @@ Error too_large_error(Transfer& t) {
   return e;
 }
 
+// The Error for an answer refused when the budget had no room for more of it: kind
+// api, the server did answer; the other answers being received hold the rest.
+Error budget_spent_error(Transfer& t) {
+  Error e = make_error(ErrorKind::api, "ResponseTooLarge",
+                       "the answer from " + host_port(t.request->url) + " stopped at " +
+                           std::to_string(t.response.body.size()) + " bytes: the answers being received hold " +
+                           size_text(t.budget->limit()) + " at once at most (max_buffer_bytes)");
+  curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &e.status);
+  return e;
+}
+
+// Writing an answer to its file failed: a full disk (or quota, or file size limit)
+// is NoSpace, which trying again cannot mend; anything else FileError.
+Error file_error(const Transfer& t) {
+  const int e = t.file_errno;
+  const bool full = e == ENOSPC || e == EDQUOT || e == EFBIG;
+  return make_error(ErrorKind::transport, full ? "NoSpace" : "FileError", t.file_error);
+}
+
+// The body's room in the budget, handed to the answer: given back when its last copy goes.
+std::shared_ptr<void> room_of(Transfer& t) {
+  BufferBudget* budget = t.budget;
+  std::uint64_t held = t.held;
+  t.held = 0;
+  return std::shared_ptr<void>(nullptr, [budget, held](void*) { budget->give(held); });
+}
+
 }  // namespace
 
 // A callback due at a moment of the steady clock.
@@ -403,6 +500,7 @@ struct Transport::Impl {
   std::vector<Id> due_timers() const;
   void detach(Transfer& t);
   Outcome<HttpResponse> finish(Transfer& t);
+  Outcome<HttpResponse> finish_guarded(Transfer& t);
 };
 
 // The multi handle, made (and curl set up) for the first transfer; null when curl fails.
@@ -433,6 +531,7 @@ void Transport::Impl::release(EasyPtr easy) {
 // Returns the Error that ends it before anything is sent.
 std::optional<Error> Transport::Impl::attach(Transfer& t) {
   t.max_body = options.max_response_bytes;
+  t.budget = options.budget ? options.budget : &process_buffer_budget();
   for (const Header& h : t.request->headers)
     if (!header_value_ok(h.first) || !header_value_ok(h.second))
       return make_error(ErrorKind::validation, "InvalidHeader",
@@ -540,16 +639,33 @@ Outcome<HttpResponse> Transport::Impl::finish(Transfer& t) {
                      "request to " + host_port(t.request->url) + " interrupted");
   } else if (t.too_large) {
     out = too_large_error(t);
+  } else if (t.budget_spent) {
+    out = budget_spent_error(t);
+  } else if (t.out_of_memory) {
+    out = make_error(ErrorKind::transport, "OutOfMemory",
+                     "cannot hold the answer from " + host_port(t.request->url) + ": out of memory");
   } else if (!t.file_error.empty()) {
-    out = make_error(ErrorKind::transport, "FileError", t.file_error);
+    out = file_error(t);
   } else if (t.result != CURLE_OK) {
     out = transfer_error(t);
   } else {
     curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &t.response.status);
     out = to_file(t) ? commit_download(t) : std::move(t.response);
+    if (out.ok() && t.held) out.value().room = room_of(t);
   }
   detach(t);
   return out;
+}
+
+// finish, with what it throws (std::bad_alloc turning an answer into its result)
+// made the transfer's Error: nothing thrown leaves run_once.
+Outcome<HttpResponse> Transport::Impl::finish_guarded(Transfer& t) {
+  try {
+    return finish(t);
+  } catch (const std::exception&) {
+    detach(t);
+    return make_error(ErrorKind::transport, "OutOfMemory", "cannot hold an answer: out of memory");
+  }
 }
 
 // The multi handle that owns the connection cache is made with the first transfer.
@@ -607,7 +723,7 @@ void Transport::run_once(double timeout) {
     if (it == impl_->transfers.end()) continue;
     std::unique_ptr<Transfer> t = std::move(it->second);
     impl_->transfers.erase(it);
-    Outcome<HttpResponse> out = impl_->finish(*t);
+    Outcome<HttpResponse> out = impl_->finish_guarded(*t);
     if (t->completion) t->completion(std::move(out));
   }
   for (Id id : impl_->due_timers()) {

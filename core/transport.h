@@ -26,6 +26,11 @@ struct TransportOptions {
   // A larger answer is refused (ResponseTooLarge) as soon as its Content-Length or
   // its bytes pass this; nothing more of it is read.
   std::uint64_t max_response_bytes = kMaxResponseBytes;
+  // What every answer being received draws its memory from, this Transport's with
+  // every other's (null: the process's, process_buffer_budget()). When it is spent,
+  // the answer that asks for more is refused (ResponseTooLarge). A body's room grows
+  // as its bytes arrive, never by what the server declares.
+  BufferBudget* budget = nullptr;
   // At most this many connections to one host at once (CURLMOPT_MAX_HOST_CONNECTIONS):
   // further transfers to it wait in curl's queue until one ends. The transfer's
   // timeout_ms counts from `start`, time in the queue included.
@@ -44,8 +49,10 @@ class Transport {
 
   // Starts sending `request` and returns at once. `done` is called exactly once, from
   // run_once, with the whole answer or the Error (kind transport (no connection,
-  // reset, TLS), timeout, or api for an answer over max_response_bytes; an HTTP error
-  // status is not an error here) — unless the transfer is cancelled first.
+  // reset, TLS, an answer that is not HTTP, memory exhausted), timeout, or api for an
+  // answer over max_response_bytes or the budget; an HTTP error status is not an
+  // error here) — unless the transfer is cancelled first. Nothing thrown inside
+  // (std::bad_alloc) escapes: it ends its transfer with an Error.
   Id start(HttpRequest request, Completion done);
   // Calls `fire` once, from run_once, when `seconds` have passed.
   Id add_timer(double seconds, std::function<void()> fire);

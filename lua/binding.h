@@ -10,6 +10,18 @@ struct lua_State;
 
 namespace cloud {
 
+// The one edge where C++ exceptions meet Lua: runs a Lua-facing function and raises
+// what it throws (std::bad_alloc above all) as an error object, kind transport,
+// code OutOfMemory (InternalError for anything else). Lua, built as C++, would take
+// the exception for an error of its own and raise whatever value was on top of the
+// stack. Lua's own errors and yields (not std::exceptions) pass through untouched.
+int call_protected(lua_State* L, int (*fn)(lua_State*));
+// `fn` behind that edge, for luaL_Reg arrays and closures: {"sign", protect<l_sign>}.
+template <int (*Fn)(lua_State*)>
+int protect(lua_State* L) {
+  return call_protected(L, Fn);
+}
+
 struct Session;
 
 Session& session_of(lua_State* L);

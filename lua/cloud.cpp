@@ -117,6 +117,18 @@ void push_error(lua_State* L, const Error& e) {
   abort();  // lua_error does not return
 }
 
+int call_protected(lua_State* L, int (*fn)(lua_State*)) {
+  Error failure;
+  try {
+    return fn(L);
+  } catch (const std::bad_alloc&) {
+    failure = make_error(ErrorKind::transport, "OutOfMemory", "out of memory");
+  } catch (const std::exception& e) {
+    failure = make_error(ErrorKind::transport, "InternalError", e.what());
+  }
+  raise(L, failure);  // outside the handler: the exception is gone before Lua unwinds
+}
+
 namespace {
 
 // ------------------------------------------------------------------ results
@@ -379,7 +391,7 @@ void push_api_metatable(lua_State* L, int box, const std::string& api) {
   lua_createtable(L, 0, 1);
   lua_pushvalue(L, box);
   lua_pushstring(L, api.c_str());
-  lua_pushcclosure(L, l_missing_operation, 2);
+  lua_pushcclosure(L, protect<l_missing_operation>, 2);
   lua_setfield(L, -2, "__index");
 }
 
@@ -419,19 +431,19 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
     for (const std::string& name : operations) {
       lua_pushvalue(L, box);
       lua_pushstring(L, name.c_str());
-      lua_pushcclosure(L, l_operation, 2);
+      lua_pushcclosure(L, protect<l_operation>, 2);
       lua_setfield(L, -2, snake_case(name).c_str());
     }
     if (api == presigning_api) {  // the storage API: its objects have URLs
-      push_client_closure(L, box, l_presign);
+      push_client_closure(L, box, protect<l_presign>);
       lua_setfield(L, -2, "presign");
     }
     push_api_metatable(L, box, api);
     lua_setmetatable(L, -2);
     lua_setfield(L, table, api.c_str());
   }
-  const std::pair<const char*, lua_CFunction> fns[] = {{"call", l_call}, {"operations", l_operations}, {"request", l_request},
-                                                         {"waiters", l_waiters}};
+  const std::pair<const char*, lua_CFunction> fns[] = {{"call", protect<l_call>}, {"operations", protect<l_operations>},
+                                                         {"request", protect<l_request>}, {"waiters", protect<l_waiters>}};
   for (const auto& [name, fn] : fns) push_client_closure(L, box, fn), lua_setfield(L, table, name);
   lua_pushvalue(L, box);
   lua_setfield(L, table, "_handle");
@@ -441,7 +453,7 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
 }  // namespace
 
 const char* operation_name_of(lua_State* L, int index) {
-  if (lua_tocfunction(L, index) != l_operation || !lua_getupvalue(L, index, 2)) return nullptr;
+  if (lua_tocfunction(L, index) != protect<l_operation> || !lua_getupvalue(L, index, 2)) return nullptr;
   const char* name = lua_tostring(L, -1);
   lua_pop(L, 1);
   return name;  // the string stays alive: the closure holds it
@@ -573,6 +585,16 @@ int l_error(lua_State* L) {
   return 1;
 }
 
+// cloud.printable(text): the text as a terminal may show it, every control character
+// but line feed and tab written as an escape (core/redact's printable).
+int l_printable(lua_State* L) {
+  size_t n = 0;
+  const char* text = luaL_checklstring(L, 1, &n);
+  std::string shown = printable(std::string_view(text, n));
+  lua_pushlstring(L, shown.data(), shown.size());
+  return 1;
+}
+
 // cloud.redact(text): the text as cloudlua shows any text, every secret replaced.
 int l_redact(lua_State* L) {
   size_t len = 0;
@@ -591,13 +613,13 @@ int session_gc(lua_State* L) {
 
 void register_metatables(lua_State* L) {
   luaL_newmetatable(L, kErrorMeta);
-  lua_pushcfunction(L, error_tostring);
+  lua_pushcfunction(L, protect<error_tostring>);
   lua_setfield(L, -2, "__tostring");
   luaL_newmetatable(L, kClientBoxMeta);
   lua_pushcfunction(L, client_box_gc);
   lua_setfield(L, -2, "__gc");
   luaL_newmetatable(L, kClientMeta);
-  lua_pushcfunction(L, client_tostring);
+  lua_pushcfunction(L, protect<client_tostring>);
   lua_setfield(L, -2, "__tostring");
   lua_pop(L, 3);
 }
@@ -636,7 +658,8 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   lua_newtable(L);
   fill_client_table(L, client);
   const luaL_Reg module_fns[] = {
-      {"client", l_client}, {"error", l_error}, {"redact", l_redact}, {"sign", l_sign}, {nullptr, nullptr}};
+      {"client", protect<l_client>}, {"error", protect<l_error>}, {"printable", protect<l_printable>},
+      {"redact", protect<l_redact>}, {"sign", protect<l_sign>}, {nullptr, nullptr}};
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");

@@ -143,9 +143,9 @@ int l_endpoints(lua_State* L) {
 
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated) return;
-  const luaL_Reg fns[] = {{"advance", l_advance}, {"configure", l_configure}, {"endpoints", l_endpoints},
-                          {"fault", l_fault},     {"reset", l_reset},         {"seed", l_seed},
-                          {"state", l_state},     {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"advance", protect<l_advance>}, {"configure", protect<l_configure>}, {"endpoints", protect<l_endpoints>},
+                          {"fault", protect<l_fault>},     {"reset", protect<l_reset>},         {"seed", protect<l_seed>},
+                          {"state", protect<l_state>},     {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "emulator");
 }

@@ -308,13 +308,13 @@ void push_global_path(lua_State* L, const std::string& path) {
 }
 
 void open_help(lua_State* L, int module) {
-  lua_pushcfunction(L, l_help);
+  lua_pushcfunction(L, protect<l_help>);
   lua_pushvalue(L, -1);
   lua_setfield(L, module, "help");
   lua_setglobal(L, "help");
-  lua_pushcfunction(L, l_describe);
+  lua_pushcfunction(L, protect<l_describe>);
   lua_setfield(L, module, "describe");
-  lua_pushcfunction(L, l_nearest);
+  lua_pushcfunction(L, protect<l_nearest>);
   lua_setfield(L, module, "nearest");
 }
 

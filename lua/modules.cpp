@@ -58,7 +58,7 @@ void add_searcher(lua_State* L) {
     lua_rawgeti(L, -1, i);
     lua_rawseti(L, -2, i + 1);
   }
-  lua_pushcfunction(L, embedded_searcher);
+  lua_pushcfunction(L, protect<embedded_searcher>);
   lua_rawseti(L, -2, 2);
   lua_pop(L, 2);
 }

@@ -66,10 +66,16 @@ local function custom_string(v)
   return ok and s or ("<__tostring failed: " .. tostring(s) .. ">")
 end
 
-local escapes = { ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r", ['"'] = '\\"', ["\\"] = "\\\\" }
+local escapes = { ["\n"] = "\\n", ["\t"] = "\\t", ['"'] = '\\"', ["\\"] = "\\\\" }
 
+-- A string's bytes as a Lua literal shows them: quotes, backslashes, line feeds and
+-- tabs escaped here, every other control character (C1 too) and byte of no UTF-8 by
+-- cloud.printable, the one function text from outside reaches a terminal through.
 local function escape(s)
-  return (s:gsub('[%c"\\]', function(c) return escapes[c] or ("\\%03d"):format(c:byte()) end))
+  s = s:gsub('[\n\t"\\]', escapes)
+  local cloud = package.loaded.cloud
+  if type(cloud) == "table" and cloud.printable then return cloud.printable(s) end
+  return (s:gsub("%c", function(c) return ("\\%03d"):format(c:byte()) end))
 end
 
 -- A quoted string, cut at max_string bytes (never inside a UTF-8 character).

@@ -56,6 +56,7 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   auto session = std::make_shared<Session>();
   session->config = std::move(loaded.value());
   session->emulated = !session->config.account_configured;
+  process_buffer_budget().set_limit(session->config.client.max_buffer_bytes);
   session->client = make_client(session->config.client);
   if (session->emulated) {
     std::weak_ptr<Session> weak = session;  // the session owns the client: no cycle

@@ -100,7 +100,7 @@ int l_md5_file(lua_State* L) {
 }  // namespace
 
 void open_system(lua_State* L, int module) {
-  const luaL_Reg fns[] = {{"clock", l_clock}, {"isatty", l_isatty}, {"md5_file", l_md5_file}, {"sleep", l_sleep}, {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"clock", protect<l_clock>}, {"isatty", protect<l_isatty>}, {"md5_file", protect<l_md5_file>}, {"sleep", protect<l_sleep>}, {nullptr, nullptr}};
   lua_pushvalue(L, module);
   luaL_setfuncs(L, fns, 0);
   lua_pop(L, 1);

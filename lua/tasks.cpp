@@ -161,8 +161,8 @@ void open_tasks(lua_State* L, int module) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, kTasksKey);
-  const luaL_Reg fns[] = {{"cancel", l_cancel}, {"is_parked", l_is_parked}, {"mark", l_mark},
-                          {"ready", l_ready},   {"run_once", l_run_once},   {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"cancel", protect<l_cancel>}, {"is_parked", protect<l_is_parked>}, {"mark", protect<l_mark>},
+                          {"ready", protect<l_ready>},   {"run_once", protect<l_run_once>},   {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "_loop");
 }

@@ -20,9 +20,9 @@
 
 local M = {}
 
--- Every line of TAP leaves the process: redacted, as all cloudlua output is.
-local redact = package.loaded.cloud.redact
-local function write(line) io.stdout:write(redact(line), "\n") io.stdout:flush() end
+-- Every line of TAP leaves the process: redacted and printable, as all cloudlua output is.
+local redact, printable = package.loaded.cloud.redact, package.loaded.cloud.printable
+local function write(line) io.stdout:write(printable(redact(line)), "\n") io.stdout:flush() end
 
 ---------------------------------------------------------------- rendering values
 

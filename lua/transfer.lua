@@ -97,6 +97,7 @@ local function make_progress(o, what, total)
     local left = rate > 0 and ("%d s left"):format(math.ceil((total - done) / rate)) or "? s left"
     local line = ("%s: %s of %s (%d%%), %s/s, %s"):format(what, size_text(done), size_text(total),
       total > 0 and math.floor(done * 100 / total) or 100, size_text(math.floor(rate)), left)
+    line = cloud.printable(line)  -- the object's key is anybody's text
     io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
     io.stderr:flush()
   end
@@ -264,16 +265,10 @@ local function upload_file(storage, args)
   return r, { size = size, parts = count, sent = sent, elapsed = cloud_module().clock() - start }
 end
 
--- A name for the temporary file beside `target` that no file has yet.
-local function temporary_name(target)
-  for _ = 1, 100 do
-    local name = ("%s.cloudlua-%06x"):format(target, math.random(0, 0xffffff))
-    local f = io.open(name, "rb")
-    if not f then return name end
-    f:close()
-  end
-  error(("cannot find a free temporary name beside '%s'"):format(target), 0)
-end
+-- The temporary file a download of `target` writes, beside it (so that the rename is
+-- atomic): one name per target, so that a download killed midway leaves a file the
+-- next download of the same target removes, not one more file for ever.
+local function part_name(target) return target .. ".cloudlua-part" end
 
 -- An api error for a download whose object changed, or came short, midway.
 local function download_error(o, message)
@@ -302,7 +297,8 @@ local function download_file(storage, args)
   local start = cloud_module().clock()
   local head = storage.head_object{ Bucket = o.Bucket, Object = o.Object }
   local size, etag = head.ContentLength, head.ETag
-  local temp = temporary_name(o.file)
+  local temp = part_name(o.file)
+  os.remove(temp)  -- a killed download's, if any
   local f, err = io.open(temp, "wb")
   if not f then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(err):gsub("^[^:]*: ", "")) end
   f:close()

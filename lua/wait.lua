@@ -70,7 +70,8 @@ local function make_progress(o)
     if done then io.stderr:write("\r\27[K") return io.stderr:flush() end
     local limit = o.timeout and ("%d s of %d s, try %d"):format(math.floor(info.elapsed + 0.5), math.floor(o.timeout + 0.5), info.attempt)
                             or ("try %d of %d, %d s"):format(info.attempt, o.max_attempts, math.floor(info.elapsed + 0.5))
-    io.stderr:write(("\r\27[Kwaiting for %s: %s%s"):format(o.what, limit, info.status and (" (" .. info.status .. ")") or ""))
+    local line = ("waiting for %s: %s%s"):format(o.what, limit, info.status and (" (" .. tostring(info.status) .. ")") or "")
+    io.stderr:write("\r\27[K", cloud_module().printable(line))  -- the status is the server's text
     io.stderr:flush()
   end
 end

@@ -240,7 +240,7 @@ void report_error(lua_State* L, int status) {
   if (status == LUA_OK) return;
   const char* msg = lua_tostring(L, -1);
   if (error_output != Output::text) write_redacted(stderr, error_document(L) + "\n");
-  else write_redacted(stderr, std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n");
+  else write_redacted(stderr, printable(std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n"));
   lua_pop(L, 1);
   lua_pushnil(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kErrorValueKey);

@@ -4,7 +4,8 @@
 -- kept and resumed sending only the missing parts (given as parts =, or found by
 -- ListParts and checked against the file); two uploads in two tasks at once; part
 -- sizes the platform refuses;
--- failed downloads leave no temporary file; the progress function; and the primitive
+-- failed downloads leave no temporary file, a killed one's is removed by the next; the
+-- progress function; and the primitive
 -- under the downloads, get_object{file =, offset =} writing in place.
 -- Run: cloudlua test tests/lua/transfer_test.lua
 
@@ -269,6 +270,14 @@ test("a download that fails leaves neither the target nor a temporary file", fun
   expect(once.storage.download_file, { Bucket = BUCKET, Object = "big.bin", file = dir .. "/back.bin",
                                        part_size = PART, progress = false }).to_fail{ status = 500 }
   expect(entries()).to_equal{ "big.bin" }
+end)
+
+test("a download killed midway leaves its part file, which the next download of that file removes", function()
+  s3.put_object{ Bucket = BUCKET, Object = "big.bin", file = dir .. "/big.bin" }
+  write(dir .. "/back.bin.cloudlua-part", "what a killed download left")  -- kill -9 runs no cleanup
+  s3.download_file{ Bucket = BUCKET, Object = "big.bin", file = dir .. "/back.bin", part_size = PART, progress = false }
+  expect(read(dir .. "/back.bin")).to_equal(content)
+  expect(entries()).to_equal{ "back.bin", "big.bin" }
 end)
 
 test("the progress function sees done grow to total, for uploads and downloads", function()

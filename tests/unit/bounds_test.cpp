@@ -158,14 +158,15 @@ TEST_CASE("bounds: a JSON answer nested 100,000 levels deep is an api error in L
 }
 
 TEST_CASE("bounds: a JSON answer of 200 levels is read, one of 201 refused", "[bounds][depth]") {
-  // The answer object is the first level, its arrays the others.
-  ScriptedServer fits = answering(R"({"snapshot":)" + nested_arrays(kMaxDepth - 1, "7") + "}", "application/json");
+  // The answer object is the first level, the snapshot the second, the arrays of a
+  // member the model does not know (kept as it came) the others.
+  ScriptedServer fits = answering(R"({"snapshot": {"extra":)" + nested_arrays(kMaxDepth - 2, "7") + "}}", "application/json");
   LuaCloud lua(config_for("cluster", fits.url()));
-  std::string walk = "local v = r.snapshot; local n = 1; while type(v) == 'table' do v, n = v[1], n + 1 end; return n, v";
+  std::string walk = "local v = r.snapshot.extra; local n = 2; while type(v) == 'table' do v, n = v[1], n + 1 end; return n, v";
   auto r = lua.run(R"(local r = cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "x" } } )" + walk);
   CHECK(r == std::vector<std::string>{std::to_string(kMaxDepth), "7"});  // 200 tables, then the value
 
-  ScriptedServer deeper = answering(R"({"snapshot":)" + nested_arrays(kMaxDepth, "7") + "}", "application/json");
+  ScriptedServer deeper = answering(R"({"snapshot": {"extra":)" + nested_arrays(kMaxDepth - 1, "7") + "}}", "application/json");
   auto out = cloud::Client(config_for("cluster", deeper.url())).call("UpdateSnapshot", kUpdate);
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().kind == ErrorKind::api);

@@ -1,6 +1,7 @@
 // Error objects at the Lua edge: the one constructor (push_error, and cloud.error{}
 // over it) and the reader back into an Error (error_from_table), which must leave the
-// caller's stack as it found it whatever the object holds.
+// caller's stack as it found it whatever the object holds; and the one edge where
+// what C++ throws becomes an error object (protect<>).
 #include <catch2/catch.hpp>
 
 #include <lauxlib.h>
@@ -8,6 +9,7 @@
 #include <lualib.h>
 
 #include <memory>
+#include <new>
 
 #include "lua/binding.h"
 
@@ -43,4 +45,37 @@ TEST_CASE("error objects: reading one back leaves the stack as it was, with or w
     CHECK(without.fields.empty());
     CHECK(std::string(lua_tostring(L.get(), 1)) == "the caller's value");
   }
+}
+
+namespace {
+
+// A Lua-facing function that runs out of memory (as a std::string growing past what
+// the system gives would), after pushing a value of its own.
+int runs_out(lua_State* L) {
+  lua_pushnumber(L, 0.1);
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+TEST_CASE("error objects: what a binding throws (std::bad_alloc) is an error object, in pcall and in a coroutine", "[lua]") {
+  State L = new_state();
+  luaL_openlibs(L.get());
+  lua_pushcfunction(L.get(), cloud::protect<runs_out>);
+  lua_setglobal(L.get(), "runs_out");
+  // Without the edge, Lua (built as C++) raised the value on top of the stack: 0.1 here.
+  const char* code =
+      "local ok, e = pcall(runs_out)\n"
+      "local co = coroutine.create(function() return runs_out() end)\n"
+      "local cok, ce = coroutine.resume(co)\n"
+      "return type(e), e.kind, e.code, e.message, ok, type(ce), ce.code, cok";
+  REQUIRE(luaL_dostring(L.get(), code) == LUA_OK);
+  CHECK(std::string(lua_tostring(L.get(), 1)) == "table");
+  CHECK(std::string(lua_tostring(L.get(), 2)) == "transport");
+  CHECK(std::string(lua_tostring(L.get(), 3)) == "OutOfMemory");
+  CHECK(std::string(lua_tostring(L.get(), 4)) == "out of memory");
+  CHECK_FALSE(lua_toboolean(L.get(), 5));
+  CHECK(std::string(lua_tostring(L.get(), 6)) == "table");
+  CHECK(std::string(lua_tostring(L.get(), 7)) == "OutOfMemory");
+  CHECK_FALSE(lua_toboolean(L.get(), 8));
 }

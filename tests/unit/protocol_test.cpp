@@ -420,6 +420,59 @@ TEST_CASE("ListObjectsV2: list-type=2 and the query members, a flattened result 
   CHECK(out["NextContinuationToken"] == "tok");
 }
 
+namespace {
+
+// The error parse_result gives for an answer of `operation`, which must fail.
+Error refused_answer(const std::string& operation, const HttpResponse& r) {
+  Outcome<json> out = parse_result(api_of(operation), op(operation), r);
+  REQUIRE_FALSE(out.ok());
+  return out.error();
+}
+
+// A ListObjectsV2 answer with `inside` in its ListBucketResult.
+HttpResponse listing(const std::string& inside) {
+  return response(200, "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>b</Name>" + inside +
+                           "</ListBucketResult>");
+}
+
+}  // namespace
+
+TEST_CASE("answers are checked against the model's types: a wrong one is MalformedResponse naming the field", "[protocol]") {
+  Error maybe = refused_answer("ListObjectsV2", listing("<IsTruncated>maybe</IsTruncated>"));
+  CHECK(maybe.kind == ErrorKind::api);
+  CHECK(maybe.code == "MalformedResponse");
+  CHECK(maybe.message == "the answer does not fit the API: IsTruncated is \"maybe\", not a boolean");
+  Error huge = refused_answer("ListObjectsV2", listing("<KeyCount>99999999999999999999</KeyCount>"));
+  CHECK(huge.message == "the answer does not fit the API: KeyCount is \"99999999999999999999\", not an integer");
+  Error size = refused_answer("ListObjectsV2", listing("<Contents><Key>a</Key><Size>1</Size></Contents>"
+                                                       "<Contents><Key>b</Key><Size>1e999</Size></Contents>"));
+  CHECK(size.message == "the answer does not fit the API: Contents[2].Size is \"1e999\", not an integer");
+  Error header = refused_answer("HeadObject", response(200, "", {{"Content-Length", "twelve"}}));
+  CHECK(header.message == "the answer does not fit the API: ContentLength is \"twelve\", not an integer");
+  // The largest and smallest 64-bit integers are integers; elements the model does not know stay text.
+  json edge = result_of("ListObjectsV2", listing("<KeyCount>9223372036854775807</KeyCount><MaxKeys>-9223372036854775808</MaxKeys>"
+                                                 "<Unknown>anything</Unknown>"));
+  CHECK(edge["KeyCount"] == INT64_MAX);
+  CHECK(edge["MaxKeys"] == INT64_MIN);
+  CHECK(edge["Unknown"] == "anything");
+}
+
+TEST_CASE("JSON answers are checked against the model's types, nested members and list items too", "[protocol]") {
+  auto snapshot = [](const std::string& inside) { return response(200, "{\"snapshot\": {" + inside + "}}"); };
+  Error count = refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": [{"nodeCount": 1}, {"nodeCount": "3"}]})"));
+  CHECK(count.code == "MalformedResponse");
+  CHECK(count.message == "the answer does not fit the API: snapshot.cluster.nodePools[2].nodeCount is \"3\", not an integer");
+  Error wide = refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": [{"nodeCount": 18446744073709551615}]})"));
+  CHECK(wide.message == "the answer does not fit the API: snapshot.cluster.nodePools[1].nodeCount is 18446744073709551615, not an integer");
+  Error text = refused_answer("GetSnapshot", snapshot(R"("name": 7)"));
+  CHECK(text.message == "the answer does not fit the API: snapshot.name is 7, not a string");
+  Error list = refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": {"name": "p"}})"));
+  CHECK(list.message == "the answer does not fit the API: snapshot.cluster.nodePools is {\"name\":\"p\"}, not a list");
+  json fine = result_of("GetSnapshot", snapshot(R"("name": "s", "description": null, "extra": [1, "x"])"));
+  CHECK(fine["snapshot"]["description"].is_null());
+  CHECK(fine["snapshot"]["extra"] == json::array({1, "x"}));
+}
+
 TEST_CASE("ListBuckets: a wrapped list's items have the element name the model gives", "[protocol]") {
   std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
                      "<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"

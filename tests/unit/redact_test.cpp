@@ -133,3 +133,17 @@ TEST_CASE("redact: every text of an error, and describe() of any error", "[redac
   CHECK(e.message == "you sent X-Ext-Security-Token: <redacted> and <redacted>");
   CHECK(e.fields[0].problem == "got '<redacted>'");
 }
+
+TEST_CASE("printable: control characters and bytes of no UTF-8 are escaped as Lua writes them, the rest kept", "[redact][escape]") {
+  using cloud::printable;
+  CHECK(printable("plain text, line\nand\ttab") == "plain text, line\nand\ttab");
+  CHECK(printable("ünïcödé ✓ 漢字 😀") == "ünïcödé ✓ 漢字 😀");  // UTF-8 stays as it is
+  CHECK(printable("\x1b]52;c;aGk=\x07") == "\\027]52;c;aGk=\\007");  // OSC 52 writes the clipboard
+  CHECK(printable("\x1b[2J\x1b[H") == "\\027[2J\\027[H");
+  CHECK(printable("over\rwrite") == "over\\rwrite");
+  CHECK(printable(std::string("nul\0del\x7f", 8)) == "nul\\000del\\127");
+  CHECK(printable("\xc2\x9b" "31m \xc2\x85 \xc2\xa0") == "\\u{9B}31m \\u{85} \xc2\xa0");  // C1 as UTF-8; U+00A0 is text
+  CHECK(printable("\x9b" "31m \xff \xc0\x9b \xe0\x80\x9b") == "\\155" "31m \\255 \\192\\155 \\224\\128\\155");  // raw C1, overlong forms
+  CHECK(printable("\xed\xa0\x80") == "\\237\\160\\128");  // a surrogate is no UTF-8
+  CHECK(printable(printable("\x1b[2J")) == printable("\x1b[2J"));  // applied twice, the same
+}
