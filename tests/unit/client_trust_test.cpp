@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -382,6 +383,9 @@ TEST_CASE("trust: an answer that is not HTTP is MalformedResponse, a 1 MB header
 TEST_CASE("trust: a TLS certificate that fails verification is tried once, the error naming the certificate",
           "[trust][retry]") {
   if (std::system("command -v openssl >/dev/null 2>&1") != 0) {
+    // ./setup.sh test installs openssl and sets CLOUDLUA_REQUIRE_INTEROP: there it fails.
+    const char* required = std::getenv("CLOUDLUA_REQUIRE_INTEROP");
+    if (required && std::string(required) == "1") FAIL("no openssl command (Debian package openssl)");
     WARN("skipped: no openssl command to make a certificate and serve TLS with");
     return;
   }
