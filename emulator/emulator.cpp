@@ -426,8 +426,11 @@ struct Emulator::Impl {
   // The code of a refused request, as the API's protocol says: for the storage API
   // what S3 says, MalformedXML when the XML body breaks the schema (an empty part list,
   // an element the schema does not have: only the body can bring an unknown field),
-  // else InvalidArgument; the JSON APIs say ValidationError either way.
+  // else InvalidArgument; the JSON APIs say ValidationError either way; a rule the
+  // model gives a code of its own (errorCodes: KeyTooLongError) says that.
   static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
+    for (const FieldProblem& f : e.fields)
+      if (!f.code.empty()) return f.code;  // the model's own for the rule (KeyTooLongError)
     for (const FieldProblem& f : e.fields) {
       const Member* m = op.input->find_member(f.path.substr(0, f.path.find_first_of(".[")));
       if (!m || m->location == Location::body) return api.protocol->invalid_body_code;
