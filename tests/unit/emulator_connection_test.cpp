@@ -413,8 +413,19 @@ TEST_CASE("A body that does not fit in what the bodies in flight may hold is ref
   std::string body(800, 'x');
   int first = connect_to(base);
   std::string text = request_text(base, "PUT", "/demo-bucket/first.bin", body);
-  send_text(first, text.substr(0, text.size() - 10));  // its body being read: 800 bytes held
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Its head asks to continue: once told to, its 800 bytes are held in the budget.
+  size_t head_end = text.find("\r\n\r\n") + 2;
+  send_text(first, text.substr(0, head_end) + "Expect: 100-continue\r\n\r\n");
+  std::string told;
+  while (told.find("\r\n\r\n") == std::string::npos) {
+    char buf[256];
+    ssize_t n = ::recv(first, buf, sizeof buf, 0);
+    REQUIRE(n > 0);
+    told.append(buf, static_cast<size_t>(n));
+  }
+  REQUIRE(told.rfind("HTTP/1.1 100", 0) == 0);
+  text.erase(0, head_end + 2);  // the body
+  send_text(first, text.substr(0, text.size() - 10));
 
   int second = connect_to(base);
   send_text(second, request_text(base, "PUT", "/demo-bucket/second.bin", body));
