@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/crypto.h"
+#include "core/files.h"
 #include "core/limits.h"
 
 namespace cloud {
@@ -186,11 +187,11 @@ std::string FileSink::open_in_place() {
 
 std::string FileSink::open() {
   if (at_) return open_in_place();
-  std::string pattern = target_ + ".cloudlua-XXXXXX";
-  fd_ = ::mkstemp(pattern.data());
+  TemporaryFile temporary = create_temporary(target_ + ".cloudlua-");
+  fd_ = temporary.fd;
   if (fd_ < 0) return error_ = "cannot write beside '" + target_ + "': " + std::strerror(errno);
-  temp_ = pattern;
-  mode_t mask = ::umask(0);  // mkstemp makes 0600; give the file the mode a new file gets
+  temp_ = temporary.path;
+  mode_t mask = ::umask(0);  // a temporary file is made 0600; give the file the mode a new file gets
   ::umask(mask);
   ::fchmod(fd_, 0666 & ~mask);
   return "";

@@ -20,6 +20,11 @@ const char* kind_name(ErrorKind kind);
 struct FieldProblem {
   std::string path;
   std::string problem;
+  std::string code;  // the code a server answers for it (the model's errorCodes); "": its protocol's
+
+  FieldProblem() = default;
+  FieldProblem(std::string p, std::string text, std::string c = "")
+      : path(std::move(p)), problem(std::move(text)), code(std::move(c)) {}
 };
 
 struct Error {

@@ -243,6 +243,8 @@ struct Model::Loader {
   void fill_constraints(Shape& shape, const ojson& spec, const std::string& where) {
     if (spec.contains("minLength")) shape.min_length = spec["minLength"].get<long long>();
     if (spec.contains("maxLength")) shape.max_length = spec["maxLength"].get<long long>();
+    if (spec.contains("maxBytes")) shape.max_bytes = spec["maxBytes"].get<long long>();
+    if (spec.contains("errorCodes")) read_error_codes(shape, spec["errorCodes"], where + ".errorCodes");
     if (spec.contains("min")) shape.min = spec["min"].get<long long>();
     if (spec.contains("max")) shape.max = spec["max"].get<long long>();
     if (spec.contains("enum"))
@@ -256,6 +258,18 @@ struct Model::Loader {
       Outcome<Pattern> p = Pattern::compile(spec["pattern"].get<std::string>());
       if (p.ok()) shape.pattern = std::move(p.value());
       else fail(where, p.error().message);
+    }
+  }
+
+  // "errorCodes": { "maxBytes": "KeyTooLongError" }: the code a server answers when a
+  // value breaks that rule of the shape, each a rule the shape has.
+  void read_error_codes(Shape& shape, const ojson& spec, const std::string& where) {
+    static const char* const rules[] = {"minLength", "maxLength", "maxBytes", "min", "max", "enum", "pattern", "format"};
+    if (!spec.is_object()) return fail(where, "must be an object of rule -> error code");
+    for (auto it = spec.begin(); it != spec.end(); ++it) {
+      bool known = std::find(std::begin(rules), std::end(rules), it.key()) != std::end(rules);
+      if (!known || !it.value().is_string()) return fail(where + "." + it.key(), "not a rule of a shape, or its code not a string");
+      shape.error_codes[it.key()] = it.value().get<std::string>();
     }
   }
 

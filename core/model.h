@@ -65,6 +65,8 @@ struct Shape {
   std::string ascending_by;          // list of structures: this integer member must rise
                                      // strictly from item to item (no repeats)
   std::optional<long long> min_length, max_length;  // characters (strings), items (lists)
+  std::optional<long long> max_bytes;               // strings: UTF-8 bytes
+  std::map<std::string, std::string> error_codes;   // rule key (maxBytes) -> the code a server answers
   std::optional<long long> min, max;                // integers
   std::vector<json> allowed;                        // value set
   std::string pattern_text;                         // the pattern in words

@@ -598,6 +598,25 @@ std::optional<SignatureRefusal> check_header_time(const VerifyInput& in, const A
   return std::nullopt;
 }
 
+// Every header of either dialect's prefix (x-amz-*, x-ext-*: the emulator reads both)
+// must be among those signed, as S3 requires of x-amz-*: an unsigned x-amz-copy-source
+// would turn a presigned PUT into a copy. Other headers are left as S3 leaves them
+// (docs/design.md). The refusal is S3's, naming the headers (at most 1 KiB of names).
+std::optional<SignatureRefusal> check_unsigned_headers(const VerifyInput& in, const Authorization& auth) {
+  std::vector<std::string> signed_names = split(to_lower(auth.signed_headers), ';');
+  std::string unsigned_names;
+  for (const Header& h : in.headers) {
+    std::string name = to_lower(h.first);
+    if (name.rfind("x-amz-", 0) != 0 && name.rfind("x-ext-", 0) != 0) continue;
+    if (std::find(signed_names.begin(), signed_names.end(), name) != signed_names.end()) continue;
+    if (unsigned_names.size() < 1024) unsigned_names += (unsigned_names.empty() ? "" : ",") + name.substr(0, 200);
+  }
+  if (unsigned_names.empty()) return std::nullopt;
+  SignatureRefusal r = refusal(403, "AccessDenied", "There were headers present in the request which were not signed");
+  r.details.emplace_back("HeadersNotSigned", unsigned_names);
+  return r;
+}
+
 // How a request's body travels, from its <prefix>content-sha256 value.
 enum class Payload { plain, signed_chunks, signed_chunks_trailer, unsigned_chunks_trailer };
 
@@ -708,6 +727,7 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != received_body_sha256(in))
     return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
   if (auto mismatch = compare_signature(in, auth, *credentials, stamp)) return mismatch;
+  if (auto exposed = check_unsigned_headers(in, auth)) return exposed;
   if (kind == Payload::plain) return std::nullopt;
   return check_stream(in, ChunkScope{auth.dialect, *credentials, auth.region, auth.service, stamp}, kind,
                       auth.signature, streamed);

@@ -153,7 +153,9 @@ struct StreamedBody {
 // its query carries a dialect's <prefix>Algorithm, from its presigned parameters:
 // form, dialect, scope, access key, time (header: the 15-minute skew; presigned: the
 // Expires after its Date), payload hash (PayloadHash::header; a presigned URL's is
-// UNSIGNED-PAYLOAD) and signature, in that order, re-signed through sign(); then a
+// UNSIGNED-PAYLOAD) and signature, in that order, re-signed through sign(); that every
+// x-amz-* and x-ext-* header received was signed (403 AccessDenied otherwise, S3's
+// HeadersNotSigned in its details); then a
 // streaming body's framing, chunk signatures, decoded length
 // (<prefix>decoded-content-length) and trailers (named in <prefix>trailer), its bytes
 // and trailers going to `streamed` when given.

@@ -110,6 +110,13 @@ void check_format(const Shape& shape, const std::string& s, const std::string& p
   else if (shape.format == "iso8601") check_iso8601(s, path, problems);
 }
 
+// A value at `path` breaks `rule` of `shape`: the problem, with the code the model
+// gives that rule (errorCodes), if any.
+FieldProblem broken(const Shape& shape, const char* rule, const std::string& path, std::string problem) {
+  auto code = shape.error_codes.find(rule);
+  return {path, std::move(problem), code == shape.error_codes.end() ? "" : code->second};
+}
+
 void check_string(const Shape& shape, const json& v, const std::string& path,
                   std::vector<FieldProblem>& problems) {
   if (!v.is_string()) return problems.push_back({path, "string expected, got " + type_of(v)});
@@ -117,13 +124,18 @@ void check_string(const Shape& shape, const json& v, const std::string& path,
   long long n = utf8_length(s);
   if (n < 0) return problems.push_back({path, "is not valid UTF-8 text"});
   if (shape.max_length && n > *shape.max_length)
-    problems.push_back({path, "at most " + count_of(*shape.max_length, "character") + " (got " + std::to_string(n) + ")"});
+    problems.push_back(broken(shape, "maxLength", path,
+                              "at most " + count_of(*shape.max_length, "character") + " (got " + std::to_string(n) + ")"));
+  if (shape.max_bytes && static_cast<long long>(s.size()) > *shape.max_bytes)
+    problems.push_back(broken(shape, "maxBytes", path,
+                              "at most " + count_of(*shape.max_bytes, "byte") + " (got " + std::to_string(s.size()) + ")"));
   if (shape.min_length && n < *shape.min_length)
-    problems.push_back({path, "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"});
+    problems.push_back(broken(shape, "minLength", path,
+                              "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"));
   if (!in_allowed(shape, v))
-    problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got " + quoted(s) + ")"});
+    problems.push_back(broken(shape, "enum", path, "must be " + join_allowed(shape.allowed) + " (got " + quoted(s) + ")"));
   if (shape.pattern && !shape.pattern->full_match(s))
-    problems.push_back({path, "must be " + shape.pattern_text + " (got " + quoted(s) + ")"});
+    problems.push_back(broken(shape, "pattern", path, "must be " + shape.pattern_text + " (got " + quoted(s) + ")"));
   check_format(shape, s, path, problems);
 }
 

@@ -1,14 +1,21 @@
+// The emulator's connections (connection.h): a stream over a socket that keeps its
+// read-ahead, times and counts each request's head, and a server whose pool of threads
+// makes room for a new connection by ending idle ones and slow heads.
 #include "emulator/connection.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <vector>
 
 namespace cloud {
 
@@ -16,10 +23,13 @@ namespace {
 
 constexpr size_t kReadAhead = 64 << 10;
 
-// Whether the answer being written on this thread's connection ends it.
-thread_local bool answer_closes = false;
-
 int to_ms(time_t sec, time_t usec) { return static_cast<int>(sec * 1000 + usec / 1000); }
+
+// Now on the steady clock, in ms.
+std::int64_t steady_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
 
 // The address `get` (getsockname or getpeername) gives for `sock`, as httplib writes it.
 void address_of(int sock, int (*get)(int, sockaddr*, socklen_t*), std::string& ip, int& port) {
@@ -61,18 +71,79 @@ bool Connection::poll_for(short events, int ms) const {
 
 // Waits in recv() itself, not in a poll() before it: one system call per request.
 bool Connection::wait_for_request(int ms) {
-  if (in_at_ < in_end_) return true;
-  if (!flush()) return false;
+  cut_ = Cut::none;
+  if (in_at_ < in_end_) return begin_head();
+  if (!flush() || !enter(Phase::idle)) return false;
   if (ms != limits_.read_ms && !poll_for(POLLIN, ms)) return false;
-  return read_ahead() > 0;
+  return read_ahead() > 0 && begin_head();
+}
+
+// Moves to `to` (idle or head, timed from now); false when the server ended the
+// connection meanwhile.
+bool Connection::enter(Phase to) {
+  Phase now = phase_.load();
+  do {
+    if (now == Phase::ending) return false;
+  } while (!phase_.compare_exchange_weak(now, to));
+  since_ms_ = steady_ms();
+  return true;
+}
+
+// A request's head begins: it must end within head_ms, head_lines and head_bytes.
+bool Connection::begin_head() {
+  if (!enter(Phase::head)) return false;
+  in_head_ = true;
+  head_deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(limits_.head_ms);
+  head_bytes_ = head_lines_ = line_bytes_ = 0;
+  last_ = 0;
+  return true;
+}
+
+// The head has ended: the connection is busy with the request until its next wait.
+void Connection::end_head() {
+  in_head_ = false;
+  Phase head = Phase::head;
+  phase_.compare_exchange_strong(head, Phase::busy);
+}
+
+// Counts a byte of the head as httplib takes it; false (cut_ set) when the head grows
+// past its limits. A line "\r\n" alone ends the head (httplib's end of the headers; a
+// line ending in "\n" alone it skips, and it is counted here).
+bool Connection::count_head_byte(char c) {
+  ++head_bytes_;
+  if (c != '\n') {
+    ++line_bytes_;
+  } else {
+    if (line_bytes_ == 1 && last_ == '\r' && head_lines_ > 0) end_head();
+    else ++head_lines_;
+    line_bytes_ = 0;
+  }
+  last_ = c;
+  if (head_bytes_ <= limits_.head_bytes && head_lines_ <= limits_.head_lines + 1) return true;  // + the request line
+  cut_ = Cut::head_too_large;
+  return false;
+}
+
+// In a head, a wait for more input ends at the head's deadline at the latest; false
+// (cut_ set) once it has passed.
+bool Connection::wait_in_head() {
+  using namespace std::chrono;
+  auto left = duration_cast<milliseconds>(head_deadline_ - steady_clock::now()).count();
+  if (left >= limits_.read_ms) return true;  // recv()'s own time-out comes first
+  if (left > 0 && poll_for(POLLIN, static_cast<int>(left))) return true;
+  cut_ = Cut::timed_out;
+  return false;
 }
 
 // recv() into `into`, waiting up to the read limit; 0 at the end of the input, -1 on
-// failure or time-out.
+// failure or time-out. A time-out, or an end the server made to take the thread,
+// cuts the request short as stalled.
 ssize_t Connection::receive(char* into, size_t size) {
   ssize_t n;
   while ((n = ::recv(sock_, into, size, 0)) < 0 && errno == EINTR) {
   }
+  if ((n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) || (n == 0 && phase_.load() == Phase::ending))
+    cut_ = Cut::timed_out;
   return n;
 }
 
@@ -85,17 +156,21 @@ ssize_t Connection::read_ahead() {
   return n;
 }
 
+// httplib reads a request's head a byte at a time, and a body in blocks: a read of
+// more than a byte ends the head, if its blank line did not.
 ssize_t Connection::read(char* ptr, size_t size) {
-  if (size == 1 && in_at_ < in_end_) {  // httplib reads a request's head a byte at a time
+  if (size == 1 && in_at_ < in_end_) {
     *ptr = in_[in_at_++];
-    return 1;
+    return !in_head_ || count_head_byte(*ptr) ? 1 : -1;
   }
+  if (in_head_ && size > 1) end_head();
   if (in_at_ == in_end_) {
     // The client may wait for what was written (100 Continue) before it sends more.
-    if (!flush()) return -1;
+    if (!flush() || (in_head_ && !wait_in_head())) return -1;
     if (size >= kReadAhead) return receive(ptr, size);
     ssize_t n = read_ahead();
     if (n <= 0) return n;
+    if (size == 1) return read(ptr, size);
   }
   size_t taken = std::min(size, in_end_ - in_at_);
   std::memcpy(ptr, in_.data() + in_at_, taken);
@@ -154,25 +229,192 @@ void Connection::get_local_ip_and_port(std::string& ip, int& port) const {
   port = local_.port;
 }
 
+bool BodyBudget::take(std::uint64_t bytes) {
+  std::uint64_t left = left_.load();
+  do {
+    if (bytes > left) return false;
+  } while (!left_.compare_exchange_weak(left, left - bytes));
+  return true;
+}
+
+namespace {
+
+// The stack of each thread that serves connections, whatever `ulimit -s` says (the
+// default thread stack is that limit). httplib 0.11 reads a Range header with
+// libstdc++'s regex engine, which recurses once per character, before anything of the
+// emulator's sees the request: a Range of the longest header line httplib takes (8 KiB)
+// needs about 4 MiB of stack (measured, -O2), and overflowed a 2 MiB stack; eight times
+// that leaves room for builds with larger frames (the sanitizers'). Only the pages a
+// thread touches are memory; the rest is address space.
+constexpr size_t kWorkerStackBytes = 32u << 20;
+
+// The connection this thread serves, what its answer decided and the body budget its
+// request took, given back when the request has been answered.
+struct Serving {
+  Connection* connection;
+  BodyBudget* budget;
+  bool closes = false;         // the answer being written ends the connection
+  std::uint64_t reserved = 0;  // of the budget, for the request's body
+
+  Serving(Connection* c, BodyBudget* b);
+  ~Serving();
+  void give_back() {
+    if (budget && reserved) budget->give_back(reserved);
+    reserved = 0;
+  }
+};
+
+thread_local Serving* serving = nullptr;
+
+Serving::Serving(Connection* c, BodyBudget* b) : connection(c), budget(b) { serving = this; }
+Serving::~Serving() {
+  give_back();
+  serving = nullptr;
+}
+
+}  // namespace
+
+// httplib's own pool has a fixed number of threads, and a connection holds one while
+// it idles (up to the keep-alive time-out): a few silent clients would keep every
+// other client waiting. This pool starts a thread whenever a job would otherwise
+// wait for one, up to `max`, and keeps it for later jobs; when none can be started,
+// it has the server end connections to make room (make_room), and a connection
+// between requests gives its thread up to a job that waits (waiting()).
+class ConnectionServer::Pool : public httplib::TaskQueue {
+ public:
+  Pool(size_t max, ConnectionServer& server) : max_(max), server_(server) {}
+
+  void enqueue(std::function<void()> job) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(std::move(job));
+    // A thread that cannot be started leaves the job to the ones there are.
+    if (jobs_.size() > idle_ + starting_ && threads_.size() < max_ && start_thread()) return;
+    ready_.notify_one();
+    count_waiting();
+    if (waiting_ > 0) server_.make_room(waiting_);
+  }
+
+  // Called by httplib once it has stopped taking connections: jobs queued still run.
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (pthread_t t : threads_) ::pthread_join(t, nullptr);
+  }
+
+  // The jobs no thread is free to take, or being started for.
+  size_t waiting() const { return waiting_.load(); }
+
+ private:
+  void count_waiting() {
+    size_t taken = idle_ + starting_;
+    waiting_ = jobs_.size() > taken ? jobs_.size() - taken : 0;
+  }
+
+  // A thread running work() on a stack of kWorkerStackBytes (std::thread cannot
+  // choose its stack); false when none could be started.
+  bool start_thread() {
+    pthread_attr_t attr;
+    if (::pthread_attr_init(&attr) != 0) return false;
+    pthread_t t;
+    bool started = ::pthread_attr_setstacksize(&attr, kWorkerStackBytes) == 0 &&
+                   ::pthread_create(&t, &attr, &Pool::run, this) == 0;
+    ::pthread_attr_destroy(&attr);
+    if (started) threads_.push_back(t), ++starting_;
+    return started;
+  }
+
+  static void* run(void* pool) {
+    static_cast<Pool*>(pool)->work();
+    return nullptr;
+  }
+
+  void work() {
+    bool started = true;
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (started) --starting_, started = false;
+        ++idle_;
+        count_waiting();
+        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        --idle_;
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+        count_waiting();
+      }
+      job();
+    }
+  }
+
+  const size_t max_;
+  ConnectionServer& server_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<pthread_t> threads_;
+  size_t idle_ = 0;
+  size_t starting_ = 0;  // threads started that have not yet come for a job
+  std::atomic<size_t> waiting_{0};
+  bool stopping_ = false;
+};
+
 ConnectionServer::ConnectionServer(ReadWhole read_whole) {
+  new_task_queue = [this] {
+    Pool* pool = new Pool(limits_.threads, *this);
+    pool_ = pool;  // deleted by httplib after its shutdown(), when no connection is left
+    return pool;
+  };
   // Called for every answer, just before its head is written.
-  set_post_routing_handler([read_whole = std::move(read_whole)](const httplib::Request& req, httplib::Response& res) {
-    if (read_whole(req)) return;
+  set_post_routing_handler([this, read_whole = std::move(read_whole)](const httplib::Request& req,
+                                                                       httplib::Response& res) {
+    Cut cut = serving ? serving->connection->cut() : Cut::none;
+    if (cut != Cut::none) answer_cut_short(cut, req, res);
+    else if (read_whole(req)) return;
     if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
-    answer_closes = true;
+    if (serving) serving->closes = true;
   });
+}
+
+void ConnectionServer::set_limits(const ConnectionLimits& limits) {
+  limits_ = limits;
+  set_read_timeout(limits.read_ms / 1000, (limits.read_ms % 1000) * 1000);
+  set_write_timeout(limits.write_ms / 1000, (limits.write_ms % 1000) * 1000);
+}
+
+// The answer to a request cut short: the handler's (S3's RequestTimeout, or the
+// head's size refused), in place of httplib's bare 400.
+void ConnectionServer::answer_cut_short(Cut why, const httplib::Request& req, httplib::Response& res) const {
+  res.headers.clear();
+  res.body.clear();
+  res.status = 400;
+  if (cut_short_) cut_short_(why, req, res);
+  res.headers.erase("Content-Length");
+  res.set_header("Content-Length", std::to_string(res.body.size()));
+}
+
+bool ConnectionServer::reserve_body(std::uint64_t bytes) {
+  Serving* s = serving;
+  if (!s || !s->budget || bytes <= s->reserved) return true;
+  if (!s->budget->take(bytes - s->reserved)) return false;
+  s->reserved = bytes;
+  return true;
 }
 
 // shutdown(SHUT_RD): a recv() waiting, or to come, sees the end of the input at once.
 void ConnectionServer::end_connections() {
   std::lock_guard<std::mutex> lock(mutex_);
   ending_ = true;
-  for (int sock : open_) ::shutdown(sock, SHUT_RD);
+  for (const auto& [sock, c] : open_) ::shutdown(sock, SHUT_RD);
 }
 
-bool ConnectionServer::enter(int sock) {
+bool ConnectionServer::enter(int sock, Connection* c) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return !ending_ && open_.insert(sock).second;
+  return !ending_ && open_.emplace(sock, c).second;
 }
 
 void ConnectionServer::leave(int sock) {
@@ -180,20 +422,49 @@ void ConnectionServer::leave(int sock) {
   open_.erase(sock);
 }
 
+void ConnectionServer::make_room(size_t wanted) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t ending = 0;
+  for (const auto& [sock, c] : open_) ending += c->phase() == Connection::Phase::ending;
+  while (ending < wanted && (end_one(Connection::Phase::idle) || end_one(Connection::Phase::head))) ++ending;
+}
+
+// Ends the connection that has been in `phase` longest (mutex_ held); false when none
+// is, or it has just left the phase.
+bool ConnectionServer::end_one(Connection::Phase phase) {
+  std::pair<int, Connection*> oldest{-1, nullptr};
+  for (const auto& [sock, c] : open_)
+    if (c->phase() == phase && (!oldest.second || c->since_ms() < oldest.second->since_ms())) oldest = {sock, c};
+  if (!oldest.second || !oldest.second->end_if(phase)) return false;
+  ::shutdown(oldest.first, SHUT_RD);
+  return true;
+}
+
 // httplib's loop over a connection's requests (process_server_socket), with one
-// Connection for all of them.
+// Connection for all of them. Between requests, a connection gives its thread up to a
+// new connection waiting for one.
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
   bool ok = false;
-  if (enter(sock)) {
-    Connection c(sock, {to_ms(read_timeout_sec_, read_timeout_usec_), to_ms(write_timeout_sec_, write_timeout_usec_)});
-    for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET &&
-                                              c.wait_for_request(static_cast<int>(keep_alive_timeout_sec_ * 1000));
-         --left) {
+  ConnectionLimits limits = limits_;
+  limits.read_ms = to_ms(read_timeout_sec_, read_timeout_usec_);
+  limits.write_ms = to_ms(write_timeout_sec_, write_timeout_usec_);
+  Connection c(sock, limits);
+  if (enter(sock, &c)) {
+    Serving here(&c, budget_.get());
+    const int idle_ms = static_cast<int>(keep_alive_timeout_sec_ * 1000);
+    for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
+      Pool* pool = pool_.load();
+      if (left != keep_alive_max_count_ && !c.has_input() && pool && pool->waiting() > 0) break;
+      if (!c.wait_for_request(idle_ms)) break;
+      // A head has begun, and may be ended for a connection that waits (heads that
+      // began while none could be ended are ended now).
+      if (pool && pool->waiting() > 0) make_room(pool->waiting());
       bool closed = false;
-      answer_closes = false;
+      here.closes = false;
       ok = process_request(c, left == 1, closed, nullptr);
+      here.give_back();
       // Flushed even when the answer was cut short: its head goes out, as httplib sends it.
-      if (!c.flush() || !ok || closed || answer_closes) break;
+      if (!c.flush() || !ok || closed || here.closes) break;
     }
     leave(sock);
   }

@@ -1,43 +1,66 @@
 // The emulator's connections. cpp-httplib parses the requests and writes the answers;
-// this file owns the sockets they travel on. httplib 0.11 reads each request through
-// a stream of its own (what it had read ahead of the next request is lost with it),
-// asks poll() before every read and every write, looks both addresses up for every
-// request, sends an answer's head and body apart, and notices a stop only between
-// requests. Here a connection keeps one stream for its whole life: input is read
-// ahead into a buffer the connection keeps, reads and sends block on the socket
-// itself (its time-outs set on it), the addresses are looked up once, an answer's
-// writes leave in one send, and a stop ends every wait for input at once.
+// this file owns the sockets they travel on and the threads that serve them. httplib
+// 0.11 reads each request through a stream of its own (what it had read ahead of the
+// next request is lost with it), asks poll() before every read and every write, looks
+// both addresses up for every request, sends an answer's head and body apart, notices
+// a stop only between requests, and gives a request's head all the time and all the
+// lines a client likes. Here a connection keeps one stream for its whole life: input
+// is read ahead into a buffer the connection keeps, reads and sends block on the
+// socket itself (its time-outs set on it), the addresses are looked up once, an
+// answer's writes leave in one send, a stop ends every wait for input at once, a head
+// must come whole within a time and a size (ConnectionLimits), and when every thread
+// is taken the idle connections, then the slowest heads, make room for a new one.
 #pragma once
 
 #include <httplib.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
-#include <set>
 #include <string>
+
+#include "emulator/serve_limits.h"
 
 namespace cloud {
 
-struct ConnectionLimits {
-  int read_ms = 5000;   // the longest wait for more of a request
-  int write_ms = 5000;  // the longest wait for room to send
-};
+// Why a request was cut short by its connection: it stalled (its head took longer
+// than head_ms, a read waited past read_ms, or the server ended it to make room), or
+// its head outgrew head_lines or head_bytes.
+enum class Cut { none, timed_out, head_too_large };
 
 // One client connection, read and written through buffers. Writes are held until
 // flush(), a read that has to wait for input, or more than kHeldBytes: an answer
 // of less leaves in one send. shutdown(SHUT_RD) on the socket ends its reads and
-// waits for input; an answer being sent still goes out.
+// waits for input; an answer being sent still goes out. A request's head (what
+// httplib reads a byte at a time, up to a line "\r\n" alone) is counted and timed.
 class Connection final : public httplib::Stream {
  public:
   static constexpr size_t kHeldBytes = 64 << 10;
+  // What the connection is doing, for the server that may end it to make room.
+  enum class Phase { idle, head, busy, ending };
 
-  // Sets the limits on the socket (SO_RCVTIMEO, SO_SNDTIMEO).
+  // Sets the read and write limits on the socket (SO_RCVTIMEO, SO_SNDTIMEO).
   Connection(int sock, ConnectionLimits limits);
 
-  // Whether a request is waiting: input read ahead, or arriving within `ms`.
+  // Whether a request is waiting: input read ahead, or arriving within `ms`. Its
+  // head starts then.
   bool wait_for_request(int ms);
   // Sends what is held; false when the connection failed.
   bool flush();
+  bool has_input() const { return in_at_ < in_end_; }
+  // Why the request being served was cut short, if it was.
+  Cut cut() const { return cut_; }
+
+  Phase phase() const { return phase_.load(); }
+  // When the connection became idle or its head began (steady clock, ms).
+  std::int64_t since_ms() const { return since_ms_.load(); }
+  // Marks the connection ended if it is in `expected` (idle or head); the caller
+  // then shuts its reading side down.
+  bool end_if(Phase expected) { return phase_.compare_exchange_strong(expected, Phase::ending); }
 
   bool is_readable() const override;
   bool is_writable() const override;
@@ -52,6 +75,11 @@ class Connection final : public httplib::Stream {
   bool send_all(const char* more, size_t more_size);
   ssize_t receive(char* into, size_t size);
   ssize_t read_ahead();
+  bool enter(Phase to);
+  bool begin_head();
+  void end_head();
+  bool count_head_byte(char c);
+  bool wait_in_head();
 
   const int sock_;
   const ConnectionLimits limits_;
@@ -59,6 +87,14 @@ class Connection final : public httplib::Stream {
   size_t in_at_ = 0, in_end_ = 0;
   std::string out_;   // written, not yet sent
   bool failed_ = false;
+  Cut cut_ = Cut::none;
+  std::atomic<Phase> phase_{Phase::busy};
+  std::atomic<std::int64_t> since_ms_{0};
+  // The head being read: its deadline, bytes, lines, and the line being read.
+  bool in_head_ = false;
+  std::chrono::steady_clock::time_point head_deadline_;
+  size_t head_bytes_ = 0, head_lines_ = 0, line_bytes_ = 0;
+  char last_ = 0;
   struct Address {
     bool known = false;
     std::string ip;
@@ -67,28 +103,65 @@ class Connection final : public httplib::Stream {
   mutable Address local_, remote_;
 };
 
+// What the declared bodies of the requests in flight may hold together (shared by the
+// servers of every API); a body that does not fit is refused (S3's 503 SlowDown).
+class BodyBudget {
+ public:
+  explicit BodyBudget(std::uint64_t bytes) : left_(bytes) {}
+  // Takes `bytes` of the budget; false, and nothing taken, when they do not fit.
+  bool take(std::uint64_t bytes);
+  void give_back(std::uint64_t bytes) { left_ += bytes; }
+
+ private:
+  std::atomic<std::uint64_t> left_;
+};
+
 // httplib's server with the connections above: each served until the client ends it,
-// it stays idle longer than the keep-alive time-out, end_connections() is called, or
-// an answer says Connection: close. An answer says so when `read_whole` says its
-// request was not read whole (httplib answers some requests it cannot take before
-// reading their bodies: what is left of one must not be read as the next request).
-// `read_whole` is asked just before each answer's head is written.
+// it stays idle longer than the keep-alive time-out, end_connections() is called, an
+// answer says Connection: close, or another connection needs its thread. An answer
+// says so when `read_whole` says its request was not read whole (httplib answers some
+// requests it cannot take before reading their bodies: what is left of one must not
+// be read as the next request), or when its request was cut short (then the answer is
+// the cut-short handler's). `read_whole` is asked just before each answer's head is
+// written. At most limits.threads connections are served at once; when a new one
+// finds them all taken, the idle ones make room first, the oldest first, then those
+// whose heads began longest ago.
 class ConnectionServer : public httplib::Server {
  public:
   using ReadWhole = std::function<bool(const httplib::Request&)>;
+  // Fills the answer to a request its connection cut short (status, body, headers).
+  using CutShort = std::function<void(Cut, const httplib::Request&, httplib::Response&)>;
   explicit ConnectionServer(ReadWhole read_whole);
+
+  // The limits of its connections (read and write time-outs set on httplib too); before listening.
+  void set_limits(const ConnectionLimits& limits);
+  void set_cut_short_handler(CutShort handler) { cut_short_ = std::move(handler); }
+  void set_body_budget(std::shared_ptr<BodyBudget> budget) { budget_ = std::move(budget); }
+  // Takes `bytes` of the budget for the body of the request this thread is serving,
+  // given back when it has been answered; false when they do not fit. True outside a
+  // connection (a request served without a socket) and without a budget.
+  static bool reserve_body(std::uint64_t bytes);
 
   // Ends every connection's wait for input, now and from now on (call after stop()).
   void end_connections();
 
  private:
+  class Pool;
   bool process_and_close_socket(socket_t sock) override;
+  void answer_cut_short(Cut why, const httplib::Request& req, httplib::Response& res) const;
   // Adds a connection to those end_connections() ends; false once it has been called.
-  bool enter(int sock);
+  bool enter(int sock, Connection* c);
   void leave(int sock);
+  // Ends connections until `wanted` are ending: idle ones first, then heads.
+  void make_room(size_t wanted);
+  bool end_one(Connection::Phase phase);
 
+  ConnectionLimits limits_;
+  CutShort cut_short_;
+  std::shared_ptr<BodyBudget> budget_;
+  std::atomic<Pool*> pool_{nullptr};
   std::mutex mutex_;
-  std::set<int> open_;  // the sockets of the connections being served
+  std::map<int, Connection*> open_;  // the connections being served, by socket
   bool ending_ = false;
 };
 

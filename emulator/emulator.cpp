@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -15,7 +14,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <limits>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -43,87 +41,6 @@ bool is_loopback(const std::string& host) {
 }
 
 namespace {
-
-constexpr size_t kMaxThreadsPerApi = 256;  // connections served at once, per API
-
-// The stack of each thread that serves connections, whatever `ulimit -s` says (the
-// default thread stack is that limit). httplib 0.11 reads a Range header with
-// libstdc++'s regex engine, which recurses once per character, before anything of the emulator's
-// sees the request: a Range of the longest header line httplib takes (8 KiB) needs
-// about 4 MiB of stack (measured, -O2), and overflowed a 2 MiB stack; eight times
-// that leaves room for builds with larger frames (the sanitizers'). Only the pages a
-// thread touches are memory; the rest is address space.
-constexpr size_t kWorkerStackBytes = 32u << 20;
-
-// httplib's own pool has a fixed number of threads, and a connection holds one while
-// it idles (up to the keep-alive time-out): a few silent clients would keep every
-// other client waiting. This pool starts a thread whenever a job would otherwise
-// wait for one, up to `max`, and keeps it for later jobs.
-class GrowingPool : public httplib::TaskQueue {
- public:
-  explicit GrowingPool(size_t max) : max_(max) {}
-
-  void enqueue(std::function<void()> job) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    jobs_.push_back(std::move(job));
-    // A thread that cannot be started leaves the job to the ones there are.
-    if (jobs_.size() > idle_ && threads_.size() < max_ && start_thread()) return;
-    ready_.notify_one();
-  }
-
-  // Called by httplib once it has stopped taking connections: jobs queued still run.
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    ready_.notify_all();
-    for (pthread_t t : threads_) ::pthread_join(t, nullptr);
-  }
-
- private:
-  // A thread running work() on a stack of kWorkerStackBytes (std::thread cannot
-  // choose its stack); false when none could be started.
-  bool start_thread() {
-    pthread_attr_t attr;
-    if (::pthread_attr_init(&attr) != 0) return false;
-    pthread_t t;
-    bool started = ::pthread_attr_setstacksize(&attr, kWorkerStackBytes) == 0 &&
-                   ::pthread_create(&t, &attr, &GrowingPool::run, this) == 0;
-    ::pthread_attr_destroy(&attr);
-    if (started) threads_.push_back(t);
-    return started;
-  }
-
-  static void* run(void* pool) {
-    static_cast<GrowingPool*>(pool)->work();
-    return nullptr;
-  }
-
-  void work() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ++idle_;
-        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-        --idle_;
-        if (jobs_.empty()) return;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      job();
-    }
-  }
-
-  const size_t max_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> jobs_;
-  std::vector<pthread_t> threads_;
-  size_t idle_ = 0;
-  bool stopping_ = false;
-};
 
 struct Refusal {
   int status;
@@ -165,6 +82,8 @@ struct Emulator::Impl {
   std::condition_variable stop_cv;
   bool stopping = false;
   std::unique_ptr<StateFile> state_file;  // with options.state_file
+  // What the bodies of the requests in flight may hold, all APIs together.
+  std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
 
   Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region, model) {}
 
@@ -434,10 +353,12 @@ struct Emulator::Impl {
 
   // Bodies are read whole into memory before a request is served, so a body that
   // declares more than the platform takes is answered EntityTooLarge (400, as S3
-  // does) before a byte of it is read, and one of undeclared length (chunked, or
+  // does) before a byte of it is read, one of undeclared length (chunked, or
   // read until the connection ends) MissingContentLength (411, as S3 does), but an
-  // aws-chunked one that declares its decoded length. The connection then ends: the
-  // unread body cannot be told from a next request.
+  // aws-chunked one that declares its decoded length, and one that does not fit in
+  // what the bodies in flight may hold SlowDown (503, S3's "reduce your request
+  // rate": clients retry it later). The connection then ends: the unread body cannot
+  // be told from a next request.
   bool refuse_body(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::string length = req.get_header_value("Content-Length");
     bool chunked = req.has_header("Transfer-Encoding");
@@ -448,11 +369,16 @@ struct Emulator::Impl {
     bool body_method = req.method == "POST" || req.method == "PUT" || req.method == "PATCH";
     bool undeclared = chunked || (length.empty() && body_method);
     unsigned long long declared = std::strtoull(length.c_str(), nullptr, 10);
-    if (!undeclared && declared <= kMaxBodyBytes) return false;
+    bool fits = !undeclared && declared <= kMaxBodyBytes;
+    if (fits && ConnectionServer::reserve_body(declared)) return false;
     std::string request_id = next_request_id();
     Headers head;
     set_common_headers(api, head, request_id);
-    if (undeclared) {
+    if (fits) {  // the bodies in flight hold what the budget allows: S3's answer to a client to slow down
+      res.status = 503;
+      res.set_content(serialize_error(api, "SlowDown", "Please reduce your request rate.", request_id),
+                      content_type_of(api));
+    } else if (undeclared) {
       res.status = 411;
       res.set_content(serialize_error(api, "MissingContentLength", "give the Content-Length of the body", request_id),
                       content_type_of(api));
@@ -500,8 +426,11 @@ struct Emulator::Impl {
   // The code of a refused request, as the API's protocol says: for the storage API
   // what S3 says, MalformedXML when the XML body breaks the schema (an empty part list,
   // an element the schema does not have: only the body can bring an unknown field),
-  // else InvalidArgument; the JSON APIs say ValidationError either way.
+  // else InvalidArgument; the JSON APIs say ValidationError either way; a rule the
+  // model gives a code of its own (errorCodes: KeyTooLongError) says that.
   static std::string validation_code(const Api& api, const Operation& op, const Error& e) {
+    for (const FieldProblem& f : e.fields)
+      if (!f.code.empty()) return f.code;  // the model's own for the rule (KeyTooLongError)
     for (const FieldProblem& f : e.fields) {
       const Member* m = op.input->find_member(f.path.substr(0, f.path.find_first_of(".[")));
       if (!m || m->location == Location::body) return api.protocol->invalid_body_code;
@@ -549,10 +478,34 @@ struct Emulator::Impl {
     });
   }
 
+  // A request its connection cut short: S3's RequestTimeout when it stalled, its
+  // RequestHeaderSectionTooLarge when its head outgrew the limits (both 400).
+  void cut_short(const Api& api, Cut why, const httplib::Request& req, httplib::Response& res) {
+    std::string request_id = next_request_id();
+    Headers head;
+    set_common_headers(api, head, request_id);
+    if (why == Cut::timed_out)
+      send_error(api, res, 400, "RequestTimeout",
+                 "Your socket connection to the server was not read from or written to within the timeout period. "
+                 "Idle connections will be closed.",
+                 request_id);
+    else
+      send_error(api, res, 400, "RequestHeaderSectionTooLarge",
+                 "Your request header section exceeds the maximum allowed size (" +
+                     std::to_string(options.limits.head_lines) + " header lines, " +
+                     size_text(options.limits.head_bytes) + " in all).",
+                 request_id);
+    put_headers(res, std::move(head), is_aws_request(req));
+  }
+
   Outcome<bool> start_api(const Api& api, int port) {
     auto s = std::make_unique<ApiServer>();
     s->api = &api;
-    s->server.new_task_queue = [] { return new GrowingPool(kMaxThreadsPerApi); };
+    s->server.set_limits(options.limits);
+    s->server.set_body_budget(budget);
+    s->server.set_cut_short_handler([this, a = &api](Cut why, const httplib::Request& req, httplib::Response& res) {
+      cut_short(*a, why, req, res);
+    });
     int listening = -1;
     s->server.set_socket_options([&listening](socket_t sock) {
       int yes = 1;  // what httplib's default options do, kept

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/model.h"
 #include "core/sigv4.h"
+#include "emulator/serve_limits.h"
 
 namespace cloud {
 
@@ -32,6 +33,7 @@ struct EmulatorOptions {
   std::string state_file;       // "": state in memory only; else read at start (when it
                                 // exists, in place of the fixtures) and rewritten after
                                 // every change, before the change is answered
+  ConnectionLimits limits;      // what a connection may take (docs/emulator.md, "Limits")
 };
 
 class Platform;

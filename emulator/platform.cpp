@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/crypto.h"
+#include "core/redact.h"
 #include "emulator/service.h"
 
 namespace cloud {
@@ -137,16 +138,19 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
 }
 
 // A change that could not be saved is undone, so that no later request sees what was
-// never acknowledged, and the next change is saved from the last saved state.
+// never acknowledged, and the next change is saved from the last saved state. The
+// answer is S3's InternalError, with no detail (it would show the server's paths and
+// errors to the client); the detail goes to the server's stderr, redacted.
 HandlerResult Platform::saved(HandlerResult r) {
   if (!sink_) return r;
   Outcome<bool> written = save_locked();
   if (written.ok()) return r;
-  std::string message = "the change could not be saved, so it is not acknowledged and was undone: " +
-                        written.error().message;
+  std::string detail = "the change could not be saved, so it is not acknowledged and was undone: " +
+                       written.error().message;
   Outcome<bool> undone = restore_locked(last_saved_, sink_->bytes());
-  if (!undone.ok()) message += "; undoing it failed too, and it stays: " + undone.error().message;
-  return HandlerResult::failure(500, "InternalError", message);
+  if (!undone.ok()) detail += "; undoing it failed too, and it stays: " + undone.error().message;
+  std::fprintf(stderr, "cloudlua serve: %s\n", redact(detail).c_str());
+  return HandlerResult::failure(500, "InternalError", "We encountered an internal error. Please try again.");
 }
 
 // The platform as it is, to the sink; remembered once saved.

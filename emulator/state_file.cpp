@@ -19,6 +19,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/files.h"
+
 namespace cloud {
 
 namespace {
@@ -64,11 +66,15 @@ bool read_all(int fd, std::string& out) {
   }
 }
 
+// The temporary files of `path` are "<path>.XXXXXX.tmp", made by create_temporary.
+const char* const kTemporarySuffix = ".tmp";
+
 // `bytes` in `path`, whole and on the disk, or an error; never a part of them, and
 // no temporary left behind to fill a full disk further.
 Outcome<bool> write_file_durably(const std::string& path, const std::string& bytes, const WriteCall& write) {
-  std::string temporary = path + ".tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  TemporaryFile created = create_temporary(path + ".", kTemporarySuffix);
+  const std::string& temporary = created.path;
+  int fd = created.fd;
   if (fd < 0) return file_error("cannot create", temporary);
   bool written = write_all(fd, bytes, write) && ::fsync(fd) == 0;
   int write_errno = errno;
@@ -78,6 +84,22 @@ Outcome<bool> write_file_durably(const std::string& path, const std::string& byt
   Error e = written ? file_error("cannot rename " + temporary + " to", path) : file_error("cannot write", temporary);
   ::unlink(temporary.c_str());
   return e;
+}
+
+// Removes what a crash left of the temporary files of `path` ("<path>.XXXXXX.tmp"):
+// unlink(2) removes a link planted there, never its target.
+void remove_temporaries_of(const std::string& path) {
+  std::string dir = directory_of(path), name = path.substr(path.rfind('/') + 1) + ".";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const size_t size = name.size() + 6 + std::strlen(kTemporarySuffix);
+  while (dirent* e = ::readdir(d)) {
+    std::string file = e->d_name;
+    if (file.size() == size && file.compare(0, name.size(), name) == 0 &&
+        file.compare(size - 4, 4, kTemporarySuffix) == 0)
+      ::unlink((dir + "/" + file).c_str());
+  }
+  ::closedir(d);
 }
 
 // Whether `file` names a file inside its folder: letters, digits, '.', '-' and '_',
@@ -241,6 +263,7 @@ StateFile::~StateFile() = default;
 ByteStore& StateFile::bytes() { return *files_; }
 
 Outcome<bool> StateFile::open(Platform& platform) {
+  remove_temporaries_of(path_);
   auto saved = read_state_file(path_);
   if (!saved.ok()) return saved.error();
   std::map<std::string, std::string> named;

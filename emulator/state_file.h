@@ -31,8 +31,8 @@ class StateFile : public StateSink {
 
   // Restores `platform` from the file when there is one (and leaves it as it is when
   // there is none); files in FILE.bytes/ that FILE does not name are removed at the
-  // first save. A FILE naming a byte file outside FILE.bytes/ is refused. Errors
-  // name the file.
+  // first save, and temporary files a crash left beside FILE at once. A FILE naming a
+  // byte file outside FILE.bytes/ is refused. Errors name the file.
   Outcome<bool> open(Platform& platform);
 
   ByteStore& bytes() override;
@@ -47,8 +47,9 @@ class StateFile : public StateSink {
 
 // The document in `path`; JSON null when there is no such file.
 Outcome<json> read_state_file(const std::string& path);
-// Writes `state` to a temporary file beside `path`, flushes it to the disk, renames it
-// over `path` and flushes the directory.
+// Writes `state` to a temporary file beside `path` ("<path>.XXXXXX.tmp", made by
+// create_temporary: a new name, never through a link), flushes it to the disk, renames
+// it over `path` and flushes the directory.
 Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write = ::write);
 
 }  // namespace cloud

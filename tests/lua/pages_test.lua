@@ -8,8 +8,8 @@ local emu = cloud.emulator
 before_each(function()
   if not emu then skip("needs the embedded emulator") end
   emu.reset()
-  cloud.storage.create_bucket{ Bucket = "p" }
-  for i = 1, 5 do cloud.storage.put_object{ Bucket = "p", Object = "k" .. i, Body = "" } end
+  cloud.storage.create_bucket{ Bucket = "pgs" }
+  for i = 1, 5 do cloud.storage.put_object{ Bucket = "pgs", Object = "k" .. i, Body = "" } end
 end)
 
 -- cloud.call replaced by `fake` while `fn` runs (pages.lua calls through it).
@@ -22,19 +22,19 @@ local function with_call(fake, fn)
 end
 
 test("every page once, by name or function name, and the caller's table unchanged", function()
-  local args = { Bucket = "p", MaxKeys = 2 }
+  local args = { Bucket = "pgs", MaxKeys = 2 }
   for _, name in ipairs{ "ListObjectsV2", "list_objects_v2" } do
     local counts = {}
     for page in cloud.pages(name, args) do counts[#counts + 1] = page.KeyCount end
     expect(counts).to_equal{ 2, 2, 1 }
   end
-  expect(args).to_equal{ Bucket = "p", MaxKeys = 2 }
+  expect(args).to_equal{ Bucket = "pgs", MaxKeys = 2 }
 end)
 
 test("a ContinuationToken given starts from it", function()
-  local first = cloud.storage.list_objects_v2{ Bucket = "p", MaxKeys = 3 }
+  local first = cloud.storage.list_objects_v2{ Bucket = "pgs", MaxKeys = 3 }
   local keys = {}
-  for page in cloud.pages("ListObjectsV2", { Bucket = "p", ContinuationToken = first.NextContinuationToken }) do
+  for page in cloud.pages("ListObjectsV2", { Bucket = "pgs", ContinuationToken = first.NextContinuationToken }) do
     for _, o in ipairs(page.Contents) do keys[#keys + 1] = o.Key end
   end
   expect(keys).to_equal{ "k4", "k5" }
@@ -47,10 +47,10 @@ end)
 
 test("truncated without a new token: PaginationError, not a loop", function()
   with_call(function() return { IsTruncated = true }, {} end, function()
-    expect(cloud.pages("ListObjectsV2", { Bucket = "p" })).to_fail{ kind = "api", code = "PaginationError", operation = "ListObjectsV2" }
+    expect(cloud.pages("ListObjectsV2", { Bucket = "pgs" })).to_fail{ kind = "api", code = "PaginationError", operation = "ListObjectsV2" }
   end)
   with_call(function(_, args) return { IsTruncated = true, NextContinuationToken = args.ContinuationToken or "t" }, {} end, function()
-    local next_page = cloud.pages("ListObjectsV2", { Bucket = "p" })
+    local next_page = cloud.pages("ListObjectsV2", { Bucket = "pgs" })
     next_page()
     expect(next_page).to_fail{ code = "PaginationError", message = "again" }
   end)

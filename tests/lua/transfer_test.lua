@@ -317,7 +317,7 @@ test("off a terminal the progress line is written only with progress = true, one
   local bin = os.getenv("CLOUDLUA_TEST_BIN")
   if not bin then skip("needs CLOUDLUA_TEST_BIN") end
   local function stderr_of(progress)
-    local code = ("cloud.storage.create_bucket{ Bucket = 'b' } cloud.storage.upload_file{ Bucket = 'b', Object = 'o', "
+    local code = ("cloud.storage.create_bucket{ Bucket = 'bkt' } cloud.storage.upload_file{ Bucket = 'bkt', Object = 'o', "
                   .. "file = [[%s]], part_size = %d, progress = %s }"):format(dir .. "/big.bin", PART, progress)
     assert(os.execute(("CLOUDLUA_CONFIG_FILE=/dev/null '%s' -e \"%s\" 2>'%s/err' </dev/null >/dev/null"):format(bin, code, dir)))
     return read(dir .. "/err"):gsub("cloudlua: no account configured; using the embedded emulator\n", "")

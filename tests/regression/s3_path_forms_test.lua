@@ -35,13 +35,13 @@ test("x-id=<Operation> in the query changes nothing", function()
 end)
 
 test("PUT with a copy-source header is CopyObject, without it PutObject", function()
-  cloud.storage.create_bucket{ Bucket = "cp" }
-  cloud.storage.put_object{ Bucket = "cp", Object = "a", Body = "bytes" }
-  local copy = raw("PUT", "/cp/b", nil, "", { ["x-ext-copy-source"] = "cp/a" })
+  cloud.storage.create_bucket{ Bucket = "cpy" }
+  cloud.storage.put_object{ Bucket = "cpy", Object = "a", Body = "bytes" }
+  local copy = raw("PUT", "/cpy/b", nil, "", { ["x-ext-copy-source"] = "cpy/a" })
   expect(copy.body).to_contain("<CopyObjectResult")
-  expect(raw("GET", "/cp/b").body).to_equal("bytes")
-  expect(raw("PUT", "/cp/b", nil, "new").body).to_equal("")
-  expect(raw("GET", "/cp/b").body).to_equal("new")
+  expect(raw("GET", "/cpy/b").body).to_equal("bytes")
+  expect(raw("PUT", "/cpy/b", nil, "new").body).to_equal("")
+  expect(raw("GET", "/cpy/b").body).to_equal("new")
 end)
 
 test("an unknown form is UnknownOperation, naming method and path", function()

@@ -24,11 +24,11 @@ done
 
 # The longest request line httplib takes is 8192 bytes with its CRLF: "GET /" and
 # " HTTP/1.1\r\n" leave 8176 characters to the path.
-step "the longest path httplib takes: 404 NoSuchBucket (a bucket name too long to exist); one byte more: 414; the server still up"
+step "the longest path httplib takes: 400 InvalidBucketName (a bucket name over 63 characters); one byte more: 414; the server still up"
 lua '
   local r = cloud.request{ api = "storage", method = "GET", path = "/" .. ("a"):rep(8176) }
-  assert(r.status == 404, "status " .. r.status)
-  assert(r.body:find("<Code>NoSuchBucket</Code>", 1, true), r.body:sub(1, 200))
+  assert(r.status == 400, "status " .. r.status)
+  assert(r.body:find("<Code>InvalidBucketName</Code>", 1, true), r.body:sub(1, 200))
   r = cloud.request{ api = "storage", method = "GET", path = "/" .. ("a"):rep(8177) }
   assert(r.status == 414, "status " .. r.status)'
 kill -0 "$SERVE_PID" 2>/dev/null || fail "serve died: $(tail -5 "$WORK/serve.err")"

@@ -56,7 +56,7 @@ std::vector<std::string> problems(const char* operation, const json& args) {
 }
 
 json part(json extra) {
-  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"partNumber", 1}};
+  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"partNumber", 1}};
   args.update(extra);
   return args;
 }
@@ -71,7 +71,7 @@ TEST_CASE("A payload file is checked with the arguments, each problem on its fie
   CHECK(problems("UploadPart", part({{"file", ten}, {"offset", 10}})).empty());  // an empty range
   CHECK(problems("UploadPart", part({{"file", ten}, {"body", "x"}})) ==
         std::vector<std::string>{"file: give body or file, not both"});
-  CHECK(problems("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"file", ten}, {"Body", "x"}}) ==
+  CHECK(problems("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"file", ten}, {"Body", "x"}}) ==
         std::vector<std::string>{"file: give Body or file, not both"});
   CHECK(problems("UploadPart", part({{"file", dir.path + "/missing"}})) ==
         std::vector<std::string>{"file: cannot read '" + dir.path + "/missing': No such file or directory"});
@@ -96,18 +96,18 @@ TEST_CASE("A payload file over 5 GiB is refused, and a range of it of 5 GiB at m
   REQUIRE(fd >= 0);
   REQUIRE(::ftruncate(fd, static_cast<off_t>(kMaxBodyBytes + 1)) == 0);  // sparse: takes no disk
   ::close(fd);
-  CHECK(problems("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"file", big}}) ==
+  CHECK(problems("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"file", big}}) ==
         std::vector<std::string>{"file: '" + big + "': 5368709121 bytes, more than 5 GiB, the most a part or an object "
                                  "may hold (send it in parts with offset and length)"});
-  json whole = {{"Bucket", "b"}, {"Object", "k"}, {"file", big}, {"offset", 0}};
+  json whole = {{"Bucket", "bkt"}, {"Object", "k"}, {"file", big}, {"offset", 0}};
   whole["length"] = kMaxBodyBytes + 1;
   CHECK(problems("PutObject", whole).at(0).rfind("length: '" + big + "': 5368709121 bytes, more than 5 GiB", 0) == 0);
-  CHECK(problems("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"file", big}, {"offset", 1}}).empty());
+  CHECK(problems("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"file", big}, {"offset", 1}}).empty());
 }
 
 TEST_CASE("A download target must be a file in a directory that exists") {
   TempDir dir;
-  json in_dir = {{"Bucket", "b"}, {"Object", "k"}, {"file", dir.path + "/new"}};
+  json in_dir = {{"Bucket", "bkt"}, {"Object", "k"}, {"file", dir.path + "/new"}};
   CHECK(problems("GetObject", in_dir).empty());
   in_dir["file"] = dir.path;
   CHECK(problems("GetObject", in_dir) == std::vector<std::string>{"file: cannot write '" + dir.path + "': Is a directory"});

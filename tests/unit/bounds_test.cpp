@@ -190,7 +190,7 @@ TEST_CASE("bounds: an XML answer nested 100,000 levels deep is an api error", "[
   std::string body = "<CompleteMultipartUploadResult><Bucket>b</Bucket>" + nested_elements(kHostileDepth) +
                      "</CompleteMultipartUploadResult>";
   ScriptedServer server = answering(body, "application/xml");
-  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto out = cloud::Client(config_for("storage", server.url())).call("CompleteMultipartUpload", args);
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().kind == ErrorKind::api);

@@ -237,7 +237,7 @@ TEST_CASE("InvalidPart is waited for (invalid_part_delay, not the back-off) and 
   ClientConfig config = config_for("storage", server.url());
   config.retry.invalid_part_delay = 2.5;
   FakeSleepClient c(config);
-  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto r = c.client.call("CompleteMultipartUpload", args);
   REQUIRE(r.ok());
   CHECK(r->result["ETag"] == "\"e-1\"");
@@ -270,7 +270,7 @@ TEST_CASE("An <Error> in a 200 answer to a completion is retried like a 5xx") {
                     "application/xml");
   });
   FakeSleepClient c(config_for("storage", server.url()));
-  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto r = c.client.call("CompleteMultipartUpload", args);
   REQUIRE(r.ok());
   CHECK(r->meta.attempts == 2);
@@ -287,7 +287,7 @@ TEST_CASE("A completion answered 200 with an empty or cut-short body is an error
       res.set_content(body, "application/xml");
     });
     FakeSleepClient c(config_for("storage", server.url()));
-    json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+    json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
     auto e = c.client.call("CompleteMultipartUpload", args);
     REQUIRE_FALSE(e.ok());
     CHECK(e.error().kind == ErrorKind::api);
@@ -358,7 +358,7 @@ TEST_CASE("An <Error> in a 200 answer that stays is the call's error, not a resu
   ClientConfig config = config_for("storage", server.url());
   config.retry.max_attempts = 2;
   FakeSleepClient c(config);
-  json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto e = c.client.call("CompleteMultipartUpload", args);
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().code == "InternalError");

@@ -114,3 +114,50 @@ TEST_CASE("On the storage API a payload that differs from its signed SHA-256 is 
   in.headers = {{header, cloud::sha256_hex(in.body)}};
   CHECK(code_of(send(e.urls["storage"], in)) == "MalformedXML");
 }
+
+TEST_CASE("A presigned PUT replayed with an unsigned x-amz-copy-source is refused and copies nothing") {
+  Running e;
+  std::string base = e.urls["storage"];
+  REQUIRE(send(base, harness::storage_request(base, "PUT", "/demo-bucket/secret.txt", "the signer's secret"))->status ==
+          200);
+  cloud::SignInput in = harness::storage_request(base, "PUT", "/demo-bucket/upload.txt");
+  in.dialect = GENERATE(&cloud::Dialect::aws(), &cloud::Dialect::ext());
+  INFO("dialect " << in.dialect->name);
+  in.presign_expires = 300;
+  in.payload_sha256 = cloud::kUnsignedPayload;
+  auto presigned = cloud::sign(in);
+  REQUIRE(presigned.ok());
+  cloud::SignOutput replayed = *presigned;
+  replayed.headers.emplace_back(cloud::to_lower(in.dialect->header_prefix) + "copy-source", "/demo-bucket/secret.txt");
+  auto r = send(base, replayed, "PUT", "");
+  REQUIRE(r);
+  CHECK(r->status == 403);
+  CHECK(code_of(r) == "AccessDenied");
+  CHECK(r->body.find("There were headers present in the request which were not signed") != std::string::npos);
+  CHECK(r->body.find("<HeadersNotSigned>" + cloud::to_lower(in.dialect->header_prefix) + "copy-source<") !=
+        std::string::npos);
+  CHECK(code_of(send(base, harness::storage_request(base, "GET", "/demo-bucket/upload.txt"))) == "NoSuchKey");
+  // the URL as it was signed still does what it says
+  CHECK(send(base, *presigned, "PUT", "uploaded")->status == 200);
+  CHECK(send(base, harness::storage_request(base, "GET", "/demo-bucket/upload.txt"))->body == "uploaded");
+}
+
+TEST_CASE("A header-signed request with an added unsigned x-amz-* or x-ext-* header is refused, in either dialect") {
+  Running e;
+  std::string base = e.urls["storage"];
+  cloud::SignInput in = harness::storage_request(base, "PUT", "/demo-bucket/k.txt", "body");
+  in.dialect = GENERATE(&cloud::Dialect::aws(), &cloud::Dialect::ext());
+  std::string added = GENERATE(std::string("x-amz-meta-a"), std::string("X-Ext-Acl"));
+  INFO("dialect " << in.dialect->name << ", added " << added);
+  auto s = cloud::sign(in);
+  REQUIRE(s.ok());
+  s->headers.emplace_back(added, "public-read");
+  auto r = send(base, *s, "PUT", in.body);
+  REQUIRE(r);
+  CHECK(r->status == 403);
+  CHECK(code_of(r) == "AccessDenied");
+  CHECK(r->body.find("<HeadersNotSigned>" + cloud::to_lower(added) + "<") != std::string::npos);
+  // signed, the same header is accepted
+  in.headers.emplace_back(added, "public-read");
+  CHECK(send(base, in)->status == 200);
+}

@@ -1,13 +1,18 @@
 // The emulator's connections (emulator/connection.h) on the wire: an answer's head and
 // body leave together, requests sent back to back on one connection are each
 // answered, writes are held until the connection flushes, reads or holds too much,
-// and ending a server's connections ends their waits for input.
+// ending a server's connections ends their waits for input, a head is timed and
+// counted, idle connections and slow heads make room for a new client, a stalled body
+// is answered RequestTimeout, and the bodies in flight keep to their budget.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <thread>
+#include <vector>
 
 #include "emulator/connection.h"
 #include "emulator_harness.h"
@@ -233,4 +238,208 @@ TEST_CASE("Ending a server's connections ends their waits for the next request a
   CHECK(ended(partial, true));  // perhaps after a 400 for the half head
   ::close(idle);
   ::close(partial);
+}
+
+namespace {
+
+// A ConnectionServer answering "hi" to GET /, listening on a free port until the end
+// of the test, with `limits` and waits that outlast the test unless they are ended.
+struct HiServer {
+  cloud::ConnectionServer server{[](const httplib::Request&) { return true; }};
+  std::thread listening;
+  std::string url;
+  explicit HiServer(cloud::ConnectionLimits limits) {
+    limits.read_ms = 3600 * 1000;
+    server.set_limits(limits);
+    server.set_keep_alive_timeout(3600);
+    server.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content("hi", "text/plain"); });
+    int port = server.bind_to_any_port("127.0.0.1");
+    REQUIRE(port > 0);
+    listening = std::thread([this] { server.listen_after_bind(); });
+    while (!server.is_running()) std::this_thread::yield();
+    url = "http://127.0.0.1:" + std::to_string(port);
+  }
+  ~HiServer() {
+    server.stop();
+    server.end_connections();
+    listening.join();
+  }
+};
+
+// Whether `fd` is still connected: nothing to read, and neither its end nor a reset.
+bool still_connected(int fd) {
+  char c;
+  ssize_t n = ::recv(fd, &c, 1, MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+// Clients that send a request line, then the rest of a head a byte at a time, every
+// `pause` ms, until stopped.
+struct SlowClients {
+  std::vector<int> fds;
+  std::atomic<bool> stop{false};
+  std::thread sender;
+  SlowClients(const std::string& url, int count, int pause_ms) {
+    for (int i = 0; i < count; ++i) {
+      fds.push_back(connect_to(url));
+      send_text(fds.back(), "GET / HTTP/1.1\r\n");
+    }
+    sender = std::thread([this, pause_ms] {
+      const std::string head = "X-Slow: " + std::string(100000, 'a');
+      for (size_t at = 0; !stop && at < head.size(); ++at) {
+        for (int fd : fds) ::send(fd, &head[at], 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+      }
+    });
+  }
+  ~SlowClients() {
+    stop = true;
+    sender.join();
+    for (int fd : fds) ::close(fd);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Heads sent a byte at a time on more connections than threads do not keep a new client waiting") {
+  cloud::ConnectionLimits limits;
+  limits.threads = 4;
+  limits.head_ms = 3600 * 1000;  // only making room can end them within the test
+  HiServer hi(limits);
+  SlowClients slow(hi.url, 8, 100);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // every slow client has begun its head
+
+  int fd = connect_to(hi.url);
+  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string pending;
+  CHECK(read_answer(fd, pending).body == "hi");
+  // made room for by ending the heads that began first, while the others go on
+  int connected = 0;
+  for (int slow_fd : slow.fds) connected += still_connected(slow_fd);
+  CHECK(connected > 0);
+  ::close(fd);
+}
+
+TEST_CASE("Idle connections make room for a new client when the threads run out, the oldest first") {
+  cloud::ConnectionLimits limits;
+  limits.threads = 2;
+  HiServer hi(limits);
+  std::vector<int> idle;
+  for (int i = 0; i < 2; ++i) {
+    idle.push_back(connect_to(hi.url));
+    send_text(idle.back(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string pending;
+    REQUIRE(read_answer(idle.back(), pending).body == "hi");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // one idle before the other
+  }
+  int fd = connect_to(hi.url);
+  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string pending;
+  CHECK(read_answer(fd, pending).body == "hi");
+  CHECK(ended(idle[0]));
+  CHECK(still_connected(idle[1]));
+  for (int i : idle) ::close(i);
+  ::close(fd);
+}
+
+TEST_CASE("A head that does not arrive whole within its time is answered RequestTimeout, however steadily it comes") {
+  cloud::EmulatorOptions options;
+  options.limits.head_ms = 500;  // each byte comes well within the read time-out (5 s)
+  Running e(options);
+  const std::string base = e.urls["storage"];
+  SlowClients slow(base, 1, 50);
+  std::string pending;
+  Answer a = read_answer(slow.fds[0], pending);
+  CHECK(a.status == 400);
+  CHECK(a.body.find("<Code>RequestTimeout</Code>") != std::string::npos);
+  CHECK(a.head.find("Connection: close") != std::string::npos);
+}
+
+TEST_CASE("A body that stalls is answered RequestTimeout and its connection ended") {
+  cloud::EmulatorOptions options;
+  options.limits.read_ms = 300;
+  Running e(options);
+  const std::string base = e.urls["storage"];
+  int fd = connect_to(base);
+  std::string text = request_text(base, "PUT", "/demo-bucket/stalled.txt", "0123456789");
+  send_text(fd, text.substr(0, text.size() - 5));
+  std::string pending;
+  Answer a = read_answer(fd, pending);
+  CHECK(a.status == 400);
+  CHECK(a.body.find("<Code>RequestTimeout</Code>") != std::string::npos);
+  CHECK(a.head.find("Connection: close") != std::string::npos);
+  CHECK(ended(fd));
+  ::close(fd);
+}
+
+TEST_CASE("A head of too many header lines or bytes is refused and its connection ended") {
+  Running e;
+  const std::string base = e.urls["storage"];
+  std::string lines;
+  for (int i = 0; i < 100; ++i) lines += "X-a: b\r\n";
+  SECTION("100 header lines are taken") {
+    int fd = connect_to(base);
+    send_text(fd, "GET /demo-bucket/none HTTP/1.1\r\n" + lines.substr(8) + "Host: x\r\n\r\n");
+    std::string pending;
+    CHECK(read_answer(fd, pending).status == 403);  // unsigned, but read
+    ::close(fd);
+  }
+  for (std::string extra : {std::string("X-a: b\r\n"), "X-big: " + std::string(8000, 'b') + "\r\n"}) {
+    std::string head = "GET /demo-bucket/none HTTP/1.1\r\n" + lines;
+    if (extra.size() > 100) {  // 64 KiB in fewer lines
+      head = "GET /demo-bucket/none HTTP/1.1\r\n";
+      for (int i = 0; i < 9; ++i) head += extra;
+    } else {
+      head += extra;
+    }
+    INFO(head.size() << " bytes");
+    int fd = connect_to(base);
+    send_text(fd, head + "Host: x\r\n\r\n");
+    std::string pending;
+    Answer a = read_answer(fd, pending);
+    CHECK(a.status == 400);
+    CHECK(a.body.find("<Code>RequestHeaderSectionTooLarge</Code>") != std::string::npos);
+    CHECK(a.head.find("Connection: close") != std::string::npos);
+    CHECK(ended(fd));
+    ::close(fd);
+  }
+}
+
+TEST_CASE("A body that does not fit in what the bodies in flight may hold is refused SlowDown") {
+  cloud::EmulatorOptions options;
+  options.limits.bodies_bytes = 1000;
+  Running e(options);
+  const std::string base = e.urls["storage"];
+  std::string body(800, 'x');
+  int first = connect_to(base);
+  std::string text = request_text(base, "PUT", "/demo-bucket/first.bin", body);
+  // Its head asks to continue: once told to, its 800 bytes are held in the budget.
+  size_t head_end = text.find("\r\n\r\n") + 2;
+  send_text(first, text.substr(0, head_end) + "Expect: 100-continue\r\n\r\n");
+  std::string told;
+  while (told.find("\r\n\r\n") == std::string::npos) {
+    char buf[256];
+    ssize_t n = ::recv(first, buf, sizeof buf, 0);
+    REQUIRE(n > 0);
+    told.append(buf, static_cast<size_t>(n));
+  }
+  REQUIRE(told.rfind("HTTP/1.1 100", 0) == 0);
+  text.erase(0, head_end + 2);  // the body
+  send_text(first, text.substr(0, text.size() - 10));
+
+  int second = connect_to(base);
+  send_text(second, request_text(base, "PUT", "/demo-bucket/second.bin", body));
+  std::string pending;
+  Answer a = read_answer(second, pending);
+  CHECK(a.status == 503);
+  CHECK(a.body.find("<Code>SlowDown</Code>") != std::string::npos);
+  CHECK(a.head.find("Connection: close") != std::string::npos);
+  ::close(second);
+
+  send_text(first, text.substr(text.size() - 10));
+  pending.clear();
+  CHECK(read_answer(first, pending).status == 200);
+  ::close(first);
+  // given back once answered
+  CHECK(harness::send(base, storage_request(base, "PUT", "/demo-bucket/second.bin", body))->status == 200);
 }

@@ -178,3 +178,25 @@ TEST_CASE("The credential scope must name the emulator's region and the API's se
     CHECK_THAT(s->body, Catch::Contains("incorrect service 'cluster'. This endpoint belongs to 's3'."));
   }
 }
+
+TEST_CASE("Names S3 refuses are refused by the emulator with S3's codes when sent raw") {
+  Running e;
+  std::string base = e.urls["storage"];
+  auto put = [&](const std::string& target) {
+    return send(base, harness::storage_request(base, "PUT", target, "bytes"));
+  };
+  // a NUL stored would be cut from every listing: x\0y and x\0z would both list as x
+  auto r = put("/demo-bucket/x%00y");
+  CHECK(r->status == 400);
+  CHECK(code_of(r) == "InvalidArgument");
+  CHECK(r->body.find("<Path>Object</Path>") != std::string::npos);
+  r = put("/demo-bucket/" + std::string(1025, 'k'));
+  CHECK(r->status == 400);
+  CHECK(code_of(r) == "KeyTooLongError");
+  CHECK(put("/demo-bucket/" + std::string(1024, 'k'))->status == 200);
+  r = send(base, harness::storage_request(base, "PUT", "/a%00b"));
+  CHECK(r->status == 400);
+  CHECK(code_of(r) == "InvalidBucketName");
+  r = send(base, harness::storage_request(base, "PUT", "/Upper_Case"));
+  CHECK(code_of(r) == "InvalidBucketName");
+}

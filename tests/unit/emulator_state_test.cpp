@@ -4,6 +4,7 @@
 // clock is the point.
 #include <catch2/catch.hpp>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -204,6 +205,36 @@ TEST_CASE("restore refuses what dump did not write, and changes nothing then") {
 }
 
 // A sink in memory: the documents saved, the bytes by name, and a switch to fail.
+// What is written to stderr while it lives (fd 2 sent to a file, then put back).
+struct CapturedStderr {
+  std::string path = "/tmp/cloudlua-state-test-stderr-" + std::to_string(::getpid());
+  int saved = -1;
+  CapturedStderr() {
+    std::fflush(stderr);
+    saved = ::dup(2);
+    FILE* f = std::fopen(path.c_str(), "w");
+    REQUIRE(f);
+    ::dup2(::fileno(f), 2);
+    std::fclose(f);
+  }
+  ~CapturedStderr() { release(), ::unlink(path.c_str()); }
+  void release() {
+    if (saved < 0) return;
+    std::fflush(stderr);
+    ::dup2(saved, 2), ::close(saved), saved = -1;
+  }
+  std::string text() {
+    release();
+    std::string out;
+    if (FILE* f = std::fopen(path.c_str(), "r")) {
+      char buf[4096];
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+      std::fclose(f);
+    }
+    return out;
+  }
+};
+
 struct MemorySink : StateSink, ByteStore {
   std::vector<json> saved;
   std::map<std::string, std::string> named;
@@ -245,11 +276,15 @@ TEST_CASE("A change that could not be saved is answered 500, undone, and blocks 
   json before = p->state();
 
   sink.fail = true;
+  CapturedStderr log;
   HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "x"}});
   CHECK_FALSE(r.ok);
   CHECK(r.error.status == 500);
-  CHECK(r.error.message.find("not acknowledged") != std::string::npos);
-  CHECK(r.error.message.find("disk full") != std::string::npos);
+  CHECK(r.error.code == "InternalError");
+  CHECK(r.error.message == "We encountered an internal error. Please try again.");  // no detail in the answer
+  std::string logged = log.text();
+  CHECK(logged.find("not acknowledged") != std::string::npos);  // the detail on the server's stderr
+  CHECK(logged.find("disk full") != std::string::npos);
   CHECK(call(*p, "CreateBucket", {{"Bucket", "new"}}).error.status == 500);
   CHECK(call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "over"}}).error.status == 500);
   CHECK(p->state() == before);  // not seen by later requests
@@ -383,10 +418,11 @@ std::string path_of(int fd) {
 // `where` fails with ENOSPC (through the state writer's seam).
 struct FailingDisk {
   bool full = false;
-  std::string where;
+  std::string where, except;  // except: paths containing it write
   WriteCall call() {
     return [this](int fd, const void* data, size_t size) -> ssize_t {
-      if (full && path_of(fd).find(where) != std::string::npos) {
+      std::string path = path_of(fd);
+      if (full && path.find(where) != std::string::npos && (except.empty() || path.find(except) == std::string::npos)) {
         errno = ENOSPC;
         return -1;
       }
@@ -398,7 +434,7 @@ struct FailingDisk {
 bool any_temporary(const std::string& state) {
   for (const std::string& f : byte_files(state))
     if (f.size() > 4 && f.compare(f.size() - 4, 4, ".tmp") == 0) return true;
-  return std::system(("test -e " + state + ".tmp").c_str()) == 0;
+  return std::system(("ls " + state + ".??????.tmp >/dev/null 2>&1").c_str()) == 0;
 }
 
 }  // namespace
@@ -413,12 +449,17 @@ TEST_CASE("A state file on a full disk: the change is answered 500 and undone, t
   REQUIRE(p->keep_state_in(&file).ok());
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
   // no byte file can be written; then the byte file can, the document cannot
-  for (std::string where : {"", "state.json.tmp"}) {
+  for (std::string where : {"", "state.json."}) {
     INFO("failing writes to '" << where << "'");
-    disk.full = true, disk.where = where;
+    disk.full = true, disk.where = where, disk.except = where.empty() ? "" : ".bytes/";
+    CapturedStderr log;
     HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "lost"}});
     CHECK(r.error.status == 500);
-    CHECK(r.error.message.find(std::strerror(ENOSPC)) != std::string::npos);
+    CHECK(r.error.message.find(path) == std::string::npos);  // neither the path nor the errno in the answer
+    CHECK(r.error.message.find(std::strerror(ENOSPC)) == std::string::npos);
+    std::string logged = log.text();
+    CHECK(logged.find(std::strerror(ENOSPC)) != std::string::npos);
+    CHECK(logged.find(path) != std::string::npos);
     CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}}).error.code == "NoSuchKey");
     CHECK_FALSE(any_temporary(path));  // nothing left to fill the disk further
 
@@ -439,7 +480,7 @@ TEST_CASE("A byte file left by a write that was never saved is not taken for a l
   std::string path = dir.path + "/state.json";
   {  // the byte file is written, then the server dies before the document is
     FailingDisk disk;
-    disk.where = "state.json.tmp";
+    disk.where = "state.json.", disk.except = ".bytes/";
     auto p = platform();
     StateFile file(path, disk.call());
     REQUIRE(file.open(*p).ok());
@@ -510,4 +551,26 @@ TEST_CASE("A state file naming a byte file outside its folder is refused at star
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "inside");
   CHECK_FALSE(byte_files(path).count(version));
   CHECK(byte_files(path).size() == 1);
+}
+
+TEST_CASE("A link planted where the state file's temporaries go is never followed, and its target is untouched") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json", target = dir.path + "/precious";
+  REQUIRE(std::system(("echo precious > " + target).c_str()) == 0);
+  REQUIRE(::mkdir((path + ".bytes").c_str(), 0700) == 0);
+  // the names a temporary had (FILE.tmp), one of the names it has now, a byte file's
+  for (const std::string& at : {path + ".tmp", path + ".abcdef.tmp", path + ".bytes/v000000000001.1.tmp"})
+    REQUIRE(::symlink(target.c_str(), at.c_str()) == 0);
+  auto p = platform();
+  StateFile file(path);
+  REQUIRE(file.open(*p).ok());
+  REQUIRE(p->keep_state_in(&file).ok());
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
+  p->keep_state_in(nullptr);
+  CHECK(std::system(("grep -qx precious " + target).c_str()) == 0);
+  CHECK(std::system(("test -L " + path + ".tmp").c_str()) == 0);  // left as it was
+  CHECK(std::system(("test ! -e " + path + ".abcdef.tmp").c_str()) == 0);  // a crash's leftover: the link removed
+  auto back = read_state_file(path);
+  REQUIRE(back.ok());
+  CHECK(back->is_object());
 }

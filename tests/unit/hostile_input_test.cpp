@@ -120,14 +120,14 @@ TEST_CASE("a header value with a line break is refused, never sent", "[validate]
   for (const std::string& value : std::vector<std::string>{"bytes=0-1\r\nX-Injected: 1", "bytes=0-1\nX",
                                                           std::string("a\0b", 3), "a\x7f"}) {
     INFO(json(value).dump());
-    auto found = problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", value}});
+    auto found = problems("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Range", value}});
     CHECK(has_problem(found, "Range: a header value holds no line break or control character"));
   }
-  CHECK(problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", "bytes=0-1,\t2-3"}}).empty());
+  CHECK(problems("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1,\t2-3"}}).empty());
   // Found by fuzz_validate: HTTP trims a value's edges, so the server read another one.
   for (const std::string& value : std::vector<std::string>{"bytes=0-1\t", " bytes=0-1", "\t"}) {
     INFO(json(value).dump());
-    auto found = problems("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", value}});
+    auto found = problems("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Range", value}});
     CHECK(has_problem(found, "Range: a header value does not begin or end with a space or tab, which HTTP drops"));
   }
   CHECK_FALSE(header_value_ok("v\r\nX-Injected: 1"));
@@ -145,7 +145,7 @@ TEST_CASE("a header value with a line break is refused, never sent", "[validate]
 // another control character but tab, line feed and carriage return.
 TEST_CASE("text for an XML body holds no character XML 1.0 cannot carry", "[validate][hostile]") {
   auto part = [](const std::string& etag) {
-    return json{{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", etag}}}}};
+    return json{{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", etag}}}}};
   };
   for (const std::string& etag : std::vector<std::string>{std::string("\"a\"\0\"b\"", 7), "\x01", "a\x1f", "\x0b"}) {
     INFO(json(etag).dump());
@@ -161,7 +161,7 @@ TEST_CASE("text for an XML body holds no character XML 1.0 cannot carry", "[vali
                                          "those below U+0020, only tab, line feed and carriage return)");
   CHECK(problems("CompleteMultipartUpload", part("\t\r\n \"a\" \x7f")).empty());
   // Not in an XML body: a JSON body and a raw payload carry any of them.
-  CHECK(problems("UploadPart", {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"partNumber", 1},
+  CHECK(problems("UploadPart", {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"partNumber", 1},
                                 {"body", std::string("\0\x01", 2)}}).empty());
   auto json_body = problems("UpdateSnapshot", {{"SnapshotName", "snap-1"}, {"description", std::string("a\0b", 3)}});
   CHECK_FALSE(has_problem(json_body, "description: holds the control character"));
@@ -189,4 +189,28 @@ TEST_CASE("an error code given empty keeps the status code", "[protocol][hostile
   CHECK(parse_error(api("devops"), hash_only).code == "HTTP500");
   HttpResponse full{400, {{"x-ext-error-type", "ns#Client.InvalidParameterNotFound.Cluster:http://x"}}, ""};
   CHECK(parse_error(api("cluster"), full).code == "Client.InvalidParameterNotFound.Cluster");
+}
+
+TEST_CASE("Names S3 refuses are refused before sending, naming the field: NUL, control characters, long keys, bucket names") {
+  std::string nul_key("x\0y", 3);
+  CHECK(has_problem(problems("PutObject", {{"Bucket", "demo-bucket"}, {"Object", nul_key}, {"Body", ""}}),
+                    "Object: must be text an XML answer can carry"));
+  CHECK(has_problem(problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", "a\x1b[2Jb"}}), "Object: must be text"));
+  CHECK(problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", "tab\there\r\nand \xc3\xa9"}}).empty());
+  CHECK(problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", std::string(1024, 'k')}}).empty());
+  std::string long_key(1023, 'k');
+  long_key += "\xc3\xa9";  // 1,024 characters, 1,025 bytes
+  auto found = problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", long_key}});
+  CHECK(found == std::vector<std::string>{"Object: at most 1024 bytes (got 1025)"});
+  Outcome<json> refused = validate_input(op("GetObject"), json{{"Bucket", "demo-bucket"}, {"Object", long_key}});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().fields.at(0).code == "KeyTooLongError");
+
+  for (std::string bad : {std::string("a\0b", 3), std::string("ab"), std::string(64, 'b'), std::string("Upper"),
+                          std::string("under_score"), std::string("-dash"), std::string("dot."), std::string("two..dots")}) {
+    INFO("bucket '" << bad << "'");
+    CHECK(has_problem(problems("CreateBucket", {{"Bucket", bad}}), "Bucket: "));
+  }
+  for (std::string good : {std::string("abc"), std::string("my-bucket.v2"), std::string("0-9"), std::string(63, 'b')})
+    CHECK(problems("CreateBucket", {{"Bucket", good}}).empty());
 }

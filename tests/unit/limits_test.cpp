@@ -130,7 +130,7 @@ json with_field(const json& base, const Field& f, const json& v) {
 }
 
 bool has_limit(const Shape& s) {
-  return s.max_length || s.min_length || s.min || s.max || !s.allowed.empty() || s.pattern;
+  return s.max_length || s.min_length || s.max_bytes || s.min || s.max || !s.allowed.empty() || s.pattern;
 }
 
 // Validation fails, every problem at `path`, one of them containing `text`.
@@ -170,6 +170,11 @@ void check_string_lengths(const std::string& op_name, const Field& f, const json
     if (!s.pattern)
       fails_at(op_name, with(base, f.pointer, rep("a", static_cast<size_t>(*s.max_length + 1))), f.path, "at most");
   }
+  if (s.max_bytes) {  // bytes, not characters: the limit of a key of one-byte characters
+    passes(op_name, with(base, f.pointer, rep("a", static_cast<size_t>(*s.max_bytes))));
+    fails_at(op_name, with(base, f.pointer, rep("a", static_cast<size_t>(*s.max_bytes + 1))), f.path,
+             "at most " + count(*s.max_bytes, "byte") + " (got " + std::to_string(*s.max_bytes + 1) + ")");
+  }
   if (s.min_length && *s.min_length > 0) {
     passes(op_name, with(base, f.pointer, filler(s, *s.min_length)));
     fails_at(op_name, with(base, f.pointer, filler(s, *s.min_length - 1)), f.path,
@@ -208,14 +213,21 @@ void check_allowed_values(const std::string& op_name, const Field& f, const json
   for (const json& v : outside) fails_at(op_name, with(base, f.pointer, v), f.path, "must be " + text(s.allowed.front()));
 }
 
-// The filler already matches; a value with a character the pattern refuses fails.
+// The filler already matches; a value with a character the pattern refuses fails
+// (the filler's first character replaced, or a control character added; text only).
 void check_pattern(const std::string& op_name, const Field& f, const json& base) {
   const Shape& s = *f.member->shape;
   long long n = s.min_length ? std::max(*s.min_length, 2LL) : 2;
   std::string good = filler(s, n);
   passes(op_name, with(base, f.pointer, good));
-  for (const std::string& bad : {"_" + good.substr(1), "-" + good.substr(1), good.substr(1) + "-", "ä" + good.substr(2)})
-    if (!s.pattern->full_match(bad)) fails_at(op_name, with(base, f.pointer, bad), f.path, "must be " + s.pattern_text);
+  int refused = 0;
+  for (const std::string& bad : {"_" + good.substr(1), "-" + good.substr(1), good.substr(1) + "-", "ä" + good.substr(2),
+                                 std::string(1, '\0') + good, "\x01" + good})
+    if (utf8_length(bad) >= 0 && !s.pattern->full_match(bad)) {
+      fails_at(op_name, with(base, f.pointer, bad), f.path, "must be " + s.pattern_text);
+      ++refused;
+    }
+  CHECK(refused > 0);
 }
 
 // requiredWhen and absentWhen, as the sibling's value makes them hold.
@@ -301,6 +313,9 @@ TEST_CASE("the spec's limits are all in the model", "[model][limits]") {
       {"CompleteMultipartUpload", "Part[].PartNumber", "required", true},
       {"CompleteMultipartUpload", "uploadId", "required", true},
       {"UploadPart", "partNumber", "max", 10000},
+      {"PutObject", "Object", "maxBytes", 1024},
+      {"CreateBucket", "Bucket", "minLength", 3},
+      {"CreateBucket", "Bucket", "maxLength", 63},
       {"AuthorizeFirewallRules", "rules[].protocol", "enum", {"TCP", "ICMP"}},
       {"AuthorizeFirewallRules", "rules[].port", "enum", {22, 443}},
       {"AuthorizeFirewallRules", "rules[].port", "requiredWhen", {{"protocol", "TCP"}}},
@@ -369,6 +384,7 @@ TEST_CASE("the spec's limits are all in the model", "[model][limits]") {
     std::string key = l.key;
     if (key == "minLength") CHECK(s.min_length == l.value.get<long long>());
     else if (key == "maxLength") CHECK(s.max_length == l.value.get<long long>());
+    else if (key == "maxBytes") CHECK(s.max_bytes == l.value.get<long long>());
     else if (key == "min") CHECK(s.min == l.value.get<long long>());
     else if (key == "max") CHECK(s.max == l.value.get<long long>());
     else if (key == "enum") CHECK(json(s.allowed) == l.value);

@@ -226,7 +226,7 @@ TEST_CASE("client: a cancelled call sends nothing more and never ends, validatio
   ClientConfig config = config_for("storage", server.url());
   config.retry.invalid_part_delay = 3600;  // the wait is pending when the call is cancelled
   Client client(config);
-  cloud::json args = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  cloud::json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   bool ended = false;
   Client::Id id = client.start_call("CompleteMultipartUpload", args, [&ended](Outcome<cloud::CallResult>) { ended = true; });
   for (int turns = 0; server.count() == 0 && turns < 200; ++turns) client.transport().run_once(0.05);

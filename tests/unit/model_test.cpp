@@ -381,7 +381,7 @@ TEST_CASE("CompleteMultipartUpload: parts, part numbers 1..10000, required field
   fails(op, without(complete_args(), "/uploadId"), "uploadId", "required");
   fails(op, without(complete_args(), "/Bucket"), "Bucket", "required");
   fails(op, without(complete_args(), "/Object"), "Object", "required");
-  fails(op, with(complete_args(), "/Bucket", ""), "Bucket", "at least 1 character (got 0)");
+  fails(op, with(complete_args(), "/Object", ""), "Object", "at least 1 character (got 0)");
 }
 
 TEST_CASE("CompleteMultipartUpload: parts in ascending PartNumber order, none repeated", "[validate]") {
@@ -397,7 +397,7 @@ TEST_CASE("CompleteMultipartUpload: parts in ascending PartNumber order, none re
         "must be greater than the previous part's (5)");
 
   // Each item out of place is named, compared with the one listed just before it.
-  json shuffled = R"({ "Bucket": "b", "Object": "o", "uploadId": "u", "Part": [
+  json shuffled = R"({ "Bucket": "bkt", "Object": "o", "uploadId": "u", "Part": [
       { "ETag": "a", "PartNumber": 3 }, { "ETag": "b", "PartNumber": 1 }, { "ETag": "c", "PartNumber": 2 },
       { "ETag": "d", "PartNumber": 2 } ] })"_json;
   Outcome<json> r = validate_input(validation_helpers::op(op), shuffled);

@@ -91,6 +91,11 @@ TEST_CASE("model patterns: each built-in one means under RE2 what it meant under
       {"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$", {{"a", "a-1", "abc-def-9", "0"}, {"", "-a", "a-", "A", "a_b", "a\n", "\u00e9"}}},
       {"^[a-z0-9]*$", {{"", "0123456789abcdef"}, {"ABC", "a-b", "a\n"}}},
       {"^[A-Za-z0-9]*$", {{"", "Abc123"}, {"a-b", "a b", "\u00e9"}}},
+      // S3's bucket names and the text of an XML answer (keys): RE2 from the start
+      {"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\\.[a-z0-9-]*[a-z0-9])*",
+       {{"abc", "a.b-c", "a.-b", "0-9", "my.bucket.v2"}, {"ab.", ".ab", "a..b", "a-.b", "ab-", "A-b", "a_b", std::string("a\0b", 3)}}},
+      {"[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x{FFFE}\\x{FFFF}]*",
+       {{"", "a b\tc\r\nd", "\u00e9\u3042", "\U0001F600"}, {std::string("x\0y", 3), "a\x01", "\x1b[2J", "\uFFFE"}}},
   };
   std::map<std::string, const Pattern*> found;
   for (const Operation* op : Model::builtin().operations()) collect_patterns(*op->input, found);

@@ -67,26 +67,26 @@ TEST_CASE("CompleteMultipartUpload: the XML body in the namespace, parts as give
 }
 
 TEST_CASE("the multipart steps: ?uploads, partNumber and uploadId, a raw body, DELETE", "[protocol]") {
-  WireRequest create = wire("CreateMultipartUpload", {{"Bucket", "b"}, {"Object", "k/ü.txt"}});
+  WireRequest create = wire("CreateMultipartUpload", {{"Bucket", "bkt"}, {"Object", "k/ü.txt"}});
   CHECK(create.method == "POST");
-  CHECK(create.path == "/b/k/%C3%BC.txt");
+  CHECK(create.path == "/bkt/k/%C3%BC.txt");
   CHECK(create.query == "uploads");
   CHECK(create.body.empty());
 
   std::string bytes("\x00\xff<Part>&", 9);
-  WireRequest part = wire("UploadPart", {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u1"}, {"partNumber", 7},
+  WireRequest part = wire("UploadPart", {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u1"}, {"partNumber", 7},
                                          {"body", bytes}});
   CHECK(part.method == "PUT");
   CHECK(part.query == "partNumber=7&uploadId=u1");
   CHECK(part.body == bytes);  // sent as given: no XML, no encoding
   CHECK_FALSE(has_header(part.headers, "Content-Type"));
 
-  WireRequest abort = wire("AbortMultipartUpload", {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u1"}});
+  WireRequest abort = wire("AbortMultipartUpload", {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u1"}});
   CHECK(abort.method == "DELETE");
   CHECK(abort.query == "uploadId=u1");
   CHECK(abort.body.empty());
 
-  WireRequest ranged = wire("GetObject", {{"Bucket", "b"}, {"Object", "k"}, {"Range", "bytes=0-9"}});
+  WireRequest ranged = wire("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-9"}});
   CHECK(header_value(ranged.headers, "Range") == "bytes=0-9");
 }
 
@@ -400,10 +400,10 @@ TEST_CASE("the path forms S3 clients send: a '/' after the bucket, x-id in the q
 }
 
 TEST_CASE("ListObjectsV2: list-type=2 and the query members, a flattened result typed", "[protocol]") {
-  WireRequest w = wire("ListObjectsV2", {{"Bucket", "b"}, {"Prefix", "photos/"}, {"Delimiter", "/"}, {"MaxKeys", 2},
+  WireRequest w = wire("ListObjectsV2", {{"Bucket", "bkt"}, {"Prefix", "photos/"}, {"Delimiter", "/"}, {"MaxKeys", 2},
                                          {"ContinuationToken", "a+b/c="}, {"FetchOwner", true}});
   CHECK(w.method == "GET");
-  CHECK(w.path == "/b");
+  CHECK(w.path == "/bkt");
   CHECK(w.query == "list-type=2&prefix=photos%2F&delimiter=%2F&max-keys=2&continuation-token=a%2Bb%2Fc%3D&fetch-owner=true");
   json out = result_of("ListObjectsV2", response(200,
       "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>b</Name><Prefix>photos/</Prefix>"
@@ -498,16 +498,16 @@ TEST_CASE("GetBucketLocation: the root element is the value", "[protocol]") {
 }
 
 TEST_CASE("DeleteObjects: the Delete document and its Content-MD5, and CopyObject's source header", "[protocol]") {
-  WireRequest w = wire("DeleteObjects", {{"Bucket", "b"}, {"Object", {{{"Key", "a b"}}, {{"Key", "c"}}}}, {"Quiet", true}});
+  WireRequest w = wire("DeleteObjects", {{"Bucket", "bkt"}, {"Object", {{{"Key", "a b"}}, {{"Key", "c"}}}}, {"Quiet", true}});
   CHECK(w.method == "POST");
   CHECK(w.query == "delete");
   CHECK(w.body == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
                   "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
                   "<Object><Key>a b</Key></Object><Object><Key>c</Key></Object><Quiet>true</Quiet></Delete>");
   CHECK(header_value(w.headers, "Content-MD5") == base64(md5(w.body)));
-  CHECK_FALSE(has_header(wire("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"Body", "x"}}).headers, "Content-MD5"));
+  CHECK_FALSE(has_header(wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}}).headers, "Content-MD5"));
 
-  WireRequest copy = wire("CopyObject", {{"Bucket", "b"}, {"Object", "k"}, {"CopySource", "src/a%20b"}});
+  WireRequest copy = wire("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/a%20b"}});
   CHECK(copy.method == "PUT");
   CHECK(header_value(copy.headers, "x-ext-copy-source") == "src/a%20b");
   CHECK(copy.body.empty());
@@ -546,9 +546,9 @@ TEST_CASE("routing: an object's ?acl is its ACL while a plain GET stays GetObjec
 }
 
 TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with its namespace and read back", "[protocol]") {
-  WireRequest w = wire("GetObjectAcl", {{"Bucket", "b"}, {"Object", "dir/k"}});
+  WireRequest w = wire("GetObjectAcl", {{"Bucket", "bkt"}, {"Object", "dir/k"}});
   CHECK(w.method == "GET");
-  CHECK(w.path == "/b/dir/k");
+  CHECK(w.path == "/bkt/dir/k");
   CHECK(w.query == "acl");
   Headers headers;
   CHECK(serialize_result(api_of("GetObjectAcl"), op("GetObjectAcl"), kOwnerAclResult, headers) == kOwnerAcl);
@@ -565,7 +565,7 @@ TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with it
 }
 
 TEST_CASE("PutObjectAcl: the grants as an AccessControlPolicy document, or a canned ACL with no body", "[protocol]") {
-  json full = {{"Bucket", "b"}, {"Object", "k"}};
+  json full = {{"Bucket", "bkt"}, {"Object", "k"}};
   full.update(kOwnerAclResult);
   WireRequest w = wire("PutObjectAcl", full);
   CHECK(w.method == "PUT");
@@ -573,14 +573,14 @@ TEST_CASE("PutObjectAcl: the grants as an AccessControlPolicy document, or a can
   CHECK(w.body == kOwnerAcl);
   CHECK(received("PutObjectAcl", full) == full);
 
-  json canned = {{"Bucket", "b"}, {"Object", "k"}, {"ACL", "private"}};
+  json canned = {{"Bucket", "bkt"}, {"Object", "k"}, {"ACL", "private"}};
   WireRequest c = wire("PutObjectAcl", canned);
   CHECK(c.body.empty());
   CHECK_FALSE(has_header(c.headers, "Content-Type"));
   CHECK(header_value(c.headers, "x-ext-acl") == "private");
   CHECK(received("PutObjectAcl", canned) == canned);
   // An operation whose document has a required member still needs it.
-  std::map<std::string, std::string> labels{{"Bucket", "b"}};
+  std::map<std::string, std::string> labels{{"Bucket", "bkt"}};
   CHECK_FALSE(parse_request(api_of("DeleteObjects"), op("DeleteObjects"), labels, "delete", {}, "").ok());
 }
 

@@ -1,0 +1,19 @@
+// Files the product creates for a while: every temporary file, in core and in the
+// emulator, comes from create_temporary. It is made under a name never used before,
+// exclusively (O_CREAT | O_EXCL: a symbolic link or a file planted at the name is
+// never followed, opened or truncated) and private (mode 0600).
+#pragma once
+
+#include <string>
+
+namespace cloud {
+
+struct TemporaryFile {
+  int fd = -1;       // open for writing; -1 when the file could not be made (errno says why)
+  std::string path;  // "<base>XXXXXX<suffix>", the Xs six random letters and digits
+};
+
+// A new, empty file named `base` + six random characters + `suffix`, open for writing.
+TemporaryFile create_temporary(const std::string& base, const std::string& suffix = "");
+
+}  // namespace cloud
