@@ -2,11 +2,10 @@
 -- acceptors on the emulator's virtual time, the options, the time-out, API errors no
 -- acceptor names, cloud.waiters() and help("ClusterRunning").
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local BACKUP = "0123456789abcdef0123456789abcdef"
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ backups = { { backupId = BACKUP } }, snapshots = { { name = "snap-1" } },
             firewall_groups = { { firewallGroupName = "fw-web" } } }

@@ -4,10 +4,9 @@
 -- over its pages by hand.
 -- Run: cloudlua test tests/lua/client_functions_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
 end)
 

@@ -3,10 +3,9 @@
 -- end (truncated, without a new token) refused with PaginationError.
 -- Run: cloudlua test tests/lua/pages_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   cloud.storage.create_bucket{ Bucket = "p" }
   for i = 1, 5 do cloud.storage.put_object{ Bucket = "p", Object = "k" .. i, Body = "" } end

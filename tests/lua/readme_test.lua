@@ -9,6 +9,8 @@
 --   * a block whose first line is `-- NAME_test.lua` is a test file: it runs through
 --     `cloudlua test NAME_test.lua`, and what that prints must match the page's
 --     transcript block that starts `$ cloudlua test NAME_test.lua`.
+-- The other blocks of a page build on one another; any one runs alone too (--filter):
+-- the page's earlier blocks run first.
 -- Run: cloudlua test tests/lua/readme_test.lua (CLOUDLUA_TEST_BIN names the binary)
 
 local cli = dofile("tests/lua/support/cli.lua")
@@ -136,13 +138,27 @@ local function expected_lines(code)
   return expected
 end
 
--- One case per block, in order (later blocks may build on what earlier ones did).
+-- The blocks of a page that run in this process build on one another (a bucket made
+-- by one is read by the next). Run in order, each runs once; a block run alone
+-- (--filter) first runs the page's earlier ones, their output unchecked.
+local function prepared(page, upto)
+  for i = page.ran + 1, upto - 1 do
+    if page.blocks[i] then  -- test files and config examples run in processes of their own
+      local ok, err = pcall(run, page.blocks[i], page.names[i])
+      if not ok then error("an earlier example, run first: " .. tostring(err), 0) end
+    end
+  end
+  page.ran = upto
+end
+
+-- One case per block, in order.
 local blocks, lines = 0, 0
 for _, where in ipairs(SECTIONS) do
   local file, title = where[1], where[2]
   local label = title and file .. " " .. title or file
   local found, text = pcall(function() return section(read(file), file, title) end)
   local n = 0
+  local page = { ran = 0, blocks = {}, names = {} }
   for code in (found and text or ""):gmatch("```lua\n(.-)```") do
     n = n + 1
     local name = ("%s example %d (%s)"):format(label, n, code:match("[^\n]*"))
@@ -154,7 +170,12 @@ for _, where in ipairs(SECTIONS) do
     elseif where.config then
       test(name, function() check_with_config(code, name, expected, text) end)
     else
-      test(name, function() check(code, name, expected) end)
+      page.blocks[n], page.names[n] = code, name
+      local this = n
+      test(name, function()
+        prepared(page, this)
+        check(code, name, expected)
+      end)
     end
   end
   test(label .. " has examples", function()

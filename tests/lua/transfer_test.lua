@@ -9,7 +9,7 @@
 -- Run: cloudlua test tests/lua/transfer_test.lua
 
 local s3 = cloud.storage
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local once = cloud.client{ max_attempts = 1 }
 local BUCKET = "transfers"
 local MiB = 1024 * 1024
@@ -28,7 +28,6 @@ local function entries() return files.entries(dir) end
 local function uploads() return #emu.state().uploads end
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = BUCKET }
   dir = files.make_dir()

@@ -3,12 +3,11 @@
 -- file, the bucket created on request, a failed completion that leaves no upload, part
 -- sizes refused before anything is sent; and the download script.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local support = dofile("tests/scripts/support.lua")
 local run = support.runner("scripts/multipart_upload.lua")
 local download = support.runner("scripts/download.lua")
 local MiB = 1024 * 1024
-
 
 -- A temporary file holding `bytes`; its name.
 local function temp_file(bytes)
@@ -29,7 +28,6 @@ local eleven_mib = table.concat(blocks)
 blocks = nil
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ buckets = { "uploads" } }
 end)
