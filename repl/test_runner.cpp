@@ -2,7 +2,8 @@
 // own, with its own session: a fresh embedded emulator whose clock runs on virtual
 // time only (transitions happen when a test advances it, never because the machine
 // was slow), or the configured endpoints. The harness itself, in Lua (lua/testing.lua),
-// runs the cases and writes the TAP lines; this file adds the plan and the summary.
+// runs the cases and writes the TAP lines; this file adds the plan and the summary,
+// and the JUnit report (repl/junit.cpp) of the cases the harness recorded.
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
@@ -10,6 +11,7 @@
 #include <lualib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "emulator/service.h"
 #include "lua/session.h"
 #include "repl/cli.h"
+#include "repl/junit.h"
 
 namespace cloud {
 
@@ -65,8 +68,36 @@ long integer_field(lua_State* L, int table, const char* name) {
   return value;
 }
 
-// Calls require("cloud.testing").run_file(path, opts) and adds its counts to `total`.
-int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Counts& total) {
+std::string string_field(lua_State* L, int table, const char* name) {
+  lua_getfield(L, table, name);
+  size_t len = 0;
+  const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+  std::string value = s ? std::string(s, len) : std::string();
+  lua_pop(L, 1);
+  return value;
+}
+
+// The records of the cases run_file returned (the table `counts`), for the report.
+std::vector<CaseResult> case_results(lua_State* L, int counts) {
+  std::vector<CaseResult> out;
+  lua_getfield(L, counts, "cases");
+  for (lua_Integer i = 1; lua_type(L, -1) == LUA_TTABLE && lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
+    int c = lua_gettop(L);
+    lua_getfield(L, c, "time");
+    double time = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    out.push_back({string_field(L, c, "name"), string_field(L, c, "outcome"), time, string_field(L, c, "message"),
+                   string_field(L, c, "traceback")});
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);  // the nil that ended the loop, the list
+  return out;
+}
+
+// Calls require("cloud.testing").run_file(path, opts) and adds its counts to `total`
+// and its cases to `cases`.
+int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Counts& total,
+                 std::vector<CaseResult>& cases) {
   lua_getglobal(L, "require");
   lua_pushstring(L, "cloud.testing");
   if (protected_call(L, 1, 1) != LUA_OK) return report_error(L, LUA_ERRRUN), LUA_ERRRUN;
@@ -85,6 +116,7 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Co
   total.failed += integer_field(L, counts, "failed");
   total.skipped += integer_field(L, counts, "skipped");
   total.number = integer_field(L, counts, "number");
+  cases = case_results(L, counts);
   return LUA_OK;
 }
 
@@ -95,11 +127,16 @@ void use_virtual_time(Session& session, Emulator& emulator) {
   session.client->set_sleeper([&emulator](double seconds) { emulator.platform().advance(seconds); });
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 struct FileRun {
   const std::string& path;
   const TestOptions& options;
   std::shared_ptr<Session> session;
   Counts& total;
+  std::vector<CaseResult> cases;
 };
 
 // The state made ready and the harness run, inside one protected call as lua.c's
@@ -108,12 +145,14 @@ int file_main(lua_State* L) {
   auto& run = *static_cast<FileRun*>(lua_touserdata(L, 1));
   luaL_openlibs(L);
   open_cloud(L, run.session);
-  lua_pushboolean(L, call_harness(L, run.path, run.options, run.total) == LUA_OK);
+  lua_pushboolean(L, call_harness(L, run.path, run.options, run.total, run.cases) == LUA_OK);
   return 1;
 }
 
-// One file in a state and session of its own; false when the runner itself failed.
-bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
+// One file in a state and session of its own, its cases added to the report; false
+// when the runner itself failed.
+bool run_file(const std::string& path, const TestOptions& o, Counts& total, JunitReport& report) {
+  const auto start = std::chrono::steady_clock::now();
   auto session = open_session(o.config);
   if (!session.ok()) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
@@ -128,11 +167,12 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total) {
     use_virtual_time(*session.value(), *session.value()->emulator);
   }
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
-  FileRun run{path, o, session.value(), total};
+  FileRun run{path, o, session.value(), total, {}};
   lua_pushcfunction(L.get(), file_main);
   lua_pushlightuserdata(L.get(), &run);
   int status = protected_call(L.get(), 1, 1);
   if (status != LUA_OK) return report_error(L.get(), status), false;
+  report.add({path, seconds_since(start), std::move(run.cases)});
   return lua_toboolean(L.get(), -1);
 }
 
@@ -151,9 +191,13 @@ int run_tests(const TestOptions& o) {
   if (!collect_files(o.paths, files)) return 2;
   if (files.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
   Counts total;
+  JunitReport report;
+  const auto start = std::chrono::steady_clock::now();
   for (const std::string& f : files)
-    if (!run_file(f, o, total)) return 2;
+    if (!run_file(f, o, total, report)) return 2;
   if (o.list) return 0;
+  if (!o.junit.empty() && !report.save(o.junit, seconds_since(start)))
+    return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", o.junit.c_str()), 2;
   print_summary(total);
   if (total.number == 0) std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
   return total.failed == 0 && total.number > 0 ? 0 : 1;

@@ -13,6 +13,7 @@ struct TestOptions {
   std::vector<std::string> paths;  // files, or folders meaning their *_test.lua files
   std::string filter;              // run only cases whose "file: name" contains it
   bool list = false;               // print the cases instead of running them
+  std::string junit;               // write a JUnit XML report there
   ConfigOverrides config;          // --profile, --endpoint...: no embedded emulator then
 };
 

@@ -8,7 +8,8 @@
 --     credentials files (so the example files are checked too);
 --   * a block whose first line is `-- NAME_test.lua` is a test file: it runs through
 --     `cloudlua test NAME_test.lua`, and what that prints must match the page's
---     transcript block that starts `$ cloudlua test NAME_test.lua`.
+--     transcript block that starts `$ cloudlua test [OPTIONS] NAME_test.lua` (run with
+--     those options; with --junit FILE, the ```xml block after it is FILE's text).
 -- The other blocks of a page build on one another; any one runs alone too (--filter):
 -- the page's earlier blocks run first.
 -- Run: cloudlua test tests/lua/readme_test.lua (CLOUDLUA_TEST_BIN names the binary)
@@ -115,17 +116,28 @@ local function check_with_config(code, name, expected, page)
   compare(name, expected, lines_of(out))
 end
 
+local function squeezed_lines(text)
+  local out = {}
+  for _, line in ipairs(lines_of(text)) do out[#out + 1] = squeeze(line) end
+  return out
+end
+
 -- Runs a test-file block through `cloudlua test` and compares its output with the
--- page's transcript of that command.
+-- page's transcript of that command, whose options are used too. With `--junit FILE`
+-- the page's ```xml block after the transcript is what FILE must hold.
 local function check_test_file(code, name, file, page)
-  local transcript = page:match("```\n%$ cloudlua test " .. file:gsub("%p", "%%%0") .. "\n(.-)```")
-  assert(transcript, name .. ": no transcript '$ cloudlua test " .. file .. "' on the page")
+  local options, transcript, after = page:match("```\n%$ cloudlua test ([^\n]-)" .. file:gsub("%p", "%%%0") .. "\n(.-)```()")
+  assert(transcript, name .. ": no transcript '$ cloudlua test ... " .. file .. "' on the page")
   local dir = folder_with{ [file] = code }
-  local out = cli.cloudlua("test " .. cli.quote(file), { cd = dir })
+  local out = cli.cloudlua("test " .. options .. cli.quote(file), { cd = dir })
+  local report = options:match("%-%-junit (%S+)") and cli.read_file(dir .. "/" .. options:match("%-%-junit (%S+)"))
   os.execute("rm -rf " .. cli.quote(dir))
-  local expected = {}
-  for _, line in ipairs(lines_of(transcript)) do expected[#expected + 1] = squeeze(line) end
-  compare(name, expected, lines_of(out))
+  compare(name, squeezed_lines(transcript), lines_of(out))
+  if report then
+    local xml = page:match("^%s*```xml\n(.-)```", after)
+    assert(xml, name .. ": no ```xml block after the transcript")
+    compare(name .. " (the JUnit report)", squeezed_lines(xml), lines_of(report))
+  end
 end
 
 -- The `-->` comments of a block, squeezed.
