@@ -145,6 +145,7 @@ int file_main(lua_State* L) {
   auto& run = *static_cast<FileRun*>(lua_touserdata(L, 1));
   luaL_openlibs(L);
   open_cloud(L, run.session);
+  if (run.options.seed) seed_session(L, *run.session, *run.options.seed);
   lua_pushboolean(L, call_harness(L, run.path, run.options, run.total, run.cases) == LUA_OK);
   return 1;
 }
@@ -158,6 +159,7 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total, Juni
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
     return false;
   }
+  session.value()->seed = o.seed;
   if (session.value()->emulated) {  // test files drive the emulator's virtual time: started at once
     auto started = complete_config(*session.value());
     if (!started.ok()) {

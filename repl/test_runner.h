@@ -2,6 +2,8 @@
 // lua/testing.lua and reports in TAP, ending with the line "N passed, M failed".
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@ struct TestOptions {
   std::string filter;              // run only cases whose "file: name" contains it
   bool list = false;               // print the cases instead of running them
   std::string junit;               // write a JUnit XML report there
+  std::optional<std::uint64_t> seed;  // repeatable ids, request ids and times (seed_session)
   ConfigOverrides config;          // --profile, --endpoint...: no embedded emulator then
 };
 
