@@ -16,7 +16,7 @@ _cloudlua() {
     --output) COMPREPLY=($(compgen -W "text json json-meta" -- "$cur")); return ;;
     --dialect) COMPREPLY=($(compgen -W "ext aws any" -- "$cur")); return ;;
     --state|--junit) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter|--seed) return ;;
+    -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter|--seed|-j|--jobs) return ;;
   esac
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
     case $w in serve|config|test) sub=$w; break ;; esac
@@ -25,7 +25,7 @@ _cloudlua() {
   case $sub in
     serve) opts="--port --host --dialect --access-key --secret-key --region --state --settle --min-part-size --help" ;;
     config) opts=$config ;;
-    test) opts="--filter --list --junit --seed $config" ;;
+    test) opts="--filter --list --junit --seed -j --jobs $config" ;;
     *) opts="-e -l -i -v --version -E -W --output --debug --keep-going $config -h - --" ;;
   esac
   if [[ $cur == -* ]]; then

@@ -3,16 +3,26 @@
 // time only (transitions happen when a test advances it, never because the machine
 // was slow), or the configured endpoints. The harness itself, in Lua (lua/testing.lua),
 // runs the cases and writes the TAP lines; this file adds the plan and the summary,
-// and the JUnit report (repl/junit.cpp) of the cases the harness recorded.
+// and the JUnit report (repl/junit.cpp) of the cases the harness recorded. With -j N
+// the files run in N processes at once, forked from this one before any thread or
+// emulator exists (each child runs one file: a state, a session, an emulator of its
+// own); the parent prints their output in the order of the files, the TAP lines
+// renumbered, and adds up their reports.
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -185,6 +195,150 @@ void print_summary(const Counts& c) {
   std::fflush(stdout);
 }
 
+// ---------------------------------------------------------------- -j N: files in processes
+
+// A file run in a process of its own: its pid, where its stdout and stderr go (unlinked
+// temporary files, read back once it ended), where it writes its one-file report.
+struct Job {
+  const std::string* file = nullptr;
+  pid_t pid = -1;
+  FILE* out = nullptr;
+  FILE* err = nullptr;
+  std::string report;
+  int status = -1;  // the exit status once it ended
+};
+
+volatile sig_atomic_t interrupted = 0;
+void on_interrupt(int) { interrupted = 1; }
+
+// In the child: the file run with stdout and stderr in the job's files and its report
+// saved; exit status 0, or 2 when the runner itself failed. Never returns.
+[[noreturn]] void run_child(const Job& job, const TestOptions& o) {
+  std::signal(SIGINT, SIG_DFL);
+  dup2(fileno(job.out), STDOUT_FILENO);
+  dup2(fileno(job.err), STDERR_FILENO);
+  Counts counts;
+  JunitReport report;
+  const auto start = std::chrono::steady_clock::now();
+  bool ok = run_file(*job.file, o, counts, report) && report.save(job.report, seconds_since(start));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(ok ? 0 : 2);
+}
+
+// Starts the job's process in process group `group` (0: a new one, the first job's).
+bool start_job(Job& job, const TestOptions& o, pid_t& group) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string report = std::string(tmp && *tmp ? tmp : "/tmp") + "/cloudlua-test-XXXXXX";
+  int fd = mkstemp(report.data());
+  if (fd < 0) return false;
+  close(fd);
+  job.report = report;
+  job.out = std::tmpfile();
+  job.err = std::tmpfile();
+  if (!job.out || !job.err) return false;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  job.pid = fork();
+  if (job.pid < 0) return false;
+  if (job.pid == 0) {
+    setpgid(0, group);
+    run_child(job, o);
+  }
+  setpgid(job.pid, group);  // also here: whichever of the two runs first
+  if (group == 0) group = job.pid;
+  return true;
+}
+
+// "ok N ..." or "not ok N ...": the line with N + offset; any other line as it is.
+std::string renumbered(const std::string& line, long offset) {
+  size_t at = line.rfind("ok ", 0) == 0 ? 3 : line.rfind("not ok ", 0) == 0 ? 7 : 0;
+  size_t end = at;
+  while (at > 0 && end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+  if (at == 0 || end == at) return line;
+  return line.substr(0, at) + std::to_string(std::stol(line.substr(at, end - at)) + offset) + line.substr(end);
+}
+
+// Copies `from` (rewound) to `to`, each TAP line renumbered by `offset`.
+void copy_output(FILE* from, FILE* to, long offset) {
+  std::rewind(from);
+  std::string line;
+  for (int c; (c = std::fgetc(from)) != EOF;) {
+    if (c != '\n') {
+      line += static_cast<char>(c);
+      continue;
+    }
+    std::fprintf(to, "%s\n", renumbered(line, offset).c_str());
+    line.clear();
+  }
+  if (!line.empty()) std::fputs(renumbered(line, offset).c_str(), to);
+  std::fflush(to);
+}
+
+// A job that ended: its output printed in the order of the files, its report and
+// counts added; false when the runner failed in it.
+bool finish_job(Job& job, Counts& total, JunitReport& report) {
+  copy_output(job.err, stderr, 0);
+  copy_output(job.out, stdout, total.number);
+  std::fclose(job.out);
+  std::fclose(job.err);
+  if (job.status != 0 && job.status != 2)
+    std::fprintf(stderr, "cloudlua test: the process running %s ended with status %d\n", job.file->c_str(), job.status);
+  JunitReport mine;
+  bool ok = job.status == 0 && mine.add_from(job.report) && report.add_from(job.report);
+  std::remove(job.report.c_str());
+  JunitReport::Totals t = mine.totals();
+  total.number += t.tests;
+  total.failed += t.failures + t.errors;
+  total.skipped += t.skipped;
+  total.passed += t.tests - t.failures - t.errors - t.skipped;
+  return ok;
+}
+
+// Ctrl-C: every job's process stopped (SIGINT to their group), each waited for.
+void stop_jobs(std::vector<Job>& jobs, pid_t group) {
+  if (group > 0) kill(-group, SIGINT);
+  for (Job& job : jobs) {
+    if (job.pid > 0 && job.status < 0) waitpid(job.pid, nullptr, 0);
+    if (job.out) std::fclose(job.out);
+    if (job.err) std::fclose(job.err);
+    if (!job.report.empty()) std::remove(job.report.c_str());
+  }
+}
+
+// The files in at most o.jobs processes at once, in their own process group; output
+// printed file by file in order as soon as each file and those before it ended.
+// Returns the exit status: -1 to carry on (the summary), 2 when the runner failed,
+// 130 on Ctrl-C.
+int run_in_processes(const std::vector<std::string>& files, const TestOptions& o, Counts& total,
+                     JunitReport& report) {
+  std::vector<Job> jobs(files.size());
+  pid_t group = 0;
+  size_t started = 0, printed = 0, running = 0;
+  bool runner_ok = true;
+  struct sigaction action{}, previous{};
+  action.sa_handler = on_interrupt;
+  sigaction(SIGINT, &action, &previous);  // no SA_RESTART: waitpid returns at Ctrl-C
+  while (printed < files.size() && !interrupted) {
+    for (; running < static_cast<size_t>(o.jobs) && started < files.size(); ++started, ++running) {
+      jobs[started].file = &files[started];
+      if (!start_job(jobs[started], o, group)) return stop_jobs(jobs, group), std::perror("cloudlua test"), 2;
+    }
+    int status = 0;
+    pid_t pid = waitpid(-group, &status, 0);
+    if (pid < 0) continue;  // interrupted
+    for (Job& job : jobs)
+      if (job.pid == pid) job.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), --running;
+    for (; printed < started && jobs[printed].status >= 0; ++printed) runner_ok = finish_job(jobs[printed], total, report) && runner_ok;
+  }
+  sigaction(SIGINT, &previous, nullptr);
+  if (interrupted) {
+    stop_jobs(jobs, group);
+    return std::fprintf(stderr, "cloudlua test: interrupted\n"), 130;
+  }
+  return runner_ok ? -1 : 2;
+}
+
 }  // namespace
 
 int run_tests(const TestOptions& o) {
@@ -195,8 +349,13 @@ int run_tests(const TestOptions& o) {
   Counts total;
   JunitReport report;
   const auto start = std::chrono::steady_clock::now();
-  for (const std::string& f : files)
-    if (!run_file(f, o, total, report)) return 2;
+  if (o.jobs > 1 && files.size() > 1 && !o.list) {
+    int status = run_in_processes(files, o, total, report);
+    if (status >= 0) return status;
+  } else {
+    for (const std::string& f : files)
+      if (!run_file(f, o, total, report)) return 2;
+  }
   if (o.list) return 0;
   if (!o.junit.empty() && !report.save(o.junit, seconds_since(start)))
     return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", o.junit.c_str()), 2;
