@@ -10,6 +10,7 @@
 --   expect(v).to_equal(w)     deep comparison; a failure lists each differing path
 --   expect(fn, ...).to_fail{kind=, code=, status=, message=, field=}   fn(...) must raise
 --   expect_error(fn, match)   the same for a closure; returns the error
+--   expect(v).to_match_snapshot(name)   v as stored beside the file (__snapshots__/)
 --   setup(fn), teardown(fn)   once before the file's first case and after its last
 --   before_each(fn), after_each(fn)   around every case (after_each runs even on failure)
 --
@@ -196,6 +197,65 @@ local function expect_failure(level, match, fn, ...)
   return err
 end
 
+---------------------------------------------------------------- snapshots
+
+-- Where snapshots go and whether they are written: set by run_file for its file.
+local snapshots = { dir = nil, update = false, make_directory = nil }
+
+-- How a value is stored: Lua a person can read and diff (the pretty printer's layout,
+-- nothing cut), `return`ed, cloud.null as null.
+local function snapshot_text(value)
+  local text = "return " .. package.loaded.cloud.pretty(value, { width = 100, max_depth = math.huge,
+                                                                 max_items = math.huge, max_string = math.huge }) .. "\n"
+  return text
+end
+
+local function load_snapshot(text, name)
+  local chunk = load(text, "=" .. name, "t", { null = package.loaded.cloud.null })
+  local ok, value = pcall(chunk or error)
+  return ok and chunk and value, ok
+end
+
+local function read_all(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+-- Writes `text` to the snapshot file `path` (its folder made first).
+local function write_snapshot(path, text)
+  snapshots.make_directory(path:match("^(.*)/[^/]*$"))
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+-- expect(v).to_match_snapshot(name): v as stored in __snapshots__/<file>/<name>.lua
+-- beside the test file; --update-snapshots writes it. Returns nil or a failure message.
+local function snapshot_mismatch(value, name)
+  if type(name) ~= "string" or not name:match("^[%w_.%-]+$") or name:match("^%.") then
+    return "to_match_snapshot needs a name of letters, digits, '_', '.' and '-', got " .. render(name)
+  end
+  local path = snapshots.dir .. "/" .. name .. ".lua"
+  local text = snapshot_text(value)
+  if not select(2, load_snapshot(text, name)) then
+    return "to_match_snapshot: " .. render(value) .. " has no stored form (a function, userdata or a cycle)"
+  end
+  local stored = read_all(path)
+  if snapshots.update then
+    if stored ~= text then write_snapshot(path, text) end
+    return nil
+  end
+  if not stored then return ("no snapshot %s yet: run with --update-snapshots to write it"):format(path) end
+  if stored == text then return nil end
+  local expected = load_snapshot(stored, path)
+  local lines = differences(value, expected)
+  if #lines == 0 then lines = { "the stored text differs (numbers printed otherwise?): " .. path } end
+  return ("snapshot %s: "):format(path) .. difference_message(lines)
+end
+
 function M.expect_error(fn, match)
   if type(fn) ~= "function" then error("bad argument #1 to 'expect_error' (function expected)", 2) end
   local err = expect_failure(2, match, fn)
@@ -244,6 +304,10 @@ function M.expect(actual, ...)
   function m.to_have_length(n)
     local len = (type(actual) == "string" or type(actual) == "table") and #actual or nil
     if len ~= n then fail(("expected length %d, got %s of %s"):format(n, tostring(len), render(actual))) end
+  end
+  function m.to_match_snapshot(name)
+    local mismatch = snapshot_mismatch(actual, name)
+    if mismatch then fail(mismatch) end
   end
   function m.to_fail(match)
     if type(actual) ~= "function" and not (getmetatable(actual) or {}).__call then
@@ -412,12 +476,16 @@ local function load_suite(path, counts)
   return suite
 end
 
--- run_file(path, { filter=, list=, first= }): runs the file's cases and writes TAP;
+-- run_file(path, { filter=, list=, first=, update_snapshots=, make_directory= }): runs
+-- the file's cases and writes TAP;
 -- returns { passed=, failed=, skipped=, number= (the last case number used), cases= (the
 -- record of each case, in order) }.
 function M.run_file(path, opts)
   io.stdout:setvbuf("line")
   local counts = { passed = 0, failed = 0, skipped = 0, number = (opts.first or 1) - 1, header = path, cases = {} }
+  local folder = path:match("^(.*)/[^/]*$")
+  snapshots.dir = (folder and folder .. "/" or "") .. "__snapshots__/" .. path:match("([^/]*)$"):gsub("%.lua$", "")
+  snapshots.update, snapshots.make_directory = opts.update_snapshots, opts.make_directory
   local suite = load_suite(path, counts)
   if not suite then return counts end
   local cases = selected(path, suite, opts.filter)

@@ -87,6 +87,8 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
   cmd->add_option("-j,--jobs", test.jobs, "Run N files at once, each in a process of its own (output in order)")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
+  cmd->add_flag("--update-snapshots", test.update_snapshots,
+                "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
   cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")
       ->type_name("N");
   cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (TAP stays on stdout)")->type_name("FILE");

@@ -104,6 +104,14 @@ std::vector<CaseResult> case_results(lua_State* L, int counts) {
   return out;
 }
 
+// make_directory(path): the folder and those above it, as `mkdir -p`; raises on failure.
+int make_directory(lua_State* L) {
+  std::error_code ec;
+  fs::create_directories(luaL_checkstring(L, 1), ec);
+  if (ec) return luaL_error(L, "cannot make the folder %s: %s", lua_tostring(L, 1), ec.message().c_str());
+  return 0;
+}
+
 // Calls require("cloud.testing").run_file(path, opts) and adds its counts to `total`
 // and its cases to `cases`.
 int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Counts& total,
@@ -119,6 +127,10 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Co
   lua_setfield(L, -2, "list");
   lua_pushinteger(L, total.number + 1);
   lua_setfield(L, -2, "first");
+  lua_pushboolean(L, o.update_snapshots);
+  lua_setfield(L, -2, "update_snapshots");
+  lua_pushcfunction(L, make_directory);
+  lua_setfield(L, -2, "make_directory");
   int status = protected_call(L, 2, 1);
   if (status != LUA_OK) return report_error(L, status), status;
   int counts = lua_gettop(L);
