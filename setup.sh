@@ -27,9 +27,10 @@ PACKAGES=(
 # clang builds the fuzz targets; libFuzzer's runtime is in libclang-rt-dev, which
 # Debian's clang only recommends (and recommends are not installed here). man-db renders
 # the manual page in the install test (`man -l`). ca-certificates lets npm reach its
-# registry over TLS (a minimal Debian 12 has none); the serve tests use curl.
+# registry over TLS (a minimal Debian 12 has none); the serve tests use curl; lua-check
+# is the luacheck of the luacheck entry.
 add_test_packages() {
-  PACKAGES+=(awscli s3cmd rclone python3-boto3 clang libclang-rt-dev man-db ca-certificates curl)
+  PACKAGES+=(awscli s3cmd rclone python3-boto3 clang libclang-rt-dev man-db ca-certificates curl lua-check)
   command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 }
 

@@ -26,7 +26,7 @@ _cloudlua() {
     serve) opts="--port --host --dialect --access-key --secret-key --region --state --settle --min-part-size --help" ;;
     config) opts=$config ;;
     test) opts="--filter --list --junit --seed -j --jobs --update-snapshots $config" ;;
-    *) opts="-e -l -i -v --version -E -W --output --debug --keep-going $config -h - --" ;;
+    *) opts="-e -l -i -v --version -E -W --output --debug --keep-going --lua-definitions $config -h - --" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

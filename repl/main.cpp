@@ -147,6 +147,9 @@ int main(int argc, char** argv) {
   bool debug = false;
   app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted");
   app.add_flag("--keep-going", run.keep_going, "Scripted session (stdin not a terminal): carry on after errors");
+  bool lua_definitions = false;
+  app.add_flag("--lua-definitions", lua_definitions,
+               "Print the Lua language server's definitions of cloudlua's globals (for editors; docs/lua-api.md)");
 
   cloud::ServeOptions serve;
   add_serve_command(app, serve);
@@ -173,6 +176,8 @@ int main(int argc, char** argv) {
   }
 
   run.steps = ordered_steps(app, exec, require);
+  if (lua_definitions)  // lua/definitions.lua makes them; nothing else runs
+    return run.steps = {{false, "io.write((require('cloud.definitions')()))"}}, cloud::run_lua(run);
   std::vector<std::string> rest = app.remaining();
   if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-' && rest.front() != "--")
     return cloud::usage_error(app, cloud::unrecognized(app, rest.front()));  // lua: "unrecognized option"

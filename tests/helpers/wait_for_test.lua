@@ -151,9 +151,9 @@ end)
 test("help(\"ClusterRunning\") describes the waiter from the model", function()
   local out = {}
   local write = io.write
-  io.write = function(...) for _, s in ipairs{ ... } do out[#out + 1] = s end end
+  io.write = function(...) for _, s in ipairs{ ... } do out[#out + 1] = s end end  -- luacheck: ignore 122
   help("ClusterRunning")
-  io.write = write
+  io.write = write  -- luacheck: ignore 122
   local text = table.concat(out)
   expect(text).to_contain('cloud.wait_for("ClusterRunning", args')
   expect(text).to_contain("cloud.cluster.get_cluster (GetCluster) every 60 s, at most 40 tries")

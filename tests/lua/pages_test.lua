@@ -14,9 +14,9 @@ end)
 -- cloud.call replaced by `fake` while `fn` runs (pages.lua calls through it).
 local function with_call(fake, fn)
   local real = cloud.call
-  cloud.call = fake
+  cloud.call = fake  -- luacheck: ignore 122
   local ok, err = pcall(fn)
-  cloud.call = real
+  cloud.call = real  -- luacheck: ignore 122
   if not ok then error(err, 0) end
 end
 

@@ -19,7 +19,7 @@ local PART = 5 * MiB
 local lines = {}
 for i = 0, 11 * MiB // 8 - 1 do lines[#lines + 1] = ("%07d\n"):format(i % 10000000) end
 local content = table.concat(lines)
-lines = nil
+lines = nil  -- luacheck: ignore 311 (the memory freed)
 
 local files = dofile("tests/lua/support/files.lua")
 local read, write = files.read, files.write

@@ -3,7 +3,7 @@
 -- signing dialects from the same credentials.
 -- Run: cloudlua test tests/regression/authentication_test.lua
 
-local emu = assert(cloud.emulator, "needs the embedded emulator")
+assert(cloud.emulator, "needs the embedded emulator")
 
 -- One harmless call per API, through `client`.
 local calls = {
