@@ -90,17 +90,19 @@ std::string string_field(lua_State* L, int table, const char* name) {
 // The records of the cases run_file returned (the table `counts`), for the report.
 std::vector<CaseResult> case_results(lua_State* L, int counts) {
   std::vector<CaseResult> out;
-  lua_getfield(L, counts, "cases");
-  for (lua_Integer i = 1; lua_type(L, -1) == LUA_TTABLE && lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
-    int c = lua_gettop(L);
-    lua_getfield(L, c, "time");
-    double time = lua_tonumber(L, -1);
-    lua_pop(L, 1);
-    out.push_back({string_field(L, c, "name"), string_field(L, c, "outcome"), time, string_field(L, c, "message"),
-                   string_field(L, c, "traceback")});
-    lua_pop(L, 1);
+  if (lua_getfield(L, counts, "cases") == LUA_TTABLE) {
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
+      int c = lua_gettop(L);
+      lua_getfield(L, c, "time");
+      double time = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+      out.push_back({string_field(L, c, "name"), string_field(L, c, "outcome"), time, string_field(L, c, "message"),
+                     string_field(L, c, "traceback")});
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);  // what ended the loop
   }
-  lua_pop(L, 2);  // the nil that ended the loop, the list
+  lua_pop(L, 1);  // the list
   return out;
 }
 
