@@ -170,6 +170,15 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
                      request.body};
 }
 
+// The back-off's random source, one per thread: seeded from the system unless
+// seed_retry_jitter said otherwise.
+static std::mt19937& jitter_rng() {
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  return rng;
+}
+
+void seed_retry_jitter(std::uint64_t seed) { jitter_rng().seed(static_cast<std::mt19937::result_type>(seed)); }
+
 // The one verdict on an answer (or a failure to get one) after `attempt` attempts:
 // its API error, parsed once, and whether and when to try again.
 Verdict Client::judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const {
@@ -185,8 +194,7 @@ Verdict Client::judge(const Request& request, const Outcome<HttpResponse>& outco
   if (attempt >= p.max_attempts) return v;
   bool may_resend = request.idempotent || p.retry_non_idempotent;
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
-  static thread_local std::mt19937 rng{std::random_device{}()};
-  v.delay = jitter(rng) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
+  v.delay = jitter(jitter_rng()) * std::min(p.max_delay, p.base_delay * double(1 << std::min(attempt - 1, 16)));
   if (!outcome.ok()) {
     const Error& e = outcome.error();
     v.retry = !is_final(e) && (e.code == "ConnectionFailed" || may_resend);  // a refused connection never arrived

@@ -185,4 +185,8 @@ class Client {
   Id last_id_ = 0;
 };
 
+// Seeds the retry back-off's jitter of the calling thread (where cloud's calls run):
+// the same seed, the same delays (cloudlua test --seed).
+void seed_retry_jitter(std::uint64_t seed);
+
 }  // namespace cloud

@@ -73,7 +73,10 @@ struct Emulator::Impl {
   std::vector<std::unique_ptr<ApiServer>> servers;
   std::atomic<unsigned long long> requests{0};
   // When this emulator started, in the request ids: ids stay unique across restarts.
-  const unsigned started = static_cast<unsigned>(std::time(nullptr));
+  // A seed replaces it (and restarts the count), and Date headers then come from the
+  // platform's clock.
+  std::atomic<unsigned> started{static_cast<unsigned>(std::time(nullptr))};
+  std::atomic<bool> seeded{false};
   std::mutex faults_mutex;
   std::vector<Fault> faults;
   // A delay fault waits on this rather than sleeping, so that stop() need not wait
@@ -89,9 +92,12 @@ struct Emulator::Impl {
 
   std::string next_request_id() {
     char buf[40];
-    std::snprintf(buf, sizeof buf, "emu-%08x%08llx", started, ++requests);
+    std::snprintf(buf, sizeof buf, "emu-%08x%08llx", started.load(), ++requests);
     return buf;
   }
+
+  // The Date of an answer: now, or the platform's now when seeded.
+  std::string date_now() { return seeded ? http_date(platform.now_wall()) : http_date_now(); }
 
   // The signature check of core's signer, with this emulator's region, dialect and
   // credentials and the API's signing policy; nullopt when the request is good. An
@@ -134,8 +140,8 @@ struct Emulator::Impl {
   // X-Gateway-Endpoint-Request), derived from the request id. x-ext-expiration and the
   // KMS and customer-key headers are left out, as S3 does without lifecycle rules, KMS
   // or customer keys, which this emulator does not have.
-  static void set_common_headers(const Api& api, Headers& head, const std::string& request_id) {
-    head.emplace_back("Date", http_date_now());
+  void set_common_headers(const Api& api, Headers& head, const std::string& request_id) {
+    head.emplace_back("Date", date_now());
     head.emplace_back("x-ext-request-id", request_id);
     if (!api.protocol->support_ids) return;
     std::string digest = sha256(request_id);  // one hash for both (a second, MD5, cost as much)
@@ -150,12 +156,16 @@ struct Emulator::Impl {
     thread_local std::string date;
     std::time_t now = std::time(nullptr);
     if (now == formatted) return date;
+    date = http_date(now), formatted = now;
+    return date;
+  }
+
+  static std::string http_date(std::time_t t) {
     std::tm tm{};
-    gmtime_r(&now, &tm);
+    gmtime_r(&t, &tm);
     char buf[40];
     std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    date = buf, formatted = now;
-    return date;
+    return buf;
   }
 
   // Content-MD5, when sent (aws-cli sends it with parts and objects), must be the
@@ -560,6 +570,7 @@ struct Emulator::Impl {
 
 Emulator::Emulator(EmulatorOptions options, const Model& model)
     : impl_(std::make_unique<Impl>(std::move(options), model)) {
+  if (impl_->options.seed) set_seed(*impl_->options.seed);  // the fixtures' ids and times too
   if (impl_->options.fixtures) impl_->platform.load_fixtures();
 }
 
@@ -636,6 +647,13 @@ void Emulator::clear_faults() {
   impl_->faults.clear();
 }
 Platform& Emulator::platform() { return impl_->platform; }
+
+void Emulator::set_seed(std::uint64_t seed) {
+  impl_->platform.set_seed(seed);
+  unsigned started = static_cast<unsigned>(mix_seed(seed) >> 32);
+  if (impl_->started.exchange(started) != started) impl_->requests = 0;  // the same seed again: counted on
+  impl_->seeded = true;
+}
 
 // The request as httplib would have parsed it, served, and the answer copied out.
 Outcome<HttpResponse> Emulator::answer(const std::string& api_name, const std::string& method,

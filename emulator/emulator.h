@@ -4,8 +4,10 @@
 // It knows nothing of Lua; its Lua face (cloud.emulator) lives in lua/.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -30,6 +32,7 @@ struct EmulatorOptions {
   Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};
   std::string region = "jp-east-1";
   bool fixtures = true;         // start with the documented fixture set
+  std::optional<std::uint64_t> seed;  // repeatable ids and times from the start (set_seed)
   std::string state_file;       // "": state in memory only; else read at start (when it
                                 // exists, in place of the fixtures) and rewritten after
                                 // every change, before the change is answered
@@ -77,6 +80,10 @@ class Emulator {
 
   void add_fault(Fault fault);
   void clear_faults();
+  // Repeatable answers from now on (cloud.emulator.configure{ seed = N }, cloudlua test
+  // --seed N): the platform's ids and times (Platform::set_seed), and the request ids
+  // and Date headers of the answers, derived from `seed` and counted from it.
+  void set_seed(std::uint64_t seed);
 
   // Answers one request as a server thread does (signature, route, parse, validate,
   // the platform, the answer), without a socket: `target` is the request line's path

@@ -1,6 +1,7 @@
 // The Platform: dispatch to services through their handler tables, matched to the
 // model's operations once, under one mutex; the clock, ids and resource names shared
 // by every service.
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -29,8 +30,13 @@ void Clock::resume(double now, double advanced) {
   start_ = std::chrono::steady_clock::now();
 }
 
+std::time_t Clock::wall(double later) const {
+  return epoch_ >= 0 ? static_cast<std::time_t>(epoch_ + now() + later)
+                     : std::time(nullptr) + static_cast<std::time_t>(advanced_ + later);
+}
+
 std::string Clock::iso8601(double later) const {
-  std::time_t t = std::time(nullptr) + static_cast<std::time_t>(advanced_ + later);
+  std::time_t t = wall(later);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
@@ -199,6 +205,28 @@ void Platform::advance(double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   context_.clock.advance(seconds);
   settle_all();
+}
+
+// splitmix64: well-spread bits from any seed, small ones included.
+std::uint64_t mix_seed(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+void Platform::set_seed(std::uint64_t seed) {
+  constexpr double kSeededEpoch = 1767225600;  // 2026-01-01T00:00:00Z
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Ids stay 12 hex digits for 2^24 of them; seeded again, the count goes on (no id
+  // is handed out twice), as deterministic as the calls made.
+  context_.counter = std::max<unsigned long long>(context_.counter, (mix_seed(seed) & 0xFFFFF) << 24);
+  context_.clock.set_epoch(kSeededEpoch);
+}
+
+std::time_t Platform::now_wall() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return context_.clock.wall();
 }
 
 void Platform::set_real_time(bool real) {

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <memory>
@@ -84,9 +86,14 @@ class Clock {
   void resume(double now, double advanced);
   // Wall-clock ISO 8601 UTC of the platform's now plus `later` seconds.
   std::string iso8601(double later = 0) const;
+  std::time_t wall(double later = 0) const;  // the same, as seconds since 1970
+  // Wall-clock times from `epoch` (seconds since 1970) plus now(), not from the
+  // machine's clock: what a seed makes repeatable.
+  void set_epoch(double epoch) { epoch_ = epoch; }
 
  private:
   bool real_;
+  double epoch_ = -1;    // < 0: the machine's wall clock
   std::chrono::steady_clock::time_point start_;  // when real time began to count
   double base_ = 0;      // now() when real time began to count
   double advanced_ = 0;
@@ -194,6 +201,9 @@ Service::Handler handler(S* service, HandlerResult (S::*fn)(const Operation&, co
   return [service, fn](const Operation& op, const json& input) { return (service->*fn)(op, input); };
 }
 
+// A seed's bits spread over 64 (splitmix64), so that seeds 1 and 2 start far apart.
+std::uint64_t mix_seed(std::uint64_t x);
+
 class Platform {
  public:
   // The services, with their handler tables matched to the operations of `model`.
@@ -216,6 +226,11 @@ class Platform {
   void reset();
   void advance(double seconds);
   void set_real_time(bool real);
+  // From now on ids come from a counter that starts where `seed` says and times from
+  // 2026-01-01T00:00:00Z plus the platform's time: the same seed and the same calls
+  // give the same answers, byte for byte.
+  void set_seed(std::uint64_t seed);
+  std::time_t now_wall();  // the platform's wall-clock now
   // An unknown name or a negative value is refused, naming the known settings.
   Outcome<bool> set_setting(const std::string& name, double value);
   void set_endpoints(std::map<std::string, std::string> endpoints);

@@ -96,22 +96,28 @@ int l_fault(lua_State* L) {
 }
 
 // cloud.emulator.configure{ firewall_settle=, instance_restore=, cluster_provision=,
-// mesh_upgrade=, min_part_size=, real_time= }: an unknown name is an error listing
-// the known ones.
+// mesh_upgrade=, min_part_size=, real_time=, seed= }: an unknown name is an error
+// listing the known ones.
 int l_configure(lua_State* L) {
   json t = table_argument(L);
-  Platform& p = emulator_of(L).platform();
+  Emulator& emulator = emulator_of(L);
+  Platform& p = emulator.platform();
   for (auto it = t.begin(); it != t.end(); ++it) {
     if (it.key() == "real_time") {
       if (!it->is_boolean()) arg_error(L, 1, "real_time must be a boolean");
       p.set_real_time(it->get<bool>());
       continue;
     }
+    if (it.key() == "seed") {
+      if (!it->is_number_integer() || it->get<long long>() < 0) arg_error(L, 1, "seed must be a whole number, 0 or more");
+      seed_session(L, session_of(L), it->get<std::uint64_t>());
+      continue;
+    }
     // A name that is no setting is reported first, whatever its value.
     Outcome<bool> set = p.set_setting(it.key(), it->is_number() ? it->get<double>() : -1);
     if (set.ok()) continue;
     std::string message = set.error().message;
-    if (set.error().code == "UnknownSetting") message += ", real_time";
+    if (set.error().code == "UnknownSetting") message += ", real_time, seed";
     else if (!it->is_number()) message = it.key() + " must be a number";
     arg_error(L, 1, message);
   }
@@ -140,6 +146,20 @@ int l_endpoints(lua_State* L) {
 }
 
 }  // namespace
+
+void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
+  session.seed = seed;
+  if (session.emulator) session.emulator->set_seed(seed);
+  seed_retry_jitter(seed);
+  lua_getglobal(L, "math");
+  if (lua_getfield(L, -1, "randomseed") == LUA_TFUNCTION) {
+    lua_pushinteger(L, static_cast<lua_Integer>(seed));
+    lua_call(L, 1, 0);
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
 
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated) return;

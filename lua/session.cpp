@@ -21,6 +21,7 @@ std::atomic<bool> interrupt_requested{false};  // constant-initialised: safe in 
 Outcome<bool> start_embedded_emulator(Session& s) {
   EmulatorOptions options;
   options.region = s.config.client.region;
+  options.seed = s.seed;
   s.emulator = std::make_unique<Emulator>(options);
   // The server threads start with SIGINT blocked, so Ctrl-C always reaches the
   // thread that runs Lua (the REPL's handler sets a hook on its state).

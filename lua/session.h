@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/client.h"
@@ -24,6 +25,7 @@ struct Session {
   std::unique_ptr<Emulator> emulator; // set once the embedded emulator has started
   std::shared_ptr<Client> client;     // the default client: `cloud` itself
   std::function<void()> on_emulator_start;  // the runner's notice, said when it starts
+  std::optional<std::uint64_t> seed;        // the embedded emulator's, from its start
 };
 
 Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags);
@@ -44,6 +46,11 @@ std::shared_ptr<Client> make_client(const ClientConfig& config);
 // serves it, else the profile when one was chosen, else the endpoints' host[:port]
 // when they share one, else "default".
 std::string session_label(const Session& session);
+
+// Makes what varies from run to run repeatable from `seed` (cloud.emulator.configure{
+// seed = N }, cloudlua test --seed N): the embedded emulator's ids, request ids and
+// times (Emulator::set_seed), the retry back-off's jitter and Lua's math.random.
+void seed_session(lua_State* L, Session& session, std::uint64_t seed);
 
 // Installs the `cloud` module for `session` as a global and in package.loaded.
 void open_cloud(lua_State* L, std::shared_ptr<Session> session);

@@ -10,6 +10,7 @@
 --   expect(v).to_equal(w)     deep comparison; a failure lists each differing path
 --   expect(fn, ...).to_fail{kind=, code=, status=, message=, field=}   fn(...) must raise
 --   expect_error(fn, match)   the same for a closure; returns the error
+--   expect(v).to_match_snapshot(name)   v as stored beside the file (__snapshots__/)
 --   setup(fn), teardown(fn)   once before the file's first case and after its last
 --   before_each(fn), after_each(fn)   around every case (after_each runs even on failure)
 --
@@ -21,7 +22,7 @@
 local M = {}
 
 -- Every line of TAP leaves the process: redacted and printable, as all cloudlua output is.
-local redact, printable = package.loaded.cloud.redact, package.loaded.cloud.printable
+local redact, printable, clock = package.loaded.cloud.redact, package.loaded.cloud.printable, package.loaded.cloud.clock
 local function write(line) io.stdout:write(printable(redact(line)), "\n") io.stdout:flush() end
 
 ---------------------------------------------------------------- rendering values
@@ -134,6 +135,17 @@ end
 
 ---------------------------------------------------------------- errors expected
 
+-- The message of the last expectation that failed: a case whose error ends with it
+-- failed a check (a JUnit <failure>); any other error is an <error>.
+local failed_expectation
+
+-- Raises `message` at `level` (as error does), noted as a failed expectation.
+local function fail_expectation(message, level)
+  failed_expectation = message
+  error(message, level + 1)
+end
+
+
 local function error_text(err)
   if type(err) == "string" then return err end
   return render(err)
@@ -173,16 +185,75 @@ end
 local function expect_failure(level, match, fn, ...)
   local results = table.pack(pcall(fn, ...))
   if results[1] then
-    error(("expected the call to fail%s, but it returned %s"):format(
+    fail_expectation(("expected the call to fail%s, but it returned %s"):format(
       match and " with " .. render(match) or "", results.n > 1 and render(results[2]) or "nothing"), level + 1)
   end
   local err = results[2]
   local wrong = mismatches(err, match)
   if #wrong > 0 then
-    error(("expected an error with %s; got:\n  %s"):format(table.concat(wrong, ", "),
-          error_text(err):gsub("\n", "\n  ")), level + 1)
+    fail_expectation(("expected an error with %s; got:\n  %s"):format(table.concat(wrong, ", "),
+                     (error_text(err):gsub("\n", "\n  "))), level + 1)
   end
   return err
+end
+
+---------------------------------------------------------------- snapshots
+
+-- Where snapshots go and whether they are written: set by run_file for its file.
+local snapshots = { dir = nil, update = false, make_directory = nil }
+
+-- How a value is stored: Lua a person can read and diff (the pretty printer's layout,
+-- nothing cut), `return`ed, cloud.null as null.
+local function snapshot_text(value)
+  local text = "return " .. package.loaded.cloud.pretty(value, { width = 100, max_depth = math.huge,
+                                                                 max_items = math.huge, max_string = math.huge }) .. "\n"
+  return text
+end
+
+local function load_snapshot(text, name)
+  local chunk = load(text, "=" .. name, "t", { null = package.loaded.cloud.null })
+  local ok, value = pcall(chunk or error)
+  return ok and chunk and value, ok
+end
+
+local function read_all(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+-- Writes `text` to the snapshot file `path` (its folder made first).
+local function write_snapshot(path, text)
+  snapshots.make_directory(path:match("^(.*)/[^/]*$"))
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+-- expect(v).to_match_snapshot(name): v as stored in __snapshots__/<file>/<name>.lua
+-- beside the test file; --update-snapshots writes it. Returns nil or a failure message.
+local function snapshot_mismatch(value, name)
+  if type(name) ~= "string" or not name:match("^[%w_.%-]+$") or name:match("^%.") then
+    return "to_match_snapshot needs a name of letters, digits, '_', '.' and '-', got " .. render(name)
+  end
+  local path = snapshots.dir .. "/" .. name .. ".lua"
+  local text = snapshot_text(value)
+  if not select(2, load_snapshot(text, name)) then
+    return "to_match_snapshot: " .. render(value) .. " has no stored form (a function, userdata or a cycle)"
+  end
+  local stored = read_all(path)
+  if snapshots.update then
+    if stored ~= text then write_snapshot(path, text) end
+    return nil
+  end
+  if not stored then return ("no snapshot %s yet: run with --update-snapshots to write it"):format(path) end
+  if stored == text then return nil end
+  local expected = load_snapshot(stored, path)
+  local lines = differences(value, expected)
+  if #lines == 0 then lines = { "the stored text differs (numbers printed otherwise?): " .. path } end
+  return ("snapshot %s: "):format(path) .. difference_message(lines)
 end
 
 function M.expect_error(fn, match)
@@ -196,7 +267,7 @@ end
 -- expect(actual, ...): the matchers, each failing with a message that shows both sides.
 function M.expect(actual, ...)
   local extra = table.pack(...)
-  local function fail(message) error(message, 3) end
+  local function fail(message) fail_expectation(message, 3) end
   local m = {}
   function m.to_equal(expected)
     local lines = differences(actual, expected)
@@ -233,6 +304,10 @@ function M.expect(actual, ...)
   function m.to_have_length(n)
     local len = (type(actual) == "string" or type(actual) == "table") and #actual or nil
     if len ~= n then fail(("expected length %d, got %s of %s"):format(n, tostring(len), render(actual))) end
+  end
+  function m.to_match_snapshot(name)
+    local mismatch = snapshot_mismatch(actual, name)
+    if mismatch then fail(mismatch) end
   end
   function m.to_fail(match)
     if type(actual) ~= "function" and not (getmetatable(actual) or {}).__call then
@@ -284,12 +359,30 @@ local function location_in(path)
   end
 end
 
--- Runs fn under xpcall; on failure returns a record { message=, where=, skipped= }.
+-- The stack where an error was raised ("stack traceback:" and a line per frame), the
+-- harness's own frames left out: the error's raising, the matchers, the xpcall.
+local function traceback_of()
+  local text = debug.traceback("", 3):gsub("^\n", ""):gsub("\n%s*%[C%]: in function 'xpcall'.*$", "")
+  local lines = {}
+  for line in text:gmatch("[^\n]+") do
+    if not (line:find("[cloudlua] testing.lua", 1, true) or line:find("[C]: in function 'error'", 1, true)) then
+      lines[#lines + 1] = line
+    end
+  end
+  return table.concat(lines, "\n")
+end
+
+-- Runs fn under xpcall; on failure returns a record { message=, where=, skipped=,
+-- expectation= (a failed check, not another error), traceback= }.
 local function protected(path, fn, ...)
   local failure
+  failed_expectation = nil
   local ok = xpcall(fn, function(e)
     if getmetatable(e) == SKIP then failure = { skipped = true, message = e.reason } return end
-    failure = { message = error_text(e), where = location_in(path) }
+    local expectation = type(e) == "string" and failed_expectation ~= nil
+                        and e:sub(-#failed_expectation) == failed_expectation
+    failure = { message = error_text(e), where = location_in(path), expectation = expectation,
+                traceback = traceback_of() }
   end, ...)
   return ok and nil or failure
 end
@@ -301,35 +394,50 @@ local function run_hooks(path, hooks)
   end
 end
 
--- The reason of a failure as TAP diagnostics: "# " before every line.
-local function diagnostics(failure, context)
+-- The reason of a failure as a person reads it: the context, where, the message.
+local function reason(failure, context)
   local message = failure.message or "(no message)"
   local lines = {}
   if context then lines[#lines + 1] = context end
   if failure.where and not message:find(failure.where, 1, true) then lines[#lines + 1] = "at " .. failure.where end
   lines[#lines + 1] = message
-  return "#   " .. table.concat(lines, "\n"):gsub("\n", "\n#   ")
+  return table.concat(lines, "\n")
 end
+
+-- The reason as TAP diagnostics: "#   " before every line.
+local function diagnostics(text) return "#   " .. text:gsub("\n", "\n#   ") end
 
 -- A case's name as a TAP description: one line, and "#" escaped so that it cannot
 -- be read as a directive (TAP 13).
 local function tap_name(name) return (name:gsub("[\r\n]+", " "):gsub("#", "\\#")) end
 
-local function report(counts, name, failure, context)
+-- A case's result as the report keeps it (JUnit): { name=, outcome= "passed",
+-- "skipped", "failure" (a check failed) or "error" (anything else raised), time=,
+-- message=, traceback= }.
+local function record(counts, name, failure, text, time)
+  local outcome = not failure and "passed" or failure.skipped and "skipped"
+                  or failure.expectation and "failure" or "error"
+  counts.cases[#counts.cases + 1] = { name = name, outcome = outcome, time = time or 0, message = text,
+                                      traceback = failure and failure.traceback }
+end
+
+-- Writes a case's TAP line (and diagnostics), counts it and records it.
+local function report(counts, name, failure, context, time)
   if counts.header then write("# " .. counts.header) counts.header = nil end  -- the file's name, once
   counts.number = counts.number + 1
-  name = tap_name(name)
+  local line = tap_name(name)
   if not failure then
     counts.passed = counts.passed + 1
-    return write(("ok %d - %s"):format(counts.number, name))
-  end
-  if failure.skipped then
+    write(("ok %d - %s"):format(counts.number, line))
+  elseif failure.skipped then
     counts.skipped = counts.skipped + 1
-    return write(("ok %d - %s # SKIP %s"):format(counts.number, name, failure.message or ""))
+    write(("ok %d - %s # SKIP %s"):format(counts.number, line, failure.message or ""))
+  else
+    counts.failed = counts.failed + 1
+    write(("not ok %d - %s"):format(counts.number, line))
+    write(diagnostics(reason(failure, context)))
   end
-  counts.failed = counts.failed + 1
-  write(("not ok %d - %s"):format(counts.number, name))
-  write(diagnostics(failure, context))
+  record(counts, name, failure, failure and (failure.skipped and failure.message or reason(failure, context)), time)
 end
 
 -- One case: before_each hooks, the case, after_each hooks; the first failure counts.
@@ -368,11 +476,16 @@ local function load_suite(path, counts)
   return suite
 end
 
--- run_file(path, { filter=, list=, first= }): runs the file's cases and writes TAP;
--- returns { passed=, failed=, skipped=, number= } (number: the last case number used).
+-- run_file(path, { filter=, list=, first=, update_snapshots=, make_directory= }): runs
+-- the file's cases and writes TAP;
+-- returns { passed=, failed=, skipped=, number= (the last case number used), cases= (the
+-- record of each case, in order) }.
 function M.run_file(path, opts)
   io.stdout:setvbuf("line")
-  local counts = { passed = 0, failed = 0, skipped = 0, number = (opts.first or 1) - 1, header = path }
+  local counts = { passed = 0, failed = 0, skipped = 0, number = (opts.first or 1) - 1, header = path, cases = {} }
+  local folder = path:match("^(.*)/[^/]*$")
+  snapshots.dir = (folder and folder .. "/" or "") .. "__snapshots__/" .. path:match("([^/]*)$"):gsub("%.lua$", "")
+  snapshots.update, snapshots.make_directory = opts.update_snapshots, opts.make_directory
   local suite = load_suite(path, counts)
   if not suite then return counts end
   local cases = selected(path, suite, opts.filter)
@@ -385,7 +498,11 @@ function M.run_file(path, opts)
   for _, case in ipairs(cases) do
     if case.skipped then report(counts, case.name, { skipped = true, message = "test.skip" })
     elseif setup_failure then report(counts, case.name, setup_failure, "setup failed")
-    else report(counts, case.name, run_case(path, suite, case)) end
+    else
+      local start = clock()
+      local failure = run_case(path, suite, case)
+      report(counts, case.name, failure, nil, clock() - start)
+    end
   end
   local teardown_failure = run_hooks(path, suite.teardown)
   if teardown_failure then report(counts, path .. ": teardown", teardown_failure, "teardown failed") end

@@ -15,8 +15,8 @@ _cloudlua() {
     --profile) COMPREPLY=($(compgen -W "$(_cloudlua_profiles)" -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -W "text json json-meta" -- "$cur")); return ;;
     --dialect) COMPREPLY=($(compgen -W "ext aws any" -- "$cur")); return ;;
-    --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter) return ;;
+    --state|--junit) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter|--seed|-j|--jobs) return ;;
   esac
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
     case $w in serve|config|test) sub=$w; break ;; esac
@@ -25,8 +25,8 @@ _cloudlua() {
   case $sub in
     serve) opts="--port --host --dialect --access-key --secret-key --region --state --settle --min-part-size --help" ;;
     config) opts=$config ;;
-    test) opts="--filter --list $config" ;;
-    *) opts="-e -l -i -v --version -E -W --output --debug --keep-going $config -h - --" ;;
+    test) opts="--filter --list --junit --seed -j --jobs --update-snapshots $config" ;;
+    *) opts="-e -l -i -v --version -E -W --output --debug --keep-going --lua-definitions $config -h - --" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -84,6 +84,14 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
   cmd->add_option("paths", test.paths, "Test files and folders");
   cmd->add_option("--filter", test.filter, "Run only the cases whose name matches PATTERN")->type_name("PATTERN");
   cmd->add_flag("--list", test.list, "List the cases without running them");
+  cmd->add_option("-j,--jobs", test.jobs, "Run N files at once, each in a process of its own (output in order)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 256));
+  cmd->add_flag("--update-snapshots", test.update_snapshots,
+                "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
+  cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")
+      ->type_name("N");
+  cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (TAP stays on stdout)")->type_name("FILE");
   add_config_flags(*cmd, config, endpoints);
   return cmd;
 }
@@ -139,6 +147,9 @@ int main(int argc, char** argv) {
   bool debug = false;
   app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted");
   app.add_flag("--keep-going", run.keep_going, "Scripted session (stdin not a terminal): carry on after errors");
+  bool lua_definitions = false;
+  app.add_flag("--lua-definitions", lua_definitions,
+               "Print the Lua language server's definitions of cloudlua's globals (for editors; docs/lua-api.md)");
 
   cloud::ServeOptions serve;
   add_serve_command(app, serve);
@@ -165,6 +176,8 @@ int main(int argc, char** argv) {
   }
 
   run.steps = ordered_steps(app, exec, require);
+  if (lua_definitions)  // lua/definitions.lua makes them; nothing else runs
+    return run.steps = {{false, "io.write((require('cloud.definitions')()))"}}, cloud::run_lua(run);
   std::vector<std::string> rest = app.remaining();
   if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-' && rest.front() != "--")
     return cloud::usage_error(app, cloud::unrecognized(app, rest.front()));  // lua: "unrecognized option"

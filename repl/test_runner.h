@@ -2,6 +2,8 @@
 // lua/testing.lua and reports in TAP, ending with the line "N passed, M failed".
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,10 @@ struct TestOptions {
   std::vector<std::string> paths;  // files, or folders meaning their *_test.lua files
   std::string filter;              // run only cases whose "file: name" contains it
   bool list = false;               // print the cases instead of running them
+  std::string junit;               // write a JUnit XML report there
+  bool update_snapshots = false;   // write to_match_snapshot's files instead of comparing
+  int jobs = 1;                    // files run in this many processes at once
+  std::optional<std::uint64_t> seed;  // repeatable ids, request ids and times (seed_session)
   ConfigOverrides config;          // --profile, --endpoint...: no embedded emulator then
 };
 

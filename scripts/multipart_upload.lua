@@ -34,7 +34,7 @@ local key = args.key or args.file:match("([^/]+)$")
 -- True when the files at paths a and b hold the same bytes (read a MiB at a time).
 local function same_files(a, b)
   local fa, fb = assert(io.open(a, "rb")), assert(io.open(b, "rb"))
-  local same = true
+  local same
   repeat
     local x, y = fa:read(1024 * 1024), fb:read(1024 * 1024)
     same = x == y

@@ -39,10 +39,10 @@ print(("  ok=%s kind=%s code=%s"):format(ok, err.kind, err.code))
 for _, f in ipairs(err.fields) do print(("  %s: %s"):format(f.path, f.problem)) end
 
 section("Errors from the platform are values with a kind and a code")
-ok, err = pcall(cloud.cluster.update_snapshot, { SnapshotName = "no-such-snapshot", snapshot = {} })
+err = select(2, pcall(cloud.cluster.update_snapshot, { SnapshotName = "no-such-snapshot", snapshot = {} }))
 print(("  kind=%s code=%s status=%d: %s"):format(err.kind, err.code, err.status, err.message))
 local wrong = cloud.client{ credentials = { secret_access_key = "not-the-secret" } }
-ok, err = pcall(wrong.cluster.update_snapshot, { SnapshotName = "snap-2", snapshot = {} })
+err = select(2, pcall(wrong.cluster.update_snapshot, { SnapshotName = "snap-2", snapshot = {} }))
 print(("  wrong secret: kind=%s code=%s status=%d"):format(err.kind, err.code, err.status))
 
 section("Signing without sending (cloud.sign)")
@@ -78,8 +78,8 @@ local done, done_meta = s3.complete_multipart_upload{ Bucket = "tour", Object = 
   Part = { { PartNumber = 1, ETag = first.ETag }, { PartNumber = 2, ETag = last.ETag } } }
 print(("  upload %s... completed: %s, ETag %s, version %s, %d attempt(s)"):format(
   up.UploadId:sub(1, 8), done.Location, done.ETag, done.VersionId, done_meta.attempts))
-ok, err = pcall(s3.complete_multipart_upload, { Bucket = "tour", Object = "video/clip.bin", uploadId = up.UploadId,
-  Part = { { PartNumber = 2, ETag = last.ETag }, { PartNumber = 1, ETag = first.ETag } } })
+err = select(2, pcall(s3.complete_multipart_upload, { Bucket = "tour", Object = "video/clip.bin", uploadId = up.UploadId,
+  Part = { { PartNumber = 2, ETag = last.ETag }, { PartNumber = 1, ETag = first.ETag } } }))
 print(("  parts out of order: %s error, %s: %s"):format(err.kind, err.fields[1].path, err.fields[1].problem))
 local abandoned = s3.create_multipart_upload{ Bucket = "tour", Object = "video/abandoned.bin" }
 local _, abort_meta = s3.abort_multipart_upload{ Bucket = "tour", Object = "video/abandoned.bin",
@@ -176,7 +176,7 @@ if cloud.emulator then
 
   section("Seeded fixtures and rejections (cloud.emulator.seed)")
   emu.seed{ firewall_groups = { { firewallGroupName = "tour-fw", state = "PROCESSING" } } }
-  local ok, err = pcall(cloud.devops.authorize_firewall_rules, {
+  local _, err = pcall(cloud.devops.authorize_firewall_rules, {
     FirewallGroupName = "tour-fw", rules = { { protocol = "TCP", port = 443, cidrIp = "192.0.2.0/24" } },
   })
   print(("  while PROCESSING: %s %d: %s"):format(err.code, err.status, err.message))

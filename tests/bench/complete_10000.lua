@@ -20,7 +20,7 @@ local function median(xs)
   return xs[(#xs + 1) // 2]
 end
 
-local upload_times, complete_times = {}, {}
+local complete_times = {}
 for round = 1, rounds do
   local key = "bench/object-" .. round
   local up = s3.create_multipart_upload{ Bucket = "bench", Object = key }
@@ -33,7 +33,7 @@ for round = 1, rounds do
   end
   local done, meta = s3.complete_multipart_upload{ Bucket = "bench", Object = key, uploadId = up.UploadId, Part = listed }
   assert(done.ETag:match("%-" .. parts_wanted .. '"$'), "completed: " .. done.ETag)
-  upload_times[round], complete_times[round] = uploading, meta.elapsed
+  complete_times[round] = meta.elapsed
   print(("round %d: %d part uploads %.2f s (%.3f ms each), completion %.3f s"):format(
     round, parts_wanted, uploading, uploading / parts_wanted * 1000, meta.elapsed))
 end

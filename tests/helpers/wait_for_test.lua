@@ -2,11 +2,10 @@
 -- acceptors on the emulator's virtual time, the options, the time-out, API errors no
 -- acceptor names, cloud.waiters() and help("ClusterRunning").
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local BACKUP = "0123456789abcdef0123456789abcdef"
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ backups = { { backupId = BACKUP } }, snapshots = { { name = "snap-1" } },
             firewall_groups = { { firewallGroupName = "fw-web" } } }
@@ -152,9 +151,9 @@ end)
 test("help(\"ClusterRunning\") describes the waiter from the model", function()
   local out = {}
   local write = io.write
-  io.write = function(...) for _, s in ipairs{ ... } do out[#out + 1] = s end end
+  io.write = function(...) for _, s in ipairs{ ... } do out[#out + 1] = s end end  -- luacheck: ignore 122
   help("ClusterRunning")
-  io.write = write
+  io.write = write  -- luacheck: ignore 122
   local text = table.concat(out)
   expect(text).to_contain('cloud.wait_for("ClusterRunning", args')
   expect(text).to_contain("cloud.cluster.get_cluster (GetCluster) every 60 s, at most 40 tries")

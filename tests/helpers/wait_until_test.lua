@@ -2,10 +2,9 @@
 -- time-out error, and its argument checks. Runs in `cloudlua test`, so the emulator's
 -- clock moves only when told.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ firewall_groups = { { firewallGroupName = "fw-1" } } }
 end)

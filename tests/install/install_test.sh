@@ -3,8 +3,8 @@
 # installed binary runs (-v, a call on its embedded emulator), `man -l` renders the
 # manual page, every option of `--help` (the main command's and each sub-command's) is
 # in the page and in the bash completion, the bash completion completes a sub-command
-# and a profile name of the config file, and the zsh completion and the documents are
-# in place. Usage: install_test.sh BUILD_DIR
+# and a profile name of the config file, and the zsh completion, the documents and the
+# editors' files (LuaLS definitions, luacheckrc) are in place. Usage: install_test.sh BUILD_DIR
 set -euo pipefail
 BUILD=$1
 WORK=$(mktemp -d)
@@ -24,6 +24,17 @@ grep -q "cloudlua - the cloud platform's APIs as Lua functions" "$WORK/man.txt" 
 COMPLETION=$WORK/usr/share/bash-completion/completions/cloudlua
 [ -f "$WORK/usr/share/zsh/vendor-completions/_cloudlua" ] || fail "no zsh completion"
 [ -f "$WORK/usr/share/doc/cloudlua/cli.md" ] && [ -f "$WORK/usr/share/doc/cloudlua/README.md" ] || fail "no documents"
+# The editors' files: the language server's definitions (those the installed binary
+# prints) and the luacheck settings, which accept a script using cloudlua's globals.
+cmp -s "$WORK/usr/share/cloudlua/types/cloud.lua" <(CLOUDLUA_CONFIG_FILE=/dev/null "$BIN" --lua-definitions) ||
+  fail "share/cloudlua/types/cloud.lua is not what --lua-definitions prints"
+[ -f "$WORK/usr/share/cloudlua/luacheckrc" ] || fail "no share/cloudlua/luacheckrc"
+if command -v luacheck >/dev/null; then
+  cp "$WORK/usr/share/cloudlua/luacheckrc" "$WORK/.luacheckrc"
+  printf 'test("x", function() expect(cloud.storage.list_buckets{}).to_be_a("table") end)
+' >"$WORK/x_test.lua"
+  (cd "$WORK" && luacheck -q x_test.lua >/dev/null) || fail "luacheck with the installed luacheckrc refuses cloudlua's globals"
+fi
 
 # Every option --help lists, as a word of the page and of the completion script.
 for cmd in "" serve config test; do

@@ -60,10 +60,6 @@ teardown(function()
   t.cleanup()
 end)
 
-before_each(function()
-  if not cloud.emulator then skip("needs the embedded emulator as the accounts' endpoint") end
-end)
-
 ---------------------------------------------------------------- cloudlua config: values, masked secrets, origins
 
 test("config shows the file read, the profile and their origins", function()

@@ -4,19 +4,18 @@
 -- over its pages by hand.
 -- Run: cloudlua test tests/lua/client_functions_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
 end)
 
 -- Runs fn with cloud.call counting its uses; returns that count.
 local function default_calls_during(fn)
   local real, used = cloud.call, 0
-  cloud.call = function(...) used = used + 1; return real(...) end
+  cloud.call = function(...) used = used + 1; return real(...) end  -- luacheck: ignore 122
   local ok, err = pcall(fn)
-  cloud.call = real
+  cloud.call = real  -- luacheck: ignore 122
   if not ok then error(err, 0) end
   return used
 end

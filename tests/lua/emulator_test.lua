@@ -3,12 +3,11 @@
 -- Each fault is checked through what a script sees: the error object or meta.attempts.
 -- Run: cloudlua test tests/lua/emulator_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local update = { SnapshotName = "snap-1", snapshot = { description = "x" } }
 
 -- Every case starts from snap-1 alone, with no fault left queued by another.
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ snapshots = { { name = "snap-1" } } }
 end)

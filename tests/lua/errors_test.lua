@@ -94,7 +94,6 @@ end)
 
 -- Retried like a 5xx; here with one attempt.
 test("api: an <Error> in a 200 answer", function()
-  if not cloud.emulator then skip("needs the embedded emulator's faults") end
   local s3 = cloud.storage
   local up = s3.create_multipart_upload{ Bucket = "demo-bucket", Object = "k" }
   local etag = s3.upload_part{ Bucket = "demo-bucket", Object = "k", uploadId = up.UploadId, partNumber = 1, body = "x" }.ETag
@@ -129,7 +128,6 @@ end)
 
 -- The answer comes later than the client waits (a short emulator delay).
 test("timeout: kind, code, no status, the operation", function()
-  if not cloud.emulator then skip("needs the embedded emulator's faults") end
   cloud.emulator.fault{ operation = "UpdateSnapshot", delay = 0.3 }
   local err = expect(cloud.client{ timeout = 0.05, max_attempts = 1 }.cluster.update_snapshot, snap)
     .to_fail{ kind = "timeout", code = "Timeout" }

@@ -7,7 +7,7 @@
 -- Run: cloudlua test tests/lua/file_body_test.lua
 
 local s3 = cloud.storage
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local once = cloud.client{ max_attempts = 1 }
 local BUCKET = "files"
 
@@ -22,7 +22,6 @@ local dir
 local function entries() return files.entries(dir) end
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.configure{ min_part_size = 4 }
   s3.create_bucket{ Bucket = BUCKET }

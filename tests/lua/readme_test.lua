@@ -8,7 +8,10 @@
 --     credentials files (so the example files are checked too);
 --   * a block whose first line is `-- NAME_test.lua` is a test file: it runs through
 --     `cloudlua test NAME_test.lua`, and what that prints must match the page's
---     transcript block that starts `$ cloudlua test NAME_test.lua`.
+--     transcript block that starts `$ cloudlua test [OPTIONS] NAME_test.lua` (run with
+--     those options; with --junit FILE, the ```xml block after it is FILE's text).
+-- The other blocks of a page build on one another; any one runs alone too (--filter):
+-- the page's earlier blocks run first.
 -- Run: cloudlua test tests/lua/readme_test.lua (CLOUDLUA_TEST_BIN names the binary)
 
 local cli = dofile("tests/lua/support/cli.lua")
@@ -113,17 +116,28 @@ local function check_with_config(code, name, expected, page)
   compare(name, expected, lines_of(out))
 end
 
+local function squeezed_lines(text)
+  local out = {}
+  for _, line in ipairs(lines_of(text)) do out[#out + 1] = squeeze(line) end
+  return out
+end
+
 -- Runs a test-file block through `cloudlua test` and compares its output with the
--- page's transcript of that command.
+-- page's transcript of that command, whose options are used too. With `--junit FILE`
+-- the page's ```xml block after the transcript is what FILE must hold.
 local function check_test_file(code, name, file, page)
-  local transcript = page:match("```\n%$ cloudlua test " .. file:gsub("%p", "%%%0") .. "\n(.-)```")
-  assert(transcript, name .. ": no transcript '$ cloudlua test " .. file .. "' on the page")
+  local options, transcript, after = page:match("```\n%$ cloudlua test ([^\n]-)" .. file:gsub("%p", "%%%0") .. "\n(.-)```()")
+  assert(transcript, name .. ": no transcript '$ cloudlua test ... " .. file .. "' on the page")
   local dir = folder_with{ [file] = code }
-  local out = cli.cloudlua("test " .. cli.quote(file), { cd = dir })
+  local out = cli.cloudlua("test " .. options .. cli.quote(file), { cd = dir })
+  local report = options:match("%-%-junit (%S+)") and cli.read_file(dir .. "/" .. options:match("%-%-junit (%S+)"))
   os.execute("rm -rf " .. cli.quote(dir))
-  local expected = {}
-  for _, line in ipairs(lines_of(transcript)) do expected[#expected + 1] = squeeze(line) end
-  compare(name, expected, lines_of(out))
+  compare(name, squeezed_lines(transcript), lines_of(out))
+  if report then
+    local xml = page:match("^%s*```xml\n(.-)```", after)
+    assert(xml, name .. ": no ```xml block after the transcript")
+    compare(name .. " (the JUnit report)", squeezed_lines(xml), lines_of(report))
+  end
 end
 
 -- The `-->` comments of a block, squeezed.
@@ -136,13 +150,27 @@ local function expected_lines(code)
   return expected
 end
 
--- One case per block, in order (later blocks may build on what earlier ones did).
+-- The blocks of a page that run in this process build on one another (a bucket made
+-- by one is read by the next). Run in order, each runs once; a block run alone
+-- (--filter) first runs the page's earlier ones, their output unchecked.
+local function prepared(page, upto)
+  for i = page.ran + 1, upto - 1 do
+    if page.blocks[i] then  -- test files and config examples run in processes of their own
+      local ok, err = pcall(run, page.blocks[i], page.names[i])
+      if not ok then error("an earlier example, run first: " .. tostring(err), 0) end
+    end
+  end
+  page.ran = upto
+end
+
+-- One case per block, in order.
 local blocks, lines = 0, 0
 for _, where in ipairs(SECTIONS) do
   local file, title = where[1], where[2]
   local label = title and file .. " " .. title or file
   local found, text = pcall(function() return section(read(file), file, title) end)
   local n = 0
+  local page = { ran = 0, blocks = {}, names = {} }
   for code in (found and text or ""):gmatch("```lua\n(.-)```") do
     n = n + 1
     local name = ("%s example %d (%s)"):format(label, n, code:match("[^\n]*"))
@@ -154,7 +182,12 @@ for _, where in ipairs(SECTIONS) do
     elseif where.config then
       test(name, function() check_with_config(code, name, expected, text) end)
     else
-      test(name, function() check(code, name, expected) end)
+      page.blocks[n], page.names[n] = code, name
+      local this = n
+      test(name, function()
+        prepared(page, this)
+        check(code, name, expected)
+      end)
     end
   end
   test(label .. " has examples", function()

@@ -5,7 +5,7 @@
 -- test waits: the waiting itself is checked with a fake clock in client_test.cpp.
 -- Run: cloudlua test tests/lua/retries_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local fast = cloud.client{ retry_base_delay = 0, invalid_part_delay = 0 }  -- 3 attempts, no waiting
 local s3 = fast.storage
 
@@ -13,10 +13,6 @@ setup(function()
   if not emu then return end
   emu.configure{ min_part_size = 1 }
   s3.create_bucket{ Bucket = "retries" }
-end)
-
-before_each(function()
-  if not emu then skip("needs the embedded emulator's faults") end
 end)
 
 -- A new upload of `key` with one part per body, ready to complete: the arguments of

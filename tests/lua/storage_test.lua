@@ -155,6 +155,7 @@ end
 
 test("keys are stored as written: '%2F' not decoded twice, '+' not a space", function()
   if not emu then skip("needs the embedded emulator's state") end
+  for _, k in ipairs{ "%2F", "a+b.txt" } do s3.put_object{ Bucket = BUCKET, Object = k, Body = k } end
   local stored = {}
   for _, b in ipairs(emu.state().buckets) do
     if b.name == BUCKET then for _, o in ipairs(b.objects) do stored[o.key] = o.size end end

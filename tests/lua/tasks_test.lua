@@ -6,12 +6,8 @@
 -- events), never by a time.
 -- Run: cloudlua test tests/lua/tasks_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local cluster = cloud.cluster
-
-before_each(function()
-  if not emu then skip("needs the embedded emulator's faults") end
-end)
 
 -- The most calls under way at once in a list of "+" (started) and "-" (ended) events.
 local function most_at_once(events)

@@ -10,7 +10,7 @@
 -- Run: cloudlua test tests/lua/transfer_test.lua
 
 local s3 = cloud.storage
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local once = cloud.client{ max_attempts = 1 }
 local BUCKET = "transfers"
 local MiB = 1024 * 1024
@@ -20,7 +20,7 @@ local PART = 5 * MiB
 local lines = {}
 for i = 0, 11 * MiB // 8 - 1 do lines[#lines + 1] = ("%07d\n"):format(i % 10000000) end
 local content = table.concat(lines)
-lines = nil
+lines = nil  -- luacheck: ignore 311 (the memory freed)
 
 local files = dofile("tests/lua/support/files.lua")
 local read, write = files.read, files.write
@@ -29,7 +29,6 @@ local function entries() return files.entries(dir) end
 local function uploads() return #emu.state().uploads end
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = BUCKET }
   dir = files.make_dir()
@@ -314,8 +313,7 @@ test("upload_file and download_file belong to every client", function()
 end)
 
 test("off a terminal the progress line is written only with progress = true, one line per part", function()
-  local bin = os.getenv("CLOUDLUA_TEST_BIN")
-  if not bin then skip("needs CLOUDLUA_TEST_BIN") end
+  local bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set (ctest sets it)")
   local function stderr_of(progress)
     local code = ("cloud.storage.create_bucket{ Bucket = 'bkt' } cloud.storage.upload_file{ Bucket = 'bkt', Object = 'o', "
                   .. "file = [[%s]], part_size = %d, progress = %s }"):format(dir .. "/big.bin", PART, progress)

@@ -3,11 +3,7 @@
 -- signing dialects from the same credentials.
 -- Run: cloudlua test tests/regression/authentication_test.lua
 
-local emu = cloud.emulator
-
-before_each(function()
-  if not emu then skip("needs the embedded emulator's credentials") end
-end)
+assert(cloud.emulator, "needs the embedded emulator")
 
 -- One harmless call per API, through `client`.
 local calls = {

@@ -4,11 +4,10 @@
 -- every limit of the rule fields.
 -- Run: cloudlua test tests/regression/authorize_firewall_rules_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local ssh = { protocol = "TCP", port = 22, cidrIp = "203.0.113.0/24", description = "ssh" }
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator's fixtures") end
   emu.reset()
   emu.seed{ firewall_groups = {
     { firewallGroupName = "fw-1", availabilityZone = "east-11" },

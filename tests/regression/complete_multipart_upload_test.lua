@@ -5,13 +5,12 @@
 -- unknown upload, too small, an error inside a 200 answer); the limits.
 -- Run: cloudlua test tests/regression/complete_multipart_upload_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 local once = cloud.client{ max_attempts = 1 }  -- sees InvalidPart at once instead of retrying
 local BUCKET, KEY = "regression", "reports/2024 Q1/total+net 100%.csv"
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.configure{ min_part_size = 4 }  -- parts of a few bytes stand for 5 MiB ones
   s3.create_bucket{ Bucket = BUCKET }

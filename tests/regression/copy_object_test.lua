@@ -3,11 +3,10 @@
 -- answer's CopyObjectResult; the refusals (no source, copying onto itself).
 -- Run: cloudlua test tests/regression/copy_object_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "src" }
   s3.create_bucket{ Bucket = "dst" }

@@ -2,11 +2,10 @@
 -- refused 409 BucketNotEmpty; the name can be used again afterwards.
 -- Run: cloudlua test tests/regression/delete_bucket_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "temp" }
 end)

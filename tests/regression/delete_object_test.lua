@@ -2,11 +2,10 @@
 -- a key with '/' and spaces is the key; an abort (with uploadId) is another operation.
 -- Run: cloudlua test tests/regression/delete_object_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "del" }
 end)

@@ -3,11 +3,10 @@
 -- reported Deleted, missing ones too; Quiet reports none.
 -- Run: cloudlua test tests/regression/delete_objects_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "many" }
   for _, k in ipairs{ "a", "b", "c" } do s3.put_object{ Bucket = "many", Object = k, Body = k } end

@@ -4,11 +4,10 @@
 -- this operation, a plain GET of the key is still GetObject.
 -- Run: cloudlua test tests/regression/get_object_acl_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "acls" }
   s3.put_object{ Bucket = "acls", Object = "dir/a b.txt", Body = "the bytes" }

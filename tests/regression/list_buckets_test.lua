@@ -2,11 +2,10 @@
 -- in both dialects.
 -- Run: cloudlua test tests/regression/list_buckets_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
 end)
 

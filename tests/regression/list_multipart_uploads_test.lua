@@ -3,11 +3,10 @@
 -- UploadIdMarker; every page through cloud.pages.
 -- Run: cloudlua test tests/regression/list_multipart_uploads_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "ups" }
 end)

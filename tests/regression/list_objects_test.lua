@@ -3,11 +3,10 @@
 -- otherwise; each object with its Owner.
 -- Run: cloudlua test tests/regression/list_objects_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "lv1" }
   for _, k in ipairs{ "a", "b/1", "b/2", "c", "d" } do s3.put_object{ Bucket = "lv1", Object = k, Body = k } end

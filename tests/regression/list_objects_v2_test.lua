@@ -3,12 +3,11 @@
 -- StartAfter, FetchOwner, encoding-type=url; and every page through cloud.pages.
 -- Run: cloudlua test tests/regression/list_objects_v2_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 local KEYS = { "a.txt", "photos/2024/x.jpg", "photos/2024/y.jpg", "photos/2025/z.jpg", "photos/top.jpg", "z.txt" }
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = "lib" }
   for _, k in ipairs(KEYS) do s3.put_object{ Bucket = "lib", Object = k, Body = k } end

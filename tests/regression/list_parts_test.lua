@@ -5,12 +5,11 @@
 -- both signing dialects; the limits checked before anything is sent.
 -- Run: cloudlua test tests/regression/list_parts_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 local BUCKET, KEY = "regression", "parts/of a key+1.bin"
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.configure{ min_part_size = 4 }
   s3.create_bucket{ Bucket = BUCKET }

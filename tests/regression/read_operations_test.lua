@@ -3,11 +3,10 @@
 -- answer, the state as it moves, and the platform's code for a name it does not know.
 -- Run: cloudlua test tests/regression/read_operations_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local BACKUP = "0123456789abcdef0123456789abcdef"
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator's fixtures") end
   emu.reset()
   emu.seed{ backups = { { backupId = BACKUP } }, snapshots = { { name = "snap-1", description = "nightly" } },
             firewall_groups = { { firewallGroupName = "fw-web" } } }

@@ -4,10 +4,9 @@
 -- every limit of the cluster fields.
 -- Run: cloudlua test tests/regression/restore_cluster_from_snapshot_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator's fixtures") end
   emu.reset()
   emu.seed{ snapshots = {
     { name = "snap-1", cluster = { name = "prod", kubernetesVersion = "1.29.4",

@@ -3,11 +3,10 @@
 -- use); a restore is never resent once it may have reached the server; every limit.
 -- Run: cloudlua test tests/regression/restore_instance_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local BACKUP = "0123456789abcdef0123456789abcdef"
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator's fixtures") end
   emu.reset()
   emu.seed{ backups = { { backupId = BACKUP } } }
 end)

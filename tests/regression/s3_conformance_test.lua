@@ -7,14 +7,13 @@
 -- goes as a raw request, so the emulator's own answer is what is checked.
 -- Run: cloudlua test tests/regression/s3_conformance_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local s3 = cloud.storage
 local once = cloud.client{ max_attempts = 1 }  -- InvalidPart is otherwise retried
 local MIB = 1024 * 1024
 local BUCKET = "conformance"
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   s3.create_bucket{ Bucket = BUCKET }
 end)

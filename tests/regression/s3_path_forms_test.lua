@@ -3,10 +3,9 @@
 -- bucket; each reaches the operation it means.
 -- Run: cloudlua test tests/regression/s3_path_forms_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
 end)
 

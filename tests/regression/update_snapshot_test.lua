@@ -3,10 +3,9 @@
 -- the spec's table is checked at its largest valid value and one past it.
 -- Run: cloudlua test tests/regression/update_snapshot_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator's fixtures") end
   emu.reset()
   emu.seed{ snapshots = { { name = "snap-1", description = "nightly" }, { name = "snap-2" } } }
 end)

@@ -4,11 +4,10 @@
 -- resource group, an upgrade while configuring); the path parameters' limits.
 -- Run: cloudlua test tests/regression/upgrade_meshplatform_service_mesh_version_test.lua
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local upgrade = cloud.catalog.upgrade_meshplatform_service_mesh_version
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator's fixtures") end
   emu.reset()
   emu.seed{ mesh_clusters = { { resourceGroupName = "rg-1", name = "mesh-1", version = "1.21.0" },
                               { resourceGroupName = "rg-2", name = "mesh-1", version = "1.20.0" } } }

@@ -3,7 +3,7 @@
 -- the progress line that appears on a terminal (through script(1)) and never in a pipe.
 -- CLOUDLUA_TEST_BIN names the binary (set by ctest).
 
-local bin = os.getenv("CLOUDLUA_TEST_BIN")
+local bin = assert(os.getenv("CLOUDLUA_TEST_BIN"), "CLOUDLUA_TEST_BIN not set (ctest sets it)")
 
 local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
@@ -17,10 +17,6 @@ end
 
 -- Without the line that says the embedded emulator serves: the scripts' own output.
 local function cloudlua(args) return sh("CLOUDLUA_QUIET_EMULATOR=1 " .. sh_quote(bin) .. " " .. args) end
-
-before_each(function()
-  if not bin then skip("CLOUDLUA_TEST_BIN not set (ctest sets it)") end
-end)
 
 test("open_firewall.lua fw-1 203.0.113.0/24", function()
   local out, code = cloudlua("scripts/open_firewall.lua fw-1 203.0.113.0/24")

@@ -3,12 +3,10 @@
 -- file, the bucket created on request, a failed completion that leaves no upload, part
 -- sizes refused before anything is sent; and the download script.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local support = dofile("tests/scripts/support.lua")
 local run = support.runner("scripts/multipart_upload.lua")
 local download = support.runner("scripts/download.lua")
-local MiB = 1024 * 1024
-
 
 -- A temporary file holding `bytes`; its name.
 local function temp_file(bytes)
@@ -26,10 +24,9 @@ every_byte = table.concat(every_byte)
 local blocks = {}
 for i = 1, 11 * 256 do blocks[i] = ("%06d"):format(i) .. every_byte:rep(16):sub(7) end
 local eleven_mib = table.concat(blocks)
-blocks = nil
+blocks = nil  -- luacheck: ignore 311 (the memory freed)
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ buckets = { "uploads" } }
 end)

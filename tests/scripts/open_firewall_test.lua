@@ -2,14 +2,13 @@
 -- rules in one request, the wait for APPLIED (before and after), a second run that
 -- finds the rules open, and the failures a user meets.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local support = dofile("tests/scripts/support.lua")
 local run = support.runner("scripts/open_firewall.lua")
 
 local function group(name) return support.find(emu.state().firewall_groups, "firewallGroupName", name) end
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ firewall_groups = { { firewallGroupName = "fw-web" } } }
 end)

@@ -1,14 +1,13 @@
 -- scripts/rename_snapshot.lua, run in this state against the embedded emulator: the
 -- rename with an absolute or relative expiry, and refusals before anything is sent.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local support = dofile("tests/scripts/support.lua")
 local run = support.runner("scripts/rename_snapshot.lua")
 
 local function snapshot(name) return support.find(emu.state().snapshots, "name", name) end
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ snapshots = { { name = "snap-1" }, { name = "snap-2" } } }
 end)

@@ -1,14 +1,13 @@
 -- scripts/restore_cluster.lua, run in this state against the embedded emulator: tags
 -- from KEY=VALUE arguments, the wait until every node has addresses, the node table.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local support = dofile("tests/scripts/support.lua")
 local run = support.runner("scripts/restore_cluster.lua")
 
 local function cluster(name) return support.find(emu.state().clusters, "name", name) end
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ snapshots = { { name = "snap-1", cluster = { name = "prod", kubernetesVersion = "1.29.4", nodePools = {
     { name = "pool-a", instanceType = "e-large", nodeCount = 2 }, { name = "pool-b", instanceType = "e-large", nodeCount = 1 } } } } } }

@@ -1,16 +1,14 @@
 -- scripts/restore_instance.lua, run in this state against the embedded emulator: the
 -- restore with options, the wait for RUNNING, --no-wait, a time-out and a refusal.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local support = dofile("tests/scripts/support.lua")
 local run = support.runner("scripts/restore_instance.lua")
 local BACKUP = "0123456789abcdef0123456789abcdef"
 
-
 local function instance(id) return support.find(emu.state().instances, "instanceId", id) end
 
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ backups = { { backupId = BACKUP } } }
 end)

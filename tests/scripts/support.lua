@@ -19,10 +19,10 @@ function support.runner(path)
   local args = args_library(path)
   return function(...)
     local printed, real_print, real_exit = {}, print, args.exit
-    print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end
+    print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end  -- luacheck: ignore 121
     args.exit = function(status, text) error(("%s(exit %d)"):format(text, status), 0) end
     local ok, err = pcall(script, ...)
-    print, args.exit = real_print, real_exit
+    print, args.exit = real_print, real_exit  -- luacheck: ignore 121
     if not ok then error(err, 0) end
     return printed
   end

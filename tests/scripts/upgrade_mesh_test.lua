@@ -2,13 +2,11 @@
 -- upgrade, the wait for `running` (the MeshClusterRunning waiter), the platform's
 -- default version, refusals.
 
-local emu = cloud.emulator
+local emu = assert(cloud.emulator, "needs the embedded emulator")
 local support = dofile("tests/scripts/support.lua")
 local run = support.runner("scripts/upgrade_mesh.lua")
 
-
 before_each(function()
-  if not emu then skip("needs the embedded emulator") end
   emu.reset()
   emu.seed{ mesh_clusters = { { resourceGroupName = "rg-1", name = "mesh-1", version = "1.21.0" } } }
 end)

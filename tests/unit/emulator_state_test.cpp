@@ -106,8 +106,9 @@ TEST_CASE("The clock keeps its time when real time is switched on or off") {
   clock.advance(100);
   double before = clock.now();
   clock.set_real(false);
-  CHECK(clock.now() >= before);
-  CHECK(clock.now() < before + 1);
+  double stopped = clock.now();
+  CHECK(stopped >= before);
+  CHECK(clock.now() == stopped);  // virtual: it moves only when advanced
   clock.set_real(true);
   CHECK(clock.now() >= before);
   CHECK(clock.advanced() == 100);

@@ -1,0 +1,147 @@
+// The JUnit XML report (repl/junit.h), written with pugixml: one document for the run,
+// a <testsuite> appended per file, the totals on <testsuites> when it is saved.
+#include "repl/junit.h"
+
+#include <cstdio>
+
+#include "core/redact.h"
+
+namespace cloud {
+
+namespace {
+
+// The length of the UTF-8 sequence at s[i] when it is well formed and a character
+// XML 1.0 allows; 0 when it is not.
+size_t allowed_sequence(const std::string& s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned c = byte(i);
+  if (c < 0x80) return (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') ? 1 : 0;
+  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+  if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
+  unsigned code = c & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    code = code << 6 | (byte(i + k) & 0x3F);
+  }
+  bool shortest = (n == 2 && code >= 0x80) || (n == 3 && code >= 0x800) || (n == 4 && code >= 0x10000);
+  bool surrogate = code >= 0xD800 && code <= 0xDFFF;
+  bool allowed = shortest && !surrogate && code <= 0x10FFFF && code != 0xFFFE && code != 0xFFFF;
+  return allowed ? n : 0;
+}
+
+// "%.3f" seconds, as reporters read times.
+std::string seconds(double t) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", t < 0 ? 0 : t);
+  return text;
+}
+
+// The classname reporters group cases by: the file's path without ".lua", "/" as ".".
+std::string class_name(const std::string& file) {
+  std::string name = file;
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".lua") == 0) name.resize(name.size() - 4);
+  if (name.rfind("./", 0) == 0) name.erase(0, 2);
+  for (char& c : name)
+    if (c == '/') c = '.';
+  return name;
+}
+
+void set(pugi::xml_node node, const char* name, const std::string& value) {
+  node.append_attribute(name).set_value(xml_safe(value).c_str());
+}
+
+// The first line of a message: the message attribute (the whole text is the element's).
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+void add_case(pugi::xml_node suite, const std::string& file, const CaseResult& c) {
+  pugi::xml_node node = suite.append_child("testcase");
+  set(node, "classname", class_name(file));
+  set(node, "name", c.name);
+  set(node, "time", seconds(c.time));
+  set(node, "file", file);
+  if (c.outcome == "passed") return;
+  if (c.outcome == "skipped") return set(node.append_child("skipped"), "message", c.message);
+  pugi::xml_node why = node.append_child(c.outcome == "failure" ? "failure" : "error");
+  set(why, "message", first_line(c.message));
+  set(why, "type", c.outcome == "failure" ? "expectation" : "error");
+  std::string text = c.message + (c.traceback.empty() ? "" : "\n\n" + c.traceback);
+  why.append_child(pugi::node_pcdata).set_value(xml_safe(text).c_str());
+}
+
+long count_of(pugi::xml_node suite, const char* outcome) {
+  long n = 0;
+  for (pugi::xml_node c : suite.children("testcase")) n += c.child(outcome) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+std::string xml_safe(const std::string& text) {
+  const std::string clean = redact(text);
+  std::string out;
+  out.reserve(clean.size());
+  for (size_t i = 0; i < clean.size();) {
+    size_t n = allowed_sequence(clean, i);
+    if (n > 0) {
+      out.append(clean, i, n);
+      i += n;
+      continue;
+    }
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(clean[i++]));
+    out += hex;
+  }
+  return out;
+}
+
+JunitReport::JunitReport() {
+  pugi::xml_node decl = doc_.append_child(pugi::node_declaration);
+  decl.append_attribute("version").set_value("1.0");
+  decl.append_attribute("encoding").set_value("UTF-8");
+  root_ = doc_.append_child("testsuites");
+  root_.append_attribute("name").set_value("cloudlua test");
+}
+
+void JunitReport::add(const SuiteResult& s) {
+  pugi::xml_node suite = root_.append_child("testsuite");
+  set(suite, "name", s.file);
+  for (const char* a : {"tests", "failures", "errors", "skipped"}) suite.append_attribute(a);
+  set(suite, "time", seconds(s.time));
+  set(suite, "file", s.file);
+  for (const CaseResult& c : s.cases) add_case(suite, s.file, c);
+  suite.attribute("tests").set_value(static_cast<long long>(s.cases.size()));
+  suite.attribute("failures").set_value(static_cast<long long>(count_of(suite, "failure")));
+  suite.attribute("errors").set_value(static_cast<long long>(count_of(suite, "error")));
+  suite.attribute("skipped").set_value(static_cast<long long>(count_of(suite, "skipped")));
+}
+
+bool JunitReport::add_from(const std::string& path) {
+  pugi::xml_document other;
+  if (!other.load_file(path.c_str())) return false;
+  for (pugi::xml_node suite : other.child("testsuites").children("testsuite")) root_.append_copy(suite);
+  return true;
+}
+
+JunitReport::Totals JunitReport::totals() const {
+  Totals t;
+  for (pugi::xml_node suite : root_.children("testsuite")) {
+    t.tests += suite.attribute("tests").as_llong();
+    t.failures += suite.attribute("failures").as_llong();
+    t.errors += suite.attribute("errors").as_llong();
+    t.skipped += suite.attribute("skipped").as_llong();
+  }
+  return t;
+}
+
+bool JunitReport::save(const std::string& path, double time) {
+  Totals t = totals();
+  for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) root_.remove_attribute(a);
+  root_.append_attribute("tests").set_value(static_cast<long long>(t.tests));
+  root_.append_attribute("failures").set_value(static_cast<long long>(t.failures));
+  root_.append_attribute("errors").set_value(static_cast<long long>(t.errors));
+  root_.append_attribute("skipped").set_value(static_cast<long long>(t.skipped));
+  set(root_, "time", seconds(time));
+  return doc_.save_file(path.c_str(), "  ", pugi::format_default | pugi::format_no_declaration);
+}
+
+}  // namespace cloud

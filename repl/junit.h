@@ -1,0 +1,49 @@
+// The JUnit XML report of `cloudlua test --junit FILE`, as the test reporters of
+// GitLab, Jenkins and GitHub read it: <testsuites> with one <testsuite> per file and
+// one <testcase> per case, a <failure> (a check failed), an <error> (anything else
+// raised) or <skipped/> inside it. The runner (and, with -j, each worker) adds the
+// files' results; the totals are summed from the suites when the report is saved.
+#pragma once
+
+#include <pugixml.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cloud {
+
+struct CaseResult {
+  std::string name;
+  std::string outcome;    // passed, skipped, failure or error
+  double time = 0;        // seconds
+  std::string message;    // why it failed or was skipped
+  std::string traceback;  // where the error was raised
+};
+
+struct SuiteResult {
+  std::string file;  // the test file's path, as given
+  double time = 0;   // seconds, the whole file (setup and teardown included)
+  std::vector<CaseResult> cases;
+};
+
+class JunitReport {
+ public:
+  JunitReport();
+  void add(const SuiteResult& suite);               // one <testsuite>
+  bool add_from(const std::string& path);           // the <testsuite>s of another report's file
+  bool save(const std::string& path, double time);  // the totals, then the file; false when it cannot be written
+  // The counts of a report: tests, failures, errors, skipped (summed over its suites).
+  struct Totals { long tests = 0, failures = 0, errors = 0, skipped = 0; };
+  Totals totals() const;
+
+ private:
+  pugi::xml_document doc_;
+  pugi::xml_node root_;
+};
+
+// `text` as XML 1.0 can carry it: valid UTF-8 with none of the control characters the
+// standard forbids (all below 0x20 but tab, newline and carriage return, and U+FFFE,
+// U+FFFF); each byte that is not is written as \xNN. Redacted, as all output is.
+std::string xml_safe(const std::string& text);
+
+}  // namespace cloud

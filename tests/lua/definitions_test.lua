@@ -1,0 +1,80 @@
+-- The LuaLS definitions (`cloudlua --lua-definitions`, lua/definitions.lua) checked
+-- against the model they are made from: valid Lua, a ---@meta file; every operation
+-- of cloud.operations() with its Args and Result classes and its function on its API;
+-- required fields without '?', allowed values as literal types, nested tables as
+-- classes, the model's documentation; cloud.*'s functions with their option classes;
+-- the test harness's globals; and the file the build writes (share/cloudlua/types)
+-- the same text. CLOUDLUA_TEST_BIN names the binary.
+-- Run: cloudlua test tests/lua/definitions_test.lua
+
+local t = dofile("tests/lua/support/cli.lua")
+
+local text, err, code
+
+setup(function()
+  text, err, code = t.cloudlua("--lua-definitions")
+end)
+
+local function has_line(line)
+  expect(("\n" .. text .. "\n"):find("\n" .. line .. "\n", 1, true) ~= nil and line or text:sub(1, 300)).to_equal(line)
+end
+
+test("printed on stdout, status 0, nothing on stderr", function()
+  expect(code).to_equal(0)
+  expect(err).to_equal("")
+  expect(text).to_match("^%-%-%-@meta cloud\n")
+end)
+
+test("the text is Lua (a definition file is loaded by the language server as Lua)", function()
+  expect(load(text, "=definitions", "t", {})).to_be_a("function")
+end)
+
+test("every operation: its Args and Result classes and its function on its API", function()
+  for _, op in ipairs(cloud.operations()) do
+    has_line("---@class cloud." .. op.name .. ".Args")
+    has_line("---@class cloud." .. op.name .. ".Result")
+    has_line(("---@param args cloud.%s.Args"):format(op.name))
+    has_line(("function %s.%s(args) end"):format(op.api, op.fn))
+  end
+end)
+
+test("fields: required without '?', allowed values as literal types, the model's documentation", function()
+  has_line("---@field Bucket string Bucket name. (at least 1 character)")
+  expect(text).to_contain('---@field ACL? "private"|"public-read"|"public-read-write"|')
+  expect(text).to_contain("A canned ACL, given instead of Owner and AccessControlList.")
+end)
+
+test("nested tables and lists of tables are classes of their own, named by their path", function()
+  has_line("---@field Contents? cloud.ListObjectsV2.Result.Contents[] The objects of this page.")
+  has_line("---@class cloud.ListObjectsV2.Result.Contents")
+  has_line("---@field Size? integer Size in bytes.")
+  has_line("---@class cloud.ListObjectsV2.Result.Contents.Owner")
+end)
+
+test("each API is a class, a client has them all, cloud is a client", function()
+  for _, api in ipairs{ "catalog", "cluster", "devops", "storage" } do
+    has_line("---@class cloud.api." .. api)
+    has_line(("---@field %s cloud.api.%s"):format(api, api))
+  end
+  has_line("---@class cloud: cloud.Client")
+end)
+
+test("cloud's own functions, their option tables as classes", function()
+  has_line("---@class cloud.wait_until.Options")
+  has_line("---@field real_time? any")
+  has_line("function cloud.wait_until(...) end")
+  has_line("---@param options cloud.client.Options")
+  has_line("function cloud.client(options) end")
+  has_line("function cloud.emulator.configure(options) end")
+  has_line("function cloud.storage.upload_file(options) end")
+end)
+
+test("the globals of test files", function()
+  has_line("function test(name, fn) end")
+  has_line("---@field to_match_snapshot fun(name: string)")
+end)
+
+test("the build writes the same text to share/cloudlua/types/cloud.lua", function()
+  local built = t.bin:match("^(.*)/[^/]*$") .. "/share/cloudlua/types/cloud.lua"
+  expect(t.read_file(built)).to_equal(text)
+end)

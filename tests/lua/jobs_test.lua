@@ -1,0 +1,130 @@
+-- `cloudlua test -j N`: files run in N processes at once. Driven from outside: a
+-- folder whose files pass, fail, skip and print, the first the slowest, run with -j 3
+-- and -j 1; the output must be the same bytes (the files' order, the case numbers, the
+-- tally), the exit status and the JUnit report too. Then Ctrl-C (SIGINT to the
+-- runner) while two files wait: every process ends. CLOUDLUA_TEST_BIN names the binary.
+-- Run: cloudlua test tests/lua/jobs_test.lua
+
+local t = dofile("tests/lua/support/cli.lua")
+
+local FILES = {
+  -- The slowest first: it ends after the others, whose output must wait for it.
+  ["a_test.lua"] = [[
+test("slow", function()
+  for _ = 1, 20 do cloud.storage.list_buckets{} end
+  cloud.sleep(0.5)
+end)
+test("prints", function() print("from a") end)
+]],
+  ["b_test.lua"] = [[
+test("passes", function() expect(cloud.emulator.state().buckets[1].name).to_equal("demo-bucket") end)
+test("fails", function() expect(1).to_equal(2) end)
+]],
+  ["c_test.lua"] = [[
+cloud.storage.create_bucket{ Bucket = "only-in-c" }  -- each file has an emulator of its own
+test("skips", function() skip("not here") end)
+test("sees its own bucket", function() expect(#cloud.storage.list_buckets{}.Buckets).to_equal(2) end)
+]],
+  ["d_test.lua"] = [[test("errors", function() error("d broke") end)]],
+  ["sub/e_test.lua"] = [[test("passes too", function() end)]],
+}
+
+local dir
+local runs = {}
+
+local function run(args)
+  local out, err, code = t.cloudlua("test " .. args, { cd = dir })
+  return { out = out, err = err, code = code }
+end
+
+-- The JUnit report's suites and cases as check_junit.py prints them (no times).
+local function junit_summary(file)
+  local p = assert(io.popen("python3 tests/lua/support/check_junit.py " .. t.quote(dir .. "/" .. file) .. " 2>&1"))
+  local out = p:read("a")
+  p:close()
+  return out
+end
+
+setup(function()
+  dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. t.quote(dir .. "/sub")))
+  for name, text in pairs(FILES) do
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+  end
+  runs.serial = run("--junit serial.xml .")
+  runs.parallel = run("-j 3 --junit parallel.xml .")
+  runs.passing = run("-j 2 --filter pass .")
+end)
+
+teardown(function()
+  if dir then os.execute("rm -rf " .. t.quote(dir)) end
+  t.cleanup()
+end)
+
+test("-j 3 prints what -j 1 prints, byte for byte: files in order, cases numbered on", function()
+  expect(runs.parallel.out).to_equal(runs.serial.out)
+  expect(runs.parallel.out).to_contain("# a_test.lua\nok 1 - slow\n# from a\nok 2 - prints\n# b_test.lua\nok 3 - passes\n")
+  expect(runs.parallel.out).to_contain("# sub/e_test.lua\nok 8 - passes too\n1..8\n")
+end)
+
+test("-j 3: the tally", function()
+  expect(runs.parallel.out).to_match("\n5 passed, 2 failed, 1 skipped\n$")
+  expect(runs.parallel.err).to_equal("")
+end)
+
+test("-j 3: exit status 1 when a case failed, 0 when all passed", function()
+  expect(runs.parallel.code).to_equal(1)
+  expect(runs.passing.code).to_equal(0)
+  expect(runs.passing.out).to_match("\n2 passed, 0 failed\n$")
+end)
+
+test("-j 3: the JUnit report holds the same suites and cases", function()
+  local parallel = junit_summary("parallel.xml")
+  expect(parallel).to_equal(junit_summary("serial.xml"))
+  expect(parallel).to_contain("total tests=8 failures=1 errors=1 skipped=1\n")
+end)
+
+test("-j takes a number from 1", function()
+  local r = run("-j 0 .")
+  expect(r.code).to_equal(1)
+  expect(r.err).to_contain("-j")
+end)
+
+-- Two files that note their pid and wait; the runner gets SIGINT once both wait.
+local WAITS = [[
+local f = assert(io.open(os.getenv("MARKS") .. "/" .. tostring(io.open("/proc/self/stat"):read("n")), "w"))
+f:close()
+test("waits", function() cloud.sleep(300) end)
+]]
+
+test("Ctrl-C (SIGINT) stops every file's process and the runner (status 130)", function()
+  local marks = dir .. "/marks"
+  assert(os.execute("mkdir -p " .. t.quote(dir .. "/waits") .. " " .. t.quote(marks)))
+  for _, name in ipairs{ "one_test.lua", "two_test.lua" } do
+    local f = assert(io.open(dir .. "/waits/" .. name, "w"))
+    f:write(WAITS)
+    f:close()
+  end
+  -- Started in the background, SIGINT once both children have written their pid;
+  -- then the runner's status, and each child's pid once it is gone (at most 60 s each).
+  local script = [[
+cd "$1" && MARKS="$2" CLOUDLUA_CONFIG_FILE=/dev/null "$3" test -j 2 waits >/dev/null 2>"$2.err" &
+runner=$!
+for i in $(seq 600); do [ "$(ls "$2" | wc -l)" -ge 2 ] && break; sleep 0.1; done
+kill -INT $runner
+wait $runner
+echo "status $?"
+for pid in $(ls "$2"); do
+  for i in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && echo "left running" || echo "ended"
+done
+]]
+  local p = assert(io.popen(("sh -c %s sh %s %s %s"):format(t.quote(script), t.quote(dir), t.quote(marks), t.quote(t.bin))))
+  local out = p:read("a")
+  p:close()
+  expect(out).to_equal("status 130\nended\nended\n")
+  expect(t.read_file(marks .. ".err")).to_contain("cloudlua test: interrupted")
+end)
