@@ -33,6 +33,8 @@ void check_type(lua_State* L, int arg, int type);  // as luaL_checktype
 // the session.
 void open_emulator(lua_State* L, int module);
 
+// Sets cloud.fs (glob, list, mkdir, remove, set_mtime, stat, sync) in the table at `module` (fs.cpp).
+void open_fs(lua_State* L, int module);
 // Sets cloud.clock, cloud.sleep and cloud.isatty in the table at `module` (system.cpp).
 void open_system(lua_State* L, int module);
 // Makes `require "cloud.<name>"` find the embedded lua/<name>.lua and sets the parts
