@@ -74,7 +74,11 @@ class Emulator {
   Platform& platform();
 
   void add_fault(Fault fault);
+  // Removes every queued fault and sets the counts of requests_served() to zero.
   void clear_faults();
+  // The requests routed to each operation (by name) since the last clear_faults(),
+  // faulted ones included: what a test counts to show that nothing was written.
+  std::map<std::string, unsigned long> requests_served() const;
 
   // Answers one request as a server thread does (signature, route, parse, validate,
   // the platform, the answer), without a socket: `target` is the request line's path

@@ -130,6 +130,18 @@ int l_reset(lua_State* L) {
   return 0;
 }
 
+// cloud.emulator.requests(): { PutObject = 3, ... }, the requests each operation was
+// asked since the last reset (faulted ones too; an operation never asked is absent).
+int l_requests(lua_State* L) {
+  auto served = emulator_of(L).requests_served();
+  lua_createtable(L, 0, static_cast<int>(served.size()));
+  for (const auto& [operation, count] : served) {
+    lua_pushinteger(L, static_cast<lua_Integer>(count));
+    lua_setfield(L, -2, operation.c_str());
+  }
+  return 1;
+}
+
 int l_endpoints(lua_State* L) {
   lua_newtable(L);
   for (const auto& [api, url] : emulator_of(L).endpoints()) {
@@ -144,8 +156,8 @@ int l_endpoints(lua_State* L) {
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated) return;
   const luaL_Reg fns[] = {{"advance", l_advance}, {"configure", l_configure}, {"endpoints", l_endpoints},
-                          {"fault", l_fault},     {"reset", l_reset},         {"seed", l_seed},
-                          {"state", l_state},     {nullptr, nullptr}};
+                          {"fault", l_fault},     {"requests", l_requests},   {"reset", l_reset},
+                          {"seed", l_seed},       {"state", l_state},         {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "emulator");
 }

@@ -24,11 +24,16 @@
 -- counts bytes of finished parts.
 
 local MiB = 1024 * 1024
-local MIN_PART = 5 * MiB          -- the platform's least part but the last
-local MAX_PART = 5 * 1024 * MiB   -- and its largest
-local MAX_PARTS = 10000
 
 local function cloud_module() return package.loaded.cloud end
+
+-- The platform's least part but the last, its largest part, and the most parts of an
+-- upload: the model's limits of UploadPart (read once).
+local part_limits
+local function limits()
+  part_limits = part_limits or cloud_module().describe("UploadPart").limits
+  return part_limits.minPartBytes, part_limits.maxPartBytes, part_limits.maxParts
+end
 
 -- A validation error naming `field`, raised before anything is sent.
 local function refuse(operation, field, problem)
@@ -115,6 +120,7 @@ end
 -- The parts of a file of `size` bytes: { number, offset, length } each; a part size
 -- the platform would refuse is a validation error on part_size.
 local function plan_parts(size, part_size)
+  local MIN_PART, MAX_PART, MAX_PARTS = limits()
   if part_size < MIN_PART then
     refuse("UploadFile", "part_size", ("at least %d (5 MiB) for a file larger than one part (got %d)"):format(MIN_PART, part_size))
   end
@@ -325,4 +331,6 @@ local function download_file(storage, args)
 end
 
 -- Each called with a client's storage table (lua/modules.cpp installs them).
-return { upload_file = upload_file, download_file = download_file }
+-- (size_text and limits: storage.sync, lua/sync.lua, writes sizes and plans the parts
+-- of a server-side copy the same way.)
+return { upload_file = upload_file, download_file = download_file, size_text = size_text, limits = limits }
