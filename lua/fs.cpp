@@ -204,14 +204,17 @@ int l_set_mtime(lua_State* L) {
   return 0;
 }
 
-// cloud.fs.sync(path): makes what was written to the file system holding path durable,
-// once for all of it (syncfs): what a batch of downloads does at its end, instead of
-// one flush per file.
+// cloud.fs.sync(path): makes what was written durable: a file's bytes (fsync: what
+// download_file does once its ranges are in), or, for a folder, everything written to
+// the file system holding it, once for all of it (syncfs: what a batch of downloads
+// does at its end, instead of one flush per file).
 int l_sync(lua_State* L) {
   const char* path = path_arg(L, 1);
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) raise_io(L, "cloud.fs.sync", "cannot open", path, errno);
-  int failed = ::syncfs(fd) != 0 ? errno : 0;
+  struct stat st {};
+  bool folder = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  int failed = (folder ? ::syncfs(fd) : ::fsync(fd)) != 0 ? errno : 0;
   ::close(fd);
   if (failed) raise_io(L, "cloud.fs.sync", "cannot make durable the file system of", path, failed);
   return 0;

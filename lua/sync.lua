@@ -356,11 +356,11 @@ local function copy_one(storage, o, e)
     if problem then error(problem, 0) end
     local target = to.dir .. "/" .. e.path
     local parent = target:match("^(.*)/[^/]*$")
-    cloud.fs.mkdir(parent)
+    if not o.folders_made[parent] then o.folders_made[parent] = cloud.fs.mkdir(parent) or true end
     local mtime = e.mtime
     if large then
       storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
-                             concurrency = o.concurrency, progress = false }
+                             concurrency = o.concurrency, progress = false, durable = false }
     else
       local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false }
       mtime = epoch_of(r.LastModified) or mtime
@@ -514,6 +514,7 @@ end
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
 local function sync(client, args)
   local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
+  o.folders_made = {}  -- the local folders made (or found) for downloads, each asked once
   local storage = client.storage
   local p = plan(client, o)
   local summary = { copied = 0, skipped = p.skipped, deleted = 0, failed = 0, bytes = 0, errors = {} }

@@ -5,7 +5,7 @@
 --     concurrency = 8, progress = nil | true | false | function(done, total) end,
 --     keep = false, upload_id = nil, parts = nil }
 --   local r, meta = c.storage.download_file{ Bucket =, Object =, file =, part_size = 8 MiB,
---     concurrency = 8, progress = }
+--     concurrency = 8, progress =, durable = true }
 --
 -- Decisions: a file no larger than part_size goes up in one PutObject{file=}; a larger
 -- one in parts, each an upload_part{file=, offset=, length=} read from disk as it is
@@ -19,9 +19,10 @@
 -- list a failed call reported) those are taken as done unchecked and nothing is
 -- listed, for a server without ListParts. A download
 -- asks HeadObject for the size and ETag, writes ranges in parallel in place into a
--- temporary file beside the target (get_object{file=, offset=}), checks every range's
--- ETag and the size, and renames; on failure the temporary file is removed. Progress
--- counts bytes of finished parts.
+-- temporary file beside the target (get_object{file=, offset=, durable = false}), checks
+-- every range's ETag and the size, flushes the file to disk once (cloud.fs.sync; not
+-- with durable = false, for a caller that makes a batch durable at once) and renames;
+-- on failure the temporary file is removed. Progress counts bytes of finished parts.
 
 local MiB = 1024 * 1024
 
@@ -52,7 +53,7 @@ local function options(args, fname)
   for _, field in ipairs{ "Bucket", "Object", "file" } do
     if type(args[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
   end
-  local known = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts" }
+  local known = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable" }
   for key in pairs(args) do
     local near = cloud_module().nearest(tostring(key), known)
     if near ~= key then
@@ -295,7 +296,7 @@ local function fetch_ranges(storage, o, temp, size, etag, report)
   end
   cloud_module().map(ranges, function(range)
     local r = storage.get_object{ Bucket = o.Bucket, Object = o.Object, file = temp, offset = range.offset,
-      Range = ("bytes=%d-%d"):format(range.offset, range.last) }
+      Range = ("bytes=%d-%d"):format(range.offset, range.last), durable = false }
     if r.ETag ~= etag then error(download_error(o, "its ETag changed from " .. etag .. " to " .. tostring(r.ETag))) end
     bytes = bytes + r.ContentLength
     report(bytes)
@@ -319,6 +320,7 @@ local function download_file(storage, args)
     local got = written:seek("end")
     written:close()
     if got ~= size then error(download_error(o, ("%d bytes written of %d"):format(got, size))) end
+    if o.durable ~= false then cloud_module().fs.sync(temp) end
     assert(os.rename(temp, o.file))
   end)
   report(nil)

@@ -100,7 +100,9 @@ test("set_mtime sets the time to the fraction of a second; sync makes the file s
   fs.set_mtime(dir .. "/f", 1700000000.25)
   expect(fs.stat(dir .. "/f").mtime).to_equal(1700000000.25)
   expect(fs.list(dir)[1].mtime).to_equal(1700000000.25)
-  fs.sync(dir)
+  fs.sync(dir)           -- the file system (syncfs)
+  fs.sync(dir .. "/f")   -- one file (fsync)
+  expect(function() fs.sync(dir .. "/none") end).to_fail{ kind = "io", code = "ENOENT", operation = "cloud.fs.sync" }
   expect(function() fs.set_mtime(dir .. "/none", 1) end).to_fail{ kind = "io", code = "ENOENT" }
 end)
 
