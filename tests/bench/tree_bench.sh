@@ -11,6 +11,7 @@
 #
 #   tests/bench/tree_bench.sh [build-release/cloudlua] [rounds]
 #   FILES=1000 BIG=0 tests/bench/tree_bench.sh build/cloudlua 3     # a quick run
+#   DURABLE=1 FILES=100 tests/bench/tree_bench.sh build/cloudlua 1  # each timed until on disk
 #
 # Needs /usr/bin/time; rclone and awscli (Debian's) are each skipped when missing.
 set -euo pipefail
@@ -81,9 +82,11 @@ TOOLS="cloudlua"
 # to $WORK/ROW.TOOL.time and the peak resident KiB to $WORK/ROW.TOOL.rss.
 # Whatever is waiting to be written is flushed first (sync, not timed): a tool that
 # makes its downloads durable would otherwise pay for the writes of the one before.
+# With DURABLE=1 the timed command ends with a sync of its own: the time until what
+# was written is on disk, for every tool alike (cloudlua's downloads flush anyway).
 measure() {
   command sync
-  /usr/bin/time -v -o "$WORK/time.out" bash -c "sync $2 $3 $4" >/dev/null
+  /usr/bin/time -v -o "$WORK/time.out" bash -c "sync $2 $3 $4${DURABLE:+ && command sync}" >/dev/null
   awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \
     "$WORK/time.out" >>"$WORK/$1.$2.time"
   awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time.out" >>"$WORK/$1.$2.rss"
