@@ -105,8 +105,8 @@ std::optional<FileRange> payload_file_range(const Operation& op, const json& arg
 void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
   if (op.output_file.empty() || !args.is_object()) return;
   if (!args.contains(op.output_file)) {
-    if (!op.output_file_offset.empty() && args.contains(op.output_file_offset))
-      problems.push_back({op.output_file_offset, "only with " + op.output_file});
+    for (const std::string& member : {op.output_file_offset, op.output_file_durable})
+      if (!member.empty() && args.contains(member)) problems.push_back({member, "only with " + op.output_file});
     return;
   }
   if (!args[op.output_file].is_string()) return;  // its type is reported by validation
@@ -214,7 +214,7 @@ bool FileSink::write(const char* data, std::uint64_t size) {
 }
 
 std::string FileSink::commit() {
-  if (::fsync(fd_) != 0 || ::close(fd_) != 0) error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno);
+  if ((durable_ && ::fsync(fd_) != 0) || ::close(fd_) != 0) error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno);
   fd_ = -1;
   if (error_.empty() && !at_ && ::rename(temp_.c_str(), target_.c_str()) != 0)
     error_ = "cannot rename '" + temp_ + "' to '" + target_ + "': " + std::strerror(errno);

@@ -25,7 +25,7 @@ std::optional<FileRange> payload_file_range(const Operation& op, const json& arg
 // What is wrong with writing an answer to `path` (Operation::output_file), appended
 // to `problems`: its directory does not exist, or it is a directory itself; with an
 // offset (Operation::output_file_offset) it is not an existing regular file, or the
-// offset is given without the path.
+// offset (or output_file_durable) is given without the path.
 void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems);
 
 // Reads a FileRange from its first byte; each reader opens the file again (one per
@@ -63,11 +63,13 @@ Outcome<std::string> sha256_hex_of(const FileRange& range);
 // rename is atomic): commit() renames it onto the target; a sink not committed
 // removes its temporary file when it goes, leaving the target untouched. With `at`,
 // the body is written in place at that byte of the existing target instead (one
-// range of a parallel download), and commit() only flushes it.
+// range of a parallel download), and commit() only flushes it. A sink not `durable`
+// skips the flush (fsync): its caller makes a batch of files durable at once
+// (cloud.fs.sync, at the end of a tree's downloads).
 class FileSink {
  public:
-  explicit FileSink(std::string target, std::optional<std::uint64_t> at = std::nullopt)
-      : target_(std::move(target)), at_(at) {}
+  explicit FileSink(std::string target, std::optional<std::uint64_t> at = std::nullopt, bool durable = true)
+      : target_(std::move(target)), at_(at), durable_(durable) {}
   ~FileSink();
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
@@ -88,6 +90,7 @@ class FileSink {
   void discard();
   std::string target_;
   std::optional<std::uint64_t> at_;
+  bool durable_;
   std::string temp_;
   int fd_ = -1;
   std::uint64_t size_ = 0;

@@ -13,6 +13,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::timeout: return "timeout";
     case ErrorKind::config: return "config";
     case ErrorKind::waiter: return "waiter";
+    case ErrorKind::io: return "io";
   }
   return "unknown";
 }

@@ -11,8 +11,9 @@
 
 namespace cloud {
 
-// waiter: a named waiter met one of its failure acceptors (cloud.wait_for).
-enum class ErrorKind { validation, api, transport, timeout, config, waiter };
+// waiter: a named waiter met one of its failure acceptors (cloud.wait_for); io: a local
+// file-system call failed (cloud.fs), its code the system's name for the reason (ENOENT).
+enum class ErrorKind { validation, api, transport, timeout, config, waiter, io };
 
 const char* kind_name(ErrorKind kind);
 

@@ -14,4 +14,8 @@ TemporaryFile create_temporary(const std::string& base, const std::string& suffi
   return file;
 }
 
+int create_exclusive(const std::string& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
 }  // namespace cloud

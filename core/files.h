@@ -16,4 +16,10 @@ struct TemporaryFile {
 // A new, empty file named `base` + six random characters + `suffix`, open for writing.
 TemporaryFile create_temporary(const std::string& base, const std::string& suffix = "");
 
+// A new, empty file at exactly `path`, open for writing (mode 0666 less the umask):
+// O_CREAT | O_EXCL | O_NOFOLLOW, so a file or link already there is an error (EEXIST),
+// never opened or followed. For the part file of a download, whose name is known so
+// that the next download of the same target finds a stale one. -1 with errno on failure.
+int create_exclusive(const std::string& path);
+
 }  // namespace cloud

@@ -32,6 +32,7 @@ struct BodyFiles {
   std::string download_to;          // a path: a 2xx answer's body goes there
   std::optional<std::uint64_t> download_at;  // set: written in place at this byte of the
                                              // existing file download_to, not renamed onto it
+  bool durable = true;  // download_to is flushed to disk before it is renamed (false: the caller syncs later)
 };
 
 struct HttpRequest {

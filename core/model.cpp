@@ -356,6 +356,7 @@ struct Model::Loader {
                                              : structure_of(member_or(spec, "output", empty_object()), where + ".output");
     read_file_members(op, spec, where);
     read_errors_by_status(op, spec, where + ".errorsByStatus");
+    read_limits(op, spec, where + ".limits");
     op.checksum_required = spec.value("checksumRequired", false);
     if (spec.contains("paginator")) read_paginator(op, spec["paginator"], where + ".paginator");
     mark_greedy_labels(op);
@@ -396,6 +397,9 @@ struct Model::Loader {
     op.output_file_offset = spec.value("outputFileOffset", "");
     if (!op.output_file_offset.empty())
       expect_local(op, op.output_file_offset, ShapeType::integer, where + ".outputFileOffset");
+    op.output_file_durable = spec.value("outputFileDurable", "");
+    if (!op.output_file_durable.empty())
+      expect_local(op, op.output_file_durable, ShapeType::boolean, where + ".outputFileDurable");
   }
 
   // errorsByStatus { "404": "NoSuchKey" }: an error status (400-599) -> the code it means.
@@ -411,6 +415,17 @@ struct Model::Loader {
       if (!it.value().is_string() || it.value().get<std::string>().empty())
         return fail(where + "." + key, "must be an error code (a non-empty string)");
       op.errors_by_status[status] = it.value().get<std::string>();
+    }
+  }
+
+  // limits { "maxSourceBytes": 5368709120 }: names -> non-negative integers.
+  void read_limits(Operation& op, const ojson& spec, const std::string& where) {
+    if (!spec.contains("limits")) return;
+    const ojson& map = spec["limits"];
+    if (!map.is_object()) return fail(where, "must be an object of name -> integer");
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (!it.value().is_number_unsigned()) return fail(where + "." + it.key(), "must be an integer >= 0");
+      op.limits[it.key()] = it.value().get<std::uint64_t>();
     }
   }
 

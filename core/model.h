@@ -4,6 +4,7 @@
 // Adding an operation means adding data. docs/model.md describes the file format.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -119,8 +120,14 @@ struct Operation {
   std::map<long, std::string> errors_by_status;
   std::string output_file_offset;  // input member: with output_file, write the body in
                                    // place at this byte of an existing file ("" for none)
+  std::string output_file_durable;  // input member: with output_file, false skips the flush
+                                    // to disk before the rename ("" for none)
   bool checksum_required = false;  // the body's Content-MD5 is sent (and required by the server)
   std::optional<Paginator> paginator;  // a listing continued page by page (cloud.pages)
+  // The platform's numeric limits of the operation that no member's rule can say
+  // ("limits" in the model): CopyObject's largest source, the part sizes and count of
+  // a multipart upload. Read by the emulator and, through cloud.describe, by Lua.
+  std::map<std::string, std::uint64_t> limits;
   const Shape* input = nullptr;
   const Shape* output = nullptr;
 };

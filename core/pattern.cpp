@@ -32,6 +32,66 @@ Pattern Pattern::builtin(std::string_view expression, Text text) {
   std::abort();
 }
 
+namespace {
+
+// The RE2 form of the set that starts at glob[i] ('['); i is left on its ']'. "" when
+// the set is not closed. A set never matches '/': a '/' in it is left out, and a
+// negated set gets one.
+std::string glob_set(std::string_view glob, size_t& i) {
+  std::string out = "[";
+  size_t j = i + 1;
+  bool negated = j < glob.size() && (glob[j] == '!' || glob[j] == '^');
+  if (negated) out += '^', ++j;
+  size_t first = j;
+  for (; j < glob.size() && (glob[j] != ']' || j == first); ++j) {
+    char c = glob[j];
+    if (c == '/') continue;
+    if (c == '\\' || c == '[' || c == ']' || c == '^') out += '\\';
+    out += c;
+  }
+  if (j >= glob.size()) return "";
+  i = j;
+  return out + (negated ? "/]" : "]");
+}
+
+// The RE2 form of a glob's body (after its leading '/', if any); "" when malformed.
+std::string glob_body(std::string_view glob, std::string& problem) {
+  std::string out;
+  for (size_t i = 0; i < glob.size(); ++i) {
+    char c = glob[i];
+    if (c == '*' && i + 1 < glob.size() && glob[i + 1] == '*') {
+      bool dirs = i + 2 < glob.size() && glob[i + 2] == '/';
+      out += dirs ? "(?:.*/)?" : ".*";
+      i += dirs ? 2 : 1;
+    } else if (c == '*') {
+      out += "[^/]*";
+    } else if (c == '?') {
+      out += "[^/]";
+    } else if (c == '[') {
+      std::string set = glob_set(glob, i);
+      if (set.empty()) return problem = "a '[' without its ']'", "";
+      out += set;
+    } else if (c == '\\') {
+      if (++i == glob.size()) return problem = "a '\\' at the end", "";
+      out += Pattern::quote(glob.substr(i, 1));
+    } else {
+      out += Pattern::quote(glob.substr(i, 1));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Outcome<Pattern> Pattern::glob(std::string_view glob) {
+  bool rooted = !glob.empty() && glob[0] == '/';
+  std::string problem;
+  std::string body = glob_body(rooted ? glob.substr(1) : glob, problem);
+  if (!problem.empty()) return make_error(ErrorKind::config, "InvalidGlob", "bad glob '" + std::string(glob) + "': " + problem);
+  if (!glob.empty() && glob.back() == '/') body += ".*";
+  return compile(std::string("(?s)") + (rooted ? "" : "(?:.*/)?") + body, Text::bytes);  // (?s): '.' matches a newline
+}
+
 std::string Pattern::quote(std::string_view literal) { return RE2::QuoteMeta(piece(literal)); }
 
 bool Pattern::full_match(std::string_view text, std::vector<std::string>* groups) const {

@@ -31,6 +31,14 @@ class Pattern {
   // A pattern written in the code: a bad one is a bug, reported on stderr, and aborts
   // (the unit tests run every such pattern).
   static Pattern builtin(std::string_view expression, Text text = Text::utf8);
+  // A path glob (cloud.fs.glob, the tree transfers' include and exclude) as a pattern
+  // over the bytes of a '/'-separated relative path: `*` any bytes but '/', `**` any
+  // bytes ('/' too; `**/` also none), `?` one byte but '/', `[abc]` `[a-z]` `[!abc]`
+  // one byte of (or not of) the set, never '/', `\x` x itself. A glob that starts with
+  // '/' matches from the top of the tree, any other also at the start of any folder
+  // ("*.tmp" matches "a/b.tmp"); one that ends with '/' matches everything under such
+  // a folder. A config error InvalidGlob for an unclosed set or a trailing backslash.
+  static Outcome<Pattern> glob(std::string_view glob);
   // `literal` with every special character escaped, so that it matches itself only.
   static std::string quote(std::string_view literal);
 

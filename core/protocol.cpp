@@ -406,6 +406,8 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
   if (!op.output_file.empty() && input.contains(op.output_file)) w.files.download_to = input[op.output_file].get<std::string>();
   if (!op.output_file_offset.empty() && input.contains(op.output_file_offset))
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
+  if (!op.output_file_durable.empty() && input.contains(op.output_file_durable))
+    w.files.durable = input[op.output_file_durable].get<bool>();
   return w;
 }
 

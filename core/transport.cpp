@@ -415,7 +415,7 @@ std::optional<Error> open_body_files(Transfer& t) {
     if (std::string problem = t.reader.open(*files.upload); !problem.empty())
       return make_error(ErrorKind::validation, "FileUnreadable", problem + "; nothing was sent");
   if (files.download_to.empty()) return std::nullopt;
-  t.sink = std::make_unique<FileSink>(files.download_to, files.download_at);
+  t.sink = std::make_unique<FileSink>(files.download_to, files.download_at, files.durable);
   if (std::string problem = t.sink->open(); !problem.empty())
     return make_error(ErrorKind::validation, "FileUnwritable", problem + "; nothing was sent");
   return std::nullopt;

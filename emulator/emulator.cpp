@@ -79,6 +79,7 @@ struct Emulator::Impl {
   std::atomic<bool> seeded{false};
   std::mutex faults_mutex;
   std::vector<Fault> faults;
+  std::map<std::string, unsigned long> served;  // requests routed to each operation, under faults_mutex
   // A delay fault waits on this rather than sleeping, so that stop() need not wait
   // out the delays of requests their clients have given up on (Ctrl-C).
   std::mutex stop_mutex;
@@ -283,8 +284,10 @@ struct Emulator::Impl {
   }
 
   // The first queued fault for `operation` of `api`, used up one time.
+  // Counts the request as one to `operation` (cloud.emulator.requests()).
   std::optional<Fault> take_fault(const Api& api, const std::string& operation) {
     std::lock_guard<std::mutex> lock(faults_mutex);
+    ++served[operation];
     for (auto it = faults.begin(); it != faults.end(); ++it) {
       if (!it->operation.empty() && it->operation != operation) continue;
       if (it->json_only && api.protocol->format != Format::json) continue;
@@ -645,6 +648,12 @@ void Emulator::add_fault(Fault fault) {
 void Emulator::clear_faults() {
   std::lock_guard<std::mutex> lock(impl_->faults_mutex);
   impl_->faults.clear();
+  impl_->served.clear();
+}
+
+std::map<std::string, unsigned long> Emulator::requests_served() const {
+  std::lock_guard<std::mutex> lock(impl_->faults_mutex);
+  return impl_->served;
 }
 Platform& Emulator::platform() { return impl_->platform; }
 

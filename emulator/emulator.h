@@ -79,11 +79,16 @@ class Emulator {
   Platform& platform();
 
   void add_fault(Fault fault);
+  // Removes every queued fault and sets the counts of requests_served() to zero.
   void clear_faults();
   // Repeatable answers from now on (cloud.emulator.configure{ seed = N }, cloudlua test
   // --seed N): the platform's ids and times (Platform::set_seed), and the request ids
   // and Date headers of the answers, derived from `seed` and counted from it.
   void set_seed(std::uint64_t seed);
+
+  // The requests routed to each operation (by name) since the last clear_faults(),
+  // faulted ones included: what a test counts to show that nothing was written.
+  std::map<std::string, unsigned long> requests_served() const;
 
   // Answers one request as a server thread does (signature, route, parse, validate,
   // the platform, the answer), without a socket: `target` is the request line's path

@@ -51,6 +51,8 @@ const std::vector<PlatformSetting>& platform_settings() {
       {"cluster_provision", 120, "seconds a restored cluster, its node pools and nodes stay PROVISIONING", true},
       {"mesh_upgrade", 30, "seconds a service-mesh cluster stays configuring after an upgrade", true},
       {"min_part_size", 5 * 1024 * 1024, "bytes a multipart part must have unless it is the last (EntityTooSmall)"},
+      {"max_copy_size", static_cast<double>(Model::builtin().find("CopyObject")->limits.at("maxSourceBytes")),
+       "bytes CopyObject copies at most (InvalidRequest above; the model's CopyObject limit, maxSourceBytes)"},
   };
   return settings;
 }

@@ -13,7 +13,9 @@
 // A checksum (x-ext-checksum-*, as a header or an aws-chunked body's trailer) on
 // PutObject or UploadPart is checked and echoed, and an object's kept for GetObject
 // and HeadObject with ChecksumMode ENABLED; a completed upload's object has none (S3's
-// composite checksums are not computed). Listings (ListObjects, ListObjectsV2,
+// composite checksums are not computed). CopyObject copies a source up to the setting
+// max_copy_size (the model's limit, 5 GiB); UploadPartCopy copies a source, or a
+// bytes=first-last range of it, as a part. Listings (ListObjects, ListObjectsV2,
 // ListMultipartUploads) are computed afresh from the keys in order for every page; a
 // continuation token is the base64 of the last key or common prefix the page before
 // ended with, and a common prefix at or before where a page starts is not listed
@@ -29,6 +31,7 @@
 
 #include "core/checksum.h"
 #include "core/crypto.h"
+#include "core/pattern.h"
 #include "core/uri.h"
 #include "emulator/service.h"
 
@@ -307,6 +310,7 @@ class StorageService : public Service {
         {"PutObject", in_bucket(&StorageService::put_object)},
         {"PutObjectAcl", in_bucket(&StorageService::put_object_acl)},
         {"UploadPart", in_bucket(&StorageService::upload_part)},
+        {"UploadPartCopy", in_bucket(&StorageService::upload_part_copy)},
     };
   }
 
@@ -513,30 +517,52 @@ class StorageService : public Service {
     return HandlerResult::success({{"Deleted", deleted}});
   }
 
-  // The source (copy-source "bucket/key", percent-encoded, a leading '/' and a
-  // ?versionId= allowed) stored again under Bucket and Object, ETag kept.
-  HandlerResult copy_object(const Operation&, const json& input) {
+  // The object the copy source names (copy-source "bucket/key", percent-encoded, a
+  // leading '/' and a ?versionId= allowed), with its bucket and key; else the failure.
+  struct Source {
+    const StoredObject* object = nullptr;
+    std::string bucket, key;
+    std::optional<HandlerResult> failure;
+  };
+  Source copy_source(const json& input) {
     std::string source = input.value("CopySource", "");
     source = source.substr(source.front() == '/' ? 1 : 0);
     source = source.substr(0, source.find('?'));
     size_t slash = source.find('/');
     if (slash == std::string::npos || slash == 0 || slash + 1 == source.size())
-      return HandlerResult::failure(400, "InvalidArgument",
+      return {nullptr, "", "", HandlerResult::failure(400, "InvalidArgument",
                                     "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
-                                    {{"ArgumentName", "x-amz-copy-source"}, {"ArgumentValue", input.value("CopySource", "")}});
-    std::string from_bucket = uri_decode(source.substr(0, slash)), from_key = uri_decode(source.substr(slash + 1));
-    std::string to_bucket = input.value("Bucket", ""), to_key = input.value("Object", "");
-    auto b = buckets_.find(from_bucket);
+                                    {{"ArgumentName", "x-amz-copy-source"}, {"ArgumentValue", input.value("CopySource", "")}})};
+    Source s{nullptr, uri_decode(source.substr(0, slash)), uri_decode(source.substr(slash + 1)), std::nullopt};
+    auto b = buckets_.find(s.bucket);
     if (b == buckets_.end())
-      return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", from_bucket}});
-    auto found = b->second.objects.find(from_key);
-    if (found == b->second.objects.end()) return no_such_key(from_key);
+      s.failure = HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", s.bucket}});
+    else if (auto found = b->second.objects.find(s.key); found == b->second.objects.end())
+      s.failure = no_such_key(s.key);
+    else
+      s.object = &found->second;
+    return s;
+  }
+
+  // The source stored again under Bucket and Object, ETag kept; a source larger than
+  // the setting max_copy_size (the model's 5 GiB) is refused, as S3 refuses it: such an
+  // object is copied in parts (UploadPartCopy).
+  HandlerResult copy_object(const Operation&, const json& input) {
+    Source source = copy_source(input);
+    if (source.failure) return *source.failure;
+    const std::string &from_bucket = source.bucket, &from_key = source.key;
+    std::string to_bucket = input.value("Bucket", ""), to_key = input.value("Object", "");
+    auto most = static_cast<unsigned long long>(ctx_.setting("max_copy_size"));
+    if (source.object->bytes->size() > most)
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "The specified copy source is larger than the maximum allowable size for a copy "
+                                    "source: " + std::to_string(most));
     if (from_bucket == to_bucket && from_key == to_key && input.value("MetadataDirective", "COPY") != "REPLACE")
       return HandlerResult::failure(400, "InvalidRequest",
                                     "This copy request is illegal because it is trying to copy an object to itself without "
                                     "changing the object's metadata, storage class, website redirect location or "
                                     "encryption attributes.");
-    StoredObject from = found->second;  // a copy: the store below may replace it
+    StoredObject from = *source.object;  // a copy: the store below may replace it
     json r = write_headers(store(to_bucket, to_key, from.bytes, from.etag));
     r.update({{"ETag", from.etag}, {"LastModified", iso_date(buckets_[to_bucket].objects[to_key].last_modified)},
               {"CopySourceVersionId", from.version_id}});
@@ -709,6 +735,38 @@ class StorageService : public Service {
     u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601()};
     r["ETag"] = quoted_md5(digest);
     return HandlerResult::success(r);
+  }
+
+  // A part copied from the source's bytes (all of them, or CopySourceRange's
+  // bytes=first-last, which must lie inside the source); a part number copied again
+  // replaces the earlier bytes, as UploadPart does.
+  HandlerResult upload_part_copy(const Operation&, const json& input) {
+    Upload* u = find_upload(input);
+    if (!u) return no_such_upload(input);
+    Source source = copy_source(input);
+    if (source.failure) return *source.failure;
+    const std::string& all = *source.object->bytes;
+    unsigned long long first = 0, last = all.empty() ? 0 : all.size() - 1;
+    if (input.contains("CopySourceRange")) {
+      std::string range = input.value("CopySourceRange", "");
+      std::vector<std::string> bounds;
+      static const Pattern form = Pattern::builtin("bytes=([0-9]{1,19})-([0-9]{1,19})", Pattern::Text::bytes);
+      if (!form.full_match(range, &bounds))
+        return HandlerResult::failure(400, "InvalidArgument",
+                                      "The x-amz-copy-source-range value must be of the form bytes=first-last where "
+                                      "first and last are the zero-based offsets of the first and last bytes to copy",
+                                      {{"ArgumentName", "x-amz-copy-source-range"}, {"ArgumentValue", range}});
+      first = std::stoull(bounds[0]), last = std::stoull(bounds[1]);
+      if (first > last || last >= all.size())
+        return HandlerResult::failure(400, "InvalidRange", "The requested range is not satisfiable",
+                                      {{"RangeRequested", range}, {"ActualObjectSize", all.size()}});
+    }
+    std::string bytes = all.empty() ? std::string() : all.substr(first, last - first + 1);
+    std::string digest = md5(bytes);
+    std::string now = ctx_.clock.iso8601();
+    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now};
+    return HandlerResult::success({{"ETag", quoted_md5(digest)}, {"LastModified", now},
+                                   {"CopySourceVersionId", source.object->version_id}});
   }
 
   // One page of the upload's parts: those numbered above PartNumberMarker, at most

@@ -45,13 +45,15 @@ void check_type(lua_State* L, int arg, int type);  // as luaL_checktype
 // the session.
 void open_emulator(lua_State* L, int module);
 
+// Sets cloud.fs (glob, list, mkdir, remove, set_mtime, stat, sync) in the table at `module` (fs.cpp).
+void open_fs(lua_State* L, int module);
 // Sets cloud.clock, cloud.sleep and cloud.isatty in the table at `module` (system.cpp).
 void open_system(lua_State* L, int module);
 // Makes `require "cloud.<name>"` find the embedded lua/<name>.lua and sets the parts
 // of the module written in Lua (cloud.wait_until) in the table at `module` (modules.cpp).
 void open_embedded_modules(lua_State* L, int module);
-// Adds upload_file and download_file (lua/transfer.lua) to the client table's storage
-// table at `client`.
+// Adds upload_file and download_file (lua/transfer.lua), sync and check (lua/sync.lua)
+// to the client table's storage table at `client`.
 void add_transfers(lua_State* L, int client);
 // The same, and a cloud.client{} table's own pages and wait_for (lua/pages.lua,
 // lua/wait.lua, with the client's calls).

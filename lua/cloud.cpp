@@ -41,7 +41,7 @@ std::string field_string(lua_State* L, int index, const char* name) {
 // The kind called `name` into `out`; false when no kind is called so.
 bool find_kind(const std::string& name, ErrorKind& out) {
   for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout, ErrorKind::config,
-                     ErrorKind::waiter})
+                     ErrorKind::waiter, ErrorKind::io})
     if (name == kind_name(k)) return out = k, true;
   return false;
 }
@@ -573,7 +573,7 @@ int l_error(lua_State* L) {
   ErrorKind kind;
   std::string name = opt_string_field(L, 1, "kind");
   if (!find_kind(name, kind))
-    arg_error(L, 1, "field 'kind' must be validation, api, transport, timeout, config or waiter, got '" + name + "'");
+    arg_error(L, 1, "field 'kind' must be validation, api, transport, timeout, config, waiter or io, got '" + name + "'");
   if (opt_string_field(L, 1, "code").empty()) arg_error(L, 1, "field 'code' is required");
   for (const char* field : {"message", "operation", "request_id"}) opt_string_field(L, 1, field);
   for (const char* field : {"status", "attempts"})
@@ -642,6 +642,7 @@ void register_loaded(lua_State* L, int module) {
   lua_setfield(L, -2, "cloud");
   std::vector<std::string> parts = api_names();
   parts.push_back("emulator");  // when the embedded emulator serves the session
+  parts.push_back("fs");
   for (const std::string& part : parts) {
     if (lua_getfield(L, module, part.c_str()) == LUA_TTABLE) lua_setfield(L, -2, ("cloud." + part).c_str());
     else lua_pop(L, 1);
@@ -665,6 +666,7 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   lua_setfield(L, -2, "null");
   open_emulator(L, lua_gettop(L));
   open_system(L, lua_gettop(L));
+  open_fs(L, lua_gettop(L));
   open_tasks(L, lua_gettop(L));
   open_help(L, lua_gettop(L));
   lua_pushstring(L, "cloudlua " CLOUDLUA_VERSION);

@@ -136,6 +136,18 @@ int l_reset(lua_State* L) {
   return 0;
 }
 
+// cloud.emulator.requests(): { PutObject = 3, ... }, the requests each operation was
+// asked since the last reset (faulted ones too; an operation never asked is absent).
+int l_requests(lua_State* L) {
+  auto served = emulator_of(L).requests_served();
+  lua_createtable(L, 0, static_cast<int>(served.size()));
+  for (const auto& [operation, count] : served) {
+    lua_pushinteger(L, static_cast<lua_Integer>(count));
+    lua_setfield(L, -2, operation.c_str());
+  }
+  return 1;
+}
+
 int l_endpoints(lua_State* L) {
   lua_newtable(L);
   for (const auto& [api, url] : emulator_of(L).endpoints()) {
@@ -164,8 +176,8 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated) return;
   const luaL_Reg fns[] = {{"advance", protect<l_advance>}, {"configure", protect<l_configure>}, {"endpoints", protect<l_endpoints>},
-                          {"fault", protect<l_fault>},     {"reset", protect<l_reset>},         {"seed", protect<l_seed>},
-                          {"state", protect<l_state>},     {nullptr, nullptr}};
+                          {"fault", protect<l_fault>},     {"requests", protect<l_requests>},   {"reset", protect<l_reset>},
+                          {"seed", protect<l_seed>},       {"state", protect<l_state>},         {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "emulator");
 }

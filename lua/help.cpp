@@ -257,7 +257,8 @@ void push_fields(lua_State* L, const std::vector<FieldHelp>& fields) {
 }
 
 // cloud.describe(op): the operation as data — name, fn, api, method, path, doc,
-// idempotent, parameters and result (lists of fields as help() shows them).
+// idempotent, parameters and result (lists of fields as help() shows them), and
+// limits (the model's, { maxSourceBytes = 5368709120 }; empty for most).
 int l_describe(lua_State* L) {
   const Operation* op = operation_at(L, 1);
   if (!op) arg_error(L, 1, "an operation function or name expected; help() lists them");
@@ -272,6 +273,12 @@ int l_describe(lua_State* L) {
   lua_setfield(L, -2, "parameters");
   push_fields(L, help.results);
   lua_setfield(L, -2, "result");
+  lua_createtable(L, 0, static_cast<int>(op->limits.size()));
+  for (const auto& [name, value] : op->limits) {
+    lua_pushinteger(L, static_cast<lua_Integer>(value));
+    lua_setfield(L, -2, name.c_str());
+  }
+  lua_setfield(L, -2, "limits");
   return 1;
 }
 

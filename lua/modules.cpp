@@ -84,7 +84,8 @@ void set_lazy_modules(lua_State* L, int module) {
 
 // The stubs' makers, compiled once per state: (name, field) -> a function that calls
 // require(name)[field]; (storage table) -> its upload_file and download_file, calling
-// require "cloud.transfer"'s with the table.
+// require "cloud.transfer"'s with the table; (client table) -> its storage table's sync
+// and check, calling require "cloud.sync"'s with the client (its pages list the bucket).
 const char* const kStubMaker = R"(
 local name, field = ...
 return function(...) return require(name)[field](...) end)";
@@ -92,6 +93,10 @@ const char* const kTransferStubs = R"(
 local storage = ...
 rawset(storage, "upload_file", function(args) return require("cloud.transfer").upload_file(storage, args) end)
 rawset(storage, "download_file", function(args) return require("cloud.transfer").download_file(storage, args) end))";
+const char* const kSyncStubs = R"(
+local client = ...
+rawset(client.storage, "sync", function(args) return require("cloud.sync").sync(client, args) end)
+rawset(client.storage, "check", function(args) return require("cloud.sync").check(client, args) end))";
 // (client table) -> a cloud.client{}'s own pages and wait_for, calling the modules'
 // with the client (cloud.pages and cloud.wait_for are the default client's).
 const char* const kClientStubs = R"(
@@ -124,6 +129,9 @@ void set_stubs(lua_State* L, int module, std::initializer_list<const char*> fiel
 void add_transfers(lua_State* L, int client) {
   push_compiled(L, kTransferStubs);
   lua_getfield(L, client, "storage");
+  lua_call(L, 1, 0);
+  push_compiled(L, kSyncStubs);
+  lua_pushvalue(L, client);
   lua_call(L, 1, 0);
 }
 

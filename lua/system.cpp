@@ -1,7 +1,8 @@
 // A handful of primitives that Lua's standard library lacks and that the pure-Lua
 // helpers (cloud.wait_until, the test harness) and user scripts compose: a monotonic
 // clock, a sleep (a timer on the loop), whether a file handle is a terminal (progress lines belong on
-// terminals only), and the MD5 of a file range (an ETag to compare: upload_file's resume).
+// terminals only), and the MD5 of a file range or a string (an ETag to compare: upload_file's
+// resume, storage.sync's checksums).
 // Each follows the binding's order: check, act, push, return.
 #include <lauxlib.h>
 #include <lua.h>
@@ -16,6 +17,7 @@
 #include <memory>
 
 #include "core/body.h"
+#include "core/crypto.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "lua/tasks.h"
@@ -71,6 +73,16 @@ std::uint64_t count_arg(lua_State* L, int arg, std::uint64_t fallback) {
   return static_cast<std::uint64_t>(n);
 }
 
+// cloud.md5(text): the hex MD5 of the bytes of text (a multipart ETag is the MD5 of
+// its parts' MD5s: storage.sync's checksum compare).
+int l_md5(lua_State* L) {
+  size_t length = 0;
+  const char* text = luaL_checklstring(L, 1, &length);
+  std::string digest = hex(md5(std::string_view(text, length)));
+  lua_pushlstring(L, digest.data(), digest.size());
+  return 1;
+}
+
 // cloud.md5_file(path [, offset [, length]]): the hex MD5 of the file's bytes from
 // offset (default 0), length of them (default: to the end), read once in pieces; nil
 // and a message, as io.open says, when the file cannot be read or lacks the range.
@@ -100,7 +112,8 @@ int l_md5_file(lua_State* L) {
 }  // namespace
 
 void open_system(lua_State* L, int module) {
-  const luaL_Reg fns[] = {{"clock", protect<l_clock>}, {"isatty", protect<l_isatty>}, {"md5_file", protect<l_md5_file>}, {"sleep", protect<l_sleep>}, {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"clock", protect<l_clock>}, {"isatty", protect<l_isatty>}, {"md5", protect<l_md5>},
+                          {"md5_file", protect<l_md5_file>}, {"sleep", protect<l_sleep>}, {nullptr, nullptr}};
   lua_pushvalue(L, module);
   luaL_setfuncs(L, fns, 0);
   lua_pop(L, 1);

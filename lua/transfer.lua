@@ -5,7 +5,7 @@
 --     concurrency = 8, progress = nil | true | false | function(done, total) end,
 --     keep = false, upload_id = nil, parts = nil }
 --   local r, meta = c.storage.download_file{ Bucket =, Object =, file =, part_size = 8 MiB,
---     concurrency = 8, progress = }
+--     concurrency = 8, progress =, durable = true }
 --
 -- Decisions: a file no larger than part_size goes up in one PutObject{file=}; a larger
 -- one in parts, each an upload_part{file=, offset=, length=} read from disk as it is
@@ -19,16 +19,22 @@
 -- list a failed call reported) those are taken as done unchecked and nothing is
 -- listed, for a server without ListParts. A download
 -- asks HeadObject for the size and ETag, writes ranges in parallel in place into a
--- temporary file beside the target (get_object{file=, offset=}), checks every range's
--- ETag and the size, and renames; on failure the temporary file is removed. Progress
--- counts bytes of finished parts.
+-- temporary file beside the target (get_object{file=, offset=, durable = false}), checks
+-- every range's ETag and the size, flushes the file to disk once (cloud.fs.sync; not
+-- with durable = false, for a caller that makes a batch durable at once) and renames;
+-- on failure the temporary file is removed. Progress counts bytes of finished parts.
 
 local MiB = 1024 * 1024
-local MIN_PART = 5 * MiB          -- the platform's least part but the last
-local MAX_PART = 5 * 1024 * MiB   -- and its largest
-local MAX_PARTS = 10000
 
 local function cloud_module() return package.loaded.cloud end
+
+-- The platform's least part but the last, its largest part, and the most parts of an
+-- upload: the model's limits of UploadPart (read once).
+local part_limits
+local function limits()
+  part_limits = part_limits or cloud_module().describe("UploadPart").limits
+  return part_limits.minPartBytes, part_limits.maxPartBytes, part_limits.maxParts
+end
 
 -- A validation error naming `field`, raised before anything is sent.
 local function refuse(operation, field, problem)
@@ -47,7 +53,7 @@ local function options(args, fname)
   for _, field in ipairs{ "Bucket", "Object", "file" } do
     if type(args[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
   end
-  local known = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts" }
+  local known = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable" }
   for key in pairs(args) do
     local near = cloud_module().nearest(tostring(key), known)
     if near ~= key then
@@ -116,6 +122,7 @@ end
 -- The parts of a file of `size` bytes: { number, offset, length } each; a part size
 -- the platform would refuse is a validation error on part_size.
 local function plan_parts(size, part_size)
+  local MIN_PART, MAX_PART, MAX_PARTS = limits()
   if part_size < MIN_PART then
     refuse("UploadFile", "part_size", ("at least %d (5 MiB) for a file larger than one part (got %d)"):format(MIN_PART, part_size))
   end
@@ -284,7 +291,7 @@ local function fetch_ranges(storage, o, temp, size, etag, report)
   end
   cloud_module().map(ranges, function(range)
     local r = storage.get_object{ Bucket = o.Bucket, Object = o.Object, file = temp, offset = range.offset,
-      Range = ("bytes=%d-%d"):format(range.offset, range.last) }
+      Range = ("bytes=%d-%d"):format(range.offset, range.last), durable = false }
     if r.ETag ~= etag then error(download_error(o, "its ETag changed from " .. etag .. " to " .. tostring(r.ETag))) end
     bytes = bytes + r.ContentLength
     report(bytes)
@@ -299,9 +306,9 @@ local function download_file(storage, args)
   local size, etag = head.ContentLength, head.ETag
   local temp = part_name(o.file)
   os.remove(temp)  -- a killed download's, if any
-  local f, err = io.open(temp, "wb")
-  if not f then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(err):gsub("^[^:]*: ", "")) end
-  f:close()
+  -- Made exclusively: a link planted at the known name is never followed.
+  local made, err = pcall(cloud_module().fs.create, temp)
+  if not made then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(err.message or err)) end
   local report = make_progress(o, "download " .. o.Object, size)
   local ok, problem = pcall(function()
     fetch_ranges(storage, o, temp, size, etag, report)
@@ -309,6 +316,7 @@ local function download_file(storage, args)
     local got = written:seek("end")
     written:close()
     if got ~= size then error(download_error(o, ("%d bytes written of %d"):format(got, size))) end
+    if o.durable ~= false then cloud_module().fs.sync(temp) end
     assert(os.rename(temp, o.file))
   end)
   report(nil)
@@ -321,4 +329,6 @@ local function download_file(storage, args)
 end
 
 -- Each called with a client's storage table (lua/modules.cpp installs them).
-return { upload_file = upload_file, download_file = download_file }
+-- (size_text and limits: storage.sync, lua/sync.lua, writes sizes and plans the parts
+-- of a server-side copy the same way.)
+return { upload_file = upload_file, download_file = download_file, size_text = size_text, limits = limits }

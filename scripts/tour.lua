@@ -100,6 +100,29 @@ os.remove(path .. ".back")
 print(("  upload_file: %d bytes in %d parts, ETag %s, progress from %d%% to %d%%; download_file: %d bytes"):format(
   file_meta.size, file_meta.parts, file_up.ETag, percents[1], percents[#percents], file_back.ContentLength))
 
+section("A folder and a bucket made the same (cloud.fs, cloud.storage.sync and check)")
+local site = os.tmpname()
+os.remove(site)
+for name, text in pairs{ ["index.html"] = "<h1>tour</h1>", ["css/site.css"] = "h1 { color: teal }",
+                         ["img/logo.svg"] = "<svg/>", ["drafts/todo.tmp"] = "later" } do
+  cloud.fs.mkdir((site .. "/" .. name):match("^(.*)/"))
+  f = assert(io.open(site .. "/" .. name, "wb"))
+  f:write(text)
+  f:close()
+end
+local plan = s3.sync{ from = site, to = { Bucket = "tour", Prefix = "www" }, exclude = { "*.tmp" }, dry_run = true,
+  on_action = function(action, p) print(("  (dry run) %s %s"):format(action, p)) end }
+local synced = s3.sync{ from = site, to = { Bucket = "tour", Prefix = "www" }, exclude = { "*.tmp" } }
+local again_synced = s3.sync{ from = site, to = { Bucket = "tour", Prefix = "www" }, exclude = { "*.tmp" } }
+print(("  planned %d copies; sync: %d copied (%d bytes); again: %d copied, %d the same"):format(
+  plan.copied, synced.copied, synced.bytes, again_synced.copied, again_synced.skipped))
+local down = s3.sync{ from = { Bucket = "tour", Prefix = "www" }, to = site .. "-copy" }
+local report = s3.check{ from = site, to = { Bucket = "tour", Prefix = "www" } }
+print(("  down again: %d files; check: %d the same, only here: %s"):format(
+  down.copied, report.same, table.concat(report.only_in_from, ", ")))
+cloud.fs.remove(site, { recursive = true })
+cloud.fs.remove(site .. "-copy", { recursive = true })
+
 section("Open HTTPS and ping on a firewall group (cloud.devops.authorize_firewall_rules)")
 local g = cloud.devops.authorize_firewall_rules{
   FirewallGroupName = "fw-1",

@@ -17,11 +17,14 @@
 --       { "part-size", value = "SIZE", check = "size", doc = "..." },   -- 8M, 16MiB, 5242880: bytes
 --       { "concurrency", value = "N", check = "count", doc = "..." },   -- an integer >= 1
 --       { "name", value = "X", check = function(text) return value or nil, "why" end, doc = "..." },
+--       { "exclude", value = "GLOB", ordered = "filters", doc = "..." },  -- may repeat: see below
 --     },
 --   }, ...)
 --   -- args.group, args.cidr, args.no_wait, args.timeout (a number), args.disk (the
 --   -- choice as the model has it: 100), args.part_size (what check returned);
---   -- nil when --help was asked (the help is printed).
+--   -- nil when --help was asked (the help is printed). An option with `ordered = "list"`
+--   -- may be given many times: each adds { "exclude", value } to args.list, the options
+--   -- sharing that list kept in the order typed (sync's --exclude and --include).
 local M = {}
 
 -- How a usage error ends the script: `text` on stderr, then exit `status`.
@@ -128,7 +131,13 @@ local function take_option(spec, out, list, i)
     if value == nil then usage_error(spec, typed .. " needs a value (" .. o.value .. ")") end
     i = i + 1
   end
-  out[key] = checked_value(spec, o, typed, value)
+  value = checked_value(spec, o, typed, value)
+  if o.ordered then
+    out[o.ordered] = out[o.ordered] or {}
+    table.insert(out[o.ordered], { o[1], value })
+  else
+    out[key] = value
+  end
   return i + 1
 end
 

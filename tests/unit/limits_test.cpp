@@ -57,6 +57,11 @@ json valid_args(const std::string& op_name) {
       {"ListMultipartUploads", [] { return json{{"Bucket", "bkt"}, {"MaxUploads", 10}, {"EncodingType", "url"}}; }},
       {"CopyObject",
        [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/k"}, {"MetadataDirective", "COPY"}}; }},
+      {"UploadPartCopy",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"partNumber", 1}, {"uploadId", "u"}, {"CopySource", "src/k"},
+                     {"CopySourceRange", "bytes=0-9"}};
+       }},
       {"GetObjectAcl", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
       {"PutObjectAcl",
        [] {

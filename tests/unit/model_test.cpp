@@ -107,6 +107,7 @@ TEST_CASE("the built-in model loads with every operation and the four storage he
       {"DeleteObjects", "delete_objects", "storage"},
       {"ListMultipartUploads", "list_multipart_uploads", "storage"},
       {"CopyObject", "copy_object", "storage"},
+      {"UploadPartCopy", "upload_part_copy", "storage"},
       {"GetObjectAcl", "get_object_acl", "storage"},
       {"PutObjectAcl", "put_object_acl", "storage"},
   };

@@ -108,3 +108,44 @@ TEST_CASE("model patterns: each built-in one means under RE2 what it meant under
     for (const std::string& bad : it->second.second) CHECK_FALSE(pattern->full_match(bad));
   }
 }
+
+// Whether `glob` matches `path` (the glob must compile).
+static bool glob_matches(const std::string& glob, const std::string& path) {
+  Outcome<Pattern> p = Pattern::glob(glob);
+  REQUIRE(p.ok());
+  return p->full_match(path);
+}
+
+TEST_CASE("pattern: globs over relative paths: *, **, ?, sets, rooted and folder globs", "[pattern]") {
+  CHECK(glob_matches("*.tmp", "a.tmp"));
+  CHECK(glob_matches("*.tmp", "x/y/a.tmp"));  // not rooted: at the start of any folder too
+  CHECK_FALSE(glob_matches("*.tmp", "a.tmp/b"));
+  CHECK_FALSE(glob_matches("/*.tmp", "x/a.tmp"));
+  CHECK(glob_matches("/*.tmp", "a.tmp"));
+  CHECK(glob_matches("a/*/c", "a/b/c"));
+  CHECK_FALSE(glob_matches("/a/*/c", "a/b/x/c"));
+  CHECK(glob_matches("/a/**/c", "a/c"));
+  CHECK(glob_matches("/a/**/c", "a/b/x/c"));
+  CHECK(glob_matches("/a/**", "a/b/x/c"));
+  CHECK(glob_matches("?.txt", "b.txt"));
+  CHECK_FALSE(glob_matches("/?.txt", "/.txt"));
+  CHECK(glob_matches("[ab].txt", "a.txt"));
+  CHECK_FALSE(glob_matches("[ab].txt", "c.txt"));
+  CHECK(glob_matches("[!ab].txt", "c.txt"));
+  CHECK_FALSE(glob_matches("/x[!ab]y", "x/y"));
+  CHECK_FALSE(glob_matches("/x[/a]y", "x/y"));
+  CHECK(glob_matches("[]]", "]"));
+  CHECK(glob_matches("build/", "build/a/b.o"));
+  CHECK(glob_matches("/100%+#.txt", "100%+#.txt"));   // every other byte is itself
+  CHECK(glob_matches("/a.b", "a.b"));
+  CHECK_FALSE(glob_matches("/a.b", "axb"));
+  CHECK(glob_matches("/\\*", "*"));
+  CHECK_FALSE(glob_matches("/\\*", "x"));
+  CHECK(glob_matches("*", "new\nline"));               // a newline is a byte as any
+  CHECK(glob_matches("caf*", std::string("caf\xe9")));  // so is one that is not UTF-8
+  Outcome<Pattern> bad = Pattern::glob("a[bc");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "InvalidGlob");
+  CHECK(bad.error().message == "bad glob 'a[bc': a '[' without its ']'");
+  CHECK(Pattern::glob("a\\").error().message == "bad glob 'a\\': a '\\' at the end");
+}

@@ -1,0 +1,284 @@
+// cloud.fs: the file-system calls Lua's standard library lacks, which the tree
+// transfers (lua/sync.lua) and user scripts compose: list a directory tree, stat,
+// mkdir, remove, set a file's time, make a file system's writes durable, and match
+// relative paths with globs (core's Pattern::glob, RE2).
+//
+// Decisions: directories are read through std::filesystem; a name is its bytes as the
+// system gives them (spaces, newlines, bytes that are not UTF-8), never converted.
+// Sizes, times and types come from lstat/stat, which give the time in nanoseconds
+// without std::filesystem's clock of its own. list() returns the entries sorted by the
+// bytes of their relative path, the order a bucket lists its keys in, so the two can be
+// merged as two sorted streams. With follow_links, a link to a directory that is one of
+// its own ancestors (a loop) is listed as a link and not entered: the walk ends. Every
+// failure is an error object of kind io whose code is the system's name for it
+// (ENOENT) and whose message names the path and the system's reason.
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "core/files.h"
+#include "core/pattern.h"
+#include "lua/binding.h"
+
+namespace cloud {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Entry {
+  std::string path;  // relative, '/'-separated
+  std::uint64_t size = 0;
+  double mtime = 0;
+  const char* type = "file";
+};
+
+// Raises the io error for `what` failing on `path` with errno value `code`.
+[[noreturn]] void raise_io(lua_State* L, const char* function, const std::string& what, const std::string& path, int code) {
+  const char* name = strerrorname_np(code);
+  Error e = make_error(ErrorKind::io, name ? name : "EIO", what + " '" + path + "': " + std::strerror(code));
+  e.operation = function;
+  raise(L, e);
+}
+
+// The entry's fields from a stat buffer (the link itself when `st` came from lstat).
+void fill(Entry& e, const struct stat& st) {
+  e.type = S_ISDIR(st.st_mode) ? "dir" : S_ISLNK(st.st_mode) ? "link" : S_ISREG(st.st_mode) ? "file" : "other";
+  e.size = S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+  e.mtime = static_cast<double>(st.st_mtim.tv_sec) + static_cast<double>(st.st_mtim.tv_nsec) / 1e9;
+}
+
+// Pushes an entry as the table { path =, size =, mtime =, type = }.
+void push_entry(lua_State* L, const Entry& e) {
+  lua_createtable(L, 0, 4);
+  lua_pushlstring(L, e.path.data(), e.path.size());
+  lua_setfield(L, -2, "path");
+  lua_pushinteger(L, static_cast<lua_Integer>(e.size));
+  lua_setfield(L, -2, "size");
+  lua_pushnumber(L, e.mtime);
+  lua_setfield(L, -2, "mtime");
+  lua_pushstring(L, e.type);
+  lua_setfield(L, -2, "type");
+}
+
+struct Walk {
+  lua_State* L;
+  bool recursive;
+  bool follow_links;
+  std::vector<std::pair<dev_t, ino_t>> ancestors;  // the directories being read, for loops
+  std::vector<Entry> entries;
+};
+
+void walk_dir(Walk& w, const fs::path& dir, const std::string& prefix);
+
+// Adds the entry `name` of `dir` (and, recursing, what is under it).
+void add_entry(Walk& w, const fs::path& dir, const std::string& prefix, const fs::path& name) {
+  fs::path full = dir / name;
+  struct stat st {};
+  if (::lstat(full.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;  // gone since the directory was read
+    raise_io(w.L, "cloud.fs.list", "cannot read", full.native(), errno);
+  }
+  struct stat target = st;
+  bool followed = w.follow_links && S_ISLNK(st.st_mode) && ::stat(full.c_str(), &target) == 0;
+  Entry e;
+  e.path = prefix + name.native();
+  fill(e, followed ? target : st);
+  bool loop = followed && S_ISDIR(target.st_mode) &&
+              std::find(w.ancestors.begin(), w.ancestors.end(), std::pair{target.st_dev, target.st_ino}) != w.ancestors.end();
+  if (loop) e.type = "link";
+  w.entries.push_back(e);
+  if (w.recursive && !loop && S_ISDIR((followed ? target : st).st_mode)) {
+    w.ancestors.emplace_back(target.st_dev, target.st_ino);
+    walk_dir(w, full, e.path + "/");
+    w.ancestors.pop_back();
+  }
+}
+
+// Adds every entry of `dir`, their paths starting with `prefix`.
+void walk_dir(Walk& w, const fs::path& dir, const std::string& prefix) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) add_entry(w, dir, prefix, it->path().filename());
+  if (ec) raise_io(w.L, "cloud.fs.list", "cannot list", dir.native(), ec.value());
+}
+
+// Argument `arg`, a path (a string, as luaL_checkstring, with the function named in full).
+const char* path_arg(lua_State* L, int arg) {
+  if (lua_type(L, arg) != LUA_TSTRING) type_error(L, arg, "string");
+  return lua_tostring(L, arg);
+}
+
+bool bool_option(lua_State* L, int arg, const char* name, bool fallback) {
+  if (lua_isnoneornil(L, arg)) return fallback;
+  check_type(L, arg, LUA_TTABLE);
+  int t = lua_getfield(L, arg, name);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN) arg_error(L, arg, std::string("field '") + name + "' must be a boolean");
+  bool out = t == LUA_TNIL ? fallback : lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return out;
+}
+
+// cloud.fs.list(dir [, { recursive = false, follow_links = false }]): the entries of
+// dir, sorted by the bytes of their relative path.
+int l_list(lua_State* L) {
+  const char* dir = path_arg(L, 1);
+  Walk w{L, bool_option(L, 2, "recursive", false), bool_option(L, 2, "follow_links", false), {}, {}};
+  struct stat st {};
+  if (::stat(dir, &st) != 0) raise_io(L, "cloud.fs.list", "cannot list", dir, errno);
+  if (!S_ISDIR(st.st_mode)) raise_io(L, "cloud.fs.list", "cannot list", dir, ENOTDIR);
+  w.ancestors.emplace_back(st.st_dev, st.st_ino);
+  walk_dir(w, dir, "");
+  std::sort(w.entries.begin(), w.entries.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
+  lua_createtable(L, static_cast<int>(w.entries.size()), 0);
+  for (size_t i = 0; i < w.entries.size(); ++i) {
+    push_entry(L, w.entries[i]);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  return 1;
+}
+
+// cloud.fs.stat(path [, { follow_links = true }]): { path =, size =, mtime =, type = },
+// or nil when nothing is at path.
+int l_stat(lua_State* L) {
+  const char* path = path_arg(L, 1);
+  bool follow = bool_option(L, 2, "follow_links", true);
+  struct stat st {};
+  if ((follow ? ::stat(path, &st) : ::lstat(path, &st)) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return lua_pushnil(L), 1;
+    raise_io(L, "cloud.fs.stat", "cannot stat", path, errno);
+  }
+  Entry e;
+  e.path = path;
+  fill(e, st);
+  push_entry(L, e);
+  return 1;
+}
+
+// cloud.fs.mkdir(path): makes the directory and its missing parents; true when it
+// made one, false when it was there already.
+int l_mkdir(lua_State* L) {
+  const char* path = path_arg(L, 1);
+  std::error_code ec;
+  bool made = fs::create_directories(path, ec);
+  if (ec) raise_io(L, "cloud.fs.mkdir", "cannot make the directory", path, ec.value());
+  lua_pushboolean(L, made);
+  return 1;
+}
+
+// cloud.fs.remove(path [, { recursive = false }]): removes a file, a link or an empty
+// directory (with recursive, a directory and all it holds); true when something was
+// removed, false when nothing was there.
+int l_remove(lua_State* L) {
+  const char* path = path_arg(L, 1);
+  bool recursive = bool_option(L, 2, "recursive", false);
+  std::error_code ec;
+  std::uintmax_t removed = recursive ? fs::remove_all(path, ec) : (fs::remove(path, ec) ? 1 : 0);
+  if (ec) raise_io(L, "cloud.fs.remove", "cannot remove", path, ec.value());
+  lua_pushboolean(L, removed > 0);
+  return 1;
+}
+
+// cloud.fs.create(path): makes a new, empty file at `path`; a file or link already
+// there is an io error (EEXIST), never opened or followed (core/files).
+int l_create(lua_State* L) {
+  const char* path = path_arg(L, 1);
+  int fd = create_exclusive(path);
+  if (fd < 0) raise_io(L, "cloud.fs.create", "cannot create", path, errno);
+  ::close(fd);
+  return 0;
+}
+
+// cloud.fs.set_mtime(path, seconds): sets the file's modification time (fractions
+// kept to the nanosecond); a download gets its object's time this way.
+int l_set_mtime(lua_State* L) {
+  const char* path = path_arg(L, 1);
+  int is_number = 0;
+  lua_Number t = lua_tonumberx(L, 2, &is_number);
+  if (!is_number) type_error(L, 2, "number");
+  if (!std::isfinite(t) || t < 0) arg_error(L, 2, "seconds must be a finite number >= 0");
+  double whole = std::floor(t);
+  struct timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(whole), static_cast<long>((t - whole) * 1e9)}};
+  if (::utimensat(AT_FDCWD, path, times, 0) != 0) raise_io(L, "cloud.fs.set_mtime", "cannot set the time of", path, errno);
+  return 0;
+}
+
+// cloud.fs.sync(path): makes what was written durable: a file's bytes (fsync: what
+// download_file does once its ranges are in), or, for a folder, everything written to
+// the file system holding it, once for all of it (syncfs: what a batch of downloads
+// does at its end, instead of one flush per file).
+int l_sync(lua_State* L) {
+  const char* path = path_arg(L, 1);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) raise_io(L, "cloud.fs.sync", "cannot open", path, errno);
+  struct stat st {};
+  bool folder = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  int failed = (folder ? ::syncfs(fd) : ::fsync(fd)) != 0 ? errno : 0;
+  ::close(fd);
+  if (failed) raise_io(L, "cloud.fs.sync", "cannot make durable the file system of", path, failed);
+  return 0;
+}
+
+const char* const kGlobMeta = "cloud.glob";
+
+// A compiled glob's __call: glob(path) is true when the glob matches the whole path.
+int glob_call(lua_State* L) {
+  auto* glob = static_cast<Pattern*>(luaL_checkudata(L, 1, kGlobMeta));
+  size_t length = 0;
+  const char* path = luaL_checklstring(L, 2, &length);
+  lua_pushboolean(L, glob->full_match(std::string_view(path, length)));
+  return 1;
+}
+
+int glob_gc(lua_State* L) {
+  static_cast<Pattern*>(luaL_checkudata(L, 1, kGlobMeta))->~Pattern();
+  return 0;
+}
+
+int glob_tostring(lua_State* L) {
+  auto* glob = static_cast<Pattern*>(luaL_checkudata(L, 1, kGlobMeta));
+  lua_pushfstring(L, "cloud.glob (%s)", glob->expression().c_str());
+  return 1;
+}
+
+// cloud.fs.glob(glob): a matcher, called with a relative path (see Pattern::glob for
+// the syntax); a bad glob is a config error InvalidGlob.
+int l_glob(lua_State* L) {
+  size_t length = 0;
+  if (lua_type(L, 1) != LUA_TSTRING) type_error(L, 1, "string");
+  const char* text = lua_tolstring(L, 1, &length);
+  Outcome<Pattern> glob = Pattern::glob(std::string_view(text, length));
+  if (!glob.ok()) raise(L, glob.error());
+  new (lua_newuserdatauv(L, sizeof(Pattern), 0)) Pattern(std::move(glob.value()));
+  if (luaL_newmetatable(L, kGlobMeta)) {
+    const luaL_Reg meta[] = {{"__call", protect<glob_call>}, {"__gc", glob_gc}, {"__tostring", protect<glob_tostring>}, {nullptr, nullptr}};
+    luaL_setfuncs(L, meta, 0);
+  }
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+}  // namespace
+
+void open_fs(lua_State* L, int module) {
+  const luaL_Reg fns[] = {{"create", protect<l_create>},       {"glob", protect<l_glob>},
+                          {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},
+                          {"remove", protect<l_remove>},       {"set_mtime", protect<l_set_mtime>},
+                          {"stat", protect<l_stat>},           {"sync", protect<l_sync>}, {nullptr, nullptr}};
+  luaL_newlib(L, fns);
+  lua_setfield(L, module, "fs");
+}
+
+}  // namespace cloud

@@ -1,0 +1,553 @@
+-- Trees of files and whole buckets: storage.sync and storage.check, composed from
+-- cloud.fs, the listing's pages (cloud.pages), the storage operations,
+-- upload_file/download_file (lua/transfer.lua) and cloud.map; no transfer logic in C++.
+--
+--   local summary = c.storage.sync{ from =, to =, delete = false, dry_run = false,
+--     include = {}, exclude = {}, filters = {}, compare = "size-mtime", concurrency = 16,
+--     part_size = 8 MiB, progress =, shard = { index =, count = }, collect = false,
+--     follow_links = false }
+--   local report = c.storage.check{ from =, to =, compare = "checksum", ... }
+--
+-- `from` and `to` are each a local directory (a string) or a bucket location
+-- { Bucket =, Prefix = } (a Prefix is a folder: "site" means the keys under "site/").
+--
+-- Decisions:
+-- * Both sides are listed in the byte order of their relative paths (cloud.fs.list
+--   sorts so; a bucket lists its keys so) and merged as two sorted streams. The bucket
+--   side is read a page at a time; what is kept is the plan (the copies and deletions
+--   to make), not the entries skipped, so that progress knows its totals.
+-- * Filters (include/exclude globs, cloud.fs.glob) are applied in order, the last that
+--   matches a path deciding, everything included by default (aws-cli's rule); they
+--   apply to both sides, so `delete` never removes what an exclude keeps out. A shard
+--   takes the paths whose FNV-1a 32-bit hash of the relative path's bytes, modulo
+--   count, is its index (0 .. count - 1), on both sides too.
+-- * size-mtime (the default, `aws s3 sync`'s): changed when the sizes differ or the
+--   source is newer, compared in whole seconds (a listing's LastModified has no finer
+--   grain). An object's LastModified is the time it was written, so after an upload or
+--   a server-side copy the target is never older than its source; a download gets its
+--   object's LastModified as its mtime. A second sync with nothing changed therefore
+--   sends nothing, in every direction, with no metadata of its own.
+-- * checksum: a local file's MD5 against a single-part ETag; against a multipart ETag
+--   ("<hex>-<parts>") the MD5 of the parts' MD5s, for each part size that makes that
+--   many parts (the sync's part_size, the common 5, 8, 16 MiB ones, and the size over
+--   the parts rounded up to a MiB): equal only when one of them gives the ETag. Two
+--   objects are the same when their ETags are. Never "same" for different bytes; two
+--   equal objects put in different parts are reported different (and copied again).
+-- * Files no larger than part_size go through cloud.map, `concurrency` at once; a
+--   larger one after them, one at a time, through upload_file/download_file with the
+--   same `concurrency` for its parts: one budget. Between buckets every object is one
+--   CopyObject up to the model's CopyObject limit (copy_limit lowers it), and a larger
+--   one a multipart upload of UploadPartCopy parts, `concurrency` at once.
+-- * Each copy or deletion is tried on its own (every call retried by the client's
+--   policy); a failure is recorded in the summary and the others go on. The error is
+--   raised after everything else was done (collect = true returns the summary instead).
+-- * Downloads are written beside their target and renamed (get_object{ file = },
+--   download_file), each without a flush of its own (durable = false); the file system
+--   is made durable once at the end of the batch (cloud.fs.sync).
+
+local MiB = 1024 * 1024
+local DELETE_BATCH = 1000           -- keys in one DeleteObjects
+
+local function cloud_module() return package.loaded.cloud end
+
+-- Raises lauxlib's "bad argument" error for function `fname`, blaming its caller.
+local function arg_error(fname, message)
+  error(("bad argument #1 to '%s' (%s)"):format(fname, message), 4)
+end
+
+---------------------------------------------------------------- options
+
+-- A side of the transfer: { dir = } for a local directory, { bucket =, prefix = } for
+-- a bucket location (prefix "" or ending with '/').
+local function location(fname, field, value)
+  if type(value) == "string" then
+    if value == "" then arg_error(fname, "field '" .. field .. "' must not be empty") end
+    return { dir = value:gsub("(.)/+$", "%1") }
+  end
+  if type(value) ~= "table" or type(value.Bucket) ~= "string" then
+    arg_error(fname, "field '" .. field .. "' must be a directory (string) or { Bucket =, Prefix = }")
+  end
+  local prefix = value.Prefix or ""
+  if type(prefix) ~= "string" then arg_error(fname, "field '" .. field .. ".Prefix' must be a string") end
+  if prefix ~= "" and prefix:sub(-1) ~= "/" then prefix = prefix .. "/" end
+  return { bucket = value.Bucket, prefix = prefix }
+end
+
+local function describe(side)
+  return side.dir or (side.bucket .. "/" .. side.prefix)
+end
+
+-- The filters in order: { { include = bool, match = glob }, ... }; `filters` as given,
+-- else every exclude and then every include.
+local function compile_filters(fname, args)
+  local out = {}
+  local function add(kind, glob)
+    if type(glob) ~= "string" then arg_error(fname, kind .. " globs must be strings") end
+    out[#out + 1] = { include = kind == "include", match = cloud_module().fs.glob(glob) }
+  end
+  for _, kind in ipairs{ "exclude", "include" } do
+    if args[kind] ~= nil and type(args[kind]) ~= "table" then arg_error(fname, "field '" .. kind .. "' must be a list of globs") end
+    for _, glob in ipairs(args[kind] or {}) do add(kind, glob) end
+  end
+  if args.filters ~= nil and type(args.filters) ~= "table" then arg_error(fname, "field 'filters' must be a list") end
+  for i, f in ipairs(args.filters or {}) do
+    if type(f) ~= "table" or (f[1] ~= "include" and f[1] ~= "exclude") then
+      arg_error(fname, ("filters[%d] must be { \"include\" | \"exclude\", glob }"):format(i))
+    end
+    add(f[1], f[2])
+  end
+  return out
+end
+
+local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filters", "compare", "concurrency",
+                "part_size", "progress", "shard", "collect", "follow_links", "on_action", "copy_limit" }
+local COMPARE = { ["size-mtime"] = true, size = true, checksum = true }
+
+-- The arguments, checked and completed with their defaults.
+local function options(args, fname, defaults)
+  if type(args) ~= "table" then arg_error(fname, "table expected, got " .. type(args)) end
+  for key in pairs(args) do
+    local near = cloud_module().nearest(tostring(key), KNOWN)
+    if near ~= key then
+      arg_error(fname, "unknown field '" .. tostring(key) .. "'" .. (near and (", did you mean '" .. near .. "'?") or ""))
+    end
+  end
+  local o = { concurrency = 16, part_size = 8 * MiB, compare = defaults.compare }
+  for key, value in pairs(args) do o[key] = value end
+  o.from, o.to = location(fname, "from", args.from), location(fname, "to", args.to)
+  if o.from.dir and o.to.dir then arg_error(fname, "'from' and 'to' cannot both be local directories") end
+  o.copy_limit = o.copy_limit or cloud_module().describe("CopyObject").limits.maxSourceBytes
+  for _, field in ipairs{ "part_size", "concurrency", "copy_limit" } do
+    if math.type(o[field]) ~= "integer" or o[field] < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
+  end
+  if not COMPARE[o.compare] then arg_error(fname, "field 'compare' must be \"size-mtime\", \"size\" or \"checksum\"") end
+  local s = o.shard
+  if s ~= nil and not (type(s) == "table" and math.type(s.count) == "integer" and s.count >= 1
+                       and math.type(s.index) == "integer" and s.index >= 0 and s.index < s.count) then
+    arg_error(fname, "field 'shard' must be { index = 0 .. count - 1, count = n >= 1 }")
+  end
+  local p = o.progress
+  if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then arg_error(fname, "field 'progress' must be a boolean or a function") end
+  if o.on_action ~= nil and type(o.on_action) ~= "function" then arg_error(fname, "field 'on_action' must be a function") end
+  o.filters = compile_filters(fname, args)
+  return o
+end
+
+---------------------------------------------------------------- paths and times
+
+-- FNV-1a, 32 bits, of the bytes of `s`: the shard a path belongs to is this mod count.
+local function fnv1a32(s)
+  local h = 0x811c9dc5
+  for i = 1, #s do h = ((h ~ s:byte(i)) * 0x01000193) & 0xffffffff end
+  return h
+end
+
+-- Whether `path` takes part: the filters (the last one matching decides) and the shard.
+local function selected(o, path)
+  local keep = true
+  for _, f in ipairs(o.filters) do
+    if f.match(path) then keep = f.include end
+  end
+  return keep and (o.shard == nil or fnv1a32(path) % o.shard.count == o.shard.index)
+end
+
+-- Days since 1970-01-01 of a date of the proleptic Gregorian calendar.
+local function days_from_civil(y, m, d)
+  y = m <= 2 and y - 1 or y
+  local era = (y >= 0 and y or y - 399) // 400
+  local yoe = y - era * 400
+  local doy = (153 * (m + (m > 2 and -3 or 9)) + 2) // 5 + d - 1
+  return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+end
+
+local MONTHS = { Jan = 1, Feb = 2, Mar = 3, Apr = 4, May = 5, Jun = 6, Jul = 7, Aug = 8, Sep = 9, Oct = 10, Nov = 11, Dec = 12 }
+
+-- Seconds since the epoch of an ISO 8601 UTC time ("2026-11-26T09:42:01.000Z") or an
+-- HTTP date ("Thu, 26 Nov 2026 09:42:01 GMT"); nil for anything else.
+local function epoch_of(text)
+  if type(text) ~= "string" then return nil end
+  local y, m, d, H, M, S = text:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)")
+  if not y then
+    local dd, mon, yy, hh, mm, ss = text:match("^%a+, (%d%d) (%a%a%a) (%d%d%d%d) (%d%d):(%d%d):(%d%d) GMT$")
+    if not dd or not MONTHS[mon] then return nil end
+    y, m, d, H, M, S = yy, MONTHS[mon], dd, hh, mm, ss
+  end
+  return days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(H) * 3600 + tonumber(M) * 60 + tonumber(S)
+end
+
+-- Why a bucket's relative path cannot be a local file's name, or nil when it can.
+local function unsafe_local_name(path)
+  if path:sub(1, 1) == "/" then return "a key that would be an absolute path" end
+  for part in (path .. "/"):gmatch("(.-)/") do
+    if part == "" or part == "." or part == ".." then return "a key with an empty, '.' or '..' folder" end
+  end
+  if path:find("\0", 1, true) then return "a key with a NUL byte" end
+end
+
+-- Why a local relative path cannot be an object key, or nil when it can.
+local function unsafe_key(key)
+  if not utf8.len(key) then return "the name is not UTF-8, which an object key must be" end
+  if #key > 1024 then return ("the key would be %d bytes, more than 1024"):format(#key) end
+end
+
+-- The key `path` with each byte but unreserved ones and '/' percent-encoded (CopySource).
+local function url_encoded(path)
+  return (path:gsub("[^%w%-%._~/]", function(c) return ("%%%02X"):format(c:byte()) end))
+end
+
+---------------------------------------------------------------- the two listings
+
+-- An iterator over the files under a local directory, { path, size, mtime, file };
+-- nothing when the directory is not there.
+local function local_entries(o, side)
+  local fs = cloud_module().fs
+  if fs.stat(side.dir) == nil then return function() return nil end end
+  local list, i = fs.list(side.dir, { recursive = true, follow_links = o.follow_links or false }), 0
+  return function()
+    while true do
+      i = i + 1
+      local e = list[i]
+      if e == nil then return nil end
+      list[i] = nil  -- let it go once read
+      if e.type == "file" then
+        e.file = side.dir .. "/" .. e.path
+        return e
+      end
+    end
+  end
+end
+
+-- An iterator over the objects under a bucket location, { path, size, mtime, etag,
+-- key }, a page of the listing at a time; keys ending with '/' (folder markers) left out.
+local function bucket_entries(client, side)
+  local pages = cloud_module().pages
+  if client ~= cloud_module() then pages = client.pages end
+  local next_page = pages("ListObjectsV2", { Bucket = side.bucket, Prefix = side.prefix ~= "" and side.prefix or nil })
+  local page, i = nil, 0
+  return function()
+    while true do
+      i = i + 1
+      local o = page and page.Contents and page.Contents[i]
+      if o then
+        local path = o.Key:sub(#side.prefix + 1)
+        if path ~= "" and path:sub(-1) ~= "/" then
+          return { path = path, size = o.Size, mtime = epoch_of(o.LastModified), etag = o.ETag, key = o.Key }
+        end
+      else
+        page, i = next_page(), 0
+        if page == nil then return nil end
+      end
+    end
+  end
+end
+
+-- The entries of a side that take part, in order.
+local function entries(client, o, side)
+  local it = side.dir and local_entries(o, side) or bucket_entries(client, side)
+  return function()
+    for e in it do
+      if selected(o, e.path) then return e end
+    end
+  end
+end
+
+-- Calls visit(source_entry, target_entry) for each relative path of the two sorted
+-- streams, either entry nil when that side lacks the path.
+local function merge(next_from, next_to, visit)
+  local a, b = next_from(), next_to()
+  while a or b do
+    if b == nil or (a and a.path < b.path) then
+      visit(a, nil)
+      a = next_from()
+    elseif a == nil or b.path < a.path then
+      visit(nil, b)
+      b = next_to()
+    else
+      visit(a, b)
+      a, b = next_from(), next_to()
+    end
+  end
+end
+
+---------------------------------------------------------------- comparing
+
+local function etag_hex(etag) return (tostring(etag):gsub('^"(.*)"$', "%1"):lower()) end
+
+local function from_hex(hex) return (hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)) end
+
+-- Whether the local file `e` has the bytes an object of ETag `etag` has.
+local function file_matches_etag(o, e, etag)
+  local cloud = cloud_module()
+  local hex, parts = etag_hex(etag):match("^(%x+)%-(%d+)$")
+  if not hex then return cloud.md5_file(e.file) == etag_hex(etag) end
+  parts = tonumber(parts)
+  local tried = {}
+  local sizes = { o.part_size, 8 * MiB, 5 * MiB, 16 * MiB, ((e.size + parts - 1) // parts + MiB - 1) // MiB * MiB }
+  for _, size in ipairs(sizes) do
+    if not tried[size] and size > 0 and (e.size + size - 1) // size == parts then
+      tried[size] = true
+      local digests = {}
+      for n = 1, parts do
+        local offset = (n - 1) * size
+        digests[n] = from_hex(cloud.md5_file(e.file, offset, math.min(size, e.size - offset)) or "")
+      end
+      if cloud.md5(table.concat(digests)) == hex then return true end
+    end
+  end
+  return false
+end
+
+-- Whether the source entry `a` and the target entry `b` differ under o.compare.
+local function differ(o, a, b)
+  if a.size ~= b.size then return true end
+  if o.compare == "size" then return false end
+  if o.compare == "size-mtime" then
+    return a.mtime == nil or b.mtime == nil or math.floor(a.mtime) > math.floor(b.mtime)
+  end
+  if a.etag and b.etag then return etag_hex(a.etag) ~= etag_hex(b.etag) end
+  local file, object = a.file and a or b, a.file and b or a
+  return not file_matches_etag(o, file, object.etag)
+end
+
+---------------------------------------------------------------- acting
+
+-- The object `e` of the source copied to `key` of the target bucket in parts on the
+-- server: a multipart upload of UploadPartCopy ranges of part_size (larger when the
+-- platform's part count needs it), completed in order; aborted on failure.
+local function copy_in_parts(storage, o, e, key)
+  local _, _, max_parts = require("cloud.transfer").limits()
+  local size = math.max(o.part_size, (e.size + max_parts - 1) // max_parts)
+  local source, bucket = url_encoded(o.from.bucket .. "/" .. e.key), o.to.bucket
+  local upload = storage.create_multipart_upload{ Bucket = bucket, Object = key }.UploadId
+  local parts = {}
+  for n = 1, (e.size + size - 1) // size do parts[n] = { PartNumber = n, first = (n - 1) * size } end
+  local ok, err = pcall(cloud_module().map, parts, function(p)
+    local last = math.min(p.first + size, e.size) - 1
+    p.ETag = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload, partNumber = p.PartNumber,
+      CopySource = source, CopySourceRange = ("bytes=%d-%d"):format(p.first, last) }.ETag
+  end, { concurrency = o.concurrency })
+  if ok then
+    for _, p in ipairs(parts) do p.first = nil end
+    ok, err = pcall(storage.complete_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload, Part = parts })
+  end
+  if not ok then
+    pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload })
+    error(err, 0)
+  end
+end
+
+-- Copies the entry `e` (of the source) to the target; returns the bytes copied.
+local function copy_one(storage, o, e)
+  local from, to = o.from, o.to
+  local cloud = cloud_module()
+  local large = e.size > o.part_size
+  if from.dir then
+    local problem = unsafe_key(to.prefix .. e.path)
+    if problem then error(problem, 0) end
+    local key = to.prefix .. e.path
+    if large then
+      storage.upload_file{ Bucket = to.bucket, Object = key, file = e.file, part_size = o.part_size,
+                           concurrency = o.concurrency, progress = false }
+    else
+      storage.put_object{ Bucket = to.bucket, Object = key, file = e.file }
+    end
+  elseif to.dir then
+    local problem = unsafe_local_name(e.path)
+    if problem then error(problem, 0) end
+    local target = to.dir .. "/" .. e.path
+    local parent = target:match("^(.*)/[^/]*$")
+    if not o.folders_made[parent] then o.folders_made[parent] = cloud.fs.mkdir(parent) or true end
+    local mtime = e.mtime
+    if large then
+      storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
+                             concurrency = o.concurrency, progress = false, durable = false }
+    else
+      local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false }
+      mtime = epoch_of(r.LastModified) or mtime
+    end
+    if mtime then cloud.fs.set_mtime(target, mtime) end
+    o.downloaded = true
+  else
+    local key = to.prefix .. e.path
+    if e.size > o.copy_limit then
+      copy_in_parts(storage, o, e, key)
+    else
+      storage.copy_object{ Bucket = to.bucket, Object = key, CopySource = url_encoded(from.bucket .. "/" .. e.key) }
+    end
+  end
+  return e.size
+end
+
+-- Deletes the target entries of `batch` (a list): one DeleteObjects for a bucket,
+-- each file for a directory; calls done(entry, err) for each.
+local function delete_batch(storage, o, batch, done)
+  if o.to.dir then
+    for _, e in ipairs(batch) do
+      local ok, err = pcall(cloud_module().fs.remove, e.file)
+      done(e, not ok and err or nil)
+    end
+    return
+  end
+  local keys, by_key = {}, {}
+  for i, e in ipairs(batch) do keys[i], by_key[e.key] = { Key = e.key }, e end
+  local ok, r = pcall(storage.delete_objects, { Bucket = o.to.bucket, Object = keys, Quiet = true })
+  if not ok then
+    for _, e in ipairs(batch) do done(e, r) end
+    return
+  end
+  local failed = {}
+  for _, problem in ipairs(r.Error or {}) do
+    failed[problem.Key] = true
+    done(by_key[problem.Key], cloud_module().error{ kind = "api", code = problem.Code or "DeleteFailed",
+      operation = "DeleteObjects", message = tostring(problem.Message) })
+  end
+  for _, e in ipairs(batch) do
+    if not failed[e.key] then done(e, nil) end
+  end
+end
+
+---------------------------------------------------------------- progress
+
+-- The reporter: report() after each action, report(true) at the end. A function gets
+-- { done =, total =, bytes =, bytes_total =, elapsed = }; on a terminal (or with
+-- progress = true) one line on stderr.
+local function make_progress(o, summary, totals)
+  local p, cloud = o.progress, cloud_module()
+  local start = cloud.clock()
+  local function state()
+    return { done = summary.copied + summary.deleted + summary.failed, total = totals.actions, bytes = summary.bytes,
+             bytes_total = totals.bytes, elapsed = cloud.clock() - start }
+  end
+  if type(p) == "function" then return function() p(state()) end end
+  local tty = cloud.isatty(io.stderr)
+  if p == false or (p == nil and not tty) then return function() end end
+  local size_text = require("cloud.transfer").size_text
+  local last = -math.huge
+  return function(final)
+    local s = state()
+    if final then
+      if tty then io.stderr:write("\r\27[K") end
+      return io.stderr:flush()
+    end
+    if not tty and s.elapsed - last < 2 and s.done < s.total then return end
+    last = s.elapsed
+    local rate = s.elapsed > 0 and s.bytes / s.elapsed or 0
+    local left = rate > 0 and ("%d s left"):format(math.ceil((s.bytes_total - s.bytes) / rate)) or "? s left"
+    local line = ("sync: %d of %d files, %s of %s, %s/s, %s"):format(s.done, s.total, size_text(s.bytes),
+      size_text(s.bytes_total), size_text(math.floor(rate)), left)
+    io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
+    io.stderr:flush()
+  end
+end
+
+---------------------------------------------------------------- sync
+
+-- The plan: the copies (small ones and large ones apart) and deletions to make, and
+-- the count of paths skipped.
+local function plan(client, o)
+  local p = { small = {}, large = {}, deletes = {}, skipped = 0, bytes = 0 }
+  merge(entries(client, o, o.from), entries(client, o, o.to), function(a, b)
+    if a and (b == nil or differ(o, a, b)) then
+      local large = a.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit)
+      local list = large and p.large or p.small
+      list[#list + 1] = a
+      p.bytes = p.bytes + a.size
+    elseif a then
+      p.skipped = p.skipped + 1
+      if o.on_action then o.on_action("skip", a.path, a) end
+    elseif o.delete then
+      p.deletes[#p.deletes + 1] = b
+    end
+  end)
+  return p
+end
+
+-- The error raised when something failed: the first failure's kind, the summary in it.
+local function sync_error(summary, total)
+  local first = summary.errors[1]
+  local e = type(first.error) == "table" and first.error or {}
+  local err = cloud_module().error{ kind = e.kind or "api", code = "SyncFailed", operation = "Sync",
+    message = ("%d of %d copies and deletions failed; the first, %s: %s"):format(summary.failed, total, first.path,
+      tostring(first.error)) }
+  err.summary = summary
+  return err
+end
+
+-- Shows the plan of a dry run: each action to on_action, else one line each on stdout.
+local function show_plan(o, p)
+  local show = o.on_action or function(action, path) print("(dry run) " .. action .. " " .. path) end
+  for _, list in ipairs{ p.small, p.large } do
+    for _, e in ipairs(list) do show("copy", e.path, e) end
+  end
+  for _, e in ipairs(p.deletes) do show("delete", e.path, e) end
+end
+
+-- Makes the copies of the plan and then its deletions, recording each in `summary`.
+local function run_plan(storage, o, p, summary, report)
+  local function record(e, ok, result, what)
+    if ok then
+      if what == "copy" then summary.copied, summary.bytes = summary.copied + 1, summary.bytes + result
+      else summary.deleted = summary.deleted + 1 end
+      if o.on_action then o.on_action(what, e.path, e) end
+    else
+      summary.failed = summary.failed + 1
+      summary.errors[#summary.errors + 1] = { path = e.path, error = result }
+      if o.on_action then o.on_action("fail", e.path, e, result) end
+    end
+    report()
+  end
+  cloud_module().map(p.small, function(e)
+    local ok, result = pcall(copy_one, storage, o, e)
+    record(e, ok, result, "copy")
+  end, { concurrency = o.concurrency })
+  for _, e in ipairs(p.large) do
+    local ok, result = pcall(copy_one, storage, o, e)
+    record(e, ok, result, "copy")
+  end
+  for first = 1, #p.deletes, DELETE_BATCH do
+    local batch = table.move(p.deletes, first, math.min(first + DELETE_BATCH - 1, #p.deletes), 1, {})
+    delete_batch(storage, o, batch, function(e, err) record(e, err == nil, err, "delete") end)
+  end
+  if o.downloaded then cloud_module().fs.sync(o.to.dir) end
+end
+
+-- storage.sync{...}: see the head of this file and docs/lua-api.md.
+local function sync(client, args)
+  local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
+  o.folders_made = {}  -- the local folders made (or found) for downloads, each asked once
+  local storage = client.storage
+  local p = plan(client, o)
+  local summary = { copied = 0, skipped = p.skipped, deleted = 0, failed = 0, bytes = 0, errors = {} }
+  if o.dry_run then
+    show_plan(o, p)
+    summary.copied, summary.deleted, summary.bytes = #p.small + #p.large, #p.deletes, p.bytes
+    summary.dry_run = true
+    return summary
+  end
+  local report = make_progress(o, summary, { actions = #p.small + #p.large + #p.deletes, bytes = p.bytes })
+  run_plan(storage, o, p, summary, report)
+  report(true)
+  if summary.failed > 0 and not o.collect then error(sync_error(summary, #p.small + #p.large + #p.deletes), 0) end
+  return summary
+end
+
+---------------------------------------------------------------- check
+
+-- storage.check{...}: { same =, differ = {}, only_in_from = {}, only_in_to = {} },
+-- nothing transferred.
+local function check(client, args)
+  local o = options(args, "cloud.storage.check", { compare = "checksum" })
+  local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {} }
+  merge(entries(client, o, o.from), entries(client, o, o.to), function(a, b)
+    if a and b then
+      if differ(o, a, b) then out.differ[#out.differ + 1] = a.path else out.same = out.same + 1 end
+    elseif a then
+      out.only_in_from[#out.only_in_from + 1] = a.path
+    else
+      out.only_in_to[#out.only_in_to + 1] = b.path
+    end
+  end)
+  return out
+end
+
+return { sync = sync, check = check, fnv1a32 = fnv1a32, describe = describe }

@@ -1,0 +1,88 @@
+-- Makes DST the same as SRC, a local folder and a bucket location or two bucket
+-- locations, with cloud.storage.sync: only what is missing or changed is copied;
+-- with --delete, what DST has and SRC does not is removed.
+--
+--   cloudlua scripts/sync.lua SRC DST [--delete] [--dry-run] [--exclude GLOB]... [--include GLOB]...
+--                             [--checksum | --size-only] [--concurrency N] [--part-size SIZE]
+--                             [--shard I/N] [--output json] [--verbose] [--progress]
+--   cloudlua scripts/sync.lua ./build s3://site/www --delete --exclude '*.tmp'
+--   cloudlua scripts/sync.lua s3://site/www ./mirror
+--
+-- A bucket location is s3://BUCKET/PREFIX (or cloud://BUCKET/PREFIX); anything else is
+-- a local folder. --exclude and --include apply in the order given, the later winning.
+-- Output: a progress line on a terminal (with --progress, a line every few seconds
+-- off one), then one summary line; with --output json, one JSON line per copy and
+-- deletion (and skip, with --verbose) and a summary record. Failures are listed on
+-- stderr. Exit status 0 when nothing failed, 1 when something did, 2 on a usage error.
+
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
+package.path = here .. "?.lua;" .. package.path
+local lib = require("lib.args")
+local trees = require("lib.trees")
+
+local args = lib.parse({
+  usage = "cloudlua scripts/sync.lua SRC DST [--delete] [--dry-run] [--exclude GLOB]... [--include GLOB]... [options]",
+  about = "Makes DST the same as SRC: a local folder or s3://BUCKET/PREFIX each; copies what is missing or changed.",
+  positional = { "src", "dst" },
+  options = {
+    { "delete", doc = "Remove what DST has and SRC does not (never what --exclude keeps out)" },
+    { "dry-run", doc = "Show what would be done; change nothing" },
+    { "exclude", value = "GLOB", ordered = "filters", doc = "Leave out the paths GLOB matches (* ** ? [...]); may repeat" },
+    { "include", value = "GLOB", ordered = "filters", doc = "Take the paths GLOB matches back in; may repeat; the later filter wins" },
+    { "checksum", doc = "Compare contents (MD5 and ETags), not sizes and times" },
+    { "size-only", doc = "Compare sizes only" },
+    { "concurrency", value = "N", check = "count", doc = "Transfers at once, parts of large files included (default 16)" },
+    { "part-size", value = "SIZE", check = "size", doc = "Files above SIZE go in parts of SIZE (default 8M)" },
+    { "shard", value = "I/N", check = function(text)
+        local i, n = text:match("^(%d+)/(%d+)$")
+        i, n = tonumber(i), tonumber(n)
+        if i and n and n >= 1 and i < n then return { index = i, count = n } end
+        return nil, "I/N with 0 <= I < N expected (shard I of N)"
+      end, doc = "Take only the paths of shard I of N (0-based; FNV-1a of the path)" },
+    { "output", value = "FORMAT", choices = { "text", "json" }, doc = "json: one JSON line per action and a summary record" },
+    { "verbose", doc = "With --output json, a line for each path skipped too" },
+    { "progress", doc = "Off a terminal too, a progress line every few seconds" },
+  },
+}, ...)
+if not args then return end
+
+local function location(text)
+  local where, why = trees.location(text)
+  if not where then lib.exit(2, "sync.lua: " .. why .. "\n") end
+  return where
+end
+
+local json = args.output == "json"
+local on_action = nil
+if json then
+  on_action = function(action, path, entry, err)
+    if action == "skip" and not args.verbose then return end
+    local fields = { { "action", args.dry_run and "plan-" .. action or action }, { "path", path } }
+    if entry and entry.size and action ~= "delete" then fields[#fields + 1] = { "size", entry.size } end
+    if err then fields[#fields + 1] = { "error", tostring(err) } end
+    print(trees.json_line(fields))
+  end
+end
+
+local start = cloud.clock()
+local summary = cloud.storage.sync{
+  from = location(args.src), to = location(args.dst), delete = args.delete, dry_run = args.dry_run,
+  filters = args.filters, compare = args.checksum and "checksum" or args.size_only and "size" or nil,
+  concurrency = args.concurrency, part_size = args.part_size, shard = args.shard,
+  progress = args.progress or nil, on_action = on_action, collect = true,
+}
+local elapsed = cloud.clock() - start
+local size_text = require("cloud.transfer").size_text
+for _, e in ipairs(summary.errors) do io.stderr:write(("failed: %s: %s\n"):format(e.path, tostring(e.error))) end
+if json then
+  print(trees.json_line{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
+    { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
+    { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) } })
+elseif summary.dry_run then
+  print(("(dry run) %s -> %s: would copy %d (%s), delete %d; %d the same"):format(trees.shown(args.src),
+    trees.shown(args.dst), summary.copied, size_text(summary.bytes), summary.deleted, summary.skipped))
+else
+  print(("%s -> %s: %d copied (%s), %d the same, %d deleted, %d failed in %.1f s"):format(trees.shown(args.src),
+    trees.shown(args.dst), summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, summary.failed, elapsed))
+end
+if summary.failed > 0 then lib.exit(1, "") end
