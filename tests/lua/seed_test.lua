@@ -12,10 +12,10 @@ local t = dofile("tests/lua/support/cli.lua")
 local PRINTS = [[
 test("prints what varies", function()
   local s3 = cloud.storage
-  s3.create_bucket{ Bucket = "b" }
-  local put, meta = s3.put_object{ Bucket = "b", Object = "k", Body = "x" }
+  s3.create_bucket{ Bucket = "bkt" }
+  local put, meta = s3.put_object{ Bucket = "bkt", Object = "k", Body = "x" }
   print(put.VersionId, meta.request_id, meta.headers.date)
-  print(s3.create_multipart_upload{ Bucket = "b", Object = "m" }.UploadId)
+  print(s3.create_multipart_upload{ Bucket = "bkt", Object = "m" }.UploadId)
   cloud.emulator.fault{ operation = "UpdateSnapshot", times = 2, status = 503, code = "SlowDown" }
   local _, m = cloud.cluster.update_snapshot{ SnapshotName = "snap-2", snapshot = { description = "retried" } }
   print(m.attempts, m.request_id, m.headers.date)
