@@ -52,3 +52,13 @@ CONF
   echo "nginx did not start: $(cat "$WORK/nginx/logs/error.log")" >&2
   return 1
 }
+
+# aws-cli and boto3 see only what a benchmark gives them: no profile, cache or config
+# of the user, serve's keys, and $AWS_CONFIG_FILE in $WORK for the caller to write.
+isolate_aws_cli() {
+  local v
+  for v in $(compgen -e | grep '^AWS_' || true); do unset "$v"; done
+  export HOME="$WORK" AWS_CONFIG_FILE="$WORK/aws-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials"
+  export AWS_ACCESS_KEY_ID=$CLOUDLUA_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY=$CLOUDLUA_SECRET_ACCESS_KEY
+  export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
+}

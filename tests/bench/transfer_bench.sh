@@ -25,11 +25,7 @@ source "$(dirname "$0")/lib.sh"
 
 start_serve
 export CLOUDLUA_CONFIG_FILE=/dev/null SRC="$WORK/src.bin" BACK="$WORK/back.bin"
-# aws-cli and boto3 see only this: no profile, no cache or config of the user.
-for v in $(compgen -e | grep '^AWS_' || true); do unset "$v"; done
-export HOME="$WORK" AWS_CONFIG_FILE="$WORK/aws-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials"
-export AWS_ACCESS_KEY_ID=$CLOUDLUA_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY=$CLOUDLUA_SECRET_ACCESS_KEY
-export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
+isolate_aws_cli
 cat >"$AWS_CONFIG_FILE" <<CONFIG
 [default]
 region = jp-east-1
