@@ -46,14 +46,7 @@ local function junit_summary(file)
 end
 
 setup(function()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. t.quote(dir .. "/sub")))
-  for name, text in pairs(FILES) do
-    local f = assert(io.open(dir .. "/" .. name, "w"))
-    f:write(text)
-    f:close()
-  end
+  dir = dofile("tests/lua/support/files.lua").make_tree(FILES)
   runs.serial = run("--junit serial.xml .")
   runs.parallel = run("-j 3 --junit parallel.xml .")
   runs.passing = run("-j 2 --filter pass .")

@@ -29,14 +29,7 @@ local dir, run, report, checked
 
 -- Writes FILES into a fresh folder and runs them with --junit; checks the report.
 setup(function()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. t.quote(dir .. "/sub")))
-  for name, text in pairs(FILES) do
-    local f = assert(io.open(dir .. "/" .. name, "w"))
-    f:write(text)
-    f:close()
-  end
+  dir = dofile("tests/lua/support/files.lua").make_tree(FILES)
   local out, err, code = t.cloudlua("test --junit report.xml .", { cd = dir })
   run = { out = out, err = err, code = code }
   report = t.read_file(dir .. "/report.xml")

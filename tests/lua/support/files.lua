@@ -28,6 +28,18 @@ function M.make_dir()
   return dir
 end
 
+-- A new temporary directory holding `tree` (relative path -> text), with the folders
+-- its paths name; its path.
+function M.make_tree(tree)
+  local dir = M.make_dir()
+  for path, text in pairs(tree) do
+    local folder = path:match("^(.*)/[^/]*$")
+    if folder then assert(os.execute("mkdir -p '" .. dir .. "/" .. folder .. "'")) end
+    M.write(dir .. "/" .. path, text)
+  end
+  return dir
+end
+
 -- Removes the directory `dir` and everything in it.
 function M.remove_dir(dir) assert(os.execute("rm -rf '" .. dir .. "'")) end
 
