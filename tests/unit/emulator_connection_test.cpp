@@ -148,6 +148,14 @@ bool ended(int fd, bool answered = false) {
   return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
+// Checks that `a` is a refusal the emulator ends its connection with: `status`, the
+// error `code` in its body, and Connection: close.
+void check_refusal(const Answer& a, int status, const std::string& code) {
+  CHECK(a.status == status);
+  CHECK(a.body.find("<Code>" + code + "</Code>") != std::string::npos);
+  CHECK(a.head.find("Connection: close") != std::string::npos);
+}
+
 TEST_CASE("A request whose body is not read ends its connection after the answer") {
   Running e;
   const std::string base = e.urls["storage"];
@@ -350,9 +358,7 @@ TEST_CASE("A head that does not arrive whole within its time is answered Request
   SlowClients slow(base, 1, 50);
   std::string pending;
   Answer a = read_answer(slow.fds[0], pending);
-  CHECK(a.status == 400);
-  CHECK(a.body.find("<Code>RequestTimeout</Code>") != std::string::npos);
-  CHECK(a.head.find("Connection: close") != std::string::npos);
+  check_refusal(a, 400, "RequestTimeout");
 }
 
 TEST_CASE("A body that stalls is answered RequestTimeout and its connection ended") {
@@ -365,9 +371,7 @@ TEST_CASE("A body that stalls is answered RequestTimeout and its connection ende
   send_text(fd, text.substr(0, text.size() - 5));
   std::string pending;
   Answer a = read_answer(fd, pending);
-  CHECK(a.status == 400);
-  CHECK(a.body.find("<Code>RequestTimeout</Code>") != std::string::npos);
-  CHECK(a.head.find("Connection: close") != std::string::npos);
+  check_refusal(a, 400, "RequestTimeout");
   CHECK(ended(fd));
   ::close(fd);
 }
@@ -397,9 +401,7 @@ TEST_CASE("A head of too many header lines or bytes is refused and its connectio
     send_text(fd, head + "Host: x\r\n\r\n");
     std::string pending;
     Answer a = read_answer(fd, pending);
-    CHECK(a.status == 400);
-    CHECK(a.body.find("<Code>RequestHeaderSectionTooLarge</Code>") != std::string::npos);
-    CHECK(a.head.find("Connection: close") != std::string::npos);
+    check_refusal(a, 400, "RequestHeaderSectionTooLarge");
     CHECK(ended(fd));
     ::close(fd);
   }
@@ -431,9 +433,7 @@ TEST_CASE("A body that does not fit in what the bodies in flight may hold is ref
   send_text(second, request_text(base, "PUT", "/demo-bucket/second.bin", body));
   std::string pending;
   Answer a = read_answer(second, pending);
-  CHECK(a.status == 503);
-  CHECK(a.body.find("<Code>SlowDown</Code>") != std::string::npos);
-  CHECK(a.head.find("Connection: close") != std::string::npos);
+  check_refusal(a, 503, "SlowDown");
   ::close(second);
 
   send_text(first, text.substr(text.size() - 10));
