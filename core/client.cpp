@@ -54,7 +54,8 @@ AnsweredRequest answered_request(const Request& request) {
   return {request.op, request.method, request.url.origin() + request.url.path, request.url.authority()};
 }
 
-// A failure of the transfer that trying again cannot mend: interrupted, too large,
+// A failure of the transfer that trying again cannot mend: a call the cassette does
+// not hold (config), interrupted, too large,
 // refused before sending, a host name that does not resolve (a wrong endpoint), an
 // answer that is not HTTP, a certificate that fails verification, a full disk.
 bool is_final(const Error& e) {
@@ -64,7 +65,7 @@ bool is_final(const Error& e) {
       "TlsVerificationFailed",                        // the certificate stays what it is
       "NoSpace",                                      // the disk stays full
   };
-  return e.kind == ErrorKind::validation || final_codes.count(e.code) > 0;
+  return e.kind == ErrorKind::validation || e.kind == ErrorKind::config || final_codes.count(e.code) > 0;
 }
 
 // The error of a call whose step ran out of memory (std::bad_alloc) or threw otherwise.
@@ -372,9 +373,18 @@ void Client::attempt(Id id) {
   x.secrets.reset();
   if (config_.debug) x.shown = *signed_request;
   x.sent = std::chrono::steady_clock::now();
-  x.pending = transport_.start(std::move(*signed_request), [this, id](Outcome<HttpResponse> outcome) {
-    guarded(id, [&] { answered(id, std::move(outcome)); });
-  });
+  auto done = [this, id](Outcome<HttpResponse> outcome) { guarded(id, [&] { answered(id, std::move(outcome)); }); };
+  x.pending = cassette_ ? cassette_->start(transport_, call_key(x.request), std::move(*signed_request), secrets(x),
+                                           config_.credentials.access_key_id, std::move(done))
+                        : transport_.start(std::move(*signed_request), std::move(done));
+}
+
+// What the cassette matches a request on (core/cassette.h).
+CallKey Client::call_key(const Request& request) const {
+  CallKey key{request.api->name, request.label, request.method, endpoint_of(request.api->name), request.url.path,
+              request.url.query, request.body ? *request.body : std::string(), request.files.upload_sha256, 0};
+  if (request.files.upload) key.upload_length = request.files.upload->length;
+  return key;
 }
 
 // Verdict: shows the exchange to --debug, then ends the call or waits out the

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/cassette.h"
 #include "core/error.h"
 #include "core/model.h"
 #include "core/sigv4.h"
@@ -44,6 +45,10 @@ struct ClientConfig {
   // The session's: what the process may hold at once of answers being received
   // (process_buffer_budget(), core/limits.h), every client's transfers together.
   std::uint64_t max_buffer_bytes = kMaxBufferedBytes;
+  // Record every exchange into this folder, or answer every call from it (core/cassette.h):
+  // --record DIR, --replay DIR, cloud.client{ record = DIR } / { replay = DIR }.
+  std::string record;
+  std::string replay;
 };
 
 // What came back besides the result: the HTTP status and headers, the request id,
@@ -152,6 +157,11 @@ class Client {
   // emulator's virtual time).
   void set_sleeper(std::function<void(double seconds)> sleeper) { sleep_ = std::move(sleeper); }
 
+  // Sends every exchange through `cassette` (recording or replaying), or, when null,
+  // straight to the transport.
+  void set_cassette(std::shared_ptr<Cassette> cassette) { cassette_ = std::move(cassette); }
+  const std::shared_ptr<Cassette>& cassette() const { return cassette_; }
+
  private:
   struct Exchange;
   using Finish = std::function<void(Exchange& exchange, Outcome<HttpResponse> outcome)>;
@@ -172,6 +182,7 @@ class Client {
   Outcome<HttpRequest> sign_attempt(const Request& request) const;
   Verdict judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
+  CallKey call_key(const Request& request) const;
   const std::vector<std::string>& secrets(Exchange& x) const;  // of its current attempt, found once
   std::string endpoint_of(const std::string& api) const;
   std::string service_of(const Api& api) const;
@@ -181,6 +192,7 @@ class Client {
   Transport transport_;
   std::function<void(double)> sleep_;  // empty: back-off is a timer in the loop
   Completer completer_;                // empty once the configuration is complete
+  std::shared_ptr<Cassette> cassette_;  // null: exchanges go straight to the transport
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
   Id last_id_ = 0;
 };

@@ -488,6 +488,8 @@ Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup&
   out.client.profile = profile->value;
   bool profile_chosen = profile->origin != "default";
   out.client.debug = flags.debug;
+  out.client.record = flags.record;
+  out.client.replay = flags.replay;
   out.settings.push_back({"profile", profile->value, profile->origin, false});
   s.profile = file ? file->find(profile->value) : nullptr;
   auto applied = apply_settings(s, out);

@@ -35,6 +35,8 @@ struct ConfigOverrides {
   std::string secret_access_key;
   std::map<std::string, std::string> endpoints;  // api -> URL
   std::function<void(const std::string&)> debug;  // --debug: where the wire dumps go
+  std::string record;  // --record DIR
+  std::string replay;  // --replay DIR
 };
 
 // One effective setting and where its value came from.

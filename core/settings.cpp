@@ -199,6 +199,16 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.retry.retry_non_idempotent = v.get<bool>(); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.retry.retry_non_idempotent); };
 
+  s = &add("record", SettingKind::text, "record every exchange into this folder (docs/testing.md)");
+  s->in_profiles = false;
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.record = v.get<std::string>(); };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.record); };
+
+  s = &add("replay", SettingKind::text, "answer every call from the recording in this folder, offline");
+  s->in_profiles = false;
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.replay = v.get<std::string>(); };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.replay); };
+
   s = &add("quiet_emulator", SettingKind::boolean, "no line on stderr when the embedded emulator serves");
   s->client_key = "";  // the session's, not a client's
   s->shown_default = "false";
@@ -319,7 +329,9 @@ Outcome<ClientConfig> client_config(const json& args, const ClientConfig& sessio
     auto loaded = load_profile(profile->get<std::string>(), env);
     if (!loaded.ok()) return loaded.error();
     c = std::move(loaded->client);
-    c.debug = session.debug;  // --debug covers every client
+    c.debug = session.debug;  // --debug, --record and --replay cover every client
+    c.record = session.record;
+    c.replay = session.replay;
   }
   for (const auto& [field, value] : args.items()) {
     auto applied = apply_client_field(field, value, c);

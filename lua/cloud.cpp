@@ -491,8 +491,10 @@ int l_client(lua_State* L) {
   auto config = client_config(arguments, *session.value(),
                               [](const char* name) { return std::getenv(name); });
   if (!config.ok()) raise(L, config.error());
+  auto client = make_client(*config);
+  if (!client.ok()) raise(L, client.error());
   lua_newtable(L);
-  fill_client_table(L, make_client(*config));
+  fill_client_table(L, client.value());
   add_client_functions(L, lua_gettop(L));
   luaL_setmetatable(L, kClientMeta);
   return 1;

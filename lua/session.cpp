@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "core/config.h"
 #include "core/uri.h"
 
 namespace cloud {
@@ -56,9 +57,11 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   if (!loaded.ok()) return loaded.error();
   auto session = std::make_shared<Session>();
   session->config = std::move(loaded.value());
-  session->emulated = !session->config.account_configured;
+  session->emulated = !session->config.account_configured && session->config.client.replay.empty();
   process_buffer_budget().set_limit(session->config.client.max_buffer_bytes);
-  session->client = make_client(session->config.client);
+  auto client = make_client(session->config.client);
+  if (!client.ok()) return client.error();
+  session->client = std::move(client.value());
   if (session->emulated) {
     std::weak_ptr<Session> weak = session;  // the session owns the client: no cycle
     session->client->set_completer([weak](ClientConfig& config) -> std::optional<Error> {
@@ -76,9 +79,13 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
 
 std::atomic<bool>& interrupt_flag() { return interrupt_requested; }
 
-std::shared_ptr<Client> make_client(const ClientConfig& config) {
+Outcome<std::shared_ptr<Client>> make_client(ClientConfig config) {
+  auto cassette = open_cassette(config, api_names());
+  if (!cassette.ok()) return cassette.error();
   auto client = std::make_shared<Client>(config);
   client->transport().set_interrupt_flag(&interrupt_requested);
+  client->set_cassette(cassette.value());
+  if (!config.replay.empty()) client->set_sleeper([](double) {});  // replayed back-off: virtual time
   return client;
 }
 

@@ -26,6 +26,7 @@ struct Session {
   std::shared_ptr<Client> client;     // the default client: `cloud` itself
   std::function<void()> on_emulator_start;  // the runner's notice, said when it starts
   std::optional<std::uint64_t> seed;        // the embedded emulator's, from its start
+  double skipped = 0;  // replaying: the seconds cloud.sleep passed without waiting (cloud.clock adds them)
 };
 
 Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags);
@@ -39,8 +40,10 @@ Outcome<const ClientConfig*> complete_config(Session& session);
 // make_client aborts its running transfer with an "Interrupted" transport error.
 std::atomic<bool>& interrupt_flag();
 
-// A client that honours interrupt_flag(): the session's and cloud.client{}'s.
-std::shared_ptr<Client> make_client(const ClientConfig& config);
+// A client that honours interrupt_flag(): the session's and cloud.client{}'s. With
+// record or replay set it sends through that cassette (core/cassette.h); replaying,
+// its back-off passes no real time. Fails (kind config) when the cassette cannot open.
+Outcome<std::shared_ptr<Client>> make_client(ClientConfig config);
 
 // What the REPL's prompt calls the session: "emulator" when the embedded emulator
 // serves it, else the profile when one was chosen, else the endpoints' host[:port]

@@ -26,17 +26,26 @@ namespace cloud {
 
 namespace {
 
-// cloud.clock(): seconds on a monotonic clock (only differences mean anything).
+// Whether the session's client answers from a cassette (--replay): its time is virtual.
+bool replaying(const Session& session) {
+  const auto& cassette = session.client->cassette();
+  return cassette && cassette->mode() == Cassette::Mode::replay;
+}
+
+// cloud.clock(): seconds on a monotonic clock (only differences mean anything), the
+// seconds a replay's cloud.sleep skipped included.
 int l_clock(lua_State* L) {
   auto since = std::chrono::steady_clock::now().time_since_epoch();
-  lua_pushnumber(L, std::chrono::duration<double>(since).count());
+  lua_pushnumber(L, std::chrono::duration<double>(since).count() + session_of(L).skipped);
   return 1;
 }
 
-// Starts a timer of `seconds` on the session's loop (parked: see tasks.h); the index
-// of the wait. It ends with lua.c's "interrupted!" when Ctrl-C brought it due.
+// Starts a timer of `seconds` on the session's loop (parked: see tasks.h), of 0 s when
+// replaying; the index of the wait. It ends with lua.c's "interrupted!" when Ctrl-C brought it due.
 int start_sleep(lua_State* L, double seconds) {
-  std::shared_ptr<Client> client = session_of(L).client;
+  Session& session = session_of(L);
+  if (replaying(session)) session.skipped += seconds, seconds = 0;  // a replay's waiters wait no real time
+  std::shared_ptr<Client> client = session.client;
   Transport* loop = &client->transport();
   return park(L, client, [&](std::function<void(Deliver)> ended) {
     Transport::Id id = loop->add_timer(seconds, [ended] {

@@ -23,6 +23,12 @@ void add_config_flags(CLI::App& app, cloud::ConfigOverrides& c, std::vector<std:
   app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws")->type_name("DIALECT");
   app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)")->type_name("ID");
   app.add_option("--secret-key", c.secret_access_key, "Secret access key (given with --access-key)")->type_name("SECRET");
+  CLI::Option* record =
+      app.add_option("--record", c.record, "Record every exchange into DIR (JSON lines, secrets removed; docs/testing.md)")
+          ->type_name("DIR");
+  app.add_option("--replay", c.replay, "Answer every call from the recording in DIR: offline, no credentials needed")
+      ->type_name("DIR")
+      ->excludes(record);
 }
 
 // --endpoint values into the overrides; false (with a message) on a malformed one.

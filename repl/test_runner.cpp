@@ -174,11 +174,29 @@ int file_main(lua_State* L) {
   return 1;
 }
 
+// Under --record DIR or --replay DIR each file has a cassette of its own,
+// DIR/<file name without .lua>, so that a file replays alone, in any order, with -j N.
+ConfigOverrides file_config(const std::string& path, ConfigOverrides config) {
+  std::string name = fs::path(path).stem().string();
+  if (!config.record.empty()) config.record = (fs::path(config.record) / name).string();
+  if (!config.replay.empty()) config.replay = (fs::path(config.replay) / name).string();
+  return config;
+}
+
+// The warning line (a TAP comment) for the recorded calls a replayed file left unused.
+void warn_unused(const Session& session) {
+  const auto& cassette = session.client->cassette();
+  if (!cassette || cassette->mode() != Cassette::Mode::replay || cassette->unused().empty()) return;
+  std::vector<std::string> unused = cassette->unused();
+  std::string first = unused.front() + (unused.size() > 1 ? ", ..." : "");
+  std::printf("# %zu recorded call%s not replayed (%s)\n", unused.size(), unused.size() == 1 ? "" : "s", first.c_str());
+}
+
 // One file in a state and session of its own, its cases added to the report; false
 // when the runner itself failed.
 bool run_file(const std::string& path, const TestOptions& o, Counts& total, JunitReport& report) {
   const auto start = std::chrono::steady_clock::now();
-  auto session = open_session(o.config);
+  auto session = open_session(file_config(path, o.config));
   if (!session.ok()) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
     return false;
@@ -198,6 +216,7 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total, Juni
   lua_pushlightuserdata(L.get(), &run);
   int status = protected_call(L.get(), 1, 1);
   if (status != LUA_OK) return report_error(L.get(), status), false;
+  warn_unused(*session.value());
   report.add({path, seconds_since(start), std::move(run.cases)});
   return lua_toboolean(L.get(), -1);
 }

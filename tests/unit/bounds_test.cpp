@@ -75,7 +75,7 @@ class LuaCloud {
     luaL_openlibs(L_);
     auto session = std::make_shared<cloud::Session>();
     session->config.client = config;
-    session->client = cloud::make_client(config);
+    session->client = cloud::make_client(config).value();
     cloud::open_cloud(L_, session);
   }
   ~LuaCloud() { lua_close(L_); }
