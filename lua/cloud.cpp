@@ -483,10 +483,13 @@ json client_arguments(lua_State* L) {
 // cloud.client{profile=, region=, dialect=, endpoints=, credentials=, ...}: a new
 // client whose left-out fields come from the session's configuration, or with
 // profile= from that profile of the config file; every field is checked by core's
-// table of settings, as the config file's are.
+// table of settings, as the config file's are. A client that replays needs no account:
+// the embedded emulator is not started for it.
 int l_client(lua_State* L) {
   json arguments = client_arguments(L);
-  auto session = complete_config(session_of(L));
+  bool replays = arguments.is_object() && arguments.value("replay", json("")) != json("");
+  auto session = replays ? Outcome<const ClientConfig*>(&session_of(L).config.client)  // no emulator to start
+                         : complete_config(session_of(L));
   if (!session.ok()) raise(L, session.error());
   auto config = client_config(arguments, *session.value(),
                               [](const char* name) { return std::getenv(name); });
