@@ -171,7 +171,7 @@ void body_differences(const std::string& recorded, const std::string& sent, std:
   differ(out, "body", &recorded, &sent);
 }
 
-// The registry of open cassettes: one per directory in the process.
+// The registry of open cassettes: one per mode and directory in the process.
 std::map<std::string, std::weak_ptr<Cassette>>& open_cassettes() {
   static std::map<std::string, std::weak_ptr<Cassette>> open;
   return open;
@@ -251,14 +251,10 @@ std::optional<Error> read_cassette_file(const fs::path& path, std::vector<Casset
 
 Outcome<std::shared_ptr<Cassette>> Cassette::open(Mode mode, const std::string& dir) {
   std::error_code ec;
-  std::string key = fs::weakly_canonical(fs::absolute(dir, ec), ec).string();
+  std::string key = std::string(mode_flag(mode)) + " " + fs::weakly_canonical(fs::absolute(dir, ec), ec).string();
   auto& registry = open_cassettes();
   if (auto it = registry.find(key); it != registry.end())
-    if (auto existing = it->second.lock()) {
-      if (existing->mode() == mode) return existing;
-      return cassette_error("RecordAndReplay", std::string(mode_flag(mode)) + " " + dir + ": the folder is open for " +
-                                                   mode_flag(existing->mode()) + " already");
-    }
+    if (auto existing = it->second.lock()) return existing;
   auto cassette = std::make_shared<Cassette>(mode, dir);
   if (mode == Mode::record) {
     fs::create_directories(dir, ec);

@@ -42,10 +42,11 @@ class Cassette {
  public:
   enum class Mode { record, replay };
 
-  // The cassette of `dir` in `mode`, one per directory in the process (every client
-  // recording into DIR shares it). Recording makes DIR and removes the *.jsonl it held;
-  // replaying reads every DIR/*.jsonl. Errors (kind config): a missing or unreadable
-  // DIR, "file:line: what is wrong" for a malformed line, DIR open in the other mode.
+  // The cassette of `dir` in `mode`, one per mode and directory in the process (every
+  // client recording into DIR shares one, every client replaying it another: the calls
+  // of all of them are matched in one order). Recording makes DIR and removes the
+  // *.jsonl it held; replaying reads every DIR/*.jsonl as it is then. Errors (kind
+  // config): a missing or unreadable DIR, "file:line: what is wrong" for a malformed line.
   static Outcome<std::shared_ptr<Cassette>> open(Mode mode, const std::string& dir);
 
   Mode mode() const { return mode_; }

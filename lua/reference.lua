@@ -42,12 +42,14 @@ the body is not signed. Bucket and Object are checked as the operation's are.]],
 Returns canonical_request, string_to_sign, signature, authorization, headers (every
 header to send) and url (presigned when presign_expires is given).]],
     see = "docs/lua-api.md" },
-  { name = "cloud.client", usage = "cloud.client{ profile, region, dialect, endpoints, credentials, ... } -> client",
+  { name = "cloud.client", usage = "cloud.client{ profile, region, dialect, endpoints, credentials, record, replay, ... } -> client",
     summary = "A client with the same API as cloud; fields left out come from the configuration.",
     text = [[
 Also services, ca_file, timeout, connect_timeout and the retry options (max_attempts,
-retry_base_delay, retry_max_delay, invalid_part_delay, retry_restores). A bad value
-or an unknown field is a config error, InvalidSetting, naming it.]],
+retry_base_delay, retry_max_delay, invalid_part_delay, retry_restores). record = DIR
+records every exchange of the client into DIR; replay = DIR answers its calls from
+that recording, offline (docs/testing.md). A bad value or an unknown field is a
+config error, InvalidSetting, naming it.]],
     see = "docs/lua-api.md" },
   { name = "cloud.error", usage = "cloud.error{ kind, code, message, status, fields, ... } -> error",
     summary = "Makes an error object of the shape the client's own errors have; error() raises it.",

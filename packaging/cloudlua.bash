@@ -10,12 +10,13 @@ _cloudlua_profiles() {
 
 _cloudlua() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub="" w
-  local config="--profile --region --endpoint --dialect --access-key --secret-key --help"
+  local config="--profile --region --endpoint --dialect --access-key --secret-key --record --replay --help"
   case $prev in
     --profile) COMPREPLY=($(compgen -W "$(_cloudlua_profiles)" -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -W "text json json-meta" -- "$cur")); return ;;
     --dialect) COMPREPLY=($(compgen -W "ext aws any" -- "$cur")); return ;;
     --state|--junit) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --record|--replay) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter|--seed|-j|--jobs) return ;;
   esac
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do

@@ -23,12 +23,10 @@ void add_config_flags(CLI::App& app, cloud::ConfigOverrides& c, std::vector<std:
   app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws")->type_name("DIALECT");
   app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)")->type_name("ID");
   app.add_option("--secret-key", c.secret_access_key, "Secret access key (given with --access-key)")->type_name("SECRET");
-  CLI::Option* record =
-      app.add_option("--record", c.record, "Record every exchange into DIR (JSON lines, secrets removed; docs/testing.md)")
-          ->type_name("DIR");
+  app.add_option("--record", c.record, "Record every exchange into DIR (JSON lines, secrets removed; docs/testing.md)")
+      ->type_name("DIR");
   app.add_option("--replay", c.replay, "Answer every call from the recording in DIR: offline, no credentials needed")
-      ->type_name("DIR")
-      ->excludes(record);
+      ->type_name("DIR");
 }
 
 // --endpoint values into the overrides; false (with a message) on a malformed one.
@@ -172,6 +170,8 @@ int main(int argc, char** argv) {
   endpoints.insert(endpoints.end(), config_endpoints.begin(), config_endpoints.end());
   endpoints.insert(endpoints.end(), test_endpoints.begin(), test_endpoints.end());
   if (!apply_endpoints(endpoints, run.config)) return 1;
+  if (!run.config.record.empty() && !run.config.replay.empty())
+    return cloud::usage_error(current_command(app), "--record and --replay cannot be given together: record a run, then replay it");
   if (debug) run.config.debug = write_debug;
   run.output = output == "json" ? cloud::Output::json : output == "json-meta" ? cloud::Output::json_meta : cloud::Output::text;
   if (app.got_subcommand("serve")) return cloud::run_serve(serve);

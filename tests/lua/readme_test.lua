@@ -9,7 +9,8 @@
 --   * a block whose first line is `-- NAME_test.lua` is a test file: it runs through
 --     `cloudlua test NAME_test.lua`, and what that prints must match the page's
 --     transcript block that starts `$ cloudlua test [OPTIONS] NAME_test.lua` (run with
---     those options; with --junit FILE, the ```xml block after it is FILE's text).
+--     those options; with --junit FILE, the ```xml block after it is FILE's text); a
+--     transcript may hold further `$ cloudlua test` commands on that file, run in turn.
 -- The other blocks of a page build on one another; any one runs alone too (--filter):
 -- the page's earlier blocks run first.
 -- Run: cloudlua test tests/lua/readme_test.lua (CLOUDLUA_TEST_BIN names the binary)
@@ -122,17 +123,35 @@ local function squeezed_lines(text)
   return out
 end
 
+-- The commands of a transcript on `file` ("$ cloudlua test OPTIONS file" lines), each
+-- with its options and the output shown after it.
+local function commands_of(options, transcript, file)
+  local commands = { { options = options, output = "" } }
+  for line in transcript:gmatch("([^\n]*)\n") do
+    local more = line:match("^%$ cloudlua test (.-)" .. file:gsub("%p", "%%%0") .. "$")
+    if more then commands[#commands + 1] = { options = more, output = "" }
+    else commands[#commands].output = commands[#commands].output .. line .. "\n" end
+  end
+  return commands
+end
+
 -- Runs a test-file block through `cloudlua test` and compares its output with the
--- page's transcript of that command, whose options are used too. With `--junit FILE`
--- the page's ```xml block after the transcript is what FILE must hold.
+-- page's transcript of that command, whose options are used too; a transcript of
+-- several commands on the file runs them in turn in one folder (--record, then
+-- --replay). With `--junit FILE` the page's ```xml block after the transcript is
+-- what FILE must hold.
 local function check_test_file(code, name, file, page)
   local options, transcript, after = page:match("```\n%$ cloudlua test ([^\n]-)" .. file:gsub("%p", "%%%0") .. "\n(.-)```()")
   assert(transcript, name .. ": no transcript '$ cloudlua test ... " .. file .. "' on the page")
   local dir = folder_with{ [file] = code }
-  local out = cli.cloudlua("test " .. options .. cli.quote(file), { cd = dir })
+  for _, command in ipairs(commands_of(options, transcript, file)) do
+    local out = cli.cloudlua("test " .. command.options .. cli.quote(file), { cd = dir })
+    local ok, err = pcall(compare, name .. " ($ cloudlua test " .. command.options .. file .. ")",
+                          squeezed_lines(command.output), lines_of(out))
+    if not ok then os.execute("rm -rf " .. cli.quote(dir)) error(err, 0) end
+  end
   local report = options:match("%-%-junit (%S+)") and cli.read_file(dir .. "/" .. options:match("%-%-junit (%S+)"))
   os.execute("rm -rf " .. cli.quote(dir))
-  compare(name, squeezed_lines(transcript), lines_of(out))
   if report then
     local xml = page:match("^%s*```xml\n(.-)```", after)
     assert(xml, name .. ": no ```xml block after the transcript")
