@@ -5,6 +5,7 @@
 #include "core/cassette.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -81,9 +82,10 @@ std::string downloaded_bytes(const HttpRequest& request, const HttpResponse& res
   std::ifstream in(response.body_file, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(request.files.download_at.value_or(0)));
   std::string length = header_value(response.headers, "content-length");
-  std::string out;
-  if (length.empty()) return std::string(std::istreambuf_iterator<char>(in), {});
-  out.resize(std::stoull(length));
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(length.c_str(), &end, 10);
+  if (length.empty() || *end) return std::string(std::istreambuf_iterator<char>(in), {});
+  std::string out(static_cast<size_t>(n), '\0');  // the transport checked it against the file's size
   in.read(out.data(), static_cast<std::streamsize>(out.size()));
   out.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
   return out;
@@ -264,7 +266,7 @@ Outcome<std::shared_ptr<Cassette>> Cassette::open(Mode mode, const std::string& 
       if (f.path().extension() == ".jsonl" || f.path().filename() == "endpoints.json") fs::remove(f.path(), ec);
   } else {
     if (!fs::is_directory(dir, ec))
-      return cassette_error("NoCassette", "--replay: no cassette folder " + dir + " (record one with --record " + dir + ")");
+      return cassette_error("NoCassette", "--replay: no cassette folder " + dir + " (a run with --record makes one)");
     std::vector<fs::path> files;
     for (const auto& f : fs::directory_iterator(dir, ec))
       if (f.path().extension() == ".jsonl") files.push_back(f.path());
@@ -293,13 +295,15 @@ Transport::Id Cassette::start(Transport& transport, const CallKey& key, HttpRequ
   auto sent = std::make_shared<HttpRequest>(HttpRequest{request.method, request.url, {}, {}, request.files});
   return transport.start(std::move(request), [this, key, sent, secrets, access_key, done = std::move(done)](
                                                  Outcome<HttpResponse> outcome) {
-    record(key, *sent, outcome, secrets, access_key);
+    if (std::optional<Error> failed = record(key, *sent, outcome, secrets, access_key)) return done(*failed);
     done(std::move(outcome));
   });
 }
 
-// Appends the exchange to DIR/<api>.jsonl (and the API's endpoint to endpoints.json).
-void Cassette::record(const CallKey& key, const HttpRequest& request, const Outcome<HttpResponse>& outcome,
+// Appends the exchange to DIR/<api>.jsonl (and the API's endpoint to endpoints.json);
+// a recording that cannot be written fails the call (kind config, CassetteUnwritable),
+// so that a run never seems recorded when it is not.
+std::optional<Error> Cassette::record(const CallKey& key, const HttpRequest& request, const Outcome<HttpResponse>& outcome,
                       const std::vector<std::string>& secrets, const std::string& access_key) {
   json line = {{"api", key.api},     {"operation", key.operation},         {"method", key.method},
                {"path", key.path},   {"query", canonical_query(key.query)}, {"body", canonical_body(key)}};
@@ -307,12 +311,17 @@ void Cassette::record(const CallKey& key, const HttpRequest& request, const Outc
   else line["error"] = {{"kind", kind_name(outcome.error().kind)}, {"code", outcome.error().code},
                         {"message", outcome.error().message}};
   scrub(line, secrets, access_key);
-  std::ofstream(fs::path(dir_) / (key.api + ".jsonl"), std::ios::app | std::ios::binary) << line.dump() << "\n";
-  if (endpoints_[key.api] == key.endpoint) return;
+  fs::path file = fs::path(dir_) / (key.api + ".jsonl");
+  if (!(std::ofstream(file, std::ios::app | std::ios::binary) << line.dump() << "\n"))
+    return cassette_error("CassetteUnwritable", "--record: cannot write " + file.string());
+  if (endpoints_[key.api] == key.endpoint) return std::nullopt;
   endpoints_[key.api] = key.endpoint;
   json endpoints(endpoints_);
   scrub(endpoints, secrets, access_key);
-  std::ofstream(fs::path(dir_) / "endpoints.json", std::ios::trunc) << endpoints.dump(2) << "\n";
+  file = fs::path(dir_) / "endpoints.json";
+  if (!(std::ofstream(file, std::ios::trunc) << endpoints.dump(2) << "\n"))
+    return cassette_error("CassetteUnwritable", "--record: cannot write " + file.string());
+  return std::nullopt;
 }
 
 // The answer of a recorded line; a success to a file (a download) is written there

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,7 @@ class Cassette {
 
  private:
   Outcome<HttpResponse> replay(const CallKey& key, const BodyFiles& files);
-  void record(const CallKey& key, const HttpRequest& request, const Outcome<HttpResponse>& outcome,
+  std::optional<Error> record(const CallKey& key, const HttpRequest& request, const Outcome<HttpResponse>& outcome,
               const std::vector<std::string>& secrets, const std::string& access_key);
 
   Mode mode_;

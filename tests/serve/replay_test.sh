@@ -38,6 +38,8 @@ local polls = 0
 local c = cloud.wait_for("ClusterRunning", { ClusterName = "c1" },
                          { delay = 0.2, max_attempts = 100, progress = function() polls = polls + 1 end })
 print("waiter", c.cluster.status, polls > 1)
+local wrong = cloud.client{ credentials = { access_key_id = "AKIDWRONGKEY0001", secret_access_key = "wrong-secret-0123456789" } }
+print("wrong key", select(2, pcall(wrong.storage.list_buckets, {})).code)
 EOF
 
 start_serve --access-key "$KEY" --secret-key "$SECRET" --settle 600ms
@@ -48,6 +50,7 @@ step "a script recorded against serve"
 grep -q "^error	false	api	NoSuchKey	404$" recorded.out || fail "no NoSuchKey answer: $(cat recorded.out)"
 grep -q "^pages	k1 k2 | k3 k4 | k5 |$" recorded.out || fail "pages: $(cat recorded.out)"
 grep -q "^waiter	RUNNING	true$" recorded.out || fail "the waiter did not poll: $(cat recorded.out)"
+grep -q "^wrong key	InvalidAccessKeyId$" recorded.out || fail "the wrong key: $(cat recorded.out)"
 [ -s cassette/storage.jsonl ] && [ -s cassette/cluster.jsonl ] && [ -s cassette/endpoints.json ] || fail "cassette files: $(ls cassette)"
 polls=$(grep -c '"operation":"GetCluster"' cassette/cluster.jsonl)
 [ "$polls" -ge 2 ] || fail "$polls GetCluster polls recorded"
@@ -74,7 +77,8 @@ stop_serve TERM
 unset CLOUDLUA_ACCESS_KEY_ID CLOUDLUA_SECRET_ACCESS_KEY CLOUDLUA_SESSION_TOKEN
 
 step "the cassette holds no secret, signature, date or access key"
-for secret in "$KEY" "$SECRET" "$TOKEN" Authorization authorization Signature signature X-Amz-Date x-amz-date X-Ext-Date x-ext-date; do
+grep -q "unknown access key 'AKID-RECORDED'" cassette/storage.jsonl || fail "the echoed access key was not replaced"
+for secret in "$KEY" "$SECRET" "$TOKEN" AKIDWRONGKEY0001 wrong-secret-0123456789 Authorization authorization Signature signature X-Amz-Date x-amz-date X-Ext-Date x-ext-date; do
   if grep -rq -- "$secret" cassette cassette-e cassette-repl tests-cassette; then fail "the cassette holds $secret"; fi
 done
 # one JSON object a line, its keys sorted
@@ -146,4 +150,8 @@ if offline --record a --replay b -e 'print(1)' >/dev/null 2>both.err; then fail 
 grep -q "cloudlua: --record and --replay cannot be given together" both.err || fail "message: $(cat both.err)"
 if offline -e 'cloud.client{ record = "a", replay = "b" }' >/dev/null 2>both.err; then fail "record and replay ran"; fi
 grep -q "RecordAndReplay: record (a) and replay (b) were both given" both.err || fail "message: $(cat both.err)"
+if offline --record gone -e 'cloud.storage.list_buckets{}; os.execute("rm -r gone"); cloud.storage.list_buckets{}' \
+  >/dev/null 2>gone.err; then fail "a recording that could not be written succeeded"; fi
+grep -q "config error in ListBuckets: CassetteUnwritable: --record: cannot write gone/storage.jsonl" gone.err ||
+  fail "message: $(cat gone.err)"
 echo "ok"
