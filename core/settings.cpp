@@ -333,6 +333,7 @@ Outcome<ClientConfig> client_config(const json& args, const ClientConfig& sessio
     c.record = session.record;
     c.replay = session.replay;
   }
+  if (args.contains("record") != args.contains("replay")) c.record.clear(), c.replay.clear();  // its own replaces --record/--replay
   for (const auto& [field, value] : args.items()) {
     auto applied = apply_client_field(field, value, c);
     if (!applied.ok()) return applied.error();

@@ -106,6 +106,13 @@ offline -e '
   cloud.storage.list_buckets{}  -- the default client: not recorded
 ' || fail "cloud.client{ record } failed"
 grep -q CreateBucket one-client/storage.jsonl || fail "the client's call was not recorded"
+offline --record mixed -e '
+  local replayed = cloud.client{ replay = "cassette-e" }  -- its own replay replaces --record
+  print(#replayed.storage.list_buckets{}.Buckets)
+  cloud.storage.create_bucket{ Bucket = "recorded" }' >mixed.out || fail "cloud.client{ replay } under --record failed"
+cmp e.out mixed.out || fail "the client did not replay"
+grep -q CreateBucket mixed/storage.jsonl || fail "the default client did not record"
+if grep -q ListBuckets mixed/storage.jsonl; then fail "the replaying client was recorded"; fi
 if grep -q ListBuckets one-client/storage.jsonl; then fail "the default client was recorded"; fi
 
 step "a 503 retried: recorded with the emulator's fault, replayed the same way"
