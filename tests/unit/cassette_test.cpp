@@ -1,0 +1,149 @@
+// The cassette of record and replay (core/cassette.h) on its own: lines written by
+// hand, replayed through a Transport that never sends. Matching is on the canonical
+// query and body (order and encoding of either do not matter), in order; a miss names
+// the nearest line and each differing field; a recorded failure replays as that error;
+// a download is written to its file; malformed lines are named by file:line.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "core/cassette.h"
+#include "core/client.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using cloud::Cassette;
+using cloud::CallKey;
+using cloud::HttpResponse;
+using cloud::Outcome;
+
+// A fresh folder holding `lines` as storage.jsonl; removed when the test ends.
+struct Folder {
+  fs::path path;
+  explicit Folder(const std::string& lines) {
+    path = fs::temp_directory_path() / ("cassette-test-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
+    fs::create_directories(path);
+    std::ofstream(path / "storage.jsonl") << lines;
+  }
+  ~Folder() { fs::remove_all(path); }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+};
+
+const char* const kLines =
+    R"({"api":"storage","body":"","headers":{"content-type":"application/xml"},"method":"GET","operation":"ListObjectsV2","path":"/bkt","query":"list-type=2&max-keys=2&prefix=a%20b","response":"<first/>","status":200})"
+    "\n"
+    R"({"api":"storage","body":"","headers":{},"method":"GET","operation":"ListObjectsV2","path":"/bkt","query":"list-type=2&max-keys=2&prefix=a%20b","response":"<second/>","status":200})"
+    "\n"
+    R"({"api":"storage","body":"{\"a\":1,\"name\":\"x\"}","headers":{},"method":"POST","operation":"Create","path":"/v1/things","query":"","response":"{}","status":201})"
+    "\n"
+    R"({"api":"storage","body":"","error":{"code":"Timeout","kind":"timeout","message":"no answer"},"method":"GET","operation":"Slow","path":"/slow","query":""})"
+    "\n"
+    R"({"api":"storage","body":"","headers":{"content-length":"4"},"method":"GET","operation":"GetObject","path":"/bkt/k","query":"","response_base64":"AAEC/w==","status":200})"
+    "\n";
+
+// Replays one call through `transport` and runs the loop until it ends.
+Outcome<HttpResponse> replay(Cassette& cassette, cloud::Transport& transport, const CallKey& key,
+                             cloud::BodyFiles files = {}) {
+  std::optional<Outcome<HttpResponse>> out;
+  cloud::HttpRequest request{key.method, "http://replay.invalid" + key.path, {}, key.body, files};
+  cassette.start(transport, key, request, {}, "", [&out](Outcome<HttpResponse> r) { out = std::move(r); });
+  CHECK_FALSE(out);  // completed from the loop, as a transfer is
+  while (!out) transport.run_once(0.1);
+  return std::move(*out);
+}
+
+CallKey key(std::string operation, std::string method, std::string path, std::string query, std::string body = "") {
+  return CallKey{"storage", std::move(operation), std::move(method), "", std::move(path), std::move(query), std::move(body), "", 0};
+}
+
+}  // namespace
+
+TEST_CASE("cassette: calls match on the canonical query and body, in order", "[cassette]") {
+  Folder folder(kLines);
+  auto cassette = Cassette::open(Cassette::Mode::replay, folder.path.string());
+  REQUIRE(cassette.ok());
+  cloud::Transport transport;
+  // the same pairs in another order, a space encoded otherwise: the first line, then the second
+  auto first = replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "prefix=a%20b&max-keys=2&list-type=2"));
+  REQUIRE(first.ok());
+  CHECK(first->body == "<first/>");
+  CHECK(cloud::header_value(first->headers, "Content-Type") == "application/xml");
+  auto second = replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "list-type=2&max-keys=2&prefix=a%20b"));
+  REQUIRE(second.ok());
+  CHECK(second->body == "<second/>");
+  auto third = replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "list-type=2&max-keys=2&prefix=a%20b"));
+  REQUIRE_FALSE(third.ok());
+  CHECK(third.error().kind == cloud::ErrorKind::config);
+  CHECK(third.error().code == "NoRecordedCall");
+  CHECK(third.error().message.find("replayed already") != std::string::npos);
+  // a JSON body with its keys in another order matches
+  CHECK(replay(**cassette, transport, key("Create", "POST", "/v1/things", "", R"({"name":"x","a":1})")).ok());
+  CHECK((*cassette)->unused().size() == 2);
+}
+
+TEST_CASE("cassette: a miss names the nearest recorded call and each differing field", "[cassette]") {
+  Folder folder(kLines);
+  auto cassette = Cassette::open(Cassette::Mode::replay, folder.path.string());
+  REQUIRE(cassette.ok());
+  cloud::Transport transport;
+  auto miss = replay(**cassette, transport, key("Create", "POST", "/v1/things", "", R"({"a":1,"name":"y","extra":true})"));
+  REQUIRE_FALSE(miss.ok());
+  const cloud::Error& e = miss.error();
+  CHECK(e.code == "NoRecordedCall");
+  CHECK(e.message.find("the nearest is storage.jsonl:3 (Create POST /v1/things)") != std::string::npos);
+  REQUIRE(e.fields.size() == 2);
+  CHECK(e.fields[0].path == "body.name");
+  CHECK(e.fields[0].problem == R"(recorded "x", sent "y")");
+  CHECK(e.fields[1].path == "body.extra");
+  CHECK(e.fields[1].problem == R"(recorded (none), sent "true")");
+  auto unknown = replay(**cassette, transport, key("DeleteBucket", "DELETE", "/bkt", ""));
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().message.find("DeleteBucket was not recorded (storage.jsonl)") != std::string::npos);
+}
+
+TEST_CASE("cassette: a recorded failure replays as that error; a download is written to its file", "[cassette]") {
+  Folder folder(kLines);
+  auto cassette = Cassette::open(Cassette::Mode::replay, folder.path.string());
+  REQUIRE(cassette.ok());
+  cloud::Transport transport;
+  auto slow = replay(**cassette, transport, key("Slow", "GET", "/slow", ""));
+  REQUIRE_FALSE(slow.ok());
+  CHECK(slow.error().kind == cloud::ErrorKind::timeout);
+  CHECK(slow.error().code == "Timeout");
+  cloud::BodyFiles files;
+  files.download_to = (folder.path / "object.bin").string();
+  auto got = replay(**cassette, transport, key("GetObject", "GET", "/bkt/k", ""), files);
+  REQUIRE(got.ok());
+  CHECK(got->body_file == files.download_to);
+  std::ifstream in(files.download_to, std::ios::binary);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == std::string("\x00\x01\x02\xff", 4));
+}
+
+TEST_CASE("cassette: malformed lines and missing folders are named", "[cassette]") {
+  auto missing = Cassette::open(Cassette::Mode::replay, "/nonexistent/cassette");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == "NoCassette");
+  Folder bad(std::string(kLines) + "\n" + R"({"api":"storage","body":"","method":"GET","operation":"X","path":"/","query":"","status":"200"})" "\n");
+  auto opened = Cassette::open(Cassette::Mode::replay, bad.path.string());
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().code == "MalformedCassette");
+  CHECK(opened.error().message == (bad.path / "storage.jsonl").string() + ":7: 'status' must be an integer");
+}
+
+TEST_CASE("cassette: a client with record and replay both set is refused", "[cassette]") {
+  cloud::ClientConfig config;
+  config.record = "a";
+  config.replay = "b";
+  auto opened = cloud::open_cassette(config, {"storage"});
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().code == "RecordAndReplay");
+}
