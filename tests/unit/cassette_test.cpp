@@ -110,7 +110,7 @@ TEST_CASE("cassette: a miss names the nearest recorded call and each differing f
   CHECK(unknown.error().message.find("DeleteBucket was not recorded (storage.jsonl)") != std::string::npos);
 }
 
-TEST_CASE("cassette: a recorded failure replays as that error; a download is written to its file", "[cassette]") {
+TEST_CASE("cassette: a recorded failure replays as that error, a download is written to its file", "[cassette]") {
   Folder folder(kLines);
   auto cassette = Cassette::open(Cassette::Mode::replay, folder.path.string());
   REQUIRE(cassette.ok());
