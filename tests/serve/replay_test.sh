@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Record and replay (docs/testing.md): `cloudlua serve` stands in for a real account
 # (credentials of its own, a session token); a script, -e chunks, a scripted session
-# and a `cloudlua test` file are recorded with it running, then replayed with it
+# and `cloudlua test` files are recorded with it running, then replayed with it
 # stopped and no account configured: the same output. The recording holds an error
 # answer, a waiter's polls and a listing's pages; a 503 retried is recorded against
 # the embedded emulator's fault. The cassette holds no secret; a changed call names
@@ -70,8 +70,14 @@ test("a bucket's objects", function()
   expect(err.code).to_equal("NoSuchKey")
 end)
 EOF
+cat >suite/second_test.lua <<'EOF'
+test("another file's calls", function()
+  expect(cloud.storage.head_bucket{ Bucket = "bkt" }).to_be_truthy()
+end)
+EOF
 "$CLOUDLUA" test --record tests-cassette suite >test-recorded.out || fail "test recording: $(cat test-recorded.out)"
-[ -s tests-cassette/bucket_test/storage.jsonl ] || fail "no per-file cassette: $(find tests-cassette)"
+[ -s tests-cassette/bucket_test/storage.jsonl ] && [ -s tests-cassette/second_test/storage.jsonl ] ||
+  fail "no per-file cassette: $(find tests-cassette)"
 
 stop_serve TERM
 unset CLOUDLUA_ACCESS_KEY_ID CLOUDLUA_SECRET_ACCESS_KEY CLOUDLUA_SESSION_TOKEN
@@ -93,7 +99,10 @@ echo 'print("session", cloud.storage.head_bucket{ Bucket = "bkt" } ~= nil)' | of
   fail "scripted session replay failed"
 cmp repl.out repl-replayed.out || fail "scripted session replay differs"
 offline test --replay tests-cassette suite >test-replayed.out || fail "test replay: $(cat test-replayed.out)"
-grep -q "^ok 1 " test-replayed.out || fail "test replay: $(cat test-replayed.out)"
+cmp test-recorded.out test-replayed.out || fail "test replay differs: $(diff test-recorded.out test-replayed.out)"
+offline test -j 2 --replay tests-cassette suite/second_test.lua suite/bucket_test.lua >test-j2.out ||
+  fail "test -j 2 replay: $(cat test-j2.out)"
+grep -q "^2 passed, 0 failed$" test-j2.out || fail "test -j 2 replay: $(cat test-j2.out)"
 if grep -q "not replayed" test-replayed.out; then fail "a warning where every call was replayed: $(cat test-replayed.out)"; fi
 
 step "cloud.client{ replay = DIR } and { record = DIR }: one client"
