@@ -54,10 +54,10 @@ AnsweredRequest answered_request(const Request& request) {
   return {request.op, request.method, request.url.origin() + request.url.path, request.url.authority()};
 }
 
-// A failure of the transfer that trying again cannot mend: a call the cassette does
-// not hold (config), interrupted, too large,
-// refused before sending, a host name that does not resolve (a wrong endpoint), an
-// answer that is not HTTP, a certificate that fails verification, a full disk.
+// A failure of the transfer that trying again cannot mend: a config error (a call the
+// cassette does not hold), interrupted, too large, refused before sending, a host name
+// that does not resolve (a wrong endpoint), an answer that is not HTTP, a certificate
+// that fails verification, a full disk.
 bool is_final(const Error& e) {
   static const std::set<std::string> final_codes = {
       "Interrupted", "ResponseTooLarge", "UnknownHost", "OutOfMemory",
