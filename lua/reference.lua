@@ -157,13 +157,16 @@ Returns { copied, skipped, deleted, failed, bytes, errors }; raises SyncFailed (
     summary = "What differs between two sides, by content unless asked: { same, differ, only_in_from, only_in_to }.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs", usage = "cloud.fs",
-    summary = "The file-system calls Lua lacks: list, stat, mkdir, remove, set_mtime, sync, glob.",
+    summary = "The file-system calls Lua lacks: list, walk, stat, mkdir, remove, set_mtime, sync, glob.",
     text = [[
 Failures are errors of kind io whose code is the system's name (ENOENT) and whose
 message names the path: help"cloud.fs.list" and so on describe each.]],
     see = "docs/lua-api.md" },
   { name = "cloud.fs.list", usage = "cloud.fs.list(dir [, { recursive, follow_links }]) -> { { path, size, mtime, type }, ... }",
     summary = "The entries of a folder (and below, recursive), sorted by the bytes of their relative path.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.fs.walk", usage = "for e in cloud.fs.walk(dir [, { recursive = true, follow_links }]) do ... end",
+    summary = "list's entries in list's order, one at a time, holding a folder's entries per level, not the tree.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs.stat", usage = "cloud.fs.stat(path [, { follow_links }]) -> { path, size, mtime, type } | nil",
     summary = "What is at path, or nil when nothing is.", see = "docs/lua-api.md" },
