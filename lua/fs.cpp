@@ -298,6 +298,72 @@ int l_create(lua_State* L) {
   return 0;
 }
 
+const char* const kPartMeta = "cloud.fs.part";
+
+PartFile& check_part(lua_State* L) { return *static_cast<PartFile*>(luaL_checkudata(L, 1, kPartMeta)); }
+
+// part:path(): the part file's name (nil once committed or discarded).
+int part_path(lua_State* L) {
+  PartFile& part = check_part(L);
+  if (part.fd < 0) return lua_pushnil(L), 1;
+  lua_pushlstring(L, part.path.data(), part.path.size());
+  return 1;
+}
+
+// part:commit(target [, { durable = true }]): flushes the part file (unless durable is
+// false: a batch made durable at once), renames it onto target; an io error on failure
+// (the part file removed).
+int part_commit(lua_State* L) {
+  PartFile& part = check_part(L);
+  const char* target = path_arg(L, 2);
+  bool durable = bool_option(L, 3, "durable", true);
+  if (part.fd < 0) arg_error(L, 1, "the part file was committed or discarded already");
+  std::string problem = commit_part(part, target, durable);
+  if (!problem.empty()) {
+    Error e = make_error(ErrorKind::io, "EIO", problem);
+    e.operation = "cloud.fs.part";
+    raise(L, e);
+  }
+  return 0;
+}
+
+// part:discard() (also when the handle is collected or closed): removes the part file.
+int part_discard(lua_State* L) {
+  discard_part(check_part(L));
+  return 0;
+}
+
+int part_gc(lua_State* L) {
+  PartFile& part = check_part(L);
+  discard_part(part);
+  part.~PartFile();
+  return 0;
+}
+
+// cloud.fs.part(target): the part file of a download of target (core/files.h: made
+// beside it, exclusively, locked while open; a stale one a killed download left is
+// removed first), as a handle: part:path(), part:commit(target [, { durable }]),
+// part:discard(). What download_file writes its ranges into, as get_object{ file = }
+// writes its body.
+int l_part(lua_State* L) {
+  const char* target = path_arg(L, 1);
+  auto* part = new (lua_newuserdatauv(L, sizeof(PartFile), 0)) PartFile();
+  if (luaL_newmetatable(L, kPartMeta)) {
+    const luaL_Reg methods[] = {{"commit", protect<part_commit>}, {"discard", protect<part_discard>},
+                                {"path", protect<part_path>}, {nullptr, nullptr}};
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, part_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, part_discard);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_setmetatable(L, -2);
+  *part = create_part(target);
+  if (part->fd < 0) raise_io(L, "cloud.fs.part", "cannot write beside", target, errno);
+  return 1;
+}
+
 // cloud.fs.set_mtime(path, seconds): sets the file's modification time (fractions
 // kept to the nanosecond); a download gets its object's time this way.
 int l_set_mtime(lua_State* L) {
@@ -371,7 +437,7 @@ int l_glob(lua_State* L) {
 
 void open_fs(lua_State* L, int module) {
   const luaL_Reg fns[] = {{"create", protect<l_create>},       {"glob", protect<l_glob>},
-                          {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},
+                          {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},           {"part", protect<l_part>},
                           {"remove", protect<l_remove>},       {"set_mtime", protect<l_set_mtime>},
                           {"stat", protect<l_stat>},           {"sync", protect<l_sync>},
                           {"walk", protect<l_walk>},           {nullptr, nullptr}};

@@ -157,7 +157,7 @@ Returns { copied, skipped, deleted, failed, bytes, errors }; raises SyncFailed (
     summary = "What differs between two sides, by content unless asked: { same, differ, only_in_from, only_in_to }.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs", usage = "cloud.fs",
-    summary = "The file-system calls Lua lacks: list, walk, stat, mkdir, remove, set_mtime, sync, glob.",
+    summary = "The file-system calls Lua lacks: list, walk, stat, mkdir, remove, part, set_mtime, sync, glob.",
     text = [[
 Failures are errors of kind io whose code is the system's name (ENOENT) and whose
 message names the path: help"cloud.fs.list" and so on describe each.]],
@@ -174,6 +174,9 @@ message names the path: help"cloud.fs.list" and so on describe each.]],
     summary = "Makes a folder and its missing parents; false when it was there.", see = "docs/lua-api.md" },
   { name = "cloud.fs.remove", usage = "cloud.fs.remove(path [, { recursive }]) -> removed",
     summary = "Removes a file, link or empty folder (recursive: a whole folder); false when nothing was there.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.fs.part", usage = "cloud.fs.part(target) -> part (part:path(), part:commit(target [, { durable }]), part:discard())",
+    summary = "A download's part file beside target (core's, as get_object{ file = }'s): written, then renamed onto it.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs.create", usage = "cloud.fs.create(path)",
     summary = "Makes a new, empty file; a file or link already there is an io error (EEXIST), never followed.", see = "docs/lua-api.md" },

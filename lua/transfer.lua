@@ -19,11 +19,11 @@
 -- the range on disk, no network); any other part is sent again. With parts = (the
 -- list a failed call reported) those are taken as done unchecked and nothing is
 -- listed, for a server without ListParts. A download
--- asks HeadObject for the size and ETag, writes ranges in parallel in place into a
--- temporary file beside the target (get_object{file=, offset=, durable = false}), checks
--- every range's ETag and the size, flushes the file to disk once (cloud.fs.sync; not
--- with durable = false, for a caller that makes a batch durable at once) and renames;
--- on failure the temporary file is removed. Progress counts bytes of finished parts.
+-- asks HeadObject for the size and ETag, writes ranges in parallel in place into the
+-- target's part file (cloud.fs.part: core's, the one get_object{ file = } writes too;
+-- get_object{file=, offset=, durable = false}), checks every range's ETag and the
+-- size, and commits it: flushed to disk once (not with durable = false, for a caller
+-- that makes a batch durable at once) and renamed; on failure the part file is removed. Progress counts bytes of finished parts.
 
 local MiB = 1024 * 1024
 
@@ -270,11 +270,6 @@ local function upload_file(client, args)
   return r, { size = size, parts = count, sent = sent, elapsed = cloud_module().clock() - start }
 end
 
--- The temporary file a download of `target` writes, beside it (so that the rename is
--- atomic): one name per target, so that a download killed midway leaves a file the
--- next download of the same target removes, not one more file for ever.
-local function part_name(target) return target .. ".cloudlua-part" end
-
 -- An api error for a download whose object changed, or came short, midway.
 local function download_error(o, message)
   return cloud_module().error{ kind = "api", code = "ObjectChanged", operation = "DownloadFile",
@@ -303,24 +298,19 @@ local function download_file(client, args)
   local start = cloud_module().clock()
   local head = storage.head_object{ Bucket = o.Bucket, Object = o.Object }
   local size, etag = head.ContentLength, head.ETag
-  local temp = part_name(o.file)
-  os.remove(temp)  -- a killed download's, if any
-  -- Made exclusively: a link planted at the known name is never followed.
-  local made, err = pcall(cloud_module().fs.create, temp)
-  if not made then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(err.message or err)) end
+  -- The part file, core's (cloud.fs.part): the one get_object{ file = } writes too.
+  local made, part = pcall(cloud_module().fs.part, o.file)
+  if not made then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(part.message or part)) end
   local report = make_progress(o, "download " .. o.Object, size)
   local ok, problem = pcall(function()
-    fetch_ranges(storage, o, temp, size, etag, report)
-    local written = assert(io.open(temp, "rb"))
-    local got = written:seek("end")
-    written:close()
+    fetch_ranges(storage, o, part:path(), size, etag, report)
+    local got = cloud_module().fs.stat(part:path()).size
     if got ~= size then error(download_error(o, ("%d bytes written of %d"):format(got, size))) end
-    if o.durable ~= false then cloud_module().fs.sync(temp) end
-    assert(os.rename(temp, o.file))
+    part:commit(o.file, { durable = o.durable ~= false })
   end)
   report(nil)
   if not ok then
-    os.remove(temp)
+    part:discard()
     error(problem, 0)
   end
   return { file = o.file, ContentLength = size, ETag = etag },
