@@ -9,8 +9,9 @@
 // without std::filesystem's clock of its own. walk() gives the entries in the byte
 // order of their relative path, the order a bucket lists its keys in, so the two can be
 // merged as two sorted streams; it holds one directory's entries per level entered
-// (read and sorted when entered), not the tree; list() is a walk collected. With follow_links, a link to a directory that is one of
-// its own ancestors (a loop) is listed as a link and not entered: the walk ends. Every
+// (read and sorted when entered), not the tree; list() is a walk collected. With
+// follow_links, a link to a directory that is one of its own ancestors (a loop) is
+// listed as a link and not entered: the walk ends. Every
 // failure is an error object of kind io whose code is the system's name for it
 // (ENOENT) and whose message names the path and the system's reason.
 #include <fcntl.h>
@@ -218,7 +219,8 @@ bool bool_option(lua_State* L, int arg, const char* name, bool fallback) {
 // dir, in the order of cloud.fs.walk (the bytes of their relative path).
 int l_list(lua_State* L) {
   const char* dir = path_arg(L, 1);
-  Walker& w = push_walker(L, "cloud.fs.list", dir, bool_option(L, 2, "recursive", false), bool_option(L, 2, "follow_links", false));
+  bool recursive = bool_option(L, 2, "recursive", false), follow_links = bool_option(L, 2, "follow_links", false);
+  Walker& w = push_walker(L, "cloud.fs.list", dir, recursive, follow_links);
   lua_newtable(L);
   Entry e;
   for (lua_Integer n = 1; next_entry(L, w, e); ++n) {
@@ -437,10 +439,11 @@ int l_glob(lua_State* L) {
 
 void open_fs(lua_State* L, int module) {
   const luaL_Reg fns[] = {{"create", protect<l_create>},       {"glob", protect<l_glob>},
-                          {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},           {"part", protect<l_part>},
-                          {"remove", protect<l_remove>},       {"set_mtime", protect<l_set_mtime>},
-                          {"stat", protect<l_stat>},           {"sync", protect<l_sync>},
-                          {"walk", protect<l_walk>},           {nullptr, nullptr}};
+                          {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},
+                          {"part", protect<l_part>},           {"remove", protect<l_remove>},
+                          {"set_mtime", protect<l_set_mtime>}, {"stat", protect<l_stat>},
+                          {"sync", protect<l_sync>},           {"walk", protect<l_walk>},
+                          {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "fs");
 }
