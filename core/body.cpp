@@ -187,13 +187,9 @@ std::string FileSink::open_in_place() {
 
 std::string FileSink::open() {
   if (at_) return open_in_place();
-  TemporaryFile temporary = create_temporary(target_ + ".cloudlua-");
-  fd_ = temporary.fd;
+  part_ = create_part(target_);
+  fd_ = part_.fd;
   if (fd_ < 0) return error_ = "cannot write beside '" + target_ + "': " + std::strerror(errno);
-  temp_ = temporary.path;
-  mode_t mask = ::umask(0);  // a temporary file is made 0600; give the file the mode a new file gets
-  ::umask(mask);
-  ::fchmod(fd_, 0666 & ~mask);
   return "";
 }
 
@@ -203,7 +199,7 @@ bool FileSink::write(const char* data, std::uint64_t size) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       errno_ = errno;
-      error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno_);
+      error_ = "cannot write '" + (at_ ? target_ : part_.path) + "': " + std::strerror(errno_);
       return false;
     }
     data += n;
@@ -214,21 +210,25 @@ bool FileSink::write(const char* data, std::uint64_t size) {
 }
 
 std::string FileSink::commit() {
-  if ((durable_ && ::fsync(fd_) != 0) || ::close(fd_) != 0) error_ = "cannot write '" + (at_ ? target_ : temp_) + "': " + std::strerror(errno);
+  if (!at_) {
+    if (error_.empty()) error_ = commit_part(part_, target_, durable_);
+    discard_part(part_);  // a write failed: the part file goes (after commit_part: nothing left)
+    fd_ = -1;
+    return error_;
+  }
+  if ((durable_ && ::fsync(fd_) != 0) || ::close(fd_) != 0) error_ = "cannot write '" + target_ + "': " + std::strerror(errno);
   fd_ = -1;
-  if (error_.empty() && !at_ && ::rename(temp_.c_str(), target_.c_str()) != 0)
-    error_ = "cannot rename '" + temp_ + "' to '" + target_ + "': " + std::strerror(errno);
-  if (error_.empty()) temp_.clear();
-  discard();
   return error_;
 }
 
-// Closes and removes the temporary file, if it is still there.
+// Closes the file and removes the part file, if it is still there.
 void FileSink::discard() {
-  if (fd_ >= 0) ::close(fd_);
+  if (!at_) {
+    discard_part(part_);
+  } else if (fd_ >= 0) {
+    ::close(fd_);
+  }
   fd_ = -1;
-  if (!temp_.empty()) ::unlink(temp_.c_str());
-  temp_.clear();
 }
 
 }  // namespace cloud

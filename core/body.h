@@ -11,6 +11,7 @@
 
 #include "core/crypto.h"
 #include "core/error.h"
+#include "core/files.h"
 #include "core/http.h"
 #include "core/model.h"
 
@@ -59,9 +60,9 @@ Outcome<std::string> hex_digest_of(const FileRange& range, Digest which);
 // The SHA-256 of a payload about to be sent; its error says that nothing was sent.
 Outcome<std::string> sha256_hex_of(const FileRange& range);
 
-// An answer body written to a temporary file in the target's directory (so the
+// An answer body written to the target's part file (core/files.h: beside it, so the
 // rename is atomic): commit() renames it onto the target; a sink not committed
-// removes its temporary file when it goes, leaving the target untouched. With `at`,
+// removes its part file when it goes, leaving the target untouched. With `at`,
 // the body is written in place at that byte of the existing target instead (one
 // range of a parallel download), and commit() only flushes it. A sink not `durable`
 // skips the flush (fsync): its caller makes a batch of files durable at once
@@ -91,7 +92,7 @@ class FileSink {
   std::string target_;
   std::optional<std::uint64_t> at_;
   bool durable_;
-  std::string temp_;
+  PartFile part_;  // the part file; unused with `at`
   int fd_ = -1;
   std::uint64_t size_ = 0;
   std::string error_;

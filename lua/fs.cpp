@@ -6,10 +6,12 @@
 // Decisions: directories are read through std::filesystem; a name is its bytes as the
 // system gives them (spaces, newlines, bytes that are not UTF-8), never converted.
 // Sizes, times and types come from lstat/stat, which give the time in nanoseconds
-// without std::filesystem's clock of its own. list() returns the entries sorted by the
-// bytes of their relative path, the order a bucket lists its keys in, so the two can be
-// merged as two sorted streams. With follow_links, a link to a directory that is one of
-// its own ancestors (a loop) is listed as a link and not entered: the walk ends. Every
+// without std::filesystem's clock of its own. walk() gives the entries in the byte
+// order of their relative path, the order a bucket lists its keys in, so the two can be
+// merged as two sorted streams; it holds one directory's entries per level entered
+// (read and sorted when entered), not the tree; list() is a walk collected. With
+// follow_links, a link to a directory that is one of its own ancestors (a loop) is
+// listed as a link and not entered: the walk ends. Every
 // failure is an error object of kind io whose code is the system's name for it
 // (ENOENT) and whose message names the path and the system's reason.
 #include <fcntl.h>
@@ -73,46 +75,128 @@ void push_entry(lua_State* L, const Entry& e) {
   lua_setfield(L, -2, "type");
 }
 
-struct Walk {
-  lua_State* L;
-  bool recursive;
-  bool follow_links;
-  std::vector<std::pair<dev_t, ino_t>> ancestors;  // the directories being read, for loops
-  std::vector<Entry> entries;
+// One entry of a directory being walked. Its key orders it among its siblings: the
+// name, and for a directory to enter a second item keyed name + "/", standing for
+// everything under it; sorted by these keys, siblings and the folders' contents come in
+// the byte order of full relative paths ("a", "a-c", "a/b": '-' is below '/').
+struct Item {
+  std::string key;
+  Entry entry;
+  bool enter = false;                 // the contents of the directory entry.path
+  std::pair<dev_t, ino_t> id{0, 0};   // that directory's, for loops
 };
 
-void walk_dir(Walk& w, const fs::path& dir, const std::string& prefix);
+// A directory being walked: its items sorted, the next one to give.
+struct Frame {
+  std::pair<dev_t, ino_t> id;
+  std::vector<Item> items;
+  size_t next = 0;
+};
 
-// Adds the entry `name` of `dir` (and, recursing, what is under it).
-void add_entry(Walk& w, const fs::path& dir, const std::string& prefix, const fs::path& name) {
-  fs::path full = dir / name;
+// A walk in progress: the root, the options and one frame per directory entered, so
+// that what is held is one directory's entries per level, never the whole tree.
+struct Walker {
+  const char* function;  // the Lua function walking, for errors: cloud.fs.list or cloud.fs.walk
+  std::string root;
+  bool recursive = false;
+  bool follow_links = false;
+  std::vector<Frame> frames;
+};
+
+const char* const kWalkerMeta = "cloud.fs.walker";
+
+// Whether a directory of identity `id` is one of the directories being walked.
+bool is_ancestor(const Walker& w, std::pair<dev_t, ino_t> id) {
+  for (const Frame& f : w.frames) {
+    if (f.id == id) return true;
+  }
+  return false;
+}
+
+// Adds the items of the entry `name` of directory `full` (relative path `prefix`).
+void add_item(lua_State* L, Walker& w, Frame& frame, const std::string& dir, const std::string& prefix, std::string name) {
+  std::string full = dir + "/" + name;
   struct stat st {};
   if (::lstat(full.c_str(), &st) != 0) {
     if (errno == ENOENT) return;  // gone since the directory was read
-    raise_io(w.L, "cloud.fs.list", "cannot read", full.native(), errno);
+    raise_io(L, w.function, "cannot read", full, errno);
   }
   struct stat target = st;
   bool followed = w.follow_links && S_ISLNK(st.st_mode) && ::stat(full.c_str(), &target) == 0;
-  Entry e;
-  e.path = prefix + name.native();
-  fill(e, followed ? target : st);
-  bool loop = followed && S_ISDIR(target.st_mode) &&
-              std::find(w.ancestors.begin(), w.ancestors.end(), std::pair{target.st_dev, target.st_ino}) != w.ancestors.end();
-  if (loop) e.type = "link";
-  w.entries.push_back(e);
-  if (w.recursive && !loop && S_ISDIR((followed ? target : st).st_mode)) {
-    w.ancestors.emplace_back(target.st_dev, target.st_ino);
-    walk_dir(w, full, e.path + "/");
-    w.ancestors.pop_back();
+  Item item;
+  item.entry.path = prefix + name;
+  fill(item.entry, followed ? target : st);
+  std::pair<dev_t, ino_t> id{target.st_dev, target.st_ino};
+  bool is_dir = S_ISDIR((followed ? target : st).st_mode);
+  bool loop = followed && is_dir && (is_ancestor(w, id) || frame.id == id);
+  if (loop) item.entry.type = "link";
+  if (w.recursive && is_dir && !loop) {
+    Item inside{name + "/", item.entry, true, id};
+    frame.items.push_back(std::move(inside));
   }
+  item.key = std::move(name);
+  frame.items.push_back(std::move(item));
 }
 
-// Adds every entry of `dir`, their paths starting with `prefix`.
-void walk_dir(Walk& w, const fs::path& dir, const std::string& prefix) {
+// Enters the directory of relative path `path` ("" for the root; identity `id`): its
+// items, sorted, become the walk's newest frame.
+void enter(lua_State* L, Walker& w, const std::string& path, std::pair<dev_t, ino_t> id) {
+  std::string dir = path.empty() ? w.root : w.root + "/" + path;
+  std::string prefix = path.empty() ? "" : path + "/";
+  Frame frame{id, {}, 0};
   std::error_code ec;
   fs::directory_iterator it(dir, ec), end;
-  for (; !ec && it != end; it.increment(ec)) add_entry(w, dir, prefix, it->path().filename());
-  if (ec) raise_io(w.L, "cloud.fs.list", "cannot list", dir.native(), ec.value());
+  for (; !ec && it != end; it.increment(ec)) add_item(L, w, frame, dir, prefix, it->path().filename().native());
+  if (ec && !(ec.value() == ENOENT && !path.empty())) raise_io(L, w.function, "cannot list", dir, ec.value());
+  std::sort(frame.items.begin(), frame.items.end(), [](const Item& a, const Item& b) { return a.key < b.key; });
+  w.frames.push_back(std::move(frame));
+}
+
+// The walk's next entry, or false when it has ended (entering directories on the way).
+bool next_entry(lua_State* L, Walker& w, Entry& out) {
+  while (!w.frames.empty()) {
+    Frame& top = w.frames.back();
+    if (top.next == top.items.size()) {
+      w.frames.pop_back();
+      continue;
+    }
+    Item item = std::move(top.items[top.next++]);
+    if (!item.enter) {
+      out = std::move(item.entry);
+      return true;
+    }
+    enter(L, w, item.entry.path, item.id);
+  }
+  return false;
+}
+
+// Starts the walk of `dir` (a directory, or an io error).
+void start_walk(lua_State* L, Walker& w, const char* dir) {
+  struct stat st {};
+  if (::stat(dir, &st) != 0) raise_io(L, w.function, "cannot list", dir, errno);
+  if (!S_ISDIR(st.st_mode)) raise_io(L, w.function, "cannot list", dir, ENOTDIR);
+  w.root = dir;
+  enter(L, w, "", {st.st_dev, st.st_ino});
+}
+
+int walker_gc(lua_State* L) {
+  static_cast<Walker*>(luaL_checkudata(L, 1, kWalkerMeta))->~Walker();
+  return 0;
+}
+
+// Pushes a new walker (a userdata) for `dir`, started.
+Walker& push_walker(lua_State* L, const char* function, const char* dir, bool recursive, bool follow_links) {
+  auto* w = new (lua_newuserdatauv(L, sizeof(Walker), 0)) Walker();
+  w->function = function;
+  if (luaL_newmetatable(L, kWalkerMeta)) {
+    lua_pushcfunction(L, walker_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  w->recursive = recursive;
+  w->follow_links = follow_links;
+  start_walk(L, *w, dir);
+  return *w;
 }
 
 // Argument `arg`, a path (a string, as luaL_checkstring, with the function named in full).
@@ -132,21 +216,36 @@ bool bool_option(lua_State* L, int arg, const char* name, bool fallback) {
 }
 
 // cloud.fs.list(dir [, { recursive = false, follow_links = false }]): the entries of
-// dir, sorted by the bytes of their relative path.
+// dir, in the order of cloud.fs.walk (the bytes of their relative path).
 int l_list(lua_State* L) {
   const char* dir = path_arg(L, 1);
-  Walk w{L, bool_option(L, 2, "recursive", false), bool_option(L, 2, "follow_links", false), {}, {}};
-  struct stat st {};
-  if (::stat(dir, &st) != 0) raise_io(L, "cloud.fs.list", "cannot list", dir, errno);
-  if (!S_ISDIR(st.st_mode)) raise_io(L, "cloud.fs.list", "cannot list", dir, ENOTDIR);
-  w.ancestors.emplace_back(st.st_dev, st.st_ino);
-  walk_dir(w, dir, "");
-  std::sort(w.entries.begin(), w.entries.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
-  lua_createtable(L, static_cast<int>(w.entries.size()), 0);
-  for (size_t i = 0; i < w.entries.size(); ++i) {
-    push_entry(L, w.entries[i]);
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  bool recursive = bool_option(L, 2, "recursive", false), follow_links = bool_option(L, 2, "follow_links", false);
+  Walker& w = push_walker(L, "cloud.fs.list", dir, recursive, follow_links);
+  lua_newtable(L);
+  Entry e;
+  for (lua_Integer n = 1; next_entry(L, w, e); ++n) {
+    push_entry(L, e);
+    lua_rawseti(L, -2, n);
   }
+  return 1;
+}
+
+// The iterator cloud.fs.walk returns: the next entry, nil at the end.
+int walk_next(lua_State* L) {
+  auto* w = static_cast<Walker*>(luaL_checkudata(L, lua_upvalueindex(1), kWalkerMeta));
+  Entry e;
+  if (!next_entry(L, *w, e)) return lua_pushnil(L), 1;
+  push_entry(L, e);
+  return 1;
+}
+
+// cloud.fs.walk(dir [, { recursive = true, follow_links = false }]): an iterator over
+// the entries of cloud.fs.list, in the same order, holding one directory's entries per
+// level entered rather than the whole tree:  for e in cloud.fs.walk(dir) do ... end
+int l_walk(lua_State* L) {
+  const char* dir = path_arg(L, 1);
+  push_walker(L, "cloud.fs.walk", dir, bool_option(L, 2, "recursive", true), bool_option(L, 2, "follow_links", false));
+  lua_pushcclosure(L, protect<walk_next>, 1);
   return 1;
 }
 
@@ -199,6 +298,72 @@ int l_create(lua_State* L) {
   if (fd < 0) raise_io(L, "cloud.fs.create", "cannot create", path, errno);
   ::close(fd);
   return 0;
+}
+
+const char* const kPartMeta = "cloud.fs.part";
+
+PartFile& check_part(lua_State* L) { return *static_cast<PartFile*>(luaL_checkudata(L, 1, kPartMeta)); }
+
+// part:path(): the part file's name (nil once committed or discarded).
+int part_path(lua_State* L) {
+  PartFile& part = check_part(L);
+  if (part.fd < 0) return lua_pushnil(L), 1;
+  lua_pushlstring(L, part.path.data(), part.path.size());
+  return 1;
+}
+
+// part:commit(target [, { durable = true }]): flushes the part file (unless durable is
+// false: a batch made durable at once), renames it onto target; an io error on failure
+// (the part file removed).
+int part_commit(lua_State* L) {
+  PartFile& part = check_part(L);
+  const char* target = path_arg(L, 2);
+  bool durable = bool_option(L, 3, "durable", true);
+  if (part.fd < 0) arg_error(L, 1, "the part file was committed or discarded already");
+  std::string problem = commit_part(part, target, durable);
+  if (!problem.empty()) {
+    Error e = make_error(ErrorKind::io, "EIO", problem);
+    e.operation = "cloud.fs.part";
+    raise(L, e);
+  }
+  return 0;
+}
+
+// part:discard() (also when the handle is collected or closed): removes the part file.
+int part_discard(lua_State* L) {
+  discard_part(check_part(L));
+  return 0;
+}
+
+int part_gc(lua_State* L) {
+  PartFile& part = check_part(L);
+  discard_part(part);
+  part.~PartFile();
+  return 0;
+}
+
+// cloud.fs.part(target): the part file of a download of target (core/files.h: made
+// beside it, exclusively, locked while open; a stale one a killed download left is
+// removed first), as a handle: part:path(), part:commit(target [, { durable }]),
+// part:discard(). What download_file writes its ranges into, as get_object{ file = }
+// writes its body.
+int l_part(lua_State* L) {
+  const char* target = path_arg(L, 1);
+  auto* part = new (lua_newuserdatauv(L, sizeof(PartFile), 0)) PartFile();
+  if (luaL_newmetatable(L, kPartMeta)) {
+    const luaL_Reg methods[] = {{"commit", protect<part_commit>}, {"discard", protect<part_discard>},
+                                {"path", protect<part_path>}, {nullptr, nullptr}};
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, part_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, part_discard);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_setmetatable(L, -2);
+  *part = create_part(target);
+  if (part->fd < 0) raise_io(L, "cloud.fs.part", "cannot write beside", target, errno);
+  return 1;
 }
 
 // cloud.fs.set_mtime(path, seconds): sets the file's modification time (fractions
@@ -275,8 +440,10 @@ int l_glob(lua_State* L) {
 void open_fs(lua_State* L, int module) {
   const luaL_Reg fns[] = {{"create", protect<l_create>},       {"glob", protect<l_glob>},
                           {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},
-                          {"remove", protect<l_remove>},       {"set_mtime", protect<l_set_mtime>},
-                          {"stat", protect<l_stat>},           {"sync", protect<l_sync>}, {nullptr, nullptr}};
+                          {"part", protect<l_part>},           {"remove", protect<l_remove>},
+                          {"set_mtime", protect<l_set_mtime>}, {"stat", protect<l_stat>},
+                          {"sync", protect<l_sync>},           {"walk", protect<l_walk>},
+                          {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "fs");
 }

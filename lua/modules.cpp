@@ -83,16 +83,17 @@ void set_lazy_modules(lua_State* L, int module) {
 }
 
 // The stubs' makers, compiled once per state: (name, field) -> a function that calls
-// require(name)[field]; (storage table) -> its upload_file and download_file, calling
-// require "cloud.transfer"'s with the table; (client table) -> its storage table's sync
-// and check, calling require "cloud.sync"'s with the client (its pages list the bucket).
+// require(name)[field]; (client table) -> its storage table's upload_file and
+// download_file, calling require "cloud.transfer"'s with the client (its pages list an
+// upload's parts); (client table) -> its storage table's sync and check, calling
+// require "cloud.sync"'s with the client (its pages list the bucket).
 const char* const kStubMaker = R"(
 local name, field = ...
 return function(...) return require(name)[field](...) end)";
 const char* const kTransferStubs = R"(
-local storage = ...
-rawset(storage, "upload_file", function(args) return require("cloud.transfer").upload_file(storage, args) end)
-rawset(storage, "download_file", function(args) return require("cloud.transfer").download_file(storage, args) end))";
+local client = ...
+rawset(client.storage, "upload_file", function(args) return require("cloud.transfer").upload_file(client, args) end)
+rawset(client.storage, "download_file", function(args) return require("cloud.transfer").download_file(client, args) end))";
 const char* const kSyncStubs = R"(
 local client = ...
 rawset(client.storage, "sync", function(args) return require("cloud.sync").sync(client, args) end)
@@ -128,7 +129,7 @@ void set_stubs(lua_State* L, int module, std::initializer_list<const char*> fiel
 
 void add_transfers(lua_State* L, int client) {
   push_compiled(L, kTransferStubs);
-  lua_getfield(L, client, "storage");
+  lua_pushvalue(L, client);
   lua_call(L, 1, 0);
   push_compiled(L, kSyncStubs);
   lua_pushvalue(L, client);

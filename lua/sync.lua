@@ -12,10 +12,11 @@
 -- { Bucket =, Prefix = } (a Prefix is a folder: "site" means the keys under "site/").
 --
 -- Decisions:
--- * Both sides are listed in the byte order of their relative paths (cloud.fs.list
---   sorts so; a bucket lists its keys so) and merged as two sorted streams. The bucket
---   side is read a page at a time; what is kept is the plan (the copies and deletions
---   to make), not the entries skipped, so that progress knows its totals.
+-- * Both sides are listed in the byte order of their relative paths (cloud.fs.walk
+--   walks so, holding a folder's entries per level; a bucket lists its keys so, read a
+--   page at a time) and merged as two sorted streams. The merge is the producer of a
+--   bounded queue the workers take the copies and deletions from as they are found:
+--   memory is a window, not the tree; progress's totals grow until the merge ends.
 -- * Filters (include/exclude globs, cloud.fs.glob) are applied in order, the last that
 --   matches a path deciding, everything included by default (aws-cli's rule); they
 --   apply to both sides, so `delete` never removes what an exclude keeps out. A shard
@@ -33,11 +34,11 @@
 --   the parts rounded up to a MiB): equal only when one of them gives the ETag. Two
 --   objects are the same when their ETags are. Never "same" for different bytes; two
 --   equal objects put in different parts are reported different (and copied again).
--- * Files no larger than part_size go through cloud.map, `concurrency` at once; a
---   larger one after them, one at a time, through upload_file/download_file with the
---   same `concurrency` for its parts: one budget. Between buckets every object is one
---   CopyObject up to the model's CopyObject limit (copy_limit lowers it), and a larger
---   one a multipart upload of UploadPartCopy parts, `concurrency` at once.
+-- * Files no larger than part_size go `concurrency` at once; a larger one waits until
+--   the copies in hand have ended and goes alone, through upload_file/download_file
+--   with the same `concurrency` for its parts: one budget. Between buckets every
+--   object is one CopyObject up to the model's CopyObject limit (copy_limit lowers it),
+--   and a larger one a multipart upload of UploadPartCopy parts, `concurrency` at once.
 -- * Each copy or deletion is tried on its own (every call retried by the client's
 --   policy); a failure is recorded in the summary and the others go on. The error is
 --   raised after everything else was done (collect = true returns the summary instead).
@@ -197,18 +198,15 @@ end
 
 ---------------------------------------------------------------- the two listings
 
--- An iterator over the files under a local directory, { path, size, mtime, file };
--- nothing when the directory is not there.
+-- An iterator over the files under a local directory, { path, size, mtime, file }, in
+-- cloud.fs.walk's order (one folder's entries held per level); nothing when the
+-- directory is not there.
 local function local_entries(o, side)
   local fs = cloud_module().fs
   if fs.stat(side.dir) == nil then return function() return nil end end
-  local list, i = fs.list(side.dir, { recursive = true, follow_links = o.follow_links or false }), 0
+  local walk = fs.walk(side.dir, { recursive = true, follow_links = o.follow_links or false })
   return function()
-    while true do
-      i = i + 1
-      local e = list[i]
-      if e == nil then return nil end
-      list[i] = nil  -- let it go once read
+    for e in walk do
       if e.type == "file" then
         e.file = side.dir .. "/" .. e.path
         return e
@@ -251,21 +249,22 @@ local function entries(client, o, side)
   end
 end
 
--- Calls visit(source_entry, target_entry) for each relative path of the two sorted
--- streams, either entry nil when that side lacks the path.
-local function merge(next_from, next_to, visit)
+-- The merge of two sorted streams: each call gives true and the source's and the
+-- target's entry of the next relative path (either nil when that side lacks it), or
+-- nothing once both streams have ended. Only the two heads are held.
+local function merged(next_from, next_to)
   local a, b = next_from(), next_to()
-  while a or b do
+  return function()
+    if a == nil and b == nil then return nil end
+    local x, y = a, b
     if b == nil or (a and a.path < b.path) then
-      visit(a, nil)
-      a = next_from()
+      y, a = nil, next_from()
     elseif a == nil or b.path < a.path then
-      visit(nil, b)
-      b = next_to()
+      x, b = nil, next_to()
     else
-      visit(a, b)
       a, b = next_from(), next_to()
     end
+    return true, x, y
   end
 end
 
@@ -356,7 +355,10 @@ local function copy_one(storage, o, e)
     if problem then error(problem, 0) end
     local target = to.dir .. "/" .. e.path
     local parent = target:match("^(.*)/[^/]*$")
-    if not o.folders_made[parent] then o.folders_made[parent] = cloud.fs.mkdir(parent) or true end
+    if o.folder_made ~= parent then  -- paths come in order: a folder's files one after another
+      cloud.fs.mkdir(parent)
+      o.folder_made = parent
+    end
     local mtime = e.mtime
     if large then
       storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
@@ -409,14 +411,16 @@ end
 ---------------------------------------------------------------- progress
 
 -- The reporter: report() after each action, report(true) at the end. A function gets
--- { done =, total =, bytes =, bytes_total =, elapsed = }; on a terminal (or with
--- progress = true) one line on stderr.
+-- { done =, total =, bytes =, bytes_total =, elapsed =, planning = }: the totals are
+-- those of the actions planned so far, final once planning is false (the listings run
+-- ahead of the transfers, at most a bounded window); on a terminal (or with progress =
+-- true) one line on stderr, its totals with a "+" while they may still grow.
 local function make_progress(o, summary, totals)
   local p, cloud = o.progress, cloud_module()
   local start = cloud.clock()
   local function state()
     return { done = summary.copied + summary.deleted + summary.failed, total = totals.actions, bytes = summary.bytes,
-             bytes_total = totals.bytes, elapsed = cloud.clock() - start }
+             bytes_total = totals.bytes, elapsed = cloud.clock() - start, planning = totals.planning }
   end
   if type(p) == "function" then return function() p(state()) end end
   local tty = cloud.isatty(io.stderr)
@@ -429,12 +433,13 @@ local function make_progress(o, summary, totals)
       if tty then io.stderr:write("\r\27[K") end
       return io.stderr:flush()
     end
-    if not tty and s.elapsed - last < 2 and s.done < s.total then return end
+    if not tty and s.elapsed - last < 2 and (s.planning or s.done < s.total) then return end
     last = s.elapsed
     local rate = s.elapsed > 0 and s.bytes / s.elapsed or 0
     local left = rate > 0 and ("%d s left"):format(math.ceil((s.bytes_total - s.bytes) / rate)) or "? s left"
-    local line = ("sync: %d of %d files, %s of %s, %s/s, %s"):format(s.done, s.total, size_text(s.bytes),
-      size_text(s.bytes_total), size_text(math.floor(rate)), left)
+    local more = s.planning and "+" or ""
+    local line = ("sync: %d of %d%s files, %s of %s%s, %s/s, %s"):format(s.done, s.total, more, size_text(s.bytes),
+      size_text(s.bytes_total), more, size_text(math.floor(rate)), left)
     io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
     io.stderr:flush()
   end
@@ -442,24 +447,21 @@ end
 
 ---------------------------------------------------------------- sync
 
--- The plan: the copies (small ones and large ones apart) and deletions to make, and
--- the count of paths skipped.
-local function plan(client, o)
-  local p = { small = {}, large = {}, deletes = {}, skipped = 0, bytes = 0 }
-  merge(entries(client, o, o.from), entries(client, o, o.to), function(a, b)
-    if a and (b == nil or differ(o, a, b)) then
-      local large = a.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit)
-      local list = large and p.large or p.small
-      list[#list + 1] = a
-      p.bytes = p.bytes + a.size
-    elseif a then
-      p.skipped = p.skipped + 1
+-- The next action of the sync, as the merge finds it: "copy" and the source's entry,
+-- or "delete" and the target's; nil at the end. The paths skipped are counted in
+-- summary.skipped (and shown to on_action) on the way.
+local function next_action(o, step, summary)
+  while true do
+    local more, a, b = step()
+    if not more then return nil end
+    if a and (b == nil or differ(o, a, b)) then return "copy", a end
+    if a then
+      summary.skipped = summary.skipped + 1
       if o.on_action then o.on_action("skip", a.path, a) end
     elseif o.delete then
-      p.deletes[#p.deletes + 1] = b
+      return "delete", b
     end
-  end)
-  return p
+  end
 end
 
 -- The error raised when something failed: the first failure's kind, the summary in it.
@@ -473,17 +475,43 @@ local function sync_error(summary, total)
   return err
 end
 
--- Shows the plan of a dry run: each action to on_action, else one line each on stdout.
-local function show_plan(o, p)
+-- A dry run: each action as it is planned to on_action, else one line on stdout, and
+-- counted in the summary; nothing sent but the listings.
+local function dry_run(o, step, summary)
   local show = o.on_action or function(action, path) print("(dry run) " .. action .. " " .. path) end
-  for _, list in ipairs{ p.small, p.large } do
-    for _, e in ipairs(list) do show("copy", e.path, e) end
+  for action, e in function() return next_action(o, step, summary) end do
+    show(action, e.path, e)
+    if action == "copy" then summary.copied, summary.bytes = summary.copied + 1, summary.bytes + e.size
+    else summary.deleted = summary.deleted + 1 end
   end
-  for _, e in ipairs(p.deletes) do show("delete", e.path, e) end
+  summary.dry_run = true
 end
 
--- Makes the copies of the plan and then its deletions, recording each in `summary`.
-local function run_plan(storage, o, p, summary, report)
+local BACKLOG = 1000  -- actions planned ahead of the workers at most: the bounded window
+
+-- A bounded queue of planned work, first in first out.
+local function queue()
+  local q = { first = 1, last = 0 }
+  function q.push(job) q.last = q.last + 1; q[q.last] = job end
+  function q.pop()
+    local job = q[q.first]
+    q[q.first], q.first = nil, q.first + 1
+    return job
+  end
+  function q.size() return q.last - q.first + 1 end
+  return q
+end
+
+-- Carries out the sync as it is planned. One task plans (the merge) into a queue of at
+-- most BACKLOG jobs, yielding while it is full; o.concurrency workers take the jobs in
+-- order, yielding while it is empty. A job is a copy, or a batch of up to DELETE_BATCH
+-- deletions. A large copy (above part_size, or copy_limit between buckets) waits until
+-- the other workers have ended what they hold and keeps them waiting while its parts
+-- go `concurrency` at once: one budget. Memory is the queue, the jobs in hand and the
+-- listings' windows, whatever the number of paths.
+local function run(client, o, step, summary, totals, report)
+  local storage, jobs = client.storage, queue()
+  local busy, alone = 0, false
   local function record(e, ok, result, what)
     if ok then
       if what == "copy" then summary.copied, summary.bytes = summary.copied + 1, summary.bytes + result
@@ -496,38 +524,69 @@ local function run_plan(storage, o, p, summary, report)
     end
     report()
   end
-  cloud_module().map(p.small, function(e)
-    local ok, result = pcall(copy_one, storage, o, e)
-    record(e, ok, result, "copy")
-  end, { concurrency = o.concurrency })
-  for _, e in ipairs(p.large) do
-    local ok, result = pcall(copy_one, storage, o, e)
-    record(e, ok, result, "copy")
+  local function plan()
+    local deletes = {}
+    local function put(job)
+      while jobs.size() >= BACKLOG do coroutine.yield() end
+      jobs.push(job)
+    end
+    for action, e in function() return next_action(o, step, summary) end do
+      totals.actions = totals.actions + 1
+      if action == "copy" then
+        totals.bytes = totals.bytes + e.size
+        put{ copy = e, large = e.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit) }
+      else
+        deletes[#deletes + 1] = e
+        if #deletes == DELETE_BATCH then put{ deletes = deletes }; deletes = {} end
+      end
+    end
+    if #deletes > 0 then put{ deletes = deletes } end
+    totals.planning = false
   end
-  for first = 1, #p.deletes, DELETE_BATCH do
-    local batch = table.move(p.deletes, first, math.min(first + DELETE_BATCH - 1, #p.deletes), 1, {})
-    delete_batch(storage, o, batch, function(e, err) record(e, err == nil, err, "delete") end)
+  local function work(job)
+    if job.deletes then
+      return delete_batch(storage, o, job.deletes, function(e, err) record(e, err == nil, err, "delete") end)
+    end
+    local ok, result = pcall(copy_one, storage, o, job.copy)
+    record(job.copy, ok, result, "copy")
   end
+  local function worker()
+    while true do
+      while alone or (totals.planning and jobs.size() == 0) do coroutine.yield() end
+      if jobs.size() == 0 then return end
+      local job = jobs.pop()
+      if job.large then
+        alone = true
+        while busy > 0 do coroutine.yield() end
+        work(job)
+        alone = false
+      else
+        busy = busy + 1
+        work(job)
+        busy = busy - 1
+      end
+    end
+  end
+  local tasks = { plan }
+  for i = 1, o.concurrency do tasks[i + 1] = worker end
+  cloud_module().map(tasks, function(task) task() end, { concurrency = #tasks })
   if o.downloaded then cloud_module().fs.sync(o.to.dir) end
 end
 
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
 local function sync(client, args)
   local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
-  o.folders_made = {}  -- the local folders made (or found) for downloads, each asked once
-  local storage = client.storage
-  local p = plan(client, o)
-  local summary = { copied = 0, skipped = p.skipped, deleted = 0, failed = 0, bytes = 0, errors = {} }
+  local summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} }
+  local step = merged(entries(client, o, o.from), entries(client, o, o.to))
   if o.dry_run then
-    show_plan(o, p)
-    summary.copied, summary.deleted, summary.bytes = #p.small + #p.large, #p.deletes, p.bytes
-    summary.dry_run = true
+    dry_run(o, step, summary)
     return summary
   end
-  local report = make_progress(o, summary, { actions = #p.small + #p.large + #p.deletes, bytes = p.bytes })
-  run_plan(storage, o, p, summary, report)
+  local totals = { actions = 0, bytes = 0, planning = true }
+  local report = make_progress(o, summary, totals)
+  run(client, o, step, summary, totals, report)
   report(true)
-  if summary.failed > 0 and not o.collect then error(sync_error(summary, #p.small + #p.large + #p.deletes), 0) end
+  if summary.failed > 0 and not o.collect then error(sync_error(summary, totals.actions), 0) end
   return summary
 end
 
@@ -538,7 +597,7 @@ end
 local function check(client, args)
   local o = options(args, "cloud.storage.check", { compare = "checksum" })
   local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {} }
-  merge(entries(client, o, o.from), entries(client, o, o.to), function(a, b)
+  for _, a, b in merged(entries(client, o, o.from), entries(client, o, o.to)) do
     if a and b then
       if differ(o, a, b) then out.differ[#out.differ + 1] = a.path else out.same = out.same + 1 end
     elseif a then
@@ -546,7 +605,7 @@ local function check(client, args)
     else
       out.only_in_to[#out.only_in_to + 1] = b.path
     end
-  end)
+  end
   return out
 end
 

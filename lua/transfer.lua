@@ -12,17 +12,18 @@
 -- sent and retried on its own by the client's retry policy, at most `concurrency` at
 -- once, then completed with the parts in order. A failed multipart upload is aborted
 -- unless keep = true; the error then carries upload_id and parts (the parts done).
--- upload_file{ upload_id = } resumes it: ListParts (every page) says which parts
+-- upload_file{ upload_id = } resumes it: ListParts (every page, through cloud.pages
+-- and the model's paginator) says which parts
 -- are there, and a part is kept, not sent again, when its Size is the length of its
 -- range of the file and its ETag the MD5 of that range (cloud.md5_file: one read of
 -- the range on disk, no network); any other part is sent again. With parts = (the
 -- list a failed call reported) those are taken as done unchecked and nothing is
 -- listed, for a server without ListParts. A download
--- asks HeadObject for the size and ETag, writes ranges in parallel in place into a
--- temporary file beside the target (get_object{file=, offset=, durable = false}), checks
--- every range's ETag and the size, flushes the file to disk once (cloud.fs.sync; not
--- with durable = false, for a caller that makes a batch durable at once) and renames;
--- on failure the temporary file is removed. Progress counts bytes of finished parts.
+-- asks HeadObject for the size and ETag, writes ranges in parallel in place into the
+-- target's part file (cloud.fs.part: core's, the one get_object{ file = } writes too;
+-- get_object{file=, offset=, durable = false}), checks every range's ETag and the
+-- size, and commits it: flushed to disk once (not with durable = false, for a caller
+-- that makes a batch durable at once) and renamed; on failure the part file is removed. Progress counts bytes of finished parts.
 
 local MiB = 1024 * 1024
 
@@ -147,27 +148,21 @@ local function etag_hex(etag)
   return (tostring(etag):gsub('^"(.*)"$', "%1"):lower())
 end
 
--- Every part the upload has, through every page of ListParts: PartNumber -> { ETag, Size }.
--- A truncated page whose NextPartNumberMarker does not move on is an error, not a loop.
-local function listed_parts(storage, o)
-  local listed, marker = {}, 0
-  repeat
-    local r = storage.list_parts{ Bucket = o.Bucket, Object = o.Object, uploadId = o.upload_id, PartNumberMarker = marker }
-    for _, p in ipairs(r.Part or {}) do listed[p.PartNumber] = p end
-    local next = r.NextPartNumberMarker
-    if r.IsTruncated and not (math.type(next) == "integer" and next > marker) then
-      error(cloud_module().error{ kind = "api", code = "MalformedResponse", operation = "ListParts",
-        message = ("a truncated page after part %d names no later NextPartNumberMarker (got %s)"):format(marker, tostring(next)) }, 0)
-    end
-    marker = next
-  until not r.IsTruncated
+-- Every part the upload has, through every page of ListParts (cloud.pages: the model's
+-- paginator, which also refuses a truncated page that names no new marker): PartNumber
+-- -> { ETag, Size }.
+local function listed_parts(o)
+  local listed = {}
+  for page in o.pages("ListParts", { Bucket = o.Bucket, Object = o.Object, uploadId = o.upload_id }) do
+    for _, p in ipairs(page.Part or {}) do listed[p.PartNumber] = p end
+  end
   return listed
 end
 
 -- The parts of `parts` the upload has already with the bytes of their range of the
 -- file: PartNumber -> ETag; the others are to be sent (again).
-local function parts_there(storage, o, parts)
-  local listed, done = listed_parts(storage, o), {}
+local function parts_there(o, parts)
+  local listed, done = listed_parts(o), {}
   for _, part in ipairs(parts) do
     local there = listed[part.number]
     if there and there.Size == part.length
@@ -235,7 +230,7 @@ end
 -- count of parts this call sent.
 local function upload_parts(storage, o, parts, report)
   local done = parts_done(o)
-  if o.upload_id ~= nil and o.parts == nil then done = parts_there(storage, o, parts) end
+  if o.upload_id ~= nil and o.parts == nil then done = parts_there(o, parts) end
   local upload_id = o.upload_id
   if upload_id == nil then
     upload_id = storage.create_multipart_upload{ Bucket = o.Bucket, Object = o.Object }.UploadId
@@ -251,9 +246,12 @@ local function upload_parts(storage, o, parts, report)
   return r, sent
 end
 
--- storage.upload_file{...}: see the head of this file and docs/lua-api.md.
-local function upload_file(storage, args)
+-- storage.upload_file{...}: see the head of this file and docs/lua-api.md; `client`
+-- is the client whose storage table it is (cloud, or a cloud.client{}).
+local function upload_file(client, args)
   local o = options(args, "cloud.storage.upload_file")
+  local storage = client.storage
+  o.pages = client.pages  -- the client's own listing of pages (ListParts on a resume)
   local size = file_size("UploadFile", o.file)
   local start = cloud_module().clock()
   local report = make_progress(o, "upload " .. o.Object, size)
@@ -271,11 +269,6 @@ local function upload_file(storage, args)
   report(nil)
   return r, { size = size, parts = count, sent = sent, elapsed = cloud_module().clock() - start }
 end
-
--- The temporary file a download of `target` writes, beside it (so that the rename is
--- atomic): one name per target, so that a download killed midway leaves a file the
--- next download of the same target removes, not one more file for ever.
-local function part_name(target) return target .. ".cloudlua-part" end
 
 -- An api error for a download whose object changed, or came short, midway.
 local function download_error(o, message)
@@ -299,36 +292,32 @@ local function fetch_ranges(storage, o, temp, size, etag, report)
 end
 
 -- storage.download_file{...}: see the head of this file and docs/lua-api.md.
-local function download_file(storage, args)
+local function download_file(client, args)
   local o = options(args, "cloud.storage.download_file")
+  local storage = client.storage
   local start = cloud_module().clock()
   local head = storage.head_object{ Bucket = o.Bucket, Object = o.Object }
   local size, etag = head.ContentLength, head.ETag
-  local temp = part_name(o.file)
-  os.remove(temp)  -- a killed download's, if any
-  -- Made exclusively: a link planted at the known name is never followed.
-  local made, err = pcall(cloud_module().fs.create, temp)
-  if not made then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(err.message or err)) end
+  -- The part file, core's (cloud.fs.part): the one get_object{ file = } writes too.
+  local made, part = pcall(cloud_module().fs.part, o.file)
+  if not made then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(part.message or part)) end
   local report = make_progress(o, "download " .. o.Object, size)
   local ok, problem = pcall(function()
-    fetch_ranges(storage, o, temp, size, etag, report)
-    local written = assert(io.open(temp, "rb"))
-    local got = written:seek("end")
-    written:close()
+    fetch_ranges(storage, o, part:path(), size, etag, report)
+    local got = cloud_module().fs.stat(part:path()).size
     if got ~= size then error(download_error(o, ("%d bytes written of %d"):format(got, size))) end
-    if o.durable ~= false then cloud_module().fs.sync(temp) end
-    assert(os.rename(temp, o.file))
+    part:commit(o.file, { durable = o.durable ~= false })
   end)
   report(nil)
   if not ok then
-    os.remove(temp)
+    part:discard()
     error(problem, 0)
   end
   return { file = o.file, ContentLength = size, ETag = etag },
          { size = size, parts = math.max(1, (size + o.part_size - 1) // o.part_size), elapsed = cloud_module().clock() - start }
 end
 
--- Each called with a client's storage table (lua/modules.cpp installs them).
+-- Each called with a client (lua/modules.cpp installs them in its storage table).
 -- (size_text and limits: storage.sync, lua/sync.lua, writes sizes and plans the parts
 -- of a server-side copy the same way.)
 return { upload_file = upload_file, download_file = download_file, size_text = size_text, limits = limits }

@@ -12,6 +12,7 @@
 #   tests/bench/tree_bench.sh [build-release/cloudlua] [rounds]
 #   FILES=1000 BIG=0 tests/bench/tree_bench.sh build/cloudlua 3     # a quick run
 #   DURABLE=1 FILES=100 tests/bench/tree_bench.sh build/cloudlua 1  # each timed until on disk
+#   TOOLS="cloudlua rclone" BIG=0 tests/bench/tree_bench.sh          # some tools only
 #
 # Needs /usr/bin/time; rclone and awscli (Debian's) are each skipped when missing.
 set -euo pipefail
@@ -71,9 +72,11 @@ sync() {
 export -f sync
 export BIN SCRIPTS
 
-TOOLS="cloudlua"
-[ -x /usr/bin/rclone ] && TOOLS="$TOOLS rclone" || echo "rclone skipped: apt-get install -y rclone"
-[ -x /usr/bin/aws ] && TOOLS="$TOOLS awscli" || echo "awscli skipped: apt-get install -y awscli"
+if [ -z "${TOOLS:-}" ]; then  # TOOLS="cloudlua rclone" leaves aws-cli out (its rows take minutes)
+  TOOLS="cloudlua"
+  [ -x /usr/bin/rclone ] && TOOLS="$TOOLS rclone" || echo "rclone skipped: apt-get install -y rclone"
+  [ -x /usr/bin/aws ] && TOOLS="$TOOLS awscli" || echo "awscli skipped: apt-get install -y awscli"
+fi
 
 # measure ROW TOOL FROM TO: the sync under /usr/bin/time -v; appends the wall seconds
 # to $WORK/ROW.TOOL.time and the peak resident KiB to $WORK/ROW.TOOL.rss.

@@ -1,4 +1,5 @@
--- cloud.fs: a tree listed in byte order of its relative paths, with names that hold
+-- cloud.fs: a tree listed (and walked, in the same order, a folder's contents after a
+-- sibling that sorts below '/') in byte order of its relative paths, with names that hold
 -- spaces, a newline, bytes that are not UTF-8 and a 900-byte path; recursive or not;
 -- links listed as links, or followed, and a link loop that ends; stat, mkdir with
 -- parents, remove (recursive or not), set_mtime with fractions, sync, create (never
@@ -46,6 +47,26 @@ test("a tree is listed in the byte order of its relative paths, every name as it
   expect(list[8].type).to_equal("dir")
   expect(math.type(list[5].mtime)).to_equal("float")
   expect(paths(fs.list(dir))).to_equal{ "100%+#.txt", "a", "a.txt", "a0", "caf\xe9", "empty", "new\nline", "with space " }
+end)
+
+test("walk gives list's entries in list's order, a folder's contents after a sibling that sorts below '/'", function()
+  -- "a-c" and "a.b" sort between the folder "a" and what is under it ("a/..."): '-'
+  -- and '.' are below '/'; "a0" after it ('0' is above '/').
+  fs.mkdir(dir .. "/a/b")
+  fs.mkdir(dir .. "/a-c")
+  for _, name in ipairs{ "a/b/x", "a/z", "a-c/y", "a.b", "a0", "a/b-", "a/b.c", "a-" } do files.write(dir .. "/" .. name, name) end
+  local walked = {}
+  for e in fs.walk(dir) do walked[#walked + 1] = e end
+  local expected = { "a", "a-", "a-c", "a-c/y", "a.b", "a/b", "a/b-", "a/b.c", "a/b/x", "a/z", "a0" }
+  expect(paths(walked)).to_equal(expected)
+  local sorted = paths(walked)
+  table.sort(sorted)  -- Lua's string order is the bytes' (strcoll in the C locale)
+  expect(sorted).to_equal(expected)
+  expect(walked).to_equal(fs.list(dir, { recursive = true }))
+  local top = {}
+  for e in fs.walk(dir, { recursive = false }) do top[#top + 1] = e.path end
+  expect(top).to_equal{ "a", "a-", "a-c", "a.b", "a0" }
+  expect(function() fs.walk(dir .. "/none") end).to_fail{ kind = "io", code = "ENOENT", operation = "cloud.fs.walk" }
 end)
 
 test("a 900-byte relative path is listed, stat'ed and removed", function()

@@ -6,7 +6,8 @@
 -- the compare modes, checksum against single-part and multipart ETags; failures on
 -- three objects (the rest copied, the summary, the raised error, a rerun that sends
 -- exactly those three); a local name that cannot be a key and a key that cannot be a
--- local name; shards; check; downloads without a flush each.
+-- local name; shards (delete too); check; downloads without a flush each; progress, its totals final
+-- once planning ends.
 -- Run: cloudlua test tests/lua/sync_test.lua
 
 local s3 = cloud.storage
@@ -270,6 +271,46 @@ test("shards split the paths by their FNV-1a hash: disjoint, and together the wh
   expect(require("cloud.sync").fnv1a32("a")).to_equal(0xe40c292c)  -- the published FNV-1a 32 value
   expect(function() s3.sync{ from = dir, to = { Bucket = "site" }, shard = { index = 3, count = 3 } } end)
     .to_fail("field 'shard' must be { index = 0 .. count - 1, count = n >= 1 }")
+end)
+
+test("progress sees done grow to total; the totals are final once planning is false", function()
+  s3.put_object{ Bucket = "site", Object = "stale.txt", Body = "old" }
+  local seen = {}
+  local r = s3.sync{ from = dir .. "/src", to = { Bucket = "site" }, delete = true,
+                     progress = function(s) seen[#seen + 1] = s end }
+  expect(r.copied + r.deleted).to_equal(8)
+  expect(#seen).to_equal(9)  -- one call per action, and one at the end
+  for i, s in ipairs(seen) do
+    expect(s.done).to_equal(math.min(i, 8))
+    expect(s.total >= s.done).to_be(true)
+    expect(s.planning == true or s.planning == false).to_be(true)
+  end
+  local last = seen[#seen]
+  expect(last.planning).to_be(false)
+  expect(last.done).to_equal(8)
+  expect(last.total).to_equal(8)
+  expect(last.bytes).to_equal(r.bytes)
+  expect(last.bytes_total).to_equal(r.bytes)
+end)
+
+test("delete keeps to the shard: each shard removes only its own paths, together every stale one", function()
+  local fnv1a32 = require("cloud.sync").fnv1a32
+  local stale = {}
+  for i = 1, 8 do
+    stale[i] = "stale-" .. i
+    s3.put_object{ Bucket = "site", Object = stale[i], Body = "old" }
+  end
+  for index = 0, 1 do
+    local deleted = {}
+    s3.sync{ from = dir .. "/src", to = { Bucket = "site" }, delete = true, shard = { index = index, count = 2 },
+             progress = false, on_action = function(action, path) if action == "delete" then deleted[#deleted + 1] = path end end }
+    for _, path in ipairs(deleted) do expect(fnv1a32(path) % 2).to_equal(index) end
+    local left = read_bucket("site")
+    for _, path in ipairs(stale) do
+      expect(left[path] == nil).to_equal(fnv1a32(path) % 2 <= index)  -- gone once its shard ran
+    end
+  end
+  expect(read_bucket("site")).to_equal(TREE)
 end)
 
 test("check reports what is the same, what differs and what is on one side only, transferring nothing", function()

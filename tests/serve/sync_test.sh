@@ -3,7 +3,9 @@
 # own as a user runs them: the transcript of docs/scripts.md (a dry run, a sync with an
 # exclude, a download with --output json, check's exit status); then a sync of 2,000
 # files killed with SIGKILL partway, and a rerun that completes it and copies only
-# what the killed run had not (a third run copies nothing, check finds no difference).
+# what the killed run had not (a third run copies nothing, check finds no difference);
+# then a download of them killed the same way, and a rerun that leaves no part file
+# (the killed one's, stale, is removed by the next download of its target).
 source "$(dirname "$0")/lib.sh"
 SCRIPTS=$(cd "$(dirname "$0")/../../scripts" && pwd)
 
@@ -83,4 +85,29 @@ expect_line "0 copied (0 B), 2000 the same, 0 deleted, 0 failed"
 run check.lua ./many "s3://demo-bucket/$killed"
 expect_status 0
 expect_line "2000 the same, 0 differ"
+
+step "a download killed with SIGKILL partway, then rerun: no part file left"
+# files: how many files are in ./down (part files included).
+files() { find "$WORK/down" -type f 2>/dev/null | wc -l; }
+(cd "$WORK" && exec "$CLOUDLUA" "$SCRIPTS/sync.lua" "s3://demo-bucket/$killed" ./down --concurrency 1 >/dev/null 2>&1) &
+SYNC_PID=$!
+tries=0
+until [ "$(files)" -ge 20 ] || ! kill -0 "$SYNC_PID" 2>/dev/null; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 600 ] || fail "the download wrote no 20 files within 60 s"
+  sleep 0.1
+done
+kill -STOP "$SYNC_PID" 2>/dev/null && kill -KILL "$SYNC_PID"
+wait "$SYNC_PID" 2>/dev/null || true
+step "left by the killed download: $(find "$WORK/down" -name '*.cloudlua-*' | wc -l) part file(s)"
+# The kill may fall between two files: what one killed midway leaves is made sure of.
+rm -f "$WORK/down/file-1.bin"
+printf 'half a file' >"$WORK/down/file-1.bin.cloudlua-part"
+run sync.lua "s3://demo-bucket/$killed" ./down
+expect_status 0
+left=$(find "$WORK/down" -name '*.cloudlua-*')
+[ -z "$left" ] || fail "the rerun left part files: $left"
+run check.lua "s3://demo-bucket/$killed" ./down
+expect_status 0
+expect_line "2000 the same, 0 differ, 0 only in s3://demo-bucket/$killed, 0 only in ./down"
 echo "PASS"
