@@ -12,8 +12,13 @@
 // part-number order, each part with the time it was uploaded (kept in the state file).
 // A checksum (x-ext-checksum-*, as a header or an aws-chunked body's trailer) on
 // PutObject or UploadPart is checked and echoed, and an object's kept for GetObject
-// and HeadObject with ChecksumMode ENABLED; a completed upload's object has none (S3's
-// composite checksums are not computed). CopyObject copies a source up to the setting
+// and HeadObject with ChecksumMode ENABLED. An upload created with a ChecksumAlgorithm
+// keeps that algorithm's checksum of every part (the one given, else computed), wants it
+// again beside each part of the completion (InvalidRequest without, InvalidPart when it
+// is not the part's, as S3 answers), and makes the object's: S3's composite checksum
+// ("<base64 of the checksum of the parts' raw checksums>-<parts>"), or for CRC64NVME,
+// which S3 has only as a full-object checksum, the CRC of the whole object; an upload
+// without one makes an object without a checksum. CopyObject copies a source up to the setting
 // max_copy_size (the model's limit, 5 GiB); UploadPartCopy copies a source, or a
 // bytes=first-last range of it, as a part. Listings (ListObjects, ListObjectsV2,
 // ListMultipartUploads) are computed afresh from the keys in order for every page; a
@@ -194,13 +199,37 @@ struct Part {
   std::string md5;            // raw 16 bytes
   std::string id;             // unique to these bytes: their name in a ByteStore
   std::string last_modified;  // ISO 8601 UTC, as ListParts answers it
+  json checksum = json::object();  // by member name (ChecksumCRC32): given, or the upload's algorithm's
 };
 
 struct Upload {
   std::string bucket, key;
   std::map<long long, Part> parts;  // by part number
   std::string initiated;            // ISO 8601
+  std::optional<ChecksumAlgorithm> algorithm;  // CreateMultipartUpload's ChecksumAlgorithm
 };
+
+// The algorithm a ChecksumAlgorithm member names (validated by the model: S3's names).
+std::optional<ChecksumAlgorithm> algorithm_of(const json& input) {
+  return input.contains("ChecksumAlgorithm") ? find_checksum_algorithm(input.value("ChecksumAlgorithm", ""))
+                                             : std::nullopt;
+}
+
+// A part's checksum of the upload's algorithm (nothing without one): the one the request
+// gave, or computed from the bytes. A request that gave another algorithm's is refused
+// as S3 refuses it (InvalidRequest).
+std::optional<HandlerResult> part_checksum(const Upload& u, const std::string& bytes, json& given) {
+  if (!u.algorithm) return std::nullopt;
+  std::string member = checksum_member(*u.algorithm);
+  for (const auto& [other, value] : given.items())
+    if (other != member)
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "Checksum Type mismatch occurred, expected checksum Type: " +
+                                        std::string(checksum_name(*u.algorithm)) + ", actual checksum Type: " +
+                                        std::string(checksum_name(*find_checksum_algorithm(other.substr(8)))));
+  if (!given.contains(member)) given[member] = checksum_base64(*u.algorithm, bytes);
+  return std::nullopt;
+}
 
 struct Bucket {
   std::map<std::string, StoredObject> objects;  // by key
@@ -249,9 +278,10 @@ class StorageService : public Service {
       json parts = json::object();
       for (const auto& [number, p] : u.parts) {
         bytes.put(p.id, p.bytes);
-        parts[std::to_string(number)] = {{"id", p.id}, {"last_modified", p.last_modified}};
+        parts[std::to_string(number)] = {{"id", p.id}, {"last_modified", p.last_modified}, {"checksum", p.checksum}};
       }
       uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
+      if (u.algorithm) uploads[id]["algorithm"] = checksum_name(*u.algorithm);
     }
     return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
   }
@@ -272,18 +302,20 @@ class StorageService : public Service {
       Upload& upload = uploads_[id];
       upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
       upload.initiated = u.value("initiated", ctx_.clock.iso8601());
+      if (u.contains("algorithm")) upload.algorithm = find_checksum_algorithm(u.at("algorithm").get<std::string>());
       for (const auto& [number, part] : u.at("parts").items()) upload.parts[std::stoll(number)] = restored_part(part, bytes);
     }
   }
 
-  // A part as dump() saved it: { id, last_modified }, or only its id (a state saved
-  // before parts had a time: it is the time of the restore).
+  // A part as dump() saved it: { id, last_modified, checksum }, or only its id (a state
+  // saved before parts had a time: it is the time of the restore).
   Part restored_part(const json& saved, const ByteStore& bytes) const {
     std::string id = saved.is_string() ? saved.get<std::string>() : saved.at("id").get<std::string>();
     std::string time = saved.is_string() ? ctx_.clock.iso8601() : saved.at("last_modified").get<std::string>();
+    json sum = saved.is_string() ? json::object() : saved.value("checksum", json::object());
     std::string part_bytes = bytes.get(id);
     std::string digest = md5(part_bytes);
-    return Part{std::move(part_bytes), digest, id, time};
+    return Part{std::move(part_bytes), digest, id, time, std::move(sum)};
   }
 
   // Every operation but CreateBucket and ListBuckets needs its bucket to exist (in_bucket).
@@ -699,7 +731,7 @@ class StorageService : public Service {
   HandlerResult create_multipart_upload(const Operation&, const json& input) {
     std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
     std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
-    uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601()};
+    uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601(), algorithm_of(input)};
     json r = {{"Bucket", bucket}, {"Key", key}, {"UploadId", id}};
     if (input.contains("ChecksumAlgorithm")) r["ChecksumAlgorithm"] = input["ChecksumAlgorithm"];
     return HandlerResult::success(r);
@@ -729,10 +761,14 @@ class StorageService : public Service {
     RequestBody body = payload_of(input, "body");
     json r = json::object();
     if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, r)) return *refused;
+    json kept = r;
+    if (std::optional<HandlerResult> refused = part_checksum(*u, *body.bytes, kept)) return *refused;
     std::string digest = body.md5;
     // The bytes are moved when no one else holds them (the server's body: nobody does).
     std::string bytes = body.bytes.use_count() == 1 ? std::move(*body.bytes) : *body.bytes;
-    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601()};
+    u->parts[input.value("partNumber", 0LL)] =
+        Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601(), kept};
+    r = kept;
     r["ETag"] = quoted_md5(digest);
     return HandlerResult::success(r);
   }
@@ -764,7 +800,9 @@ class StorageService : public Service {
     std::string bytes = all.empty() ? std::string() : all.substr(first, last - first + 1);
     std::string digest = md5(bytes);
     std::string now = ctx_.clock.iso8601();
-    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now};
+    json kept = json::object();
+    part_checksum(*u, bytes, kept);  // nothing given: it cannot refuse
+    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now, kept};
     return HandlerResult::success({{"ETag", quoted_md5(digest)}, {"LastModified", now},
                                    {"CopySourceVersionId", source.object->version_id}});
   }
@@ -820,6 +858,7 @@ class StorageService : public Service {
     auto found = objects.find(key);
     if (id.empty() || found == objects.end() || found->second.upload_id != id) return no_such_upload(input);
     json r = write_headers(found->second);
+    r.update(found->second.checksum);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
     return HandlerResult::success(r);
   }
@@ -839,16 +878,32 @@ class StorageService : public Service {
     return check_part_sizes(input, u, listed);
   }
 
-  // InvalidPart: never uploaded, or the ETag given is not the part's.
+  // InvalidPart: never uploaded, or the ETag or a checksum given is not the part's;
+  // InvalidRequest: the upload's algorithm's checksum is not given.
   static std::optional<HandlerResult> check_listed_part(const json& input, const Upload& u, const json& p) {
     auto it = u.parts.find(part_number(p));
     std::string etag = p.value("ETag", "");
-    if (it != u.parts.end() && unquoted(etag) == hex(it->second.md5)) return std::nullopt;
+    if (it != u.parts.end() && unquoted(etag) == hex(it->second.md5) && same_checksums(p, it->second)) {
+      if (!u.algorithm || p.contains(checksum_member(*u.algorithm))) return std::nullopt;
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "The upload was created using a " + std::string(checksum_name(*u.algorithm)) +
+                                        " checksum. The complete request must include the checksum for each part. "
+                                        "It was missing for part " + std::to_string(part_number(p)) + " in the request.");
+    }
     return HandlerResult::failure(400, "InvalidPart",
                                   "One or more of the specified parts could not be found. The part may not have been "
                                   "uploaded, or the specified entity tag may not match the part's entity tag.",
                                   {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(p)},
                                    {"ETag", etag}});
+  }
+
+  // Whether every checksum the listed part gives is the one its part was kept with.
+  static bool same_checksums(const json& listed, const Part& part) {
+    for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+      std::string member = checksum_member(a);
+      if (listed.contains(member) && part.checksum.value(member, "") != listed.at(member).get<std::string>()) return false;
+    }
+    return true;
   }
 
   // EntityTooSmall: a part below the minimum size that is not the last one listed.
@@ -877,13 +932,27 @@ class StorageService : public Service {
       digests += part.md5;
     }
     std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
+    json sum = object_checksum(u, listed, bytes);
     std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
     uploads_.erase(id);
-    StoredObject& stored = store(bucket, key, std::make_shared<const std::string>(std::move(bytes)), etag);
+    StoredObject& stored = store(bucket, key, std::make_shared<const std::string>(std::move(bytes)), etag, sum);
     stored.upload_id = id;
     json r = write_headers(stored);
+    r.update(stored.checksum);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
     return HandlerResult::success(r);
+  }
+
+  // The completed object's checksum by member name (none when the upload has no
+  // algorithm): CRC64NVME's over the whole object, the others S3's composite one.
+  static json object_checksum(const Upload& u, const json& listed, const std::string& bytes) {
+    if (!u.algorithm) return json::object();
+    ChecksumAlgorithm a = *u.algorithm;
+    std::string member = checksum_member(a);
+    if (a == ChecksumAlgorithm::crc64nvme) return {{member, checksum_base64(a, bytes)}};
+    std::string raw;
+    for (const json& p : listed) raw += *unbase64(u.parts.at(part_number(p)).checksum.at(member).get<std::string>());
+    return {{member, checksum_base64(a, raw) + "-" + std::to_string(listed.size())}};
   }
 
   // The object's URL: the storage endpoint, then /bucket/key encoded as a path.
