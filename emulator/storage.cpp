@@ -31,6 +31,7 @@
 #include <climits>
 #include <ctime>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -256,6 +257,7 @@ class StorageService : public Service {
   void reset() override {
     buckets_.clear();
     uploads_.clear();
+    cleared_ = true, changed_.clear();
   }
 
   // Bytes go to the store, named by the object's version id or the part's id (both
@@ -268,22 +270,36 @@ class StorageService : public Service {
       json listed = json::object();
       for (const auto& [key, o] : b.objects) {
         bytes.put(o.version_id, *o.bytes);
-        listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
-                       {"checksum", o.checksum}, {"upload_id", o.upload_id}};
+        listed[key] = object_json(o);
       }
       buckets[name] = listed;
       created[name] = b.created;
     }
-    for (const auto& [id, u] : uploads_) {
-      json parts = json::object();
-      for (const auto& [number, p] : u.parts) {
-        bytes.put(p.id, p.bytes);
-        parts[std::to_string(number)] = {{"id", p.id}, {"last_modified", p.last_modified}, {"checksum", p.checksum}};
-      }
-      uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
-      if (u.algorithm) uploads[id]["algorithm"] = checksum_name(*u.algorithm);
-    }
+    for (const auto& [id, u] : uploads_) uploads[id] = upload_json(u, &bytes);
     return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
+  }
+
+  // A part as dump() keeps it, its bytes named by its id.
+  static json part_json(const Part& p) {
+    return {{"id", p.id}, {"last_modified", p.last_modified}, {"checksum", p.checksum}};
+  }
+
+  // An object as dump() keeps it, its bytes named by its version id.
+  static json object_json(const StoredObject& o) {
+    return {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
+            {"checksum", o.checksum}, {"upload_id", o.upload_id}};
+  }
+
+  // An upload as dump() keeps it; its parts' bytes to `bytes` (when given), named by their ids.
+  static json upload_json(const Upload& u, ByteStore* bytes) {
+    json parts = json::object();
+    for (const auto& [number, p] : u.parts) {
+      if (bytes) bytes->put(p.id, p.bytes);
+      parts[std::to_string(number)] = part_json(p);
+    }
+    json r = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
+    if (u.algorithm) r["algorithm"] = checksum_name(*u.algorithm);
+    return r;
   }
 
   void restore(const json& dumped, const ByteStore& bytes) override {
@@ -305,6 +321,57 @@ class StorageService : public Service {
       if (u.contains("algorithm")) upload.algorithm = find_checksum_algorithm(u.at("algorithm").get<std::string>());
       for (const auto& [number, part] : u.at("parts").items()) upload.parts[std::stoll(number)] = restored_part(part, bytes);
     }
+    cleared_ = false, changed_.clear();  // as saved: nothing changed since
+  }
+
+  // Records: a bucket ("bucket", name: { created }), an object ("object", the JSON
+  // array [bucket, key]), an upload without its parts ("upload", id), a part ("part",
+  // [upload id, number]), each as dump() keeps it. Each change notes the records it
+  // touched (changed()).
+  StateRecords changed_records(ByteStore& bytes, bool all) override {
+    StateRecords out;
+    if (all || cleared_) {
+      out.push_back({"*", "", nullptr});
+      for (const auto& [name, b] : buckets_) {
+        out.push_back(bucket_record(name));
+        for (const auto& [key, o] : b.objects) out.push_back(object_record(name, key, bytes));
+      }
+      for (const auto& [id, u] : uploads_) {
+        out.push_back(upload_record(id));
+        for (const auto& [number, p] : u.parts) out.push_back(part_record(id, number, bytes));
+      }
+    } else {
+      for (const auto& [kind, key] : changed_) out.push_back(record_of(kind, key, bytes));
+    }
+    cleared_ = false, changed_.clear();
+    return out;
+  }
+
+  // dump()'s document from the records changed_records() gave.
+  json document_of(const RecordsByKind& records) const override {
+    json buckets = json::object(), created = json::object(), uploads = json::object();
+    static const RecordsByKind::mapped_type none;
+    auto kind = [&](const char* name) -> const RecordsByKind::mapped_type& {
+      auto it = records.find(name);
+      return it == records.end() ? none : it->second;
+    };
+    for (const auto& [name, b] : kind("bucket")) {
+      buckets[name] = json::object();
+      created[name] = b.at("created");
+    }
+    for (const auto& [key, o] : kind("object")) {
+      json where = json::parse(key);
+      buckets[where.at(0).get<std::string>()][where.at(1).get<std::string>()] = o;
+    }
+    for (const auto& [id, u] : kind("upload")) {
+      uploads[id] = u;
+      uploads[id]["parts"] = json::object();
+    }
+    for (const auto& [key, p] : kind("part")) {
+      json where = json::parse(key);
+      uploads.at(where.at(0).get<std::string>())["parts"][std::to_string(where.at(1).get<long long>())] = p;
+    }
+    return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
   }
 
   // A part as dump() saved it: { id, last_modified, checksum }, or only its id (a state
@@ -351,7 +418,9 @@ class StorageService : public Service {
 
   // A new, empty bucket created now (a bucket of that name is kept as it is).
   void add_bucket(const std::string& name) {
-    if (!buckets_.count(name)) buckets_[name].created = ctx_.clock.iso8601();
+    if (buckets_.count(name)) return;
+    buckets_[name].created = ctx_.clock.iso8601();
+    changed("bucket", name);
   }
 
   // The handler calling `fn` once the call's bucket is known to exist; NoSuchBucket else.
@@ -403,6 +472,7 @@ class StorageService : public Service {
   // Replaces whatever the key held, with a fresh version id and modification time.
   StoredObject& store(const std::string& bucket, const std::string& key, SharedBytes bytes, std::string etag,
                       json checksum = json::object()) {
+    object_changed(bucket, key);
     StoredObject& o = buckets_[bucket].objects[key];
     o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), ""};
     return o;
@@ -524,13 +594,22 @@ class StorageService : public Service {
       return HandlerResult::failure(409, "BucketNotEmpty", "The bucket you tried to delete is not empty",
                                     {{"BucketName", bucket}});
     buckets_.erase(bucket);
-    for (auto it = uploads_.begin(); it != uploads_.end();) it = it->second.bucket == bucket ? uploads_.erase(it) : ++it;
+    changed("bucket", bucket);
+    for (auto it = uploads_.begin(); it != uploads_.end();) {
+      if (it->second.bucket != bucket) {
+        ++it;
+        continue;
+      }
+      upload_gone(it->first);
+      it = uploads_.erase(it);
+    }
     return HandlerResult::success(json::object(), 204);
   }
 
   // 204 whether or not the key was there, as S3 answers.
   HandlerResult delete_object(const Operation&, const json& input) {
     buckets_.at(input.value("Bucket", "")).objects.erase(input.value("Object", ""));
+    object_changed(input.value("Bucket", ""), input.value("Object", ""));
     return HandlerResult::success(json::object(), 204);
   }
 
@@ -541,6 +620,7 @@ class StorageService : public Service {
     json deleted = json::array();
     for (const json& o : input.at("Object")) {  // validated: 1 to 1000 of them, each with a Key
       objects.erase(o.value("Key", ""));
+      object_changed(input.value("Bucket", ""), o.value("Key", ""));
       json entry = {{"Key", o.value("Key", "")}};
       if (o.contains("VersionId")) entry["VersionId"] = o["VersionId"];
       deleted.push_back(entry);
@@ -732,6 +812,7 @@ class StorageService : public Service {
     std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
     std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
     uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601(), algorithm_of(input)};
+    changed("upload", id);
     json r = {{"Bucket", bucket}, {"Key", key}, {"UploadId", id}};
     if (input.contains("ChecksumAlgorithm")) r["ChecksumAlgorithm"] = input["ChecksumAlgorithm"];
     return HandlerResult::success(r);
@@ -766,6 +847,7 @@ class StorageService : public Service {
     std::string digest = body.md5;
     // The bytes are moved when no one else holds them (the server's body: nobody does).
     std::string bytes = body.bytes.use_count() == 1 ? std::move(*body.bytes) : *body.bytes;
+    part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
     u->parts[input.value("partNumber", 0LL)] =
         Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601(), kept};
     r = kept;
@@ -802,6 +884,7 @@ class StorageService : public Service {
     std::string now = ctx_.clock.iso8601();
     json kept = json::object();
     part_checksum(*u, bytes, kept);  // nothing given: it cannot refuse
+    part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
     u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now, kept};
     return HandlerResult::success({{"ETag", quoted_md5(digest)}, {"LastModified", now},
                                    {"CopySourceVersionId", source.object->version_id}});
@@ -834,6 +917,7 @@ class StorageService : public Service {
   // The upload and its parts are dropped; answered 204 with no body, as S3 does.
   HandlerResult abort_multipart_upload(const Operation&, const json& input) {
     if (!find_upload(input)) return no_such_upload(input);
+    upload_gone(input.value("uploadId", ""));
     uploads_.erase(input.value("uploadId", ""));
     return HandlerResult::success(json::object(), 204);
   }
@@ -934,6 +1018,7 @@ class StorageService : public Service {
     std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
     json sum = object_checksum(u, listed, bytes);
     std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
+    upload_gone(id);
     uploads_.erase(id);
     StoredObject& stored = store(bucket, key, std::make_shared<const std::string>(std::move(bytes)), etag, sum);
     stored.upload_id = id;
@@ -988,8 +1073,75 @@ class StorageService : public Service {
     return out;
   }
 
+  // ------------------------------------------------------------ records
+
+  // Notes that record (kind, key) changed: saved with the change (changed_records()).
+  void changed(const char* kind, const std::string& key) {
+    if (ctx_.note_records) changed_.insert({kind, key});
+  }
+  void object_changed(const std::string& bucket, const std::string& key) {
+    if (ctx_.note_records) changed("object", json::array({bucket, key}).dump());
+  }
+
+  // The record of (kind, key) as it is now: null when it is gone.
+  StateRecord record_of(const std::string& kind, const std::string& key, ByteStore& bytes) const {
+    if (kind == "bucket") return buckets_.count(key) ? bucket_record(key) : StateRecord{kind, key, nullptr};
+    if (kind == "upload") return uploads_.count(key) ? upload_record(key) : StateRecord{kind, key, nullptr};
+    json where = json::parse(key);
+    if (kind == "part") {
+      auto u = uploads_.find(where.at(0).get<std::string>());
+      long long number = where.at(1).get<long long>();
+      if (u == uploads_.end() || !u->second.parts.count(number)) return {kind, key, nullptr};
+      return part_record(u->first, number, bytes);
+    }
+    std::string bucket = where.at(0), object = where.at(1);
+    auto b = buckets_.find(bucket);
+    if (b == buckets_.end() || !b->second.objects.count(object)) return {kind, key, nullptr};
+    return object_record(bucket, object, bytes);
+  }
+
+  StateRecord bucket_record(const std::string& name) const {
+    return {"bucket", name, {{"created", buckets_.at(name).created}}};
+  }
+
+  // An object's record, as dump() keeps it; its bytes to `bytes`.
+  StateRecord object_record(const std::string& bucket, const std::string& key, ByteStore& bytes) const {
+    const StoredObject& o = buckets_.at(bucket).objects.at(key);
+    bytes.put(o.version_id, *o.bytes);
+    return {"object", json::array({bucket, key}).dump(), object_json(o)};
+  }
+
+  // An upload's record, as dump() keeps it but for its parts.
+  StateRecord upload_record(const std::string& id) const {
+    json r = upload_json(uploads_.at(id), nullptr);
+    r.erase("parts");
+    return {"upload", id, r};
+  }
+
+  // A part's record, as dump() keeps it; its bytes to `bytes`.
+  StateRecord part_record(const std::string& id, long long number, ByteStore& bytes) const {
+    const Part& p = uploads_.at(id).parts.at(number);
+    bytes.put(p.id, p.bytes);
+    return {"part", json::array({id, number}).dump(), part_json(p)};
+  }
+
+  void part_changed(const std::string& id, long long number) {
+    if (ctx_.note_records) changed("part", json::array({id, number}).dump());
+  }
+
+  // Notes that upload `id` and its parts go: called before it is erased.
+  void upload_gone(const std::string& id) {
+    if (!ctx_.note_records) return;
+    changed("upload", id);
+    auto u = uploads_.find(id);
+    if (u != uploads_.end())
+      for (const auto& [number, p] : u->second.parts) part_changed(id, number);
+  }
+
   std::map<std::string, Bucket> buckets_;   // by name
   std::map<std::string, Upload> uploads_;   // by upload id
+  std::set<std::pair<std::string, std::string>> changed_;  // (kind, key) of the records changed since saved
+  bool cleared_ = false;                                    // reset since saved: every record went
 };
 
 }  // namespace
