@@ -156,6 +156,8 @@ class StateDatabase::Files : public ByteStore {
   std::string get(const std::string& name) const override {
     std::string file = file_of(name);
     if (file.empty()) throw std::runtime_error("no bytes named " + name + " in " + dir_);
+    if (!plain_file_name(file))  // never a file outside dir_, whatever the database says
+      throw std::runtime_error("the byte file '" + file + "' is not a file of " + dir_ + "/");
     std::string path = dir_ + "/" + file;
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     std::string bytes;

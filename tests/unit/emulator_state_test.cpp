@@ -737,3 +737,24 @@ TEST_CASE("The state database's schema has a version, and a newer one is refused
   CHECK(opened.error().message.find("schema 99") != std::string::npos);
   CHECK(opened.error().message.find(path) != std::string::npos);
 }
+
+TEST_CASE("A state database naming a byte file outside its folder is refused at start") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  }
+  REQUIRE(std::system(("echo secret > " + dir.path + "/outside").c_str()) == 0);
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  CHECK(sqlite3_exec(raw, "UPDATE byte_files SET file = '../outside'", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  auto q = platform();
+  StateDatabase db(path);
+  auto opened = open_state(*q, db, path);
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().message.find("../outside") != std::string::npos);
+}
