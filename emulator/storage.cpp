@@ -348,28 +348,23 @@ class StorageService : public Service {
   }
 
   // dump()'s document from the records changed_records() gave.
-  json document_of(const RecordsByKind& records) const override {
+  json document_of(RecordsByKind& records) const override {
     json buckets = json::object(), created = json::object(), uploads = json::object();
-    static const RecordsByKind::mapped_type none;
-    auto kind = [&](const char* name) -> const RecordsByKind::mapped_type& {
-      auto it = records.find(name);
-      return it == records.end() ? none : it->second;
-    };
-    for (const auto& [name, b] : kind("bucket")) {
+    for (auto& [name, b] : records["bucket"]) {
       buckets[name] = json::object();
       created[name] = b.at("created");
     }
-    for (const auto& [key, o] : kind("object")) {
+    for (auto& [key, o] : records["object"]) {
       json where = json::parse(key);
-      buckets[where.at(0).get<std::string>()][where.at(1).get<std::string>()] = o;
+      buckets[where.at(0).get<std::string>()][where.at(1).get<std::string>()] = std::move(o);
     }
-    for (const auto& [id, u] : kind("upload")) {
-      uploads[id] = u;
-      uploads[id]["parts"] = json::object();
+    for (auto& [id, u] : records["upload"]) {
+      u["parts"] = json::object();
+      uploads[id] = std::move(u);
     }
-    for (const auto& [key, p] : kind("part")) {
+    for (auto& [key, p] : records["part"]) {
       json where = json::parse(key);
-      uploads.at(where.at(0).get<std::string>())["parts"][std::to_string(where.at(1).get<long long>())] = p;
+      uploads.at(where.at(0).get<std::string>())["parts"][std::to_string(where.at(1).get<long long>())] = std::move(p);
     }
     return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
   }
