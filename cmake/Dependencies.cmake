@@ -35,5 +35,7 @@ cloudlua_require_pc(LUA lua5.4-c++ liblua5.4-dev)
 cloudlua_require_pc(HTTPLIB cpp-httplib libcpp-httplib-dev)
 # Patterns matched in linear time without recursion (libstdc++'s regex engine recurses per character and overflows the stack).
 cloudlua_require_pc(RE2 re2 libre2-dev)
+# The database of `cloudlua serve --state` (emulator/state_db.cpp).
+cloudlua_require_pc(SQLITE3 sqlite3 libsqlite3-dev)
 # Line editing is optional: without it the REPL reads plain lines.
 pkg_check_modules(LIBEDIT QUIET IMPORTED_TARGET libedit)

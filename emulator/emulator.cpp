@@ -25,7 +25,7 @@
 #include "core/validate.h"
 #include "emulator/connection.h"
 #include "emulator/service.h"
-#include "emulator/state_file.h"
+#include "emulator/state_db.h"
 
 namespace cloud {
 
@@ -85,7 +85,7 @@ struct Emulator::Impl {
   std::mutex stop_mutex;
   std::condition_variable stop_cv;
   bool stopping = false;
-  std::unique_ptr<StateFile> state_file;  // with options.state_file
+  std::unique_ptr<StateDatabase> state_db;  // with options.state_file
   // What the bodies of the requests in flight may hold, all APIs together.
   std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
 
@@ -588,13 +588,12 @@ Outcome<bool> Emulator::start() {
                       "listening on " + o.host + ", beyond loopback, needs an access key and secret of your own "
                       "(serve: --access-key and --secret-key): the built-in test credentials are public");
   if (!impl_->options.state_file.empty()) {
-    // The file's platform in place of the fixtures (or the fixtures into a new file),
-    // saved at once; from then on every change is saved before it is answered.
-    impl_->state_file = std::make_unique<StateFile>(impl_->options.state_file);
-    auto opened = impl_->state_file->open(impl_->platform);
+    // The database's platform in place of the fixtures (or the fixtures into a new
+    // one; a JSON state file imported first); from then on every change is saved
+    // before it is answered.
+    impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
+    auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
     if (!opened.ok()) return opened.error();
-    auto kept = impl_->platform.keep_state_in(impl_->state_file.get());
-    if (!kept.ok()) return kept.error();
   }
   {
     std::lock_guard<std::mutex> lock(impl_->stop_mutex);

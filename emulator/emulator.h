@@ -33,9 +33,10 @@ struct EmulatorOptions {
   std::string region = "jp-east-1";
   bool fixtures = true;         // start with the documented fixture set
   std::optional<std::uint64_t> seed;  // repeatable ids and times from the start (set_seed)
-  std::string state_file;       // "": state in memory only; else read at start (when it
-                                // exists, in place of the fixtures) and rewritten after
-                                // every change, before the change is answered
+  std::string state_file;       // "": state in memory only; else the database read at
+                                // start (when it holds a platform, in place of the
+                                // fixtures) and saved to after every change, before
+                                // the change is answered (state_db.h)
   ConnectionLimits limits;      // what a connection may take (docs/emulator.md, "Limits")
 };
 

@@ -150,12 +150,12 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
 // answer is S3's InternalError, with no detail (it would show the server's paths and
 // errors to the client); the detail goes to the server's stderr, redacted.
 HandlerResult Platform::saved(HandlerResult r) {
-  if (!sink_) return r;
-  Outcome<bool> written = save_locked();
+  if (!sink_ && !store_) return r;
+  Outcome<bool> written = sink_ ? save_locked() : save_records_locked(false);
   if (written.ok()) return r;
   std::string detail = "the change could not be saved, so it is not acknowledged and was undone: " +
                        written.error().message;
-  Outcome<bool> undone = restore_locked(last_saved_, sink_->bytes());
+  Outcome<bool> undone = sink_ ? restore_locked(last_saved_, sink_->bytes()) : load_records_locked(true);
   if (!undone.ok()) detail += "; undoing it failed too, and it stays: " + undone.error().message;
   std::fprintf(stderr, "cloudlua serve: %s\n", redact(detail).c_str());
   return HandlerResult::failure(500, "InternalError", "We encountered an internal error. Please try again.");
@@ -317,13 +317,19 @@ json Platform::dump(ByteStore& bytes) {
 json Platform::dump_locked(ByteStore& bytes) const {
   json services = json::object();
   for (const auto& s : services_) services[s->api()] = s->dump(bytes);
+  json doc = header_locked();
+  doc["services"] = services;
+  return doc;
+}
+
+// A dump without its services: the clock, the ids, the settings.
+json Platform::header_locked() const {
   return {{"format", kDumpFormat},
           {"saved_at", wall_seconds()},
           {"clock", {{"now", context_.clock.now()}, {"advanced", context_.clock.advanced()}, {"real", context_.clock.real()}}},
           {"region", context_.region},
           {"counter", context_.counter},
-          {"settings", context_.settings},
-          {"services", services}};
+          {"settings", context_.settings}};
 }
 
 Outcome<bool> Platform::restore(const json& dumped, const ByteStore& bytes) {
@@ -366,6 +372,62 @@ Outcome<bool> Platform::keep_state_in(StateSink* sink) {
   Outcome<bool> written = save_locked();
   if (!written.ok()) sink_ = nullptr;
   return written;
+}
+
+// ---------------------------------------------------------------- records
+
+Outcome<bool> Platform::keep_records_in(RecordStore* store) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  store_ = store;
+  context_.note_records = store_ != nullptr;
+  if (!store_) return true;
+  Outcome<bool> loaded = load_records_locked(false);
+  Outcome<bool> written = loaded.ok() ? save_records_locked(!*loaded) : loaded;
+  if (!written.ok()) store_ = nullptr, context_.note_records = false;
+  return written;
+}
+
+// The records every service changed (all of them with `all`) and the header, to store_.
+Outcome<bool> Platform::save_records_locked(bool all) {
+  std::map<std::string, StateRecords> changes;
+  try {
+    for (auto& s : services_) changes[s->api()] = s->changed_records(store_->bytes(), all);
+  } catch (const std::runtime_error& e) {  // bytes that could not be kept
+    return make_error(ErrorKind::config, "StateFile", e.what());
+  }
+  return store_->save(header_locked(), changes);
+}
+
+// The platform as store_ saved it, made into a dump's document and restored as one;
+// false when the store holds none (the platform is left as it is). With `checked` the
+// document is tried on a scratch platform first (restore_locked), so that one that
+// fails changes nothing; without, as at start, where a failure ends the start anyway,
+// it is restored once.
+Outcome<bool> Platform::load_records_locked(bool checked) {
+  auto saved = store_->load();
+  if (!saved.ok()) return saved.error();
+  if (!*saved) return false;
+  RecordStore::Saved got = std::move(**saved);
+  json doc = got.header, services = json::object();
+  try {
+    for (auto& s : services_) services[s->api()] = s->document_of(got.records[s->api()]);
+  } catch (const std::exception& e) {  // json's own, or a record missing
+    return not_a_dump(std::string("its records: ") + e.what());
+  }
+  doc["services"] = std::move(services);
+  if (!doc.is_object() || doc.value("format", 0) != kDumpFormat)
+    return not_a_dump("format " + std::to_string(kDumpFormat) + " expected");
+  if (checked) {
+    Outcome<bool> restored = restore_locked(doc, store_->bytes());
+    if (!restored.ok()) return restored;
+    return true;
+  }
+  try {
+    restore_unchecked(doc, store_->bytes());
+  } catch (const std::exception& e) {  // json's own, or bytes missing
+    return not_a_dump(e.what());
+  }
+  return true;
 }
 
 }  // namespace cloud

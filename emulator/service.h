@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,9 @@ struct PlatformContext {
   // The payload of the call being handled when the server kept it out of the
   // arguments (Platform::handle's `body`); nullptr: it is in the arguments, if any.
   RequestBody* body = nullptr;
+  // Whether services note the records each change touches (Service::changed_records):
+  // only while a RecordStore keeps them, so that the embedded emulator pays nothing.
+  bool note_records = false;
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                               // 8-4-4-4-12 hex
@@ -150,6 +154,18 @@ class ByteStore {
   // The bytes kept under `name`; throws std::runtime_error when there are none.
   virtual std::string get(const std::string& name) const = 0;
 };
+
+// One record of a service's state, as a store that saves only what changed keeps it
+// (`serve --state`'s database): `kind` and `key` name it, `value` is its document, or
+// null when it is gone. The kind "*" (no key, no value) says that every record of the
+// service went (a reset or a restore), before the records that follow it.
+struct StateRecord {
+  std::string kind, key;
+  json value;
+};
+using StateRecords = std::vector<StateRecord>;
+// Every record of a service, by kind then key: what a store gives back to document_of().
+using RecordsByKind = std::map<std::string, std::map<std::string, json>>;
 
 class Service {
  public:
@@ -175,6 +191,17 @@ class Service {
   // (json::exception, std::runtime_error) on a document of another form.
   virtual json dump(ByteStore& bytes) const = 0;
   virtual void restore(const json& dumped, const ByteStore& bytes) = 0;
+  // The records changed since the last call, their bytes put to `bytes` (every record,
+  // after a "*", with `all`), and document_of() the document restore() takes from all of
+  // them: what `serve --state` saves after a change, at a cost that does not grow with
+  // what is stored. The defaults make the whole dump() one record ("service", ""): for
+  // a service whose state stays small.
+  virtual StateRecords changed_records(ByteStore& bytes, bool all) {
+    (void)all;
+    return {{"service", "", dump(bytes)}};
+  }
+  // (The records are the service's to take apart: moved from, not copied.)
+  virtual json document_of(RecordsByKind& records) const { return std::move(records.at("service").at("")); }
 
  private:
   const char* api_;
@@ -193,6 +220,25 @@ class StateSink {
   virtual ~StateSink() = default;
   virtual ByteStore& bytes() = 0;
   virtual Outcome<bool> save(const json& dumped) = 0;
+};
+
+// What keeps the platform's state as records (the database of `serve --state`): after
+// each change, before it is answered, the platform hands save() its header (a dump
+// without its services: the clock, ids, settings) and, by API, the records its services
+// changed, their bytes put through bytes(). An error makes the change's answer an error
+// and undoes it: the platform is restored from load(), the state last saved.
+class RecordStore {
+ public:
+  virtual ~RecordStore() = default;
+  virtual ByteStore& bytes() = 0;
+  virtual Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) = 0;
+  // The header saved and every service's records, by API: { header, records }; none
+  // saved yet: nullopt in an Outcome that is ok.
+  struct Saved {
+    json header;
+    std::map<std::string, RecordsByKind> records;
+  };
+  virtual Outcome<std::optional<Saved>> load() = 0;
 };
 
 // The handler that calls member function `fn` of `service`: a row of a handler table.
@@ -246,6 +292,11 @@ class Platform {
   // Saves the platform to `sink` at once, and from then on every change before it is
   // answered (nullptr: none). An error when that first save fails: no sink is kept.
   Outcome<bool> keep_state_in(StateSink* sink);
+  // The platform as `store` saved it, when it saved one (in place of all it holds);
+  // then every record to it at once (all of them when it held none), and from then on
+  // the records of every change before it is answered. An error when what it saved
+  // cannot be read or restored, or the first save fails: no store is kept then.
+  Outcome<bool> keep_records_in(RecordStore* store);
 
  private:
   void settle_all();
@@ -253,6 +304,9 @@ class Platform {
   void restore_unchecked(const json& dumped, const ByteStore& bytes);
   Outcome<bool> restore_locked(const json& dumped, const ByteStore& bytes);
   Outcome<bool> save_locked();
+  Outcome<bool> save_records_locked(bool all);
+  Outcome<bool> load_records_locked(bool checked);
+  json header_locked() const;
   HandlerResult saved(HandlerResult r);  // r, or the failure to save the change it made
   void route(const Model& model);
   mutable std::mutex mutex_;
@@ -262,6 +316,7 @@ class Platform {
   std::map<const Operation*, Service::Handler> handlers_;  // the model's operations, each to its handler
   std::vector<std::string> mismatches_;                     // where tables and model disagree
   StateSink* sink_ = nullptr;
+  RecordStore* store_ = nullptr;
   json last_saved_;  // the last document sink_ saved: what a failed save goes back to
 };
 

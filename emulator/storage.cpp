@@ -12,8 +12,13 @@
 // part-number order, each part with the time it was uploaded (kept in the state file).
 // A checksum (x-ext-checksum-*, as a header or an aws-chunked body's trailer) on
 // PutObject or UploadPart is checked and echoed, and an object's kept for GetObject
-// and HeadObject with ChecksumMode ENABLED; a completed upload's object has none (S3's
-// composite checksums are not computed). CopyObject copies a source up to the setting
+// and HeadObject with ChecksumMode ENABLED. An upload created with a ChecksumAlgorithm
+// keeps that algorithm's checksum of every part (the one given, else computed), wants it
+// again beside each part of the completion (InvalidRequest without, InvalidPart when it
+// is not the part's, as S3 answers), and makes the object's: S3's composite checksum
+// ("<base64 of the checksum of the parts' raw checksums>-<parts>"), or for CRC64NVME,
+// which S3 has only as a full-object checksum, the CRC of the whole object; an upload
+// without one makes an object without a checksum. CopyObject copies a source up to the setting
 // max_copy_size (the model's limit, 5 GiB); UploadPartCopy copies a source, or a
 // bytes=first-last range of it, as a part. Listings (ListObjects, ListObjectsV2,
 // ListMultipartUploads) are computed afresh from the keys in order for every page; a
@@ -26,6 +31,7 @@
 #include <climits>
 #include <ctime>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -194,13 +200,37 @@ struct Part {
   std::string md5;            // raw 16 bytes
   std::string id;             // unique to these bytes: their name in a ByteStore
   std::string last_modified;  // ISO 8601 UTC, as ListParts answers it
+  json checksum = json::object();  // by member name (ChecksumCRC32): given, or the upload's algorithm's
 };
 
 struct Upload {
   std::string bucket, key;
   std::map<long long, Part> parts;  // by part number
   std::string initiated;            // ISO 8601
+  std::optional<ChecksumAlgorithm> algorithm;  // CreateMultipartUpload's ChecksumAlgorithm
 };
+
+// The algorithm a ChecksumAlgorithm member names (validated by the model: S3's names).
+std::optional<ChecksumAlgorithm> algorithm_of(const json& input) {
+  return input.contains("ChecksumAlgorithm") ? find_checksum_algorithm(input.value("ChecksumAlgorithm", ""))
+                                             : std::nullopt;
+}
+
+// A part's checksum of the upload's algorithm (nothing without one): the one the request
+// gave, or computed from the bytes. A request that gave another algorithm's is refused
+// as S3 refuses it (InvalidRequest).
+std::optional<HandlerResult> part_checksum(const Upload& u, const std::string& bytes, json& given) {
+  if (!u.algorithm) return std::nullopt;
+  std::string member = checksum_member(*u.algorithm);
+  for (const auto& [other, value] : given.items())
+    if (other != member)
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "Checksum Type mismatch occurred, expected checksum Type: " +
+                                        std::string(checksum_name(*u.algorithm)) + ", actual checksum Type: " +
+                                        std::string(checksum_name(*find_checksum_algorithm(other.substr(8)))));
+  if (!given.contains(member)) given[member] = checksum_base64(*u.algorithm, bytes);
+  return std::nullopt;
+}
 
 struct Bucket {
   std::map<std::string, StoredObject> objects;  // by key
@@ -227,6 +257,7 @@ class StorageService : public Service {
   void reset() override {
     buckets_.clear();
     uploads_.clear();
+    cleared_ = true, changed_.clear();
   }
 
   // Bytes go to the store, named by the object's version id or the part's id (both
@@ -239,21 +270,36 @@ class StorageService : public Service {
       json listed = json::object();
       for (const auto& [key, o] : b.objects) {
         bytes.put(o.version_id, *o.bytes);
-        listed[key] = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
-                       {"checksum", o.checksum}, {"upload_id", o.upload_id}};
+        listed[key] = object_json(o);
       }
       buckets[name] = listed;
       created[name] = b.created;
     }
-    for (const auto& [id, u] : uploads_) {
-      json parts = json::object();
-      for (const auto& [number, p] : u.parts) {
-        bytes.put(p.id, p.bytes);
-        parts[std::to_string(number)] = {{"id", p.id}, {"last_modified", p.last_modified}};
-      }
-      uploads[id] = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
-    }
+    for (const auto& [id, u] : uploads_) uploads[id] = upload_json(u, &bytes);
     return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
+  }
+
+  // A part as dump() keeps it, its bytes named by its id.
+  static json part_json(const Part& p) {
+    return {{"id", p.id}, {"last_modified", p.last_modified}, {"checksum", p.checksum}};
+  }
+
+  // An object as dump() keeps it, its bytes named by its version id.
+  static json object_json(const StoredObject& o) {
+    return {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
+            {"checksum", o.checksum}, {"upload_id", o.upload_id}};
+  }
+
+  // An upload as dump() keeps it; its parts' bytes to `bytes` (when given), named by their ids.
+  static json upload_json(const Upload& u, ByteStore* bytes) {
+    json parts = json::object();
+    for (const auto& [number, p] : u.parts) {
+      if (bytes) bytes->put(p.id, p.bytes);
+      parts[std::to_string(number)] = part_json(p);
+    }
+    json r = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
+    if (u.algorithm) r["algorithm"] = checksum_name(*u.algorithm);
+    return r;
   }
 
   void restore(const json& dumped, const ByteStore& bytes) override {
@@ -272,18 +318,66 @@ class StorageService : public Service {
       Upload& upload = uploads_[id];
       upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
       upload.initiated = u.value("initiated", ctx_.clock.iso8601());
+      if (u.contains("algorithm")) upload.algorithm = find_checksum_algorithm(u.at("algorithm").get<std::string>());
       for (const auto& [number, part] : u.at("parts").items()) upload.parts[std::stoll(number)] = restored_part(part, bytes);
     }
+    cleared_ = false, changed_.clear();  // as saved: nothing changed since
   }
 
-  // A part as dump() saved it: { id, last_modified }, or only its id (a state saved
-  // before parts had a time: it is the time of the restore).
+  // Records: a bucket ("bucket", name: { created }), an object ("object", the JSON
+  // array [bucket, key]), an upload without its parts ("upload", id), a part ("part",
+  // [upload id, number]), each as dump() keeps it. Each change notes the records it
+  // touched (changed()).
+  StateRecords changed_records(ByteStore& bytes, bool all) override {
+    StateRecords out;
+    if (all || cleared_) {
+      out.push_back({"*", "", nullptr});
+      for (const auto& [name, b] : buckets_) {
+        out.push_back(bucket_record(name));
+        for (const auto& [key, o] : b.objects) out.push_back(object_record(name, key, bytes));
+      }
+      for (const auto& [id, u] : uploads_) {
+        out.push_back(upload_record(id));
+        for (const auto& [number, p] : u.parts) out.push_back(part_record(id, number, bytes));
+      }
+    } else {
+      for (const auto& [kind, key] : changed_) out.push_back(record_of(kind, key, bytes));
+    }
+    cleared_ = false, changed_.clear();
+    return out;
+  }
+
+  // dump()'s document from the records changed_records() gave.
+  json document_of(RecordsByKind& records) const override {
+    json buckets = json::object(), created = json::object(), uploads = json::object();
+    for (auto& [name, b] : records["bucket"]) {
+      buckets[name] = json::object();
+      created[name] = b.at("created");
+    }
+    for (auto& [key, o] : records["object"]) {
+      json where = json::parse(key);
+      buckets[where.at(0).get<std::string>()][where.at(1).get<std::string>()] = std::move(o);
+    }
+    for (auto& [id, u] : records["upload"]) {
+      u["parts"] = json::object();
+      uploads[id] = std::move(u);
+    }
+    for (auto& [key, p] : records["part"]) {
+      json where = json::parse(key);
+      uploads.at(where.at(0).get<std::string>())["parts"][std::to_string(where.at(1).get<long long>())] = std::move(p);
+    }
+    return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
+  }
+
+  // A part as dump() saved it: { id, last_modified, checksum }, or only its id (a state
+  // saved before parts had a time: it is the time of the restore).
   Part restored_part(const json& saved, const ByteStore& bytes) const {
     std::string id = saved.is_string() ? saved.get<std::string>() : saved.at("id").get<std::string>();
     std::string time = saved.is_string() ? ctx_.clock.iso8601() : saved.at("last_modified").get<std::string>();
+    json sum = saved.is_string() ? json::object() : saved.value("checksum", json::object());
     std::string part_bytes = bytes.get(id);
     std::string digest = md5(part_bytes);
-    return Part{std::move(part_bytes), digest, id, time};
+    return Part{std::move(part_bytes), digest, id, time, std::move(sum)};
   }
 
   // Every operation but CreateBucket and ListBuckets needs its bucket to exist (in_bucket).
@@ -319,7 +413,9 @@ class StorageService : public Service {
 
   // A new, empty bucket created now (a bucket of that name is kept as it is).
   void add_bucket(const std::string& name) {
-    if (!buckets_.count(name)) buckets_[name].created = ctx_.clock.iso8601();
+    if (buckets_.count(name)) return;
+    buckets_[name].created = ctx_.clock.iso8601();
+    changed("bucket", name);
   }
 
   // The handler calling `fn` once the call's bucket is known to exist; NoSuchBucket else.
@@ -371,6 +467,7 @@ class StorageService : public Service {
   // Replaces whatever the key held, with a fresh version id and modification time.
   StoredObject& store(const std::string& bucket, const std::string& key, SharedBytes bytes, std::string etag,
                       json checksum = json::object()) {
+    object_changed(bucket, key);
     StoredObject& o = buckets_[bucket].objects[key];
     o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), ""};
     return o;
@@ -492,13 +589,22 @@ class StorageService : public Service {
       return HandlerResult::failure(409, "BucketNotEmpty", "The bucket you tried to delete is not empty",
                                     {{"BucketName", bucket}});
     buckets_.erase(bucket);
-    for (auto it = uploads_.begin(); it != uploads_.end();) it = it->second.bucket == bucket ? uploads_.erase(it) : ++it;
+    changed("bucket", bucket);
+    for (auto it = uploads_.begin(); it != uploads_.end();) {
+      if (it->second.bucket != bucket) {
+        ++it;
+        continue;
+      }
+      upload_gone(it->first);
+      it = uploads_.erase(it);
+    }
     return HandlerResult::success(json::object(), 204);
   }
 
   // 204 whether or not the key was there, as S3 answers.
   HandlerResult delete_object(const Operation&, const json& input) {
     buckets_.at(input.value("Bucket", "")).objects.erase(input.value("Object", ""));
+    object_changed(input.value("Bucket", ""), input.value("Object", ""));
     return HandlerResult::success(json::object(), 204);
   }
 
@@ -509,6 +615,7 @@ class StorageService : public Service {
     json deleted = json::array();
     for (const json& o : input.at("Object")) {  // validated: 1 to 1000 of them, each with a Key
       objects.erase(o.value("Key", ""));
+      object_changed(input.value("Bucket", ""), o.value("Key", ""));
       json entry = {{"Key", o.value("Key", "")}};
       if (o.contains("VersionId")) entry["VersionId"] = o["VersionId"];
       deleted.push_back(entry);
@@ -699,7 +806,8 @@ class StorageService : public Service {
   HandlerResult create_multipart_upload(const Operation&, const json& input) {
     std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
     std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
-    uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601()};
+    uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601(), algorithm_of(input)};
+    changed("upload", id);
     json r = {{"Bucket", bucket}, {"Key", key}, {"UploadId", id}};
     if (input.contains("ChecksumAlgorithm")) r["ChecksumAlgorithm"] = input["ChecksumAlgorithm"];
     return HandlerResult::success(r);
@@ -729,10 +837,15 @@ class StorageService : public Service {
     RequestBody body = payload_of(input, "body");
     json r = json::object();
     if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, r)) return *refused;
+    json kept = r;
+    if (std::optional<HandlerResult> refused = part_checksum(*u, *body.bytes, kept)) return *refused;
     std::string digest = body.md5;
     // The bytes are moved when no one else holds them (the server's body: nobody does).
     std::string bytes = body.bytes.use_count() == 1 ? std::move(*body.bytes) : *body.bytes;
-    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601()};
+    part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
+    u->parts[input.value("partNumber", 0LL)] =
+        Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601(), kept};
+    r = kept;
     r["ETag"] = quoted_md5(digest);
     return HandlerResult::success(r);
   }
@@ -764,7 +877,10 @@ class StorageService : public Service {
     std::string bytes = all.empty() ? std::string() : all.substr(first, last - first + 1);
     std::string digest = md5(bytes);
     std::string now = ctx_.clock.iso8601();
-    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now};
+    json kept = json::object();
+    part_checksum(*u, bytes, kept);  // nothing given: it cannot refuse
+    part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
+    u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now, kept};
     return HandlerResult::success({{"ETag", quoted_md5(digest)}, {"LastModified", now},
                                    {"CopySourceVersionId", source.object->version_id}});
   }
@@ -796,6 +912,7 @@ class StorageService : public Service {
   // The upload and its parts are dropped; answered 204 with no body, as S3 does.
   HandlerResult abort_multipart_upload(const Operation&, const json& input) {
     if (!find_upload(input)) return no_such_upload(input);
+    upload_gone(input.value("uploadId", ""));
     uploads_.erase(input.value("uploadId", ""));
     return HandlerResult::success(json::object(), 204);
   }
@@ -820,6 +937,7 @@ class StorageService : public Service {
     auto found = objects.find(key);
     if (id.empty() || found == objects.end() || found->second.upload_id != id) return no_such_upload(input);
     json r = write_headers(found->second);
+    r.update(found->second.checksum);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
     return HandlerResult::success(r);
   }
@@ -839,16 +957,32 @@ class StorageService : public Service {
     return check_part_sizes(input, u, listed);
   }
 
-  // InvalidPart: never uploaded, or the ETag given is not the part's.
+  // InvalidPart: never uploaded, or the ETag or a checksum given is not the part's;
+  // InvalidRequest: the upload's algorithm's checksum is not given.
   static std::optional<HandlerResult> check_listed_part(const json& input, const Upload& u, const json& p) {
     auto it = u.parts.find(part_number(p));
     std::string etag = p.value("ETag", "");
-    if (it != u.parts.end() && unquoted(etag) == hex(it->second.md5)) return std::nullopt;
+    if (it != u.parts.end() && unquoted(etag) == hex(it->second.md5) && same_checksums(p, it->second)) {
+      if (!u.algorithm || p.contains(checksum_member(*u.algorithm))) return std::nullopt;
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "The upload was created using a " + std::string(checksum_name(*u.algorithm)) +
+                                        " checksum. The complete request must include the checksum for each part. "
+                                        "It was missing for part " + std::to_string(part_number(p)) + " in the request.");
+    }
     return HandlerResult::failure(400, "InvalidPart",
                                   "One or more of the specified parts could not be found. The part may not have been "
                                   "uploaded, or the specified entity tag may not match the part's entity tag.",
                                   {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(p)},
                                    {"ETag", etag}});
+  }
+
+  // Whether every checksum the listed part gives is the one its part was kept with.
+  static bool same_checksums(const json& listed, const Part& part) {
+    for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+      std::string member = checksum_member(a);
+      if (listed.contains(member) && part.checksum.value(member, "") != listed.at(member).get<std::string>()) return false;
+    }
+    return true;
   }
 
   // EntityTooSmall: a part below the minimum size that is not the last one listed.
@@ -877,13 +1011,28 @@ class StorageService : public Service {
       digests += part.md5;
     }
     std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
+    json sum = object_checksum(u, listed, bytes);
     std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
+    upload_gone(id);
     uploads_.erase(id);
-    StoredObject& stored = store(bucket, key, std::make_shared<const std::string>(std::move(bytes)), etag);
+    StoredObject& stored = store(bucket, key, std::make_shared<const std::string>(std::move(bytes)), etag, sum);
     stored.upload_id = id;
     json r = write_headers(stored);
+    r.update(stored.checksum);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
     return HandlerResult::success(r);
+  }
+
+  // The completed object's checksum by member name (none when the upload has no
+  // algorithm): CRC64NVME's over the whole object, the others S3's composite one.
+  static json object_checksum(const Upload& u, const json& listed, const std::string& bytes) {
+    if (!u.algorithm) return json::object();
+    ChecksumAlgorithm a = *u.algorithm;
+    std::string member = checksum_member(a);
+    if (a == ChecksumAlgorithm::crc64nvme) return {{member, checksum_base64(a, bytes)}};
+    std::string raw;
+    for (const json& p : listed) raw += *unbase64(u.parts.at(part_number(p)).checksum.at(member).get<std::string>());
+    return {{member, checksum_base64(a, raw) + "-" + std::to_string(listed.size())}};
   }
 
   // The object's URL: the storage endpoint, then /bucket/key encoded as a path.
@@ -919,8 +1068,75 @@ class StorageService : public Service {
     return out;
   }
 
+  // ------------------------------------------------------------ records
+
+  // Notes that record (kind, key) changed: saved with the change (changed_records()).
+  void changed(const char* kind, const std::string& key) {
+    if (ctx_.note_records) changed_.insert({kind, key});
+  }
+  void object_changed(const std::string& bucket, const std::string& key) {
+    if (ctx_.note_records) changed("object", json::array({bucket, key}).dump());
+  }
+
+  // The record of (kind, key) as it is now: null when it is gone.
+  StateRecord record_of(const std::string& kind, const std::string& key, ByteStore& bytes) const {
+    if (kind == "bucket") return buckets_.count(key) ? bucket_record(key) : StateRecord{kind, key, nullptr};
+    if (kind == "upload") return uploads_.count(key) ? upload_record(key) : StateRecord{kind, key, nullptr};
+    json where = json::parse(key);
+    if (kind == "part") {
+      auto u = uploads_.find(where.at(0).get<std::string>());
+      long long number = where.at(1).get<long long>();
+      if (u == uploads_.end() || !u->second.parts.count(number)) return {kind, key, nullptr};
+      return part_record(u->first, number, bytes);
+    }
+    std::string bucket = where.at(0), object = where.at(1);
+    auto b = buckets_.find(bucket);
+    if (b == buckets_.end() || !b->second.objects.count(object)) return {kind, key, nullptr};
+    return object_record(bucket, object, bytes);
+  }
+
+  StateRecord bucket_record(const std::string& name) const {
+    return {"bucket", name, {{"created", buckets_.at(name).created}}};
+  }
+
+  // An object's record, as dump() keeps it; its bytes to `bytes`.
+  StateRecord object_record(const std::string& bucket, const std::string& key, ByteStore& bytes) const {
+    const StoredObject& o = buckets_.at(bucket).objects.at(key);
+    bytes.put(o.version_id, *o.bytes);
+    return {"object", json::array({bucket, key}).dump(), object_json(o)};
+  }
+
+  // An upload's record, as dump() keeps it but for its parts.
+  StateRecord upload_record(const std::string& id) const {
+    json r = upload_json(uploads_.at(id), nullptr);
+    r.erase("parts");
+    return {"upload", id, r};
+  }
+
+  // A part's record, as dump() keeps it; its bytes to `bytes`.
+  StateRecord part_record(const std::string& id, long long number, ByteStore& bytes) const {
+    const Part& p = uploads_.at(id).parts.at(number);
+    bytes.put(p.id, p.bytes);
+    return {"part", json::array({id, number}).dump(), part_json(p)};
+  }
+
+  void part_changed(const std::string& id, long long number) {
+    if (ctx_.note_records) changed("part", json::array({id, number}).dump());
+  }
+
+  // Notes that upload `id` and its parts go: called before it is erased.
+  void upload_gone(const std::string& id) {
+    if (!ctx_.note_records) return;
+    changed("upload", id);
+    auto u = uploads_.find(id);
+    if (u != uploads_.end())
+      for (const auto& [number, p] : u->second.parts) part_changed(id, number);
+  }
+
   std::map<std::string, Bucket> buckets_;   // by name
   std::map<std::string, Upload> uploads_;   // by upload id
+  std::set<std::pair<std::string, std::string>> changed_;  // (kind, key) of the records changed since saved
+  bool cleared_ = false;                                    // reset since saved: every record went
 };
 
 }  // namespace

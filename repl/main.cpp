@@ -70,7 +70,7 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept")->type_name("ID");
   cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret")->type_name("SECRET");
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform")->type_name("REGION");
-  cmd->add_option("--state", serve.state_file, "Keep the platform's state in FILE across restarts (written before each change is answered)")
+  cmd->add_option("--state", serve.state_file, "Keep the platform's state across restarts in the SQLite database FILE, bytes in FILE.bytes/ (each change saved before it is answered; a JSON state file there is imported)")
       ->type_name("FILE");
   cmd->add_option("--settle", serve.settle, "Every transition takes DURATION (2s, 500ms, 1m) instead of its default")
       ->type_name("DURATION");

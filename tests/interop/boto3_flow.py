@@ -1,11 +1,18 @@
 """What a boto3 user does against an S3 endpoint, step by step, failing loudly.
 
-Run by tests/serve/boto3_test.sh: python3 boto3_flow.py ENDPOINT WORKDIR, with the
-emulator's credentials in CLOUDLUA_ACCESS_KEY_ID and CLOUDLUA_SECRET_ACCESS_KEY.
+Run by tests/serve/boto3_test.sh (Debian's boto3) and boto3_current_test.sh (a current
+one): python3 boto3_flow.py ENDPOINT WORKDIR, with the emulator's credentials in
+CLOUDLUA_ACCESS_KEY_ID and CLOUDLUA_SECRET_ACCESS_KEY. A current boto3 (1.36 and
+later) sends a CRC32 with every part of upload_file and again in the completion; the
+object's composite checksum is then checked too. Every boto3 completes an upload
+created with ChecksumAlgorithm SHA256 with right, wrong and missing part checksums.
 """
+import base64
 import filecmp
+import hashlib
 import os
 import sys
+import zlib
 
 import boto3
 from boto3.s3.transfer import TransferConfig
@@ -22,6 +29,67 @@ def step(text):
 def check(condition, text):
     if not condition:
         sys.exit("FAIL: " + text)
+
+
+def composite(raw_checksums):
+    """S3's composite checksum of parts: the checksum of their raw checksums, then -N."""
+    joined = b"".join(raw_checksums)
+    return "%s-%d" % (base64.b64encode(hashlib.sha256(joined).digest()).decode(), len(raw_checksums))
+
+
+def crc32_composite(path, part_size):
+    """The composite CRC32 of a file uploaded in parts of part_size."""
+    raws = []
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(part_size), b""):
+            raws.append(zlib.crc32(chunk).to_bytes(4, "big"))
+    joined = b"".join(raws)
+    return "%s-%d" % (base64.b64encode(zlib.crc32(joined).to_bytes(4, "big")).decode(), len(raws))
+
+
+def sends_part_checksums():
+    """Whether this boto3's upload_file sends a CRC32 with each part (s3transfer 0.11+)."""
+    import s3transfer.utils
+    return hasattr(s3transfer.utils, "set_default_checksum_algorithm")
+
+
+def expect_error(code, call, **kwargs):
+    """call(**kwargs) fails with the error code `code`."""
+    try:
+        call(**kwargs)
+    except ClientError as e:
+        got = e.response["Error"]["Code"]
+        check(got == code, "expected %s, got %s: %s" % (code, got, e.response["Error"].get("Message")))
+        return
+    check(False, "expected %s, the call succeeded" % code)
+
+
+def checksum_completion(s3, bucket):
+    """An upload created with ChecksumAlgorithm SHA256: a wrong part checksum in the
+    completion is InvalidPart, a missing one InvalidRequest, the right ones complete it
+    with the composite checksum, which head and get return with ChecksumMode ENABLED."""
+    key = "sha256 parts.bin"
+    bodies = [os.urandom(5 * MIB), b"the last part, short"]
+    upload = s3.create_multipart_upload(Bucket=bucket, Key=key, ChecksumAlgorithm="SHA256")["UploadId"]
+    parts = []
+    for n, body in enumerate(bodies, 1):
+        r = s3.upload_part(Bucket=bucket, Key=key, UploadId=upload, PartNumber=n, Body=body, ChecksumAlgorithm="SHA256")
+        check(r.get("ChecksumSHA256") == base64.b64encode(hashlib.sha256(body).digest()).decode(), "part %d's checksum" % n)
+        parts.append({"PartNumber": n, "ETag": r["ETag"], "ChecksumSHA256": r["ChecksumSHA256"]})
+    swapped = [dict(parts[0], ChecksumSHA256=parts[1]["ChecksumSHA256"]), parts[1]]
+    complete = s3.complete_multipart_upload
+    expect_error("InvalidPart", complete, Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": swapped})
+    bare = [{"PartNumber": p["PartNumber"], "ETag": p["ETag"]} for p in parts]
+    expect_error("InvalidRequest", complete, Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": bare})
+    done = complete(Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": parts})
+    expected = composite([hashlib.sha256(b).digest() for b in bodies])
+    check(done.get("ChecksumSHA256") == expected, "completion's checksum %r, not %r" % (done.get("ChecksumSHA256"), expected))
+    head = s3.head_object(Bucket=bucket, Key=key, ChecksumMode="ENABLED")
+    check(head.get("ChecksumSHA256") == expected, "head's checksum %r" % head.get("ChecksumSHA256"))
+    got = s3.get_object(Bucket=bucket, Key=key, ChecksumMode="ENABLED")
+    check(got.get("ChecksumSHA256") == expected, "get's checksum %r" % got.get("ChecksumSHA256"))
+    check(got["Body"].read() == b"".join(bodies), "the object is not its parts joined")
+    s3.delete_object(Bucket=bucket, Key=key)
 
 
 def main(endpoint, work):
@@ -51,6 +119,12 @@ def main(endpoint, work):
     s3.upload_file(big, bucket, "dir/big file.bin", Config=parts)
     etag = s3.head_object(Bucket=bucket, Key="dir/big file.bin")["ETag"]
     check(etag.endswith('-3"'), "the 12 MiB upload was not 3 parts: ETag " + etag)
+    if sends_part_checksums():
+        crc = s3.head_object(Bucket=bucket, Key="dir/big file.bin", ChecksumMode="ENABLED").get("ChecksumCRC32")
+        check(crc == crc32_composite(big, 5 * MIB), "upload_file's object has checksum %r" % crc)
+
+    step("complete_multipart_upload with part checksums: wrong, missing, right")
+    checksum_completion(s3, bucket)
 
     step("list_objects_v2 through its paginator, a page per key")
     pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, PaginationConfig={"PageSize": 1})
@@ -74,7 +148,7 @@ def main(endpoint, work):
     check(s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0, "objects left after deleting")
     s3.delete_bucket(Bucket=bucket)
     check(bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]], "the bucket is still listed")
-    print("boto3 flow: ok")
+    print("boto3 %s flow: ok" % boto3.__version__)
 
 
 if __name__ == "__main__":

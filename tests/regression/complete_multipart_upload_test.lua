@@ -2,7 +2,9 @@
 -- (CreateMultipartUpload, UploadPart, AbortMultipartUpload): the object is the parts
 -- joined, its ETag "<md5 of the parts' md5s>-<parts>"; InvalidPart (spec, Errors rule
 -- 1) is waited for and repeated; the other refusals (wrong ETag, unknown part, order,
--- unknown upload, too small, an error inside a 200 answer); the limits.
+-- unknown upload, too small, an error inside a 200 answer); the limits; the parts'
+-- checksums of an upload created with a ChecksumAlgorithm (right, wrong, missing, of
+-- another algorithm) and the object's checksum they make.
 -- Run: cloudlua test tests/regression/complete_multipart_upload_test.lua
 
 local emu = assert(cloud.emulator, "needs the embedded emulator")
@@ -17,12 +19,15 @@ before_each(function()
 end)
 
 -- A new upload with the given part bodies uploaded; returns its id and the Part list.
-local function upload(bodies, key)
-  local up = s3.create_multipart_upload{ Bucket = BUCKET, Object = key or KEY }
+-- With `algorithm` (CRC32, ...) the upload is created with it and each Part carries
+-- the part's checksum as UploadPart answered it.
+local function upload(bodies, key, algorithm)
+  local up = s3.create_multipart_upload{ Bucket = BUCKET, Object = key or KEY, ChecksumAlgorithm = algorithm }
   local parts = {}
   for n, body in ipairs(bodies) do
     local r = s3.upload_part{ Bucket = BUCKET, Object = key or KEY, uploadId = up.UploadId, partNumber = n, body = body }
     parts[n] = { PartNumber = n, ETag = r.ETag }
+    if algorithm then parts[n]["Checksum" .. algorithm] = r["Checksum" .. algorithm] end
   end
   return up.UploadId, parts
 end
@@ -131,4 +136,74 @@ test("Part: at least one, each with ETag and PartNumber", function()
   expect(complete, "u", { { PartNumber = 1 } }).to_fail{ kind = "validation", field = "Part[1].ETag", problem = "required" }
   expect(cloud.storage.complete_multipart_upload, { Bucket = BUCKET, Object = KEY, Part = { { PartNumber = 1, ETag = "x" } } })
     .to_fail{ kind = "validation", field = "uploadId" }
+end)
+
+---------------------------------------------------------------- checksums
+
+-- CRC-32 of "hello" and of "world", and S3's composite of the two (the CRC-32 of the
+-- two raw CRCs, then -2), as Python's zlib computes them.
+local CRC_HELLO, CRC_WORLD, CRC_BOTH = "NhCmhg==", "OncRQw==", "wpn7tg==-2"
+
+test("an upload created with CRC32: each part's CRC32, the object's composite one", function()
+  local id, parts = upload({ "hello", "world" }, KEY, "CRC32")
+  expect({ parts[1].ChecksumCRC32, parts[2].ChecksumCRC32 }).to_equal{ CRC_HELLO, CRC_WORLD }
+  local r = complete(id, parts)
+  expect(r.ChecksumCRC32).to_equal(CRC_BOTH)
+  expect(s3.head_object{ Bucket = BUCKET, Object = KEY, ChecksumMode = "ENABLED" }.ChecksumCRC32).to_equal(CRC_BOTH)
+  local got = s3.get_object{ Bucket = BUCKET, Object = KEY, ChecksumMode = "ENABLED" }
+  expect({ got.Body, got.ChecksumCRC32 }).to_equal{ "helloworld", CRC_BOTH }
+  expect(s3.get_object{ Bucket = BUCKET, Object = KEY }.ChecksumCRC32).to_be_nil()
+  expect(complete(id, parts).ChecksumCRC32).to_equal(CRC_BOTH)  -- completed again: the same answer
+end)
+
+test("a part's checksum that is not the one it was uploaded with is InvalidPart", function()
+  local id, parts = upload({ "hello", "world" }, KEY, "CRC32")
+  parts[1].ChecksumCRC32 = CRC_WORLD
+  expect(complete, id, parts, once).to_fail{ kind = "api", code = "InvalidPart", status = 400 }
+  parts[1].ChecksumCRC32, parts[2].ChecksumSHA256 = CRC_HELLO, "LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ="
+  expect(complete, id, parts, once).to_fail{ code = "InvalidPart" }  -- an algorithm the part was not kept with
+  expect(s3.get_object, { Bucket = BUCKET, Object = KEY }).to_fail{ code = "NoSuchKey" }
+end)
+
+test("a part's checksum missing from the completion of an upload with an algorithm is InvalidRequest", function()
+  local id, parts = upload({ "hello", "world" }, KEY, "CRC32")
+  parts[2].ChecksumCRC32 = nil
+  local err = expect(complete, id, parts, once).to_fail{ kind = "api", code = "InvalidRequest", status = 400 }
+  expect(err.message).to_contain("missing for part 2")
+end)
+
+test("an upload without an algorithm: checksums given are checked, the object has none", function()
+  local up = s3.create_multipart_upload{ Bucket = BUCKET, Object = KEY }
+  local r = s3.upload_part{ Bucket = BUCKET, Object = KEY, uploadId = up.UploadId, partNumber = 1, body = "hello",
+                            ChecksumCRC32 = CRC_HELLO }
+  expect(r.ChecksumCRC32).to_equal(CRC_HELLO)
+  expect(complete, up.UploadId, { { PartNumber = 1, ETag = r.ETag, ChecksumCRC32 = CRC_WORLD } }, once)
+    .to_fail{ code = "InvalidPart" }
+  local done = complete(up.UploadId, { { PartNumber = 1, ETag = r.ETag, ChecksumCRC32 = CRC_HELLO } })
+  expect(done.ChecksumCRC32).to_be_nil()
+  expect(s3.head_object{ Bucket = BUCKET, Object = KEY, ChecksumMode = "ENABLED" }.ChecksumCRC32).to_be_nil()
+end)
+
+test("a part sent with another algorithm's checksum than the upload's is InvalidRequest", function()
+  local up = s3.create_multipart_upload{ Bucket = BUCKET, Object = KEY, ChecksumAlgorithm = "SHA256" }
+  expect(s3.upload_part, { Bucket = BUCKET, Object = KEY, uploadId = up.UploadId, partNumber = 1, body = "hello",
+                           ChecksumCRC32 = CRC_HELLO })
+    .to_fail{ kind = "api", code = "InvalidRequest", status = 400 }
+end)
+
+test("SHA256 parts make the composite SHA-256; CRC64NVME the whole object's CRC", function()
+  local id, parts = upload({ "hello", "world" }, KEY, "SHA256")
+  expect(complete(id, parts).ChecksumSHA256).to_equal("cwXbmyq8zXBsJW2z2X5f9I1nfP5NOlkEr7faDjlQ4eI=-2")
+  local id2, parts2 = upload({ "hello", "world" }, "nvme", "CRC64NVME")
+  local r = s3.complete_multipart_upload{ Bucket = BUCKET, Object = "nvme", uploadId = id2, Part = parts2 }
+  expect(r.ChecksumCRC64NVME).to_equal("dlX6YCbD8/M=")  -- of "helloworld"
+end)
+
+test("UploadPartCopy's part gets the upload's checksum", function()
+  s3.put_object{ Bucket = BUCKET, Object = "source", Body = "hello" }
+  local up = s3.create_multipart_upload{ Bucket = BUCKET, Object = KEY, ChecksumAlgorithm = "CRC32" }
+  local copied = s3.upload_part_copy{ Bucket = BUCKET, Object = KEY, uploadId = up.UploadId, partNumber = 1,
+                                      CopySource = BUCKET .. "/source" }
+  local r = complete(up.UploadId, { { PartNumber = 1, ETag = copied.ETag, ChecksumCRC32 = CRC_HELLO } })
+  expect(r.ChecksumCRC32).to_match("%-1$")  -- a CRC32 given for the copied bytes matched the one computed
 end)

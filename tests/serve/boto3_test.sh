@@ -2,8 +2,10 @@
 # boto3 (Debian's python3-boto3, run by /usr/bin/python3) against `cloudlua serve
 # --dialect aws`: tests/interop/boto3_flow.py makes a bucket, puts a small object,
 # upload_file's a 12 MiB file in 5 MiB parts, lists with the ListObjectsV2 paginator,
-# download_file's both and compares, heads, deletes, removes the bucket. Skipped (77)
-# when boto3 is not installed, failed then under CLOUDLUA_REQUIRE_INTEROP=1.
+# download_file's both and compares, completes an upload created with ChecksumAlgorithm
+# SHA256 with right, wrong and missing part checksums, heads, deletes, removes the
+# bucket. Skipped (77) when boto3 is not installed, failed then under
+# CLOUDLUA_REQUIRE_INTEROP=1. boto3_current_test.sh runs the same flow with a current boto3.
 PYTHON=/usr/bin/python3  # explicitly Debian's: PATH may hold another python first
 source "$(dirname "$0")/lib.sh"
 require_peer "$PYTHON" python3-boto3

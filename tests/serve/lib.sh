@@ -33,7 +33,8 @@ require_peer() {
 
 step() { echo "--- $*"; }
 
-# start_serve ARGS...: starts `cloudlua serve ARGS` and waits (10 s at most) until it
+# start_serve ARGS...: starts `cloudlua serve ARGS` and waits (10 s at most, or
+# SERVE_START_SECONDS: a benchmark's large state takes longer) until it
 # has printed its endpoints; sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
 # each API with the emulator's credentials, so `cloudlua -e` talks to it. With
 # SERVE_LIMIT=N, serve runs under `timeout N` (SERVE_PID is timeout's, which passes
@@ -51,7 +52,7 @@ start_serve() {
   until grep -q '^access_key_id ' "$out"; do
     kill -0 "$SERVE_PID" 2>/dev/null || fail "serve exited before printing its endpoints: $(cat "$WORK/serve.err")"
     tries=$((tries + 1))
-    [ "$tries" -lt 200 ] || fail "serve printed no endpoints within 10 s"
+    [ "$tries" -lt $((${SERVE_START_SECONDS:-10} * 20)) ] || fail "serve printed no endpoints within ${SERVE_START_SECONDS:-10} s"
     sleep 0.05
   done
   local api url

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `cloudlua serve --state FILE`: what was acknowledged survives a kill -9 between
-# requests (every resource kind, object bytes, an upload in progress, ids), the
+# requests (every resource kind, object bytes, an upload in progress, ids, an upload's
+# checksum algorithm and its parts' checksums), the
 # restarted server carries on from it, SIGTERM and SIGINT stop it cleanly with exit
 # status 0, and a state file that is not one it wrote is refused at start.
 source "$(dirname "$0")/lib.sh"
@@ -17,8 +18,11 @@ lua '
   local up = cloud.storage.create_multipart_upload{ Bucket = "persist", Object = "big" }
   local part = cloud.storage.upload_part{ Bucket = "persist", Object = "big", uploadId = up.UploadId,
                                           partNumber = 1, body = "part one" }
+  local summed = cloud.storage.create_multipart_upload{ Bucket = "persist", Object = "summed", ChecksumAlgorithm = "CRC32" }
+  local crc = cloud.storage.upload_part{ Bucket = "persist", Object = "summed", uploadId = summed.UploadId,
+                                         partNumber = 1, body = "hello" }
   local f = assert(io.open(os.getenv("WORK") .. "/upload", "w"))
-  f:write(up.UploadId, " ", part.ETag)
+  f:write(up.UploadId, " ", part.ETag, " ", summed.UploadId, " ", crc.ETag)
   f:close()
   cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "kept" } }
   cloud.devops.authorize_firewall_rules{ FirewallGroupName = "fw-1",
@@ -43,8 +47,14 @@ lua '
   assert(#body == 256, "object size after restart: " .. #body)
   for i = 0, 255 do assert(body:byte(i + 1) == i, "byte " .. i .. " after restart") end
   local f = assert(io.open(os.getenv("WORK") .. "/upload"))
-  local id, etag = f:read("a"):match("^(%S+) (%S+)$")
+  local id, etag, summed, crc_etag = f:read("a"):match("^(%S+) (%S+) (%S+) (%S+)$")
   f:close()
+  -- the upload keeps its algorithm and the part its CRC32 (computed: none was given)
+  refused(cloud.storage.complete_multipart_upload, { Bucket = "persist", Object = "summed", uploadId = summed,
+          Part = { { PartNumber = 1, ETag = crc_etag } } }, "InvalidRequest")
+  local both = cloud.storage.complete_multipart_upload{ Bucket = "persist", Object = "summed", uploadId = summed,
+                                                        Part = { { PartNumber = 1, ETag = crc_etag, ChecksumCRC32 = "NhCmhg==" } } }
+  assert(both.ChecksumCRC32 == "FKTmaw==-1", "composite CRC32 after restart: " .. tostring(both.ChecksumCRC32))
   local done = cloud.storage.complete_multipart_upload{ Bucket = "persist", Object = "big", uploadId = id,
                                                         Part = { { PartNumber = 1, ETag = etag } } }
   assert(done.ETag:match("%-1\"$"), "completed after restart: " .. done.ETag)

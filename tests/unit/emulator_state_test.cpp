@@ -4,6 +4,7 @@
 // clock is the point.
 #include <catch2/catch.hpp>
 #include <dirent.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "core/crypto.h"
 #include "core/validate.h"
 #include "emulator/service.h"
+#include "emulator/state_db.h"
 #include "emulator/state_file.h"
 
 using namespace cloud;
@@ -574,4 +576,185 @@ TEST_CASE("A link planted where the state file's temporaries go is never followe
   auto back = read_state_file(path);
   REQUIRE(back.ok());
   CHECK(back->is_object());
+}
+
+// ---------------------------------------------------------------- the state database
+
+namespace {
+
+// Writes counted by what they wrote: the bytes a change put on the disk outside SQLite.
+struct CountingDisk {
+  size_t written = 0;
+  WriteCall call() {
+    return [this](int fd, const void* data, size_t size) -> ssize_t {
+      ssize_t n = ::write(fd, data, size);
+      if (n > 0) written += static_cast<size_t>(n);
+      return n;
+    };
+  }
+};
+
+// A platform restarted on the database in `path`: as `serve --state` opens it.
+std::unique_ptr<Platform> restarted(const std::string& path, std::unique_ptr<StateDatabase>& db) {
+  auto q = platform();
+  db = std::make_unique<StateDatabase>(path);
+  REQUIRE(open_state(*q, *db, path).ok());
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("The state database: every record and its bytes survive a restart, the fixtures only at first") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  std::string upload = busy_platform(*p);
+  call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "gone"}, {"Body", "x"}});
+  call_ok(*p, "DeleteObject", {{"Bucket", "kept"}, {"Object", "gone"}});
+  std::unique_ptr<StateDatabase> again;
+  auto q = restarted(path, again);
+  CHECK(q->state() == p->state());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}})["Body"] == kBinary);
+  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload},
+                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"" + hex(md5(kBinary)) + "\""}}}}});
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "big"}})["Body"] == kBinary);
+  call_ok(*q, "DeleteBucket", {{"Bucket", "demo-bucket"}});
+  std::unique_ptr<StateDatabase> third;
+  auto r = restarted(path, third);
+  CHECK(r->state() == q->state());
+  CHECK(call(*r, "HeadBucket", {{"Bucket", "demo-bucket"}}).error.code == "NoSuchBucket");
+}
+
+TEST_CASE("A change to the state database writes its own bytes only, and the bytes it replaces go") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  CountingDisk disk;
+  auto p = platform();
+  StateDatabase db(path, disk.call());
+  REQUIRE(open_state(*p, db, path).ok());
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"Body", std::string(1 << 20, 'b')}});
+  for (int i = 0; i < 20; ++i)
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k" + std::to_string(i)}, {"Body", "five!"}});
+  disk.written = 0;
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k0"}, {"Body", "again"}});
+  CHECK(disk.written == 5);  // not the 1 MiB object, not the other objects
+  CHECK(byte_files(path).size() == 21);  // k0's first bytes went with the change that replaced them
+  call_ok(*p, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "big"}});
+  CHECK(byte_files(path).size() == 20);
+}
+
+TEST_CASE("The state database on a full disk: the change is answered 500 and undone, the next one saved") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  FailingDisk disk;
+  auto p = platform();
+  StateDatabase db(path, disk.call());
+  REQUIRE(open_state(*p, db, path).ok());
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  disk.full = true, disk.where = ".bytes/";
+  CapturedStderr log;
+  HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "lost"}});
+  CHECK(r.error.status == 500);
+  CHECK(r.error.message.find(path) == std::string::npos);
+  CHECK(log.text().find(std::strerror(ENOSPC)) != std::string::npos);
+  CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}}).error.code == "NoSuchKey");
+  CHECK(byte_files(path).size() == 1);  // nothing left to fill the disk further
+  disk.full = false;
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}, {"Body", "three"}});
+  std::unique_ptr<StateDatabase> again;
+  auto q = restarted(path, again);
+  CHECK(q->state() == p->state());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}})["Body"] == "three");
+}
+
+TEST_CASE("Byte files the state database does not name are removed at start, and never reused") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  }
+  std::set<std::string> before = byte_files(path);
+  REQUIRE(before.size() == 1);
+  // what a crash between writing a file and committing leaves: a file no row names
+  std::string stray = path + ".bytes/v999999999999.99";
+  REQUIRE(std::system(("echo stray > " + stray).c_str()) == 0);
+  std::unique_ptr<StateDatabase> again;
+  auto q = restarted(path, again);
+  CHECK(byte_files(path) == before);
+  call_ok(*q, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "new"}});
+  for (const std::string& f : byte_files(path)) CHECK(f != "v999999999999.99");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}})["Body"] == "new");
+}
+
+TEST_CASE("A state file of the JSON format is imported into the database on first start, its byte files kept") {
+  TempDir dir;
+  std::string path = dir.path + "/state.json";
+  // written by cloudlua serve --state before the database (tests/data/state_json_v1)
+  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_json_v1/. " + dir.path).c_str()) == 0);
+  std::set<std::string> files = byte_files(path);
+  REQUIRE(files.size() == 3);
+  std::unique_ptr<StateDatabase> db;
+  auto p = restarted(path, db);
+  CHECK_FALSE(is_json_state_file(path));
+  CHECK(byte_files(path) == files);  // taken over, not copied
+  json body = call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "bytes/all 256"}})["Body"];
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  CHECK(body == all);
+  CHECK(call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "hello, state file\n");
+  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
+                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
+                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  json restored = p->state();
+  db.reset();
+  auto q = restarted(path, db);  // the database now, not the file
+  CHECK(q->state() == restored);
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
+}
+
+TEST_CASE("The state database's schema has a version, and a newer one is refused at start") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+  }
+  CHECK(StateDatabase::schema_version() == 1);
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  CHECK(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  auto q = platform();
+  StateDatabase db(path);
+  auto opened = open_state(*q, db, path);
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().message.find("schema 99") != std::string::npos);
+  CHECK(opened.error().message.find(path) != std::string::npos);
+}
+
+TEST_CASE("A state database naming a byte file outside its folder is refused at start") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  }
+  REQUIRE(std::system(("echo secret > " + dir.path + "/outside").c_str()) == 0);
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  CHECK(sqlite3_exec(raw, "UPDATE byte_files SET file = '../outside'", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  auto q = platform();
+  StateDatabase db(path);
+  auto opened = open_state(*q, db, path);
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().message.find("../outside") != std::string::npos);
 }

@@ -280,8 +280,14 @@ TEST_CASE("storage operations: paths, roots, payload and header members", "[mode
   // Body members in the spec's order, then the response headers that describe the object.
   std::vector<std::string> names;
   for (const Member& m : complete.output->members) names.push_back(m.name);
-  CHECK(names == std::vector<std::string>{"Location", "Bucket", "Key", "ETag", "Expiration", "ServerSideEncryption",
-                                          "SSEKMSKeyId", "SSECustomerAlgorithm", "VersionId"});
+  CHECK(names == std::vector<std::string>{"Location", "Bucket", "Key", "ETag", "ChecksumCRC32", "ChecksumCRC32C",
+                                          "ChecksumCRC64NVME", "ChecksumSHA1", "ChecksumSHA256", "Expiration",
+                                          "ServerSideEncryption", "SSEKMSKeyId", "SSECustomerAlgorithm", "VersionId"});
+  // A completed part: its ETag and number, and the checksums current SDKs send beside them.
+  std::vector<std::string> part_members;
+  for (const Member& m : parts.member->members) part_members.push_back(m.name);
+  CHECK(part_members == std::vector<std::string>{"ETag", "PartNumber", "ChecksumCRC32", "ChecksumCRC32C",
+                                                 "ChecksumCRC64NVME", "ChecksumSHA1", "ChecksumSHA256"});
   const Member* version = complete.output->find_member("VersionId");
   CHECK(version->location == Location::header);
   CHECK(version->wire_name == "x-ext-version-id");

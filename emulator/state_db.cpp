@@ -1,0 +1,424 @@
+// The database of `serve --state` with SQLite's C API. Durability as SQLite documents
+// it: in WAL mode a transaction is durable once its commit returns when synchronous is
+// FULL ("the WAL file is synced after each transaction commits"; NORMAL may lose the
+// last transactions on a power cut). Schema: meta (the platform's header), records (one
+// row per service record, keyed by api, kind, key), byte_files (which file holds which
+// bytes, and the record that names them); its version is SQLite's user_version, and
+// kMigrations brings an older database up to it.
+#include "emulator/state_db.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace cloud {
+
+namespace {
+
+// Each entry brings the schema from its index to the next version.
+const char* const kMigrations[] = {
+    // 0 -> 1
+    "CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE records(api TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+    "  PRIMARY KEY(api, kind, key)) WITHOUT ROWID;"
+    "CREATE TABLE byte_files(name TEXT PRIMARY KEY, file TEXT NOT NULL, api TEXT NOT NULL, kind TEXT NOT NULL,"
+    "  key TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX byte_files_by_record ON byte_files(api, kind, key);",
+};
+constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
+
+Error file_error(const std::string& what, const std::string& path) {
+  return make_error(ErrorKind::config, "StateFile", what + " " + path + ": " + std::strerror(errno));
+}
+
+// A prepared statement, finalized when it goes.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  bool ready() const { return stmt_ != nullptr; }
+  // Binds the texts to ?1, ?2...; resets the statement first.
+  Statement& bind(std::initializer_list<std::string> texts) {
+    sqlite3_reset(stmt_);
+    int i = 1;
+    for (const std::string& t : texts) sqlite3_bind_text(stmt_, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  int step() { return sqlite3_step(stmt_); }
+  bool run() { return step() == SQLITE_DONE; }
+  std::string text(int column) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, column);
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : "";
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// All of `bytes` to `fd`, however many write calls it takes.
+bool write_all(int fd, const std::string& bytes, const WriteCall& write) {
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool fsync_directory(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Whether `file` names a file inside its folder: letters, digits, '.', '-' and '_',
+// not starting with '.' (no "..", no '/', nothing hidden).
+bool plain_file_name(const std::string& file) {
+  if (file.empty() || file[0] == '.') return false;
+  for (char c : file)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return false;
+  return true;
+}
+
+// The number after the last '.' of a byte file's name ("v000000000007.12": 12), 0 if none.
+unsigned long long serial_of(const std::string& file) {
+  size_t dot = file.rfind('.');
+  if (dot == std::string::npos || dot + 1 == file.size()) return 0;
+  for (size_t i = dot + 1; i < file.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(file[i]))) return 0;
+  return std::strtoull(file.c_str() + dot + 1, nullptr, 10);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the byte files
+
+// The folder of bytes: each in a file "<name>.<serial>", made new (O_EXCL) under a serial
+// above that of every file the folder held at start, so that a file a crash left
+// unnamed can never pass for a later write's bytes.
+class StateDatabase::Files : public ByteStore {
+ public:
+  Files(std::string dir, WriteCall write) : dir_(std::move(dir)), write_(std::move(write)) {}
+
+  // Creates the folder if needed and learns the serials its files took; `named` (name ->
+  // file) are the files the database names; with `collect`, every other file is removed.
+  Outcome<bool> open(std::map<std::string, std::string> named, bool collect) {
+    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return file_error("cannot create", dir_);
+    DIR* d = ::opendir(dir_.c_str());
+    if (!d) return file_error("cannot read", dir_);
+    std::set<std::string> kept;
+    for (const auto& [name, file] : named) kept.insert(file);
+    while (dirent* e = ::readdir(d)) {
+      std::string file = e->d_name;
+      if (file == "." || file == "..") continue;
+      next_serial_ = std::max(next_serial_, serial_of(file) + 1);
+      if (collect && !kept.count(file)) ::unlink((dir_ + "/" + file).c_str());
+    }
+    ::closedir(d);
+    known_ = std::move(named);
+    return true;
+  }
+
+  // Bytes known already (by name) are not written again; others go to a new file, flushed.
+  void put(const std::string& name, const std::string& bytes) override {
+    if (known_.count(name) || pending_.count(name)) return;
+    std::string file = name + "." + std::to_string(next_serial_++);
+    if (!plain_file_name(file)) throw std::runtime_error("'" + name + "' cannot name a byte file");
+    std::string path = dir_ + "/" + file;
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error(file_error("cannot create", path).message);
+    bool written = write_all(fd, bytes, write_) && ::fsync(fd) == 0;
+    int write_errno = errno;
+    ::close(fd);
+    if (!written) {
+      ::unlink(path.c_str());  // nothing left to fill a full disk further
+      errno = write_errno;
+      throw std::runtime_error(file_error("cannot write", path).message);
+    }
+    pending_[name] = file;
+  }
+
+  std::string get(const std::string& name) const override {
+    std::string file = file_of(name);
+    if (file.empty()) throw std::runtime_error("no bytes named " + name + " in " + dir_);
+    if (!plain_file_name(file))  // never a file outside dir_, whatever the database says
+      throw std::runtime_error("the byte file '" + file + "' is not a file of " + dir_ + "/");
+    std::string path = dir_ + "/" + file;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    std::string bytes;
+    bool read = fd >= 0;
+    char buf[1 << 16];
+    for (ssize_t n; read && (n = ::read(fd, buf, sizeof buf)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) read = false;
+      else bytes.append(buf, static_cast<size_t>(n));
+    }
+    if (fd >= 0) ::close(fd);
+    if (!read) throw std::runtime_error("the bytes " + path + " are missing");
+    return bytes;
+  }
+
+  // The file of `name`: known, or written for the change being saved; "" if none.
+  std::string file_of(const std::string& name) const {
+    auto it = known_.find(name);
+    if (it != known_.end()) return it->second;
+    it = pending_.find(name);
+    return it == pending_.end() ? "" : it->second;
+  }
+
+  // The files written for the change are flushed into the folder.
+  Outcome<bool> flush() {
+    if (!pending_.empty() && !fsync_directory(dir_)) return file_error("cannot flush", dir_);
+    return true;
+  }
+
+  // The change committed: what it wrote is known; the files of `dropped` names go.
+  void committed(const std::set<std::string>& dropped) {
+    for (auto& [name, file] : pending_) known_[name] = file;
+    pending_.clear();
+    for (const std::string& name : dropped) {
+      auto it = known_.find(name);
+      if (it == known_.end()) continue;
+      ::unlink((dir_ + "/" + it->second).c_str());
+      known_.erase(it);
+    }
+  }
+
+  // The change was not committed: what it wrote goes.
+  void rolled_back() {
+    for (const auto& [name, file] : pending_) ::unlink((dir_ + "/" + file).c_str());
+    pending_.clear();
+  }
+
+ private:
+  std::string dir_;
+  WriteCall write_;
+  std::map<std::string, std::string> known_;    // name -> file, as the database says
+  std::map<std::string, std::string> pending_;  // name -> file, written for the change being saved
+  unsigned long long next_serial_ = 1;
+};
+
+// ---------------------------------------------------------------- the database
+
+StateDatabase::StateDatabase(std::string path, WriteCall write, std::string bytes_dir)
+    : path_(std::move(path)),
+      files_(std::make_unique<Files>(bytes_dir.empty() ? path_ + ".bytes" : std::move(bytes_dir), std::move(write))) {}
+
+StateDatabase::~StateDatabase() { close(); }
+
+int StateDatabase::schema_version() { return kSchemaVersion; }
+
+ByteStore& StateDatabase::bytes() { return *files_; }
+
+Error StateDatabase::failure(const std::string& what) const {
+  std::string detail = db_ ? sqlite3_errmsg(db_) : "out of memory";
+  return make_error(ErrorKind::config, "StateDatabase", what + " " + path_ + ": " + detail);
+}
+
+void StateDatabase::close() {
+  if (db_) sqlite3_close(db_);
+  db_ = nullptr;
+}
+
+Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::string> adopted) {
+  close();
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, nullptr) !=
+      SQLITE_OK)
+    return failure("cannot open the state database");
+  sqlite3_busy_timeout(db_, 5000);
+  if (sqlite3_exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return failure("cannot set up (WAL, synchronous=FULL)");
+  if (auto migrated = migrate(); !migrated.ok()) return migrated;
+  Statement files(db_, "SELECT name, file FROM byte_files");
+  if (!files.ready()) return failure("cannot read the byte files of");
+  std::map<std::string, std::string> named = std::move(adopted);
+  while (files.step() == SQLITE_ROW) named[files.text(0)] = files.text(1);
+  return files_->open(std::move(named), collect);
+}
+
+// The schema brought from its user_version to kSchemaVersion, one transaction a step.
+Outcome<bool> StateDatabase::migrate() {
+  Statement version(db_, "PRAGMA user_version");
+  if (!version.ready() || version.step() != SQLITE_ROW) return failure("cannot read the schema version of");
+  int at = std::atoi(version.text(0).c_str());
+  if (at > kSchemaVersion)
+    return make_error(ErrorKind::config, "StateDatabase",
+                      "the state database " + path_ + " has schema " + std::to_string(at) + ", newer than this cloudlua's " +
+                          std::to_string(kSchemaVersion) + ": use a newer cloudlua");
+  for (; at < kSchemaVersion; ++at) {
+    std::string step = std::string("BEGIN IMMEDIATE;") + kMigrations[at] + "PRAGMA user_version=" + std::to_string(at + 1) +
+                       ";COMMIT;";
+    if (sqlite3_exec(db_, step.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+      Error e = failure("cannot migrate to schema " + std::to_string(at + 1));
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return e;
+    }
+  }
+  return true;
+}
+
+// One transaction: the header, then each record (and which files hold its bytes); the
+// byte files are flushed before it commits. `dropped`, the names no longer named, are
+// removed once it has.
+Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string, StateRecords>& changes) {
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  std::set<std::string> dropped;
+  Outcome<bool> done = files_->flush();
+  if (done.ok() && sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+    done = failure("cannot begin a change in");
+  if (done.ok()) {
+    Statement meta(db_, "INSERT INTO meta(name, value) VALUES('header', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1");
+    done = meta.ready() && meta.bind({header.dump()}).run() ? apply(changes, dropped) : failure("cannot save the header in");
+    if (done.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) done = failure("cannot commit to");
+    if (!done.ok()) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  if (!done.ok()) {
+    files_->rolled_back();
+    return done;
+  }
+  files_->committed(dropped);
+  return true;
+}
+
+// The records of `changes`, in the open transaction. A record's byte files are those of
+// the names its document holds: an object's version_id, a part's id.
+Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped) {
+  Statement owned(db_, "SELECT name FROM byte_files WHERE api = ?1 AND kind = ?2 AND key = ?3");
+  Statement all_owned(db_, "SELECT name FROM byte_files WHERE api = ?1");
+  Statement unown(db_, "DELETE FROM byte_files WHERE api = ?1 AND kind = ?2 AND key = ?3");
+  Statement unown_all(db_, "DELETE FROM byte_files WHERE api = ?1");
+  Statement remove(db_, "DELETE FROM records WHERE api = ?1 AND kind = ?2 AND key = ?3");
+  Statement remove_all(db_, "DELETE FROM records WHERE api = ?1");
+  Statement put(db_, "INSERT INTO records(api, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
+                     "ON CONFLICT(api, kind, key) DO UPDATE SET value = ?4");
+  Statement own(db_, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
+                     "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5");
+  for (Statement* s : {&owned, &all_owned, &unown, &unown_all, &remove, &remove_all, &put, &own})
+    if (!s->ready()) return failure("cannot prepare a change in");
+  std::set<std::string> named;  // names the records saved here hold
+  for (const auto& [api, records] : changes) {
+    for (const StateRecord& r : records) {
+      Statement& before = r.kind == "*" ? all_owned.bind({api}) : owned.bind({api, r.kind, r.key});
+      while (before.step() == SQLITE_ROW) dropped.insert(before.text(0));
+      bool ok = r.kind == "*" ? unown_all.bind({api}).run() && remove_all.bind({api}).run()
+                              : unown.bind({api, r.kind, r.key}).run();
+      if (ok && r.kind != "*")
+        ok = r.value.is_null() ? remove.bind({api, r.kind, r.key}).run() : put.bind({api, r.kind, r.key, r.value.dump()}).run();
+      for (const char* member : {"version_id", "id"}) {
+        if (!ok || r.kind == "*" || !r.value.is_object() || !r.value.contains(member)) continue;
+        std::string name = r.value.value(member, ""), file = files_->file_of(name);
+        if (file.empty()) continue;  // not a name of bytes (an upload's id is not)
+        named.insert(name);
+        ok = own.bind({name, file, api, r.kind, r.key}).run();
+      }
+      if (!ok) return failure("cannot save a record in");
+    }
+  }
+  for (const std::string& name : named) dropped.erase(name);
+  return true;
+}
+
+Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  Statement header(db_, "SELECT value FROM meta WHERE name = 'header'");
+  if (!header.ready()) return failure("cannot read");
+  if (header.step() != SQLITE_ROW) return std::optional<Saved>();
+  Saved saved;
+  saved.header = json::parse(header.text(0), nullptr, false);
+  Statement records(db_, "SELECT api, kind, key, value FROM records");
+  if (!records.ready()) return failure("cannot read the records of");
+  while (records.step() == SQLITE_ROW) {
+    json value = json::parse(records.text(3), nullptr, false);
+    if (value.is_discarded() || saved.header.is_discarded())
+      return make_error(ErrorKind::config, "BadStateFile", "the state database " + path_ + " holds a record that is not JSON");
+    saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
+  }
+  return std::optional<Saved>(std::move(saved));
+}
+
+// ---------------------------------------------------------------- start
+
+bool is_json_state_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char c = 0;
+  ssize_t n;
+  while ((n = ::read(fd, &c, 1)) == 1 && std::isspace(static_cast<unsigned char>(c))) {
+  }
+  ::close(fd);
+  return n == 1 && c == '{';
+}
+
+namespace {
+
+// Removes the database at `path` and what SQLite keeps beside it.
+void remove_database(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((path + suffix).c_str());
+}
+
+std::string directory_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The JSON state file in `path` made a database in its place (the platform restored
+// from it on the way), its byte files adopted as they are.
+Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
+  StateFile old(path);
+  if (auto opened = old.open(platform); !opened.ok()) return opened;
+  auto document = read_state_file(path);
+  if (!document.ok()) return document.error();
+  std::map<std::string, std::string> adopted;
+  if (document->is_object() && document->contains("byte_files"))
+    adopted = (*document)["byte_files"].get<std::map<std::string, std::string>>();
+  std::string importing = path + ".import";
+  remove_database(importing);
+  {
+    StateDatabase db(importing, ::write, path + ".bytes");
+    Outcome<bool> saved = db.open(false, std::move(adopted));
+    if (saved.ok()) saved = platform.keep_records_in(&db);
+    platform.keep_records_in(nullptr);
+    if (!saved.ok()) {
+      remove_database(importing);
+      return saved;
+    }
+  }  // closed: its WAL is in it
+  if (::rename(importing.c_str(), path.c_str()) != 0 || !fsync_directory(directory_of(path)))
+    return file_error("cannot put the imported state database in place of", path);
+  return true;
+}
+
+}  // namespace
+
+Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path) {
+  if (is_json_state_file(path)) {
+    Outcome<bool> imported = import_state_file(platform, path);
+    if (!imported.ok()) return imported;
+  }
+  Outcome<bool> opened = db.open();
+  if (opened.ok()) opened = platform.keep_records_in(&db);
+  if (!opened.ok()) {
+    Error e = opened.error();
+    if (e.message.find(path) == std::string::npos) e.message = "state " + path + ": " + e.message;
+    return e;
+  }
+  return true;
+}
+
+}  // namespace cloud

@@ -1,0 +1,72 @@
+// The database of `cloudlua serve --state PATH`: SQLite in PATH, bytes in files of their
+// own in PATH.bytes/. Each change is one transaction: the records the services changed
+// (RecordStore), the platform's header, and which byte file holds which bytes; the new
+// byte files are written and flushed before it commits; the database is in WAL mode with
+// synchronous=FULL, so a change answered has reached the disk. Byte files a committed
+// change no longer names are removed after it; files no committed change names (a crash
+// between writing them and committing) are removed at the next start. The cost of a
+// change is that of its records and their bytes, not of what is stored.
+#pragma once
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "core/error.h"
+#include "emulator/service.h"
+#include "emulator/state_file.h"
+
+struct sqlite3;
+
+namespace cloud {
+
+class StateDatabase : public RecordStore {
+ public:
+  // The database in `path`, bytes in `bytes_dir` ("": `path`.bytes/), written with
+  // `write` (the seam for tests of a full disk).
+  explicit StateDatabase(std::string path, WriteCall write = ::write, std::string bytes_dir = "");
+  ~StateDatabase() override;
+
+  // Opens the database, creating it and its folder of bytes when there are none, and
+  // brings its schema to this version (migrations, in one transaction each). A database
+  // of a newer schema is refused. With `collect`, byte files the database does not name
+  // are removed. `adopted`: bytes already in the folder by name (name -> file), taken
+  // as they are when a save puts them (an import from a state file).
+  Outcome<bool> open(bool collect = true, std::map<std::string, std::string> adopted = {});
+  // Closes the database (its WAL checkpointed into it).
+  void close();
+
+  ByteStore& bytes() override;
+  Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) override;
+  Outcome<std::optional<Saved>> load() override;
+
+  // The schema version this build writes.
+  static int schema_version();
+
+ private:
+  class Files;
+  Outcome<bool> migrate();
+  Outcome<bool> apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped);
+  Error failure(const std::string& what) const;
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::unique_ptr<Files> files_;
+};
+
+// Whether `path` holds a state file of the JSON format (one written before the
+// database): a regular file whose first byte that is not blank is '{'.
+bool is_json_state_file(const std::string& path);
+
+// `serve --state PATH` at start: a JSON state file in PATH is imported into a database
+// (made beside it, then renamed over it: a crash leaves the state file or the whole
+// database), its byte files taken over as they are; then the database in PATH is
+// opened and `platform` restored from it, or, when it holds nothing yet, saved to it
+// whole. From then on every change of `platform` is saved to `db` before it is answered.
+Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path);
+
+}  // namespace cloud
