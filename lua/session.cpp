@@ -78,7 +78,7 @@ std::atomic<bool>& interrupt_flag() { return interrupt_requested; }
 
 std::shared_ptr<Client> make_client(const ClientConfig& config) {
   auto client = std::make_shared<Client>(config);
-  client->transport().set_interrupt_flag(&interrupt_requested);
+  client->transport().loop().set_interrupt_flag(&interrupt_requested);
   return client;
 }
 

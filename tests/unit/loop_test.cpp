@@ -84,8 +84,10 @@ TEST_CASE("loop: max_host_connections bounds the transfers in flight to one host
     overlap.hold(std::chrono::milliseconds(100));
     res.set_content("ok", "text/plain");
   });
+  cloud::Loop loop;  // of its own: the limit is the loop's, for every transport on it
+  loop.set_max_host_connections(2);
   cloud::TransportOptions options;
-  options.max_host_connections = 2;
+  options.loop = &loop;
   Transport transport(options);
   int answered = 0;
   for (int i = 0; i < 6; ++i)
@@ -130,6 +132,47 @@ TEST_CASE("loop: timers fire from run_once in the order they fall due, a cancell
   CHECK(fired == std::vector<int>{1, 2});
 }
 
+TEST_CASE("loop: timers read the loop's clock, which a test may replace") {
+  cloud::Loop loop;
+  double now = 1000;
+  loop.set_clock([&now] { return now; });
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
+  std::vector<int> fired;
+  transport.add_timer(3600, [&] { fired.push_back(2); });
+  transport.add_timer(60, [&] { fired.push_back(1); });
+  loop.run_once(0);
+  CHECK(fired.empty());
+  CHECK(loop.now() == 1000);
+  now += 60;
+  loop.run_once(0);
+  CHECK(fired == std::vector<int>{1});
+  now += 3540;
+  loop.run_once(0);
+  CHECK(fired == std::vector<int>{1, 2});
+  CHECK(transport.pending() == 0);
+}
+
+TEST_CASE("loop: the transports of two clients share one loop; each counts and abandons only its own") {
+  cloud::Loop loop;
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  std::vector<int> fired;
+  Transport kept(options);
+  kept.add_timer(0, [&] { fired.push_back(1); });
+  {
+    Transport gone(options);
+    gone.add_timer(0, [&] { fired.push_back(2); });
+    CHECK(gone.pending() == 1);
+    CHECK(loop.pending() == 2);
+  }  // abandons its timer
+  CHECK(loop.pending() == 1);
+  kept.run_once(0.05);  // one turn of the loop, every transport's
+  CHECK(fired == std::vector<int>{1});
+  CHECK(kept.pending() == 0);
+}
+
 // Found by CI on a quiet machine: the wait was rounded down to whole milliseconds, so
 // a turn woke just before a timer fell due and returned without firing it; a loop
 // with only timers turned a thousand times in a millisecond.
@@ -159,9 +202,12 @@ TEST_CASE("loop: the interrupt flag ends every transfer and brings every timer d
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     res.set_content("late", "text/plain");
   });
-  Transport transport;
+  cloud::Loop loop;  // of its own: the flag dies with this test
   std::atomic<bool> flag{false};
-  transport.set_interrupt_flag(&flag);
+  loop.set_interrupt_flag(&flag);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
   std::vector<std::string> codes;
   for (int i = 0; i < 3; ++i)
     transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
