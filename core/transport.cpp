@@ -753,12 +753,17 @@ Loop::~Loop() {
   impl_->multi.reset();
 }
 
-// Made once per thread and never destroyed: a client kept in a static outlives
-// thread_local destructors, and its transport must find its loop still there.
-Loop& Loop::current() {
-  static thread_local Loop* loop = new Loop();
-  return *loop;
+// Made once per thread; it goes when the thread has ended and the last transport on
+// it has gone (each holds it: a client kept in a static may outlive the thread's
+// thread_local destructors).
+namespace {
+std::shared_ptr<Loop> thread_loop() {
+  static thread_local std::shared_ptr<Loop> loop = std::make_shared<Loop>();
+  return loop;
 }
+}  // namespace
+
+Loop& Loop::current() { return *thread_loop(); }
 
 Loop::Id Loop::add_timer(double seconds, std::function<void()> fire) {
   return impl_->add_timer(seconds, std::move(fire), nullptr);
@@ -808,12 +813,14 @@ void Loop::set_interrupt_flag(const std::atomic<bool>* flag) { impl_->interrupt 
 
 struct Transport::Impl {
   Loop* loop;
+  std::shared_ptr<Loop> thread_loop;  // holds the thread's loop, when it is that one
   TransportOptions options;
   Owned owned;  // the transfers and timers started here and not ended yet
 };
 
 Transport::Transport(TransportOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->loop = options.loop ? options.loop : &Loop::current();
+  if (!options.loop) impl_->thread_loop = thread_loop();
+  impl_->loop = options.loop ? options.loop : impl_->thread_loop.get();
   impl_->options = std::move(options);
 }
 
