@@ -63,7 +63,7 @@ using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
 constexpr int kPollMs = 100;          // how often the interrupt flag is looked at
-constexpr size_t kMaxIdleHandles = 16;
+constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
 
 // Initialises libcurl once per process; it is never cleaned up (process lifetime).
 void global_init_once() {
@@ -78,6 +78,8 @@ using Owned = std::unordered_set<Loop::Id>;  // what one Transport started and h
 struct Transfer {
   Loop::Id id = 0;
   Owned* owner = nullptr;                // the transport's set of what it started
+  const TransportOptions* options = nullptr;  // the transport's (it abandons its transfers when it goes)
+  double started = 0;                    // on the loop's clock: its time-out counts from here
   HttpRequest owned;                     // kept here while curl sends it
   const HttpRequest* request = &owned;
   Loop::Completion completion;
@@ -325,7 +327,7 @@ void set_method(Setter& set, Transfer& t) {
 }
 
 // Applies every option of one transfer to its (freshly reset) easy handle.
-CURLcode configure(Transfer& t, const TransportOptions& o) {
+CURLcode configure(Transfer& t, const TransportOptions& o, long timeout_ms) {
   Setter set(t.easy.get());
   set(CURLOPT_URL, t.request->url.c_str());
   set(CURLOPT_PATH_AS_IS, 1L);  // the path as signed: no removal of `.` and `..` segments
@@ -336,7 +338,7 @@ CURLcode configure(Transfer& t, const TransportOptions& o) {
 #endif
   set(CURLOPT_HTTPHEADER, t.headers.get());
   set(CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
-  set(CURLOPT_TIMEOUT_MS, o.timeout_ms);
+  set(CURLOPT_TIMEOUT_MS, timeout_ms);
   set(CURLOPT_SSL_VERIFYPEER, o.verify_tls ? 1L : 0L);
   set(CURLOPT_SSL_VERIFYHOST, o.verify_tls ? 2L : 0L);
   if (!o.ca_file.empty()) set(CURLOPT_CAINFO, o.ca_file.c_str());
@@ -502,12 +504,16 @@ struct Loop::Impl {
   std::unordered_map<Id, Timer> timers;
   std::set<std::pair<double, Id>> due_order;  // the timers by their moment: the heap
   std::deque<Id> ended;  // transfers that ended, in the order they did, not handed out yet
+  std::deque<Id> waiting_room;  // transfers started but not handed to curl yet, in order
+  size_t handed = 0;            // transfers curl holds
 
   double now() const;
   CURLM* multi_handle();
   EasyPtr acquire();
   void release(EasyPtr easy);
-  std::optional<Error> attach(Transfer& t, const TransportOptions& options);
+  size_t most_handed() const { return kHandedPerHost * static_cast<size_t>(std::max(1L, max_host_connections)); }
+  std::optional<Error> attach(Transfer& t);
+  void admit();
   Id start(HttpRequest request, Completion done, const TransportOptions& options, Owned* owner);
   Id add_timer(double seconds, std::function<void()> fire, Owned* owner);
   void end_transfer(Transfer& t);
@@ -548,40 +554,73 @@ EasyPtr Loop::Impl::acquire() {
 void Loop::Impl::release(EasyPtr easy) {
   if (!easy) return;
   curl_easy_reset(easy.get());
-  if (idle.size() < kMaxIdleHandles) idle.push_back(std::move(easy));
+  if (idle.size() < most_handed()) idle.push_back(std::move(easy));
 }
 
-// Sets a transfer up: takes a handle, configures it and adds it to the multi handle.
-// Returns the Error that ends it before anything is sent.
-std::optional<Error> Loop::Impl::attach(Transfer& t, const TransportOptions& options) {
+// Sets a transfer up: takes a handle, configures it and adds it to the multi handle,
+// with what is left of its time-out. Returns the Error that ends it before anything
+// is sent.
+std::optional<Error> Loop::Impl::attach(Transfer& t) {
+  const TransportOptions& options = *t.options;
   t.max_body = options.max_response_bytes;
   t.budget = options.budget ? options.budget : &process_buffer_budget();
   for (const Header& h : t.request->headers)
     if (!header_value_ok(h.first) || !header_value_ok(h.second))
       return make_error(ErrorKind::validation, "InvalidHeader",
                         "header '" + h.first + "' holds a line break or control character; nothing was sent");
+  long timeout_ms = options.timeout_ms;
+  if (timeout_ms > 0) {
+    timeout_ms -= static_cast<long>((now() - t.started) * 1000);
+    if (timeout_ms <= 0)
+      return make_error(ErrorKind::timeout, "Timeout",
+                        "timed out talking to " + host_port(t.request->url) + ": no connection came free within " +
+                            std::to_string(options.timeout_ms) + " ms");
+  }
   if (std::optional<Error> e = open_body_files(t)) return e;
   if (!multi_handle()) return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
   t.easy = acquire();
   t.headers = build_header_list(t.request->headers);
   if (!t.easy || !t.headers) return make_error(ErrorKind::transport, "TransportError", "out of memory");
-  if (CURLcode rc = configure(t, options); rc != CURLE_OK)
+  if (CURLcode rc = configure(t, options, timeout_ms); rc != CURLE_OK)
     return make_error(ErrorKind::transport, "TransportSetup",
                       std::string("cannot set up transfer: ") + curl_easy_strerror(rc));
   if (CURLMcode mc = curl_multi_add_handle(multi.get(), t.easy.get()); mc != CURLM_OK)
     return make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
   t.added = true;
+  ++handed;
   return std::nullopt;
 }
 
-// Takes the request, attaches it (or records why it cannot be) and returns its id.
+// Hands curl the transfers waiting their turn, in order, while it holds fewer than
+// most_handed(): curl walks every transfer it holds on each turn, and each holds an
+// easy handle and its buffers, so a thousand tasks would cost every turn a thousand
+// (with 16 connections to a host, 1,008 of them would only wait in curl's queue).
+void Loop::Impl::admit() {
+  while (handed < most_handed() && !waiting_room.empty()) {
+    auto it = transfers.find(waiting_room.front());
+    waiting_room.pop_front();
+    if (it == transfers.end() || it->second->done) continue;  // cancelled, or interrupted meanwhile
+    Transfer& t = *it->second;
+    if (std::optional<Error> failed = attach(t)) {
+      t.failure = std::move(failed);
+      end_transfer(t);
+    }
+  }
+}
+
+// Takes the request and attaches it (or records why it cannot be), or queues it
+// behind the transfers waiting their turn; returns its id.
 Loop::Id Loop::Impl::start(HttpRequest request, Completion done, const TransportOptions& options, Owned* owner) {
   auto t = std::make_unique<Transfer>();
   t->owned = std::move(request);
   t->completion = std::move(done);
   t->owner = owner;
+  t->options = &options;
+  t->started = now();
   t->id = ++last_id;
-  if (std::optional<Error> failed = attach(*t, options)) {
+  if (handed >= most_handed() || !waiting_room.empty()) {
+    waiting_room.push_back(t->id);
+  } else if (std::optional<Error> failed = attach(*t)) {
     t->failure = std::move(failed);
     end_transfer(*t);  // its completion runs from the next run_once, like any other
   }
@@ -639,6 +678,7 @@ void Loop::Impl::interrupt_all() {
 // look at the interrupt flag) unless a transfer ends or a timer falls due sooner. A
 // failing multi handle ends every transfer with its error.
 void Loop::Impl::wait(double timeout) {
+  admit();
   int running = 0;
   CURLMcode mc = multi ? curl_multi_perform(multi.get(), &running) : CURLM_OK;  // none before the first transfer
   if (mc == CURLM_OK && multi) collect_finished();
@@ -699,7 +739,10 @@ void Loop::Impl::fire_due_timers() {
 // Detaches a transfer from the multi handle and pools its handle; curl no longer
 // refers to it afterwards.
 void Loop::Impl::detach(Transfer& t) {
-  if (t.added) curl_multi_remove_handle(multi.get(), t.easy.get());
+  if (t.added) {
+    curl_multi_remove_handle(multi.get(), t.easy.get());
+    --handed;
+  }
   t.added = false;
   release(std::move(t.easy));
 }

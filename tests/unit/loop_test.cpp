@@ -99,6 +99,49 @@ TEST_CASE("loop: max_host_connections bounds the transfers in flight to one host
   CHECK(overlap.most <= 2);
 }
 
+TEST_CASE("loop: transfers past what curl is handed wait in order; each ends once, a cancelled one never") {
+  Overlap overlap;
+  ScriptedServer server([&](int n, const httplib::Request&, httplib::Response& res) {
+    overlap.hold(std::chrono::milliseconds(20));
+    res.set_content(std::to_string(n), "text/plain");
+  });
+  cloud::Loop loop;  // one connection to the host: curl is handed 4 transfers, the rest wait in the loop
+  loop.set_max_host_connections(1);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
+  std::vector<int> ended(40, 0);
+  std::vector<Transport::Id> ids;
+  for (int i = 0; i < 40; ++i)
+    ids.push_back(transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
+                                  [&ended, i](Outcome<HttpResponse> r) { ended[i] += r.ok() && r->status == 200 ? 1 : 100; }));
+  transport.cancel(ids[30]);  // waiting its turn
+  drain(transport);
+  for (int i = 0; i < 40; ++i) CHECK(ended[i] == (i == 30 ? 0 : 1));
+  CHECK(server.count() == 39);
+  CHECK(overlap.most == 1);
+}
+
+TEST_CASE("loop: a transfer's time-out counts the time it waited for its turn") {
+  ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    res.set_content("ok", "text/plain");
+  });
+  cloud::Loop loop;
+  loop.set_max_host_connections(1);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  options.timeout_ms = 2000;  // 60 answers of 0.1 s one after another take 6 s
+  Transport transport(options);
+  std::vector<std::string> codes(60);
+  for (int i = 0; i < 60; ++i)
+    transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
+                    [&codes, i](Outcome<HttpResponse> r) { codes[i] = r.ok() ? "ok" : r.error().code; });
+  drain(transport);
+  CHECK(codes.front() == "ok");
+  CHECK(codes.back() == "Timeout");
+}
+
 TEST_CASE("loop: a cancelled transfer never completes, and the transport carries on") {
   std::atomic<bool> release{false};
   ScriptedServer server([&](int, const httplib::Request& req, httplib::Response& res) {
