@@ -99,7 +99,7 @@ TEST_CASE("loop: max_host_connections bounds the transfers in flight to one host
   CHECK(overlap.most <= 2);
 }
 
-TEST_CASE("loop: transfers past what curl is handed wait in order; each ends once, a cancelled one never") {
+TEST_CASE("loop: transfers past what curl is handed wait in order, each ends once, a cancelled one never") {
   Overlap overlap;
   ScriptedServer server([&](int n, const httplib::Request&, httplib::Response& res) {
     overlap.hold(std::chrono::milliseconds(20));
@@ -197,7 +197,7 @@ TEST_CASE("loop: timers read the loop's clock, which a test may replace") {
   CHECK(transport.pending() == 0);
 }
 
-TEST_CASE("loop: the transports of two clients share one loop; each counts and abandons only its own") {
+TEST_CASE("loop: the transports of two clients share one loop, each counts and abandons only its own") {
   cloud::Loop loop;
   cloud::TransportOptions options;
   options.loop = &loop;
