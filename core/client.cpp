@@ -246,7 +246,8 @@ struct Client::Exchange {
   std::chrono::steady_clock::time_point sent;
   std::optional<HttpRequest> shown;  // the signed attempt, kept for --debug only
   Transport::Id pending = 0;         // the transfer or timer under way
-  Finish finish;
+  CallDone call_done;                // an operation's caller, or
+  RequestDone request_done;          // cloud.request's
 };
 
 const std::vector<std::string>& Client::secrets(Exchange& x) const {
@@ -343,10 +344,11 @@ Outcome<std::string> Client::presign(const std::string& operation, const json& a
 
 // Registers a call and makes its first attempt; a request that could not be
 // prepared ends from the loop's next turn, like any other.
-Client::Id Client::begin(Outcome<Request> request, Finish finish) {
+Client::Id Client::begin(Outcome<Request> request, CallDone call_done, RequestDone request_done) {
   Id id = ++last_id_;
   auto x = std::make_unique<Exchange>();
-  x->finish = std::move(finish);
+  x->call_done = std::move(call_done);
+  x->request_done = std::move(request_done);
   Exchange& ref = *x;
   exchanges_.emplace(id, std::move(x));
   if (!request.ok()) {
@@ -398,24 +400,31 @@ void Client::answered(Id id, Outcome<HttpResponse> outcome) {
   }
   x.verdict = judge(x.request, outcome, x.meta.attempts);
   if (!x.verdict.retry) return end(id, std::move(outcome));
-  if (sleep_) {
-    sleep_(x.verdict.delay);
+  if (cassette_ && cassette_->mode() == Cassette::Mode::replay) return attempt(id);  // a replay's back-off: no real time
+  if (const auto& pass = transport_.loop().sleeper()) {  // virtual time: the delay passes at once
+    pass(x.verdict.delay);
     return attempt(id);
   }
   x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); });
 }
 
-// Finish: the call leaves the table, then its callback turns the outcome into a result.
+// Finish: the call leaves the table, then its outcome becomes a result for its caller.
 void Client::end(Id id, Outcome<HttpResponse> outcome) {
   auto it = exchanges_.find(id);
   std::unique_ptr<Exchange> x = std::move(it->second);
   exchanges_.erase(it);
   x->meta.elapsed = seconds_since(x->start);
   try {
-    x->finish(*x, std::move(outcome));
+    deliver(*x, std::move(outcome));
   } catch (const std::exception&) {
-    x->finish(*x, thrown_error());  // turning the answer into a result failed: the caller gets the error
+    deliver(*x, thrown_error());  // turning the answer into a result failed: the caller gets the error
   }
+}
+
+// Hands the caller its result: an operation's parsed, cloud.request's raw.
+void Client::deliver(Exchange& x, Outcome<HttpResponse> outcome) const {
+  if (x.call_done) x.call_done(call_result(x, std::move(outcome)));
+  else x.request_done(raw_result(x, std::move(outcome)));
 }
 
 // Runs a step of call `id` from the loop; what it throws (std::bad_alloc) ends the
@@ -439,7 +448,7 @@ void Client::cancel(Id id) {
 // Runs the loop until `out` holds the outcome of the call that fills it.
 template <class T>
 T Client::wait_for(std::optional<T>& out) {
-  while (!out) transport_.run_once(0.1);
+  transport_.loop().run_until([&out] { return out.has_value(); });
   return std::move(*out);
 }
 
@@ -475,9 +484,8 @@ Outcome<RawResult> Client::raw_result(Exchange& x, Outcome<HttpResponse> respons
 
 Client::Id Client::start_call(const std::string& name, json args, CallDone done) {
   std::optional<Error> incomplete = complete_config();
-  return begin(incomplete ? Outcome<Request>(*incomplete) : operation_request(name, std::move(args)), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
-    done(call_result(x, std::move(r)));
-  });
+  return begin(incomplete ? Outcome<Request>(*incomplete) : operation_request(name, std::move(args)), std::move(done),
+               nullptr);
 }
 
 Client::Id Client::start_request(const RawRequest& raw, RequestDone done) {
@@ -491,9 +499,7 @@ Client::Id Client::start_request(const RawRequest& raw, RequestDone done) {
     if (!raw.body.empty()) request->body = std::make_shared<const std::string>(raw.body);
     request->idempotent = raw.method != "POST" && raw.method != "PATCH";
   }
-  return begin(std::move(request), [this, done = std::move(done)](Exchange& x, Outcome<HttpResponse> r) {
-    done(raw_result(x, std::move(r)));
-  });
+  return begin(std::move(request), nullptr, std::move(done));
 }
 
 Outcome<CallResult> Client::call(const std::string& name, const json& args) {

@@ -126,8 +126,9 @@ class Client {
   Outcome<CallResult> call(const std::string& operation, const json& args);
   Outcome<RawResult> request(const RawRequest& raw);
 
-  // Start a call and return at once; `done` runs exactly once, from
-  // transport().run_once (never from inside these), unless the call is cancelled.
+  // Start a call and return at once; `done` runs exactly once, from the loop
+  // (never from inside these), unless the call is cancelled: the one continuation
+  // from the transfer's completion to the caller.
   Id start_call(const std::string& operation, json args, CallDone done);
   Id start_request(const RawRequest& raw, RequestDone done);
   // Abandon a call: its transfer or back-off timer is cancelled, `done` never runs.
@@ -152,31 +153,26 @@ class Client {
   const Model& model() const { return model_; }
   Transport& transport() { return transport_; }
 
-  // Replaces waiting out a back-off in the loop: the hook is given each delay and the next
-  // attempt follows at once (tests record the delays; `cloudlua test` advances the
-  // emulator's virtual time).
-  void set_sleeper(std::function<void(double seconds)> sleeper) { sleep_ = std::move(sleeper); }
-
   // Sends every exchange through `cassette` (recording or replaying), or, when null,
-  // straight to the transport.
+  // straight to the transport; a replaying one's back-off passes no real time.
   void set_cassette(std::shared_ptr<Cassette> cassette) { cassette_ = std::move(cassette); }
   const std::shared_ptr<Cassette>& cassette() const { return cassette_; }
 
  private:
   struct Exchange;
-  using Finish = std::function<void(Exchange& exchange, Outcome<HttpResponse> outcome)>;
 
   std::optional<Error> complete_config();
   Outcome<Request> operation_request(const std::string& operation, json args) const;
   Outcome<CallResult> call_result(Exchange& x, Outcome<HttpResponse> outcome) const;
   Outcome<RawResult> raw_result(Exchange& x, Outcome<HttpResponse> outcome) const;
-  Id begin(Outcome<Request> request, Finish finish);
+  Id begin(Outcome<Request> request, CallDone call_done, RequestDone request_done);
   void attempt(Id id);
   void answered(Id id, Outcome<HttpResponse> outcome);
   void end(Id id, Outcome<HttpResponse> outcome);
   void guarded(Id id, const std::function<void()>& step);
   template <class T>
   T wait_for(std::optional<T>& out);
+  void deliver(Exchange& x, Outcome<HttpResponse> outcome) const;
   Outcome<Request> prepare(const Api& api, const std::string& method, const std::string& path,
                            const std::string& query) const;
   Outcome<HttpRequest> sign_attempt(const Request& request) const;
@@ -190,7 +186,6 @@ class Client {
   ClientConfig config_;
   const Model& model_;
   Transport transport_;
-  std::function<void(double)> sleep_;  // empty: back-off is a timer in the loop
   Completer completer_;                // empty once the configuration is complete
   std::shared_ptr<Cassette> cassette_;  // null: exchanges go straight to the transport
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way

@@ -1,18 +1,20 @@
 // The HTTP transport on libcurl's multi interface. A transfer is started (an easy
-// handle from the pool, configured and added to the Transport's one multi handle),
-// the loop (run_once) drives every transfer at once, and each transfer that ends is
-// finished (removed, turned into an HttpResponse or an Error, its handle reset and
-// pooled) and handed to its completion. Timers live beside the transfers so that a
-// back-off or a sleep waits in the same loop. A cancelled transfer is removed and its
-// handle pooled at once; nothing else refers to it afterwards, so that happens once.
-// The multi handle owns the connection cache, so connections stay alive while the
-// Transport lives. The request goes out with exactly the caller's headers (they were signed):
+// handle from the pool, configured and added to the Loop's one multi handle), the loop
+// (run_once) drives every transfer at once, and each transfer curl reports done
+// (curl_multi_info_read: only those) is queued, then finished (removed, turned into an
+// HttpResponse or an Error, its handle reset and pooled) and handed to its completion.
+// Timers live beside the transfers, ordered by their moment, so that a back-off or a
+// sleep waits in the same loop and a turn looks at the due ones only. A cancelled
+// transfer is removed and its handle pooled at once; nothing else refers to it
+// afterwards, so that happens once. Each Transport remembers what it started, to
+// abandon it when it goes. The multi handle owns the connection cache, so connections
+// stay alive while the Loop lives (the thread's: the process's). The request goes out with exactly the caller's headers (they were signed):
 // curl's own Expect, Accept and Content-Type are suppressed, bodies are sent as given
 // and received as sent (no redirects, no content decoding). A body from a file range
 // is read as curl asks for it, and a success asked to go to a file is written there
 // (core/body.h), so neither is held in memory.
-// Thread-safety: a Transport is used by one thread at a time; distinct Transports may
-// run on distinct threads (curl_global_init is done once, under std::call_once, when
+// Thread-safety: a Loop, and the Transports on it, are used by one thread at a time;
+// distinct Loops may run on distinct threads (curl_global_init is done once, under std::call_once, when
 // the first transfer of the process starts: a run that sends nothing never sets curl,
 // or the TLS library under it, up).
 #include "core/transport.h"
@@ -23,12 +25,17 @@
 #include <cerrno>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -56,7 +63,7 @@ using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
 constexpr int kPollMs = 100;          // how often the interrupt flag is looked at
-constexpr size_t kMaxIdleHandles = 16;
+constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
 
 // Initialises libcurl once per process; it is never cleaned up (process lifetime).
 void global_init_once() {
@@ -65,12 +72,17 @@ void global_init_once() {
 }
 
 using Clock = std::chrono::steady_clock;
+using Owned = std::unordered_set<Loop::Id>;  // what one Transport started and has not seen end
 
 // One request in flight: its easy handle, header list, buffers and outcome.
 struct Transfer {
+  Loop::Id id = 0;
+  Owned* owner = nullptr;                // the transport's set of what it started
+  const TransportOptions* options = nullptr;  // the transport's (it abandons its transfers when it goes)
+  double started = 0;                    // on the loop's clock: its time-out counts from here
   HttpRequest owned;                     // kept here while curl sends it
   const HttpRequest* request = &owned;
-  Transport::Completion completion;
+  Loop::Completion completion;
   std::optional<Error> failure;          // ended before or beside curl (setup, multi handle)
   bool added = false;                    // attached to the multi handle
   std::uint64_t max_body = 0;            // TransportOptions::max_response_bytes
@@ -315,7 +327,7 @@ void set_method(Setter& set, Transfer& t) {
 }
 
 // Applies every option of one transfer to its (freshly reset) easy handle.
-CURLcode configure(Transfer& t, const TransportOptions& o) {
+CURLcode configure(Transfer& t, const TransportOptions& o, long timeout_ms) {
   Setter set(t.easy.get());
   set(CURLOPT_URL, t.request->url.c_str());
   set(CURLOPT_PATH_AS_IS, 1L);  // the path as signed: no removal of `.` and `..` segments
@@ -326,7 +338,7 @@ CURLcode configure(Transfer& t, const TransportOptions& o) {
 #endif
   set(CURLOPT_HTTPHEADER, t.headers.get());
   set(CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
-  set(CURLOPT_TIMEOUT_MS, o.timeout_ms);
+  set(CURLOPT_TIMEOUT_MS, timeout_ms);
   set(CURLOPT_SSL_VERIFYPEER, o.verify_tls ? 1L : 0L);
   set(CURLOPT_SSL_VERIFYHOST, o.verify_tls ? 2L : 0L);
   if (!o.ca_file.empty()) set(CURLOPT_CAINFO, o.ca_file.c_str());
@@ -473,47 +485,65 @@ std::shared_ptr<void> room_of(Transfer& t) {
 
 }  // namespace
 
-// A callback due at a moment of the steady clock.
+// A callback due at a moment of the loop's clock, and the transport it belongs to.
 struct Timer {
-  Clock::time_point due;
+  double due;
   std::function<void()> fire;
+  Owned* owner;
 };
 
-struct Transport::Impl {
-  TransportOptions options;
+struct Loop::Impl {
+  std::function<double()> clock;         // null: the steady clock
+  std::function<void(double)> sleeper;   // virtual time for waits between attempts
   const std::atomic<bool>* interrupt = nullptr;
+  long max_host_connections = 16;
   MultiPtr multi;
   std::vector<EasyPtr> idle;  // reset handles, ready for the next transfer
   Id last_id = 0;
-  std::map<Id, std::unique_ptr<Transfer>> transfers;
-  std::map<Id, Timer> timers;
+  std::unordered_map<Id, std::unique_ptr<Transfer>> transfers;
+  std::unordered_map<Id, Timer> timers;
+  std::set<std::pair<double, Id>> due_order;  // the timers by their moment: the heap
+  std::deque<Id> ended;  // transfers that ended, in the order they did, not handed out yet
+  std::deque<Id> waiting_room;  // transfers started but not handed to curl yet, in order
+  size_t handed = 0;            // transfers curl holds
 
+  double now() const;
   CURLM* multi_handle();
   EasyPtr acquire();
   void release(EasyPtr easy);
+  size_t most_handed() const { return kHandedPerHost * static_cast<size_t>(std::max(1L, max_host_connections)); }
   std::optional<Error> attach(Transfer& t);
+  void admit();
+  Id start(HttpRequest request, Completion done, const TransportOptions& options, Owned* owner);
+  Id add_timer(double seconds, std::function<void()> fire, Owned* owner);
+  void end_transfer(Transfer& t);
   void collect_finished();
   bool interrupted() const;
   void interrupt_all();
   void wait(double timeout);
-  std::vector<Id> finished_ids() const;
-  std::vector<Id> due_timers() const;
+  void hand_out_ended();
+  void fire_due_timers();
   void detach(Transfer& t);
   Outcome<HttpResponse> finish(Transfer& t);
   Outcome<HttpResponse> finish_guarded(Transfer& t);
 };
 
+double Loop::Impl::now() const {
+  if (clock) return clock();
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
 // The multi handle, made (and curl set up) for the first transfer; null when curl fails.
-CURLM* Transport::Impl::multi_handle() {
+CURLM* Loop::Impl::multi_handle() {
   if (multi) return multi.get();
   global_init_once();
   multi.reset(curl_multi_init());
-  if (multi) curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, options.max_host_connections);
+  if (multi) curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, max_host_connections);
   return multi.get();
 }
 
 // An easy handle from the pool, or a new one when the pool is empty.
-EasyPtr Transport::Impl::acquire() {
+EasyPtr Loop::Impl::acquire() {
   if (idle.empty()) return EasyPtr(curl_easy_init());
   EasyPtr easy = std::move(idle.back());
   idle.pop_back();
@@ -521,73 +551,145 @@ EasyPtr Transport::Impl::acquire() {
 }
 
 // Resets a handle (its session and DNS caches survive) and keeps it for reuse.
-void Transport::Impl::release(EasyPtr easy) {
+void Loop::Impl::release(EasyPtr easy) {
   if (!easy) return;
   curl_easy_reset(easy.get());
-  if (idle.size() < kMaxIdleHandles) idle.push_back(std::move(easy));
+  if (idle.size() < most_handed()) idle.push_back(std::move(easy));
 }
 
-// Sets a transfer up: takes a handle, configures it and adds it to the multi handle.
-// Returns the Error that ends it before anything is sent.
-std::optional<Error> Transport::Impl::attach(Transfer& t) {
+// Sets a transfer up: takes a handle, configures it and adds it to the multi handle,
+// with what is left of its time-out. Returns the Error that ends it before anything
+// is sent.
+std::optional<Error> Loop::Impl::attach(Transfer& t) {
+  const TransportOptions& options = *t.options;
   t.max_body = options.max_response_bytes;
   t.budget = options.budget ? options.budget : &process_buffer_budget();
   for (const Header& h : t.request->headers)
     if (!header_value_ok(h.first) || !header_value_ok(h.second))
       return make_error(ErrorKind::validation, "InvalidHeader",
                         "header '" + h.first + "' holds a line break or control character; nothing was sent");
+  long timeout_ms = options.timeout_ms;
+  if (timeout_ms > 0) {
+    timeout_ms -= static_cast<long>((now() - t.started) * 1000);
+    if (timeout_ms <= 0)
+      return make_error(ErrorKind::timeout, "Timeout",
+                        "timed out talking to " + host_port(t.request->url) + ": no connection came free within " +
+                            std::to_string(options.timeout_ms) + " ms");
+  }
   if (std::optional<Error> e = open_body_files(t)) return e;
   if (!multi_handle()) return make_error(ErrorKind::transport, "TransportError", "curl_multi_init failed");
   t.easy = acquire();
   t.headers = build_header_list(t.request->headers);
   if (!t.easy || !t.headers) return make_error(ErrorKind::transport, "TransportError", "out of memory");
-  if (CURLcode rc = configure(t, options); rc != CURLE_OK)
+  if (CURLcode rc = configure(t, options, timeout_ms); rc != CURLE_OK)
     return make_error(ErrorKind::transport, "TransportSetup",
                       std::string("cannot set up transfer: ") + curl_easy_strerror(rc));
   if (CURLMcode mc = curl_multi_add_handle(multi.get(), t.easy.get()); mc != CURLM_OK)
     return make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
   t.added = true;
+  ++handed;
   return std::nullopt;
 }
 
+// Hands curl the transfers waiting their turn, in order, while it holds fewer than
+// most_handed(): curl walks every transfer it holds on each turn, and each holds an
+// easy handle and its buffers, so a thousand tasks would cost every turn a thousand
+// (with 16 connections to a host, 1,008 of them would only wait in curl's queue).
+void Loop::Impl::admit() {
+  while (handed < most_handed() && !waiting_room.empty()) {
+    auto it = transfers.find(waiting_room.front());
+    waiting_room.pop_front();
+    if (it == transfers.end() || it->second->done) continue;  // cancelled, or interrupted meanwhile
+    Transfer& t = *it->second;
+    if (std::optional<Error> failed = attach(t)) {
+      t.failure = std::move(failed);
+      end_transfer(t);
+    }
+  }
+}
+
+// Takes the request and attaches it (or records why it cannot be), or queues it
+// behind the transfers waiting their turn; returns its id.
+Loop::Id Loop::Impl::start(HttpRequest request, Completion done, const TransportOptions& options, Owned* owner) {
+  auto t = std::make_unique<Transfer>();
+  t->owned = std::move(request);
+  t->completion = std::move(done);
+  t->owner = owner;
+  t->options = &options;
+  t->started = now();
+  t->id = ++last_id;
+  if (handed >= most_handed() || !waiting_room.empty()) {
+    waiting_room.push_back(t->id);
+  } else if (std::optional<Error> failed = attach(*t)) {
+    t->failure = std::move(failed);
+    end_transfer(*t);  // its completion runs from the next run_once, like any other
+  }
+  owner->insert(t->id);
+  Id id = t->id;
+  transfers.emplace(id, std::move(t));
+  return id;
+}
+
+Loop::Id Loop::Impl::add_timer(double seconds, std::function<void()> fire, Owned* owner) {
+  Id id = ++last_id;
+  double due = now() + seconds;
+  timers.emplace(id, Timer{due, std::move(fire), owner});
+  due_order.emplace(due, id);
+  if (owner) owner->insert(id);
+  return id;
+}
+
+// Marks a transfer ended and queues it for the next hand-out, once.
+void Loop::Impl::end_transfer(Transfer& t) {
+  if (t.done) return;
+  t.done = true;
+  ended.push_back(t.id);
+}
+
 // True when the caller's interrupt flag is raised.
-bool Transport::Impl::interrupted() const {
+bool Loop::Impl::interrupted() const {
   return interrupt && interrupt->load(std::memory_order_relaxed);
 }
 
-// Marks every transfer that curl reports as done with its result code.
-void Transport::Impl::collect_finished() {
+// Queues every transfer that curl reports as done, with its result code: only those.
+void Loop::Impl::collect_finished() {
   int left = 0;
   while (CURLMsg* msg = curl_multi_info_read(multi.get(), &left)) {
     if (msg->msg != CURLMSG_DONE) continue;
     void* owner = nullptr;
     curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &owner);
     auto* t = static_cast<Transfer*>(owner);
+    if (t->done) continue;
     t->result = msg->data.result;
-    t->done = true;
+    end_transfer(*t);
   }
 }
 
-// Ends every transfer as "Interrupted" and makes every timer due (Ctrl-C).
-void Transport::Impl::interrupt_all() {
+// Ends every transfer as "Interrupted" (Ctrl-C; the timers all fire this turn).
+void Loop::Impl::interrupt_all() {
   for (auto& [id, t] : transfers)
-    if (!t->done) t->interrupted = t->done = true;
-  for (auto& [id, timer] : timers) timer.due = Clock::now();
+    if (!t->done) {
+      t->interrupted = true;
+      end_transfer(*t);
+    }
 }
 
 // Drives the multi handle, waiting up to `timeout` seconds (and at most kPollMs, to
 // look at the interrupt flag) unless a transfer ends or a timer falls due sooner. A
 // failing multi handle ends every transfer with its error.
-void Transport::Impl::wait(double timeout) {
+void Loop::Impl::wait(double timeout) {
+  admit();
   int running = 0;
   CURLMcode mc = multi ? curl_multi_perform(multi.get(), &running) : CURLM_OK;  // none before the first transfer
   if (mc == CURLM_OK && multi) collect_finished();
-  if (mc == CURLM_OK && finished_ids().empty() && due_timers().empty()) {
-    auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
-    for (const auto& [id, timer] : timers) until = std::min(until, timer.due);
+  const double start = now();
+  const bool timer_due = !due_order.empty() && due_order.begin()->first <= start;
+  if (mc == CURLM_OK && ended.empty() && !timer_due) {
+    double until = start + timeout;
+    if (!due_order.empty()) until = std::min(until, due_order.begin()->first);
     // Rounded up: a timer 0.8 ms away is waited for, not turned past with a sleep of 0.
-    auto ms = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
-    int wait_ms = static_cast<int>(std::clamp<long long>(ms, 0, kPollMs));
+    double ms = std::ceil((until - start) * 1000.0);
+    int wait_ms = static_cast<int>(std::clamp(ms, 0.0, double(kPollMs)));
     if (multi && !transfers.empty()) mc = curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
     else std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     if (mc == CURLM_OK && multi) mc = curl_multi_perform(multi.get(), &running);
@@ -597,40 +699,56 @@ void Transport::Impl::wait(double timeout) {
     for (auto& [id, t] : transfers)
       if (!t->done) {
         t->failure = make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
-        t->done = true;
+        end_transfer(*t);
       }
 }
 
-// The transfers that have ended, in the order they were started.
-std::vector<Transport::Id> Transport::Impl::finished_ids() const {
-  std::vector<Id> ids;
-  for (const auto& [id, t] : transfers)
-    if (t->done) ids.push_back(id);
-  return ids;
+// Hands each transfer that ended before this turn's callbacks began to its completion.
+// Each is looked up again: an earlier callback may have cancelled it.
+void Loop::Impl::hand_out_ended() {
+  for (size_t n = ended.size(); n > 0; --n) {
+    Id id = ended.front();
+    ended.pop_front();
+    auto it = transfers.find(id);
+    if (it == transfers.end()) continue;
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    transfers.erase(it);
+    t->owner->erase(id);
+    Outcome<HttpResponse> out = finish_guarded(*t);
+    if (t->completion) t->completion(std::move(out));
+  }
 }
 
-// The timers whose moment has come, earliest first.
-std::vector<Transport::Id> Transport::Impl::due_timers() const {
-  std::vector<std::pair<Clock::time_point, Id>> due;
-  auto now = Clock::now();
-  for (const auto& [id, timer] : timers)
-    if (timer.due <= now) due.emplace_back(timer.due, id);
-  std::sort(due.begin(), due.end());
-  std::vector<Id> ids;
-  for (const auto& d : due) ids.push_back(d.second);
-  return ids;
+// Fires the timers due now (all of them when interrupted), earliest first; timers
+// added meanwhile wait for the next turn.
+void Loop::Impl::fire_due_timers() {
+  const double limit = interrupted() ? HUGE_VAL : now();
+  std::vector<Id> due;
+  for (auto it = due_order.begin(); it != due_order.end() && it->first <= limit; ++it) due.push_back(it->second);
+  for (Id id : due) {
+    auto it = timers.find(id);
+    if (it == timers.end()) continue;
+    std::function<void()> fire = std::move(it->second.fire);
+    if (it->second.owner) it->second.owner->erase(id);
+    due_order.erase({it->second.due, id});
+    timers.erase(it);
+    if (fire) fire();
+  }
 }
 
 // Detaches a transfer from the multi handle and pools its handle; curl no longer
 // refers to it afterwards.
-void Transport::Impl::detach(Transfer& t) {
-  if (t.added) curl_multi_remove_handle(multi.get(), t.easy.get());
+void Loop::Impl::detach(Transfer& t) {
+  if (t.added) {
+    curl_multi_remove_handle(multi.get(), t.easy.get());
+    --handed;
+  }
   t.added = false;
   release(std::move(t.easy));
 }
 
 // Finishes a transfer: detaches it and turns its result into the response or an Error.
-Outcome<HttpResponse> Transport::Impl::finish(Transfer& t) {
+Outcome<HttpResponse> Loop::Impl::finish(Transfer& t) {
   Outcome<HttpResponse> out = HttpResponse{};
   if (t.failure) {
     out = std::move(*t.failure);
@@ -659,7 +777,7 @@ Outcome<HttpResponse> Transport::Impl::finish(Transfer& t) {
 
 // finish, with what it throws (std::bad_alloc turning an answer into its result)
 // made the transfer's Error: nothing thrown leaves run_once.
-Outcome<HttpResponse> Transport::Impl::finish_guarded(Transfer& t) {
+Outcome<HttpResponse> Loop::Impl::finish_guarded(Transfer& t) {
   try {
     return finish(t);
   } catch (const std::exception&) {
@@ -668,88 +786,119 @@ Outcome<HttpResponse> Transport::Impl::finish_guarded(Transfer& t) {
   }
 }
 
-// The multi handle that owns the connection cache is made with the first transfer.
-Transport::Transport(TransportOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->options = std::move(options);
-}
+Loop::Loop() : impl_(std::make_unique<Impl>()) {}
 
 // Transfers still running are abandoned; easy handles go before the multi handle.
-Transport::~Transport() {
+Loop::~Loop() {
   for (auto& [id, t] : impl_->transfers) impl_->detach(*t);
   impl_->transfers.clear();
   impl_->idle.clear();
   impl_->multi.reset();
 }
 
-// Takes the request, attaches it (or records why it cannot be) and returns its id.
-Transport::Id Transport::start(HttpRequest request, Completion done) {
-  auto t = std::make_unique<Transfer>();
-  t->owned = std::move(request);
-  t->completion = std::move(done);
-  if (std::optional<Error> failed = impl_->attach(*t)) {
-    t->failure = std::move(failed);
-    t->done = true;  // its completion runs from the next run_once, like any other
-  }
-  Id id = ++impl_->last_id;
-  impl_->transfers.emplace(id, std::move(t));
-  return id;
+// Made once per thread; it goes when the thread has ended and the last transport on
+// it has gone (each holds it: a client kept in a static may outlive the thread's
+// thread_local destructors).
+namespace {
+std::shared_ptr<Loop> thread_loop() {
+  static thread_local std::shared_ptr<Loop> loop = std::make_shared<Loop>();
+  return loop;
 }
+}  // namespace
 
-Transport::Id Transport::add_timer(double seconds, std::function<void()> fire) {
-  auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  Id id = ++impl_->last_id;
-  impl_->timers.emplace(id, Timer{due, std::move(fire)});
-  return id;
+Loop& Loop::current() { return *thread_loop(); }
+
+Loop::Id Loop::add_timer(double seconds, std::function<void()> fire) {
+  return impl_->add_timer(seconds, std::move(fire), nullptr);
 }
 
 // Removes the transfer or timer; the transfer's handle is detached and pooled here.
-void Transport::cancel(Id id) {
+void Loop::cancel(Id id) {
   if (auto it = impl_->transfers.find(id); it != impl_->transfers.end()) {
     std::unique_ptr<Transfer> t = std::move(it->second);
     impl_->transfers.erase(it);
+    t->owner->erase(id);
     impl_->detach(*t);
   }
-  impl_->timers.erase(id);
+  if (auto it = impl_->timers.find(id); it != impl_->timers.end()) {
+    if (it->second.owner) it->second.owner->erase(id);
+    impl_->due_order.erase({it->second.due, id});
+    impl_->timers.erase(it);
+  }
 }
 
-// One turn of the loop: drive the transfers, then hand out what ended and what is due.
-// Each entry is looked up again before its callback runs: an earlier callback may
-// have cancelled it.
-void Transport::run_once(double timeout) {
+// One turn: drive the transfers, then hand out what ended and fire what is due.
+void Loop::run_once(double timeout) {
   if (impl_->interrupted()) impl_->interrupt_all();
   else impl_->wait(timeout);
-  for (Id id : impl_->finished_ids()) {
-    auto it = impl_->transfers.find(id);
-    if (it == impl_->transfers.end()) continue;
-    std::unique_ptr<Transfer> t = std::move(it->second);
-    impl_->transfers.erase(it);
-    Outcome<HttpResponse> out = impl_->finish_guarded(*t);
-    if (t->completion) t->completion(std::move(out));
-  }
-  for (Id id : impl_->due_timers()) {
-    auto it = impl_->timers.find(id);
-    if (it == impl_->timers.end()) continue;
-    std::function<void()> fire = std::move(it->second.fire);
-    impl_->timers.erase(it);
-    if (fire) fire();
-  }
+  impl_->hand_out_ended();
+  impl_->fire_due_timers();
 }
 
-size_t Transport::pending() const { return impl_->transfers.size() + impl_->timers.size(); }
+void Loop::run_until(const std::function<bool()>& done) {
+  while (!done()) run_once(kPollMs / 1000.0);
+}
+
+size_t Loop::pending() const { return impl_->transfers.size() + impl_->timers.size(); }
+
+double Loop::now() const { return impl_->now(); }
+void Loop::set_clock(std::function<double()> now) { impl_->clock = std::move(now); }
+void Loop::set_sleeper(std::function<void(double)> pass) { impl_->sleeper = std::move(pass); }
+const std::function<void(double)>& Loop::sleeper() const { return impl_->sleeper; }
+
+void Loop::set_max_host_connections(long n) {
+  impl_->max_host_connections = n;
+  if (impl_->multi) curl_multi_setopt(impl_->multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, n);
+}
+
+// The flag is only read (relaxed), so a signal handler may set it.
+void Loop::set_interrupt_flag(const std::atomic<bool>* flag) { impl_->interrupt = flag; }
+
+struct Transport::Impl {
+  Loop* loop;
+  std::shared_ptr<Loop> thread_loop;  // holds the thread's loop, when it is that one
+  TransportOptions options;
+  Owned owned;  // the transfers and timers started here and not ended yet
+};
+
+Transport::Transport(TransportOptions options) : impl_(std::make_unique<Impl>()) {
+  if (!options.loop) impl_->thread_loop = thread_loop();
+  impl_->loop = options.loop ? options.loop : impl_->thread_loop.get();
+  impl_->options = std::move(options);
+}
+
+// What is still under way is abandoned (its callbacks never run).
+Transport::~Transport() {
+  Owned owned = std::move(impl_->owned);
+  impl_->owned.clear();
+  for (Id id : owned) impl_->loop->cancel(id);
+}
+
+Transport::Id Transport::start(HttpRequest request, Completion done) {
+  return impl_->loop->impl_->start(std::move(request), std::move(done), impl_->options, &impl_->owned);
+}
+
+Transport::Id Transport::add_timer(double seconds, std::function<void()> fire) {
+  return impl_->loop->impl_->add_timer(seconds, std::move(fire), &impl_->owned);
+}
+
+void Transport::cancel(Id id) {
+  if (impl_->owned.count(id)) impl_->loop->cancel(id);
+}
+
+void Transport::run_once(double timeout) { impl_->loop->run_once(timeout); }
+
+size_t Transport::pending() const { return impl_->owned.size(); }
 
 // start, then run the loop until this transfer has its outcome.
 Outcome<HttpResponse> Transport::perform(HttpRequest request) {
   std::optional<Outcome<HttpResponse>> out;
   start(std::move(request), [&out](Outcome<HttpResponse> r) { out = std::move(r); });
-  while (!out) run_once(kPollMs / 1000.0);
+  impl_->loop->run_until([&out] { return out.has_value(); });
   return std::move(*out);
 }
 
-// The flag is only read (relaxed), so a signal handler may set it.
-void Transport::set_interrupt_flag(const std::atomic<bool>* flag) {
-  impl_->interrupt = flag;
-}
-
 const TransportOptions& Transport::options() const { return impl_->options; }
+Loop& Transport::loop() const { return *impl_->loop; }
 
 }  // namespace cloud

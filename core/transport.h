@@ -1,9 +1,13 @@
-// The HTTP transport: libcurl's multi interface, one multi handle per Transport, many
-// transfers in flight on it. `start` adds a transfer and returns at once; `run_once`
-// drives them all and calls each one's completion when it ends, and the timers that
-// fall due; `perform` is start, then run_once until that transfer ends. Easy handles
-// are pooled and reused, which keeps connections alive between calls.
-// A Transport is used by one thread at a time; separate Transports may run in parallel.
+// The HTTP transport on libcurl's multi interface, and the event loop it runs on.
+// A Loop is one curl multi handle, a timer heap and one clock: every Transport (every
+// client) of a thread runs on the thread's Loop, so one wait covers all their transfers
+// and a turn hands back exactly the waits that ended (curl's completed transfers, the
+// timers that fell due), each to its own callback; nothing is scanned per turn.
+// `Transport::start` adds a transfer and returns at once: it is the one place an
+// exchange leaves the process (a request in, one completion out). `perform` is start,
+// then the loop until that transfer ends. Easy handles are pooled and reused, and the
+// multi handle keeps the connections alive between calls (of every client).
+// A Loop is used by one thread at a time; separate Loops may run in parallel.
 #pragma once
 
 #include <atomic>
@@ -18,6 +22,8 @@
 
 namespace cloud {
 
+class Loop;
+
 struct TransportOptions {
   long connect_timeout_ms = 10000;
   long timeout_ms = 120000;   // whole transfer
@@ -31,12 +37,70 @@ struct TransportOptions {
   // the answer that asks for more is refused (ResponseTooLarge). A body's room grows
   // as its bytes arrive, never by what the server declares.
   BufferBudget* budget = nullptr;
-  // At most this many connections to one host at once (CURLMOPT_MAX_HOST_CONNECTIONS):
-  // further transfers to it wait in curl's queue until one ends. The transfer's
-  // timeout_ms counts from `start`, time in the queue included.
-  long max_host_connections = 16;
+  // The loop this transport's transfers and timers run on; null: the thread's
+  // (Loop::current()), which every client of a session shares.
+  Loop* loop = nullptr;
 };
 
+// The event loop: one curl multi handle (the connection cache), a timer heap and a
+// clock. Callbacks run only from run_once; they may start and cancel transfers and
+// timers. One multi handle rather than one per client polled in turn: curl_multi_poll
+// waits on one multi's sockets, and waiting on several would need select() (at most
+// 1,024 descriptors) or curl_multi_waitfds (curl 8.8, newer than Debian 12's).
+class Loop {
+ public:
+  Loop();
+  ~Loop();
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  // The calling thread's loop, made on first use.
+  static Loop& current();
+
+  using Id = std::uint64_t;  // a transfer or a timer; never 0, never reused
+  using Completion = std::function<void(Outcome<HttpResponse>)>;
+
+  // Calls `fire` once, from run_once, when `seconds` have passed on the loop's clock.
+  Id add_timer(double seconds, std::function<void()> fire);
+  // Abandons a transfer or a timer: its callback is never called, a transfer's easy
+  // handle goes back to the pool at once. An id that has already ended is ignored.
+  void cancel(Id id);
+  // Drives every transfer for up to `timeout` seconds (less when a timer falls due or
+  // something ends sooner), then hands each transfer that ended to its completion and
+  // fires the timers that are due, earliest first.
+  void run_once(double timeout);
+  // Runs the loop until `done()` holds: the one "until it ends" of every blocking call.
+  void run_until(const std::function<bool()>& done);
+  // How many transfers and timers have not ended yet.
+  size_t pending() const;
+
+  // Seconds on the loop's clock (only differences mean anything): the clock the
+  // timers, cloud.clock and cloud.sleep read. `now` replaces it (null: the steady
+  // clock); a test's clock must move on by itself, the loop only reads it.
+  double now() const;
+  void set_clock(std::function<double()> now);
+  // Virtual time for the clients' waits between attempts (back-off, the InvalidPart
+  // pause): when set, each is handed to `pass` and the next attempt follows at once
+  // (`cloudlua test` advances the emulator's clock; tests record the delays).
+  void set_sleeper(std::function<void(double seconds)> pass);
+  const std::function<void(double)>& sleeper() const;
+
+  // At most this many connections to one host at once (CURLMOPT_MAX_HOST_CONNECTIONS,
+  // 16 unless set): further transfers to it wait in curl's queue until one ends. A
+  // transfer's timeout counts from `start`, time in the queue included.
+  void set_max_host_connections(long n);
+  // While *flag is true, every transfer ends with code "Interrupted" and every timer
+  // falls due at once (Ctrl-C).
+  void set_interrupt_flag(const std::atomic<bool>* flag);
+
+ private:
+  friend class Transport;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A client's face of the loop: its options (time-outs, TLS, limits) and the transfers
+// and timers it started, which it abandons when it goes.
 class Transport {
  public:
   explicit Transport(TransportOptions options = {});
@@ -44,8 +108,8 @@ class Transport {
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
 
-  using Id = std::uint64_t;  // a transfer or a timer; never 0, never reused
-  using Completion = std::function<void(Outcome<HttpResponse>)>;
+  using Id = Loop::Id;
+  using Completion = Loop::Completion;
 
   // Starts sending `request` and returns at once. `done` is called exactly once, from
   // run_once, with the whole answer or the Error (kind transport (no connection,
@@ -54,27 +118,21 @@ class Transport {
   // error here) — unless the transfer is cancelled first. Nothing thrown inside
   // (std::bad_alloc) escapes: it ends its transfer with an Error.
   Id start(HttpRequest request, Completion done);
-  // Calls `fire` once, from run_once, when `seconds` have passed.
+  // Calls `fire` once, from the loop, when `seconds` have passed.
   Id add_timer(double seconds, std::function<void()> fire);
-  // Abandons a transfer or a timer: its callback is never called, a transfer's easy
-  // handle goes back to the pool at once. An id that has already ended is ignored.
+  // Abandons a transfer or timer of this transport (Loop::cancel).
   void cancel(Id id);
-  // Drives every transfer for up to `timeout` seconds (less when a timer falls due or
-  // something ends sooner), then calls the completions of the transfers that ended and
-  // the timers that are due. Callbacks may start and cancel transfers and timers.
+  // One turn of the loop (of every transport on it: Loop::run_once).
   void run_once(double timeout);
-  // How many transfers and timers have not ended yet.
+  // How many of this transport's transfers and timers have not ended yet.
   size_t pending() const;
 
-  // Sends `request` and waits for the whole answer: start, then run_once until it
+  // Sends `request` and waits for the whole answer: start, then the loop until it
   // ends (other transfers and timers progress meanwhile).
   Outcome<HttpResponse> perform(HttpRequest request);
 
-  // While *flag is true, every transfer ends with code "Interrupted" and every timer
-  // falls due at once (Ctrl-C).
-  void set_interrupt_flag(const std::atomic<bool>* flag);
-
   const TransportOptions& options() const;
+  Loop& loop() const;
 
  private:
   struct Impl;

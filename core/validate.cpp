@@ -295,34 +295,40 @@ void check_xml_text(const json& v, const std::string& path, std::vector<FieldPro
   }
 }
 
+// Whether any string in `v` (at any depth) holds a character an XML body cannot
+// carry: the quick look, without the paths check_xml_text names.
+bool has_xml_forbidden(const json& v) {
+  if (v.is_string()) return !xml_forbidden_character(v.get_ref<const std::string&>()).empty();
+  if (!v.is_structured()) return false;
+  for (const json& e : v)
+    if (has_xml_forbidden(e)) return true;
+  return false;
+}
+
 // The members an operation sends in an XML document (input_root) hold only text XML
-// can carry.
+// can carry. The paths are made only for a member that holds such text.
 void check_xml_body(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
   if (op.input_root.empty() || !op.payload.empty() || !args.is_object()) return;
-  for (const Member& m : op.input->members)
-    if (m.location == Location::body && args.contains(m.name)) check_xml_text(args[m.name], m.name, problems);
+  for (const Member& m : op.input->members) {
+    if (m.location != Location::body) continue;
+    auto it = args.find(m.name);
+    if (it != args.end() && has_xml_forbidden(*it)) check_xml_text(*it, m.name, problems);
+  }
 }
 
 // Empty tables become arrays where the model wants a list (Lua cannot tell an empty
-// list from an empty object; the model can). Runs after validation succeeded.
-// Values are moved, not copied, into the result: a payload of a gigabyte is not
-// duplicated.
-json normalise(const Shape& shape, json v) {
-  if (v.is_null()) return v;
-  switch (shape.type) {
-    case ShapeType::list: {
-      json out = json::array();
-      if (v.is_array())
-        for (json& e : v) out.push_back(normalise(*shape.member, std::move(e)));
-      return out;
-    }
-    case ShapeType::structure: {
-      json out = json::object();
-      for (const Member& m : shape.members)
-        if (auto it = v.find(m.name); it != v.end()) out[m.name] = normalise(*m.shape, std::move(*it));
-      return out;
-    }
-    default: return v;
+// list from an empty object; the model can). Runs after validation succeeded, so
+// every member is one the model knows: the value is changed in place, nothing is
+// copied or rebuilt (a payload of a gigabyte is not duplicated; a 10,000-part list is
+// not made again).
+void normalise(const Shape& shape, json& v) {
+  if (v.is_null()) return;
+  if (shape.type == ShapeType::list) {
+    if (!v.is_array()) v = json::array();
+    for (json& e : v) normalise(*shape.member, e);
+  } else if (shape.type == ShapeType::structure && v.is_object()) {
+    for (const Member& m : shape.members)
+      if (auto it = v.find(m.name); it != v.end()) normalise(*m.shape, *it);
   }
 }
 
@@ -375,7 +381,10 @@ Outcome<json> validate_input(const Operation& op, json&& args, Checker checker) 
   }
   validate_value(*op.input, args, "", problems, checker);
   check_xml_body(op, args, problems);
-  if (problems.empty()) return normalise(*op.input, std::move(args));
+  if (problems.empty()) {
+    normalise(*op.input, args);
+    return std::move(args);
+  }
   return validation_error(op, std::move(problems));
 }
 

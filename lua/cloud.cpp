@@ -194,7 +194,8 @@ json arguments_table(lua_State* L, int index) {
 }
 
 // Pushes an operation's result and meta (2 values), or its error object (-1).
-int push_call_outcome(lua_State* L, const Outcome<CallResult>& outcome) {
+int push_call_outcome(lua_State* L, const Parked& p) {
+  const auto& outcome = std::get<Outcome<CallResult>>(p.result);
   if (!outcome.ok()) return push_error(L, outcome.error()), -1;
   push_json(L, outcome->result);
   push_meta(L, outcome->meta);
@@ -204,14 +205,11 @@ int push_call_outcome(lua_State* L, const Outcome<CallResult>& outcome) {
 // Starts the operation on the client's loop (parked: see tasks.h); the index of the wait.
 int start_named(lua_State* L, const std::string& operation, int args_index) {
   json args = arguments_table(L, args_index);
-  Client* client = client_ptr_upvalue(L).get();
-  return park(L, client_ptr_upvalue(L), [&](std::function<void(Deliver)> ended) {
-    Client::Id id = client->start_call(operation, std::move(args), [ended](Outcome<CallResult> r) {
-      auto outcome = std::make_shared<Outcome<CallResult>>(std::move(r));
-      ended([outcome](lua_State* L) { return push_call_outcome(L, *outcome); });
-    });
-    return [client, id] { client->cancel(id); };
-  });
+  const std::shared_ptr<Client>& client = client_ptr_upvalue(L);
+  Parked& p = park(L, client, push_call_outcome);
+  Client::Id id = client->start_call(operation, std::move(args), [&p](Outcome<CallResult> r) { p.end(std::move(r)); });
+  p.cancel = [c = client.get(), id] { c->cancel(id); };
+  return lua_gettop(L);
 }
 
 // cloud.<api>.<operation>{...}: upvalue 2 is the operation's name.
@@ -285,7 +283,8 @@ bool opt_bool_field(lua_State* L, int index, const char* name, bool fallback) {
 
 // Pushes a raw answer as { status=, headers=, body= } and its meta (2 values), or
 // its error object (-1).
-int push_raw_outcome(lua_State* L, const Outcome<RawResult>& outcome) {
+int push_raw_outcome(lua_State* L, const Parked& p) {
+  const auto& outcome = std::get<Outcome<RawResult>>(p.result);
   if (!outcome.ok()) return push_error(L, outcome.error()), -1;
   lua_createtable(L, 0, 3);
   lua_pushinteger(L, outcome->response.status);
@@ -315,14 +314,11 @@ int start_request(lua_State* L) {
       raw.query[key] = value;
     }
   lua_pop(L, 1);
-  Client* client = client_ptr_upvalue(L).get();
-  return park(L, client_ptr_upvalue(L), [&](std::function<void(Deliver)> ended) {
-    Client::Id id = client->start_request(raw, [ended](Outcome<RawResult> r) {
-      auto outcome = std::make_shared<Outcome<RawResult>>(std::move(r));
-      ended([outcome](lua_State* L) { return push_raw_outcome(L, *outcome); });
-    });
-    return [client, id] { client->cancel(id); };
-  });
+  const std::shared_ptr<Client>& client = client_ptr_upvalue(L);
+  Parked& p = park(L, client, push_raw_outcome);
+  Client::Id id = client->start_request(raw, [&p](Outcome<RawResult> r) { p.end(std::move(r)); });
+  p.cancel = [c = client.get(), id] { c->cancel(id); };
+  return lua_gettop(L);
 }
 
 // c.request{api=, method=, path=, query=, headers=, body=}: any signed request.

@@ -83,9 +83,8 @@ Outcome<std::shared_ptr<Client>> make_client(ClientConfig config) {
   auto cassette = open_cassette(config, api_names());
   if (!cassette.ok()) return cassette.error();
   auto client = std::make_shared<Client>(config);
-  client->transport().set_interrupt_flag(&interrupt_requested);
+  client->transport().loop().set_interrupt_flag(&interrupt_requested);
   client->set_cassette(cassette.value());
-  if (!config.replay.empty()) client->set_sleeper([](double) {});  // replayed back-off: virtual time
   return client;
 }
 

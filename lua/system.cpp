@@ -32,27 +32,30 @@ bool replaying(const Session& session) {
   return cassette && cassette->mode() == Cassette::Mode::replay;
 }
 
-// cloud.clock(): seconds on a monotonic clock (only differences mean anything), the
-// seconds a replay's cloud.sleep skipped included.
+// cloud.clock(): seconds on the loop's clock, the one its timers and cloud.sleep
+// read (monotonic: only differences mean anything), the seconds a replay's
+// cloud.sleep skipped included.
 int l_clock(lua_State* L) {
-  auto since = std::chrono::steady_clock::now().time_since_epoch();
-  lua_pushnumber(L, std::chrono::duration<double>(since).count() + session_of(L).skipped);
+  lua_pushnumber(L, Loop::current().now() + session_of(L).skipped);
   return 1;
 }
 
+// What a sleep ends with: nothing, or lua.c's "interrupted!" when Ctrl-C brought it due.
+int push_slept(lua_State* L, const Parked&) {
+  return interrupt_flag().load() ? (lua_pushliteral(L, "interrupted!"), -1) : 0;
+}
+
 // Starts a timer of `seconds` on the session's loop (parked: see tasks.h), of 0 s when
-// replaying; the index of the wait. It ends with lua.c's "interrupted!" when Ctrl-C brought it due.
+// replaying; the index of the wait.
 int start_sleep(lua_State* L, double seconds) {
   Session& session = session_of(L);
   if (replaying(session)) session.skipped += seconds, seconds = 0;  // a replay's waiters wait no real time
-  std::shared_ptr<Client> client = session.client;
-  Transport* loop = &client->transport();
-  return park(L, client, [&](std::function<void(Deliver)> ended) {
-    Transport::Id id = loop->add_timer(seconds, [ended] {
-      ended([](lua_State* S) { return interrupt_flag().load() ? (lua_pushliteral(S, "interrupted!"), -1) : 0; });
-    });
-    return [loop, id] { loop->cancel(id); };
-  });
+  const std::shared_ptr<Client>& client = session.client;
+  Transport* transport = &client->transport();
+  Parked& p = park(L, client, push_slept);
+  Transport::Id id = transport->add_timer(seconds, [&p] { p.end(std::monostate{}); });
+  p.cancel = [transport, id] { transport->cancel(id); };
+  return lua_gettop(L);
 }
 
 // cloud.sleep(seconds): waits on the loop, so that inside a task other tasks run

@@ -1,21 +1,22 @@
-// The C side of tasks (the Lua side, cloud.spawn, join and cloud.map, is lua/tasks.lua).
-// A call made inside a task starts its transfer (or timer) on its client's loop,
-// leaves a `cloud.parked` userdata on its stack and yields that userdata to the
-// scheduler; the scheduler turns the loop (cloud._loop.run_once) and resumes the task
-// once the userdata is ready; the continuation pushes the results. Outside a task the
-// same code runs the loop itself until the userdata is ready: one path either way.
-// No C++ object lives across the yield but the userdata, whose __gc cancels what it
-// waits on: a task nobody references any more releases its transfer with it, once.
+// The C side of tasks (the Lua side, cloud.spawn, join and cloud.map, is lua/tasks.lua),
+// after OpenResty's cosockets. A call made inside a task starts its transfer (or timer)
+// on the loop, leaves a `cloud.parked` userdata on its stack and yields its id to the
+// scheduler. When the loop hands the call's result to the wait (Parked::end, the one
+// continuation), the wait's id joins the list of ended waits; the scheduler's turn
+// (cloud._loop.run_once, then take_ended) takes that list and resumes exactly those tasks: nothing asks
+// every task whether it is ready. Outside a task the same code runs the loop itself
+// until the wait has ended: one path either way. No C++ object lives across the yield
+// but the userdata, whose __gc cancels what it waits on: a task nobody references any
+// more releases its transfer with it, once. Whether a coroutine is a task is one table,
+// the registry's `cloud.tasks` (thread -> task, weak), which tasks.lua fills.
 #include "lua/tasks.h"
 
 #include <lauxlib.h>
 #include <lua.h>
 
-#include <algorithm>
-#include <set>
+#include <unordered_set>
 #include <vector>
 
-#include "core/client.h"
 #include "lua/binding.h"
 
 namespace cloud {
@@ -23,20 +24,20 @@ namespace cloud {
 namespace {
 
 const char* const kParkedMeta = "cloud.parked";
-const char* const kTasksKey = "cloud.tasks";  // registry: a weak set of the tasks' threads
+const char* const kTasksKey = "cloud.tasks";  // registry: thread -> task, weak keys
+char kParkedMark;  // a task yields (&kParkedMark, id, the userdata) to park
 constexpr double kTurnSeconds = 0.1;
 
-// One wait on the loop: who runs it, what cancels it, and once ended what it delivers.
-struct Parked {
-  std::shared_ptr<Client> client;  // keeps the loop alive while something waits on it
-  std::function<void()> cancel;    // empty once ended or cancelled
-  Deliver deliver;                 // set when ended
-};
-
-// The waits not ended yet, of every state: what the scheduler's loop turns and Ctrl-C cancels.
-std::set<Parked*>& active() {
-  static std::set<Parked*> parked;
+// The waits not ended yet: what Ctrl-C cancels and run_once counts.
+std::unordered_set<Parked*>& active() {
+  static std::unordered_set<Parked*> parked;
   return parked;
+}
+
+// The ids of tasks' waits that ended since the scheduler last asked, in the order they did.
+std::vector<std::uint64_t>& ended_waits() {
+  static std::vector<std::uint64_t> ended;
+  return ended;
 }
 
 // Cancels what `p` waits on, once; resumed after that, its task raises `e`.
@@ -44,29 +45,26 @@ void cancel_parked(Parked& p, const Error& e) {
   if (!p.cancel) return;
   std::function<void()> cancel = std::move(p.cancel);
   p.cancel = nullptr;
-  active().erase(&p);
   cancel();
-  p.deliver = [e](lua_State* L) { return push_error(L, e), -1; };
+  p.error = e;
+  p.end(std::monostate{});
 }
 
 // __gc: a wait still under way is cancelled (its task was abandoned).
 int parked_gc(lua_State* L) {
   auto* p = static_cast<Parked*>(luaL_checkudata(L, 1, kParkedMeta));
   cancel_parked(*p, make_error(ErrorKind::transport, "Cancelled", "the task was abandoned"));
+  active().erase(p);
   p->~Parked();
   return 0;
 }
 
-// The continuation of a parked call: pushes what was delivered, or raises it.
+// The continuation of a parked call: pushes what it ended with, or raises it.
 int resume_parked(lua_State* L, int, lua_KContext at) {
   auto* p = static_cast<Parked*>(luaL_checkudata(L, static_cast<int>(at), kParkedMeta));
-  if (!p->deliver) return luaL_error(L, "a task was resumed before its call ended");
-  int n = 0;
-  {
-    Deliver deliver = std::move(p->deliver);  // gone before a raise skips its destructor
-    p->deliver = nullptr;
-    n = deliver(L);
-  }
+  if (!p->ended) return luaL_error(L, "a task was resumed before its call ended");
+  int n = p->error ? (push_error(L, *p->error), -1) : p->push(L, *p);
+  p->result = std::monostate{};  // the answer's memory goes now, not with the userdata
   return n < 0 ? lua_error(L) : n;
 }
 
@@ -80,28 +78,6 @@ bool in_task(lua_State* L) {
   return task;
 }
 
-// cloud._loop.mark(co): makes the coroutine a task: its calls park.
-int l_mark(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTHREAD);
-  lua_getfield(L, LUA_REGISTRYINDEX, kTasksKey);
-  lua_pushvalue(L, 1);
-  lua_pushboolean(L, 1);
-  lua_rawset(L, -3);
-  return 0;
-}
-
-// cloud._loop.is_parked(v): whether v is what a parked call yields.
-int l_is_parked(lua_State* L) {
-  lua_pushboolean(L, luaL_testudata(L, 1, kParkedMeta) != nullptr);
-  return 1;
-}
-
-// cloud._loop.ready(parked): whether its call has ended (the task may be resumed).
-int l_ready(lua_State* L) {
-  lua_pushboolean(L, static_cast<Parked*>(luaL_checkudata(L, 1, kParkedMeta))->deliver != nullptr);
-  return 1;
-}
-
 // cloud._loop.cancel(parked): cancels its call or timer (nothing if it has ended).
 int l_cancel(lua_State* L) {
   auto* p = static_cast<Parked*>(luaL_checkudata(L, 1, kParkedMeta));
@@ -109,44 +85,64 @@ int l_cancel(lua_State* L) {
   return 0;
 }
 
-// cloud._loop.run_once(timeout): one turn of the loop of every client a task waits
-// on, sharing `timeout` seconds between them. Returns how many waits are under way.
+// cloud._loop.run_once(timeout): one turn of the loop every client shares (no wait
+// when a task's wait has ended already). Returns how many waits are under way.
 int l_run_once(lua_State* L) {
   double timeout = luaL_optnumber(L, 1, kTurnSeconds);
-  std::vector<std::shared_ptr<Client>> clients;  // held: a callback may end the last wait on one
-  for (Parked* p : active())
-    if (std::find(clients.begin(), clients.end(), p->client) == clients.end()) clients.push_back(p->client);
-  for (const auto& c : clients) c->transport().run_once(timeout / static_cast<double>(clients.size()));
+  Loop::current().run_once(ended_waits().empty() ? timeout : 0);
   lua_pushinteger(L, static_cast<lua_Integer>(active().size()));
+  return 1;
+}
+
+// cloud._loop.take_ended(): the ids of the tasks' waits that have ended since the
+// last time, in the order they did (the scheduler's: each resumes its own task).
+int l_take_ended(lua_State* L) {
+  std::vector<std::uint64_t> ended;
+  ended.swap(ended_waits());
+  lua_createtable(L, static_cast<int>(ended.size()), 0);
+  for (size_t i = 0; i < ended.size(); ++i) {
+    lua_pushinteger(L, static_cast<lua_Integer>(ended[i]));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
   return 1;
 }
 
 }  // namespace
 
-int park(lua_State* L, std::shared_ptr<Client> client, const Starter& start) {
-  auto* p = new (lua_newuserdatauv(L, sizeof(Parked), 0)) Parked{std::move(client), nullptr, nullptr};
+void Parked::end(WaitResult r) {
+  result = std::move(r);
+  cancel = nullptr;
+  ended = true;
+  active().erase(this);
+  if (yielded) ended_waits().push_back(id);
+}
+
+Parked& park(lua_State* L, std::shared_ptr<Client> client, Parked::Push push) {
+  static std::uint64_t last_id = 0;
+  auto* p = new (lua_newuserdatauv(L, sizeof(Parked), 0)) Parked{};
   luaL_setmetatable(L, kParkedMeta);
+  p->id = ++last_id;
+  p->client = std::move(client);
+  p->push = push;
   active().insert(p);
-  p->cancel = start([p](Deliver delivered) {
-    p->cancel = nullptr;
-    p->deliver = std::move(delivered);
-    active().erase(p);
-  });
-  return lua_gettop(L);
+  return *p;
 }
 
 int wait_parked(lua_State* L, int at) {
-  if (in_task(L)) {
-    lua_pushvalue(L, at);
-    return lua_yieldk(L, 1, at, resume_parked);
-  }
   auto* p = static_cast<Parked*>(luaL_checkudata(L, at, kParkedMeta));
-  while (!p->deliver) p->client->transport().run_once(kTurnSeconds);
+  if (in_task(L)) {
+    p->yielded = true;
+    lua_pushlightuserdata(L, &kParkedMark);
+    lua_pushinteger(L, static_cast<lua_Integer>(p->id));
+    lua_pushvalue(L, at);
+    return lua_yieldk(L, 3, at, resume_parked);
+  }
+  p->client->transport().loop().run_until([p] { return p->ended; });
   return resume_parked(L, LUA_OK, at);
 }
 
 void cancel_all_parked() {
-  std::set<Parked*> parked = active();
+  std::vector<Parked*> parked(active().begin(), active().end());
   for (Parked* p : parked) cancel_parked(*p, make_error(ErrorKind::transport, "Interrupted", "interrupted"));
 }
 
@@ -155,15 +151,21 @@ void open_tasks(lua_State* L, int module) {
   lua_pushcfunction(L, parked_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
+  const luaL_Reg fns[] = {{"cancel", protect<l_cancel>},
+                          {"run_once", protect<l_run_once>},
+                          {"take_ended", protect<l_take_ended>},
+                          {nullptr, nullptr}};
+  luaL_newlib(L, fns);
   lua_newtable(L);  // the tasks' threads, weak: a task's thread may be collected
   lua_createtable(L, 0, 1);
   lua_pushstring(L, "k");
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, kTasksKey);
-  const luaL_Reg fns[] = {{"cancel", protect<l_cancel>}, {"is_parked", protect<l_is_parked>}, {"mark", protect<l_mark>},
-                          {"ready", protect<l_ready>},   {"run_once", protect<l_run_once>},   {nullptr, nullptr}};
-  luaL_newlib(L, fns);
+  lua_setfield(L, -2, "tasks");  // the same table: tasks.lua fills it, in_task reads it
+  lua_pushlightuserdata(L, &kParkedMark);
+  lua_setfield(L, -2, "PARKED");
   lua_setfield(L, module, "_loop");
 }
 

@@ -2,28 +2,48 @@
 // and cloud.sleep use so that inside a task they yield and outside one they block.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <variant>
+
+#include "core/client.h"
 
 struct lua_State;
 
 namespace cloud {
 
-class Client;
+// What a wait ends with: an operation's outcome, cloud.request's, or nothing (a timer).
+using WaitResult = std::variant<std::monostate, Outcome<CallResult>, Outcome<RawResult>>;
 
-// Pushes what a call that ended hands back and returns how many values; or pushes
-// an error object and returns -1 (the caller raises it).
-using Deliver = std::function<int(lua_State* L)>;
-// Starts a call or a timer on the client's loop; it hands `ended` its Deliver once,
-// from the loop. Returns what cancels it.
-using Starter = std::function<std::function<void()>(std::function<void(Deliver)> ended)>;
+// One wait on the loop, in its `cloud.parked` userdata: what it waits on, what cancels
+// it and, once ended, its result.
+struct Parked {
+  // Pushes the result (`p.result`) and returns how many values; or pushes an error
+  // object and returns -1 (the continuation raises it).
+  using Push = int (*)(lua_State* L, const Parked& p);
 
-// Starts what `start` starts on the client's loop and leaves its `cloud.parked`
-// userdata on the stack; returns that userdata's index.
-int park(lua_State* L, std::shared_ptr<Client> client, const Starter& start);
+  std::uint64_t id = 0;            // never 0, never reused: how the scheduler names it
+  std::shared_ptr<Client> client;  // keeps the loop's client alive while something waits
+  Push push = nullptr;
+  std::function<void()> cancel;    // empty once ended or cancelled
+  WaitResult result;
+  std::optional<Error> error;      // cancelled: its task, resumed, raises this
+  bool ended = false;
+  bool yielded = false;            // a task waits on it (its id goes to the scheduler)
+
+  // The one continuation: the loop's callback hands the result here, once; the task
+  // parked on it is queued for the scheduler to resume.
+  void end(WaitResult r);
+};
+
+// Leaves a new `cloud.parked` userdata on the stack and returns its wait; the caller
+// starts the call or timer, whose callback calls `end`, and sets `cancel`.
+Parked& park(lua_State* L, std::shared_ptr<Client> client, Parked::Push push);
 // Waits for the wait parked at `at`: inside a task, yields to the scheduler (which
-// resumes the task when the loop has delivered); elsewhere, runs the client's loop
-// until it has. Returns what was delivered (raising its error). Call it as
+// resumes the task when the loop has handed back this wait); elsewhere, runs the
+// loop until it has ended. Returns what it ended with (raising its error). Call it as
 // `return wait_parked(L, at);` with no C++ object alive: a yield skips destructors.
 int wait_parked(lua_State* L, int at);
 

@@ -144,12 +144,17 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Co
   return LUA_OK;
 }
 
-// The emulator's clock moves only when told, and the default client's retry waits
-// (back-off, the InvalidPart pause) pass virtual time instead of sleeping.
-void use_virtual_time(Session& session, Emulator& emulator) {
-  emulator.platform().set_real_time(false);
-  session.client->set_sleeper([&emulator](double seconds) { emulator.platform().advance(seconds); });
-}
+// The emulator's clock moves only when told, and the retry waits (back-off, the
+// InvalidPart pause) of every client on the loop pass virtual time instead of
+// sleeping, while the file runs; the loop's own sleeper again once it has.
+struct VirtualTime {
+  Loop& loop = Loop::current();
+  void use(Emulator& emulator) {
+    emulator.platform().set_real_time(false);
+    loop.set_sleeper([&emulator](double seconds) { emulator.platform().advance(seconds); });
+  }
+  ~VirtualTime() { loop.set_sleeper(nullptr); }
+};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -202,13 +207,14 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total, Juni
     return false;
   }
   session.value()->seed = o.seed;
+  VirtualTime virtual_time;  // outlives the state and the session below
   if (session.value()->emulated) {  // test files drive the emulator's virtual time: started at once
     auto started = complete_config(*session.value());
     if (!started.ok()) {
       std::fprintf(stderr, "cloudlua test: %s\n", started.error().describe().c_str());
       return false;
     }
-    use_virtual_time(*session.value(), *session.value()->emulator);
+    virtual_time.use(*session.value()->emulator);
   }
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   FileRun run{path, o, session.value(), total, {}};

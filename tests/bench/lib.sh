@@ -21,7 +21,8 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 
 # start_nginx PORT SERVER [HTTP]: nginx on 127.0.0.1:PORT with the directives SERVER in
 # its one server block (and HTTP beside it in the http block), NGINX_WORKERS worker
-# processes (2 unless set); sets NGINX_PID and returns once it accepts connections.
+# processes (2 unless set) of NGINX_CONNECTIONS connections each (1,024 unless set);
+# sets NGINX_PID and returns once it accepts connections.
 start_nginx() {
   mkdir -p "$WORK/nginx/logs"
   cat >"$WORK/nginx/nginx.conf" <<CONF
@@ -29,7 +30,7 @@ daemon off;
 worker_processes ${NGINX_WORKERS:-2};
 pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/logs/error.log;
-events { worker_connections 1024; }
+events { worker_connections ${NGINX_CONNECTIONS:-1024}; }
 http {
   access_log off;
   keepalive_requests 1000000;

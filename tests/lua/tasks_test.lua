@@ -186,6 +186,69 @@ test("an abandoned task is collected and its transfer released", function()
   expect(describe("after")).to_equal("after")  -- the loop carries on
 end)
 
+test("1,024 tasks at once: each result delivered once, in list order, nothing left behind", function()
+  local items, calls = {}, {}
+  for i = 1, 1024 do items[i] = i end
+  local results = cloud.map(items, function(i)
+    calls[i] = (calls[i] or 0) + 1
+    local r = cloud.request{ api = "storage", path = "/" }
+    return i .. ":" .. r.status
+  end, { concurrency = 1024 })
+  expect(#results).to_equal(1024)
+  for i = 1, 1024 do
+    expect(results[i]).to_equal(i .. ":200")
+    expect(calls[i]).to_equal(1)
+  end
+  do  -- the same many tasks parked on timers at once, joined one by one: each ends once
+    local ended, tasks = {}, {}
+    for i = 1, 1024 do
+      tasks[i] = cloud.spawn(function() cloud.sleep((i % 8) / 1000); ended[#ended + 1] = i; return i end)
+    end
+    for i = 1, 1024 do expect(tasks[i]:join()).to_equal(i) end
+    expect(#ended).to_equal(1024)
+  end
+  collectgarbage()
+  collectgarbage()
+  expect(cloud._loop.run_once(0)).to_equal(0)  -- no transfer or timer is left waiting
+  expect(next(cloud._loop.tasks)).to_equal(nil)  -- and no task is held
+end)
+
+test("two clients share one wait: a call blocking on one drives the other's transfers", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 2, times = 1 }
+  local slow_client, quick_client = cloud.client{}, cloud.client{}
+  local quick = cloud.spawn(function()
+    return quick_client.request{ api = "storage", method = "PUT", path = "/two-clients" }.status
+  end)
+  -- The slow call, outside any task, turns the loop until it ends: the quick task's
+  -- transfer, on the other client, is carried to its end meanwhile.
+  slow_client.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "slow" } }
+  local made = {}
+  for _, b in ipairs(emu.state().buckets) do made[b.name] = true end
+  expect(made["two-clients"]).to_equal(true)  -- its request was served meanwhile
+  expect(tostring(quick)).to_equal("cloud.task (running)")  -- not resumed: nothing joined it yet
+  expect(cloud._loop.run_once(0)).to_equal(0)  -- but its wait has ended already
+  expect(quick:join()).to_equal(200)
+end)
+
+test("two clients' tasks: the one whose transfers end goes on while the other's is slow", function()
+  emu.fault{ operation = "UpdateSnapshot", delay = 2, times = 1 }
+  local slow_client, quick_client = cloud.client{}, cloud.client{}
+  local events = {}
+  local slow = cloud.spawn(function()
+    slow_client.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "slow" } }
+    events[#events + 1] = "slow ended"
+  end)
+  local quick = cloud.spawn(function()
+    for i = 1, 5 do
+      quick_client.request{ api = "storage", method = "PUT", path = "/two-clients-" .. i }
+      events[#events + 1] = "quick " .. i
+    end
+  end)
+  quick:join()
+  slow:join()
+  expect(events).to_equal{ "quick 1", "quick 2", "quick 3", "quick 4", "quick 5", "slow ended" }
+end)
+
 test("bad arguments get lauxlib's wording", function()
   expect_error(function() cloud.spawn(42) end, { message = "bad argument #1 to 'cloud.spawn' (function expected, got number)" })
   expect_error(function() cloud.map(nil, print) end, { message = "bad argument #1 to 'cloud.map' (table expected, got nil)" })

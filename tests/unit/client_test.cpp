@@ -26,12 +26,17 @@ ClientConfig config_for(const std::string& api, const std::string& url) {
   return c;
 }
 
-// A client whose sleeps are recorded instead of slept.
+// A client whose sleeps are recorded instead of slept (on a loop of its own).
 struct FakeSleepClient {
-  Client client;
+  cloud::Loop loop;
   std::vector<double> sleeps;
-  explicit FakeSleepClient(ClientConfig c) : client(std::move(c)) {
-    client.set_sleeper([this](double s) { sleeps.push_back(s); });
+  Client client;
+  explicit FakeSleepClient(ClientConfig c) : client(on_loop(std::move(c), loop)) {
+    loop.set_sleeper([this](double s) { sleeps.push_back(s); });
+  }
+  static ClientConfig on_loop(ClientConfig c, cloud::Loop& loop) {
+    c.transport.loop = &loop;
+    return c;
   }
 };
 

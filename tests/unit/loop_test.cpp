@@ -84,8 +84,10 @@ TEST_CASE("loop: max_host_connections bounds the transfers in flight to one host
     overlap.hold(std::chrono::milliseconds(100));
     res.set_content("ok", "text/plain");
   });
+  cloud::Loop loop;  // of its own: the limit is the loop's, for every transport on it
+  loop.set_max_host_connections(2);
   cloud::TransportOptions options;
-  options.max_host_connections = 2;
+  options.loop = &loop;
   Transport transport(options);
   int answered = 0;
   for (int i = 0; i < 6; ++i)
@@ -95,6 +97,49 @@ TEST_CASE("loop: max_host_connections bounds the transfers in flight to one host
   drain(transport);
   CHECK(answered == 6);
   CHECK(overlap.most <= 2);
+}
+
+TEST_CASE("loop: transfers past what curl is handed wait in order, each ends once, a cancelled one never") {
+  Overlap overlap;
+  ScriptedServer server([&](int n, const httplib::Request&, httplib::Response& res) {
+    overlap.hold(std::chrono::milliseconds(20));
+    res.set_content(std::to_string(n), "text/plain");
+  });
+  cloud::Loop loop;  // one connection to the host: curl is handed 4 transfers, the rest wait in the loop
+  loop.set_max_host_connections(1);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
+  std::vector<int> ended(40, 0);
+  std::vector<Transport::Id> ids;
+  for (int i = 0; i < 40; ++i)
+    ids.push_back(transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
+                                  [&ended, i](Outcome<HttpResponse> r) { ended[i] += r.ok() && r->status == 200 ? 1 : 100; }));
+  transport.cancel(ids[30]);  // waiting its turn
+  drain(transport);
+  for (int i = 0; i < 40; ++i) CHECK(ended[i] == (i == 30 ? 0 : 1));
+  CHECK(server.count() == 39);
+  CHECK(overlap.most == 1);
+}
+
+TEST_CASE("loop: a transfer's time-out counts the time it waited for its turn") {
+  ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    res.set_content("ok", "text/plain");
+  });
+  cloud::Loop loop;
+  loop.set_max_host_connections(1);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  options.timeout_ms = 2000;  // 60 answers of 0.1 s one after another take 6 s
+  Transport transport(options);
+  std::vector<std::string> codes(60);
+  for (int i = 0; i < 60; ++i)
+    transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
+                    [&codes, i](Outcome<HttpResponse> r) { codes[i] = r.ok() ? "ok" : r.error().code; });
+  drain(transport);
+  CHECK(codes.front() == "ok");
+  CHECK(codes.back() == "Timeout");
 }
 
 TEST_CASE("loop: a cancelled transfer never completes, and the transport carries on") {
@@ -130,6 +175,47 @@ TEST_CASE("loop: timers fire from run_once in the order they fall due, a cancell
   CHECK(fired == std::vector<int>{1, 2});
 }
 
+TEST_CASE("loop: timers read the loop's clock, which a test may replace") {
+  cloud::Loop loop;
+  double now = 1000;
+  loop.set_clock([&now] { return now; });
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
+  std::vector<int> fired;
+  transport.add_timer(3600, [&] { fired.push_back(2); });
+  transport.add_timer(60, [&] { fired.push_back(1); });
+  loop.run_once(0);
+  CHECK(fired.empty());
+  CHECK(loop.now() == 1000);
+  now += 60;
+  loop.run_once(0);
+  CHECK(fired == std::vector<int>{1});
+  now += 3540;
+  loop.run_once(0);
+  CHECK(fired == std::vector<int>{1, 2});
+  CHECK(transport.pending() == 0);
+}
+
+TEST_CASE("loop: the transports of two clients share one loop, each counts and abandons only its own") {
+  cloud::Loop loop;
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  std::vector<int> fired;
+  Transport kept(options);
+  kept.add_timer(0, [&] { fired.push_back(1); });
+  {
+    Transport gone(options);
+    gone.add_timer(0, [&] { fired.push_back(2); });
+    CHECK(gone.pending() == 1);
+    CHECK(loop.pending() == 2);
+  }  // abandons its timer
+  CHECK(loop.pending() == 1);
+  kept.run_once(0.05);  // one turn of the loop, every transport's
+  CHECK(fired == std::vector<int>{1});
+  CHECK(kept.pending() == 0);
+}
+
 // Found by CI on a quiet machine: the wait was rounded down to whole milliseconds, so
 // a turn woke just before a timer fell due and returned without firing it; a loop
 // with only timers turned a thousand times in a millisecond.
@@ -159,9 +245,12 @@ TEST_CASE("loop: the interrupt flag ends every transfer and brings every timer d
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     res.set_content("late", "text/plain");
   });
-  Transport transport;
+  cloud::Loop loop;  // of its own: the flag dies with this test
   std::atomic<bool> flag{false};
-  transport.set_interrupt_flag(&flag);
+  loop.set_interrupt_flag(&flag);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
   std::vector<std::string> codes;
   for (int i = 0; i < 3; ++i)
     transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},

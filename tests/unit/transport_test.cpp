@@ -409,9 +409,12 @@ TEST_CASE("transport: time-out, then the transport still works", "[transport]") 
 
 TEST_CASE("transport: the interrupt flag aborts a running transfer", "[transport]") {
   TestServer server;
-  Transport transport;
+  cloud::Loop loop;  // of its own: the flag dies with this test
   std::atomic<bool> flag{false};
-  transport.set_interrupt_flag(&flag);
+  loop.set_interrupt_flag(&flag);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
   std::thread interrupter([&flag] {
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     flag = true;
