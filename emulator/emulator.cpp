@@ -25,6 +25,7 @@
 #include "core/validate.h"
 #include "emulator/connection.h"
 #include "emulator/service.h"
+#include "emulator/snapshots.h"
 #include "emulator/state_db.h"
 
 namespace cloud {
@@ -86,6 +87,7 @@ struct Emulator::Impl {
   std::condition_variable stop_cv;
   bool stopping = false;
   std::unique_ptr<StateDatabase> state_db;  // with options.state_file
+  std::unique_ptr<Snapshots> snapshots = std::make_unique<Snapshots>(platform, nullptr, "");  // in memory until start()
   // What the bodies of the requests in flight may hold, all APIs together.
   std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
 
@@ -594,6 +596,8 @@ Outcome<bool> Emulator::start() {
     impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
     auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
     if (!opened.ok()) return opened.error();
+    impl_->snapshots =
+        std::make_unique<Snapshots>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
   }
   {
     std::lock_guard<std::mutex> lock(impl_->stop_mutex);
@@ -649,6 +653,10 @@ void Emulator::clear_faults() {
   impl_->faults.clear();
   impl_->served.clear();
 }
+
+Outcome<bool> Emulator::snapshot(const std::string& name) { return impl_->snapshots->take(name); }
+Outcome<bool> Emulator::restore(const std::string& name) { return impl_->snapshots->restore(name); }
+std::vector<std::string> Emulator::snapshots() const { return impl_->snapshots->names(); }
 
 std::map<std::string, unsigned long> Emulator::requests_served() const {
   std::lock_guard<std::mutex> lock(impl_->faults_mutex);

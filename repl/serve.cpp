@@ -108,7 +108,11 @@ int run_serve(const ServeOptions& o) {
     to_stderr("cloudlua serve: " + settle.error().describe() + "\n", secret);
     return 1;
   }
-  auto started = emulator.start();
+  auto started = o.restore.empty() || !o.state_file.empty()
+                     ? emulator.start()
+                     : Outcome<bool>(make_error(ErrorKind::config, "BadOption",
+                                                "--restore needs --state: snapshots without a state file live in memory"));
+  if (started.ok() && !o.restore.empty()) started = emulator.restore(o.restore);
   if (!started.ok()) {
     to_stderr("cloudlua serve: " + started.error().describe() + "\n", secret);
     return 1;
