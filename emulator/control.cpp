@@ -72,14 +72,13 @@ Outcome<json> fault(Emulator& e, const json& t) {
   if (auto bad = unknown_member(t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200",
                                     "echo", "maintenance"}))
     return *bad;
-  Outcome<Fault> f = Error{};
   try {
-    f = fault_of(t);
+    Outcome<Fault> f = fault_of(t);
+    if (!f.ok()) return f.error();
+    e.add_fault(*f);
   } catch (const json::exception& x) {  // a member of the wrong type
     return invalid(x.what());
   }
-  if (!f.ok()) return f.error();
-  e.add_fault(*f);
   return json::object();
 }
 
