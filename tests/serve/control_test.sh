@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The control plane of `cloudlua serve` (docs/emulator.md, "The control plane") driven
 # with curl's own SigV4 (--aws-sigv4), as the documentation's examples do: seed, state,
-# fault, advance, configure, snapshot, restore, snapshots, requests, reset; a snapshot
-# taken over HTTP restored after a restart (`serve --state --restore`, and over HTTP);
-# an unknown snapshot a clear error, at start too; an unsigned request and one signed
-# with a wrong secret refused (403, the S3 error body) and changing nothing.
+# fault (never applied to control requests), advance, configure, snapshot, restore,
+# snapshots, requests, reset; a snapshot taken over HTTP restored after a restart
+# (`serve --state --restore`, and over HTTP); an unknown snapshot a clear error, at
+# start too; an unsigned request and one signed with a wrong secret refused (403, the
+# S3 error body) and changing nothing.
 source "$(dirname "$0")/lib.sh"
 STATE="$WORK/platform.db"
 KEY=CLOUDLUAEMULATORKEY SECRET=cloudlua-emulator-secret
@@ -42,6 +43,14 @@ lua 'local c = cloud.client{ max_attempts = 1 }
      assert(not ok and err.code == "SlowDown", "expected SlowDown, got " .. tostring(err and err.code))
      assert(c.storage.get_object{ Bucket = "from-curl", Object = "k" }.Body == "v")'
 ctl requests | grep -q '"GetObject":2' || fail "requests: $(cat "$WORK/ctl.out")"
+
+step "faults never apply to control requests"
+ctl fault '{"status": 500, "code": "InternalError", "times": 3}' >/dev/null  # any operation
+ctl requests >/dev/null
+ctl snapshots >/dev/null
+lua 'local c = cloud.client{ max_attempts = 1 }
+     for _ = 1, 3 do assert(not pcall(c.storage.head_bucket, { Bucket = "from-curl" }), "the fault should apply") end
+     c.storage.head_bucket{ Bucket = "from-curl" }'
 
 step "snapshot, change, restore over HTTP"
 ctl snapshot '{"name": "prepared"}' >/dev/null
