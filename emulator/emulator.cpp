@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <limits>
@@ -23,8 +24,10 @@
 #include "core/protocol.h"
 #include "core/uri.h"
 #include "core/validate.h"
+#include "emulator/control.h"
 #include "emulator/connection.h"
 #include "emulator/service.h"
+#include "emulator/snapshots.h"
 #include "emulator/state_db.h"
 
 namespace cloud {
@@ -67,6 +70,7 @@ struct Emulator::Impl {
     }
   };
 
+  Emulator* self = nullptr;  // what the control plane runs on
   EmulatorOptions options;
   const Model& model;
   Platform platform;
@@ -86,6 +90,7 @@ struct Emulator::Impl {
   std::condition_variable stop_cv;
   bool stopping = false;
   std::unique_ptr<StateDatabase> state_db;  // with options.state_file
+  std::unique_ptr<Snapshots> snapshots = std::make_unique<Snapshots>(platform, nullptr, "");  // in memory until start()
   // What the bodies of the requests in flight may hold, all APIs together.
   std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
 
@@ -251,6 +256,7 @@ struct Emulator::Impl {
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
     }
     std::string& body = streamed.streamed ? streamed.bytes : const_cast<httplib::Request&>(req).body;
+    if (req.target.rfind(kControlPrefix, 0) == 0) return control(api, req.method, req.target, body, res, request_id);
     if (digests.md5.empty() || streamed.streamed) digests.md5 = md5(body);
     if (auto refusal = check_content_md5(req, digests.md5))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
@@ -281,6 +287,30 @@ struct Emulator::Impl {
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
     answer(api, *op, platform.handle(*op, *valid, &kept), res, head, request_id);
+  }
+
+  // The control plane (docs/emulator.md, "The control plane"): cloud.emulator's
+  // operations over HTTP, signed as any request (checked before this), faults left out.
+  // POST /_cloudlua/<operation> with a JSON object of arguments (or no body), or GET
+  // for one that takes none; the answer is JSON, an error the API's error body.
+  static constexpr const char* kControlPrefix = "/_cloudlua/";
+  void control(const Api& api, const std::string& method, const std::string& target, const std::string& body,
+               httplib::Response& res, const std::string& request_id) {
+    std::string operation = target.substr(std::strlen(kControlPrefix));
+    operation = operation.substr(0, operation.find('?'));
+    if (method != "POST" && method != "GET")
+      return send_error(api, res, 405, "MethodNotAllowed", "the control plane takes POST (or GET), not " + method, request_id);
+    json args = body.empty() ? json::object() : json::parse(body, nullptr, false);
+    if (args.is_discarded())
+      return send_error(api, res, 400, "InvalidArgument", "the body of a control request must be a JSON object", request_id);
+    Outcome<json> answer = run_control(*self, operation, args);
+    if (!answer.ok()) {
+      const Error& e = answer.error();
+      int status = e.code == "UnknownControl" || e.code == "NoSuchSnapshot" ? 404 : e.kind == ErrorKind::validation ? 400 : 500;
+      return send_error(api, res, status, e.code, e.message, request_id);
+    }
+    res.status = 200;
+    res.set_content(answer->dump(), "application/json");
   }
 
   // The first queued fault for `operation` of `api`, used up one time.
@@ -573,6 +603,7 @@ struct Emulator::Impl {
 
 Emulator::Emulator(EmulatorOptions options, const Model& model)
     : impl_(std::make_unique<Impl>(std::move(options), model)) {
+  impl_->self = this;
   if (impl_->options.seed) set_seed(*impl_->options.seed);  // the fixtures' ids and times too
   if (impl_->options.fixtures) impl_->platform.load_fixtures();
 }
@@ -594,6 +625,8 @@ Outcome<bool> Emulator::start() {
     impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
     auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
     if (!opened.ok()) return opened.error();
+    impl_->snapshots =
+        std::make_unique<Snapshots>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
   }
   {
     std::lock_guard<std::mutex> lock(impl_->stop_mutex);
@@ -649,6 +682,10 @@ void Emulator::clear_faults() {
   impl_->faults.clear();
   impl_->served.clear();
 }
+
+Outcome<bool> Emulator::snapshot(const std::string& name) { return impl_->snapshots->take(name); }
+Outcome<bool> Emulator::restore(const std::string& name) { return impl_->snapshots->restore(name); }
+std::vector<std::string> Emulator::snapshots() const { return impl_->snapshots->names(); }
 
 std::map<std::string, unsigned long> Emulator::requests_served() const {
   std::lock_guard<std::mutex> lock(impl_->faults_mutex);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/model.h"
@@ -86,6 +87,13 @@ class Emulator {
   // --seed N): the platform's ids and times (Platform::set_seed), and the request ids
   // and Date headers of the answers, derived from `seed` and counted from it.
   void set_seed(std::uint64_t seed);
+
+  // Snapshots of the whole platform by name (emulator/snapshots.h): with a state file,
+  // folders of <state file>.snapshots/; without, in memory. Faults and request counts
+  // are not part of them.
+  Outcome<bool> snapshot(const std::string& name);
+  Outcome<bool> restore(const std::string& name);
+  std::vector<std::string> snapshots() const;
 
   // The requests routed to each operation (by name) since the last clear_faults(),
   // faulted ones included: what a test counts to show that nothing was written.

@@ -430,4 +430,19 @@ Outcome<bool> Platform::load_records_locked(bool checked) {
   return true;
 }
 
+Outcome<bool> Platform::exclusive(const std::function<Outcome<bool>()>& fn) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fn();
+}
+
+// The records replaced, then read back as at start; a store that fails to give them
+// leaves the platform as it was.
+Outcome<bool> Platform::reload_records(const std::function<Outcome<bool>()>& replace) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!store_) return make_error(ErrorKind::config, "NoStateStore", "the platform keeps no records to reload");
+  Outcome<bool> done = replace();
+  if (done.ok()) done = load_records_locked(true);
+  return done;
+}
+
 }  // namespace cloud

@@ -297,6 +297,12 @@ class Platform {
   // the records of every change before it is answered. An error when what it saved
   // cannot be read or restored, or the first save fails: no store is kept then.
   Outcome<bool> keep_records_in(RecordStore* store);
+  // Runs `fn` with the platform's lock held: no call, change or save happens meanwhile,
+  // so what `fn` copies of the store kept is consistent (a snapshot).
+  Outcome<bool> exclusive(const std::function<Outcome<bool>()>& fn);
+  // Runs `replace`, which puts other records in the store kept (keep_records_in), and
+  // restores the platform from them, under one hold of the lock (a snapshot restored).
+  Outcome<bool> reload_records(const std::function<Outcome<bool>()>& replace);
 
  private:
   void settle_all();

@@ -217,7 +217,8 @@ class StateDatabase::Files : public ByteStore {
 
 StateDatabase::StateDatabase(std::string path, WriteCall write, std::string bytes_dir)
     : path_(std::move(path)),
-      files_(std::make_unique<Files>(bytes_dir.empty() ? path_ + ".bytes" : std::move(bytes_dir), std::move(write))) {}
+      bytes_dir_(bytes_dir.empty() ? path_ + ".bytes" : std::move(bytes_dir)),
+      files_(std::make_unique<Files>(bytes_dir_, std::move(write))) {}
 
 StateDatabase::~StateDatabase() { close(); }
 
@@ -349,6 +350,76 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
     saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
   }
   return std::optional<Saved>(std::move(saved));
+}
+
+// ---------------------------------------------------------------- snapshots
+
+namespace {
+
+// `from` hard-linked as `to`; one already there is taken when it is that same file.
+bool link_file(const std::string& from, const std::string& to) {
+  if (::link(from.c_str(), to.c_str()) == 0) return true;
+  struct stat a{}, b{};
+  return errno == EEXIST && ::stat(from.c_str(), &a) == 0 && ::stat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+}  // namespace
+
+Outcome<bool> StateDatabase::snapshot_to(const std::string& dir) {
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0) return file_error("cannot create", dir);
+  Statement vacuum(db_, "VACUUM INTO ?1");
+  if (!vacuum.ready() || !vacuum.bind({dir + "/state.db"}).run()) return failure("cannot snapshot");
+  Statement files(db_, "SELECT file FROM byte_files");
+  if (!files.ready()) return failure("cannot read the byte files of");
+  while (files.step() == SQLITE_ROW) {
+    std::string file = files.text(0);
+    if (!plain_file_name(file) || !link_file(bytes_dir_ + "/" + file, dir + "/bytes/" + file))
+      return file_error("cannot link into the snapshot", bytes_dir_ + "/" + file);
+  }
+  if (!fsync_directory(dir + "/bytes") || !fsync_directory(dir)) return file_error("cannot flush", dir);
+  return true;
+}
+
+// The byte files of the attached snapshot in `dir`, linked into the folder of bytes.
+Outcome<bool> StateDatabase::link_snapshot_files(const std::string& dir) {
+  Statement version(db_, "PRAGMA snapshot.user_version");
+  if (!version.ready() || version.step() != SQLITE_ROW || std::atoi(version.text(0).c_str()) != kSchemaVersion)
+    return make_error(ErrorKind::config, "BadSnapshot", "the snapshot " + dir + " is not of this cloudlua's schema");
+  Statement files(db_, "SELECT file FROM snapshot.byte_files");
+  if (!files.ready()) return failure("cannot read the byte files of the snapshot for");
+  while (files.step() == SQLITE_ROW) {
+    std::string file = files.text(0);
+    if (!plain_file_name(file) || !link_file(dir + "/bytes/" + file, bytes_dir_ + "/" + file))
+      return file_error("cannot link from the snapshot", dir + "/bytes/" + file);
+  }
+  if (!fsync_directory(bytes_dir_)) return file_error("cannot flush", bytes_dir_);
+  return true;
+}
+
+// The snapshot's byte files are linked in first, so that its records, once committed,
+// name files that are there; a crash before the commit leaves links no record names,
+// removed at the next start.
+Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  {
+    Statement attach(db_, "ATTACH DATABASE ?1 AS snapshot");
+    if (!attach.ready() || !attach.bind({dir + "/state.db"}).run())
+      return failure("cannot read the snapshot " + dir + " for");
+  }
+  Outcome<bool> done = link_snapshot_files(dir);
+  const char* copy =
+      "BEGIN IMMEDIATE; DELETE FROM main.meta; DELETE FROM main.records; DELETE FROM main.byte_files;"
+      "INSERT INTO main.meta SELECT * FROM snapshot.meta; INSERT INTO main.records SELECT * FROM snapshot.records;"
+      "INSERT INTO main.byte_files SELECT * FROM snapshot.byte_files; COMMIT;";
+  if (done.ok() && sqlite3_exec(db_, copy, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    done = failure("cannot restore the snapshot " + dir + " into");
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  sqlite3_exec(db_, "DETACH DATABASE snapshot", nullptr, nullptr, nullptr);
+  if (done.ok()) done = open();
+  return done;
 }
 
 // ---------------------------------------------------------------- start

@@ -45,15 +45,27 @@ class StateDatabase : public RecordStore {
   Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) override;
   Outcome<std::optional<Saved>> load() override;
 
+  // A snapshot in the folder `dir` (made here; it must not exist): the records in
+  // `dir`/state.db, written by VACUUM INTO in one read transaction, and the byte files
+  // they name hard-linked into `dir`/bytes/ (shared, not copied: a byte file is never
+  // changed once written). The caller holds the platform still meanwhile.
+  Outcome<bool> snapshot_to(const std::string& dir);
+  // The snapshot in `dir` in place of what the database holds: its byte files linked
+  // into the folder of bytes, then its records copied over this database's in one
+  // transaction, then the database reopened (files it no longer names removed).
+  Outcome<bool> restore_from(const std::string& dir);
+
   // The schema version this build writes.
   static int schema_version();
 
  private:
   class Files;
   Outcome<bool> migrate();
+  Outcome<bool> link_snapshot_files(const std::string& dir);
   Outcome<bool> apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped);
   Error failure(const std::string& what) const;
   std::string path_;
+  std::string bytes_dir_;
   sqlite3* db_ = nullptr;
   std::unique_ptr<Files> files_;
 };

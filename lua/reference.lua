@@ -205,7 +205,8 @@ message names the path: help"cloud.fs.list" and so on describe each.]],
     summary = "The embedded emulator, when it serves the session (nil when an account is configured).",
     text = [[
 cloud.emulator.seed{...}, advance(seconds), fault{...}, configure{...}, state(),
-requests(), reset(), endpoints(): help"cloud.emulator.fault" and so on describe each.]],
+requests(), reset(), snapshot(name), restore(name), snapshots(), endpoints():
+help"cloud.emulator.fault" and so on describe each.]],
     see = "docs/emulator.md" },
   { name = "cloud.emulator.seed", usage = "cloud.emulator.seed{ buckets, firewall_groups, backups, snapshots, mesh_clusters }",
     summary = "Adds resources; a field left out gets its default.", see = "docs/emulator.md" },
@@ -221,6 +222,13 @@ requests(), reset(), endpoints(): help"cloud.emulator.fault" and so on describe 
     summary = "Every resource as tables, after settling what is due.", see = "docs/emulator.md" },
   { name = "cloud.emulator.reset", usage = "cloud.emulator.reset()",
     summary = "Removes every resource and queued fault (settings and the clock stay).", see = "docs/emulator.md" },
+  { name = "cloud.emulator.snapshot", usage = "cloud.emulator.snapshot(name)",
+    summary = "Saves the whole platform as name (1 to 64 letters, digits, '.', '-', '_').", see = "docs/emulator.md" },
+  { name = "cloud.emulator.restore", usage = "cloud.emulator.restore(name)",
+    summary = "Puts the platform saved as name in place of this one; an unknown name is NoSuchSnapshot.",
+    see = "docs/emulator.md" },
+  { name = "cloud.emulator.snapshots", usage = "cloud.emulator.snapshots() -> { name, ... }",
+    summary = "The names of the snapshots, sorted.", see = "docs/emulator.md" },
   { name = "cloud.emulator.endpoints", usage = "cloud.emulator.endpoints() -> { storage = url, ... }",
     summary = "The URL of each API the emulator serves.", see = "docs/emulator.md" },
 }

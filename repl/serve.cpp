@@ -39,7 +39,8 @@ Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   return e;
 }
 
-// One line on stderr for a server beyond loopback: where, which APIs, which key.
+// One line on stderr for a server beyond loopback: where, which APIs (and the control
+// plane, which can reset the platform), which key.
 std::string exposure(const Emulator& emulator) {
   const EmulatorOptions& o = emulator.options();
   std::string apis;
@@ -47,7 +48,8 @@ std::string exposure(const Emulator& emulator) {
     apis += (apis.empty() ? "" : ", ") + api + " :" + url.substr(url.rfind(':') + 1);
   std::string signatures = o.dialect == "any" ? "ext or aws" : o.dialect;
   return "cloudlua serve: listening on " + o.host + ", beyond loopback: anyone who can reach it can call " + apis +
-         " with requests signed (" + signatures + ") with access key id " + o.credentials.access_key_id + "\n";
+         " and the control plane (/_cloudlua/: reset, restore, fault...) with requests signed (" + signatures +
+         ") with access key id " + o.credentials.access_key_id + "\n";
 }
 
 // `text` on stderr, with the secret it must not show redacted.
@@ -108,7 +110,11 @@ int run_serve(const ServeOptions& o) {
     to_stderr("cloudlua serve: " + settle.error().describe() + "\n", secret);
     return 1;
   }
-  auto started = emulator.start();
+  auto started = o.restore.empty() || !o.state_file.empty()
+                     ? emulator.start()
+                     : Outcome<bool>(make_error(ErrorKind::config, "BadOption",
+                                                "--restore needs --state: snapshots without a state file live in memory"));
+  if (started.ok() && !o.restore.empty()) started = emulator.restore(o.restore);
   if (!started.ok()) {
     to_stderr("cloudlua serve: " + started.error().describe() + "\n", secret);
     return 1;

@@ -91,7 +91,7 @@ test("a name nothing is near is refused, pointing at help()", function()
 end)
 
 test("a part of a name lists every name that contains it", function()
-  expect(help_text("restore")).to_equal("No operation, API or function named 'restore'; these names contain it:\n" ..
+  expect(help_text("restore_")).to_equal("No operation, API or function named 'restore_'; these names contain it:\n" ..
     "  cloud.cluster.restore_cluster_from_snapshot (RestoreClusterFromSnapshot)\n" ..
     "  cloud.devops.restore_instance (RestoreInstance)\n")
   expect(help_text("devop")).to_contain("\n  cloud.devops (the devops API)\n")

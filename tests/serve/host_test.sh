@@ -36,7 +36,7 @@ step "beyond loopback with credentials of one's own: one line on stderr says wha
 CLOUDLUA_ACCESS_KEY_ID=$OWN_KEY CLOUDLUA_SECRET_ACCESS_KEY=$OWN_SECRET start_serve --host 0.0.0.0
 [ "$(wc -l <"$WORK/serve.err")" -eq 1 ] || fail "stderr: $(cat "$WORK/serve.err")"
 line=$(cat "$WORK/serve.err")
-for part in "0.0.0.0" "beyond loopback" "access key id $OWN_KEY" "ext or aws"; do
+for part in "0.0.0.0" "beyond loopback" "access key id $OWN_KEY" "ext or aws" "the control plane (/_cloudlua/"; do
   [[ "$line" == *"$part"* ]] || fail "'$part' not in: $line"
 done
 while read -r api url; do

@@ -1,0 +1,177 @@
+// The operations of cloud.emulator, each a short function from its arguments (JSON)
+// to its answer (JSON), found by name in one table; arguments are checked here, once,
+// for Lua and for HTTP alike.
+#include "emulator/control.h"
+
+#include <functional>
+
+#include "emulator/emulator.h"
+#include "emulator/service.h"
+
+namespace cloud {
+
+namespace {
+
+using Control = std::function<Outcome<json>(Emulator&, const json&)>;
+
+Error invalid(const std::string& message) { return make_error(ErrorKind::validation, "InvalidArgument", message); }
+
+// An error naming the first member of `t` that is not one of `known`.
+std::optional<Error> unknown_member(const json& t, std::initializer_list<const char*> known) {
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    bool ok = false;
+    std::string list;
+    for (const char* k : known) ok = ok || it.key() == k, list += (list.empty() ? "" : ", ") + std::string(k);
+    if (!ok) return invalid("unknown field '" + it.key() + "'; known: " + list);
+  }
+  return std::nullopt;
+}
+
+Outcome<json> seed(Emulator& e, const json& t) {
+  if (auto bad = unknown_member(t, {"buckets", "firewall_groups", "backups", "instances", "snapshots", "clusters",
+                                    "mesh_clusters"}))
+    return *bad;
+  e.platform().seed(t);
+  return json::object();
+}
+
+Outcome<json> advance(Emulator& e, const json& t) {
+  if (auto bad = unknown_member(t, {"seconds"})) return *bad;
+  const json& seconds = t.contains("seconds") ? t["seconds"] : json();
+  if (!seconds.is_number()) return invalid("seconds must be a number");
+  if (!(seconds.get<double>() >= 0)) return invalid("seconds must not be negative");
+  e.platform().advance(seconds.get<double>());
+  return json::object();
+}
+
+// maintenance = true: what the platform's JSON APIs answer while it is in maintenance
+// (503 Server.Maintenance, as the vendor's nifcloud-hatoba-disk-csi-driver tests show
+// it); only requests to the JSON APIs match it.
+Outcome<Fault> fault_of(const json& t) {
+  Fault f;
+  bool maintenance = t.value("maintenance", false);
+  f.operation = t.value("operation", "");
+  f.times = t.value("times", 1);
+  f.status = t.value("status", maintenance ? 503 : 0);
+  f.code = t.value("code", maintenance ? "Server.Maintenance" : "");
+  f.message = t.value("message", maintenance ? "The system is in maintenance now." : "");
+  f.json_only = maintenance;
+  f.delay = t.value("delay", 0.0);
+  f.drop = t.value("drop", false);
+  f.error_in_200 = t.value("error_in_200", false);
+  f.echo = t.value("echo", false);
+  const Operation* op = f.operation.empty() ? nullptr : Model::builtin().find(f.operation);
+  if (!f.operation.empty() && !op) return invalid("no operation named '" + f.operation + "'");
+  if (f.times < 1) return invalid("times must be at least 1");
+  if (maintenance && op && op->api == "storage")
+    return invalid("maintenance is a fault of the JSON APIs; " + f.operation + " is the storage API's");
+  return f;
+}
+
+Outcome<json> fault(Emulator& e, const json& t) {
+  if (auto bad = unknown_member(t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200",
+                                    "echo", "maintenance"}))
+    return *bad;
+  try {
+    Outcome<Fault> f = fault_of(t);
+    if (!f.ok()) return f.error();
+    e.add_fault(*f);
+  } catch (const json::exception& x) {  // a member of the wrong type
+    return invalid(x.what());
+  }
+  return json::object();
+}
+
+// Each member in turn: real_time, seed, or a setting (a name that is no setting is
+// reported first, whatever its value).
+Outcome<json> configure(Emulator& e, const json& t) {
+  Platform& p = e.platform();
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    if (it.key() == "real_time") {
+      if (!it->is_boolean()) return invalid("real_time must be a boolean");
+      p.set_real_time(it->get<bool>());
+      continue;
+    }
+    if (it.key() == "seed") {
+      if (!it->is_number_integer() || it->get<long long>() < 0) return invalid("seed must be a whole number, 0 or more");
+      e.set_seed(it->get<std::uint64_t>());
+      continue;
+    }
+    Outcome<bool> set = p.set_setting(it.key(), it->is_number() ? it->get<double>() : -1);
+    if (set.ok()) continue;
+    std::string message = set.error().message;
+    if (set.error().code == "UnknownSetting") message += ", real_time, seed";
+    else if (!it->is_number()) message = it.key() + " must be a number";
+    return invalid(message);
+  }
+  return json::object();
+}
+
+Outcome<json> state(Emulator& e, const json& t) {
+  if (auto bad = unknown_member(t, {})) return *bad;
+  return e.platform().state();
+}
+
+// No resources, no faults (not even the fixture set).
+Outcome<json> reset(Emulator& e, const json& t) {
+  if (auto bad = unknown_member(t, {})) return *bad;
+  e.platform().reset();
+  e.clear_faults();
+  return json::object();
+}
+
+Outcome<json> requests(Emulator& e, const json& t) {
+  if (auto bad = unknown_member(t, {})) return *bad;
+  return json(e.requests_served());
+}
+
+// The { name = } of snapshot and restore.
+Outcome<std::string> name_of(const json& t) {
+  if (auto bad = unknown_member(t, {"name"})) return *bad;
+  if (!t.contains("name") || !t["name"].is_string()) return invalid("name must be a string");
+  return t["name"].get<std::string>();
+}
+
+Outcome<json> snapshot(Emulator& e, const json& t) {
+  auto name = name_of(t);
+  if (!name.ok()) return name.error();
+  auto taken = e.snapshot(*name);
+  if (!taken.ok()) return taken.error();
+  return json::object();
+}
+
+Outcome<json> restore(Emulator& e, const json& t) {
+  auto name = name_of(t);
+  if (!name.ok()) return name.error();
+  auto restored = e.restore(*name);
+  if (!restored.ok()) return restored.error();
+  return json::object();
+}
+
+Outcome<json> snapshots(Emulator& e, const json& t) {
+  if (auto bad = unknown_member(t, {})) return *bad;
+  return json(e.snapshots());
+}
+
+const std::map<std::string, Control>& controls() {
+  static const std::map<std::string, Control> table = {
+      {"advance", advance},   {"configure", configure}, {"fault", fault},       {"requests", requests},
+      {"reset", reset},       {"restore", restore},     {"seed", seed},         {"snapshot", snapshot},
+      {"snapshots", snapshots}, {"state", state}};
+  return table;
+}
+
+}  // namespace
+
+Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args) {
+  auto it = controls().find(operation);
+  if (it == controls().end()) {
+    std::string known;
+    for (const auto& [name, fn] : controls()) known += (known.empty() ? "" : ", ") + name;
+    return make_error(ErrorKind::validation, "UnknownControl", "no control operation '" + operation + "'; known: " + known);
+  }
+  if (!args.is_object()) return invalid("the arguments must be a JSON object");
+  return it->second(emulator, args);
+}
+
+}  // namespace cloud

@@ -1,0 +1,22 @@
+// cloud.emulator's operations as data: a name and a JSON document of arguments in, a
+// JSON document or an error out. The one implementation behind the Lua functions
+// (lua/emulator.cpp) and the control plane of `serve` (HTTP under /_cloudlua/).
+#pragma once
+
+#include <string>
+
+#include "core/error.h"
+#include "core/model.h"
+
+namespace cloud {
+
+class Emulator;
+
+// Runs cloud.emulator's `operation` ("seed", "fault", "advance", "configure", "state",
+// "reset", "requests", "snapshot", "restore", "snapshots") with `args` (an object:
+// the Lua function's table; advance's { seconds = }, snapshot's and restore's
+// { name = }). Arguments that are wrong are a validation error whose message names
+// them; an unknown operation is UnknownControl, listing the known ones.
+Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args);
+
+}  // namespace cloud

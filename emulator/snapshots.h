@@ -1,0 +1,53 @@
+// Snapshots of the whole platform by name: cloud.emulator.snapshot/restore/snapshots,
+// the control plane's, and `serve --state PATH --restore NAME`. With a state database
+// a snapshot is a folder of PATH.snapshots/ (the records by VACUUM INTO, the byte files
+// hard-linked: nothing copied but the records); without, it is held in memory (the
+// platform's dump) and goes with the process.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "emulator/service.h"
+
+namespace cloud {
+
+class StateDatabase;
+
+// Whether `name` may name a snapshot: 1 to 64 letters, digits, '.', '-' or '_',
+// starting with a letter or a digit (a file name on every system, never hidden,
+// never "..", the same in a URL path). An error saying so otherwise.
+Outcome<bool> check_snapshot_name(const std::string& name);
+
+class Snapshots {
+ public:
+  // The snapshots of `platform`: folders of `folder` when `db` keeps its records,
+  // else in memory.
+  Snapshots(Platform& platform, StateDatabase* db, std::string folder);
+  ~Snapshots();
+
+  // Saves the platform as `name` (replacing a snapshot of that name), consistent: no
+  // change happens while it is taken.
+  Outcome<bool> take(const std::string& name);
+  // Puts the platform saved as `name` in place of the platform; an unknown name is an
+  // error (NoSuchSnapshot) listing the known ones, and changes nothing.
+  Outcome<bool> restore(const std::string& name);
+  // The names of the snapshots, sorted.
+  std::vector<std::string> names() const;
+
+ private:
+  struct Held;
+  Outcome<bool> take_folder(const std::string& name);
+  std::vector<std::string> names_locked() const;
+  mutable std::mutex mutex_;  // one snapshot taken, restored or listed at a time
+  Platform& platform_;
+  StateDatabase* db_;
+  std::string folder_;
+  std::map<std::string, std::unique_ptr<Held>> held_;  // in memory, without db_
+};
+
+}  // namespace cloud

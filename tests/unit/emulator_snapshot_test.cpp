@@ -1,0 +1,136 @@
+// Snapshots of the whole platform (emulator/snapshots.h): in memory without a state
+// database; with one, folders whose records survive a restart and whose byte files are
+// the state's own, hard-linked. Names are checked; an unknown one is an error that
+// changes nothing.
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/validate.h"
+#include "emulator/service.h"
+#include "emulator/snapshots.h"
+#include "emulator/state_db.h"
+
+using namespace cloud;
+
+namespace {
+
+struct TempDir {
+  std::string path = "/tmp/cloudlua-snapshot-test-" + std::to_string(::getpid());
+  TempDir() { REQUIRE(std::system(("rm -rf " + path + " && mkdir -p " + path).c_str()) == 0); }
+  ~TempDir() { (void)std::system(("rm -rf " + path).c_str()); }
+};
+
+std::unique_ptr<Platform> platform() {
+  auto p = std::make_unique<Platform>("jp-east-1", Model::builtin());
+  p->set_real_time(false);
+  p->load_fixtures();
+  return p;
+}
+
+HandlerResult call(Platform& p, const std::string& name, const json& args) {
+  auto valid = validate_input(*Model::builtin().find(name), args);
+  REQUIRE(valid.ok());
+  return p.handle(*Model::builtin().find(name), *valid);
+}
+
+void put(Platform& p, const std::string& key, const std::string& body) {
+  REQUIRE(call(p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", key}, {"Body", body}}).ok);
+}
+
+std::string get(Platform& p, const std::string& key) {
+  HandlerResult r = call(p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", key}});
+  return r.ok ? r.result["Body"].get<std::string>() : "<" + r.error.code + ">";
+}
+
+// Files in `dir` with more than one link: shared with another folder.
+int linked_files(const std::string& dir) {
+  std::string list = dir + "/.list";
+  REQUIRE(std::system(("find " + dir + " -type f -links +1 | wc -l > " + list).c_str()) == 0);
+  FILE* f = std::fopen(list.c_str(), "r");
+  int n = -1;
+  REQUIRE(std::fscanf(f, "%d", &n) == 1);
+  std::fclose(f);
+  ::unlink(list.c_str());
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("Snapshot names: what is allowed and a clear error for what is not") {
+  for (const char* good : {"a", "base-1", "v1.2_prepared", "0"}) CHECK(check_snapshot_name(good).ok());
+  for (const char* bad : {"", ".hidden", "..", "-x", "a/b", "a b", "é", "x?y"}) {
+    auto checked = check_snapshot_name(bad);
+    REQUIRE_FALSE(checked.ok());
+    CHECK(checked.error().code == "InvalidSnapshotName");
+    CHECK(checked.error().message.find("1 to 64 letters, digits") != std::string::npos);
+  }
+  CHECK(check_snapshot_name(std::string(64, 'a')).ok());
+  CHECK_FALSE(check_snapshot_name(std::string(65, 'a')).ok());
+}
+
+TEST_CASE("In memory: a change after a snapshot is gone once it is restored and an unknown name changes nothing") {
+  auto p = platform();
+  Snapshots snapshots(*p, nullptr, "");
+  put(*p, "k", "before");
+  REQUIRE(snapshots.take("base").ok());
+  put(*p, "k", "after");
+  put(*p, "new", "x");
+  json changed = p->state();
+  auto unknown = snapshots.restore("nope");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().code == "NoSuchSnapshot");
+  CHECK(unknown.error().message == "no snapshot named 'nope' (snapshots: base)");
+  CHECK(p->state() == changed);
+  REQUIRE(snapshots.restore("base").ok());
+  CHECK(get(*p, "k") == "before");
+  CHECK(get(*p, "new") == "<NoSuchKey>");
+  CHECK(snapshots.names() == std::vector<std::string>{"base"});
+  REQUIRE(snapshots.restore("base").ok());  // a snapshot is restored as often as asked
+  CHECK(get(*p, "k") == "before");
+}
+
+TEST_CASE("With a state database: the snapshot's byte files are hard links and it is restored after a restart") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+    Snapshots snapshots(*p, &db, path + ".snapshots");
+    put(*p, "k", std::string(1 << 16, 'b'));
+    put(*p, "kept", "kept bytes");
+    REQUIRE(snapshots.take("prepared").ok());
+    CHECK(linked_files(path + ".snapshots/prepared/bytes") == 2);  // shared with state.bytes/, not copied
+    REQUIRE(snapshots.take("prepared").ok());  // taken again: replaced
+    put(*p, "k", "changed");
+    REQUIRE(call(*p, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "kept"}}).ok);
+    CHECK(snapshots.names() == std::vector<std::string>{"prepared"});
+  }
+  auto q = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*q, db, path).ok());
+  Snapshots snapshots(*q, &db, path + ".snapshots");
+  CHECK(get(*q, "k") == "changed");
+  CHECK(snapshots.restore("unknown").error().code == "NoSuchSnapshot");
+  CHECK(get(*q, "k") == "changed");
+  REQUIRE(snapshots.restore("prepared").ok());
+  CHECK(get(*q, "k") == std::string(1 << 16, 'b'));
+  CHECK(get(*q, "kept") == "kept bytes");
+  put(*q, "later", "y");  // the restored state goes on being saved
+  {
+    auto r = platform();
+    StateDatabase again(path);
+    REQUIRE(open_state(*r, again, path).ok());
+    CHECK(r->state() == q->state());
+    CHECK(get(*r, "kept") == "kept bytes");
+    CHECK(get(*r, "later") == "y");
+  }
+  // The snapshot keeps its bytes whatever the state does after.
+  REQUIRE(call(*q, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "kept"}}).ok);
+  REQUIRE(snapshots.restore("prepared").ok());
+  CHECK(get(*q, "kept") == "kept bytes");
+  CHECK(get(*q, "later") == "<NoSuchKey>");
+}
