@@ -12,6 +12,11 @@
 -- never end, and raises an error of kind "api", code "PaginationError", made by
 -- cloud.error. Calls go through cloud.call, so every page is validated, signed,
 -- retried and (inside a task) waited for as any call is.
+--
+-- ahead(iterator) reads such an iterator one page ahead (storage.sync's listings): the
+-- call for the next page is made, and its request sent, as a page is handed over, so
+-- that the server answers while the caller works through the page it has. One page
+-- ahead at most; the calls, their order and their errors are the iterator's own.
 
 local function cloud_module() return package.loaded.cloud end
 
@@ -93,4 +98,24 @@ local function pages(name, args, client)
   end
 end
 
-return { pages = pages }
+-- The pages of `iterator` (what pages returns), the call for the next one under way
+-- while the caller holds the current one: a task (cloud.spawn) makes it, and one turn
+-- of the loop that waits for nothing sends its request at once (a call's transfer only
+-- goes out when the loop turns). A call's error is raised when its page is asked for.
+local function ahead(iterator)
+  local cloud = cloud_module()
+  local function prefetch()
+    local task = cloud.spawn(iterator)
+    cloud._loop.run_once(0)
+    return task
+  end
+  local pending = nil
+  return function()
+    local task = pending or prefetch()
+    local result, meta = task:join()
+    pending = result ~= nil and prefetch() or nil
+    return result, meta
+  end
+end
+
+return { pages = pages, ahead = ahead }

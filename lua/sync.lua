@@ -216,11 +216,14 @@ local function local_entries(o, side)
 end
 
 -- An iterator over the objects under a bucket location, { path, size, mtime, etag,
--- key }, a page of the listing at a time; keys ending with '/' (folder markers) left out.
+-- key }, a page of the listing at a time, the next page's call under way meanwhile
+-- (pages.ahead: the server lists while the merge works); keys ending with '/' (folder
+-- markers) left out.
 local function bucket_entries(client, side)
   local pages = cloud_module().pages
   if client ~= cloud_module() then pages = client.pages end
-  local next_page = pages("ListObjectsV2", { Bucket = side.bucket, Prefix = side.prefix ~= "" and side.prefix or nil })
+  local next_page = require("cloud.pages").ahead(
+    pages("ListObjectsV2", { Bucket = side.bucket, Prefix = side.prefix ~= "" and side.prefix or nil }))
   local page, i = nil, 0
   return function()
     while true do

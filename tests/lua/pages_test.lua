@@ -61,3 +61,40 @@ test("arguments: a name with a paginator, a table", function()
   expect(function() cloud.pages("GetObject", {}) end).to_fail{ message = "GetObject has no paginator" }
   expect(function() cloud.pages("ListObjects", "b") end).to_fail{ message = "table expected" }
 end)
+
+-- pages.ahead (storage.sync's listings): the next page's call made as a page is handed over.
+local ahead = require("cloud.pages").ahead
+
+test("ahead: the same pages, the next one's call made while the caller holds one", function()
+  local calls = 0
+  local next_page = ahead(function()
+    calls = calls + 1
+    if calls <= 3 then return { n = calls } end
+  end)
+  for n = 1, 3 do
+    expect(next_page().n).to_equal(n)
+    expect(calls).to_equal(n + 1)  -- the call for page n + 1 made already
+  end
+  expect(next_page()).to_equal(nil)
+  expect(calls).to_equal(4)
+end)
+
+test("ahead: the next page's request is on its way to the server before it is asked for", function()
+  local counts = {}
+  local next_page = ahead(cloud.pages("ListObjectsV2", { Bucket = "pgs", MaxKeys = 2 }))
+  local first = next_page()
+  expect(first.KeyCount).to_equal(2)
+  -- The loop does not turn here: only a request sent already reaches the server.
+  local deadline = cloud.clock() + 30
+  while (emu.requests().ListObjectsV2 or 0) < 2 and cloud.clock() < deadline do os.execute("sleep 0.02") end
+  expect(emu.requests().ListObjectsV2).to_equal(2)
+  counts[1] = first.KeyCount
+  for page in next_page do counts[#counts + 1] = page.KeyCount end
+  expect(counts).to_equal{ 2, 2, 1 }
+  expect(emu.requests().ListObjectsV2).to_equal(3)
+end)
+
+test("ahead: a call's error is raised when its page is asked for", function()
+  local next_page = ahead(cloud.pages("ListObjectsV2", { Bucket = "nope" }))
+  expect(next_page).to_fail{ kind = "api", code = "NoSuchBucket" }
+end)

@@ -355,3 +355,22 @@ test("cloud.request and cloud.sign take a body byte for byte, NULs included", fu
   end
   expect(signature(body) ~= signature("a")).to_be_truthy()  -- what follows the NUL is signed too
 end)
+
+test("a listing's LastModified is the object's Last-Modified in ISO 8601, in every month", function()
+  if not emu then skip("needs the embedded emulator's clock") end
+  local MONTHS = { Jan = "01", Feb = "02", Mar = "03", Apr = "04", May = "05", Jun = "06", Jul = "07", Aug = "08",
+                   Sep = "09", Oct = "10", Nov = "11", Dec = "12" }
+  s3.create_bucket{ Bucket = "months" }
+  for n = 1, 13 do  -- 29 days apart: every month of a year, some day of it
+    s3.put_object{ Bucket = "months", Object = ("m%02d"):format(n), Body = "x" }
+    emu.advance(29 * 86400 + 3671)
+  end
+  local seen = {}
+  for _, o in ipairs(s3.list_objects_v2{ Bucket = "months" }.Contents) do
+    local http = s3.head_object{ Bucket = "months", Object = o.Key }.LastModified
+    local d, mon, y, t = http:match("^%a%a%a, (%d%d) (%a%a%a) (%d%d%d%d) (%d%d:%d%d:%d%d) GMT$")
+    expect(o.LastModified).to_equal(("%s-%s-%sT%s.000Z"):format(y, MONTHS[mon], d, t))
+    seen[mon] = true
+  end
+  for mon in pairs(MONTHS) do expect(seen[mon]).to_equal(true) end
+end)
