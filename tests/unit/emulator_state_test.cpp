@@ -240,7 +240,7 @@ struct CapturedStderr {
 
 struct MemorySink : StateSink, ByteStore {
   std::vector<json> saved;
-  std::map<std::string, std::string> named;
+  std::map<std::string, SharedBytes> named;
   bool fail = false;
   ByteStore& bytes() override { return *this; }
   Outcome<bool> save(const json& d) override {
@@ -248,8 +248,8 @@ struct MemorySink : StateSink, ByteStore {
     saved.push_back(d);
     return true;
   }
-  void put(const std::string& name, const std::string& b) override { named[name] = b; }
-  std::string get(const std::string& name) const override { return named.at(name); }
+  SharedBytes put(const std::string& name, const SharedBytes& b) override { return named[name] = b; }
+  SharedBytes get(const std::string& name) const override { return named.at(name); }
 };
 
 TEST_CASE("The state sink is given each change before it is answered, and only changes") {
@@ -667,6 +667,29 @@ TEST_CASE("The state database on a full disk: the change is answered 500 and und
   auto q = restarted(path, again);
   CHECK(q->state() == p->state());
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}})["Body"] == "three");
+}
+
+TEST_CASE("Saved bytes are read from their file, and an answer sending them outlives the change that removes it") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  std::string big(3 * Blob::kPiece + 5, 'a');
+  big.back() = 'z';
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", big}});
+  // a GetObject as the server makes it: the bytes referenced, not in the document
+  const Operation& get = *Model::builtin().find("GetObject");
+  RequestBody none;
+  HandlerResult sending = p->handle(get, {{"Bucket", "demo-bucket"}, {"Object", "k"}}, &none);
+  REQUIRE(sending.payload.bytes);
+  CHECK(sending.payload.bytes->in_memory() == nullptr);  // the saved bytes left memory: a file
+  std::set<std::string> before = byte_files(path);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "replaced"}});
+  CHECK(byte_files(path) != before);  // the first bytes' file is gone
+  CHECK(sending.payload.bytes->all() == big);  // the answer still sends them whole
+  CHECK(sending.payload.bytes->slice(3 * Blob::kPiece, 5) == "aaaaz");
+  CHECK(call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "replaced");
 }
 
 TEST_CASE("Byte files the state database does not name are removed at start, and never reused") {
