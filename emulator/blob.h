@@ -40,8 +40,9 @@ class Blob : public std::enable_shared_from_this<Blob> {
   // [offset, offset + length) as a string (read from a file when need be).
   std::string slice(std::uint64_t offset, std::uint64_t length) const;
   std::string all() const { return slice(0, size()); }
-  // Each piece in order to `piece` (false from it stops: false).
-  bool each_piece(const std::function<bool(const char*, size_t)>& piece) const;
+  // Each piece in order to `piece` (false from it stops: false); a file is opened for
+  // the time it takes, joined parts one after the other.
+  virtual bool each_piece(const std::function<bool(const char*, size_t)>& piece) const;
 };
 
 // Bytes in memory, moved in.

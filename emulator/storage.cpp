@@ -281,9 +281,9 @@ class StorageService : public Service {
 
   // Bytes go to the store, named by the object's version id or the part's id (both
   // unique to those bytes); a part's MD5 is kept (a state saved before it was is read
-  // once to compute it). Creation
-  // and initiation times are kept apart ("bucket_created", "initiated"): a dump
-  // written before they were kept restores with the time of the restore.
+  // once to compute it). Creation and initiation times are kept apart
+  // ("bucket_created", "initiated"): a dump written before they were kept restores
+  // with the time of the restore.
   json dump(ByteStore& bytes) const override {
     json buckets = json::object(), created = json::object(), uploads = json::object();
     for (const auto& [name, b] : buckets_) {
