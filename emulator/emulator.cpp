@@ -512,12 +512,24 @@ struct Emulator::Impl {
   // costs more to set up (a sink, a stream and three std::functions) than the copy.
   static constexpr size_t kCopyBelow = 64 << 10;
 
-  // Stored bytes as the answer's body, sent from the store: the provider holds the
-  // bytes (a later PutObject of the key replaces them in the store, not here).
+  // Stored bytes as the answer's body, sent from the store a piece at a time (at most
+  // Blob::kPiece held): the provider holds the bytes (a later PutObject of the key
+  // replaces them in the store, not here; a file stays open). A file that cannot be
+  // read ends the answer short, as a failed send does.
   static void send_bytes(httplib::Response& res, const BytesSlice& slice, const char* type) {
-    if (slice.length < kCopyBelow) return res.set_content(slice.bytes->data() + slice.offset, slice.length, type);
-    res.set_content_provider(slice.length, type, [slice](size_t offset, size_t length, httplib::DataSink& sink) {
-      return sink.write(slice.bytes->data() + slice.offset + offset, length);
+    if (slice.length < kCopyBelow) return res.set_content(slice.bytes->slice(slice.offset, slice.length), type);
+    const std::string* memory = slice.bytes->in_memory();
+    auto piece = std::make_shared<std::string>();
+    res.set_content_provider(slice.length, type, [slice, memory, piece](size_t offset, size_t length, httplib::DataSink& sink) {
+      if (memory) return sink.write(memory->data() + slice.offset + offset, length);
+      size_t n = std::min(length, Blob::kPiece);
+      piece->resize(n);
+      try {
+        slice.bytes->read(slice.offset + offset, n, &(*piece)[0]);
+      } catch (const std::runtime_error&) {
+        return false;
+      }
+      return sink.write(piece->data(), n);
     });
   }
 

@@ -138,7 +138,7 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
   }
   context_.body = nullptr;
   if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document
-    r.result[op.output_payload] = r.payload.bytes->substr(r.payload.offset, r.payload.length);
+    r.result[op.output_payload] = r.payload.bytes->slice(r.payload.offset, r.payload.length);
     r.payload = {};
   }
   bool reads_only = op.method == "GET" || op.method == "HEAD";
@@ -274,12 +274,15 @@ class InlineBytes : public ByteStore {
   InlineBytes() = default;
   explicit InlineBytes(const json& named) : named_(named.get<std::map<std::string, std::string>>()) {}
 
-  void put(const std::string& name, const std::string& bytes) override { named_[name] = base64(bytes); }
-  std::string get(const std::string& name) const override {
+  SharedBytes put(const std::string& name, const SharedBytes& bytes) override {
+    named_[name] = base64(bytes->all());
+    return bytes;
+  }
+  SharedBytes get(const std::string& name) const override {
     auto it = named_.find(name);
     std::optional<std::string> bytes = it == named_.end() ? std::nullopt : unbase64(it->second);
     if (!bytes) throw std::runtime_error("no bytes named " + name);
-    return *bytes;
+    return memory_blob(std::move(*bytes));
   }
   json document() const { return named_; }
 

@@ -21,6 +21,7 @@
 
 #include "core/error.h"
 #include "core/model.h"
+#include "emulator/blob.h"
 
 namespace cloud {
 
@@ -33,16 +34,14 @@ struct ApiError {
   json details = json::object();
 };
 
-// Bytes shared between the store and the answers being sent from it: a GetObject
-// answer references an object's bytes (no copy), and a later PutObject of the key
-// replaces the store's pointer while the answer still holds the old bytes.
-using SharedBytes = std::shared_ptr<const std::string>;
-
-// A range of shared bytes that is an answer's body, sent as it stands.
+// A range of stored bytes that is an answer's body, sent as it stands: a GetObject
+// answer references an object's bytes (no copy; a file held open), and a later
+// PutObject of the key replaces the store's pointer while the answer still holds the
+// old bytes.
 struct BytesSlice {
   SharedBytes bytes;  // nullptr: none (the body is in the result, if any)
-  size_t offset = 0;
-  size_t length = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
 };
 
 struct HandlerResult {
@@ -144,15 +143,18 @@ struct PlatformContext {
 // Where a dump keeps the bytes of objects and parts, and a restore finds them again:
 // under a name the service gives them, unique to those bytes (an object's version id,
 // a part's id), so that a store keeping them apart writes each only once. A plain
-// Platform::dump() keeps them inline, as base64; the state file of `serve --state`
-// keeps them in files of their own beside it.
+// Platform::dump() keeps them inline, as base64; the state file and the database of
+// `serve --state` keep them in files of their own beside it, and give back blobs of
+// those files: a restart reads no bytes, and bytes once saved leave memory.
 class ByteStore {
  public:
   virtual ~ByteStore() = default;
-  // Keeps `bytes` under `name`; throws std::runtime_error when they cannot be kept.
-  virtual void put(const std::string& name, const std::string& bytes) = 0;
-  // The bytes kept under `name`; throws std::runtime_error when there are none.
-  virtual std::string get(const std::string& name) const = 0;
+  // Keeps `bytes` under `name` (read a piece at a time); throws std::runtime_error when
+  // they cannot be kept. The bytes as the store keeps them: its file, or `bytes`.
+  virtual SharedBytes put(const std::string& name, const SharedBytes& bytes) = 0;
+  // The bytes kept under `name` (a file is not read); throws std::runtime_error when
+  // there are none.
+  virtual SharedBytes get(const std::string& name) const = 0;
 };
 
 // One record of a service's state, as a store that saves only what changed keeps it

@@ -23,18 +23,19 @@ namespace {
 
 constexpr size_t kMaxNameLength = 64;
 
-// Bytes by name, in memory: a snapshot's without a database.
+// Bytes by name, in memory: a snapshot's without a database. A blob never changes once
+// made, so the snapshot shares it with the platform rather than copying it.
 class HeldBytes : public ByteStore {
  public:
-  void put(const std::string& name, const std::string& bytes) override { named_[name] = bytes; }
-  std::string get(const std::string& name) const override {
+  SharedBytes put(const std::string& name, const SharedBytes& bytes) override { return named_[name] = bytes; }
+  SharedBytes get(const std::string& name) const override {
     auto it = named_.find(name);
     if (it == named_.end()) throw std::runtime_error("no bytes named " + name + " in the snapshot");
     return it->second;
   }
 
  private:
-  std::map<std::string, std::string> named_;
+  std::map<std::string, SharedBytes> named_;
 };
 
 // The entries of folder `dir` but "." and ".."; none when it cannot be read.

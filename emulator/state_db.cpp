@@ -67,17 +67,6 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-// All of `bytes` to `fd`, however many write calls it takes.
-bool write_all(int fd, const std::string& bytes, const WriteCall& write) {
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 bool fsync_directory(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -134,15 +123,17 @@ class StateDatabase::Files : public ByteStore {
     return true;
   }
 
-  // Bytes known already (by name) are not written again; others go to a new file, flushed.
-  void put(const std::string& name, const std::string& bytes) override {
-    if (known_.count(name) || pending_.count(name)) return;
-    std::string file = name + "." + std::to_string(next_serial_++);
+  // Bytes known already (by name) are not written again; others go to a new file, a
+  // piece at a time, flushed. The bytes as their file keeps them.
+  SharedBytes put(const std::string& name, const SharedBytes& bytes) override {
+    std::string file = file_of(name);
+    if (!file.empty()) return file_blob(dir_ + "/" + file, bytes->size());
+    file = name + "." + std::to_string(next_serial_++);
     if (!plain_file_name(file)) throw std::runtime_error("'" + name + "' cannot name a byte file");
     std::string path = dir_ + "/" + file;
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) throw std::runtime_error(file_error("cannot create", path).message);
-    bool written = write_all(fd, bytes, write_) && ::fsync(fd) == 0;
+    bool written = write_blob(fd, *bytes, write_) && ::fsync(fd) == 0;
     int write_errno = errno;
     ::close(fd);
     if (!written) {
@@ -151,26 +142,16 @@ class StateDatabase::Files : public ByteStore {
       throw std::runtime_error(file_error("cannot write", path).message);
     }
     pending_[name] = file;
+    return file_blob(path, bytes->size());
   }
 
-  std::string get(const std::string& name) const override {
+  // The bytes of `name` as the database names them, not read.
+  SharedBytes get(const std::string& name) const override {
     std::string file = file_of(name);
     if (file.empty()) throw std::runtime_error("no bytes named " + name + " in " + dir_);
     if (!plain_file_name(file))  // never a file outside dir_, whatever the database says
       throw std::runtime_error("the byte file '" + file + "' is not a file of " + dir_ + "/");
-    std::string path = dir_ + "/" + file;
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    std::string bytes;
-    bool read = fd >= 0;
-    char buf[1 << 16];
-    for (ssize_t n; read && (n = ::read(fd, buf, sizeof buf)) != 0;) {
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) read = false;
-      else bytes.append(buf, static_cast<size_t>(n));
-    }
-    if (fd >= 0) ::close(fd);
-    if (!read) throw std::runtime_error("the bytes " + path + " are missing");
-    return bytes;
+    return stored_file(dir_ + "/" + file);
   }
 
   // The file of `name`: known, or written for the change being saved; "" if none.

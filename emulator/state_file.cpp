@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -33,17 +34,6 @@ std::string directory_of(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// All of `bytes` to `fd`, however many write calls it takes.
-bool write_all(int fd, const std::string& bytes, const WriteCall& write) {
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 bool fsync_directory(const std::string& path) {
@@ -69,14 +59,14 @@ bool read_all(int fd, std::string& out) {
 // The temporary files of `path` are "<path>.XXXXXX.tmp", made by create_temporary.
 const char* const kTemporarySuffix = ".tmp";
 
-// `bytes` in `path`, whole and on the disk, or an error; never a part of them, and
-// no temporary left behind to fill a full disk further.
-Outcome<bool> write_file_durably(const std::string& path, const std::string& bytes, const WriteCall& write) {
+// What `fill` writes to a file descriptor in `path`, whole and on the disk, or an
+// error; never a part of it, and no temporary left behind to fill a full disk further.
+Outcome<bool> write_file_durably(const std::string& path, const std::function<bool(int fd)>& fill) {
   TemporaryFile created = create_temporary(path + ".", kTemporarySuffix);
   const std::string& temporary = created.path;
   int fd = created.fd;
   if (fd < 0) return file_error("cannot create", temporary);
-  bool written = write_all(fd, bytes, write) && ::fsync(fd) == 0;
+  bool written = fill(fd) && ::fsync(fd) == 0;
   int write_errno = errno;
   ::close(fd);
   if (written && ::rename(temporary.c_str(), path.c_str()) == 0) return true;
@@ -137,7 +127,8 @@ Outcome<json> read_state_file(const std::string& path) {
 }
 
 Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write) {
-  auto written = write_file_durably(path, state.dump(), write);
+  std::string text = state.dump();
+  auto written = write_file_durably(path, [&](int fd) { return write_all(fd, text.data(), text.size(), write); });
   if (!written.ok()) return written;
   if (!fsync_directory(directory_of(path))) return file_error("cannot flush the directory of", path);
   return true;
@@ -176,16 +167,18 @@ class StateFile::Files : public ByteStore {
     return true;
   }
 
-  // Bytes the saved document has already are not written again; others go to a new file.
-  void put(const std::string& name, const std::string& bytes) override {
+  // Bytes the saved document has already are not written again; others go to a new
+  // file, a piece at a time. The bytes as the file keeps them.
+  SharedBytes put(const std::string& name, const SharedBytes& bytes) override {
     auto kept = saved_.find(name);
     if (kept != saved_.end()) {
       pending_[name] = kept->second;
-      return;
+      return file_blob(dir_ + "/" + kept->second, bytes->size());
     }
     std::string file = name + "." + std::to_string(next_serial_++);
     Outcome<bool> written = make_error(ErrorKind::config, "StateFile", "'" + name + "' cannot name a byte file");
-    if (plain_file_name(file)) written = write_file_durably(dir_ + "/" + file, bytes, write_);
+    if (plain_file_name(file))
+      written = write_file_durably(dir_ + "/" + file, [&](int fd) { return write_blob(fd, *bytes, write_); });
     if (!written.ok()) {
       pending_.clear();  // the document this was for will not be saved
       throw std::runtime_error(written.error().message);
@@ -193,22 +186,21 @@ class StateFile::Files : public ByteStore {
     on_disk_.insert(file);
     pending_[name] = file;
     unflushed_ = true;
+    return file_blob(dir_ + "/" + file, bytes->size());
   }
 
-  // The bytes of `name` as the saved document says (a state file of an older version
-  // names no files: there, the name is the file). Never anything outside dir_.
-  std::string get(const std::string& name) const override {
+  // The bytes of `name` as the saved document says, not read; in a state file of an
+  // older version, which names no files, the name is the file: it is read, since the
+  // first save writes the bytes to a file of the new form and removes it. Never
+  // anything outside dir_.
+  SharedBytes get(const std::string& name) const override {
     auto kept = saved_.find(name);
     std::string file = kept != saved_.end() ? kept->second : name;
     if (!plain_file_name(file))
       throw std::runtime_error("the byte file '" + file + "' is not a file of " + dir_ +
                                "/ (letters, digits, '.', '-' and '_', not starting with '.')");
-    int fd = ::open((dir_ + "/" + file).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    std::string bytes;
-    bool read = fd >= 0 && read_all(fd, bytes);
-    if (fd >= 0) ::close(fd);
-    if (!read) throw std::runtime_error("the bytes " + dir_ + "/" + file + " are missing");
-    return bytes;
+    SharedBytes bytes = stored_file(dir_ + "/" + file);
+    return kept != saved_.end() ? bytes : memory_blob(bytes->all());
   }
 
   // Which file holds which bytes, for the document being saved.

@@ -20,9 +20,8 @@
 
 namespace cloud {
 
-// How the state writer writes: write(2). The one seam for tests, which put a failing
-// disk (ENOSPC, EIO) in its place; nothing else replaces it.
-using WriteCall = std::function<ssize_t(int fd, const void* data, size_t size)>;
+// How the state writer writes (WriteCall, emulator/blob.h): write(2). The one seam for
+// tests, which put a failing disk (ENOSPC, EIO) in its place; nothing else replaces it.
 
 class StateFile : public StateSink {
  public:

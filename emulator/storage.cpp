@@ -159,6 +159,25 @@ RangeAsk parse_range(std::string_view text, unsigned long long size, unsigned lo
   return RangeAsk::part;
 }
 
+// The value of a hex digit; -1 when `c` is none.
+int digit_of(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// The bytes `text` gives in hex (hex()'s inverse); nullopt when it is not hex.
+std::optional<std::string> unhex(const std::string& text) {
+  if (text.size() % 2) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < text.size(); i += 2) {
+    int high = digit_of(text[i]), low = digit_of(text[i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+  }
+  return out;
+}
+
 struct StoredObject {
   SharedBytes bytes;  // never null
   std::string etag;           // quoted
@@ -206,7 +225,7 @@ std::optional<HandlerResult> check_checksum(const json& input, const std::string
 }
 
 struct Part {
-  std::string bytes;
+  SharedBytes bytes;          // never null
   std::string md5;            // raw 16 bytes
   std::string id;             // unique to these bytes: their name in a ByteStore
   std::string last_modified;  // ISO 8601 UTC, as ListParts answers it
@@ -229,7 +248,7 @@ std::optional<ChecksumAlgorithm> algorithm_of(const json& input) {
 // A part's checksum of the upload's algorithm (nothing without one): the one the request
 // gave, or computed from the bytes. A request that gave another algorithm's is refused
 // as S3 refuses it (InvalidRequest).
-std::optional<HandlerResult> part_checksum(const Upload& u, const std::string& bytes, json& given) {
+std::optional<HandlerResult> part_checksum(const Upload& u, const Blob& bytes, json& given) {
   if (!u.algorithm) return std::nullopt;
   std::string member = checksum_member(*u.algorithm);
   for (const auto& [other, value] : given.items())
@@ -238,7 +257,7 @@ std::optional<HandlerResult> part_checksum(const Upload& u, const std::string& b
                                     "Checksum Type mismatch occurred, expected checksum Type: " +
                                         std::string(checksum_name(*u.algorithm)) + ", actual checksum Type: " +
                                         std::string(checksum_name(*find_checksum_algorithm(other.substr(8)))));
-  if (!given.contains(member)) given[member] = checksum_base64(*u.algorithm, bytes);
+  if (!given.contains(member)) given[member] = checksum_base64(*u.algorithm, bytes.all());
   return std::nullopt;
 }
 
@@ -271,15 +290,16 @@ class StorageService : public Service {
   }
 
   // Bytes go to the store, named by the object's version id or the part's id (both
-  // unique to those bytes); each part's MD5 is computed again on restore. Creation
-  // and initiation times are kept apart ("bucket_created", "initiated"): a dump
-  // written before they were kept restores with the time of the restore.
+  // unique to those bytes); a part's MD5 is kept (a state saved before it was is read
+  // once to compute it). Creation and initiation times are kept apart
+  // ("bucket_created", "initiated"): a dump written before they were kept restores
+  // with the time of the restore.
   json dump(ByteStore& bytes) const override {
     json buckets = json::object(), created = json::object(), uploads = json::object();
     for (const auto& [name, b] : buckets_) {
       json listed = json::object();
       for (const auto& [key, o] : b.objects) {
-        bytes.put(o.version_id, *o.bytes);
+        bytes.put(o.version_id, o.bytes);
         listed[key] = object_json(o);
       }
       buckets[name] = listed;
@@ -291,7 +311,7 @@ class StorageService : public Service {
 
   // A part as dump() keeps it, its bytes named by its id.
   static json part_json(const Part& p) {
-    return {{"id", p.id}, {"last_modified", p.last_modified}, {"checksum", p.checksum}};
+    return {{"id", p.id}, {"last_modified", p.last_modified}, {"checksum", p.checksum}, {"md5", hex(p.md5)}};
   }
 
   // An object as dump() keeps it, its bytes named by its version id.
@@ -320,7 +340,7 @@ class StorageService : public Service {
       b.created = created.value(name, ctx_.clock.iso8601());
       for (const auto& [key, o] : objects.items()) {
         std::string version = o.at("version_id").get<std::string>();
-        b.objects[key] = {std::make_shared<const std::string>(bytes.get(version)), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
+        b.objects[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
                           version, o.value("checksum", json::object()), o.value("upload_id", "")};
       }
     }
@@ -379,15 +399,24 @@ class StorageService : public Service {
     return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
   }
 
-  // A part as dump() saved it: { id, last_modified, checksum }, or only its id (a state
-  // saved before parts had a time: it is the time of the restore).
+  // A part as dump() saved it: { id, last_modified, checksum, md5 }, or only its id (a
+  // state saved before parts had a time: it is the time of the restore); without its
+  // MD5 (saved before it was kept), its bytes are read once for it.
   Part restored_part(const json& saved, const ByteStore& bytes) const {
     std::string id = saved.is_string() ? saved.get<std::string>() : saved.at("id").get<std::string>();
     std::string time = saved.is_string() ? ctx_.clock.iso8601() : saved.at("last_modified").get<std::string>();
     json sum = saved.is_string() ? json::object() : saved.value("checksum", json::object());
-    std::string part_bytes = bytes.get(id);
-    std::string digest = md5(part_bytes);
-    return Part{std::move(part_bytes), digest, id, time, std::move(sum)};
+    SharedBytes part_bytes = bytes.get(id);
+    std::optional<std::string> digest = saved.is_object() ? unhex(saved.value("md5", "")) : std::nullopt;
+    if (!digest || digest->size() != 16) digest = md5_of(*part_bytes);
+    return Part{std::move(part_bytes), *digest, id, time, std::move(sum)};
+  }
+
+  // The raw MD5 of `bytes`, read a piece at a time.
+  static std::string md5_of(const Blob& bytes) {
+    DigestStream digest(Digest::md5);
+    bytes.each_piece([&](const char* data, size_t size) { return digest.update({data, size}), true; });
+    return digest.digest();
   }
 
   // Every operation but CreateBucket and ListBuckets needs its bucket to exist (in_bucket).
@@ -458,7 +487,7 @@ class StorageService : public Service {
     json given = json::object();
     if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, given)) return *refused;
     std::string etag = quoted_md5(body.md5);
-    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), std::move(body.bytes), etag, given));
+    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), taken(body), etag, given));
     r.update(given);
     return HandlerResult::success(r);
   }
@@ -472,6 +501,12 @@ class StorageService : public Service {
     else body.bytes = std::make_shared<std::string>(input.value(member, ""));
     if (body.md5.empty()) body.md5 = md5(*body.bytes);
     return body;
+  }
+
+  // The body's bytes as a blob: moved when no one else holds them (the server's body:
+  // nobody does).
+  static SharedBytes taken(RequestBody& body) {
+    return memory_blob(body.bytes.use_count() == 1 ? std::move(*body.bytes) : *body.bytes);
   }
 
   // Replaces whatever the key held, with a fresh version id and modification time.
@@ -565,13 +600,14 @@ class StorageService : public Service {
                                     {{"RangeRequested", range}, {"ActualObjectSize", size}});
     bool whole = ask == RangeAsk::whole;
     if (whole) first = 0, last = size - 1;  // parse_range may have set them for a range it ignores
-    size_t length = whole ? size : last - first + 1;
+    std::uint64_t length = whole ? size : last - first + 1;
     if (!whole)
       r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
     if (!with_body) r["ContentLength"] = length;
     HandlerResult answer = HandlerResult::success(r, whole ? 200 : 206);
-    // The bytes are referenced, not copied into the result: the server sends them from the store.
-    if (with_body) answer.payload = {o.bytes, static_cast<size_t>(first), length};
+    // The bytes are referenced, not copied into the result: the server sends them from
+    // the store (a file opened now, under the platform's lock, stays readable).
+    if (with_body) answer.payload = {o.bytes->opened(), first, length};
     return answer;
   }
 
@@ -850,10 +886,9 @@ class StorageService : public Service {
     json r = json::object();
     if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, r)) return *refused;
     json kept = r;
-    if (std::optional<HandlerResult> refused = part_checksum(*u, *body.bytes, kept)) return *refused;
+    SharedBytes bytes = taken(body);
+    if (std::optional<HandlerResult> refused = part_checksum(*u, *bytes, kept)) return *refused;
     std::string digest = body.md5;
-    // The bytes are moved when no one else holds them (the server's body: nobody does).
-    std::string bytes = body.bytes.use_count() == 1 ? std::move(*body.bytes) : *body.bytes;
     part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
     u->parts[input.value("partNumber", 0LL)] =
         Part{std::move(bytes), digest, ctx_.next_id("part-"), ctx_.clock.iso8601(), kept};
@@ -870,8 +905,8 @@ class StorageService : public Service {
     if (!u) return no_such_upload(input);
     Source source = copy_source(input);
     if (source.failure) return *source.failure;
-    const std::string& all = *source.object->bytes;
-    unsigned long long first = 0, last = all.empty() ? 0 : all.size() - 1;
+    const Blob& all = *source.object->bytes;
+    unsigned long long first = 0, last = all.size() == 0 ? 0 : all.size() - 1;
     if (input.contains("CopySourceRange")) {
       std::string range = input.value("CopySourceRange", "");
       std::vector<std::string> bounds;
@@ -886,11 +921,11 @@ class StorageService : public Service {
         return HandlerResult::failure(400, "InvalidRange", "The requested range is not satisfiable",
                                       {{"RangeRequested", range}, {"ActualObjectSize", all.size()}});
     }
-    std::string bytes = all.empty() ? std::string() : all.substr(first, last - first + 1);
-    std::string digest = md5(bytes);
+    SharedBytes bytes = memory_blob(all.size() == 0 ? std::string() : all.slice(first, last - first + 1));
+    std::string digest = md5(*bytes->in_memory());
     std::string now = ctx_.clock.iso8601();
     json kept = json::object();
-    part_checksum(*u, bytes, kept);  // nothing given: it cannot refuse
+    part_checksum(*u, *bytes, kept);  // nothing given: it cannot refuse
     part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
     u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now, kept};
     return HandlerResult::success({{"ETag", quoted_md5(digest)}, {"LastModified", now},
@@ -918,7 +953,7 @@ class StorageService : public Service {
 
   // A Part element of ListParts' answer.
   static json listed_part(long long number, const Part& p) {
-    return {{"PartNumber", number}, {"LastModified", p.last_modified}, {"ETag", quoted_md5(p.md5)}, {"Size", p.bytes.size()}};
+    return {{"PartNumber", number}, {"LastModified", p.last_modified}, {"ETag", quoted_md5(p.md5)}, {"Size", p.bytes->size()}};
   }
 
   // The upload and its parts are dropped; answered 204 with no body, as S3 does.
@@ -1002,32 +1037,33 @@ class StorageService : public Service {
     auto minimum = static_cast<unsigned long long>(ctx_.setting("min_part_size"));
     for (size_t i = 0; i + 1 < listed.size(); ++i) {
       const Part& part = u.parts.at(part_number(listed[i]));
-      if (part.bytes.size() >= minimum) continue;
+      if (part.bytes->size() >= minimum) continue;
       return HandlerResult::failure(400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed object size.",
                                     {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(listed[i])},
-                                     {"ETag", quoted_md5(part.md5)}, {"ProposedSize", part.bytes.size()},
+                                     {"ETag", quoted_md5(part.md5)}, {"ProposedSize", part.bytes->size()},
                                      {"MinSizeAllowed", minimum}});
     }
     return std::nullopt;
   }
 
-  // The object is the listed parts joined; its ETag is S3's multipart form; the upload ends.
+  // The object is the listed parts joined (their blobs, one after the other: nothing
+  // copied; a store writes them to the object's file a piece at a time); its ETag is
+  // S3's multipart form; the upload ends.
   HandlerResult finish_upload(const json& input, const Upload& u, const json& listed) {
-    std::string bytes, digests;
-    size_t total = 0;
-    for (const json& p : listed) total += u.parts.at(part_number(p)).bytes.size();
-    bytes.reserve(total);  // one allocation, not a doubling per part
+    std::vector<SharedBytes> parts;
+    std::string digests;
     for (const json& p : listed) {
       const Part& part = u.parts.at(part_number(p));
-      bytes += part.bytes;
+      parts.push_back(part.bytes);
       digests += part.md5;
     }
+    SharedBytes bytes = joined_blob(std::move(parts));
     std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
-    json sum = object_checksum(u, listed, bytes);
+    json sum = object_checksum(u, listed, *bytes);
     std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
     upload_gone(id);
     uploads_.erase(id);
-    StoredObject& stored = store(bucket, key, std::make_shared<const std::string>(std::move(bytes)), etag, sum);
+    StoredObject& stored = store(bucket, key, std::move(bytes), etag, sum);
     stored.upload_id = id;
     json r = write_headers(stored);
     r.update(stored.checksum);
@@ -1037,11 +1073,11 @@ class StorageService : public Service {
 
   // The completed object's checksum by member name (none when the upload has no
   // algorithm): CRC64NVME's over the whole object, the others S3's composite one.
-  static json object_checksum(const Upload& u, const json& listed, const std::string& bytes) {
+  static json object_checksum(const Upload& u, const json& listed, const Blob& bytes) {
     if (!u.algorithm) return json::object();
     ChecksumAlgorithm a = *u.algorithm;
     std::string member = checksum_member(a);
-    if (a == ChecksumAlgorithm::crc64nvme) return {{member, checksum_base64(a, bytes)}};
+    if (a == ChecksumAlgorithm::crc64nvme) return {{member, checksum_base64(a, bytes.all())}};
     std::string raw;
     for (const json& p : listed) raw += *unbase64(u.parts.at(part_number(p)).checksum.at(member).get<std::string>());
     return {{member, checksum_base64(a, raw) + "-" + std::to_string(listed.size())}};
@@ -1074,7 +1110,7 @@ class StorageService : public Service {
     for (const auto& [id, u] : uploads_) {
       json parts = json::array();
       for (const auto& [number, p] : u.parts)
-        parts.push_back({{"partNumber", number}, {"size", p.bytes.size()}, {"etag", quoted_md5(p.md5)}});
+        parts.push_back({{"partNumber", number}, {"size", p.bytes->size()}, {"etag", quoted_md5(p.md5)}});
       out.push_back({{"bucket", u.bucket}, {"key", u.key}, {"uploadId", id}, {"parts", parts}});
     }
     return out;
@@ -1091,7 +1127,7 @@ class StorageService : public Service {
   }
 
   // The record of (kind, key) as it is now: null when it is gone.
-  StateRecord record_of(const std::string& kind, const std::string& key, ByteStore& bytes) const {
+  StateRecord record_of(const std::string& kind, const std::string& key, ByteStore& bytes) {
     if (kind == "bucket") return buckets_.count(key) ? bucket_record(key) : StateRecord{kind, key, nullptr};
     if (kind == "upload") return uploads_.count(key) ? upload_record(key) : StateRecord{kind, key, nullptr};
     json where = json::parse(key);
@@ -1111,10 +1147,11 @@ class StorageService : public Service {
     return {"bucket", name, {{"created", buckets_.at(name).created}}};
   }
 
-  // An object's record, as dump() keeps it; its bytes to `bytes`.
-  StateRecord object_record(const std::string& bucket, const std::string& key, ByteStore& bytes) const {
-    const StoredObject& o = buckets_.at(bucket).objects.at(key);
-    bytes.put(o.version_id, *o.bytes);
+  // An object's record, as dump() keeps it; its bytes to `bytes`, and from then on read
+  // from there (their memory let go).
+  StateRecord object_record(const std::string& bucket, const std::string& key, ByteStore& bytes) {
+    StoredObject& o = buckets_.at(bucket).objects.at(key);
+    o.bytes = bytes.put(o.version_id, o.bytes);
     return {"object", json::array({bucket, key}).dump(), object_json(o)};
   }
 
@@ -1125,10 +1162,11 @@ class StorageService : public Service {
     return {"upload", id, r};
   }
 
-  // A part's record, as dump() keeps it; its bytes to `bytes`.
-  StateRecord part_record(const std::string& id, long long number, ByteStore& bytes) const {
-    const Part& p = uploads_.at(id).parts.at(number);
-    bytes.put(p.id, p.bytes);
+  // A part's record, as dump() keeps it; its bytes to `bytes`, and from then on read
+  // from there.
+  StateRecord part_record(const std::string& id, long long number, ByteStore& bytes) {
+    Part& p = uploads_.at(id).parts.at(number);
+    p.bytes = bytes.put(p.id, p.bytes);
     return {"part", json::array({id, number}).dump(), part_json(p)};
   }
 

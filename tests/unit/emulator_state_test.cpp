@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <dirent.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -240,7 +241,7 @@ struct CapturedStderr {
 
 struct MemorySink : StateSink, ByteStore {
   std::vector<json> saved;
-  std::map<std::string, std::string> named;
+  std::map<std::string, SharedBytes> named;
   bool fail = false;
   ByteStore& bytes() override { return *this; }
   Outcome<bool> save(const json& d) override {
@@ -248,8 +249,8 @@ struct MemorySink : StateSink, ByteStore {
     saved.push_back(d);
     return true;
   }
-  void put(const std::string& name, const std::string& b) override { named[name] = b; }
-  std::string get(const std::string& name) const override { return named.at(name); }
+  SharedBytes put(const std::string& name, const SharedBytes& b) override { return named[name] = b; }
+  SharedBytes get(const std::string& name) const override { return named.at(name); }
 };
 
 TEST_CASE("The state sink is given each change before it is answered, and only changes") {
@@ -667,6 +668,107 @@ TEST_CASE("The state database on a full disk: the change is answered 500 and und
   auto q = restarted(path, again);
   CHECK(q->state() == p->state());
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}})["Body"] == "three");
+}
+
+TEST_CASE("Saved bytes are read from their file, and an answer sending them outlives the change that removes it") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  std::string big(3 * Blob::kPiece + 5, 'a');
+  big.back() = 'z';
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", big}});
+  // a GetObject as the server makes it: the bytes referenced, not in the document
+  const Operation& get = *Model::builtin().find("GetObject");
+  RequestBody none;
+  HandlerResult sending = p->handle(get, {{"Bucket", "demo-bucket"}, {"Object", "k"}}, &none);
+  REQUIRE(sending.payload.bytes);
+  CHECK(sending.payload.bytes->in_memory() == nullptr);  // the saved bytes left memory: a file
+  std::set<std::string> before = byte_files(path);
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "replaced"}});
+  CHECK(byte_files(path) != before);  // the first bytes' file is gone
+  CHECK(sending.payload.bytes->all() == big);  // the answer still sends them whole
+  CHECK(sending.payload.bytes->slice(3 * Blob::kPiece, 5) == "aaaaz");
+  CHECK(call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "replaced");
+}
+
+// A completed upload of three parts ("aaa...", "bbb...", "cc"): its object's bytes,
+// whole and in ranges across the parts' edges, as GetObject answers them.
+void check_joined(Platform& p, const std::string& key, const std::string& whole) {
+  CHECK(call_ok(p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", key}})["Body"] == whole);
+  for (auto [first, last] : {std::pair<size_t, size_t>{0, 0}, {5, 14}, {9, 10}, {19, 21}, {3, 21}})
+    CHECK(call_ok(p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", key},
+                                   {"Range", "bytes=" + std::to_string(first) + "-" + std::to_string(last)}})["Body"] ==
+          whole.substr(first, last - first + 1));
+}
+
+std::string complete_three_parts(Platform& p, const std::string& key) {
+  p.set_setting("min_part_size", 1);
+  std::string upload = call_ok(p, "CreateMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", key}})["UploadId"];
+  json parts = json::array();
+  int number = 1;
+  for (std::string body : {std::string(10, 'a'), std::string(10, 'b'), std::string("cc")}) {
+    json r = call_ok(p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", key}, {"uploadId", upload},
+                                       {"partNumber", number}, {"body", body}});
+    parts.push_back({{"PartNumber", number++}, {"ETag", r["ETag"]}});
+  }
+  call_ok(p, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", key}, {"uploadId", upload}, {"Part", parts}});
+  return std::string(10, 'a') + std::string(10, 'b') + "cc";
+}
+
+TEST_CASE("A completed upload is its parts joined: read whole and across their edges, in memory and from its file") {
+  auto p = platform();
+  check_joined(*p, "k", complete_three_parts(*p, "k"));  // the parts' bytes, joined in memory
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto q = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*q, db, path).ok());
+  std::string whole = complete_three_parts(*q, "k");
+  CHECK(byte_files(path).size() == 1);  // the object's file, written from the parts' files; theirs gone
+  check_joined(*q, "k", whole);
+  std::unique_ptr<StateDatabase> again;
+  auto r = restarted(path, again);
+  check_joined(*r, "k", whole);
+}
+
+// The descriptors this process has open.
+size_t open_descriptors() {
+  size_t n = 0;
+  DIR* d = ::opendir("/proc/self/fd");
+  while (d && ::readdir(d)) ++n;
+  if (d) ::closedir(d);
+  return n;
+}
+
+TEST_CASE("An upload of more parts than the process may open files is saved, its parts' files read one at a time") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  p->set_setting("min_part_size", 1);
+  std::string upload = call_ok(*p, "CreateMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["UploadId"];
+  json parts = json::array();
+  std::string whole;
+  for (int number = 1; number <= 200; ++number) {
+    std::string body(3, static_cast<char>('a' + number % 26));
+    json r = call_ok(*p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", upload},
+                                        {"partNumber", number}, {"body", body}});
+    parts.push_back({{"PartNumber", number}, {"ETag", r["ETag"]}});
+    whole += body;
+  }
+  rlimit before{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &before) == 0);
+  rlimit fewer = before;
+  fewer.rlim_cur = open_descriptors() + 50;  // room for the database, not for 200 part files at once
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &fewer) == 0);
+  HandlerResult r = call(*p, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", upload}, {"Part", parts}});
+  ::setrlimit(RLIMIT_NOFILE, &before);
+  INFO(r.error.code << ": " << r.error.message);
+  CHECK(r.ok);
+  CHECK(call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == whole);
 }
 
 TEST_CASE("Byte files the state database does not name are removed at start, and never reused") {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# serve --state keeps object and part bytes in files, not in memory (issue 24, item 2):
+# a 256 MiB object put whole and one of 256 MiB uploaded in 8 MiB parts are saved;
+# once saved, their bytes leave serve's memory (read from their files from then on),
+# and a restart reads none of them: the restarted serve's peak resident memory
+# (VmHWM) stays under 96 MiB while it sends both back whole and a range of each. The
+# inputs are sparse files (no disk for their zeros); the state's files are not.
+source "$(dirname "$0")/lib.sh"
+
+MiB=$((1 << 20))
+BOUND=$((96 * MiB))
+# vm NAME: serve's VmHWM or VmRSS, bytes.
+vm() { echo $(($(awk -v n="$1:" '$1 == n { print $2 }' "/proc/$SERVE_PID/status") * 1024)); }
+
+truncate -s 256M "$WORK/put.bin"
+printf 'tail' >>"$WORK/put.bin"
+truncate -s 256M "$WORK/parts.bin"
+printf 'end' >>"$WORK/parts.bin"
+
+start_serve --state "$WORK/state"
+step "a 256 MiB PutObject and a 256 MiB multipart upload saved: their bytes leave serve's memory"
+lua "
+  cloud.storage.create_bucket{ Bucket = 'big' }
+  cloud.storage.put_object{ Bucket = 'big', Object = 'put.bin', file = '$WORK/put.bin' }
+  cloud.storage.upload_file{ Bucket = 'big', Object = 'parts.bin', file = '$WORK/parts.bin', concurrency = 2 }"
+rss=$(vm VmRSS)
+echo "serve's memory at rest after storing 512 MiB: $((rss / 1024)) KiB"
+[ "$rss" -lt "$BOUND" ] || fail "serve holds $((rss / MiB)) MiB at rest: the bytes stayed in memory"
+stop_serve TERM
+
+start_serve --state "$WORK/state"
+step "after a restart, both sent back whole and in ranges: serve's peak memory stays under 96 MiB"
+echo "restarted serve's peak memory before any request: $(($(vm VmHWM) / 1024)) KiB"
+lua "
+  for _, name in ipairs{ 'put.bin', 'parts.bin' } do
+    cloud.storage.get_object{ Bucket = 'big', Object = name, file = '$WORK/back-' .. name }
+    local r = cloud.storage.get_object{ Bucket = 'big', Object = name, Range = 'bytes=268435454-268435457' }
+    assert(r.Body == (name == 'put.bin' and '\0\0ta' or '\0\0en'), ('%s: %q'):format(name, r.Body))
+  end"
+cmp "$WORK/put.bin" "$WORK/back-put.bin" || fail "put.bin came back different"
+cmp "$WORK/parts.bin" "$WORK/back-parts.bin" || fail "parts.bin came back different"
+peak=$(vm VmHWM)
+echo "restarted serve's peak memory after sending 512 MiB: $((peak / 1024)) KiB"
+[ "$peak" -lt "$BOUND" ] || fail "serve's peak memory reached $((peak / MiB)) MiB: the bytes were read into memory"
+stop_serve TERM
+echo "PASS"
