@@ -133,3 +133,26 @@ test("the ext dialect is refused: s3rver knows only AWS's signature names", func
   local ext = cloud.client{ dialect = "ext", max_attempts = 1 }
   expect(ext.storage.create_multipart_upload, { Bucket = BUCKET, Object = "k" }).to_fail{ kind = "api", status = 400 }
 end)
+
+-- A file of `size` distinct bytes, and its path.
+local function temp_file(size)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(part_body(7, size))
+  f:close()
+  return path
+end
+
+test("a file body streamed aws-chunked (put_object and upload_part): s3rver stores its decoded bytes", function()
+  local path = temp_file(MiB + 3)
+  local put = s3.put_object{ Bucket = BUCKET, Object = "streamed.bin", file = path }
+  local got = s3.get_object{ Bucket = BUCKET, Object = "streamed.bin" }
+  expect(got.Body).to_equal(part_body(7, MiB + 3))
+  expect(put.ETag).to_equal('"' .. cloud.md5(part_body(7, MiB + 3)) .. '"')
+  local up = s3.create_multipart_upload{ Bucket = BUCKET, Object = "streamed-parts.bin" }
+  local part = s3.upload_part{ Bucket = BUCKET, Object = "streamed-parts.bin", uploadId = up.UploadId, partNumber = 1,
+                               file = path, offset = 10, length = 300000 }
+  complete("streamed-parts.bin", up.UploadId, { { PartNumber = 1, ETag = part.ETag } })
+  expect(s3.get_object{ Bucket = BUCKET, Object = "streamed-parts.bin" }.Body).to_equal(part_body(7, MiB + 3):sub(11, 300010))
+  os.remove(path)
+end)
