@@ -42,7 +42,7 @@ struct ChunkStream {
   ChunkScope scope;
   std::string seed;  // the request's signature
   std::uint64_t chunk_size = kStreamChunkSize;
-  std::vector<std::string> signatures;  // of the chunks sent by the current attempt
+  std::vector<std::string> signatures{};  // of the chunks sent by the current attempt
 };
 
 // Reads a FileRange from its first byte; each reader opens the file again (one per

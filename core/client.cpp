@@ -201,8 +201,8 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   if (!signed_request.ok()) return signed_request.error();
   HttpRequest out{request.method, signed_request->url, std::move(signed_request->headers), {}, request.files, request.body};
   if (streamed)
-    out.files.stream = std::make_shared<ChunkStream>(
-        ChunkStream{ChunkScope{in.dialect, in.credentials, in.region, in.service, in.time}, signed_request->signature});
+    out.files.stream = std::make_shared<ChunkStream>(ChunkStream{
+        ChunkScope{in.dialect, in.credentials, in.region, in.service, in.time}, signed_request->signature, kStreamChunkSize});
   return out;
 }
 
