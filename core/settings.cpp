@@ -142,11 +142,6 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.dialect = Dialect::find(v.get<std::string>()); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.dialect->name); };
 
-  s = &add("payload_signing", SettingKind::choice, "a file body's signature: per chunk as it streams, or its whole hash first");
-  s->choices = {"streaming", "whole"};
-  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.stream_payloads = v.get<std::string>() == "streaming"; };
-  s->get = [](const ClientConfig& c, const std::string&) { return json(c.stream_payloads ? "streaming" : "whole"); };
-
   s = &add("endpoint", SettingKind::url, "the API's base URL");
   s->per_api = true;
   s->flag = "--endpoint";
@@ -183,6 +178,11 @@ std::vector<SettingSpec> make_specs() {
   s->low = 0.001, s->high = 86400;
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.transport.connect_timeout_ms = milliseconds(v); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.transport.connect_timeout_ms / 1000.0); };
+
+  s = &add("payload_signing", SettingKind::choice, "a file body's signature: per chunk as it streams, or its whole hash first");
+  s->choices = {"streaming", "whole"};
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.stream_payloads = v.get<std::string>() == "streaming"; };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.stream_payloads ? "streaming" : "whole"); };
 
   s = &add("retry_base_delay", SettingKind::seconds, "back-off: the first wait's upper bound, doubled per attempt");
   s->in_profiles = false, s->low = 0, s->high = 3600;
