@@ -3,6 +3,7 @@
 // what is left of the body is a body that ended early.
 #include "core/aws_chunked.h"
 
+#include <cstdio>
 #include <optional>
 
 namespace cloud {
@@ -111,6 +112,19 @@ std::string joined_data(const AwsChunkedBody& body) {
   out.reserve(size);
   for (const AwsChunk& c : body.chunks) out.append(c.data);
   return out;
+}
+
+std::string aws_chunk_head(std::uint64_t size, const std::string& signature) {
+  char digits[17];
+  std::snprintf(digits, sizeof digits, "%llx", static_cast<unsigned long long>(size));
+  return std::string(digits) + ";" + std::string(kSignatureKey) + signature + std::string(kCrlf);
+}
+
+std::uint64_t aws_chunked_length(std::uint64_t decoded, std::uint64_t chunk_size) {
+  const std::uint64_t signature = 64;
+  auto framed = [&](std::uint64_t size) { return aws_chunk_head(size, std::string(signature, '0')).size() + size + 2; };
+  std::uint64_t full = decoded / chunk_size, rest = decoded % chunk_size;
+  return full * framed(chunk_size) + (rest ? framed(rest) : 0) + framed(0);
 }
 
 }  // namespace cloud

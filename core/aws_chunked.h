@@ -5,6 +5,7 @@
 // (verify_signature, core/sigv4.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,5 +34,15 @@ Outcome<AwsChunkedBody> parse_aws_chunked(std::string_view body);
 
 // The bytes of the chunks, joined.
 std::string joined_data(const AwsChunkedBody& body);
+
+// Writing the framing (the client's streamed file bodies, core/body.h): a signed
+// chunk's head is "<hex size>;chunk-signature=<64 hex>\r\n", its bytes follow, then
+// "\r\n"; the last chunk has size 0 and no trailers follow (an empty line).
+constexpr std::uint64_t kMaxAwsChunkHead = 16 + 17 + 64 + 2;  // size digits, ";chunk-signature=", signature, CRLF
+std::string aws_chunk_head(std::uint64_t size, const std::string& signature);
+// The length on the wire of `decoded` bytes sent signed in chunks of `chunk_size`
+// (the last one shorter), the empty last chunk included: the Content-Length, known
+// without reading them.
+std::uint64_t aws_chunked_length(std::uint64_t decoded, std::uint64_t chunk_size);
 
 }  // namespace cloud

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/aws_chunked.h"
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/limits.h"
@@ -129,8 +130,9 @@ RangeReader::~RangeReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::string RangeReader::open(const FileRange& range) {
+std::string RangeReader::open(const FileRange& range, std::shared_ptr<ChunkStream> stream) {
   range_ = range;
+  stream_ = std::move(stream);
   fd_ = ::open(range.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0 || !rewind()) error_ = "cannot read '" + range.path + "': " + std::strerror(errno);
   return error_;
@@ -138,10 +140,51 @@ std::string RangeReader::open(const FileRange& range) {
 
 bool RangeReader::rewind() {
   done_ = 0;
+  framed_.clear();
+  at_ = 0;
+  ended_ = false;
+  if (stream_) {
+    previous_ = stream_->seed;
+    stream_->signatures.clear();
+  }
   return ::lseek(fd_, static_cast<off_t>(range_.offset), SEEK_SET) >= 0;
 }
 
 long long RangeReader::read(char* out, std::uint64_t size) {
+  if (!stream_) return read_range(out, size);
+  if (at_ == framed_.size()) {
+    if (ended_) return 0;
+    if (!frame_next_chunk()) return -1;
+  }
+  std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, framed_.size() - at_));
+  std::memcpy(out, framed_.data() + at_, n);
+  at_ += n;
+  return static_cast<long long>(n);
+}
+
+// Reads the next chunk of the range into framed_ behind room for its head, signs it
+// and writes its head just before it: the bytes are read and hashed once, not copied.
+bool RangeReader::frame_next_chunk() {
+  std::uint64_t size = std::min(stream_->chunk_size, range_.length - done_);
+  framed_.resize(kMaxAwsChunkHead + size + 2);
+  for (std::uint64_t got = 0; got < size;) {
+    long long n = read_range(&framed_[kMaxAwsChunkHead + got], size - got);
+    if (n <= 0) return false;  // read_range ends only at the range's end: this is an error
+    got += static_cast<std::uint64_t>(n);
+  }
+  std::string signature = chunk_signature(stream_->scope, previous_, std::string_view(framed_).substr(kMaxAwsChunkHead, size));
+  std::string head = aws_chunk_head(size, signature);
+  at_ = kMaxAwsChunkHead - head.size();
+  framed_.replace(at_, head.size(), head);
+  framed_.replace(kMaxAwsChunkHead + size, 2, "\r\n");
+  stream_->signatures.push_back(signature);
+  previous_ = std::move(signature);
+  ended_ = size == 0;
+  return true;
+}
+
+// Up to `size` bytes of the range itself.
+long long RangeReader::read_range(char* out, std::uint64_t size) {
   std::uint64_t want = std::min(size, range_.length - done_);
   if (want == 0) return 0;
   ssize_t n;

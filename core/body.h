@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/files.h"
 #include "core/http.h"
 #include "core/model.h"
+#include "core/sigv4.h"
 
 namespace cloud {
 
@@ -29,8 +31,24 @@ std::optional<FileRange> payload_file_range(const Operation& op, const json& arg
 // offset (or output_file_durable) is given without the path.
 void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems);
 
+// The bytes of a chunk of a streamed file body (64 KiB is S3's SDKs'; larger chunks
+// sign less often and keep fewer signatures).
+constexpr std::uint64_t kStreamChunkSize = 256 * 1024;
+
+// A file body signed as it streams (STREAMING-<ALG>-PAYLOAD, core/aws_chunked.h): each
+// chunk's signature chained from the request's own (the seed), computed as the chunk
+// is read. The signatures made are kept, secrets of the exchange (core/redact.h).
+struct ChunkStream {
+  ChunkScope scope;
+  std::string seed;  // the request's signature
+  std::uint64_t chunk_size = kStreamChunkSize;
+  std::vector<std::string> signatures{};  // of the chunks sent by the current attempt
+};
+
 // Reads a FileRange from its first byte; each reader opens the file again (one per
-// attempt, so a retry re-sends the range from its start).
+// attempt, so a retry re-sends the range from its start). With a ChunkStream, what
+// it reads is the range framed as aws-chunked, each chunk hashed and signed as it is
+// read from the file: the file is read once, as it is sent.
 class RangeReader {
  public:
   RangeReader() = default;
@@ -39,19 +57,28 @@ class RangeReader {
   RangeReader& operator=(const RangeReader&) = delete;
 
   // Opens the file at the range's start; "" or what went wrong.
-  std::string open(const FileRange& range);
-  // Up to `size` bytes of the range into `out`: the count, 0 at the range's end, -1
-  // when a read fails or the file ends before the range does (error() says which).
+  std::string open(const FileRange& range, std::shared_ptr<ChunkStream> stream = nullptr);
+  // Up to `size` bytes of the range (framed, with a stream) into `out`: the count, 0
+  // at the end, -1 when a read fails or the file ends before the range does (error()
+  // says which).
   long long read(char* out, std::uint64_t size);
-  // Back to the range's first byte; false when the file cannot seek.
+  // Back to the range's first byte (a stream's chain back to its seed); false when
+  // the file cannot seek.
   bool rewind();
   const std::string& error() const { return error_; }
 
  private:
+  long long read_range(char* out, std::uint64_t size);
+  bool frame_next_chunk();
   int fd_ = -1;
   FileRange range_;
   std::uint64_t done_ = 0;
   std::string error_;
+  std::shared_ptr<ChunkStream> stream_;  // set: the range goes framed and signed
+  std::string previous_;                 // the last chunk's signature (the seed at first)
+  std::string framed_;                   // the chunk being sent, framed; its head starts at `at_`
+  std::size_t at_ = 0;
+  bool ended_ = false;                   // the last, empty chunk is in framed_
 };
 
 // The hex digest (SHA-256 for signing, MD5 to compare with an ETag) of a file range,

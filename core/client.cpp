@@ -10,6 +10,7 @@
 // request (the restores) is resent only when it cannot have reached the server.
 #include "core/client.h"
 
+#include <algorithm>
 #include <cctype>
 #include <random>
 #include <set>
@@ -154,7 +155,32 @@ Outcome<Request> Client::prepare(const Api& api, const std::string& method, cons
   return request;
 }
 
+// Whether a file body of `api` is signed as it streams: its hash goes in a signed
+// header (a payload hash omitted from the headers has no streaming form), streaming
+// is not turned off, and no cassette keys the call on the body's hash.
+bool Client::streams_payload(const Api& api) const {
+  return config_.stream_payloads && api.signing.payload_hash == PayloadHash::header && config_.record.empty() &&
+         config_.replay.empty();
+}
+
+namespace {
+
+// The headers of a streamed body: aws-chunked first among its content codings, its
+// decoded length, and no Content-Length of the caller's (the transport sends the
+// framed length).
+void add_streaming_headers(Headers& headers, const Dialect& dialect, std::uint64_t decoded) {
+  headers.erase(std::remove_if(headers.begin(), headers.end(), [](const Header& h) { return iequals(h.first, "Content-Length"); }),
+                headers.end());
+  auto coding = std::find_if(headers.begin(), headers.end(), [](const Header& h) { return iequals(h.first, "Content-Encoding"); });
+  if (coding == headers.end()) headers.emplace_back("Content-Encoding", "aws-chunked");
+  else coding->second = "aws-chunked," + coding->second;
+  headers.emplace_back(to_lower(dialect.header_prefix) + "decoded-content-length", std::to_string(decoded));
+}
+
+}  // namespace
+
 // Signs one attempt (the date moves on between attempts): the HttpRequest to send.
+// A file body without its hash is signed as it streams, chained from this signature.
 Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   SignInput in;
   in.method = request.method;
@@ -165,10 +191,19 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   in.credentials = config_.credentials;
   in.dialect = config_.dialect;
   in.policy = request.api->signing;
+  const bool streamed = request.files.upload && request.files.upload_sha256.empty();
+  if (streamed) {
+    add_streaming_headers(in.headers, *in.dialect, request.files.upload->length);
+    in.payload_sha256 = streaming_payload(*in.dialect, false);
+    in.time = amz_time_now();
+  }
   auto signed_request = sign(in, request.url);
   if (!signed_request.ok()) return signed_request.error();
-  return HttpRequest{request.method, signed_request->url, std::move(signed_request->headers), {}, request.files,
-                     request.body};
+  HttpRequest out{request.method, signed_request->url, std::move(signed_request->headers), {}, request.files, request.body};
+  if (streamed)
+    out.files.stream = std::make_shared<ChunkStream>(ChunkStream{
+        ChunkScope{in.dialect, in.credentials, in.region, in.service, in.time}, signed_request->signature, kStreamChunkSize});
+  return out;
 }
 
 // The back-off's random source, one per thread: seeded from the system unless
@@ -275,7 +310,7 @@ Outcome<Request> Client::operation_request(const std::string& name, json args) c
   auto input = validate_input(*op, std::move(args));
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, std::move(*input));
-  if (w.files.upload) {  // a payload sent from a file: hashed here, read once, then read again as it is sent
+  if (w.files.upload && !streams_payload(api)) {  // hashed here, read once, then read again as it is sent
     auto hash = sha256_hex_of(*w.files.upload);
     if (!hash.ok()) {
       hash.error().operation = op->name;
@@ -372,6 +407,7 @@ void Client::attempt(Id id) {
     return;
   }
   x.signed_head = HttpRequest{signed_request->method, signed_request->url, signed_request->headers, {}};
+  x.signed_head.files.stream = signed_request->files.stream;  // its chunks' signatures are secrets too
   x.secrets.reset();
   if (config_.debug) x.shown = *signed_request;
   x.sent = std::chrono::steady_clock::now();

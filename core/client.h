@@ -49,6 +49,9 @@ struct ClientConfig {
   // --record DIR, --replay DIR, cloud.client{ record = DIR } / { replay = DIR }.
   std::string record;
   std::string replay;
+  // A file body's signature (payload_signing): streamed (aws-chunked, each chunk
+  // signed as it is read: the file read once) or whole (its SHA-256 first: read twice).
+  bool stream_payloads = true;
 };
 
 // What came back besides the result: the HTTP status and headers, the request id,
@@ -176,6 +179,7 @@ class Client {
   Outcome<Request> prepare(const Api& api, const std::string& method, const std::string& path,
                            const std::string& query) const;
   Outcome<HttpRequest> sign_attempt(const Request& request) const;
+  bool streams_payload(const Api& api) const;
   Verdict judge(const Request& request, const Outcome<HttpResponse>& outcome, int attempt) const;
   std::vector<std::string> secrets_of(const HttpRequest& request) const;
   CallKey call_key(const Request& request) const;

@@ -23,16 +23,20 @@ struct FileRange {
   std::uint64_t length = 0;
 };
 
+struct ChunkStream;  // core/body.h
+
 // Bodies kept out of memory (core/body.h): the request's read from a file range as
-// the transport asks for it, its SHA-256 computed beforehand by reading the range
-// once; the answer's written to a file when it is a success.
+// the transport asks for it, either signed as it streams (aws-chunked, each chunk
+// hashed as it is read) or with its SHA-256 computed beforehand by reading the range
+// once more; the answer's written to a file when it is a success.
 struct BodyFiles {
   std::optional<FileRange> upload;  // set: the request body (`body` is then empty)
-  std::string upload_sha256;        // hex SHA-256 of the range, for the signer
+  std::string upload_sha256;        // hex SHA-256 of the range, for the signer; empty: streamed
   std::string download_to;          // a path: a 2xx answer's body goes there
   std::optional<std::uint64_t> download_at;  // set: written in place at this byte of the
                                              // existing file download_to, not renamed onto it
   bool durable = true;  // download_to is flushed to disk before it is renamed (false: the caller syncs later)
+  std::shared_ptr<ChunkStream> stream{};  // set: the range goes framed and signed chunk by chunk
 };
 
 struct HttpRequest {

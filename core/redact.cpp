@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/body.h"
 #include "core/pattern.h"
 #include "core/uri.h"
 
@@ -130,13 +131,16 @@ void add_headers(std::string& out, const std::string& mark, const Headers& heade
   for (const Header& h : headers) out += mark + redact(h.first + ": " + h.second, info.secrets) + "\n";
 }
 
-// The signatures a request carries (Authorization header, presigned URL), so that
-// an answer echoing one in free text is redacted too.
+// The signatures a request carries (Authorization header, presigned URL, a streamed
+// body's chunks), so that an answer echoing one in free text is redacted too.
 std::vector<std::string> signatures_in(const HttpRequest& request) {
   static const Pattern re = Pattern::builtin(R"((?i)signature=([0-9a-f]{16,}))", Pattern::Text::bytes);
   std::string where = request.url;
   for (const Header& h : request.headers) where += "\n" + h.second;
-  return re.find_all(where);
+  std::vector<std::string> found = re.find_all(where);
+  if (request.files.stream)
+    found.insert(found.end(), request.files.stream->signatures.begin(), request.files.stream->signatures.end());
+  return found;
 }
 
 // Length of the valid UTF-8 sequence starting at s[i] (overlong forms, surrogates

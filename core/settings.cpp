@@ -179,6 +179,11 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.transport.connect_timeout_ms = milliseconds(v); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.transport.connect_timeout_ms / 1000.0); };
 
+  s = &add("payload_signing", SettingKind::choice, "a file body's signature: per chunk as it streams, or its whole hash first");
+  s->choices = {"streaming", "whole"};
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.stream_payloads = v.get<std::string>() == "streaming"; };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.stream_payloads ? "streaming" : "whole"); };
+
   s = &add("retry_base_delay", SettingKind::seconds, "back-off: the first wait's upper bound, doubled per attempt");
   s->in_profiles = false, s->low = 0, s->high = 3600;
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.retry.base_delay = v.get<double>(); };

@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/aws_chunked.h"
 #include "core/body.h"
 
 namespace cloud {
@@ -311,7 +312,9 @@ void set_method(Setter& set, Transfer& t) {
     set(CURLOPT_NOBODY, 1L);
   } else if (r.files.upload) {
     set(CURLOPT_UPLOAD, 1L);
-    set(CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.files.upload->length));
+    std::uint64_t length = r.files.upload->length;
+    if (r.files.stream) length = aws_chunked_length(length, r.files.stream->chunk_size);
+    set(CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(length));
     set(CURLOPT_READFUNCTION, &on_read);
     set(CURLOPT_READDATA, static_cast<void*>(&t));
     set(CURLOPT_SEEKFUNCTION, &on_seek);
@@ -424,7 +427,7 @@ Error transfer_error(const Transfer& t) {
 std::optional<Error> open_body_files(Transfer& t) {
   const BodyFiles& files = t.request->files;
   if (files.upload)
-    if (std::string problem = t.reader.open(*files.upload); !problem.empty())
+    if (std::string problem = t.reader.open(*files.upload, files.stream); !problem.empty())
       return make_error(ErrorKind::validation, "FileUnreadable", problem + "; nothing was sent");
   if (files.download_to.empty()) return std::nullopt;
   t.sink = std::make_unique<FileSink>(files.download_to, files.download_at, files.durable);

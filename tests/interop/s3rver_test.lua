@@ -4,7 +4,8 @@
 -- not a reference: version 3.7.1 checks the access key and the x-amz-* headers but
 -- not V4 signatures themselves, enforces no minimum part size, checks neither part
 -- ETags nor their order, answers an unknown upload id with 500 InternalError and
--- AbortMultipartUpload with 405 MethodNotAllowed. Each of those is pinned down below.
+-- AbortMultipartUpload with 405 MethodNotAllowed, stores an aws-chunked body (a file
+-- streamed signed) with its framing. Each of those is pinned down below.
 -- Run by tests/interop/run_s3rver_test.sh, which starts s3rver and passes --endpoint.
 
 local s3 = cloud.storage
@@ -132,4 +133,30 @@ end)
 test("the ext dialect is refused: s3rver knows only AWS's signature names", function()
   local ext = cloud.client{ dialect = "ext", max_attempts = 1 }
   expect(ext.storage.create_multipart_upload, { Bucket = BUCKET, Object = "k" }).to_fail{ kind = "api", status = 400 }
+end)
+
+-- A file of `size` distinct bytes, and its path.
+local function temp_file(size)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(part_body(7, size))
+  f:close()
+  return path
+end
+
+test("a file body streamed aws-chunked is stored undecoded by s3rver 3.7.1; payload_signing = whole sends it plain", function()
+  local path = temp_file(MiB + 3)
+  s3.put_object{ Bucket = BUCKET, Object = "streamed.bin", file = path }
+  local got = s3.get_object{ Bucket = BUCKET, Object = "streamed.bin" }
+  expect(got.Body:sub(1, 22)).to_equal("40000;chunk-signature=")  -- s3rver keeps the framing: it knows no aws-chunked
+  local whole = cloud.client{ payload_signing = "whole" }.storage
+  local put = whole.put_object{ Bucket = BUCKET, Object = "whole.bin", file = path }
+  expect(whole.get_object{ Bucket = BUCKET, Object = "whole.bin" }.Body).to_equal(part_body(7, MiB + 3))
+  expect(put.ETag).to_equal('"' .. cloud.md5(part_body(7, MiB + 3)) .. '"')
+  local up = whole.create_multipart_upload{ Bucket = BUCKET, Object = "whole-parts.bin" }
+  local part = whole.upload_part{ Bucket = BUCKET, Object = "whole-parts.bin", uploadId = up.UploadId, partNumber = 1,
+                                  file = path, offset = 10, length = 300000 }
+  complete("whole-parts.bin", up.UploadId, { { PartNumber = 1, ETag = part.ETag } })
+  expect(whole.get_object{ Bucket = BUCKET, Object = "whole-parts.bin" }.Body).to_equal(part_body(7, MiB + 3):sub(11, 300010))
+  os.remove(path)
 end)
