@@ -37,10 +37,6 @@ const char* const kMigrations[] = {
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
-Error file_error(const std::string& what, const std::string& path) {
-  return make_error(ErrorKind::config, "StateFile", what + " " + path + ": " + std::strerror(errno));
-}
-
 // A prepared statement, finalized when it goes.
 class Statement {
  public:
@@ -67,32 +63,6 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-bool fsync_directory(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
-
-// Whether `file` names a file inside its folder: letters, digits, '.', '-' and '_',
-// not starting with '.' (no "..", no '/', nothing hidden).
-bool plain_file_name(const std::string& file) {
-  if (file.empty() || file[0] == '.') return false;
-  for (char c : file)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return false;
-  return true;
-}
-
-// The number after the last '.' of a byte file's name ("v000000000007.12": 12), 0 if none.
-unsigned long long serial_of(const std::string& file) {
-  size_t dot = file.rfind('.');
-  if (dot == std::string::npos || dot + 1 == file.size()) return 0;
-  for (size_t i = dot + 1; i < file.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(file[i]))) return 0;
-  return std::strtoull(file.c_str() + dot + 1, nullptr, 10);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- the byte files
@@ -107,9 +77,9 @@ class StateDatabase::Files : public ByteStore {
   // Creates the folder if needed and learns the serials its files took; `named` (name ->
   // file) are the files the database names; with `collect`, every other file is removed.
   Outcome<bool> open(std::map<std::string, std::string> named, bool collect) {
-    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return file_error("cannot create", dir_);
+    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
     DIR* d = ::opendir(dir_.c_str());
-    if (!d) return file_error("cannot read", dir_);
+    if (!d) return state_file_error("cannot read", dir_);
     std::set<std::string> kept;
     for (const auto& [name, file] : named) kept.insert(file);
     while (dirent* e = ::readdir(d)) {
@@ -132,14 +102,14 @@ class StateDatabase::Files : public ByteStore {
     if (!plain_file_name(file)) throw std::runtime_error("'" + name + "' cannot name a byte file");
     std::string path = dir_ + "/" + file;
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) throw std::runtime_error(file_error("cannot create", path).message);
+    if (fd < 0) throw std::runtime_error(state_file_error("cannot create", path).message);
     bool written = write_blob(fd, *bytes, write_) && ::fsync(fd) == 0;
     int write_errno = errno;
     ::close(fd);
     if (!written) {
       ::unlink(path.c_str());  // nothing left to fill a full disk further
       errno = write_errno;
-      throw std::runtime_error(file_error("cannot write", path).message);
+      throw std::runtime_error(state_file_error("cannot write", path).message);
     }
     pending_[name] = file;
     return file_blob(path, bytes->size());
@@ -164,7 +134,7 @@ class StateDatabase::Files : public ByteStore {
 
   // The files written for the change are flushed into the folder.
   Outcome<bool> flush() {
-    if (!pending_.empty() && !fsync_directory(dir_)) return file_error("cannot flush", dir_);
+    if (!pending_.empty() && !fsync_directory(dir_)) return state_file_error("cannot flush", dir_);
     return true;
   }
 
@@ -349,7 +319,7 @@ bool link_file(const std::string& from, const std::string& to) {
 
 Outcome<bool> StateDatabase::snapshot_to(const std::string& dir) {
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
-  if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0) return file_error("cannot create", dir);
+  if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0) return state_file_error("cannot create", dir);
   Statement vacuum(db_, "VACUUM INTO ?1");
   if (!vacuum.ready() || !vacuum.bind({dir + "/state.db"}).run()) return failure("cannot snapshot");
   Statement files(db_, "SELECT file FROM byte_files");
@@ -357,9 +327,9 @@ Outcome<bool> StateDatabase::snapshot_to(const std::string& dir) {
   while (files.step() == SQLITE_ROW) {
     std::string file = files.text(0);
     if (!plain_file_name(file) || !link_file(bytes_dir_ + "/" + file, dir + "/bytes/" + file))
-      return file_error("cannot link into the snapshot", bytes_dir_ + "/" + file);
+      return state_file_error("cannot link into the snapshot", bytes_dir_ + "/" + file);
   }
-  if (!fsync_directory(dir + "/bytes") || !fsync_directory(dir)) return file_error("cannot flush", dir);
+  if (!fsync_directory(dir + "/bytes") || !fsync_directory(dir)) return state_file_error("cannot flush", dir);
   return true;
 }
 
@@ -373,9 +343,9 @@ Outcome<bool> StateDatabase::link_snapshot_files(const std::string& dir) {
   while (files.step() == SQLITE_ROW) {
     std::string file = files.text(0);
     if (!plain_file_name(file) || !link_file(dir + "/bytes/" + file, bytes_dir_ + "/" + file))
-      return file_error("cannot link from the snapshot", dir + "/bytes/" + file);
+      return state_file_error("cannot link from the snapshot", dir + "/bytes/" + file);
   }
-  if (!fsync_directory(bytes_dir_)) return file_error("cannot flush", bytes_dir_);
+  if (!fsync_directory(bytes_dir_)) return state_file_error("cannot flush", bytes_dir_);
   return true;
 }
 
@@ -423,12 +393,6 @@ void remove_database(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((path + suffix).c_str());
 }
 
-std::string directory_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // The JSON state file in `path` made a database in its place (the platform restored
 // from it on the way), its byte files adopted as they are.
 Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
@@ -452,7 +416,7 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
     }
   }  // closed: its WAL is in it
   if (::rename(importing.c_str(), path.c_str()) != 0 || !fsync_directory(directory_of(path)))
-    return file_error("cannot put the imported state database in place of", path);
+    return state_file_error("cannot put the imported state database in place of", path);
   return true;
 }
 

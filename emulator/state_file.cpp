@@ -26,24 +26,6 @@ namespace cloud {
 
 namespace {
 
-Error file_error(const std::string& what, const std::string& path) {
-  return make_error(ErrorKind::config, "StateFile", what + " " + path + ": " + std::strerror(errno));
-}
-
-std::string directory_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-bool fsync_directory(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
-
 // The whole of `fd`'s file.
 bool read_all(int fd, std::string& out) {
   char buf[1 << 16];
@@ -65,13 +47,13 @@ Outcome<bool> write_file_durably(const std::string& path, const std::function<bo
   TemporaryFile created = create_temporary(path + ".", kTemporarySuffix);
   const std::string& temporary = created.path;
   int fd = created.fd;
-  if (fd < 0) return file_error("cannot create", temporary);
+  if (fd < 0) return state_file_error("cannot create", temporary);
   bool written = fill(fd) && ::fsync(fd) == 0;
   int write_errno = errno;
   ::close(fd);
   if (written && ::rename(temporary.c_str(), path.c_str()) == 0) return true;
   if (!written) errno = write_errno;
-  Error e = written ? file_error("cannot rename " + temporary + " to", path) : file_error("cannot write", temporary);
+  Error e = written ? state_file_error("cannot rename " + temporary + " to", path) : state_file_error("cannot write", temporary);
   ::unlink(temporary.c_str());
   return e;
 }
@@ -92,8 +74,26 @@ void remove_temporaries_of(const std::string& path) {
   ::closedir(d);
 }
 
-// Whether `file` names a file inside its folder: letters, digits, '.', '-' and '_',
-// not starting with '.' (no "..", no '/', nothing hidden).
+}  // namespace
+
+Error state_file_error(const std::string& what, const std::string& path) {
+  return make_error(ErrorKind::config, "StateFile", what + " " + path + ": " + std::strerror(errno));
+}
+
+std::string directory_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+bool fsync_directory(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
 bool plain_file_name(const std::string& file) {
   if (file.empty() || file[0] == '.') return false;
   for (char c : file)
@@ -101,7 +101,6 @@ bool plain_file_name(const std::string& file) {
   return true;
 }
 
-// The number after the last '.' of a byte file's name ("v000000000007.12": 12), 0 if none.
 unsigned long long serial_of(const std::string& file) {
   size_t dot = file.rfind('.');
   if (dot == std::string::npos || dot + 1 == file.size()) return 0;
@@ -110,16 +109,14 @@ unsigned long long serial_of(const std::string& file) {
   return std::strtoull(file.c_str() + dot + 1, nullptr, 10);
 }
 
-}  // namespace
-
 Outcome<json> read_state_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return json();
-  if (fd < 0) return file_error("cannot open the state file", path);
+  if (fd < 0) return state_file_error("cannot open the state file", path);
   std::string text;
   bool read = read_all(fd, text);
   ::close(fd);
-  if (!read) return file_error("cannot read the state file", path);
+  if (!read) return state_file_error("cannot read the state file", path);
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded())
     return make_error(ErrorKind::config, "BadStateFile", "the state file " + path + " is not JSON");
@@ -130,7 +127,7 @@ Outcome<bool> write_state_file(const std::string& path, const json& state, const
   std::string text = state.dump();
   auto written = write_file_durably(path, [&](int fd) { return write_all(fd, text.data(), text.size(), write); });
   if (!written.ok()) return written;
-  if (!fsync_directory(directory_of(path))) return file_error("cannot flush the directory of", path);
+  if (!fsync_directory(directory_of(path))) return state_file_error("cannot flush the directory of", path);
   return true;
 }
 
@@ -149,9 +146,9 @@ class StateFile::Files : public ByteStore {
   // files left half-written by a crash (*.tmp) are removed. `named`: which file holds
   // which bytes, as the state file says.
   Outcome<bool> open(std::map<std::string, std::string> named) {
-    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return file_error("cannot create", dir_);
+    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
     DIR* d = ::opendir(dir_.c_str());
-    if (!d) return file_error("cannot read", dir_);
+    if (!d) return state_file_error("cannot read", dir_);
     while (dirent* e = ::readdir(d)) {
       std::string file = e->d_name;
       if (file == "." || file == "..") continue;
@@ -208,7 +205,7 @@ class StateFile::Files : public ByteStore {
 
   // The renames of the files written since the last flush, made durable.
   Outcome<bool> flush() {
-    if (unflushed_ && !fsync_directory(dir_)) return file_error("cannot flush", dir_);
+    if (unflushed_ && !fsync_directory(dir_)) return state_file_error("cannot flush", dir_);
     unflushed_ = false;
     return true;
   }

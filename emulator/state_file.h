@@ -51,4 +51,15 @@ Outcome<json> read_state_file(const std::string& path);
 // it over `path` and flushes the directory.
 Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write = ::write);
 
+// What the state's stores (this file's and state_db's) share about files on disk:
+// the error naming `path` and the system's reason; the folder a path is in; a folder's
+// entries made durable; whether `file` names a byte file inside its folder (letters,
+// digits, '.', '-' and '_', not starting with '.': no "..", no '/', nothing hidden);
+// the serial after the last '.' of a byte file's name ("v000000000007.12": 12, 0 if none).
+Error state_file_error(const std::string& what, const std::string& path);
+std::string directory_of(const std::string& path);
+bool fsync_directory(const std::string& path);
+bool plain_file_name(const std::string& file);
+unsigned long long serial_of(const std::string& file);
+
 }  // namespace cloud
