@@ -18,17 +18,11 @@ if [ -z "$PYTHON" ]; then
   echo "SKIP: no python3 but Debian's (set CLOUDLUA_BOTO3_PYTHON to one with a current boto3)"
   exit 77
 fi
-if ! "$PYTHON" -c 'import boto3' 2>/dev/null; then
-  [ "${CLOUDLUA_REQUIRE_INTEROP:-0}" = 1 ] && fail "boto3 not importable by $PYTHON"
-  echo "SKIP: boto3 not importable by $PYTHON"
-  exit 77
-fi
+require_boto3 "$PYTHON"
 # The interpreter itself, not a shim (pyenv's finds its python through HOME, changed below).
 PYTHON=$("$PYTHON" -c 'import sys; print(sys.executable)')
 
 start_serve --dialect aws
-for v in $(compgen -e | grep '^AWS_' || true); do unset "$v"; done
-export HOME="$WORK" AWS_CONFIG_FILE="$WORK/no-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials"
-export AWS_EC2_METADATA_DISABLED=true
+isolate_boto3
 "$PYTHON" "$(dirname "$0")/../interop/boto3_flow.py" "$CLOUDLUA_ENDPOINT_STORAGE" "$WORK" || fail "the boto3 flow failed (see above)"
 echo "boto3_current_test: ok"

@@ -9,15 +9,9 @@
 PYTHON=/usr/bin/python3  # explicitly Debian's: PATH may hold another python first
 source "$(dirname "$0")/lib.sh"
 require_peer "$PYTHON" python3-boto3
-if ! "$PYTHON" -c 'import boto3' 2>/dev/null; then
-  [ "${CLOUDLUA_REQUIRE_INTEROP:-0}" = 1 ] && fail "boto3 not importable by $PYTHON (Debian package python3-boto3)"
-  echo "SKIP: boto3 not importable by $PYTHON (Debian package python3-boto3)"
-  exit 77
-fi
+require_boto3 "$PYTHON" "Debian package python3-boto3"
 
 start_serve --dialect aws
-for v in $(compgen -e | grep '^AWS_' || true); do unset "$v"; done
-export HOME="$WORK" AWS_CONFIG_FILE="$WORK/no-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials"
-export AWS_EC2_METADATA_DISABLED=true
+isolate_boto3
 "$PYTHON" "$(dirname "$0")/../interop/boto3_flow.py" "$CLOUDLUA_ENDPOINT_STORAGE" "$WORK" || fail "the boto3 flow failed (see above)"
 echo "boto3_test: ok"

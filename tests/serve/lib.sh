@@ -33,6 +33,24 @@ require_peer() {
 
 step() { echo "--- $*"; }
 
+# require_boto3 PYTHON [HINT]: goes on when PYTHON imports boto3; else skips (77), or
+# fails under CLOUDLUA_REQUIRE_INTEROP=1, naming PYTHON (and HINT).
+require_boto3() {
+  "$1" -c 'import boto3' 2>/dev/null && return 0
+  [ "${CLOUDLUA_REQUIRE_INTEROP:-0}" = 1 ] && fail "boto3 not importable by $1${2:+ ($2)}"
+  echo "SKIP: boto3 not importable by $1${2:+ ($2)}"
+  exit 77
+}
+
+# isolate_boto3: boto3 gets only the test's environment (no AWS_* variable, config,
+# credentials or instance metadata of the machine's); serve's keys come from the test.
+isolate_boto3() {
+  local v
+  for v in $(compgen -e | grep '^AWS_' || true); do unset "$v"; done
+  export HOME="$WORK" AWS_CONFIG_FILE="$WORK/no-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials"
+  export AWS_EC2_METADATA_DISABLED=true
+}
+
 # start_serve ARGS...: starts `cloudlua serve ARGS` and waits (10 s at most, or
 # SERVE_START_SECONDS: a benchmark's large state takes longer) until it
 # has printed its endpoints; sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
