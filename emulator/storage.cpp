@@ -400,9 +400,10 @@ class StorageService : public Service {
       SharedBytes kept = row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size))
                                        : bytes.get(row.version_id);
       json sum = row.checksum == "{}" ? json::object() : json::parse(row.checksum);
-      in->second.objects.emplace_hint(in->second.objects.end(), std::move(row.key),
-                               StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
-                                            std::move(row.version_id), std::move(sum), std::move(row.upload_id)});
+      Objects& into = in->second.objects;
+      into.emplace_hint(into.end(), std::move(row.key),
+                        StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
+                                     std::move(row.version_id), std::move(sum), std::move(row.upload_id)});
     }
     for (auto& [id, u] : records["upload"]) restored_upload(id, u);
     for (auto& [key, p] : records["part"]) {
