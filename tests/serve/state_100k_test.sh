@@ -2,12 +2,13 @@
 # serve --state with 100,000 objects (issue 24, item 1), at a size CI affords: a state
 # of 100,000 small objects (each a body of its own) is made as a JSON state file and
 # imported, as a state written before the database is; then serve restarts on the
-# database, and its memory once started stays under 160 MiB (it held 236 MiB when
-# every object's record was a JSON document read whole); the first and the last page
-# of the bucket are listed, every key is counted through the listing's pages, objects
-# at the start, the middle and the end are read back, one is replaced, one deleted and
-# one added; after another restart the count and the contents are as they were left.
-# No time is asserted (tests/bench/serve_state_bench.sh measures restarts).
+# database, and its memory once started stays under 160 MiB (it held 231 MiB when
+# every object's record was a JSON document read whole; not bounded in a sanitizer's
+# build); the first and the last page of the bucket are listed, every key is counted
+# through the listing's pages, objects at the start, the middle and the end are read
+# back, one is replaced, one deleted and one added; after another restart the count
+# and the contents are as they were left. No time is asserted
+# (tests/bench/serve_state_bench.sh measures restarts).
 source "$(dirname "$0")/lib.sh"
 require_peer "$(command -v python3 || echo /usr/bin/python3)" python3
 export SERVE_START_SECONDS=120  # the import, under a sanitizer on a loaded machine
@@ -66,7 +67,12 @@ step "restarted on the database: serve's memory, the first and last page, every 
 start_serve --state "$WORK/state"
 rss=$(awk '$1 == "VmRSS:" { print int($2 / 1024) }' "/proc/$SERVE_PID/status")
 echo "serve's memory once restarted on $COUNT objects: $rss MiB"
-[ "$rss" -lt "$BOUND_MIB" ] || fail "serve holds $rss MiB once restarted on $COUNT objects (bound $BOUND_MIB MiB)"
+# (a sanitizer's build spends its own memory on each allocation: no bound there)
+if ldd "$CLOUDLUA" 2>/dev/null | grep -q libasan; then
+  echo "(a sanitizer's build: its memory is not bounded)"
+else
+  [ "$rss" -lt "$BOUND_MIB" ] || fail "serve holds $rss MiB once restarted on $COUNT objects (bound $BOUND_MIB MiB)"
+fi
 count_and_check "$COUNT"
 
 step "one object replaced, one deleted, one added"
