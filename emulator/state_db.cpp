@@ -101,26 +101,35 @@ class StateDatabase::Files : public ByteStore {
 
   // Creates the folder if needed and learns the serials its files took and which of
   // the files the database names (`named`, name -> file) are there; with `collect`,
-  // every other file is removed. A file "<name>.<serial>" is the one of `name`'s entry.
+  // every other file is removed. A file "<name>.<serial>" (the form put() gives them) is
+  // looked up by its name; only when some named file was not found so is every named
+  // file looked at (rare: a file gone, or named in another form).
   Outcome<bool> open(Names named, bool collect) {
     if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
     DIR* d = ::opendir(dir_.c_str());
     if (!d) return state_file_error("cannot read", dir_);
-    size_t present = 0;  // named files found
+    size_t found = 0;                // named files found by their name
+    std::vector<std::string> other;  // files not found so: unnamed, or named in another form
     while (dirent* e = ::readdir(d)) {
       std::string file = e->d_name;
       if (file == "." || file == "..") continue;
       next_serial_ = std::max(next_serial_, serial_of(file) + 1);
       auto it = named.find(file.substr(0, file.rfind('.')));
-      if (it != named.end() && it->second == file) ++present;
-      else if (collect) ::unlink((dir_ + "/" + file).c_str());
+      if (it != named.end() && it->second == file) ++found;
+      else other.push_back(std::move(file));
     }
     ::closedir(d);
     missing_.clear();
-    struct stat st;
-    if (present != named.size())  // some are not there: which (rare, so looked up)
-      for (const auto& [name, file] : named)
+    std::set<std::string> files;  // every named file, when some were not found by name
+    if (found != named.size()) {
+      struct stat st;
+      for (const auto& [name, file] : named) {
+        files.insert(file);
         if (!plain_file_name(file) || ::lstat((dir_ + "/" + file).c_str(), &st) != 0) missing_.insert(name);
+      }
+    }
+    for (const std::string& file : other)
+      if (collect && !files.count(file)) ::unlink((dir_ + "/" + file).c_str());
     known_ = std::move(named);
     return true;
   }

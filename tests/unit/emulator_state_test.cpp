@@ -925,3 +925,24 @@ TEST_CASE("A state database whose byte file went missing is refused at start, na
   REQUIRE_FALSE(opened.ok());
   CHECK(opened.error().message.find(lost) != std::string::npos);
 }
+
+TEST_CASE("A byte file the database names in another form than <name>.<serial> is kept at start and read") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  }
+  std::string file = *byte_files(path).begin();
+  REQUIRE(::rename((path + ".bytes/" + file).c_str(), (path + ".bytes/other-form").c_str()) == 0);
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  CHECK(sqlite3_exec(raw, "UPDATE byte_files SET file = 'other-form'", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  std::unique_ptr<StateDatabase> db;
+  auto q = restarted(path, db);
+  CHECK(byte_files(path) == std::set<std::string>{"other-form"});
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "kept");
+}
