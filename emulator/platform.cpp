@@ -357,6 +357,13 @@ Outcome<bool> Platform::restore_locked(const json& dumped, const ByteStore& byte
 
 // Throws (json::exception, std::runtime_error) on a document of another form.
 void Platform::restore_unchecked(const json& dumped, const ByteStore& bytes) {
+  restore_header(dumped);
+  for (auto& s : services_) s->restore(dumped.at("services").at(s->api()), bytes);
+  settle_all();
+}
+
+// The clock, ids and settings of a dump (or of a store's header); throws as above.
+void Platform::restore_header(const json& dumped) {
   const json& clock = dumped.at("clock");
   bool real = clock.at("real").get<bool>();
   double down = real ? std::max(0.0, wall_seconds() - dumped.at("saved_at").get<double>()) : 0;
@@ -364,7 +371,13 @@ void Platform::restore_unchecked(const json& dumped, const ByteStore& bytes) {
   context_.clock.resume(clock.at("now").get<double>() + down, clock.at("advanced").get<double>());
   context_.counter = dumped.at("counter").get<unsigned long long>();
   context_.settings = dumped.at("settings").get<std::map<std::string, double>>();
-  for (auto& s : services_) s->restore(dumped.at("services").at(s->api()), bytes);
+}
+
+// The header and every service's records as a store saved them (taken apart on the
+// way); throws as restore_unchecked() does.
+void Platform::restore_records_unchecked(RecordStore::Saved& saved, const ByteStore& bytes) {
+  restore_header(saved.header);
+  for (auto& s : services_) s->restore_records(saved.records[s->api()], saved.objects[s->api()], bytes);
   settle_all();
 }
 
@@ -401,34 +414,27 @@ Outcome<bool> Platform::save_records_locked(bool all) {
   return store_->save(header_locked(), changes);
 }
 
-// The platform as store_ saved it, made into a dump's document and restored as one;
-// false when the store holds none (the platform is left as it is). With `checked` the
-// document is tried on a scratch platform first (restore_locked), so that one that
-// fails changes nothing; without, as at start, where a failure ends the start anyway,
-// it is restored once.
+// The platform as store_ saved it, restored from its records without a document in
+// between (a restart reads them all); false when the store holds none (the platform is
+// left as it is). With `checked` they are tried on a scratch platform first, so that
+// records that fail change nothing; without, as at start, where a failure ends the
+// start anyway, they are restored once.
 Outcome<bool> Platform::load_records_locked(bool checked) {
   auto saved = store_->load();
   if (!saved.ok()) return saved.error();
   if (!*saved) return false;
   RecordStore::Saved got = std::move(**saved);
-  json doc = got.header, services = json::object();
-  try {
-    for (auto& s : services_) services[s->api()] = s->document_of(got.records[s->api()]);
-  } catch (const std::exception& e) {  // json's own, or a record missing
-    return not_a_dump(std::string("its records: ") + e.what());
-  }
-  doc["services"] = std::move(services);
-  if (!doc.is_object() || doc.value("format", 0) != kDumpFormat)
+  if (!got.header.is_object() || got.header.value("format", 0) != kDumpFormat)
     return not_a_dump("format " + std::to_string(kDumpFormat) + " expected");
-  if (checked) {
-    Outcome<bool> restored = restore_locked(doc, store_->bytes());
-    if (!restored.ok()) return restored;
-    return true;
-  }
   try {
-    restore_unchecked(doc, store_->bytes());
-  } catch (const std::exception& e) {  // json's own, or bytes missing
-    return not_a_dump(e.what());
+    if (checked) {
+      RecordStore::Saved tried = got;
+      Platform scratch(context_.region, model_);
+      scratch.restore_records_unchecked(tried, store_->bytes());
+    }
+    restore_records_unchecked(got, store_->bytes());
+  } catch (const std::exception& e) {  // json's own, a record missing, or bytes missing
+    return not_a_dump(std::string("its records: ") + e.what());
   }
   return true;
 }

@@ -155,19 +155,38 @@ class ByteStore {
   // The bytes kept under `name` (a file is not read); throws std::runtime_error when
   // there are none.
   virtual SharedBytes get(const std::string& name) const = 0;
+  // The same, `size` bytes long as their record says: a store that would look the size
+  // up (a file's) need not.
+  virtual SharedBytes get(const std::string& name, std::uint64_t size) const {
+    (void)size;
+    return get(name);
+  }
+};
+
+// A stored object's record in columns (kind "object"): a large state is mostly
+// objects, and a restart reads them all, so the database keeps them typed rather than
+// as JSON documents. `checksum` is the JSON text of the checksum by member name ("{}":
+// none); `size` the length of its bytes, -1 when not known (saved before it was kept).
+struct ObjectRow {
+  std::string bucket, key, etag, last_modified, version_id, checksum = "{}", upload_id;
+  std::int64_t size = -1;
 };
 
 // One record of a service's state, as a store that saves only what changed keeps it
 // (`serve --state`'s database): `kind` and `key` name it, `value` is its document, or
-// null when it is gone. The kind "*" (no key, no value) says that every record of the
-// service went (a reset or a restore), before the records that follow it.
+// null when it is gone; an object's is `object` in place of a document. The kind "*"
+// (no key, no value) says that every record of the service went (a reset or a
+// restore), before the records that follow it.
 struct StateRecord {
   std::string kind, key;
   json value;
+  std::optional<ObjectRow> object = std::nullopt;
 };
 using StateRecords = std::vector<StateRecord>;
-// Every record of a service, by kind then key: what a store gives back to document_of().
+// Every record of a service, by kind then key, and its objects in order of bucket and
+// key: what a store gives back to restore_records().
 using RecordsByKind = std::map<std::string, std::map<std::string, json>>;
+using ObjectRows = std::vector<ObjectRow>;
 
 class Service {
  public:
@@ -194,16 +213,19 @@ class Service {
   virtual json dump(ByteStore& bytes) const = 0;
   virtual void restore(const json& dumped, const ByteStore& bytes) = 0;
   // The records changed since the last call, their bytes put to `bytes` (every record,
-  // after a "*", with `all`), and document_of() the document restore() takes from all of
-  // them: what `serve --state` saves after a change, at a cost that does not grow with
-  // what is stored. The defaults make the whole dump() one record ("service", ""): for
-  // a service whose state stays small.
+  // after a "*", with `all`), and restore_records() restore() from all of them, in place
+  // of all it holds: what `serve --state` saves after a change, at a cost that does not
+  // grow with what is stored, and reads at a restart. The defaults make the whole dump()
+  // one record ("service", ""): for a service whose state stays small. (The records are
+  // the service's to take apart: moved from, not copied.) Throws as restore() does.
   virtual StateRecords changed_records(ByteStore& bytes, bool all) {
     (void)all;
-    return {{"service", "", dump(bytes)}};
+    return {{"service", "", dump(bytes), std::nullopt}};
   }
-  // (The records are the service's to take apart: moved from, not copied.)
-  virtual json document_of(RecordsByKind& records) const { return std::move(records.at("service").at("")); }
+  virtual void restore_records(RecordsByKind& records, ObjectRows& objects, const ByteStore& bytes) {
+    (void)objects;
+    restore(records.at("service").at(""), bytes);
+  }
 
  private:
   const char* api_;
@@ -239,6 +261,7 @@ class RecordStore {
   struct Saved {
     json header;
     std::map<std::string, RecordsByKind> records;
+    std::map<std::string, ObjectRows> objects;  // by API
   };
   virtual Outcome<std::optional<Saved>> load() = 0;
 };
@@ -310,6 +333,8 @@ class Platform {
   void settle_all();
   json dump_locked(ByteStore& bytes) const;
   void restore_unchecked(const json& dumped, const ByteStore& bytes);
+  void restore_header(const json& dumped);
+  void restore_records_unchecked(RecordStore::Saved& saved, const ByteStore& bytes);
   Outcome<bool> restore_locked(const json& dumped, const ByteStore& bytes);
   Outcome<bool> save_locked();
   Outcome<bool> save_records_locked(bool all);

@@ -2,9 +2,11 @@
 // it: in WAL mode a transaction is durable once its commit returns when synchronous is
 // FULL ("the WAL file is synced after each transaction commits"; NORMAL may lose the
 // last transactions on a power cut). Schema: meta (the platform's header), records (one
-// row per service record, keyed by api, kind, key), byte_files (which file holds which
-// bytes, and the record that names them); its version is SQLite's user_version, and
-// kMigrations brings an older database up to it.
+// row per service record, keyed by api, kind, key, its value a JSON document), objects
+// (the records of kind "object", in typed columns keyed by api, bucket, key: a restart
+// reads them without parsing JSON, in the order the service keeps them), byte_files
+// (which file holds which bytes, and the record that names them); its version is
+// SQLite's user_version, and kMigrations brings an older database up to it.
 #include "emulator/state_db.h"
 
 #include <dirent.h>
@@ -19,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 namespace cloud {
@@ -34,6 +37,16 @@ const char* const kMigrations[] = {
     "CREATE TABLE byte_files(name TEXT PRIMARY KEY, file TEXT NOT NULL, api TEXT NOT NULL, kind TEXT NOT NULL,"
     "  key TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE INDEX byte_files_by_record ON byte_files(api, kind, key);",
+    // 1 -> 2: objects in columns of their own, in order of bucket and key (their size
+    // unknown until they are saved again: looked up at start meanwhile)
+    "CREATE TABLE objects(api TEXT NOT NULL, bucket TEXT NOT NULL, key TEXT NOT NULL, etag TEXT NOT NULL,"
+    "  last_modified TEXT NOT NULL, version_id TEXT NOT NULL, size INTEGER, checksum TEXT NOT NULL,"
+    "  upload_id TEXT NOT NULL, PRIMARY KEY(api, bucket, key)) WITHOUT ROWID;"
+    "INSERT INTO objects SELECT api, json_extract(key, '$[0]'), json_extract(key, '$[1]'), json_extract(value, '$.etag'),"
+    "  json_extract(value, '$.last_modified'), json_extract(value, '$.version_id'), NULL,"
+    "  coalesce(json_extract(value, '$.checksum'), '{}'), coalesce(json_extract(value, '$.upload_id'), '')"
+    "  FROM records WHERE kind = 'object';"
+    "DELETE FROM records WHERE kind = 'object';",
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
@@ -52,7 +65,16 @@ class Statement {
     for (const std::string& t : texts) sqlite3_bind_text(stmt_, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
     return *this;
   }
+  // Binds `value` to ?`at` (after bind()).
+  Statement& bind_int(int at, std::int64_t value) {
+    sqlite3_bind_int64(stmt_, at, value);
+    return *this;
+  }
   int step() { return sqlite3_step(stmt_); }
+  // The integer in `column`; `none` when it is NULL.
+  std::int64_t integer(int column, std::int64_t none) const {
+    return sqlite3_column_type(stmt_, column) == SQLITE_NULL ? none : sqlite3_column_int64(stmt_, column);
+  }
   bool run() { return step() == SQLITE_DONE; }
   std::string text(int column) const {
     const unsigned char* t = sqlite3_column_text(stmt_, column);
@@ -72,23 +94,42 @@ class Statement {
 // unnamed can never pass for a later write's bytes.
 class StateDatabase::Files : public ByteStore {
  public:
+  // name -> file: hashed, looked up once for each of the many files at start.
+  using Names = std::unordered_map<std::string, std::string>;
+
   Files(std::string dir, WriteCall write) : dir_(std::move(dir)), write_(std::move(write)) {}
 
-  // Creates the folder if needed and learns the serials its files took; `named` (name ->
-  // file) are the files the database names; with `collect`, every other file is removed.
-  Outcome<bool> open(std::map<std::string, std::string> named, bool collect) {
+  // Creates the folder if needed and learns the serials its files took and which of
+  // the files the database names (`named`, name -> file) are there; with `collect`,
+  // every other file is removed. A file "<name>.<serial>" (the form put() gives them) is
+  // looked up by its name; only when some named file was not found so is every named
+  // file looked at (rare: a file gone, or named in another form).
+  Outcome<bool> open(Names named, bool collect) {
     if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
     DIR* d = ::opendir(dir_.c_str());
     if (!d) return state_file_error("cannot read", dir_);
-    std::set<std::string> kept;
-    for (const auto& [name, file] : named) kept.insert(file);
+    size_t found = 0;                // named files found by their name
+    std::vector<std::string> other;  // files not found so: unnamed, or named in another form
     while (dirent* e = ::readdir(d)) {
       std::string file = e->d_name;
       if (file == "." || file == "..") continue;
       next_serial_ = std::max(next_serial_, serial_of(file) + 1);
-      if (collect && !kept.count(file)) ::unlink((dir_ + "/" + file).c_str());
+      auto it = named.find(file.substr(0, file.rfind('.')));
+      if (it != named.end() && it->second == file) ++found;
+      else other.push_back(std::move(file));
     }
     ::closedir(d);
+    missing_.clear();
+    std::set<std::string> files;  // every named file, when some were not found by name
+    if (found != named.size()) {
+      struct stat st;
+      for (const auto& [name, file] : named) {
+        files.insert(file);
+        if (!plain_file_name(file) || ::lstat((dir_ + "/" + file).c_str(), &st) != 0) missing_.insert(name);
+      }
+    }
+    for (const std::string& file : other)
+      if (collect && !files.count(file)) ::unlink((dir_ + "/" + file).c_str());
     known_ = std::move(named);
     return true;
   }
@@ -122,6 +163,14 @@ class StateDatabase::Files : public ByteStore {
     if (!plain_file_name(file))  // never a file outside dir_, whatever the database says
       throw std::runtime_error("the byte file '" + file + "' is not a file of " + dir_ + "/");
     return stored_file(dir_ + "/" + file);
+  }
+
+  // The same, its size known: its file was found at open(), and is not looked up again.
+  SharedBytes get(const std::string& name, std::uint64_t size) const override {
+    if (missing_.count(name) || pending_.count(name)) return get(name);
+    std::string file = file_of(name);
+    if (file.empty() || !plain_file_name(file)) return get(name);  // get()'s error
+    return file_blob(dir_ + "/" + file, size);
   }
 
   // The file of `name`: known, or written for the change being saved; "" if none.
@@ -159,8 +208,9 @@ class StateDatabase::Files : public ByteStore {
  private:
   std::string dir_;
   WriteCall write_;
-  std::map<std::string, std::string> known_;    // name -> file, as the database says
-  std::map<std::string, std::string> pending_;  // name -> file, written for the change being saved
+  Names known_;                                 // name -> file, as the database says
+  Names pending_;                               // name -> file, written for the change being saved
+  std::set<std::string> missing_;               // names whose file was not there at open()
   unsigned long long next_serial_ = 1;
 };
 
@@ -198,7 +248,9 @@ Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::strin
   if (auto migrated = migrate(); !migrated.ok()) return migrated;
   Statement files(db_, "SELECT name, file FROM byte_files");
   if (!files.ready()) return failure("cannot read the byte files of");
-  std::map<std::string, std::string> named = std::move(adopted);
+  Statement count(db_, "SELECT count(*) FROM byte_files");
+  Files::Names named(adopted.begin(), adopted.end());
+  if (count.ready() && count.step() == SQLITE_ROW) named.reserve(named.size() + static_cast<size_t>(count.integer(0, 0)));
   while (files.step() == SQLITE_ROW) named[files.text(0)] = files.text(1);
   return files_->open(std::move(named), collect);
 }
@@ -247,8 +299,9 @@ Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string
   return true;
 }
 
-// The records of `changes`, in the open transaction. A record's byte files are those of
-// the names its document holds: an object's version_id, a part's id.
+// The records of `changes`, in the open transaction: objects to their table, others to
+// records. A record's byte files are those of the names it holds: an object's
+// version_id, a part's id.
 Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped) {
   Statement owned(db_, "SELECT name FROM byte_files WHERE api = ?1 AND kind = ?2 AND key = ?3");
   Statement all_owned(db_, "SELECT name FROM byte_files WHERE api = ?1");
@@ -256,25 +309,42 @@ Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& ch
   Statement unown_all(db_, "DELETE FROM byte_files WHERE api = ?1");
   Statement remove(db_, "DELETE FROM records WHERE api = ?1 AND kind = ?2 AND key = ?3");
   Statement remove_all(db_, "DELETE FROM records WHERE api = ?1");
+  Statement remove_objects(db_, "DELETE FROM objects WHERE api = ?1");
   Statement put(db_, "INSERT INTO records(api, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
                      "ON CONFLICT(api, kind, key) DO UPDATE SET value = ?4");
+  Statement remove_object(db_, "DELETE FROM objects WHERE api = ?1 AND bucket = json_extract(?2, '$[0]') "
+                               "AND key = json_extract(?2, '$[1]')");
+  Statement put_object(db_, "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
+                            " checksum, upload_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?9, ?7, ?8)");
   Statement own(db_, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
                      "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5");
-  for (Statement* s : {&owned, &all_owned, &unown, &unown_all, &remove, &remove_all, &put, &own})
+  for (Statement* s : {&owned, &all_owned, &unown, &unown_all, &remove, &remove_all, &remove_objects, &put,
+                       &remove_object, &put_object, &own})
     if (!s->ready()) return failure("cannot prepare a change in");
   std::set<std::string> named;  // names the records saved here hold
   for (const auto& [api, records] : changes) {
     for (const StateRecord& r : records) {
       Statement& before = r.kind == "*" ? all_owned.bind({api}) : owned.bind({api, r.kind, r.key});
       while (before.step() == SQLITE_ROW) dropped.insert(before.text(0));
-      bool ok = r.kind == "*" ? unown_all.bind({api}).run() && remove_all.bind({api}).run()
+      bool ok = r.kind == "*" ? unown_all.bind({api}).run() && remove_all.bind({api}).run() &&
+                                    remove_objects.bind({api}).run()
                               : unown.bind({api, r.kind, r.key}).run();
-      if (ok && r.kind != "*")
+      std::vector<std::string> names;  // of bytes, which this record holds
+      if (ok && r.object) {
+        const ObjectRow& o = *r.object;
+        ok = put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id})
+                 .bind_int(9, o.size)
+                 .run();
+        names.push_back(o.version_id);
+      } else if (ok && r.kind == "object") {
+        ok = remove_object.bind({api, r.key}).run();
+      } else if (ok && r.kind != "*") {
         ok = r.value.is_null() ? remove.bind({api, r.kind, r.key}).run() : put.bind({api, r.kind, r.key, r.value.dump()}).run();
-      for (const char* member : {"version_id", "id"}) {
-        if (!ok || r.kind == "*" || !r.value.is_object() || !r.value.contains(member)) continue;
-        std::string name = r.value.value(member, ""), file = files_->file_of(name);
-        if (file.empty()) continue;  // not a name of bytes (an upload's id is not)
+        if (r.value.is_object() && r.value.contains("id")) names.push_back(r.value.value("id", ""));
+      }
+      for (const std::string& name : names) {
+        std::string file = files_->file_of(name);
+        if (!ok || file.empty()) continue;  // not a name of bytes (an upload's id is not)
         named.insert(name);
         ok = own.bind({name, file, api, r.kind, r.key}).run();
       }
@@ -299,6 +369,18 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
     if (value.is_discarded() || saved.header.is_discarded())
       return make_error(ErrorKind::config, "BadStateFile", "the state database " + path_ + " holds a record that is not JSON");
     saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
+  }
+  Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id "
+                         "FROM objects ORDER BY api, bucket, key");
+  if (!objects.ready()) return failure("cannot read the objects of");
+  Statement count(db_, "SELECT api, count(*) FROM objects GROUP BY api");
+  while (count.ready() && count.step() == SQLITE_ROW) saved.objects[count.text(0)].reserve(static_cast<size_t>(count.integer(1, 0)));
+  ObjectRows* rows = nullptr;
+  std::string api;
+  while (objects.step() == SQLITE_ROW) {
+    if (!rows || objects.text(0) != api) rows = &saved.objects[api = objects.text(0)];
+    rows->push_back({objects.text(1), objects.text(2), objects.text(3), objects.text(4), objects.text(5), objects.text(7),
+                     objects.text(8), objects.integer(6, -1)});
   }
   return std::optional<Saved>(std::move(saved));
 }
@@ -349,11 +431,33 @@ Outcome<bool> StateDatabase::link_snapshot_files(const std::string& dir) {
   return true;
 }
 
+namespace {
+
+// The snapshot in `dir` brought up to this schema when it is of an older one (taken by
+// an older cloudlua): migrated in place as a state database is at start. One of a newer
+// schema is refused by link_snapshot_files().
+Outcome<bool> upgrade_snapshot(const std::string& dir) {
+  std::string path = dir + "/state.db";
+  sqlite3* raw = nullptr;
+  int version = kSchemaVersion;
+  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nullptr) == SQLITE_OK) {
+    Statement read(raw, "PRAGMA user_version");
+    if (read.ready() && read.step() == SQLITE_ROW) version = std::atoi(read.text(0).c_str());
+  }
+  sqlite3_close(raw);
+  if (version >= kSchemaVersion) return true;
+  StateDatabase old(path, ::write, dir + "/bytes");
+  return old.open(false);
+}
+
+}  // namespace
+
 // The snapshot's byte files are linked in first, so that its records, once committed,
 // name files that are there; a crash before the commit leaves links no record names,
 // removed at the next start.
 Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  if (auto upgraded = upgrade_snapshot(dir); !upgraded.ok()) return upgraded;
   {
     Statement attach(db_, "ATTACH DATABASE ?1 AS snapshot");
     if (!attach.ready() || !attach.bind({dir + "/state.db"}).run())
@@ -361,8 +465,9 @@ Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
   }
   Outcome<bool> done = link_snapshot_files(dir);
   const char* copy =
-      "BEGIN IMMEDIATE; DELETE FROM main.meta; DELETE FROM main.records; DELETE FROM main.byte_files;"
-      "INSERT INTO main.meta SELECT * FROM snapshot.meta; INSERT INTO main.records SELECT * FROM snapshot.records;"
+      "BEGIN IMMEDIATE; DELETE FROM main.meta; DELETE FROM main.records; DELETE FROM main.objects;"
+      "DELETE FROM main.byte_files; INSERT INTO main.meta SELECT * FROM snapshot.meta;"
+      "INSERT INTO main.records SELECT * FROM snapshot.records; INSERT INTO main.objects SELECT * FROM snapshot.objects;"
       "INSERT INTO main.byte_files SELECT * FROM snapshot.byte_files; COMMIT;";
   if (done.ok() && sqlite3_exec(db_, copy, nullptr, nullptr, nullptr) != SQLITE_OK) {
     done = failure("cannot restore the snapshot " + dir + " into");

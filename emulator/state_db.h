@@ -52,7 +52,8 @@ class StateDatabase : public RecordStore {
   Outcome<bool> snapshot_to(const std::string& dir);
   // The snapshot in `dir` in place of what the database holds: its byte files linked
   // into the folder of bytes, then its records copied over this database's in one
-  // transaction, then the database reopened (files it no longer names removed).
+  // transaction, then the database reopened (files it no longer names removed). A
+  // snapshot of an older schema is first brought up to this one, in its folder.
   Outcome<bool> restore_from(const std::string& dir);
 
   // The schema version this build writes.

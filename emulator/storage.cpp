@@ -345,13 +345,19 @@ class StorageService : public Service {
       }
     }
     for (const auto& [id, u] : dumped.at("uploads").items()) {
-      Upload& upload = uploads_[id];
-      upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
-      upload.initiated = u.value("initiated", ctx_.clock.iso8601());
-      if (u.contains("algorithm")) upload.algorithm = find_checksum_algorithm(u.at("algorithm").get<std::string>());
+      Upload& upload = restored_upload(id, u);
       for (const auto& [number, part] : u.at("parts").items()) upload.parts[std::stoll(number)] = restored_part(part, bytes);
     }
     cleared_ = false, changed_.clear();  // as saved: nothing changed since
+  }
+
+  // The upload `id` as dump() saved it, without its parts.
+  Upload& restored_upload(const std::string& id, const json& u) {
+    Upload& upload = uploads_[id];
+    upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
+    upload.initiated = u.value("initiated", ctx_.clock.iso8601());
+    if (u.contains("algorithm")) upload.algorithm = find_checksum_algorithm(u.at("algorithm").get<std::string>());
+    return upload;
   }
 
   // Records: a bucket ("bucket", name: { created }), an object ("object", the JSON
@@ -377,26 +383,34 @@ class StorageService : public Service {
     return out;
   }
 
-  // dump()'s document from the records changed_records() gave.
-  json document_of(RecordsByKind& records) const override {
-    json buckets = json::object(), created = json::object(), uploads = json::object();
-    for (auto& [name, b] : records["bucket"]) {
-      buckets[name] = json::object();
-      created[name] = b.at("created");
+  // What changed_records() gave, restored as restore() does, without a document in
+  // between: the objects come in order, each appended to its bucket's map; a bucket
+  // only its objects name is created now (as restore() does). An object's bytes are
+  // taken as their record's size says when it does.
+  void restore_records(RecordsByKind& records, ObjectRows& objects, const ByteStore& bytes) override {
+    reset();
+    for (auto& [name, b] : records["bucket"]) buckets_[name].created = b.at("created").get<std::string>();
+    std::map<std::string, Bucket>::iterator in = buckets_.end();  // the bucket appended to
+    for (ObjectRow& row : objects) {
+      if (in == buckets_.end() || row.bucket != in->first) {
+        bool added;
+        std::tie(in, added) = buckets_.try_emplace(row.bucket);
+        if (added) in->second.created = ctx_.clock.iso8601();
+      }
+      SharedBytes kept = row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size))
+                                       : bytes.get(row.version_id);
+      json sum = row.checksum == "{}" ? json::object() : json::parse(row.checksum);
+      Objects& into = in->second.objects;
+      into.emplace_hint(into.end(), std::move(row.key),
+                        StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
+                                     std::move(row.version_id), std::move(sum), std::move(row.upload_id)});
     }
-    for (auto& [key, o] : records["object"]) {
-      json where = json::parse(key);
-      buckets[where.at(0).get<std::string>()][where.at(1).get<std::string>()] = std::move(o);
-    }
-    for (auto& [id, u] : records["upload"]) {
-      u["parts"] = json::object();
-      uploads[id] = std::move(u);
-    }
+    for (auto& [id, u] : records["upload"]) restored_upload(id, u);
     for (auto& [key, p] : records["part"]) {
       json where = json::parse(key);
-      uploads.at(where.at(0).get<std::string>())["parts"][std::to_string(where.at(1).get<long long>())] = std::move(p);
+      uploads_.at(where.at(0).get<std::string>()).parts[where.at(1).get<long long>()] = restored_part(p, bytes);
     }
-    return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
+    cleared_ = false, changed_.clear();  // as saved: nothing changed since
   }
 
   // A part as dump() saved it: { id, last_modified, checksum, md5 }, or only its id (a
@@ -1147,12 +1161,14 @@ class StorageService : public Service {
     return {"bucket", name, {{"created", buckets_.at(name).created}}};
   }
 
-  // An object's record, as dump() keeps it; its bytes to `bytes`, and from then on read
-  // from there (their memory let go).
+  // An object's record, in columns; its bytes to `bytes`, and from then on read from
+  // there (their memory let go).
   StateRecord object_record(const std::string& bucket, const std::string& key, ByteStore& bytes) {
     StoredObject& o = buckets_.at(bucket).objects.at(key);
     o.bytes = bytes.put(o.version_id, o.bytes);
-    return {"object", json::array({bucket, key}).dump(), object_json(o)};
+    ObjectRow row{bucket, key, o.etag, o.last_modified, o.version_id, o.checksum.dump(), o.upload_id,
+                  static_cast<std::int64_t>(o.bytes->size())};
+    return {"object", json::array({bucket, key}).dump(), nullptr, std::move(row)};
   }
 
   // An upload's record, as dump() keeps it but for its parts.

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # What --state costs as the state grows: for each count of objects stored (COUNTS,
 # default "1000 10000 100000"), the rate of small PutObjects (PUTS of them, one after
-# the other, as one client sends them) answered by `cloudlua serve --state`, and the
-# time a restart on that state takes (from the start of serve to its endpoints
-# printed). The objects are stored by importing a state file of the JSON format made
-# here (100-byte objects in a file each, as serve wrote them before the database):
-# putting 100,000 one at a time would take minutes. Also the same PutObjects without
-# --state. Then serve's memory with a BIG object (default 4G; "" skips it) stored with
-# upload_file (8 MiB parts) under --state, after a restart and after sending it back
-# (VmRSS, VmHWM: its bytes stay in their file), and the embedded emulator's rate of
-# 1 KiB put_object/get_object calls (EMBEDDED_CALLS of each). Run by hand:
+# the other, as one client sends them) answered by `cloudlua serve --state`, the time a
+# restart on that state takes (from the start of serve to its endpoints printed) and
+# serve's memory then (VmRSS, VmHWM), and the time of a ListObjectsV2 page of 1,000 at
+# the start and at the end of the bucket. The objects are stored by importing a state
+# file of the JSON format made here (100-byte objects in a file each, as serve wrote
+# them before the database): putting 100,000 one at a time would take minutes. With
+# OLD=path/to/cloudlua (a build before a change), the same for it in the same run, on
+# its own copy of the state (its byte files hard-linked: never changed once written):
+# restarts, pages and the embedded rate alternate between the two, ROUNDS times
+# (default 3), medians printed. Also the same PutObjects without --state. Then serve's
+# memory with a BIG object (default 4G; "" skips it) stored with upload_file (8 MiB
+# parts) under --state, after a restart and after sending it back (VmRSS, VmHWM: its
+# bytes stay in their file), and the embedded emulator's rate of 1 KiB
+# put_object/get_object calls (EMBEDDED_CALLS of each). Run by hand:
 # tests/bench/serve_state_bench.sh build/cloudlua. Not part of ctest; no test asserts a time.
 source "$(dirname "$0")/../serve/lib.sh"
 COUNTS=${COUNTS:-"1000 10000 100000"}
@@ -17,6 +22,15 @@ export SERVE_START_SECONDS=600
 PUTS=${PUTS:-500}
 BIG=${BIG-4G}
 EMBEDDED_CALLS=${EMBEDDED_CALLS:-10000}
+ROUNDS=${ROUNDS:-3}
+NEW=$CLOUDLUA
+BUILDS="new${OLD:+ old}"
+
+# The binary of build $1 (new, old).
+binary_of() { if [ "$1" = old ]; then echo "$OLD"; else echo "$NEW"; fi; }
+
+# The median of the numbers given.
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # serve's VmRSS and VmHWM, in MiB.
 memory_of_serve() {
@@ -70,19 +84,52 @@ start_serve
 LABEL="no --state" measure
 stop_serve TERM
 
+# The milliseconds a ListObjectsV2 page of 1,000 takes in bucket "kept" after key $1
+# ("" : the first page), the best of 5.
+page_ms() {
+  AFTER=$1 "$CLOUDLUA" -e '
+    local best = math.huge
+    for _ = 1, 5 do
+      local start = cloud.clock()
+      local page = cloud.storage.list_objects_v2{ Bucket = "kept", MaxKeys = 1000, StartAfter = os.getenv("AFTER") }
+      assert(page.KeyCount > 0)
+      best = math.min(best, cloud.clock() - start)
+    end
+    print(("%.1f"):format(best * 1000))'
+}
+
 for count in $COUNTS; do
-  state="$WORK/state-$count"
-  make_state "$state" "$count"
   echo "--- $count objects stored"
-  start_timed "$state"
-  echo "import of the JSON state file: $STARTED_MS ms"
-  LABEL="--state, $count stored" measure
-  stop_serve TERM
-  start_timed "$state"
-  echo "restart: $STARTED_MS ms"
-  stop_serve TERM
-  rm -rf "$state" "$state".*
+  make_state "$WORK/state-$count-new" "$count"
+  if [ -n "$OLD" ]; then cp -al "$WORK/state-$count-new" "$WORK/state-$count-old" && cp -al "$WORK/state-$count-new.bytes" "$WORK/state-$count-old.bytes"; fi
+  for build in $BUILDS; do
+    CLOUDLUA=$(binary_of "$build")
+    start_timed "$WORK/state-$count-$build"
+    echo "$build: import of the JSON state file: $STARTED_MS ms"
+    LABEL="$build: --state, $count stored" measure
+    stop_serve TERM
+  done
+  declare -A restarts=() firsts=() lasts=() memory=()
+  last_key=$(printf 'obj/%08d' $((count > 1000 ? count - 1001 : 0)))
+  for round in $(seq "$ROUNDS"); do
+    for build in $BUILDS; do
+      CLOUDLUA=$(binary_of "$build")
+      start_timed "$WORK/state-$count-$build"
+      restarts[$build]+=" $STARTED_MS"
+      memory[$build]=$(memory_of_serve)
+      firsts[$build]+=" $(page_ms "")"
+      lasts[$build]+=" $(page_ms "$last_key")"
+      stop_serve TERM
+    done
+  done
+  for build in $BUILDS; do
+    echo "$build: restart: median $(median ${restarts[$build]}) ms of$(printf ' %s' ${restarts[$build]}) ms; ${memory[$build]}"
+    echo "$build: ListObjectsV2 page of 1,000: first $(median ${firsts[$build]}) ms, last $(median ${lasts[$build]}) ms (medians)"
+  done
+  unset restarts firsts lasts memory
+  rm -rf "$WORK"/state-"$count"-*
 done
+CLOUDLUA=$NEW
 
 if [ -n "$BIG" ]; then
   echo "--- a $BIG object under --state"
@@ -102,17 +149,25 @@ if [ -n "$BIG" ]; then
 fi
 
 echo "--- the embedded emulator"
-(
-  for v in $(compgen -e | grep '^CLOUDLUA_'); do unset "$v"; done  # no account: the embedded emulator serves
-  CLOUDLUA_CONFIG_FILE= CALLS="$EMBEDDED_CALLS" "$CLOUDLUA" -e '
-  local n, body = tonumber(os.getenv("CALLS")), ("x"):rep(1024)
-  cloud.storage.create_bucket{ Bucket = "rate" }
-  local start = cloud.clock()
-  for i = 1, n do
-    cloud.storage.put_object{ Bucket = "rate", Object = "k" .. i, Body = body }
-    cloud.storage.get_object{ Bucket = "rate", Object = "k" .. i }
-  end
-  local took = cloud.clock() - start
-  print(("embedded: %.0f calls/s (%d put_object and get_object of 1 KiB in %.2f s)"):format(2 * n / took, n, took))' 2>&1 |
-    grep -v 'no account'
-)
+# CALLS put_object and get_object calls of 1 KiB by the embedded emulator of $1; prints the rate.
+embedded_rate() {
+  (
+    for v in $(compgen -e | grep '^CLOUDLUA_'); do unset "$v"; done  # no account: the embedded emulator serves
+    CLOUDLUA_CONFIG_FILE= CALLS="$EMBEDDED_CALLS" "$1" -e '
+    local n, body = tonumber(os.getenv("CALLS")), ("x"):rep(1024)
+    cloud.storage.create_bucket{ Bucket = "rate" }
+    local start = cloud.clock()
+    for i = 1, n do
+      cloud.storage.put_object{ Bucket = "rate", Object = "k" .. i, Body = body }
+      cloud.storage.get_object{ Bucket = "rate", Object = "k" .. i }
+    end
+    print(("%.0f"):format(2 * n / (cloud.clock() - start)))' 2>&1 | grep -v 'no account'
+  )
+}
+declare -A rates=()
+for round in $(seq "$ROUNDS"); do
+  for build in $BUILDS; do rates[$build]+=" $(embedded_rate "$(binary_of "$build")")"; done
+done
+for build in $BUILDS; do
+  echo "$build: embedded: median $(median ${rates[$build]}) calls/s of$(printf ' %s' ${rates[$build]}) ($EMBEDDED_CALLS put_object and get_object of 1 KiB)"
+done

@@ -134,3 +134,29 @@ TEST_CASE("With a state database: the snapshot's byte files are hard links and i
   CHECK(get(*q, "kept") == "kept bytes");
   CHECK(get(*q, "later") == "<NoSuchKey>");
 }
+
+TEST_CASE("A snapshot taken with the schema before objects had columns is restored, brought up to this one") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  Snapshots snapshots(*p, &db, path + ".snapshots");
+  REQUIRE(call(*p, "CreateBucket", {{"Bucket", "later"}}).ok);
+  // a snapshot of schema 1: a state database written then (tests/data/state_db_v1), as one
+  std::string snapshot = path + ".snapshots/old";
+  REQUIRE(std::system(("mkdir -p " + snapshot + " && cp " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state " + snapshot +
+                       "/state.db && cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state.bytes " + snapshot + "/bytes")
+                          .c_str()) == 0);
+  Outcome<bool> restored = snapshots.restore("old");
+  INFO((restored.ok() ? "" : restored.error().message));
+  REQUIRE(restored.ok());
+  json hello = call(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}}).result;
+  CHECK(hello["Body"] == "hello, state database\n");
+  CHECK(call(*p, "HeadBucket", {{"Bucket", "later"}}).error.code == "NoSuchBucket");
+  auto q = platform();
+  StateDatabase again(path);
+  REQUIRE(open_state(*q, again, path).ok());
+  CHECK(q->state() == p->state());
+  CHECK(call(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}}).result["Body"] == "with a checksum");
+}

@@ -827,7 +827,7 @@ TEST_CASE("The state database's schema has a version, and a newer one is refused
     StateDatabase db(path);
     REQUIRE(open_state(*p, db, path).ok());
   }
-  CHECK(StateDatabase::schema_version() == 1);
+  CHECK(StateDatabase::schema_version() == 2);
   sqlite3* raw = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
   CHECK(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr) == SQLITE_OK);
@@ -859,4 +859,90 @@ TEST_CASE("A state database naming a byte file outside its folder is refused at 
   auto opened = open_state(*q, db, path);
   REQUIRE_FALSE(opened.ok());
   CHECK(opened.error().message.find("../outside") != std::string::npos);
+}
+
+// The number of rows `sql` counts in the database at `path`.
+long long count_rows(const std::string& path, const char* sql) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  REQUIRE(sqlite3_prepare_v2(raw, sql, -1, &stmt, nullptr) == SQLITE_OK);
+  long long n = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+  sqlite3_finalize(stmt);
+  sqlite3_close(raw);
+  return n;
+}
+
+TEST_CASE("A state database of schema 1 is migrated at start: its objects in columns, read back whole") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  // written by cloudlua serve --state with schema 1, objects as JSON records (tests/data/state_db_v1)
+  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/. " + dir.path).c_str()) == 0);
+  REQUIRE(count_rows(path, "PRAGMA user_version") == 1);
+  std::set<std::string> files = byte_files(path);
+  std::unique_ptr<StateDatabase> db;
+  auto p = restarted(path, db);
+  CHECK(count_rows(path, "PRAGMA user_version") == 2);
+  CHECK(count_rows(path, "SELECT count(*) FROM objects") == 2);
+  CHECK(count_rows(path, "SELECT count(*) FROM records WHERE kind = 'object'") == 0);
+  CHECK(byte_files(path) == files);
+  CHECK(call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "hello, state database\n");
+  json sum = call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}});
+  CHECK(sum["ChecksumCRC32"] == "vRPIFQ==");
+  CHECK(sum["ContentLength"] == 15);
+  CHECK(call(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "gone"}}).error.code == "NoSuchKey");
+  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
+                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
+                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}, {"Body", "replaced"}});
+  CHECK(count_rows(path, "SELECT count(size) FROM objects") == 2);  // the objects saved again know their size
+  json before = p->state();
+  db.reset();
+  auto q = restarted(path, db);
+  CHECK(q->state() == before);
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "replaced");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}})["Body"] == "with a checksum");
+}
+
+TEST_CASE("A state database whose byte file went missing is refused at start, naming it") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "lost"}});
+  }
+  std::set<std::string> files = byte_files(path);
+  REQUIRE(files.size() == 2);
+  std::string lost = *files.rbegin();
+  REQUIRE(::unlink((path + ".bytes/" + lost).c_str()) == 0);
+  auto q = platform();
+  StateDatabase db(path);
+  auto opened = open_state(*q, db, path);
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().message.find(lost) != std::string::npos);
+}
+
+TEST_CASE("A byte file the database names in another form than <name>.<serial> is kept at start and read") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  {
+    auto p = platform();
+    StateDatabase db(path);
+    REQUIRE(open_state(*p, db, path).ok());
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
+  }
+  std::string file = *byte_files(path).begin();
+  REQUIRE(::rename((path + ".bytes/" + file).c_str(), (path + ".bytes/other-form").c_str()) == 0);
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  CHECK(sqlite3_exec(raw, "UPDATE byte_files SET file = 'other-form'", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  std::unique_ptr<StateDatabase> db;
+  auto q = restarted(path, db);
+  CHECK(byte_files(path) == std::set<std::string>{"other-form"});
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "kept");
 }
