@@ -523,11 +523,10 @@ std::string received_body_sha256(const VerifyInput& in) {
 
 // Re-signs what arrived, at its own time and with the key's secret, and compares: in
 // the header variant, or (auth.expires set) as the presigned URL it came as.
-std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Authorization& auth,
+std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Outcome<Url>& url, const Authorization& auth,
                                                   const Credentials& credentials, const std::string& stamp) {
   SignInput again;
   again.method = in.method;
-  again.url = in.url;
   again.headers = headers_named(in.headers, auth.signed_headers);
   again.region = auth.region;
   again.service = auth.service;
@@ -547,7 +546,7 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   } else {
     again.payload_sha256 = header_signed ? declared : received_body_sha256(in);  // the body itself is never copied
   }
-  auto expected = sign(again);
+  auto expected = url ? sign(again, *url) : Outcome<SignOutput>(url.error());  // the URL parsed once, by the caller
   if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
   return refusal(403, "SignatureDoesNotMatch",
                  "the request signature does not match the one computed with the secret key of '" + auth.access_key +
@@ -556,8 +555,7 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
 
 // Reads the signature of a request: its Authorization header or, when the query
 // carries a dialect's <prefix>Algorithm, its presigned parameters.
-std::optional<SignatureRefusal> read_signature(const VerifyInput& in, Authorization& auth) {
-  Outcome<Url> url = parse_url(in.url);
+std::optional<SignatureRefusal> read_signature(const VerifyInput& in, const Outcome<Url>& url, Authorization& auth) {
   Pairs query = url ? split_query(url->query) : Pairs{};
   if (const Dialect* d = presigned_dialect(query)) {
     if (parse_presigned(query, *d, auth)) return std::nullopt;
@@ -711,7 +709,8 @@ std::optional<SignatureRefusal> check_stream(const VerifyInput& in, const ChunkS
 
 std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed) {
   Authorization auth;
-  if (auto unreadable = read_signature(in, auth)) return unreadable;
+  Outcome<Url> url = parse_url(in.url);
+  if (auto unreadable = read_signature(in, url, auth)) return unreadable;
   if (in.dialect && auth.dialect != in.dialect)
     return refusal(403, "IncompleteSignature", "this server accepts " + in.dialect->name + " signatures only (got " +
                                                    auth.dialect->algorithm + ")");
@@ -726,7 +725,7 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   Payload kind = hashed ? payload_kind(declared, *auth.dialect) : Payload::plain;
   if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != received_body_sha256(in))
     return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
-  if (auto mismatch = compare_signature(in, auth, *credentials, stamp)) return mismatch;
+  if (auto mismatch = compare_signature(in, url, auth, *credentials, stamp)) return mismatch;
   if (auto exposed = check_unsigned_headers(in, auth)) return exposed;
   if (kind == Payload::plain) return std::nullopt;
   return check_stream(in, ChunkScope{auth.dialect, *credentials, auth.region, auth.service, stamp}, kind,
