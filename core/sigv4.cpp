@@ -604,10 +604,10 @@ std::optional<SignatureRefusal> check_unsigned_headers(const VerifyInput& in, co
   std::vector<std::string> signed_names = split(to_lower(auth.signed_headers), ';');
   std::string unsigned_names;
   for (const Header& h : in.headers) {
-    std::string name = to_lower(h.first);
-    if (name.rfind("x-amz-", 0) != 0 && name.rfind("x-ext-", 0) != 0) continue;
-    if (std::find(signed_names.begin(), signed_names.end(), name) != signed_names.end()) continue;
-    if (unsigned_names.size() < 1024) unsigned_names += (unsigned_names.empty() ? "" : ",") + name.substr(0, 200);
+    std::string_view name = h.first;  // compared as ASCII without case, lowered only when named
+    if (!iequals(name.substr(0, 6), "x-amz-") && !iequals(name.substr(0, 6), "x-ext-")) continue;
+    if (std::any_of(signed_names.begin(), signed_names.end(), [&](const std::string& s) { return iequals(s, name); })) continue;
+    if (unsigned_names.size() < 1024) unsigned_names += (unsigned_names.empty() ? "" : ",") + to_lower(name.substr(0, 200));
   }
   if (unsigned_names.empty()) return std::nullopt;
   SignatureRefusal r = refusal(403, "AccessDenied", "There were headers present in the request which were not signed");
@@ -619,6 +619,7 @@ std::optional<SignatureRefusal> check_unsigned_headers(const VerifyInput& in, co
 enum class Payload { plain, signed_chunks, signed_chunks_trailer, unsigned_chunks_trailer };
 
 Payload payload_kind(const std::string& declared, const Dialect& d) {
+  if (declared.rfind("STREAMING-", 0) != 0) return Payload::plain;  // a hash or UNSIGNED-PAYLOAD: no names built
   if (declared == streaming_payload(d, false)) return Payload::signed_chunks;
   if (declared == streaming_payload(d, true)) return Payload::signed_chunks_trailer;
   if (declared == kStreamingUnsignedTrailer) return Payload::unsigned_chunks_trailer;
