@@ -14,6 +14,9 @@
 # Rounds alternate the servers; the medians of requests per second and their ratio
 # to nginx's are printed. A second cloudlua (the build before a change) is served
 # too when given, alternated with the first in the same rounds.
+# With SERVE_CALLGRIND=1 each serve runs under valgrind's callgrind instead, and the
+# instructions it spends per request of each kind (wrk -c1 for [seconds]; the load
+# beside does not move them) are printed rather than rates.
 # Setup, Debian: apt-get install -y --no-install-recommends nginx-light wrk
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build/cloudlua}")
@@ -68,8 +71,14 @@ check() {
 # requests as NAME.get and NAME.json; sets URL_NAME_get and URL_NAME_json.
 start_serve() {
   local name=$1 bin=$2 storage cluster
-  "$bin" serve --dialect aws >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  if [ "${SERVE_CALLGRIND:-}" = 1 ]; then
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/$name.callgrind" "$bin" serve --dialect aws \
+      >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  else
+    "$bin" serve --dialect aws >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  fi
   SERVE_PIDS+=($!)
+  printf -v "PID_$name" %s $!
   until grep -q '^access_key_id' "$WORK/$name.out" 2>/dev/null; do sleep 0.05; done
   storage=$(awk '$1 == "storage" { print $2 }' "$WORK/$name.out")
   cluster=$(awk '$1 == "cluster" { print $2 }' "$WORK/$name.out")
@@ -88,6 +97,25 @@ start_serve() {
 SERVERS=(serve)
 start_serve serve "$CLOUDLUA"
 if [ -n "$OTHER" ]; then SERVERS+=(other); start_serve other "$OTHER"; fi
+
+# Instructions per request of each serve under callgrind: counted from zero over a
+# wrk run at one connection, dumped, divided by the requests wrk counted.
+if [ "${SERVE_CALLGRIND:-}" = 1 ]; then
+  echo "serve under callgrind, wrk -c1 ${SECONDS_EACH}s per request kind: instructions per request"
+  for kind in get json; do
+    line=$(printf '  %-4s' "$kind")
+    for s in "${SERVERS[@]}"; do
+      pid=PID_$s url=URL_${s}_$kind
+      callgrind_control -z "${!pid}" >/dev/null 2>&1
+      n=$(wrk -t1 -c1 -d"${SECONDS_EACH}s" -s "$WORK/$s.$kind.lua" "${!url}" | awk '/requests in/ { print $1 }')
+      callgrind_control -d "$kind" "${!pid}" >/dev/null 2>&1
+      ir=$(ls -t "$WORK/$s.callgrind".* | head -1 | xargs awk '/^summary:/ { print $2 }')
+      line+=$(awk -v s="$s" -v ir="$ir" -v n="$n" 'BEGIN { printf "   %s %.1fK (%d requests)", s, ir / n / 1000, n }')
+    done
+    echo "$line"
+  done
+  exit 0
+fi
 
 # nginx: the object as a file, and serve's own answer to the UpdateSnapshot (its JSON,
 # its length) with `return 200` to the same PUT. The requests sent to it are serve's.
