@@ -298,7 +298,7 @@ struct Emulator::Impl {
     if (aside) kept = {std::make_shared<std::string>(std::move(body)), digests.md5};
     auto input = parse_request(api, *op, labels, query, headers, aside ? std::string() : body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
-    auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
+    auto valid = validate_input(*op, std::move(*input), Checker::server);  // moved, not copied; InvalidPartOrder is the handler's
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
