@@ -523,8 +523,9 @@ std::string received_body_sha256(const VerifyInput& in) {
 
 // Re-signs what arrived, at its own time and with the key's secret, and compares: in
 // the header variant, or (auth.expires set) as the presigned URL it came as.
-std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Outcome<Url>& url, const Authorization& auth,
-                                                  const Credentials& credentials, const std::string& stamp) {
+std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Outcome<Url>& url,
+                                                  const Authorization& auth, const Credentials& credentials,
+                                                  const std::string& stamp) {
   SignInput again;
   again.method = in.method;
   again.headers = headers_named(in.headers, auth.signed_headers);
@@ -606,8 +607,10 @@ std::optional<SignatureRefusal> check_unsigned_headers(const VerifyInput& in, co
   for (const Header& h : in.headers) {
     std::string_view name = h.first;  // compared as ASCII without case, lowered only when named
     if (!iequals(name.substr(0, 6), "x-amz-") && !iequals(name.substr(0, 6), "x-ext-")) continue;
-    if (std::any_of(signed_names.begin(), signed_names.end(), [&](const std::string& s) { return iequals(s, name); })) continue;
-    if (unsigned_names.size() < 1024) unsigned_names += (unsigned_names.empty() ? "" : ",") + to_lower(name.substr(0, 200));
+    auto is_name = [&](const std::string& s) { return iequals(s, name); };
+    if (std::any_of(signed_names.begin(), signed_names.end(), is_name)) continue;
+    if (unsigned_names.size() < 1024)
+      unsigned_names += (unsigned_names.empty() ? "" : ",") + to_lower(name.substr(0, 200));
   }
   if (unsigned_names.empty()) return std::nullopt;
   SignatureRefusal r = refusal(403, "AccessDenied", "There were headers present in the request which were not signed");

@@ -152,7 +152,8 @@ struct Emulator::Impl {
   // Content-MD5 and the ETag; none for an empty one (nothing to save) or an
   // aws-chunked one (its chunks are hashed, and its decoded bytes, not these).
   static BodyDigests digests_of(const httplib::Request& req) {
-    if (req.body.empty() || request_header_value(req, "Content-Encoding").find("aws-chunked") != std::string::npos) return {};
+    if (req.body.empty() || request_header_value(req, "Content-Encoding").find("aws-chunked") != std::string::npos)
+      return {};
     return md5_and_sha256(req.body);
   }
 
@@ -298,7 +299,8 @@ struct Emulator::Impl {
     if (aside) kept = {std::make_shared<std::string>(std::move(body)), digests.md5};
     auto input = parse_request(api, *op, labels, query, headers, aside ? std::string() : body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
-    auto valid = validate_input(*op, std::move(*input), Checker::server);  // moved, not copied; InvalidPartOrder is the handler's
+    // The arguments moved into their validation, not copied; InvalidPartOrder is the handler's.
+    auto valid = validate_input(*op, std::move(*input), Checker::server);
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
