@@ -120,11 +120,21 @@ std::map<std::string, std::string> query_map(const std::string& query) {
 
 // ---------------------------------------------------------------- JSON bodies
 
-json body_members(const Shape& shape, const json& input) {
-  json body = json::object();
-  for (const Member& m : shape.members)
-    if (m.location == Location::body && input.contains(m.name)) body[m.name] = input[m.name];
-  return body;
+// The JSON object of the members of `shape` that `input` gives and the body carries,
+// written as json::dump() writes the object holding them (its keys in order), without
+// the copy of each member's value that object took (a tenth of a JSON request served).
+std::string body_members_text(const Shape& shape, const json& input) {
+  std::string out = "{";
+  if (input.is_object())
+    for (auto it = input.begin(); it != input.end(); ++it) {
+      const Member* m = shape.find_member(it.key());
+      if (!m || m->location != Location::body) continue;
+      if (out.size() > 1) out += ',';
+      out += json(it.key()).dump();
+      out += ':';
+      out += it.value().dump();
+    }
+  return out += '}';
 }
 
 // ---------------------------------------------------------------- XML bodies
@@ -473,7 +483,7 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
   } else if (api.protocol->format == Format::xml) {
     if (has_body_member(op, input)) w.body = xml_document(op.input_root, api.xml_namespace, *op.input, input);
   } else if (op.method != "GET" && op.method != "DELETE" && op.method != "HEAD") {
-    w.body = body_members(*op.input, input).dump();
+    w.body = body_members_text(*op.input, input);
   }
   if (!w.body.empty() && op.payload.empty()) w.headers.emplace_back("Content-Type", content_type_of(api));
   if (op.checksum_required) w.headers.emplace_back("Content-MD5", base64(md5(w.body)));
@@ -841,7 +851,7 @@ std::string serialize_result(const Api& api, const Operation& op, const json& re
   if (!op.output_payload.empty()) return result.value(op.output_payload, "");
   if (api.protocol->format == Format::xml)
     return op.output_root.empty() ? "" : xml_document(op.output_root, api.xml_namespace, *op.output, result);
-  return body_members(*op.output, result).dump();
+  return body_members_text(*op.output, result);
 }
 
 std::string serialize_error(const Api& api, const std::string& code, const std::string& message,

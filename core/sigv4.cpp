@@ -523,11 +523,11 @@ std::string received_body_sha256(const VerifyInput& in) {
 
 // Re-signs what arrived, at its own time and with the key's secret, and compares: in
 // the header variant, or (auth.expires set) as the presigned URL it came as.
-std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Authorization& auth,
-                                                  const Credentials& credentials, const std::string& stamp) {
+std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const Outcome<Url>& url,
+                                                  const Authorization& auth, const Credentials& credentials,
+                                                  const std::string& stamp) {
   SignInput again;
   again.method = in.method;
-  again.url = in.url;
   again.headers = headers_named(in.headers, auth.signed_headers);
   again.region = auth.region;
   again.service = auth.service;
@@ -547,7 +547,7 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
   } else {
     again.payload_sha256 = header_signed ? declared : received_body_sha256(in);  // the body itself is never copied
   }
-  auto expected = sign(again);
+  auto expected = url ? sign(again, *url) : Outcome<SignOutput>(url.error());  // the URL parsed once, by the caller
   if (expected.ok() && constant_time_equal(expected->signature, auth.signature)) return std::nullopt;
   return refusal(403, "SignatureDoesNotMatch",
                  "the request signature does not match the one computed with the secret key of '" + auth.access_key +
@@ -556,8 +556,7 @@ std::optional<SignatureRefusal> compare_signature(const VerifyInput& in, const A
 
 // Reads the signature of a request: its Authorization header or, when the query
 // carries a dialect's <prefix>Algorithm, its presigned parameters.
-std::optional<SignatureRefusal> read_signature(const VerifyInput& in, Authorization& auth) {
-  Outcome<Url> url = parse_url(in.url);
+std::optional<SignatureRefusal> read_signature(const VerifyInput& in, const Outcome<Url>& url, Authorization& auth) {
   Pairs query = url ? split_query(url->query) : Pairs{};
   if (const Dialect* d = presigned_dialect(query)) {
     if (parse_presigned(query, *d, auth)) return std::nullopt;
@@ -606,10 +605,12 @@ std::optional<SignatureRefusal> check_unsigned_headers(const VerifyInput& in, co
   std::vector<std::string> signed_names = split(to_lower(auth.signed_headers), ';');
   std::string unsigned_names;
   for (const Header& h : in.headers) {
-    std::string name = to_lower(h.first);
-    if (name.rfind("x-amz-", 0) != 0 && name.rfind("x-ext-", 0) != 0) continue;
-    if (std::find(signed_names.begin(), signed_names.end(), name) != signed_names.end()) continue;
-    if (unsigned_names.size() < 1024) unsigned_names += (unsigned_names.empty() ? "" : ",") + name.substr(0, 200);
+    std::string_view name = h.first;  // compared as ASCII without case, lowered only when named
+    if (!iequals(name.substr(0, 6), "x-amz-") && !iequals(name.substr(0, 6), "x-ext-")) continue;
+    auto is_name = [&](const std::string& s) { return iequals(s, name); };
+    if (std::any_of(signed_names.begin(), signed_names.end(), is_name)) continue;
+    if (unsigned_names.size() < 1024)
+      unsigned_names += (unsigned_names.empty() ? "" : ",") + to_lower(name.substr(0, 200));
   }
   if (unsigned_names.empty()) return std::nullopt;
   SignatureRefusal r = refusal(403, "AccessDenied", "There were headers present in the request which were not signed");
@@ -621,6 +622,7 @@ std::optional<SignatureRefusal> check_unsigned_headers(const VerifyInput& in, co
 enum class Payload { plain, signed_chunks, signed_chunks_trailer, unsigned_chunks_trailer };
 
 Payload payload_kind(const std::string& declared, const Dialect& d) {
+  if (declared.rfind("STREAMING-", 0) != 0) return Payload::plain;  // a hash or UNSIGNED-PAYLOAD: no names built
   if (declared == streaming_payload(d, false)) return Payload::signed_chunks;
   if (declared == streaming_payload(d, true)) return Payload::signed_chunks_trailer;
   if (declared == kStreamingUnsignedTrailer) return Payload::unsigned_chunks_trailer;
@@ -711,7 +713,8 @@ std::optional<SignatureRefusal> check_stream(const VerifyInput& in, const ChunkS
 
 std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed) {
   Authorization auth;
-  if (auto unreadable = read_signature(in, auth)) return unreadable;
+  Outcome<Url> url = parse_url(in.url);
+  if (auto unreadable = read_signature(in, url, auth)) return unreadable;
   if (in.dialect && auth.dialect != in.dialect)
     return refusal(403, "IncompleteSignature", "this server accepts " + in.dialect->name + " signatures only (got " +
                                                    auth.dialect->algorithm + ")");
@@ -726,7 +729,7 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   Payload kind = hashed ? payload_kind(declared, *auth.dialect) : Payload::plain;
   if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != received_body_sha256(in))
     return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
-  if (auto mismatch = compare_signature(in, auth, *credentials, stamp)) return mismatch;
+  if (auto mismatch = compare_signature(in, url, auth, *credentials, stamp)) return mismatch;
   if (auto exposed = check_unsigned_headers(in, auth)) return exposed;
   if (kind == Payload::plain) return std::nullopt;
   return check_stream(in, ChunkScope{auth.dialect, *credentials, auth.region, auth.service, stamp}, kind,

@@ -75,6 +75,8 @@ class Connection final : public httplib::Stream {
   bool send_all(const char* more, size_t more_size);
   ssize_t receive(char* into, size_t size);
   ssize_t read_ahead();
+  // Kept out of read(), whose fast path then saves and restores no registers.
+  [[gnu::noinline]] ssize_t read_more(char* ptr, size_t size);
   bool enter(Phase to);
   bool begin_head();
   void end_head();

@@ -52,6 +52,21 @@ struct Refusal {
   json details = json::object();
 };
 
+// The first value of a request's header, or null. A look along the request's few
+// headers comparing names as ASCII: httplib's lookups fold both names through
+// tolower() a character at a time at each node of its map.
+const std::string* request_header(const httplib::Request& req, std::string_view name) {
+  for (const auto& [n, v] : req.headers)
+    if (iequals(n, name)) return &v;
+  return nullptr;
+}
+
+// The same header's value, "" when it is absent.
+std::string request_header_value(const httplib::Request& req, std::string_view name) {
+  const std::string* v = request_header(req, name);
+  return v ? *v : std::string();
+}
+
 }  // namespace
 
 struct Emulator::Impl {
@@ -113,7 +128,7 @@ struct Emulator::Impl {
                                                   const BodyDigests& digests, StreamedBody& streamed) const {
     VerifyInput in;
     in.method = req.method;
-    in.url = "http://" + req.get_header_value("Host") + req.target;
+    in.url = "http://" + request_header_value(req, "Host") + req.target;
     in.headers = std::move(headers);  // lent, as the body is, and taken back
     // The body is lent to the check and taken back after it, not copied (it can be
     // 5 GiB); httplib's own request, not const.
@@ -137,7 +152,8 @@ struct Emulator::Impl {
   // Content-MD5 and the ETag; none for an empty one (nothing to save) or an
   // aws-chunked one (its chunks are hashed, and its decoded bytes, not these).
   static BodyDigests digests_of(const httplib::Request& req) {
-    if (req.body.empty() || req.get_header_value("Content-Encoding").find("aws-chunked") != std::string::npos) return {};
+    if (req.body.empty() || request_header_value(req, "Content-Encoding").find("aws-chunked") != std::string::npos)
+      return {};
     return md5_and_sha256(req.body);
   }
 
@@ -178,8 +194,9 @@ struct Emulator::Impl {
   // base64 of the body's MD5 (decoded, when it came aws-chunked), as S3 checks;
   // `md5` is that MD5, raw.
   static std::optional<Refusal> check_content_md5(const httplib::Request& req, const std::string& md5) {
-    if (!req.has_header("Content-MD5")) return std::nullopt;
-    std::string given = req.get_header_value("Content-MD5");
+    const std::string* sent = request_header(req, "Content-MD5");
+    if (!sent) return std::nullopt;
+    const std::string& given = *sent;
     if (given.size() != 24 || given.compare(22, 2, "==") != 0)
       return Refusal{400, "InvalidDigest", "the Content-MD5 you specified is not the base64 of a 16-byte MD5"};
     if (given != base64(md5))
@@ -282,7 +299,8 @@ struct Emulator::Impl {
     if (aside) kept = {std::make_shared<std::string>(std::move(body)), digests.md5};
     auto input = parse_request(api, *op, labels, query, headers, aside ? std::string() : body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
-    auto valid = validate_input(*op, *input, Checker::server);  // InvalidPartOrder is the handler's
+    // The arguments moved into their validation, not copied; InvalidPartOrder is the handler's.
+    auto valid = validate_input(*op, std::move(*input), Checker::server);
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
@@ -362,7 +380,7 @@ struct Emulator::Impl {
 
   // Signed in the aws dialect: by its Authorization header or as a presigned URL.
   static bool is_aws_request(const httplib::Request& req) {
-    return req.get_header_value("Authorization").rfind(Dialect::aws().algorithm, 0) == 0 ||
+    return request_header_value(req, "Authorization").rfind(Dialect::aws().algorithm, 0) == 0 ||
            req.has_param(Dialect::aws().query_prefix + "Algorithm");
   }
 
@@ -386,10 +404,10 @@ struct Emulator::Impl {
   // trailing checksums) declares instead of a Content-Length: its decoded length; ""
   // when the body is no such body or declares none.
   static std::string decoded_length(const httplib::Request& req) {
-    if (req.get_header_value("Content-Encoding").find("aws-chunked") == std::string::npos) return {};
+    if (request_header_value(req, "Content-Encoding").find("aws-chunked") == std::string::npos) return {};
     for (const Dialect* d : {&Dialect::aws(), &Dialect::ext()}) {
       std::string name = to_lower(d->header_prefix) + "decoded-content-length";
-      if (req.has_header(name)) return req.get_header_value(name);
+      if (const std::string* v = request_header(req, name)) return *v;
     }
     return {};
   }
@@ -403,8 +421,8 @@ struct Emulator::Impl {
   // rate": clients retry it later). The connection then ends: the unread body cannot
   // be told from a next request.
   bool refuse_body(const Api& api, const httplib::Request& req, httplib::Response& res) {
-    std::string length = req.get_header_value("Content-Length");
-    bool chunked = req.has_header("Transfer-Encoding");
+    std::string length = request_header_value(req, "Content-Length");
+    bool chunked = request_header(req, "Transfer-Encoding") != nullptr;
     if (chunked && !decoded_length(req).empty()) {
       length = decoded_length(req);
       chunked = false;
@@ -459,8 +477,8 @@ struct Emulator::Impl {
   static void note_read_whole(const httplib::Request& req) {
     bool body_read = req.method == "PUT" || req.method == "POST" || req.method == "PATCH" || req.method == "DELETE";
     if (!body_read) {
-      std::string length = req.get_header_value("Content-Length");
-      body_read = (length.empty() || length == "0") && !req.has_header("Transfer-Encoding");
+      std::string length = request_header_value(req, "Content-Length");
+      body_read = (length.empty() || length == "0") && !request_header(req, "Transfer-Encoding");
     }
     if (body_read) const_cast<httplib::Request&>(req).path = kReadWhole;
   }

@@ -142,7 +142,8 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
     r.payload = {};
   }
   bool reads_only = op.method == "GET" || op.method == "HEAD";
-  return r.ok && !reads_only ? saved(std::move(r)) : r;
+  if (r.ok && !reads_only) return saved(std::move(r));
+  return r;  // moved out, where the conditional's `: r` copied the whole result
 }
 
 // A change that could not be saved is undone, so that no later request sees what was

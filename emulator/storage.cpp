@@ -534,7 +534,11 @@ class StorageService : public Service {
 
   // The header members of an answer that stored an object.
   static json write_headers(const StoredObject& o) {
-    return {{"ETag", o.etag}, {"VersionId", o.version_id}, {"ServerSideEncryption", "AES256"}};
+    json r = json::object();  // set one by one: an initializer list copies each pair twice
+    r["ETag"] = o.etag;
+    r["VersionId"] = o.version_id;
+    r["ServerSideEncryption"] = "AES256";
+    return r;
   }
 
   // GetObject and HeadObject: the same headers, the bytes only for the operation whose
@@ -551,7 +555,7 @@ class StorageService : public Service {
     r["LastModified"] = o.last_modified;
     r["AcceptRanges"] = "bytes";
     if (input.value("ChecksumMode", "") == "ENABLED" && !input.contains("Range")) r.update(o.checksum);
-    return answer_range(o, input.value("Range", ""), r, with_body);
+    return answer_range(o, input.value("Range", ""), std::move(r), with_body);
   }
 
   // NoSuchKey naming the key, as GetObject answers a key that holds no object.
@@ -606,7 +610,7 @@ class StorageService : public Service {
   }
 
   // The whole object (200), the range asked (206 with Content-Range), or InvalidRange (416).
-  static HandlerResult answer_range(const StoredObject& o, const std::string& range, json& r, bool with_body) {
+  static HandlerResult answer_range(const StoredObject& o, const std::string& range, json r, bool with_body) {
     unsigned long long first = 0, last = 0, size = o.bytes->size();
     RangeAsk ask = parse_range(range, size, first, last);
     if (ask == RangeAsk::unsatisfiable)
@@ -618,7 +622,7 @@ class StorageService : public Service {
     if (!whole)
       r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
     if (!with_body) r["ContentLength"] = length;
-    HandlerResult answer = HandlerResult::success(r, whole ? 200 : 206);
+    HandlerResult answer = HandlerResult::success(std::move(r), whole ? 200 : 206);
     // The bytes are referenced, not copied into the result: the server sends them from
     // the store (a file opened now, under the platform's lock, stays readable).
     if (with_body) answer.payload = {o.bytes->opened(), first, length};

@@ -296,6 +296,22 @@ test("UpdateSnapshot after a restore changes the settings and leaves the status 
   expect(s.description).to_equal("changed")
 end)
 
+test("UpdateSnapshot renames a snapshot in place: the new name keeps its settings, the old name is gone", function()
+  restored_cluster()
+  emu.advance(30)
+  cloud.cluster.update_snapshot{ SnapshotName = "snap-two-pools",
+                                 snapshot = { description = "kept", tags = { { key = "k", value = "v" } } } }
+  local s = cloud.cluster.update_snapshot{ SnapshotName = "snap-two-pools", snapshot = { name = "snap-renamed" } }.snapshot
+  expect(s.name).to_equal("snap-renamed")
+  expect(s.description).to_equal("kept")
+  expect(s.tags[1].key).to_equal("k")
+  expect(s.status).to_equal("AVAILABLE")
+  local got = cloud.cluster.get_snapshot{ SnapshotName = "snap-renamed" }.snapshot
+  expect(got.description).to_equal("kept")
+  expect(got.tags[1].value).to_equal("v")
+  refused(404, "SnapshotNotFound", cloud.cluster.get_snapshot, { SnapshotName = "snap-two-pools" })
+end)
+
 test("UpdateSnapshot of an unknown snapshot is SnapshotNotFound", function()
   refused(404, "SnapshotNotFound", cloud.cluster.update_snapshot, { SnapshotName = "snap-none", snapshot = {} })
 end)
