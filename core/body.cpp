@@ -7,8 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <array>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "core/aws_chunked.h"
@@ -124,9 +132,189 @@ void check_output_file(const Operation& op, const json& args, std::vector<FieldP
   if (!problem.empty()) problems.push_back({op.output_file, "cannot write '" + path + "': " + problem});
 }
 
+// ---------------------------------------------------------------- ChunkFramer
+
+namespace {
+
+// Up to `size` bytes of `range` from `fd`, `done` of them read already: the count, 0
+// at the range's end, -1 when the read fails or the file ends before the range does
+// (`error` says which).
+long long read_range(int fd, const FileRange& range, std::uint64_t& done, char* out, std::uint64_t size,
+                     std::string& error) {
+  std::uint64_t want = std::min(size, range.length - done);
+  if (want == 0) return 0;
+  ssize_t n;
+  do n = ::read(fd, out, static_cast<size_t>(want));
+  while (n < 0 && errno == EINTR);
+  if (n < 0) error = "cannot read '" + range.path + "': " + std::strerror(errno);
+  if (n == 0) error = "'" + range.path + "' ended before its " + std::to_string(range.length) +
+                      " bytes were sent (it changed meanwhile)";
+  if (n <= 0) return -1;
+  done += static_cast<std::uint64_t>(n);
+  return n;
+}
+
+}  // namespace
+
+// Frames the chunks of a range read from its file's current offset, each signed in
+// the chain that starts at the stream's seed. A range of more than one chunk is
+// framed by a thread of its own, at most kAhead chunks ahead of the one the sender
+// takes, so that reading and hashing chunk N+1 runs beside the sending of chunk N;
+// a range of one chunk is framed as it is asked for (nothing would run beside it).
+//
+// The hand-off: the thread alone reads the file and keeps the chain (done_,
+// previous_) and fills the chunk it frames; the ring of framed chunks, the spent
+// buffers and stop_ are shared, under lock_. A chunk is moved whole into the ring and
+// out of it (its bytes move with their std::string, written by the one thread before
+// the lock passes them, read by the other after), and a spent chunk's buffer comes
+// back through spare_ to be filled again. The destructor stops the thread and joins
+// it before the reader touches the file again (a rewind, its close).
+class ChunkFramer {
+ public:
+  ChunkFramer(int fd, const FileRange& range, const ChunkStream& stream);
+  ~ChunkFramer();
+  ChunkFramer(const ChunkFramer&) = delete;
+  ChunkFramer& operator=(const ChunkFramer&) = delete;
+  // The next chunk, waiting for the thread when it is not framed yet; `spent` is the
+  // previous chunk's buffer, to be filled again.
+  FramedChunk next(std::string spent);
+
+ private:
+  static constexpr std::size_t kAhead = 2;  // framed and waiting; with the one sent and the one framed, 4 in memory
+  FramedChunk frame(std::string buffer);
+  FramedChunk frame_or_error(std::string buffer);
+  void start();
+  void run();
+
+  int fd_;
+  FileRange range_;
+  std::uint64_t done_ = 0;
+  ChunkScope scope_;
+  std::string previous_;  // the last chunk's signature (the seed at first)
+  std::uint64_t chunk_size_;
+  std::string out_of_memory_;  // the error of a chunk that could not be allocated
+  std::mutex lock_;
+  std::condition_variable framed_;  // a chunk went into the ring
+  std::condition_variable taken_;   // one came out of it, or stop_ was set
+  std::array<FramedChunk, kAhead> ring_;
+  std::size_t first_ = 0, count_ = 0;
+  std::vector<std::string> spare_;  // spent buffers (room for kAhead + 2 reserved: never grows)
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+ChunkFramer::ChunkFramer(int fd, const FileRange& range, const ChunkStream& stream)
+    : fd_(fd), range_(range), scope_(stream.scope), previous_(stream.seed), chunk_size_(stream.chunk_size),
+      out_of_memory_("cannot read '" + range.path + "': out of memory") {
+  if (range_.length > chunk_size_) start();
+}
+
+// Starts the framing thread with every signal blocked (Ctrl-C must reach the thread
+// that runs Lua); when no thread can be made, the chunks are framed as they are asked
+// for, as for a range of one chunk.
+void ChunkFramer::start() {
+  spare_.reserve(kAhead + 2);
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  try {
+    thread_ = std::thread(&ChunkFramer::run, this);
+  } catch (const std::system_error&) {
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+ChunkFramer::~ChunkFramer() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> hold(lock_);
+    stop_ = true;
+  }
+  taken_.notify_one();
+  thread_.join();
+}
+
+// The thread: frames chunk after chunk into the ring while it has room, until the
+// last chunk, a chunk that could not be read, or stop_.
+void ChunkFramer::run() {
+  for (bool end = false; !end;) {
+    std::string buffer;
+    {
+      std::unique_lock<std::mutex> hold(lock_);
+      taken_.wait(hold, [this] { return stop_ || count_ < kAhead; });
+      if (stop_) return;
+      if (!spare_.empty()) {
+        buffer = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
+    FramedChunk chunk = frame_or_error(std::move(buffer));
+    end = chunk.last || !chunk.error.empty();
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      ring_[(first_ + count_++) % kAhead] = std::move(chunk);
+    }
+    framed_.notify_one();
+  }
+}
+
+FramedChunk ChunkFramer::next(std::string spent) {
+  if (!thread_.joinable()) return frame_or_error(std::move(spent));
+  std::unique_lock<std::mutex> hold(lock_);
+  if (spent.capacity() > 0 && spare_.size() < spare_.capacity()) spare_.push_back(std::move(spent));
+  framed_.wait(hold, [this] { return count_ > 0; });
+  FramedChunk chunk = std::move(ring_[first_]);
+  first_ = (first_ + 1) % kAhead;
+  --count_;
+  hold.unlock();
+  taken_.notify_one();
+  return chunk;
+}
+
+// Reads the next chunk into `buffer` behind room for its head, signs it and writes its
+// head just before it: the bytes are read and hashed once, not copied.
+FramedChunk ChunkFramer::frame(std::string buffer) {
+  FramedChunk chunk;
+  chunk.bytes = std::move(buffer);
+  std::uint64_t size = std::min(chunk_size_, range_.length - done_);
+  chunk.bytes.resize(kMaxAwsChunkHead + size + 2);
+  for (std::uint64_t got = 0; got < size;) {
+    long long n = read_range(fd_, range_, done_, &chunk.bytes[kMaxAwsChunkHead + got], size - got, chunk.error);
+    if (n <= 0) {  // read_range ends only at the range's end: this is an error
+      FramedChunk failed;
+      failed.error = std::move(chunk.error);
+      return failed;
+    }
+    got += static_cast<std::uint64_t>(n);
+  }
+  chunk.signature = chunk_signature(scope_, previous_, std::string_view(chunk.bytes).substr(kMaxAwsChunkHead, size));
+  std::string head = aws_chunk_head(size, chunk.signature);
+  chunk.at = kMaxAwsChunkHead - head.size();
+  chunk.bytes.replace(chunk.at, head.size(), head);
+  chunk.bytes.replace(kMaxAwsChunkHead + size, 2, "\r\n");
+  previous_ = chunk.signature;
+  chunk.last = size == 0;
+  return chunk;
+}
+
+// frame(), an allocation that fails becoming the chunk's error (on the thread, an
+// exception would end the process).
+FramedChunk ChunkFramer::frame_or_error(std::string buffer) {
+  try {
+    return frame(std::move(buffer));
+  } catch (const std::bad_alloc&) {
+    FramedChunk failed;
+    failed.error = std::move(out_of_memory_);  // made beforehand: a move allocates nothing
+    return failed;
+  }
+}
+
 // ---------------------------------------------------------------- RangeReader
 
+RangeReader::RangeReader() = default;
+
 RangeReader::~RangeReader() {
+  framer_.reset();  // its thread joined before the file is closed
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -139,63 +327,39 @@ std::string RangeReader::open(const FileRange& range, std::shared_ptr<ChunkStrea
 }
 
 bool RangeReader::rewind() {
+  framer_.reset();
   done_ = 0;
-  framed_.clear();
-  at_ = 0;
-  ended_ = false;
-  if (stream_) {
-    previous_ = stream_->seed;
-    stream_->signatures.clear();
-  }
+  chunk_ = FramedChunk{};
+  if (stream_) stream_->signatures.clear();
   return ::lseek(fd_, static_cast<off_t>(range_.offset), SEEK_SET) >= 0;
 }
 
 long long RangeReader::read(char* out, std::uint64_t size) {
-  if (!stream_) return read_range(out, size);
-  if (at_ == framed_.size()) {
-    if (ended_) return 0;
-    if (!frame_next_chunk()) return -1;
+  if (!stream_) return read_range(fd_, range_, done_, out, size, error_);
+  if (!chunk_.error.empty()) return -1;
+  if (chunk_.at == chunk_.bytes.size()) {
+    if (chunk_.last) return 0;
+    if (!next_chunk()) return -1;
   }
-  std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, framed_.size() - at_));
-  std::memcpy(out, framed_.data() + at_, n);
-  at_ += n;
+  std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, chunk_.bytes.size() - chunk_.at));
+  std::memcpy(out, chunk_.bytes.data() + chunk_.at, n);
+  chunk_.at += n;
   return static_cast<long long>(n);
 }
 
-// Reads the next chunk of the range into framed_ behind room for its head, signs it
-// and writes its head just before it: the bytes are read and hashed once, not copied.
-bool RangeReader::frame_next_chunk() {
-  std::uint64_t size = std::min(stream_->chunk_size, range_.length - done_);
-  framed_.resize(kMaxAwsChunkHead + size + 2);
-  for (std::uint64_t got = 0; got < size;) {
-    long long n = read_range(&framed_[kMaxAwsChunkHead + got], size - got);
-    if (n <= 0) return false;  // read_range ends only at the range's end: this is an error
-    got += static_cast<std::uint64_t>(n);
+// Takes the next framed chunk (the framer made at the first read, so a transfer that
+// waits its turn reads nothing yet) and keeps its signature, a secret of the exchange.
+bool RangeReader::next_chunk() {
+  if (!framer_) framer_ = std::make_unique<ChunkFramer>(fd_, range_, *stream_);
+  FramedChunk next = framer_->next(std::move(chunk_.bytes));
+  if (!next.error.empty()) {
+    error_ = next.error;
+    chunk_ = std::move(next);
+    return false;
   }
-  std::string signature = chunk_signature(stream_->scope, previous_, std::string_view(framed_).substr(kMaxAwsChunkHead, size));
-  std::string head = aws_chunk_head(size, signature);
-  at_ = kMaxAwsChunkHead - head.size();
-  framed_.replace(at_, head.size(), head);
-  framed_.replace(kMaxAwsChunkHead + size, 2, "\r\n");
-  stream_->signatures.push_back(signature);
-  previous_ = std::move(signature);
-  ended_ = size == 0;
+  stream_->signatures.push_back(next.signature);
+  chunk_ = std::move(next);
   return true;
-}
-
-// Up to `size` bytes of the range itself.
-long long RangeReader::read_range(char* out, std::uint64_t size) {
-  std::uint64_t want = std::min(size, range_.length - done_);
-  if (want == 0) return 0;
-  ssize_t n;
-  do n = ::read(fd_, out, static_cast<size_t>(want));
-  while (n < 0 && errno == EINTR);
-  if (n < 0) error_ = "cannot read '" + range_.path + "': " + std::strerror(errno);
-  if (n == 0) error_ = "'" + range_.path + "' ended before its " + std::to_string(range_.length) +
-                       " bytes were sent (it changed meanwhile)";
-  if (n <= 0) return -1;
-  done_ += static_cast<std::uint64_t>(n);
-  return n;
 }
 
 Outcome<std::string> hex_digest_of(const FileRange& range, Digest which) {
