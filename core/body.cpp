@@ -15,8 +15,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "core/aws_chunked.h"
@@ -136,6 +134,21 @@ void check_output_file(const Operation& op, const json& args, std::vector<FieldP
 
 namespace {
 
+// read(2) of up to `size` bytes, again when a signal interrupts it.
+ssize_t read_some(int fd, char* out, std::uint64_t size) {
+  ssize_t n;
+  do n = ::read(fd, out, static_cast<size_t>(size));
+  while (n < 0 && errno == EINTR);
+  return n;
+}
+
+// Why `range` could not be sent: the read failed with `error_number`, or (0) the file
+// ended before the range did.
+std::string range_error(const FileRange& range, int error_number) {
+  if (error_number != 0) return "cannot read '" + range.path + "': " + std::strerror(error_number);
+  return "'" + range.path + "' ended before its " + std::to_string(range.length) + " bytes were sent (it changed meanwhile)";
+}
+
 // Up to `size` bytes of `range` from `fd`, `done` of them read already: the count, 0
 // at the range's end, -1 when the read fails or the file ends before the range does
 // (`error` says which).
@@ -143,170 +156,190 @@ long long read_range(int fd, const FileRange& range, std::uint64_t& done, char* 
                      std::string& error) {
   std::uint64_t want = std::min(size, range.length - done);
   if (want == 0) return 0;
-  ssize_t n;
-  do n = ::read(fd, out, static_cast<size_t>(want));
-  while (n < 0 && errno == EINTR);
-  if (n < 0) error = "cannot read '" + range.path + "': " + std::strerror(errno);
-  if (n == 0) error = "'" + range.path + "' ended before its " + std::to_string(range.length) +
-                      " bytes were sent (it changed meanwhile)";
-  if (n <= 0) return -1;
+  ssize_t n = read_some(fd, out, want);
+  if (n <= 0) {
+    error = range_error(range, n < 0 ? errno : 0);
+    return -1;
+  }
   done += static_cast<std::uint64_t>(n);
   return n;
 }
 
+constexpr std::size_t kFramerStack = 256 * 1024;  // the framing thread reads and hashes: little stack
+
 }  // namespace
 
 // Frames the chunks of a range read from its file's current offset, each signed in
-// the chain that starts at the stream's seed. A range of more than one chunk is
-// framed by a thread of its own, at most kAhead chunks ahead of the one the sender
-// takes, so that reading and hashing chunk N+1 runs beside the sending of chunk N;
-// a range of one chunk is framed as it is asked for (nothing would run beside it).
+// the chain that starts at the stream's seed. A range of more than one chunk is read
+// and hashed by a thread of its own into three slots in turn, so that reading and
+// hashing the next chunks runs beside the sending of this one; the sending thread
+// signs each chunk (an HMAC over its hash) and writes its head as it takes it. A
+// range of one chunk is read and hashed as it is asked for (nothing would run beside
+// it), and so is every range when no thread can be made.
 //
-// The hand-off: the thread alone reads the file and keeps the chain (done_,
-// previous_) and fills the chunk it frames; the ring of framed chunks, the spent
-// buffers and stop_ are shared, under lock_. A chunk is moved whole into the ring and
-// out of it (its bytes move with their std::string, written by the one thread before
-// the lock passes them, read by the other after), and a spent chunk's buffer comes
-// back through spare_ to be filled again. The destructor stops the thread and joins
-// it before the reader touches the file again (a rewind, its close).
+// The hand-off: the slots' buffers are made by the sending thread before the thread
+// starts; the thread alone reads the file (done_) and fills a slot's bytes, size,
+// hash and read error; produced_, released_ and stop_ are shared, under lock_. The
+// thread fills chunk n into slot n % 3 only once chunk n - 3 is released, and the
+// sender reads a slot only once the chunk is counted in produced_: each slot is
+// written by one thread, then read by the other after the lock passes it. The thread
+// allocates nothing (no string, no malloc arena of its own: a process capped with
+// ulimit -v has no room for a 64 MiB arena per transfer) and runs on a small stack.
+// The destructor stops the thread and joins it before the reader touches the file
+// again (a rewind, its close).
 class ChunkFramer {
  public:
-  ChunkFramer(int fd, const FileRange& range, const ChunkStream& stream);
+  ChunkFramer(int fd, const FileRange& range, std::shared_ptr<ChunkStream> stream);
   ~ChunkFramer();
   ChunkFramer(const ChunkFramer&) = delete;
   ChunkFramer& operator=(const ChunkFramer&) = delete;
-  // The next chunk, waiting for the thread when it is not framed yet; `spent` is the
-  // previous chunk's buffer, to be filled again.
-  FramedChunk next(std::string spent);
+  // The next chunk, framed and signed (waiting for the thread when it is not read
+  // yet), in `framed` until the next call; `last` for the empty chunk that ends the
+  // body; false, with `error`, when it could not be read.
+  bool next(std::string_view& framed, bool& last, std::string& error);
 
  private:
-  static constexpr std::size_t kAhead = 2;  // framed and waiting; with the one sent and the one framed, 4 in memory
-  FramedChunk frame(std::string buffer);
-  FramedChunk frame_or_error(std::string buffer);
-  void start();
-  void run();
+  struct Slot {
+    std::string bytes;         // room for the longest head, the chunk and "\r\n"
+    std::uint64_t size = 0;    // the chunk's bytes, after the head's room
+    unsigned char hash[32]{};  // their SHA-256
+    int error_number = 0;      // the read failed with this errno
+    bool cut = false;          // the file ended before the range did
+  };
+  static constexpr std::size_t kSlots = 3;  // the chunk sent and two read ahead
+
+  void fill(Slot& slot);
+  bool start();
+  static void* run(void* self);
+  void produce();
 
   int fd_;
   FileRange range_;
-  std::uint64_t done_ = 0;
-  ChunkScope scope_;
-  std::string previous_;  // the last chunk's signature (the seed at first)
+  std::uint64_t done_ = 0;  // bytes of the range read (by whichever thread reads)
   std::uint64_t chunk_size_;
-  std::string out_of_memory_;  // the error of a chunk that could not be allocated
+  std::shared_ptr<ChunkStream> stream_;  // its scope and signatures: the sending thread's
+  std::string previous_;                 // the last chunk's signature (the seed at first)
+  std::array<Slot, kSlots> slots_;
   std::mutex lock_;
-  std::condition_variable framed_;  // a chunk went into the ring
-  std::condition_variable taken_;   // one came out of it, or stop_ was set
-  std::array<FramedChunk, kAhead> ring_;
-  std::size_t first_ = 0, count_ = 0;
-  std::vector<std::string> spare_;  // spent buffers (room for kAhead + 2 reserved: never grows)
+  std::condition_variable filled_;  // produced_ grew
+  std::condition_variable freed_;   // released_ grew, or stop_ was set
+  std::uint64_t produced_ = 0;      // chunks read and hashed
+  std::uint64_t released_ = 0;      // chunks sent: their slots may be filled again
+  std::uint64_t taken_ = 0;         // chunks the sender took (its own)
   bool stop_ = false;
-  std::thread thread_;
+  bool threaded_ = false;
+  pthread_t thread_{};
 };
 
-ChunkFramer::ChunkFramer(int fd, const FileRange& range, const ChunkStream& stream)
-    : fd_(fd), range_(range), scope_(stream.scope), previous_(stream.seed), chunk_size_(stream.chunk_size),
-      out_of_memory_("cannot read '" + range.path + "': out of memory") {
-  if (range_.length > chunk_size_) start();
+ChunkFramer::ChunkFramer(int fd, const FileRange& range, std::shared_ptr<ChunkStream> stream)
+    : fd_(fd), range_(range), chunk_size_(stream->chunk_size), stream_(std::move(stream)), previous_(stream_->seed) {
+  const bool ahead = range_.length > chunk_size_;
+  for (std::size_t i = 0; i < (ahead ? kSlots : 1); ++i) slots_[i].bytes.resize(kMaxAwsChunkHead + chunk_size_ + 2);
+  threaded_ = ahead && start();
 }
 
-// Starts the framing thread with every signal blocked (Ctrl-C must reach the thread
-// that runs Lua); when no thread can be made, the chunks are framed as they are asked
-// for, as for a range of one chunk.
-void ChunkFramer::start() {
-  spare_.reserve(kAhead + 2);
+// Starts the thread on a small stack with every signal blocked (Ctrl-C must reach the
+// thread that runs Lua); false when it cannot be made.
+bool ChunkFramer::start() {
+  pthread_attr_t attributes;
+  if (pthread_attr_init(&attributes) != 0) return false;
+  pthread_attr_setstacksize(&attributes, kFramerStack);
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
-  try {
-    thread_ = std::thread(&ChunkFramer::run, this);
-  } catch (const std::system_error&) {
-  }
+  const bool started = pthread_create(&thread_, &attributes, &ChunkFramer::run, this) == 0;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  pthread_attr_destroy(&attributes);
+  return started;
 }
 
 ChunkFramer::~ChunkFramer() {
-  if (!thread_.joinable()) return;
+  if (!threaded_) return;
   {
     std::lock_guard<std::mutex> hold(lock_);
     stop_ = true;
   }
-  taken_.notify_one();
-  thread_.join();
+  freed_.notify_one();
+  pthread_join(thread_, nullptr);
 }
 
-// The thread: frames chunk after chunk into the ring while it has room, until the
-// last chunk, a chunk that could not be read, or stop_.
-void ChunkFramer::run() {
+void* ChunkFramer::run(void* self) {
+  static_cast<ChunkFramer*>(self)->produce();
+  return nullptr;
+}
+
+// The thread: reads and hashes chunk after chunk into the slots while one is free,
+// until the last chunk, one that could not be read, or stop_.
+void ChunkFramer::produce() {
   for (bool end = false; !end;) {
-    std::string buffer;
+    std::uint64_t n;
     {
       std::unique_lock<std::mutex> hold(lock_);
-      taken_.wait(hold, [this] { return stop_ || count_ < kAhead; });
+      freed_.wait(hold, [this] { return stop_ || produced_ - released_ < kSlots; });
       if (stop_) return;
-      if (!spare_.empty()) {
-        buffer = std::move(spare_.back());
-        spare_.pop_back();
-      }
+      n = produced_;
     }
-    FramedChunk chunk = frame_or_error(std::move(buffer));
-    end = chunk.last || !chunk.error.empty();
+    Slot& slot = slots_[n % kSlots];
+    fill(slot);
+    end = slot.size == 0 || slot.error_number != 0 || slot.cut;
     {
       std::lock_guard<std::mutex> hold(lock_);
-      ring_[(first_ + count_++) % kAhead] = std::move(chunk);
+      ++produced_;
     }
-    framed_.notify_one();
+    filled_.notify_one();
   }
 }
 
-FramedChunk ChunkFramer::next(std::string spent) {
-  if (!thread_.joinable()) return frame_or_error(std::move(spent));
-  std::unique_lock<std::mutex> hold(lock_);
-  if (spent.capacity() > 0 && spare_.size() < spare_.capacity()) spare_.push_back(std::move(spent));
-  framed_.wait(hold, [this] { return count_ > 0; });
-  FramedChunk chunk = std::move(ring_[first_]);
-  first_ = (first_ + 1) % kAhead;
-  --count_;
-  hold.unlock();
-  taken_.notify_one();
-  return chunk;
-}
-
-// Reads the next chunk into `buffer` behind room for its head, signs it and writes its
-// head just before it: the bytes are read and hashed once, not copied.
-FramedChunk ChunkFramer::frame(std::string buffer) {
-  FramedChunk chunk;
-  chunk.bytes = std::move(buffer);
-  std::uint64_t size = std::min(chunk_size_, range_.length - done_);
-  chunk.bytes.resize(kMaxAwsChunkHead + size + 2);
-  for (std::uint64_t got = 0; got < size;) {
-    long long n = read_range(fd_, range_, done_, &chunk.bytes[kMaxAwsChunkHead + got], size - got, chunk.error);
-    if (n <= 0) {  // read_range ends only at the range's end: this is an error
-      FramedChunk failed;
-      failed.error = std::move(chunk.error);
-      return failed;
+// Reads the next chunk of the range into `slot` behind the room for its head and
+// hashes it: the bytes are read and hashed once, not copied. Allocates nothing.
+void ChunkFramer::fill(Slot& slot) {
+  slot.size = std::min(chunk_size_, range_.length - done_);
+  slot.error_number = 0;
+  slot.cut = false;
+  char* data = &slot.bytes[kMaxAwsChunkHead];
+  for (std::uint64_t got = 0; got < slot.size;) {
+    ssize_t n = read_some(fd_, data + got, slot.size - got);
+    if (n <= 0) {
+      slot.error_number = n < 0 ? errno : 0;
+      slot.cut = n == 0;
+      return;
     }
     got += static_cast<std::uint64_t>(n);
+    done_ += static_cast<std::uint64_t>(n);
   }
-  chunk.signature = chunk_signature(scope_, previous_, std::string_view(chunk.bytes).substr(kMaxAwsChunkHead, size));
-  std::string head = aws_chunk_head(size, chunk.signature);
-  chunk.at = kMaxAwsChunkHead - head.size();
-  chunk.bytes.replace(chunk.at, head.size(), head);
-  chunk.bytes.replace(kMaxAwsChunkHead + size, 2, "\r\n");
-  previous_ = chunk.signature;
-  chunk.last = size == 0;
-  return chunk;
+  DigestStream hash(Digest::sha256);
+  hash.update(std::string_view(data, static_cast<std::size_t>(slot.size)));
+  hash.digest_into(slot.hash);
 }
 
-// frame(), an allocation that fails becoming the chunk's error (on the thread, an
-// exception would end the process).
-FramedChunk ChunkFramer::frame_or_error(std::string buffer) {
-  try {
-    return frame(std::move(buffer));
-  } catch (const std::bad_alloc&) {
-    FramedChunk failed;
-    failed.error = std::move(out_of_memory_);  // made beforehand: a move allocates nothing
-    return failed;
+bool ChunkFramer::next(std::string_view& framed, bool& last, std::string& error) {
+  Slot* slot = &slots_[0];
+  if (threaded_) {
+    {
+      std::unique_lock<std::mutex> hold(lock_);
+      released_ = taken_;  // the chunk before this one has been sent
+      filled_.wait(hold, [this] { return produced_ > taken_; });
+    }
+    freed_.notify_one();
+    slot = &slots_[taken_++ % kSlots];
+  } else {
+    fill(*slot);
   }
+  if (slot->error_number != 0 || slot->cut) {
+    error = range_error(range_, slot->error_number);
+    return false;
+  }
+  std::string signature = chunk_signature_of_hash(
+      stream_->scope, previous_, hex(std::string_view(reinterpret_cast<const char*>(slot->hash), sizeof slot->hash)));
+  std::string head = aws_chunk_head(slot->size, signature);
+  std::size_t at = kMaxAwsChunkHead - head.size();
+  slot->bytes.replace(at, head.size(), head);
+  slot->bytes.replace(kMaxAwsChunkHead + slot->size, 2, "\r\n");
+  framed = std::string_view(slot->bytes).substr(at, head.size() + slot->size + 2);
+  last = slot->size == 0;
+  stream_->signatures.push_back(signature);
+  previous_ = std::move(signature);
+  return true;
 }
 
 // ---------------------------------------------------------------- RangeReader
@@ -329,37 +362,37 @@ std::string RangeReader::open(const FileRange& range, std::shared_ptr<ChunkStrea
 bool RangeReader::rewind() {
   framer_.reset();
   done_ = 0;
-  chunk_ = FramedChunk{};
+  sending_ = {};
+  last_ = false;
+  failed_ = false;
   if (stream_) stream_->signatures.clear();
   return ::lseek(fd_, static_cast<off_t>(range_.offset), SEEK_SET) >= 0;
 }
 
 long long RangeReader::read(char* out, std::uint64_t size) {
   if (!stream_) return read_range(fd_, range_, done_, out, size, error_);
-  if (!chunk_.error.empty()) return -1;
-  if (chunk_.at == chunk_.bytes.size()) {
-    if (chunk_.last) return 0;
+  if (failed_) return -1;
+  if (sending_.empty()) {
+    if (last_) return 0;
     if (!next_chunk()) return -1;
   }
-  std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, chunk_.bytes.size() - chunk_.at));
-  std::memcpy(out, chunk_.bytes.data() + chunk_.at, n);
-  chunk_.at += n;
+  std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, sending_.size()));
+  std::memcpy(out, sending_.data(), n);
+  sending_.remove_prefix(n);
   return static_cast<long long>(n);
 }
 
 // Takes the next framed chunk (the framer made at the first read, so a transfer that
-// waits its turn reads nothing yet) and keeps its signature, a secret of the exchange.
+// waits its turn reads nothing yet); its signature is kept, a secret of the exchange.
 bool RangeReader::next_chunk() {
-  if (!framer_) framer_ = std::make_unique<ChunkFramer>(fd_, range_, *stream_);
-  FramedChunk next = framer_->next(std::move(chunk_.bytes));
-  if (!next.error.empty()) {
-    error_ = next.error;
-    chunk_ = std::move(next);
-    return false;
+  try {
+    if (!framer_) framer_ = std::make_unique<ChunkFramer>(fd_, range_, stream_);
+    failed_ = !framer_->next(sending_, last_, error_);
+  } catch (const std::bad_alloc&) {
+    error_ = "cannot read '" + range_.path + "': out of memory";
+    failed_ = true;
   }
-  stream_->signatures.push_back(next.signature);
-  chunk_ = std::move(next);
-  return true;
+  return !failed_;
 }
 
 Outcome<std::string> hex_digest_of(const FileRange& range, Digest which) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/crypto.h"
@@ -45,25 +46,14 @@ struct ChunkStream {
   std::vector<std::string> signatures{};  // of the chunks sent by the current attempt
 };
 
-// A chunk of a streamed body framed as aws-chunked: its bytes (room for the longest
-// head, the chunk, "\r\n"), the head starting at `at`, its signature; or, with
-// `error` set, what kept it from being read (nothing else is then set).
-struct FramedChunk {
-  std::string bytes;
-  std::size_t at = 0;
-  std::string signature;
-  bool last = false;  // the empty chunk that ends the body
-  std::string error;
-};
-
 class ChunkFramer;  // core/body.cpp: frames a range's chunks, a few ahead on a thread of its own
 
 // Reads a FileRange from its first byte; each reader opens the file again (one per
 // attempt, so a retry re-sends the range from its start). With a ChunkStream, what
 // it reads is the range framed as aws-chunked, each chunk hashed and signed as it is
 // read from the file: the file is read once, as it is sent. A range of more than one
-// chunk is read, hashed and signed on a second thread a few chunks ahead of the
-// sending (ChunkFramer), so the hashing runs beside it on the second core.
+// chunk is read and hashed on a second thread a few chunks ahead of the sending
+// (ChunkFramer), so the hashing runs beside it on the second core.
 class RangeReader {
  public:
   RangeReader();
@@ -90,7 +80,9 @@ class RangeReader {
   std::string error_;
   std::shared_ptr<ChunkStream> stream_;   // set: the range goes framed and signed
   std::unique_ptr<ChunkFramer> framer_;   // with a stream: made at the first read, gone at a rewind
-  FramedChunk chunk_;                     // the chunk being sent; its unsent bytes from chunk_.at
+  std::string_view sending_;              // the unsent bytes of the framed chunk being sent (in framer_)
+  bool last_ = false;                     // it is the empty chunk that ends the body
+  bool failed_ = false;                   // a chunk could not be read: error_ says why
 };
 
 // The hex digest (SHA-256 for signing, MD5 to compare with an ETag) of a file range,
