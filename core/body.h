@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/crypto.h"
@@ -45,13 +46,17 @@ struct ChunkStream {
   std::vector<std::string> signatures{};  // of the chunks sent by the current attempt
 };
 
+class ChunkFramer;  // core/body.cpp: frames a range's chunks, a few ahead on a thread of its own
+
 // Reads a FileRange from its first byte; each reader opens the file again (one per
 // attempt, so a retry re-sends the range from its start). With a ChunkStream, what
 // it reads is the range framed as aws-chunked, each chunk hashed and signed as it is
-// read from the file: the file is read once, as it is sent.
+// read from the file: the file is read once, as it is sent. A range of more than one
+// chunk is read and hashed on a second thread a few chunks ahead of the sending
+// (ChunkFramer), so the hashing runs beside it on the second core.
 class RangeReader {
  public:
-  RangeReader() = default;
+  RangeReader();
   ~RangeReader();
   RangeReader(const RangeReader&) = delete;
   RangeReader& operator=(const RangeReader&) = delete;
@@ -68,17 +73,16 @@ class RangeReader {
   const std::string& error() const { return error_; }
 
  private:
-  long long read_range(char* out, std::uint64_t size);
-  bool frame_next_chunk();
+  bool next_chunk();
   int fd_ = -1;
   FileRange range_;
   std::uint64_t done_ = 0;
   std::string error_;
-  std::shared_ptr<ChunkStream> stream_;  // set: the range goes framed and signed
-  std::string previous_;                 // the last chunk's signature (the seed at first)
-  std::string framed_;                   // the chunk being sent, framed; its head starts at `at_`
-  std::size_t at_ = 0;
-  bool ended_ = false;                   // the last, empty chunk is in framed_
+  std::shared_ptr<ChunkStream> stream_;   // set: the range goes framed and signed
+  std::unique_ptr<ChunkFramer> framer_;   // with a stream: made at the first read, gone at a rewind
+  std::string_view sending_;              // the unsent bytes of the framed chunk being sent (in framer_)
+  bool last_ = false;                     // it is the empty chunk that ends the body
+  bool failed_ = false;                   // a chunk could not be read: error_ says why
 };
 
 // The hex digest (SHA-256 for signing, MD5 to compare with an ETag) of a file range,

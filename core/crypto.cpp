@@ -84,6 +84,11 @@ std::string DigestStream::digest() {
   return as_string(out);
 }
 
+void DigestStream::digest_into(unsigned char* out) {
+  if (which_ == Digest::md5) md5_digest(&md5_, MD5_DIGEST_SIZE, out);
+  else sha256_digest(&sha256_, SHA256_DIGEST_SIZE, out);
+}
+
 // The same as lowercase hex.
 std::string DigestStream::hex_digest() { return hex(digest()); }
 

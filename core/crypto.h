@@ -35,6 +35,7 @@ class DigestStream {
   explicit DigestStream(Digest which);
   void update(std::string_view piece);
   std::string digest();      // raw bytes; starts the stream afresh
+  void digest_into(unsigned char* out);  // the same into out (32 or 16 bytes): allocates nothing
   std::string hex_digest();  // lowercase hex; starts the stream afresh
 
  private:

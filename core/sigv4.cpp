@@ -368,8 +368,12 @@ std::string streaming_payload(const Dialect& dialect, bool with_trailer) {
 }
 
 std::string chunk_signature(const ChunkScope& scope, const std::string& previous, std::string_view data) {
+  return chunk_signature_of_hash(scope, previous, sha256_hex(data));
+}
+
+std::string chunk_signature_of_hash(const ChunkScope& scope, const std::string& previous, const std::string& data_sha256) {
   static const std::string empty_hash = sha256_hex("");
-  return sign_in_chain(scope, "PAYLOAD", previous, empty_hash + "\n" + sha256_hex(data));
+  return sign_in_chain(scope, "PAYLOAD", previous, empty_hash + "\n" + data_sha256);
 }
 
 std::string trailer_signature(const ChunkScope& scope, const std::string& previous, const Headers& trailers) {

@@ -64,7 +64,8 @@ using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
 constexpr int kPollMs = 100;          // how often the interrupt flag is looked at
-constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
+constexpr size_t kHandedPerHost = 4;
+constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file body for at once  // curl holds at most this many transfers per connection allowed
 
 // Initialises libcurl once per process; it is never cleaned up (process lifetime).
 void global_init_once() {
@@ -315,6 +316,7 @@ void set_method(Setter& set, Transfer& t) {
     std::uint64_t length = r.files.upload->length;
     if (r.files.stream) length = aws_chunked_length(length, r.files.stream->chunk_size);
     set(CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(length));
+    if (length > kUploadBuffer) set(CURLOPT_UPLOAD_BUFFERSIZE, static_cast<long>(kUploadBuffer));
     set(CURLOPT_READFUNCTION, &on_read);
     set(CURLOPT_READDATA, static_cast<void*>(&t));
     set(CURLOPT_SEEKFUNCTION, &on_seek);

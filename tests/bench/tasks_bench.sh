@@ -10,12 +10,15 @@
 #      rate at 64 (a loop that scans every task on each turn falls as tasks grow).
 #      cloudlua keeps at most 16 connections to one host (the rest of its tasks wait
 #      in curl's queue); wrk opens as many connections as it is told.
-# Commands alternate round by round; the medians and their ratios are printed.
+# Commands alternate round by round; the medians and their ratios are printed. With
+# BEFORE naming another build of cloudlua (the code before a change), (b) runs it in
+# the same rounds too and prints its rates and the ratios of the first build's to them.
 # Setup for (b), Debian: apt-get install -y --no-install-recommends nginx-light wrk
 # ((b) is skipped when nginx or wrk is missing).
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build/cloudlua}")
 ROUNDS=${2:-5}
+BEFORE=${BEFORE:+$(realpath "$BEFORE")}
 source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
 
 # (a) seconds for eight delayed calls, MODE = seq or map.
@@ -44,10 +47,11 @@ PORT=$(free_port)
 NGINX_CONNECTIONS=4096 start_nginx "$PORT" 'location / { default_type application/xml; return 200 "<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>"; }'
 
 # (b) calls per second from cloudlua with TASKS tasks, over about 3 s (maps of 4,096
-# calls, the same for every TASKS).
+# calls, the same for every TASKS): cloudlua_rate TASKS [BINARY].
 cloudlua_rate() {
+  local binary=${2:-$CLOUDLUA}
   TASKS=$1 CLOUDLUA_ENDPOINT_STORAGE="http://127.0.0.1:$PORT" CLOUDLUA_ACCESS_KEY_ID=bench \
-    CLOUDLUA_SECRET_ACCESS_KEY=bench-secret CLOUDLUA_CONFIG_FILE=/dev/null "$CLOUDLUA" -e '
+    CLOUDLUA_SECRET_ACCESS_KEY=bench-secret CLOUDLUA_CONFIG_FILE=/dev/null "$binary" -e '
     local tasks = tonumber(os.getenv("TASKS"))
     local function one() return cloud.request{ api = "storage", path = "/" }.status end
     cloud.map({ 1 }, one)  -- connect once before timing
@@ -65,11 +69,18 @@ wrk_rate() { wrk -t2 -c"$1" -d3s "http://127.0.0.1:$PORT/" | awk '/Requests\/sec
 echo "(b) calls per second against nginx-light on loopback, $ROUNDS rounds of 3 s"
 ulimit -n 4096 2>/dev/null || true  # wrk -c1024 needs more descriptors than the usual 1,024
 for c in 8 64 1024; do
-  : > "$WORK/cl$c"; : > "$WORK/wrk$c"
-  for _ in $(seq "$ROUNDS"); do cloudlua_rate "$c" >> "$WORK/cl$c"; wrk_rate "$c" >> "$WORK/wrk$c"; done
+  : > "$WORK/cl$c"; : > "$WORK/wrk$c"; : > "$WORK/before$c"
+  for _ in $(seq "$ROUNDS"); do
+    cloudlua_rate "$c" >> "$WORK/cl$c"; wrk_rate "$c" >> "$WORK/wrk$c"
+    [ -z "$BEFORE" ] || cloudlua_rate "$c" "$BEFORE" >> "$WORK/before$c"
+  done
   CL=$(median < "$WORK/cl$c"); WRK=$(median < "$WORK/wrk$c")
   awk -v c="$c" -v a="$CL" -v w="$WRK" \
     'BEGIN { printf "    %4d at once: cloudlua %8.0f/s, wrk -c%-4d %8.0f/s: cloudlua at %.0f%% of wrk\n", c, a, c, w, 100 * a / w }'
+  [ -z "$BEFORE" ] || awk -v c="$c" -v a="$CL" -v b="$(median < "$WORK/before$c")" -v w="$WRK" \
+    'BEGIN { printf "    %4d at once: before   %8.0f/s (%.0f%% of wrk); cloudlua now %.2fx of before\n", c, b, 100 * b / w, a / b }'
 done
 awk -v a="$(median < "$WORK/cl1024")" -v b="$(median < "$WORK/cl64")" \
   'BEGIN { printf "    cloudlua at 1,024 tasks: %.2fx its rate at 64\n", a / b }'
+[ -z "$BEFORE" ] || awk -v a="$(median < "$WORK/before1024")" -v b="$(median < "$WORK/before64")" \
+  'BEGIN { printf "    before at 1,024 tasks: %.2fx its rate at 64\n", a / b }'

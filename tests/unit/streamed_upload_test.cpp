@@ -8,8 +8,10 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "core/aws_chunked.h"
 #include "core/body.h"
@@ -110,6 +112,123 @@ TEST_CASE("A file range streamed signed is S3's worked example, chunk for chunk"
     CHECK(redact("echoed " + expected[1], secrets).find(expected[1]) == std::string::npos);
     CHECK(redact("0;chunk-signature=" + expected[2]).find(expected[2]) == std::string::npos);
   }
+}
+
+namespace {
+
+// A stream signed with the worked example's scope, in chunks of `chunk_size`.
+std::shared_ptr<ChunkStream> example_stream(std::uint64_t chunk_size) {
+  auto stream = std::make_shared<ChunkStream>();
+  stream->scope = ChunkScope{&Dialect::aws(), kDocsCredentials, "us-east-1", "s3", "20130524T000000Z"};
+  stream->seed = "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9";
+  stream->chunk_size = chunk_size;
+  return stream;
+}
+
+// How far this process has read `path` through its one open descriptor of it (its
+// offset, from /proc/self/fdinfo); -1 when it has none open.
+long long read_offset(const std::string& path) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ignored;
+    if (std::filesystem::read_symlink(entry.path(), ignored) != path) continue;
+    std::ifstream info("/proc/self/fdinfo/" + entry.path().filename().string());
+    std::string field;
+    long long pos = -1;
+    while (info >> field)
+      if (field == "pos:" && info >> pos) return pos;
+  }
+  return -1;
+}
+
+// How many descriptors of `path` this process holds open.
+int open_descriptors(const std::string& path) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ignored;
+    count += std::filesystem::read_symlink(entry.path(), ignored) == path;
+  }
+  return count;
+}
+
+// Bytes that differ from chunk to chunk.
+std::string varied_bytes(std::size_t size) {
+  std::string bytes(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 131 + i / 65536) >> 2);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("A streamed range is read and signed a few chunks ahead of the sending, no more", "[body][chunked]") {
+  const std::uint64_t chunk = 65536;
+  std::string bytes = varied_bytes(40 * chunk + 100);
+  TempFile file(bytes);
+  auto stream = example_stream(chunk);
+  RangeReader reader;
+  REQUIRE(reader.open(FileRange{file.path, 0, bytes.size()}, stream) == "");
+  CHECK(read_offset(file.path) == 0);  // nothing is read before the transport asks
+  char first[100];
+  REQUIRE(reader.read(first, sizeof first) == 100);
+  // The next chunks are read (and hashed) while the first one is still being sent.
+  long long ahead = 0;
+  for (int i = 0; i < 1000 && ahead < static_cast<long long>(3 * chunk); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ahead = read_offset(file.path);
+  }
+  CHECK(ahead == static_cast<long long>(3 * chunk));  // the chunk sent and two waiting
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(read_offset(file.path) == static_cast<long long>(3 * chunk));  // bounded: no further
+
+  std::string body = std::string(first, sizeof first) + read_all(reader);
+  Outcome<AwsChunkedBody> parsed = parse_aws_chunked(body);
+  REQUIRE(parsed.ok());
+  CHECK(joined_data(*parsed) == bytes);
+  REQUIRE(stream->signatures.size() == 42);  // 40 full chunks, a short one, the empty one
+  std::string previous = stream->seed;
+  for (std::size_t i = 0; i < parsed->chunks.size(); ++i) {  // the chain as one thread signs it
+    CHECK(parsed->chunks[i].signature == chunk_signature(stream->scope, previous, parsed->chunks[i].data));
+    CHECK(stream->signatures[i] == parsed->chunks[i].signature);
+    previous = parsed->chunks[i].signature;
+  }
+
+  SECTION("a rewind in the middle sends the same stream again from its seed") {
+    std::vector<std::string> signatures = stream->signatures;
+    REQUIRE(reader.rewind());
+    char piece[5000];
+    REQUIRE(reader.read(piece, sizeof piece) == 5000);
+    REQUIRE(reader.rewind());
+    CHECK(read_all(reader, 7000) == body);
+    CHECK(stream->signatures == signatures);
+  }
+  SECTION("a reader let go in the middle (a cancelled transfer) stops its thread") {
+    for (int i = 0; i < 20; ++i) {
+      RangeReader cancelled;
+      REQUIRE(cancelled.open(FileRange{file.path, 0, bytes.size()}, example_stream(chunk)) == "");
+      char piece[1000];
+      REQUIRE(cancelled.read(piece, sizeof piece) == 1000);
+    }
+    CHECK(open_descriptors(file.path) == 1);  // the first reader's: every other closed, after its thread ended
+  }
+}
+
+TEST_CASE("A file that shrinks while it streams ends the body with its error, after the chunks it still had", "[body][chunked]") {
+  const std::uint64_t chunk = 65536;
+  std::string bytes = varied_bytes(10 * chunk);
+  TempFile file(bytes);
+  RangeReader reader;
+  REQUIRE(reader.open(FileRange{file.path, 0, bytes.size()}, example_stream(chunk)) == "");
+  char piece[1000];
+  REQUIRE(reader.read(piece, sizeof piece) == 1000);
+  std::filesystem::resize_file(file.path, 5 * chunk + chunk / 2);
+  std::string buffer(16384, '\0');
+  long long n;
+  std::uint64_t sent = sizeof piece;
+  while ((n = reader.read(&buffer[0], buffer.size())) > 0) sent += static_cast<std::uint64_t>(n);
+  CHECK(n == -1);
+  CHECK(reader.error().find("ended before its " + std::to_string(bytes.size()) + " bytes were sent") != std::string::npos);
+  CHECK(sent >= 3 * chunk);        // the chunks framed before the cut went
+  CHECK(sent < 6 * (chunk + 100));  // but no chunk past the file's new end
+  CHECK(reader.read(&buffer[0], buffer.size()) == -1);  // and it stays failed
 }
 
 TEST_CASE("put_object and upload_part of a file read it once, and the emulator stores its bytes", "[body][chunked][emulator]") {
