@@ -93,14 +93,20 @@ class StateDatabase::Files : public ByteStore {
     return true;
   }
 
-  // Bytes known already (by name) are not written again; others go to a new file, a
-  // piece at a time, flushed. The bytes as their file keeps them.
+  // Bytes known already (by name) are not written again; bytes in a file of the folder
+  // already (a body streamed there, another object's bytes) are linked to a new name,
+  // flushed; others go to a new file, a piece at a time, flushed. The bytes as their
+  // file keeps them.
   SharedBytes put(const std::string& name, const SharedBytes& bytes) override {
     std::string file = file_of(name);
     if (!file.empty()) return file_blob(dir_ + "/" + file, bytes->size());
     file = name + "." + std::to_string(next_serial_++);
     if (!plain_file_name(file)) throw std::runtime_error("'" + name + "' cannot name a byte file");
     std::string path = dir_ + "/" + file;
+    if (linked(*bytes, path)) {
+      pending_[name] = file;
+      return file_blob(path, bytes->size());
+    }
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) throw std::runtime_error(state_file_error("cannot create", path).message);
     bool written = write_blob(fd, *bytes, write_) && ::fsync(fd) == 0;
@@ -113,6 +119,18 @@ class StateDatabase::Files : public ByteStore {
     }
     pending_[name] = file;
     return file_blob(path, bytes->size());
+  }
+
+  // Whether `bytes`, whole in a file of the folder, are now also at `path`: their file
+  // flushed, then hard-linked (a file is never changed once written). False when they
+  // are elsewhere or cannot be linked: then they are copied.
+  bool linked(const Blob& bytes, const std::string& path) {
+    std::string from = bytes.file();
+    if (from.empty() || directory_of(from) != dir_) return false;
+    int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    bool flushed = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    return flushed && ::link(from.c_str(), path.c_str()) == 0;
   }
 
   // The bytes of `name` as the database names them, not read.
