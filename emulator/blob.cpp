@@ -154,7 +154,7 @@ SharedBytes owned_file_blob(std::string path, std::uint64_t size) {
   return std::make_shared<OwnedFileBlob>(std::move(path), size);
 }
 
-BodyFile::BodyFile(const std::string& folder) : path_(folder + "/incoming-XXXXXX") {
+BodyFile::BodyFile(const std::string& folder) : path_(folder + "/" + kIncoming + "XXXXXX") {
   fd_ = ::mkostemp(&path_[0], O_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error("cannot create a file for a body in " + folder + ": " + std::strerror(errno));
   held_.reserve(Blob::kPiece);

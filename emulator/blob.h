@@ -57,11 +57,14 @@ SharedBytes stored_file(const std::string& path);
 // the object or part it made, or hard-linked into a store's folder).
 SharedBytes owned_file_blob(std::string path, std::uint64_t size);
 
+// How the file of a body being streamed in is named: kIncoming followed by six characters.
+constexpr const char* kIncoming = "incoming-";
+
 // A request's body written to a new file of `folder` as it arrives, a piece at a time
 // (held until Blob::kPiece is full): the file is removed unless finish() hands it on.
 class BodyFile {
  public:
-  // Makes the file "incoming-XXXXXX" in `folder`; throws std::runtime_error when it cannot.
+  // Makes the file kIncoming + "XXXXXX" in `folder`; throws std::runtime_error when it cannot.
   explicit BodyFile(const std::string& folder);
   ~BodyFile();
   BodyFile(const BodyFile&) = delete;

@@ -438,9 +438,9 @@ struct Emulator::Impl {
     return {};
   }
 
-  // Bodies are read whole into memory before a request is served, so a body that
-  // declares more than the platform takes is answered EntityTooLarge (400, as S3
-  // does) before a byte of it is read, one of undeclared length (chunked, or
+  // Bodies are read before a request is served (into memory, or a raw payload into a
+  // file), so a body that declares more than the platform takes is answered
+  // EntityTooLarge (400, as S3 does) before a byte of it is read, one of undeclared length (chunked, or
   // read until the connection ends) MissingContentLength (411, as S3 does), but an
   // aws-chunked one that declares its decoded length, and one that does not fit in
   // what the bodies in flight may hold SlowDown (503, S3's "reduce your request

@@ -75,7 +75,9 @@ class StateDatabase::Files : public ByteStore {
   Files(std::string dir, WriteCall write) : dir_(std::move(dir)), write_(std::move(write)) {}
 
   // Creates the folder if needed and learns the serials its files took; `named` (name ->
-  // file) are the files the database names; with `collect`, every other file is removed.
+  // file) are the files the database names; with `collect`, every other file is removed,
+  // but for bodies being streamed in (kIncoming) after the first open: at the first
+  // they are what a crash cut off, later (a snapshot restored) live requests'.
   Outcome<bool> open(std::map<std::string, std::string> named, bool collect) {
     if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
     DIR* d = ::opendir(dir_.c_str());
@@ -86,9 +88,11 @@ class StateDatabase::Files : public ByteStore {
       std::string file = e->d_name;
       if (file == "." || file == "..") continue;
       next_serial_ = std::max(next_serial_, serial_of(file) + 1);
-      if (collect && !kept.count(file)) ::unlink((dir_ + "/" + file).c_str());
+      bool incoming = file.rfind(kIncoming, 0) == 0;
+      if (collect && !kept.count(file) && !(opened_before_ && incoming)) ::unlink((dir_ + "/" + file).c_str());
     }
     ::closedir(d);
+    opened_before_ = true;
     known_ = std::move(named);
     return true;
   }
@@ -180,6 +184,7 @@ class StateDatabase::Files : public ByteStore {
   std::map<std::string, std::string> known_;    // name -> file, as the database says
   std::map<std::string, std::string> pending_;  // name -> file, written for the change being saved
   unsigned long long next_serial_ = 1;
+  bool opened_before_ = false;
 };
 
 // ---------------------------------------------------------------- the database

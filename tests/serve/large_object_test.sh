@@ -6,8 +6,9 @@
 # capped (ulimit -v) at what it needs for a small object plus 256 MiB, less than the
 # object: a serve that holds a body whole fails under it. Its peak resident
 # memory (VmHWM, /proc) stays under 96 MiB, and what comes back hashes as what was
-# sent. A body cut off mid-way leaves nothing stored and no file behind; without
-# --state, serve's folder of bytes under $TMPDIR goes at SIGTERM and at SIGINT.
+# sent. A body cut off mid-way (the client gone; with --state, serve killed -9 and
+# restarted) leaves nothing stored and no file behind; without --state, serve's folder
+# of bytes under $TMPDIR goes at SIGTERM and at SIGINT.
 source "$(dirname "$0")/lib.sh"
 # Under AddressSanitizer freed memory waits in a quarantine: none, so what is measured
 # is what serve holds.
@@ -36,6 +37,20 @@ put_and_get() {
     local f = assert(io.open('$WORK/get.url', 'w'))
     f:write(cloud.storage.presign{ Bucket = 'big', Object = '$1' }); f:close()" >/dev/null
   curl -sf "$(cat "$WORK/get.url")" | sha256sum | cut -d' ' -f1
+}
+
+# cut_body SECONDS: sends 3 MiB of a presigned PUT ($WORK/put.url) declared as 64 MiB,
+# then waits SECONDS before going.
+cut_body() {
+  python3 - "$(cat "$WORK/put.url")" "$1" <<'PY'
+import socket, sys, time, urllib.parse
+url = urllib.parse.urlsplit(sys.argv[1])
+s = socket.create_connection((url.hostname, url.port))
+head = "PUT %s?%s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n" % (url.path, url.query, url.netloc, 64 << 20)
+s.sendall(head.encode() + b"x" * (3 << 20))
+time.sleep(float(sys.argv[2]))
+s.close()
+PY
 }
 
 for mode in memory state; do
@@ -68,14 +83,7 @@ for mode in memory state; do
   lua "
     local f = assert(io.open('$WORK/put.url', 'w'))
     f:write(cloud.storage.presign{ Bucket = 'big', Object = 'cut.bin', method = 'PUT', expires = 60 }); f:close()"
-  python3 - "$(cat "$WORK/put.url")" <<'PY' || fail "the cut body could not be sent"
-import socket, sys, urllib.parse
-url = urllib.parse.urlsplit(sys.argv[1])
-s = socket.create_connection((url.hostname, url.port))
-head = "PUT %s?%s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n" % (url.path, url.query, url.netloc, 64 << 20)
-s.sendall(head.encode() + b"x" * (3 << 20))  # 3 of the 64 MiB declared, then gone
-s.close()
-PY
+  cut_body 0 || fail "the cut body could not be sent"
   for _ in $(seq 200); do  # until serve has seen the client go (10 s at most)
     ls "$folder" | grep -q '^incoming-' || break
     sleep 0.05
@@ -85,6 +93,21 @@ PY
   lua "
     local ok, err = pcall(cloud.storage.head_object, { Bucket = 'big', Object = 'cut.bin' })
     assert(not ok and err.status == 404, 'the cut body was stored: ' .. tostring(err))"
+  if [ "$mode" = state ]; then
+    step "state: a body cut off by a kill -9 of serve leaves no file after the restart"
+    cut_body 30 &
+    cut_pid=$!
+    for _ in $(seq 200); do  # until its file is there (10 s at most)
+      ls "$folder" | grep -q '^incoming-' && break
+      sleep 0.05
+    done
+    ls "$folder" | grep -q '^incoming-' || fail "no file for the body being received in $folder"
+    stop_serve KILL
+    kill "$cut_pid" 2>/dev/null || true
+    start_serve "${args[@]}"
+    after=$(ls "$folder" | sort)
+    [ "$before" = "$after" ] || fail "files changed in $folder: $(diff <(echo "$before") <(echo "$after") | tail -5)"
+  fi
   stop_serve TERM
   [ "$SERVE_STATUS" = 0 ] || fail "serve exited with $SERVE_STATUS"
 done
