@@ -1,8 +1,10 @@
-// A reader of the aws-chunked framing over a body held whole (the emulator reads each
-// body before serving it). Chunk sizes are at most 16 hex digits, and a size larger than
-// what is left of the body is a body that ended early.
+// A reader of the aws-chunked framing, a piece at a time (a state per part of the
+// framing: a head line, data, the CRLF after it, the trailers). Chunk sizes are at most
+// 16 hex digits, and a size larger than what is left of the body is a body that ended
+// early.
 #include "core/aws_chunked.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -81,28 +83,102 @@ std::optional<Error> parse_trailers(std::string_view rest, Headers& trailers) {
 
 }  // namespace
 
+// A chunk's head line has ended (line_ holds it, without its CRLF): its size and
+// signature to the handler; the last chunk (size 0) begins and ends at once.
+std::optional<Error> AwsChunkedReader::end_of_head(Handler& handler, bool& go_on) {
+  AwsChunk chunk;
+  unsigned long long size = 0;
+  if (auto bad = parse_chunk_header(line_, number_, chunk, size)) return bad;
+  line_.clear();
+  go_on = handler.chunk_begins(chunk, size);
+  if (size > 0) {
+    state_ = State::data, left_ = size;
+    return std::nullopt;
+  }
+  state_ = State::trailers;
+  go_on = go_on && handler.chunk_ends();
+  return std::nullopt;
+}
+
+Outcome<bool> AwsChunkedReader::feed(std::string_view bytes, Handler& handler) {
+  bool go_on = true;
+  while (!bytes.empty() && go_on) {
+    switch (state_) {
+      case State::head: {  // up to the CRLF that ends the line
+        size_t lf = bytes.find('\n');
+        size_t take = lf == std::string_view::npos ? bytes.size() : lf + 1;
+        if (line_.size() + take > kMaxHeadLine) return malformed(number_, "has a head line longer than 4 KiB");
+        line_.append(bytes.substr(0, take));
+        bytes.remove_prefix(take);
+        if (lf == std::string_view::npos) break;
+        if (line_.size() < 2 || line_[line_.size() - 2] != '\r') return malformed(number_, "has a head line not ended by CRLF");
+        line_.resize(line_.size() - 2);
+        if (auto bad = end_of_head(handler, go_on)) return *bad;
+        break;
+      }
+      case State::data: {
+        size_t take = static_cast<size_t>(std::min<std::uint64_t>(left_, bytes.size()));
+        go_on = handler.chunk_bytes(bytes.substr(0, take));
+        bytes.remove_prefix(take);
+        left_ -= take;
+        if (left_ == 0) state_ = State::data_end;
+        break;
+      }
+      case State::data_end: {  // the CRLF after the data, which may come a byte at a time
+        if (bytes[0] != kCrlf[line_.size()]) return malformed(number_, "is longer than its size says");
+        bytes.remove_prefix(1);
+        if (line_.empty()) {
+          line_ = "\r";
+          break;
+        }
+        line_.clear();
+        state_ = State::head, ++number_;
+        go_on = handler.chunk_ends();
+        break;
+      }
+      case State::trailers:  // read at the end, when the body is known to be whole
+        if (line_.size() + bytes.size() > kMaxTrailers) return bad_trailer("they are longer than 64 KiB");
+        line_.append(bytes);
+        bytes = {};
+        break;
+    }
+  }
+  return go_on;
+}
+
+Outcome<Headers> AwsChunkedReader::finish() {
+  if (state_ != State::trailers) return ended_early(number_);
+  Headers trailers;
+  if (auto bad = parse_trailers(line_, trailers)) return *bad;
+  return trailers;
+}
+
+namespace {
+
+// Keeps every chunk, its data a view into the body (fed whole: one piece per chunk).
+class ChunkList final : public AwsChunkedReader::Handler {
+ public:
+  explicit ChunkList(std::vector<AwsChunk>& chunks) : chunks_(chunks) {}
+  bool chunk_begins(const AwsChunk& chunk, std::uint64_t) override { return chunks_.push_back(chunk), true; }
+  bool chunk_bytes(std::string_view bytes) override { return chunks_.back().data = bytes, true; }
+  bool chunk_ends() override { return true; }
+
+ private:
+  std::vector<AwsChunk>& chunks_;
+};
+
+}  // namespace
+
 Outcome<AwsChunkedBody> parse_aws_chunked(std::string_view body) {
   AwsChunkedBody out;
-  for (size_t number = 1;; ++number) {
-    size_t end = body.find(kCrlf);
-    if (end == std::string_view::npos) return ended_early(number);
-    AwsChunk chunk;
-    unsigned long long size = 0;
-    if (auto bad = parse_chunk_header(body.substr(0, end), number, chunk, size)) return *bad;
-    body.remove_prefix(end + kCrlf.size());
-    if (size == 0) {
-      out.chunks.push_back(std::move(chunk));
-      if (auto bad = parse_trailers(body, out.trailers)) return *bad;
-      return out;
-    }
-    if (size > body.size()) return ended_early(number);
-    chunk.data = body.substr(0, size);
-    body.remove_prefix(size);
-    if (body.size() < kCrlf.size()) return ended_early(number);
-    if (body.substr(0, kCrlf.size()) != kCrlf) return malformed(number, "is longer than its size says");
-    body.remove_prefix(kCrlf.size());
-    out.chunks.push_back(std::move(chunk));
-  }
+  AwsChunkedReader reader;
+  ChunkList list(out.chunks);
+  Outcome<bool> read = reader.feed(body, list);
+  if (!read.ok()) return read.error();
+  Outcome<Headers> trailers = reader.finish();
+  if (!trailers.ok()) return trailers.error();
+  out.trailers = std::move(*trailers);
+  return out;
 }
 
 std::string joined_data(const AwsChunkedBody& body) {

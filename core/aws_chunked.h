@@ -2,10 +2,13 @@
 // uploads send it: chunks of "<hex size>[;chunk-signature=<hex>]\r\n<bytes>\r\n", a
 // last chunk of size 0, then trailing headers "name:value\r\n" and an empty line.
 // Only the framing: the chunks' signatures are checked by the signer
-// (verify_signature, core/sigv4.h).
+// (verify_signature, core/sigv4.h). One reader, AwsChunkedReader, takes a body in
+// pieces as it arrives (the emulator's bodies streamed to a file) or whole
+// (parse_aws_chunked): the same states and the same errors either way.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +27,39 @@ struct AwsChunk {
 struct AwsChunkedBody {
   std::vector<AwsChunk> chunks;  // every chunk, the last (empty) one too
   Headers trailers;              // as received, names lowercased, values trimmed
+};
+
+// Reads the framing a piece at a time, holding only a chunk's head line or the
+// trailing lines (bounded): each chunk's head, its bytes (in as many pieces as they
+// came in) and its end go to a Handler as they are read. Errors as parse_aws_chunked's.
+class AwsChunkedReader {
+ public:
+  // What the reader found, in order; false from any of them stops the reading.
+  class Handler {
+   public:
+    virtual ~Handler() = default;
+    virtual bool chunk_begins(const AwsChunk& chunk, std::uint64_t size) = 0;  // chunk.data empty
+    virtual bool chunk_bytes(std::string_view bytes) = 0;
+    virtual bool chunk_ends() = 0;  // the last (empty) chunk's too, right after it begins
+  };
+  // The most a chunk's head line, or the trailing lines together, may take.
+  static constexpr size_t kMaxHeadLine = 4096;
+  static constexpr size_t kMaxTrailers = 64 << 10;
+
+  // The next bytes of the body: true to go on, false when `handler` stopped it, an
+  // error when the framing is wrong.
+  Outcome<bool> feed(std::string_view bytes, Handler& handler);
+  // The body has ended: its trailing headers (names lowercased, values trimmed), or an
+  // error when it ended early or its trailers are malformed.
+  Outcome<Headers> finish();
+
+ private:
+  enum class State { head, data, data_end, trailers };
+  std::optional<Error> end_of_head(Handler& handler, bool& go_on);
+  State state_ = State::head;
+  std::string line_;           // the head line read so far, or the trailing lines
+  std::uint64_t left_ = 0;     // bytes of the chunk's data still to come
+  size_t number_ = 1;          // the chunk being read, from 1
 };
 
 // Reads `body` (which must outlive the result: chunks point into it). Fails with

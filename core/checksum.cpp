@@ -30,12 +30,18 @@ constexpr std::array<Word, 256> crc_table(Word reflected) {
   return table;
 }
 
+// A reflected CRC's register `r` (all ones at first; the CRC is its complement)
+// carried over `data`.
+template <typename Word>
+Word reflected_crc_update(const std::array<Word, 256>& table, Word r, std::string_view data) {
+  for (unsigned char c : data) r = table[(r ^ c) & 0xff] ^ (r >> 8);
+  return r;
+}
+
 // A reflected CRC with all-ones initial value and final XOR, over `data`.
 template <typename Word>
 Word reflected_crc(const std::array<Word, 256>& table, std::string_view data) {
-  Word r = ~Word{0};
-  for (unsigned char c : data) r = table[(r ^ c) & 0xff] ^ (r >> 8);
-  return ~r;
+  return ~reflected_crc_update(table, ~Word{0}, data);
 }
 
 constexpr auto kCrc32cTable = crc_table<std::uint32_t>(0x82F63B78u);
@@ -48,17 +54,21 @@ std::string big_endian(std::uint64_t value, int bytes) {
   return out;
 }
 
-}  // namespace
 
-// zlib's crc32 takes at most UINT_MAX bytes a call.
-std::uint32_t crc32(std::string_view data) {
-  uLong r = ::crc32(0L, Z_NULL, 0);
+// zlib's CRC-32 `r` carried over `data` (zlib's crc32 takes at most UINT_MAX bytes a call).
+uLong zlib_crc32_update(uLong r, std::string_view data) {
   constexpr size_t kStep = 1u << 30;
   for (size_t at = 0; at < data.size(); at += kStep) {
     size_t n = std::min(kStep, data.size() - at);
     r = ::crc32(r, reinterpret_cast<const Bytef*>(data.data() + at), static_cast<uInt>(n));
   }
-  return static_cast<std::uint32_t>(r);
+  return r;
+}
+
+}  // namespace
+
+std::uint32_t crc32(std::string_view data) {
+  return static_cast<std::uint32_t>(zlib_crc32_update(::crc32(0L, Z_NULL, 0), data));
 }
 
 std::uint32_t crc32c(std::string_view data) { return reflected_crc(kCrc32cTable, data); }
@@ -82,15 +92,40 @@ std::optional<ChecksumAlgorithm> find_checksum_algorithm(std::string_view name) 
   return std::nullopt;
 }
 
-std::string checksum(ChecksumAlgorithm algorithm, std::string_view data) {
-  switch (algorithm) {
-    case ChecksumAlgorithm::crc32: return big_endian(crc32(data), 4);
-    case ChecksumAlgorithm::crc32c: return big_endian(crc32c(data), 4);
-    case ChecksumAlgorithm::crc64nvme: return big_endian(crc64nvme(data), 8);
-    case ChecksumAlgorithm::sha1: return sha1(data);
-    case ChecksumAlgorithm::sha256: return sha256(data);
+ChecksumStream::ChecksumStream(ChecksumAlgorithm algorithm) : algorithm_(algorithm) {
+  if (algorithm == ChecksumAlgorithm::crc32) crc_ = ::crc32(0L, Z_NULL, 0);
+  else crc_ = ~std::uint64_t{0};
+  if (algorithm == ChecksumAlgorithm::sha1) digest_.emplace(Digest::sha1);
+  if (algorithm == ChecksumAlgorithm::sha256) digest_.emplace(Digest::sha256);
+}
+
+void ChecksumStream::update(std::string_view piece) {
+  switch (algorithm_) {
+    case ChecksumAlgorithm::crc32: crc_ = zlib_crc32_update(static_cast<uLong>(crc_), piece); break;
+    case ChecksumAlgorithm::crc32c:
+      crc_ = reflected_crc_update(kCrc32cTable, static_cast<std::uint32_t>(crc_), piece);
+      break;
+    case ChecksumAlgorithm::crc64nvme: crc_ = reflected_crc_update(kCrc64NvmeTable, crc_, piece); break;
+    case ChecksumAlgorithm::sha1:
+    case ChecksumAlgorithm::sha256: digest_->update(piece); break;
+  }
+}
+
+std::string ChecksumStream::digest() {
+  switch (algorithm_) {
+    case ChecksumAlgorithm::crc32: return big_endian(crc_, 4);
+    case ChecksumAlgorithm::crc32c: return big_endian(~static_cast<std::uint32_t>(crc_), 4);
+    case ChecksumAlgorithm::crc64nvme: return big_endian(~crc_, 8);
+    case ChecksumAlgorithm::sha1:
+    case ChecksumAlgorithm::sha256: return digest_->digest();
   }
   return {};
+}
+
+std::string checksum(ChecksumAlgorithm algorithm, std::string_view data) {
+  ChecksumStream sum(algorithm);
+  sum.update(data);
+  return sum.digest();
 }
 
 std::string checksum_base64(ChecksumAlgorithm algorithm, std::string_view data) {

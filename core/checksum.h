@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/crypto.h"
+
 namespace cloud {
 
 enum class ChecksumAlgorithm { crc32, crc32c, crc64nvme, sha1, sha256 };
@@ -23,6 +25,21 @@ const char* checksum_name(ChecksumAlgorithm algorithm);
 // The algorithm a header suffix or an algorithm header names, in any case ("CRC32C");
 // nullopt when none.
 std::optional<ChecksumAlgorithm> find_checksum_algorithm(std::string_view name);
+
+// A checksum of bytes given in pieces (a body as it arrives, a stored file read back).
+class ChecksumStream {
+ public:
+  explicit ChecksumStream(ChecksumAlgorithm algorithm);
+  ChecksumAlgorithm algorithm() const { return algorithm_; }
+  void update(std::string_view piece);
+  // Raw big-endian bytes, as checksum() gives them; once, at the end.
+  std::string digest();
+
+ private:
+  ChecksumAlgorithm algorithm_;
+  std::uint64_t crc_;                   // the CRCs' running register
+  std::optional<DigestStream> digest_;  // SHA-1 and SHA-256
+};
 
 // The checksum of `data` as raw big-endian bytes (4, 8, 20 or 32 of them).
 std::string checksum(ChecksumAlgorithm algorithm, std::string_view data);

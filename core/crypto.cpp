@@ -62,26 +62,32 @@ std::string sha1(std::string_view data) {
 }
 
 DigestStream::DigestStream(Digest which) : which_(which) {
-  if (which_ == Digest::md5) md5_init(&md5_);
-  else sha256_init(&sha256_);
+  switch (which_) {
+    case Digest::md5: md5_init(&md5_); break;
+    case Digest::sha1: sha1_init(&sha1_); break;
+    case Digest::sha256: sha256_init(&sha256_); break;
+  }
 }
 
 // Adds the next piece of the bytes hashed.
 void DigestStream::update(std::string_view piece) {
-  if (which_ == Digest::md5) md5_update(&md5_, piece.size(), bytes_of(piece));
-  else sha256_update(&sha256_, piece.size(), bytes_of(piece));
+  switch (which_) {
+    case Digest::md5: md5_update(&md5_, piece.size(), bytes_of(piece)); break;
+    case Digest::sha1: sha1_update(&sha1_, piece.size(), bytes_of(piece)); break;
+    case Digest::sha256: sha256_update(&sha256_, piece.size(), bytes_of(piece)); break;
+  }
 }
 
 // The hash of every piece given, raw (Nettle's digest calls start the context afresh).
 std::string DigestStream::digest() {
-  if (which_ == Digest::md5) {
-    uint8_t out[MD5_DIGEST_SIZE];
-    md5_digest(&md5_, sizeof out, out);
-    return as_string(out);
+  uint8_t out[SHA256_DIGEST_SIZE];  // the largest of the three
+  size_t size = which_ == Digest::md5 ? MD5_DIGEST_SIZE : which_ == Digest::sha1 ? SHA1_DIGEST_SIZE : SHA256_DIGEST_SIZE;
+  switch (which_) {
+    case Digest::md5: md5_digest(&md5_, size, out); break;
+    case Digest::sha1: sha1_digest(&sha1_, size, out); break;
+    case Digest::sha256: sha256_digest(&sha256_, size, out); break;
   }
-  uint8_t out[SHA256_DIGEST_SIZE];
-  sha256_digest(&sha256_, sizeof out, out);
-  return as_string(out);
+  return std::string(reinterpret_cast<const char*>(out), size);
 }
 
 void DigestStream::digest_into(unsigned char* out) {

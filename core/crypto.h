@@ -7,6 +7,7 @@
 
 #include <nettle/hmac.h>
 #include <nettle/md5.h>
+#include <nettle/sha1.h>
 #include <nettle/sha2.h>
 
 namespace cloud {
@@ -27,7 +28,7 @@ struct BodyDigests {
 };
 BodyDigests md5_and_sha256(std::string_view data);  // one pass over `data`
 
-enum class Digest { sha256, md5 };
+enum class Digest { sha256, md5, sha1 };
 
 // A digest of bytes given in pieces (a file range read once, block by block).
 class DigestStream {
@@ -43,6 +44,7 @@ class DigestStream {
   union {
     sha256_ctx sha256_;
     md5_ctx md5_;
+    sha1_ctx sha1_;
   };
 };
 

@@ -633,46 +633,23 @@ Payload payload_kind(const std::string& declared, const Dialect& d) {
   return Payload::plain;
 }
 
-// Each chunk signed over the one before it, the first over the seed (the request's
-// signature); unsigned chunks carry no signature. On success `last` is the signature
-// of the last chunk, the trailer's seed.
-std::optional<SignatureRefusal> check_chunks(const ChunkScope& scope, const AwsChunkedBody& body, bool signed_chunks,
-                                             std::string& last) {
-  for (size_t i = 0; i < body.chunks.size(); ++i) {
-    const AwsChunk& chunk = body.chunks[i];
-    std::string number = std::to_string(i + 1);
-    if (chunk.has_signature != signed_chunks)
-      return refusal(400, "InvalidRequest", "the aws-chunked body is malformed: chunk " + number +
-                                                (signed_chunks ? " has no chunk-signature" : " is signed in an unsigned stream"));
-    if (!signed_chunks) continue;
-    std::string expected = chunk_signature(scope, last, chunk.data);
-    if (!constant_time_equal(expected, chunk.signature))
-      return refusal(403, "SignatureDoesNotMatch",
-                     "the signature of chunk " + number + " of the aws-chunked body does not match the one computed with "
-                     "the secret key of '" + scope.credentials.access_key_id + "'");
-    last = expected;
-  }
-  return std::nullopt;
-}
-
 // The <prefix>decoded-content-length header must be given and be the bytes' length.
-std::optional<SignatureRefusal> check_decoded_length(const VerifyInput& in, const Dialect& d, size_t decoded) {
+std::optional<SignatureRefusal> check_decoded_length(const std::optional<std::string>& declared, const Dialect& d,
+                                                     std::uint64_t decoded) {
   std::string name = to_lower(d.header_prefix) + "decoded-content-length";
-  if (!has_header(in.headers, name))
-    return refusal(411, "MissingContentLength", "give the " + name + " header of an aws-chunked body");
-  std::string declared = header_value(in.headers, name);
-  if (declared == std::to_string(decoded)) return std::nullopt;
+  if (!declared) return refusal(411, "MissingContentLength", "give the " + name + " header of an aws-chunked body");
+  if (*declared == std::to_string(decoded)) return std::nullopt;
   SignatureRefusal r = refusal(400, "IncompleteBody",
                                "You did not provide the number of bytes specified by the " + name + " header");
-  r.details.emplace_back("NumberBytesExpected", declared.substr(0, 20));
+  r.details.emplace_back("NumberBytesExpected", declared->substr(0, 20));
   r.details.emplace_back("NumberBytesProvided", std::to_string(decoded));
   return r;
 }
 
-// The trailers must be those the <prefix>trailer header named (a stream without trailers
-// has none); a signed stream's trailer signature is checked and taken out.
-std::optional<SignatureRefusal> check_trailers(const VerifyInput& in, const ChunkScope& scope, Payload kind,
-                                               const std::string& last, Headers& trailers) {
+// The trailers must be those the <prefix>trailer header (`declared`) named (a stream
+// without trailers has none); a signed stream's trailer signature is checked and taken out.
+std::optional<SignatureRefusal> check_trailers(const std::string& declared_names, const ChunkScope& scope,
+                                               bool signed_trailer, const std::string& last, Headers& trailers) {
   const std::string signature_name = to_lower(scope.dialect->header_prefix) + "trailer-signature";
   std::string signature;
   Headers named;
@@ -680,13 +657,12 @@ std::optional<SignatureRefusal> check_trailers(const VerifyInput& in, const Chun
     if (t.first == signature_name) signature = t.second;
     else named.push_back(t);
   }
-  if (kind == Payload::signed_chunks_trailer &&
-      !constant_time_equal(trailer_signature(scope, last, named), signature))
+  if (signed_trailer && !constant_time_equal(trailer_signature(scope, last, named), signature))
     return refusal(403, "SignatureDoesNotMatch", "the " + signature_name + " of the aws-chunked body does not match "
                    "the one computed with the secret key of '" + scope.credentials.access_key_id + "'");
-  if (kind != Payload::signed_chunks_trailer && !signature.empty())
+  if (!signed_trailer && !signature.empty())
     return refusal(400, "MalformedTrailerError", "a " + signature_name + " in a stream whose trailers are not signed");
-  std::string declared = to_lower(header_value(in.headers, to_lower(scope.dialect->header_prefix) + "trailer"));
+  std::string declared = to_lower(declared_names);
   std::vector<std::string> expected;
   for (const std::string& name : split(declared, ','))
     if (!canonical_value(name).empty()) expected.push_back(canonical_value(name));
@@ -699,23 +675,97 @@ std::optional<SignatureRefusal> check_trailers(const VerifyInput& in, const Chun
   return std::nullopt;
 }
 
-// A streaming body: its framing, chunk signatures, decoded length and trailers.
-std::optional<SignatureRefusal> check_stream(const VerifyInput& in, const ChunkScope& scope, Payload kind,
-                                             const std::string& seed, StreamedBody* streamed) {
-  Outcome<AwsChunkedBody> body = parse_aws_chunked(in.body);
-  if (!body) return refusal(400, body.error().code, body.error().message);
-  std::string last = seed;
-  if (auto bad = check_chunks(scope, *body, kind != Payload::unsigned_chunks_trailer, last)) return bad;
-  std::string bytes = joined_data(*body);
-  if (auto bad = check_decoded_length(in, *scope.dialect, bytes.size())) return bad;
-  if (auto bad = check_trailers(in, scope, kind, last, body->trailers)) return bad;
-  if (streamed) *streamed = StreamedBody{true, std::move(bytes), std::move(body->trailers)};
+// What the headers of a streaming body of `kind` say it must be.
+StreamCheck::Expected expected_stream(const VerifyInput& in, const Dialect& d, Payload kind) {
+  StreamCheck::Expected e;
+  e.signed_chunks = kind != Payload::unsigned_chunks_trailer;
+  e.signed_trailer = kind == Payload::signed_chunks_trailer;
+  std::string prefix = to_lower(d.header_prefix);
+  if (has_header(in.headers, prefix + "decoded-content-length"))
+    e.decoded_length = header_value(in.headers, prefix + "decoded-content-length");
+  e.trailer_names = header_value(in.headers, prefix + "trailer");
+  return e;
+}
+
+}  // namespace
+
+bool announces_stream(const Headers& headers) {
+  for (const Dialect* d : {&Dialect::aws(), &Dialect::ext()})
+    if (header_value(headers, to_lower(d->header_prefix) + "content-sha256").rfind("STREAMING-", 0) == 0) return true;
+  return false;
+}
+
+StreamCheck::StreamCheck(ChunkScope scope, Expected expected, std::string seed)
+    : scope_(std::move(scope)), expected_(std::move(expected)), last_(std::move(seed)) {}
+
+bool StreamCheck::feed(std::string_view received, const Output& out) {
+  if (refusal_) return false;
+  out_ = &out;
+  Outcome<bool> read = reader_.feed(received, *this);
+  out_ = nullptr;
+  if (!read.ok()) refusal_ = refusal(400, read.error().code, read.error().message);
+  return read.ok() && *read && !refusal_;
+}
+
+// A chunk begins: signed as the stream says (each chunk signed, or none), its hash begun.
+bool StreamCheck::chunk_begins(const AwsChunk& chunk, std::uint64_t) {
+  std::string number = std::to_string(++number_);
+  if (chunk.has_signature != expected_.signed_chunks) {
+    refusal_ = refusal(400, "InvalidRequest", "the aws-chunked body is malformed: chunk " + number +
+                                                  (expected_.signed_chunks ? " has no chunk-signature" : " is signed in an unsigned stream"));
+    return false;
+  }
+  chunk_signature_ = chunk.signature;
+  return true;
+}
+
+bool StreamCheck::chunk_bytes(std::string_view bytes) {
+  if (expected_.signed_chunks) chunk_hash_.update(bytes);
+  decoded_ += bytes.size();
+  return (*out_)(bytes);
+}
+
+// A chunk has ended: signed over the one before it, the first over the seed (the
+// request's signature); the last chunk's signature is the trailer's seed.
+bool StreamCheck::chunk_ends() {
+  if (!expected_.signed_chunks) return true;
+  std::string expected = chunk_signature_of_hash(scope_, last_, chunk_hash_.hex_digest());
+  if (!constant_time_equal(expected, chunk_signature_)) {
+    refusal_ = refusal(403, "SignatureDoesNotMatch",
+                       "the signature of chunk " + std::to_string(number_) + " of the aws-chunked body does not match "
+                       "the one computed with the secret key of '" + scope_.credentials.access_key_id + "'");
+    return false;
+  }
+  last_ = expected;
+  return true;
+}
+
+std::optional<SignatureRefusal> StreamCheck::finish() {
+  if (refusal_) return refusal_;
+  Outcome<Headers> trailers = reader_.finish();
+  if (!trailers.ok()) return refusal_ = refusal(400, trailers.error().code, trailers.error().message);
+  trailers_ = std::move(*trailers);
+  if (auto bad = check_decoded_length(expected_.decoded_length, *scope_.dialect, decoded_)) return refusal_ = bad;
+  if (auto bad = check_trailers(expected_.trailer_names, scope_, expected_.signed_trailer, last_, trailers_))
+    return refusal_ = bad;
+  return std::nullopt;
+}
+
+namespace {
+
+// A streaming body held whole: checked as one piece, its bytes joined.
+std::optional<SignatureRefusal> check_stream(StreamCheck& check, const std::string& body, StreamedBody* streamed) {
+  std::string bytes;
+  check.feed(body, [&bytes](std::string_view piece) { return bytes.append(piece), true; });
+  if (auto bad = check.finish()) return bad;
+  if (streamed) *streamed = StreamedBody{true, std::move(bytes), std::move(check.trailers())};
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed) {
+std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed,
+                                                 std::unique_ptr<StreamCheck>* later) {
   Authorization auth;
   Outcome<Url> url = parse_url(in.url);
   if (auto unreadable = read_signature(in, url, auth)) return unreadable;
@@ -736,8 +786,10 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   if (auto mismatch = compare_signature(in, url, auth, *credentials, stamp)) return mismatch;
   if (auto exposed = check_unsigned_headers(in, auth)) return exposed;
   if (kind == Payload::plain) return std::nullopt;
-  return check_stream(in, ChunkScope{auth.dialect, *credentials, auth.region, auth.service, stamp}, kind,
-                      auth.signature, streamed);
+  auto check = std::make_unique<StreamCheck>(ChunkScope{auth.dialect, *credentials, auth.region, auth.service, stamp},
+                                             expected_stream(in, *auth.dialect, kind), auth.signature);
+  if (in.body_follows && later) return *later = std::move(check), std::nullopt;
+  return check_stream(*check, in.body, streamed);
 }
 
 // Now in UTC as yyyymmddThhmmssZ (gmtime_r: thread-safe, unlike gmtime).

@@ -5,11 +5,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/aws_chunked.h"
+#include "core/crypto.h"
 #include "core/error.h"
 #include "core/http.h"
 #include "core/uri.h"
@@ -91,6 +94,7 @@ struct VerifyInput {
   Headers headers;   // every header received
   std::string body;
   std::string body_sha256;  // hex SHA-256 of `body` when the caller hashed it already; empty: hashed here
+  bool body_follows = false;  // a streaming body is read after the check (verify_signature's `later`)
   std::string region;   // the scope the server is in
   std::string service;
   SigningPolicy policy;
@@ -151,6 +155,54 @@ struct StreamedBody {
   Headers trailers;
 };
 
+// Whether the request's <prefix>content-sha256 header, of either dialect, announces a
+// streaming body (STREAMING-...): one a server checks as it reads it (body_follows).
+bool announces_stream(const Headers& headers);
+
+// A streaming body checked as it arrives: its framing read by core/aws_chunked's
+// reader, each chunk's signature checked as the chunk ends (over its SHA-256, taken as
+// its bytes pass), then, at the end, the decoded length and the trailers. Made by
+// verify_signature, for a caller that reads the body after the request's signature
+// has been checked (VerifyInput::body_follows), and by verify_signature itself over a
+// body held whole: one check of chunks either way.
+class StreamCheck final : private AwsChunkedReader::Handler {
+ public:
+  // The decoded bytes, as they are read; false stops the reading.
+  using Output = std::function<bool(std::string_view)>;
+  struct Expected {
+    bool signed_chunks = true, signed_trailer = false;
+    std::optional<std::string> decoded_length;  // <prefix>decoded-content-length, if sent
+    std::string trailer_names;                   // <prefix>trailer, as sent
+  };
+  StreamCheck(ChunkScope scope, Expected expected, std::string seed);
+
+  // The next bytes of the body as received; the decoded ones go to `out`. False when
+  // the body is refused (refused() says why) or `out` stopped it.
+  bool feed(std::string_view received, const Output& out);
+  // The body has ended: nullopt when it was whole and right (its trailers then in
+  // trailers(), without the trailer signature), else the refusal.
+  std::optional<SignatureRefusal> finish();
+  const std::optional<SignatureRefusal>& refused() const { return refusal_; }
+  Headers& trailers() { return trailers_; }
+
+ private:
+  bool chunk_begins(const AwsChunk& chunk, std::uint64_t size) override;
+  bool chunk_bytes(std::string_view bytes) override;
+  bool chunk_ends() override;
+
+  ChunkScope scope_;
+  Expected expected_;
+  std::string last_;  // the signature the next chunk is signed over
+  AwsChunkedReader reader_;
+  DigestStream chunk_hash_{Digest::sha256};
+  std::string chunk_signature_;
+  size_t number_ = 0;
+  std::uint64_t decoded_ = 0;
+  const Output* out_ = nullptr;
+  std::optional<SignatureRefusal> refusal_;
+  Headers trailers_;
+};
+
 // Checks the signature of a received request, from its Authorization header or, when
 // its query carries a dialect's <prefix>Algorithm, from its presigned parameters:
 // form, dialect, scope, access key, time (header: the 15-minute skew; presigned: the
@@ -161,8 +213,11 @@ struct StreamedBody {
 // streaming body's framing, chunk signatures, decoded length
 // (<prefix>decoded-content-length) and trailers (named in <prefix>trailer), its bytes
 // and trailers going to `streamed` when given.
-// nullopt when the request is signed as `in` accepts.
-std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed = nullptr);
+// nullopt when the request is signed as `in` accepts. With `in.body_follows` a
+// streaming body is not in `in`: `*later` receives the check its bytes must pass as
+// they are read (left null for a body that is not streaming).
+std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed = nullptr,
+                                                 std::unique_ptr<StreamCheck>* later = nullptr);
 
 // The current UTC time as yyyymmddThhmmssZ.
 std::string amz_time_now();

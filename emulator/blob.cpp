@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace cloud {
@@ -55,7 +56,7 @@ class OpenFileBlob final : public Blob {
 };
 
 // A file named, not held open (a platform keeps thousands).
-class FileBlob final : public Blob {
+class FileBlob : public Blob {
  public:
   FileBlob(std::string path, std::uint64_t size) : path_(std::move(path)), size_(size) {}
   std::uint64_t size() const override { return size_; }
@@ -72,6 +73,13 @@ class FileBlob final : public Blob {
  private:
   std::string path_;
   std::uint64_t size_;
+};
+
+// A file named that goes with the blob (a body streamed to a file).
+class OwnedFileBlob final : public FileBlob {
+ public:
+  using FileBlob::FileBlob;
+  ~OwnedFileBlob() override { ::unlink(file().c_str()); }
 };
 
 class JoinedBlob final : public Blob {
@@ -140,6 +148,46 @@ SharedBytes stored_file(const std::string& path) {
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     throw std::runtime_error("the bytes " + path + " are missing (or not a plain file)");
   return file_blob(path, static_cast<std::uint64_t>(st.st_size));
+}
+
+SharedBytes owned_file_blob(std::string path, std::uint64_t size) {
+  return std::make_shared<OwnedFileBlob>(std::move(path), size);
+}
+
+BodyFile::BodyFile(const std::string& folder) : path_(folder + "/" + kIncoming + "XXXXXX") {
+  fd_ = ::mkostemp(&path_[0], O_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error("cannot create a file for a body in " + folder + ": " + std::strerror(errno));
+  held_.reserve(Blob::kPiece);
+}
+
+BodyFile::~BodyFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(path_.c_str());
+}
+
+void BodyFile::write(const char* data, size_t size) {
+  size_ += size;
+  while (size > 0) {
+    size_t n = std::min(size, Blob::kPiece - held_.size());
+    held_.append(data, n);
+    data += n, size -= n;
+    if (held_.size() == Blob::kPiece) flush();
+  }
+}
+
+// What is held, to the file.
+void BodyFile::flush() {
+  if (!write_all(fd_, held_.data(), held_.size(), ::write))
+    throw std::runtime_error("cannot write a body to " + path_ + ": " + std::strerror(errno));
+  held_.clear();
+}
+
+SharedBytes BodyFile::finish() {
+  flush();
+  ::close(fd_);
+  fd_ = -1;
+  return owned_file_blob(path_, size_);
 }
 
 SharedBytes joined_blob(std::vector<SharedBytes> parts) { return std::make_shared<JoinedBlob>(std::move(parts)); }

@@ -52,6 +52,36 @@ SharedBytes file_blob(std::string path, std::uint64_t size);
 // The bytes of the regular file `path` as it stands (its size looked up, nothing read);
 // throws std::runtime_error when there is none (a link is not followed).
 SharedBytes stored_file(const std::string& path);
+// Bytes in the file `path`, `size` of them, that the blob owns: the file is removed
+// when the last holder lets the blob go (a request's body, streamed to a file: kept as
+// the object or part it made, or hard-linked into a store's folder).
+SharedBytes owned_file_blob(std::string path, std::uint64_t size);
+
+// How the file of a body being streamed in is named: kIncoming followed by six characters.
+constexpr const char* kIncoming = "incoming-";
+
+// A request's body written to a new file of `folder` as it arrives, a piece at a time
+// (held until Blob::kPiece is full): the file is removed unless finish() hands it on.
+class BodyFile {
+ public:
+  // Makes the file kIncoming + "XXXXXX" in `folder`; throws std::runtime_error when it cannot.
+  explicit BodyFile(const std::string& folder);
+  ~BodyFile();
+  BodyFile(const BodyFile&) = delete;
+  BodyFile& operator=(const BodyFile&) = delete;
+  // Throws std::runtime_error when the file cannot be written (a full disk).
+  void write(const char* data, size_t size);
+  // The bytes written, as an owned_file_blob; throws as write() does.
+  SharedBytes finish();
+
+ private:
+  void flush();
+  int fd_ = -1;
+  std::string path_;
+  std::string held_;
+  std::uint64_t size_ = 0;
+};
+
 // The blobs one after the other, as one.
 SharedBytes joined_blob(std::vector<SharedBytes> parts);
 

@@ -25,6 +25,7 @@
 #include "core/uri.h"
 #include "core/validate.h"
 #include "emulator/control.h"
+#include "emulator/incoming.h"
 #include "emulator/connection.h"
 #include "emulator/service.h"
 #include "emulator/snapshots.h"
@@ -105,6 +106,9 @@ struct Emulator::Impl {
   std::condition_variable stop_cv;
   bool stopping = false;
   std::unique_ptr<StateDatabase> state_db;  // with options.state_file
+  // Where raw payloads are streamed to ("": memory): options.body_folder, or the state's
+  // folder of bytes, where the store links them in.
+  std::string body_folder;
   std::unique_ptr<Snapshots> snapshots = std::make_unique<Snapshots>(platform, nullptr, "");  // in memory until start()
   // What the bodies of the requests in flight may hold, all APIs together.
   std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
@@ -121,20 +125,20 @@ struct Emulator::Impl {
   std::string date_now() { return seeded ? http_date(platform.now_wall()) : http_date_now(); }
 
   // The signature check of core's signer, with this emulator's region, dialect and
-  // credentials and the API's signing policy; nullopt when the request is good. An
-  // aws-chunked body is decoded into `streamed`. `headers` (the request's, copied once
-  // for the check and the routing after it) are lent to the check and taken back.
+  // credentials and the API's signing policy; nullopt when the request is good. The
+  // body is not in it: a plain body's hash is `sha256_hex` (read already), and a
+  // streaming body, read after the check, gets the check of its chunks in `later`.
+  // `headers` (the request's, copied once for the check and the routing after it) are
+  // lent to the check and taken back.
   std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Headers& headers,
-                                                  const BodyDigests& digests, StreamedBody& streamed) const {
+                                                  const std::string& sha256_hex,
+                                                  std::unique_ptr<StreamCheck>* later) const {
     VerifyInput in;
     in.method = req.method;
     in.url = "http://" + request_header_value(req, "Host") + req.target;
-    in.headers = std::move(headers);  // lent, as the body is, and taken back
-    // The body is lent to the check and taken back after it, not copied (it can be
-    // 5 GiB); httplib's own request, not const.
-    std::string& body = const_cast<httplib::Request&>(req).body;
-    in.body = std::move(body);
-    in.body_sha256 = digests.sha256_hex;
+    in.headers = std::move(headers);  // lent, and taken back
+    in.body_sha256 = sha256_hex;
+    in.body_follows = later != nullptr;
     in.region = options.region;
     in.service = api.service;
     in.policy = api.signing;
@@ -142,19 +146,53 @@ struct Emulator::Impl {
     in.credentials = [this](const std::string& key) {
       return key == options.credentials.access_key_id ? &options.credentials : nullptr;
     };
-    std::optional<SignatureRefusal> refused = verify_signature(in, &streamed);
-    body = std::move(in.body);
+    std::optional<SignatureRefusal> refused = verify_signature(in, nullptr, later);
     headers = std::move(in.headers);
     return refused;
   }
 
-  // The digests of a plain body, hashed in one pass for the signature's payload hash,
-  // Content-MD5 and the ETag; none for an empty one (nothing to save) or an
-  // aws-chunked one (its chunks are hashed, and its decoded bytes, not these).
-  static BodyDigests digests_of(const httplib::Request& req) {
-    if (req.body.empty() || request_header_value(req, "Content-Encoding").find("aws-chunked") != std::string::npos)
-      return {};
-    return md5_and_sha256(req.body);
+  // Where the body of a request to `op` goes: a raw payload (PutObject's, UploadPart's)
+  // to a file of the body folder when there is one (`serve`), else memory.
+  std::string folder_for(const Operation* op) const {
+    return op && is_raw_payload(*op) ? body_folder : std::string();
+  }
+
+  // Reads the request's body, the one way every body is read: from the connection as
+  // it arrives (`reader`), or whole from req.body (a request answered without a socket,
+  // a GET); and checks the request's signature: before the body when it is streaming
+  // (its chunks are checked on the way), after it otherwise (its hash taken on the
+  // way). A body refused is read to its end and dropped, so that the answer reaches a
+  // client still sending; when the client stops sending, the answer closes the
+  // connection (what is left of it is never read as a request).
+  std::optional<SignatureRefusal> read_body(const Api& api, const httplib::Request& req, const httplib::ContentReader* reader,
+                                            Headers& headers, const Operation* op, std::unique_ptr<IncomingBody>& body) {
+    std::unique_ptr<StreamCheck> stream;
+    bool follows = api.signing.payload_hash == PayloadHash::header && announces_stream(headers);
+    std::optional<SignatureRefusal> refused;
+    if (follows) refused = check_signature(api, req, headers, "", &stream);
+    body = std::make_unique<IncomingBody>(std::move(stream), refused ? std::string() : folder_for(op),
+                                          named_checksums(headers));
+    bool whole = refused ? read_into(req, reader, [](std::string_view) {})
+                         : read_into(req, reader, [&body](std::string_view piece) { body->feed(piece); });
+    if (!whole) return SignatureRefusal{400, "IncompleteBody", "the request's body ended before its declared length", {}};
+    if (reader) note_read_whole(req);
+    if (refused) return refused;
+    if (auto bad = body->finish()) return bad;
+    if (follows) return std::nullopt;
+    return check_signature(api, req, headers, body->digests().sha256_hex, nullptr);
+  }
+
+  // The body to `into`, from the connection or req.body; false when it ended early.
+  // httplib reads a multipart/form-data body as its parts, with handlers for them: the
+  // emulator takes every body as bytes, so httplib is told the type is not that (the
+  // headers the emulator reads were copied before).
+  template <class Into>
+  static bool read_into(const httplib::Request& req, const httplib::ContentReader* reader, Into into) {
+    if (!reader) return into(req.body), true;
+    if (req.is_multipart_form_data())
+      for (auto& [name, value] : const_cast<httplib::Request&>(req).headers)  // httplib's own, not const
+        if (iequals(name, "Content-Type")) value = "application/octet-stream";
+    return (*reader)([&into](const char* data, size_t size) { return into(std::string_view(data, size)), true; });
   }
 
   // The headers of every answer: Date and the request id; on the storage API also the
@@ -234,14 +272,16 @@ struct Emulator::Impl {
     res.set_content(serialize_error(api, code, message, request_id, details), content_type_of(api));
   }
 
-  // One request, answered in the dialect the client signed with.
-  void serve(const Api& api, const httplib::Request& req, httplib::Response& res) {
+  // One request, answered in the dialect the client signed with; its body read from
+  // `reader` (nullptr: it is in req.body).
+  void serve(const Api& api, const httplib::Request& req, httplib::Response& res,
+             const httplib::ContentReader* reader = nullptr) {
     // The storage service answers Range itself (206, Content-Range, InvalidRange);
     // httplib 0.11 would otherwise cut the already-cut body a second time.
     const_cast<httplib::Request&>(req).ranges.clear();
     Headers head;  // the answer's headers, the emulator's own
     try {
-      dispatch(api, req, res, head);
+      dispatch(api, req, res, head, reader);
     } catch (...) {
       internal_error(api, res, head);
     }
@@ -259,44 +299,46 @@ struct Emulator::Impl {
     send_error(api, res, 500, "InternalError", "We encountered an internal error. Please try again.", request_id);
   }
 
-  // Signature, route, faults, then the operation itself. An aws-chunked body is served
-  // as its decoded bytes, its trailing headers (checksums) as headers.
-  void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res, Headers& head) {
+  // Body and signature, route, faults, then the operation itself. An aws-chunked body
+  // is served as its decoded bytes, its trailing headers (checksums) as headers. The
+  // operation is matched first, unanswered, to know where its body goes.
+  void dispatch(const Api& api, const httplib::Request& req, httplib::Response& res, Headers& head,
+                const httplib::ContentReader* reader) {
     std::string request_id = next_request_id();
     set_common_headers(api, head, request_id);
-    StreamedBody streamed;
-    BodyDigests digests = digests_of(req);
     Headers headers(req.headers.begin(), req.headers.end());
-    if (auto refusal = check_signature(api, req, headers, digests, streamed)) {
-      json details = json::object();
-      for (const auto& [name, value] : refusal->details) details[name] = value;
-      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
-    }
-    std::string& body = streamed.streamed ? streamed.bytes : const_cast<httplib::Request&>(req).body;
-    if (req.target.rfind(kControlPrefix, 0) == 0) return control(api, req.method, req.target, body, res, request_id);
-    if (digests.md5.empty() || streamed.streamed) digests.md5 = md5(body);
-    if (auto refusal = check_content_md5(req, digests.md5))
-      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     std::string target = req.target;
     size_t q = target.find('?');
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
     std::map<std::string, std::string> labels;
     const Operation* op = match_operation(api, req.method, path, query, labels, headers);
+    std::unique_ptr<IncomingBody> incoming;
+    if (auto refusal = read_body(api, req, reader, headers, op, incoming)) {
+      json details = json::object();
+      for (const auto& [name, value] : refusal->details) details[name] = value;
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
+    }
+    std::string& body = incoming->memory();
+    if (req.target.rfind(kControlPrefix, 0) == 0) return control(api, req.method, req.target, body, res, request_id);
+    if (auto refusal = check_content_md5(req, incoming->digests().md5))
+      return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
     if (!op)
       return send_error(api, res, 404, "UnknownOperation", "no " + api.name + " operation answers " + req.method + " " + path, request_id);
     if (std::string sub = untaken_subresource(*op, query); !sub.empty())
       return send_error(api, res, 501, "NotImplemented",
                         "cloudlua's emulator does not implement ?" + sub + " on " + req.method + " " + path, request_id);
     if (std::optional<Fault> fault = take_fault(api, op->name))
-      if (misbehave(api, *fault, req, res, request_id)) return;
-    headers.insert(headers.end(), streamed.trailers.begin(), streamed.trailers.end());  // a trailing checksum
+      if (misbehave(api, *fault, req, body, res, request_id)) return;
+    const Headers& trailers = incoming->trailers();
+    headers.insert(headers.end(), trailers.begin(), trailers.end());  // a trailing checksum
     if (auto refusal = check_checksum_sent(*op, headers))
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id);
-    // A raw payload (PutObject's, UploadPart's) goes to the store as it is, beside the
-    // arguments rather than copied into them; the model puts no constraint on it.
+    // A raw payload (PutObject's, UploadPart's) goes to the store as it is (its memory
+    // or its file), beside the arguments rather than copied into them; the model puts
+    // no constraint on it.
     bool aside = is_raw_payload(*op);
     RequestBody kept;
-    if (aside) kept = {std::make_shared<std::string>(std::move(body)), digests.md5};
+    if (aside) kept = {incoming->take_bytes(), incoming->digests().md5, incoming->checksums()};
     auto input = parse_request(api, *op, labels, query, headers, aside ? std::string() : body);
     if (!input.ok()) return send_error(api, res, 400, input.error().code, input.error().message, request_id);
     // The arguments moved into their validation, not copied; InvalidPartOrder is the handler's.
@@ -347,8 +389,8 @@ struct Emulator::Impl {
   }
 
   // Acts out a fault; false when only a delay was asked and the request goes on.
-  bool misbehave(const Api& api, const Fault& f, const httplib::Request& req, httplib::Response& res,
-                 const std::string& request_id) {
+  bool misbehave(const Api& api, const Fault& f, const httplib::Request& req, const std::string& body,
+                 httplib::Response& res, const std::string& request_id) {
     if (f.delay > 0) {
       std::unique_lock<std::mutex> lock(stop_mutex);
       if (stop_cv.wait_for(lock, std::chrono::duration<double>(f.delay), [this] { return stopping; })) return drop(res);
@@ -356,19 +398,20 @@ struct Emulator::Impl {
     if (f.drop) return drop(res);
     if (!f.status && !f.error_in_200 && f.code.empty() && !f.echo) return false;
     std::string code = f.code.empty() ? "InternalError" : f.code;
-    std::string message = f.echo ? echo_of(req) : f.message.empty() ? "fault injected by cloud.emulator.fault" : f.message;
+    std::string message = f.echo ? echo_of(req, body) : f.message.empty() ? "fault injected by cloud.emulator.fault" : f.message;
     int status = f.error_in_200 ? 200 : (f.status ? f.status : 500);
     send_error(api, res, status, code, message, request_id);
     return true;
   }
 
   // The request as received, one header a line, for the echo fault (httplib's own
-  // LOCAL_*/REMOTE_* entries are not headers the client sent).
-  static std::string echo_of(const httplib::Request& req) {
+  // LOCAL_*/REMOTE_* entries are not headers the client sent), and its body when it
+  // was kept in memory.
+  static std::string echo_of(const httplib::Request& req, const std::string& body) {
     std::string out = "you sent: " + req.method + " " + req.target;
     for (const auto& [name, value] : req.headers)
       if (name.rfind("LOCAL_", 0) != 0 && name.rfind("REMOTE_", 0) != 0) out += "\n" + name + ": " + value;
-    return out + "\n\n" + req.body;
+    return out + "\n\n" + body;
   }
 
   // Headers go out, then the body provider fails: the client sees the connection
@@ -412,9 +455,9 @@ struct Emulator::Impl {
     return {};
   }
 
-  // Bodies are read whole into memory before a request is served, so a body that
-  // declares more than the platform takes is answered EntityTooLarge (400, as S3
-  // does) before a byte of it is read, one of undeclared length (chunked, or
+  // Bodies are read before a request is served (into memory, or a raw payload into a
+  // file), so a body that declares more than the platform takes is answered
+  // EntityTooLarge (400, as S3 does) before a byte of it is read, one of undeclared length (chunked, or
   // read until the connection ends) MissingContentLength (411, as S3 does), but an
   // aws-chunked one that declares its decoded length, and one that does not fit in
   // what the bodies in flight may hold SlowDown (503, S3's "reduce your request
@@ -585,10 +628,17 @@ struct Emulator::Impl {
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
       listening = sock;
     });
+    // GET and HEAD: httplib reads no body. The methods that may have one: the body is
+    // read by the handler (read_body), as it arrives.
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) {
       note_read_whole(req);
       encode_copy_source(const_cast<httplib::Request&>(req));
       serve(*a, req, res);
+    };
+    auto reading = [this, a = &api](const httplib::Request& req, httplib::Response& res,
+                                    const httplib::ContentReader& reader) {
+      encode_copy_source(const_cast<httplib::Request&>(req));
+      serve(*a, req, res, &reader);
     };
     s->server.set_pre_routing_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
       if (refuse_body(*a, req, res)) return httplib::Server::HandlerResponse::Handled;
@@ -600,7 +650,7 @@ struct Emulator::Impl {
     s->server.set_expect_100_continue_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
       return refuse_body(*a, req, res) ? res.status : 100;
     });
-    s->server.Get(kRoute, handler).Post(kRoute, handler).Put(kRoute, handler).Delete(kRoute, handler).Patch(kRoute, handler);
+    s->server.Get(kRoute, handler).Post(kRoute, reading).Put(kRoute, reading).Delete(kRoute, reading).Patch(kRoute, reading);
     // What a body of undeclared length (an aws-chunked one, its decoded length declared)
     // may take on the wire: the largest body and its framing, which at S3's smallest
     // chunks (8 KiB, some 90 bytes of header each) adds less than 1/64.
@@ -658,6 +708,7 @@ Outcome<bool> Emulator::start() {
     impl_->snapshots =
         std::make_unique<Snapshots>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
   }
+  impl_->body_folder = impl_->state_db ? impl_->state_db->bytes_folder() : impl_->options.body_folder;
   {
     std::lock_guard<std::mutex> lock(impl_->stop_mutex);
     impl_->stopping = false;

@@ -38,6 +38,10 @@ struct EmulatorOptions {
                                 // start (when it holds a platform, in place of the
                                 // fixtures) and saved to after every change, before
                                 // the change is answered (state_db.h)
+  std::string body_folder;      // "": the bodies of PutObject and UploadPart in memory;
+                                // else streamed to files there as they arrive, the
+                                // objects and parts made from those files (serve
+                                // without --state; with it, the state's folder of bytes)
   ConnectionLimits limits;      // what a connection may take (docs/emulator.md, "Limits")
 };
 

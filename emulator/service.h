@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checksum.h"
 #include "core/error.h"
 #include "core/model.h"
 #include "emulator/blob.h"
@@ -112,11 +113,12 @@ struct PlatformSetting {
 const std::vector<PlatformSetting>& platform_settings();
 
 // A request's body as the server received it, kept out of the call's arguments so
-// that its bytes go into the store without a copy; its MD5, hashed once with the
-// signature's SHA-256.
+// that its bytes go into the store without a copy (in memory, or the file it was
+// streamed to); its MD5 and the checksums it names, taken as it arrived.
 struct RequestBody {
-  std::shared_ptr<std::string> bytes;  // a handler may move them out
-  std::string md5;                     // raw 16 bytes; empty: not hashed yet
+  SharedBytes bytes;   // a handler may take them; nullptr: none kept
+  std::string md5;     // raw 16 bytes; empty: not hashed yet
+  std::map<ChecksumAlgorithm, std::string> checksums;  // raw, those taken as it arrived
 };
 
 // What every service may use: the clock, the region, the APIs' base URLs, fresh ids,

@@ -101,9 +101,11 @@ class StateDatabase::Files : public ByteStore {
 
   // Creates the folder if needed and learns the serials its files took and which of
   // the files the database names (`named`, name -> file) are there; with `collect`,
-  // every other file is removed. A file "<name>.<serial>" (the form put() gives them) is
-  // looked up by its name; only when some named file was not found so is every named
-  // file looked at (rare: a file gone, or named in another form).
+  // every other file is removed, but for bodies being streamed in (kIncoming) after the
+  // first open: at the first they are what a crash cut off, later (a snapshot restored)
+  // live requests'. A file "<name>.<serial>" (the form put() gives them) is looked up
+  // by its name; only when some named file was not found so is every named file looked
+  // at (rare: a file gone, or named in another form).
   Outcome<bool> open(Names named, bool collect) {
     if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
     DIR* d = ::opendir(dir_.c_str());
@@ -128,20 +130,29 @@ class StateDatabase::Files : public ByteStore {
         if (!plain_file_name(file) || ::lstat((dir_ + "/" + file).c_str(), &st) != 0) missing_.insert(name);
       }
     }
-    for (const std::string& file : other)
-      if (collect && !files.count(file)) ::unlink((dir_ + "/" + file).c_str());
+    for (const std::string& file : other) {
+      bool incoming = file.rfind(kIncoming, 0) == 0;
+      if (collect && !files.count(file) && !(opened_before_ && incoming)) ::unlink((dir_ + "/" + file).c_str());
+    }
+    opened_before_ = true;
     known_ = std::move(named);
     return true;
   }
 
-  // Bytes known already (by name) are not written again; others go to a new file, a
-  // piece at a time, flushed. The bytes as their file keeps them.
+  // Bytes known already (by name) are not written again; bytes in a file of the folder
+  // already (a body streamed there, another object's bytes) are linked to a new name,
+  // flushed; others go to a new file, a piece at a time, flushed. The bytes as their
+  // file keeps them.
   SharedBytes put(const std::string& name, const SharedBytes& bytes) override {
     std::string file = file_of(name);
     if (!file.empty()) return file_blob(dir_ + "/" + file, bytes->size());
     file = name + "." + std::to_string(next_serial_++);
     if (!plain_file_name(file)) throw std::runtime_error("'" + name + "' cannot name a byte file");
     std::string path = dir_ + "/" + file;
+    if (linked(*bytes, path)) {
+      pending_[name] = file;
+      return file_blob(path, bytes->size());
+    }
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) throw std::runtime_error(state_file_error("cannot create", path).message);
     bool written = write_blob(fd, *bytes, write_) && ::fsync(fd) == 0;
@@ -154,6 +165,18 @@ class StateDatabase::Files : public ByteStore {
     }
     pending_[name] = file;
     return file_blob(path, bytes->size());
+  }
+
+  // Whether `bytes`, whole in a file of the folder, are now also at `path`: their file
+  // flushed, then hard-linked (a file is never changed once written). False when they
+  // are elsewhere or cannot be linked: then they are copied.
+  bool linked(const Blob& bytes, const std::string& path) {
+    std::string from = bytes.file();
+    if (from.empty() || directory_of(from) != dir_) return false;
+    int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    bool flushed = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    return flushed && ::link(from.c_str(), path.c_str()) == 0;
   }
 
   // The bytes of `name` as the database names them, not read.
@@ -212,6 +235,7 @@ class StateDatabase::Files : public ByteStore {
   Names pending_;                               // name -> file, written for the change being saved
   std::set<std::string> missing_;               // names whose file was not there at open()
   unsigned long long next_serial_ = 1;
+  bool opened_before_ = false;
 };
 
 // ---------------------------------------------------------------- the database

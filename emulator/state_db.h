@@ -42,6 +42,9 @@ class StateDatabase : public RecordStore {
   void close();
 
   ByteStore& bytes() override;
+  // The folder of byte files: a file made there (a body streamed to it) is linked in by
+  // bytes().put, not copied.
+  const std::string& bytes_folder() const { return bytes_dir_; }
   Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) override;
   Outcome<std::optional<Saved>> load() override;
 

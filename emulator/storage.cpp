@@ -194,10 +194,23 @@ std::string checksum_member(ChecksumAlgorithm algorithm) {
   return "Checksum" + name;
 }
 
+// The checksum of stored bytes, read a piece at a time.
+std::string checksum_of(ChecksumAlgorithm a, const Blob& bytes) {
+  ChecksumStream sum(a);
+  bytes.each_piece([&sum](const char* data, size_t size) { return sum.update({data, size}), true; });
+  return sum.digest();
+}
+
+// The checksum of a request's body: taken as it arrived, or read from its bytes.
+std::string checksum_of(ChecksumAlgorithm a, const RequestBody& body) {
+  auto taken = body.checksums.find(a);
+  return taken != body.checksums.end() ? taken->second : checksum_of(a, *body.bytes);
+}
+
 // A checksum given against the bytes received: InvalidRequest when it is not the base64
 // of as many bytes as the algorithm gives, BadDigest when it is not the bytes'.
-std::optional<HandlerResult> check_checksum_value(ChecksumAlgorithm a, const std::string& value, const std::string& bytes) {
-  std::string label = checksum_member(a).substr(8), expected = checksum(a, bytes);
+std::optional<HandlerResult> check_checksum_value(ChecksumAlgorithm a, const std::string& value, const RequestBody& body) {
+  std::string label = checksum_member(a).substr(8), expected = checksum_of(a, body);
   std::optional<std::string> raw = unbase64(value);
   if (!raw || raw->size() != expected.size())
     return HandlerResult::failure(400, "InvalidRequest", "Value for the " + label + " checksum header is invalid.");
@@ -209,7 +222,7 @@ std::optional<HandlerResult> check_checksum_value(ChecksumAlgorithm a, const std
 // The checksum a request gave with its bytes (a header, or a trailer of an aws-chunked
 // body), checked as S3 checks it: one at most, right (check_checksum_value), and given
 // when ChecksumAlgorithm announces one. `given` receives it by member name.
-std::optional<HandlerResult> check_checksum(const json& input, const std::string& bytes, json& given) {
+std::optional<HandlerResult> check_checksum(const json& input, const RequestBody& bytes, json& given) {
   for (ChecksumAlgorithm a : kChecksumAlgorithms) {
     std::string member = checksum_member(a);
     if (!input.contains(member)) continue;
@@ -257,7 +270,7 @@ std::optional<HandlerResult> part_checksum(const Upload& u, const Blob& bytes, j
                                     "Checksum Type mismatch occurred, expected checksum Type: " +
                                         std::string(checksum_name(*u.algorithm)) + ", actual checksum Type: " +
                                         std::string(checksum_name(*find_checksum_algorithm(other.substr(8)))));
-  if (!given.contains(member)) given[member] = checksum_base64(*u.algorithm, bytes.all());
+  if (!given.contains(member)) given[member] = base64(checksum_of(*u.algorithm, bytes));
   return std::nullopt;
 }
 
@@ -499,9 +512,9 @@ class StorageService : public Service {
   HandlerResult put_object(const Operation&, const json& input) {
     RequestBody body = payload_of(input, "Body");
     json given = json::object();
-    if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, given)) return *refused;
+    if (std::optional<HandlerResult> refused = check_checksum(input, body, given)) return *refused;
     std::string etag = quoted_md5(body.md5);
-    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), taken(body), etag, given));
+    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), std::move(body.bytes), etag, given));
     r.update(given);
     return HandlerResult::success(r);
   }
@@ -512,15 +525,9 @@ class StorageService : public Service {
   RequestBody payload_of(const json& input, const char* member) {
     RequestBody body;
     if (ctx_.body && ctx_.body->bytes) body = std::move(*ctx_.body);
-    else body.bytes = std::make_shared<std::string>(input.value(member, ""));
-    if (body.md5.empty()) body.md5 = md5(*body.bytes);
+    else body.bytes = memory_blob(input.value(member, ""));
+    if (body.md5.empty()) body.md5 = md5(*body.bytes->in_memory());
     return body;
-  }
-
-  // The body's bytes as a blob: moved when no one else holds them (the server's body:
-  // nobody does).
-  static SharedBytes taken(RequestBody& body) {
-    return memory_blob(body.bytes.use_count() == 1 ? std::move(*body.bytes) : *body.bytes);
   }
 
   // Replaces whatever the key held, with a fresh version id and modification time.
@@ -902,9 +909,9 @@ class StorageService : public Service {
     if (!u) return no_such_upload(input);
     RequestBody body = payload_of(input, "body");
     json r = json::object();
-    if (std::optional<HandlerResult> refused = check_checksum(input, *body.bytes, r)) return *refused;
+    if (std::optional<HandlerResult> refused = check_checksum(input, body, r)) return *refused;
     json kept = r;
-    SharedBytes bytes = taken(body);
+    SharedBytes bytes = std::move(body.bytes);
     if (std::optional<HandlerResult> refused = part_checksum(*u, *bytes, kept)) return *refused;
     std::string digest = body.md5;
     part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
@@ -1095,7 +1102,7 @@ class StorageService : public Service {
     if (!u.algorithm) return json::object();
     ChecksumAlgorithm a = *u.algorithm;
     std::string member = checksum_member(a);
-    if (a == ChecksumAlgorithm::crc64nvme) return {{member, checksum_base64(a, bytes.all())}};
+    if (a == ChecksumAlgorithm::crc64nvme) return {{member, base64(checksum_of(a, bytes))}};
     std::string raw;
     for (const json& p : listed) raw += *unbase64(u.parts.at(part_number(p)).checksum.at(member).get<std::string>());
     return {{member, checksum_base64(a, raw) + "-" + std::to_string(listed.size())}};

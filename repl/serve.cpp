@@ -2,13 +2,21 @@
 // one line per API (`<api> <base-url>`) and then the access key it accepts, before
 // anything else, so a script can read the endpoints; then it serves until SIGINT or
 // SIGTERM and shuts down cleanly (exit status 0). With --state FILE the platform
-// starts from FILE when it exists and writes it after every change, before answering.
+// starts from FILE when it exists and writes it after every change, before answering;
+// without, the bytes of objects and parts are kept in a temporary folder, removed at
+// the end.
 // Beyond loopback it needs credentials of the user's own, and says on stderr what it
 // exposes.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
+#include <string>
 
 #include "core/redact.h"
 #include "core/settings.h"
@@ -78,6 +86,38 @@ Outcome<std::optional<double>> settle_seconds(const std::string& settle) {
   return seconds;
 }
 
+// The folder that holds serve's object and part bytes when there is no --state: made
+// under $TMPDIR (else /tmp), emptied and removed when serve ends (a normal exit, SIGINT,
+// SIGTERM: it goes after the emulator, whose bytes remove their own files). A kill -9
+// leaves it behind, as any program's temporary files.
+class TemporaryFolder {
+ public:
+  // Makes the folder; path() is "" when it could not be made (error() says why).
+  TemporaryFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cloudlua-serve-XXXXXX";
+    if (::mkdtemp(&pattern[0])) path_ = pattern;
+    else error_ = "cannot create a folder for the bytes of objects in " + pattern.substr(0, pattern.rfind('/')) + ": " +
+                  std::strerror(errno);
+  }
+  ~TemporaryFolder() {
+    if (path_.empty()) return;
+    if (DIR* d = ::opendir(path_.c_str())) {
+      while (dirent* e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) ::unlink((path_ + "/" + e->d_name).c_str());
+      ::closedir(d);
+    }
+    ::rmdir(path_.c_str());
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const std::string& path() const { return path_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_, error_;
+};
+
 // Every transition of the platform takes `seconds`.
 void settle_in(Platform& platform, double seconds) {
   for (const PlatformSetting& s : platform_settings())
@@ -102,6 +142,15 @@ int run_serve(const ServeOptions& o) {
   if (!options.ok()) {
     to_stderr("cloudlua serve: " + options.error().describe() + "\n", "");
     return 1;
+  }
+  std::optional<TemporaryFolder> bytes;  // without --state; removed after the emulator
+  if (o.state_file.empty()) {
+    bytes.emplace();
+    if (bytes->path().empty()) {
+      to_stderr("cloudlua serve: " + bytes->error() + "\n", "");
+      return 1;
+    }
+    options->body_folder = bytes->path();
   }
   Emulator emulator(*options);
   const std::string& secret = options->credentials.secret_access_key;

@@ -57,12 +57,14 @@ isolate_boto3() {
 # each API with the emulator's credentials, so `cloudlua -e` talks to it. With
 # SERVE_LIMIT=N, serve runs under `timeout N` (SERVE_PID is timeout's, which passes
 # signals on): a serve that outlives N seconds is killed and its status is 124. With
-# SERVE_STACK_KIB=N, serve runs with a stack limit (ulimit -s) of N KiB.
+# SERVE_STACK_KIB=N, serve runs with a stack limit (ulimit -s) of N KiB; with
+# SERVE_VM_KIB=N, with its address space capped (ulimit -v) at N KiB.
 start_serve() {
   local out="$WORK/serve.out"
   : >"$out"
   (
     if [ -n "${SERVE_STACK_KIB:-}" ]; then ulimit -S -s "$SERVE_STACK_KIB"; fi
+    if [ -n "${SERVE_VM_KIB:-}" ]; then ulimit -S -v "$SERVE_VM_KIB"; fi
     exec ${SERVE_LIMIT:+timeout -k 1 "$SERVE_LIMIT"} "$CLOUDLUA" serve "$@"
   ) >"$out" 2>"$WORK/serve.err" &
   SERVE_PID=$!

@@ -248,3 +248,52 @@ TEST_CASE("a streaming value of the other dialect is a body whose hash does not 
   REQUIRE(sent.ok());
   CHECK(refusal_code(received(in, *sent, chunk("abc", "00") + "0;chunk-signature=00\r\n\r\n")) == "ContentSHA256Mismatch");
 }
+
+// A body read after its request's signature (VerifyInput::body_follows): the check of
+// its chunks comes back from verify_signature and takes the body in pieces of `step`
+// bytes, as a server reads it; the decoded bytes, or the refusal's code.
+std::string streamed_in_pieces(VerifyInput v, size_t step, std::string& decoded) {
+  std::string body = std::move(v.body);
+  v.body.clear();
+  v.body_follows = true;
+  std::unique_ptr<StreamCheck> check;
+  if (std::optional<SignatureRefusal> r = verify_signature(v, nullptr, &check)) return r->code;
+  REQUIRE(check);
+  decoded.clear();
+  for (size_t at = 0; at < body.size(); at += step)
+    if (!check->feed(std::string_view(body).substr(at, step), [&](std::string_view d) { return decoded.append(d), true; }))
+      return check->refused() ? check->refused()->code : "stopped";
+  std::optional<SignatureRefusal> r = check->finish();
+  return r ? r->code : "";
+}
+
+TEST_CASE("a chunked body checked as it arrives, in pieces of any size, as when held whole", "[sigv4][chunked][verify]") {
+  SignInput in = streaming_input(Dialect::aws(), "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 66824, 66560);
+  Outcome<SignOutput> sent = sign(in);
+  REQUIRE(sent.ok());
+  std::string body = signed_stream(docs_scope(Dialect::aws()), sent->signature,
+                                   {std::string(65536, 'a'), std::string(1024, 'a')});
+  for (size_t step : {size_t{1}, size_t{7}, size_t{4096}, body.size()}) {
+    INFO("pieces of " << step);
+    std::string decoded;
+    CHECK(streamed_in_pieces(received(in, *sent, body), step, decoded) == "");
+    CHECK(decoded == std::string(66560, 'a'));
+    std::string changed = body;
+    changed[100] = 'b';
+    CHECK(streamed_in_pieces(received(in, *sent, changed), step, decoded) == "SignatureDoesNotMatch");
+    CHECK(decoded.size() <= 65536);  // refused at the end of the chunk changed, not later
+    CHECK(streamed_in_pieces(received(in, *sent, body.substr(0, body.size() - 3)), step, decoded) != "");
+  }
+}
+
+TEST_CASE("a checksum taken in pieces is the one taken whole", "[checksum]") {
+  std::string data;
+  for (int i = 0; i < 5000; ++i) data += static_cast<char>(i * 7919 % 251);
+  for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+    INFO(checksum_name(a));
+    ChecksumStream sum(a);
+    for (size_t at = 0; at < data.size(); at += 333) sum.update(std::string_view(data).substr(at, 333));
+    CHECK(sum.digest() == checksum(a, data));
+  }
+  CHECK(checksum_base64(ChecksumAlgorithm::crc32c, "123456789") == base64(std::string("\xe3\x06\x92\x83", 4)));
+}
