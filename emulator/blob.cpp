@@ -119,6 +119,33 @@ class JoinedBlob final : public Blob {
   std::uint64_t size_ = 0;
 };
 
+// [offset, offset + length) of another blob, read from it when asked: a part copied
+// from an object's range (UploadPartCopy) holds no copy of the range.
+class SliceBlob final : public Blob {
+ public:
+  SliceBlob(SharedBytes whole, std::uint64_t offset, std::uint64_t length)
+      : whole_(std::move(whole)), offset_(offset), length_(length) {}
+  std::uint64_t size() const override { return length_; }
+  void read(std::uint64_t offset, size_t length, char* into) const override { whole_->read(offset_ + offset, length, into); }
+  SharedBytes opened() const override { return std::make_shared<SliceBlob>(whole_->opened(), offset_, length_); }
+  // A piece at a time from the blob it is a slice of, each read opening what it reads
+  // (opened() would open every part of joined bytes at once).
+  bool each_piece(const std::function<bool(const char*, size_t)>& piece) const override {
+    std::string buffer(static_cast<size_t>(std::min<std::uint64_t>(kPiece, length_)), '\0');
+    for (std::uint64_t at = 0; at < length_;) {
+      size_t n = static_cast<size_t>(std::min<std::uint64_t>(kPiece, length_ - at));
+      whole_->read(offset_ + at, n, &buffer[0]);
+      if (!piece(buffer.data(), n)) return false;
+      at += n;
+    }
+    return true;
+  }
+
+ private:
+  SharedBytes whole_;
+  std::uint64_t offset_, length_;
+};
+
 }  // namespace
 
 std::string Blob::slice(std::uint64_t offset, std::uint64_t length) const {
@@ -141,6 +168,10 @@ bool Blob::each_piece(const std::function<bool(const char*, size_t)>& piece) con
   return true;
 }
 
+SharedBytes sliced_blob(SharedBytes whole, std::uint64_t offset, std::uint64_t length) {
+  if (offset == 0 && length == whole->size()) return whole;
+  return std::make_shared<SliceBlob>(std::move(whole), offset, length);
+}
 SharedBytes memory_blob(std::string bytes) { return std::make_shared<MemoryBlob>(std::move(bytes)); }
 SharedBytes file_blob(std::string path, std::uint64_t size) { return std::make_shared<FileBlob>(std::move(path), size); }
 SharedBytes stored_file(const std::string& path) {

@@ -82,6 +82,8 @@ class BodyFile {
   std::uint64_t size_ = 0;
 };
 
+// [offset, offset + length) of `whole` (inside it), nothing copied: read from `whole`.
+SharedBytes sliced_blob(SharedBytes whole, std::uint64_t offset, std::uint64_t length);
 // The blobs one after the other, as one.
 SharedBytes joined_blob(std::vector<SharedBytes> parts);
 

@@ -946,8 +946,10 @@ class StorageService : public Service {
         return HandlerResult::failure(400, "InvalidRange", "The requested range is not satisfiable",
                                       {{"RangeRequested", range}, {"ActualObjectSize", all.size()}});
     }
-    SharedBytes bytes = memory_blob(all.size() == 0 ? std::string() : all.slice(first, last - first + 1));
-    std::string digest = md5(*bytes->in_memory());
+    // The range as a slice of the source's bytes: nothing copied here (a copied part can
+    // be 5 GiB), its MD5 read a piece at a time.
+    SharedBytes bytes = sliced_blob(source.object->bytes, first, all.size() == 0 ? 0 : last - first + 1);
+    std::string digest = md5_of(*bytes);
     std::string now = ctx_.clock.iso8601();
     json kept = json::object();
     part_checksum(*u, *bytes, kept);  // nothing given: it cannot refuse

@@ -6,7 +6,8 @@
 # capped (ulimit -v) at what it needs for a small object plus 256 MiB, less than the
 # object: a serve that holds a body whole fails under it. Its peak resident
 # memory (VmHWM, /proc) stays under 96 MiB, and what comes back hashes as what was
-# sent. A body cut off mid-way (the client gone; with --state, serve killed -9 and
+# sent; so does the object copied whole into an upload's part (UploadPartCopy) and
+# completed. A body cut off mid-way (the client gone; with --state, serve killed -9 and
 # restarted) leaves nothing stored and no file behind; without --state, serve's folder
 # of bytes under $TMPDIR goes at SIGTERM and at SIGINT.
 source "$(dirname "$0")/lib.sh"
@@ -74,6 +75,23 @@ for mode in memory state; do
   [ "$got" = "$want" ] || fail "the object came back different ($got, sent $want): $(tail -c 300 "$WORK/serve.err")"
   peak=$(vm VmHWM)
   echo "serve's peak resident memory after storing and sending back $MIB MiB: $((peak / 1024)) MiB"
+  [ $((peak * 1024)) -lt "$BOUND" ] || fail "serve's peak resident memory reached $((peak / 1024)) MiB"
+
+  step "$mode: the object copied into an upload's part (UploadPartCopy, the whole range), completed, sent back"
+  lua "
+    local s3 = cloud.storage
+    local up = s3.create_multipart_upload{ Bucket = 'big', Object = 'copy.bin' }
+    local part = s3.upload_part_copy{ Bucket = 'big', Object = 'copy.bin', uploadId = up.UploadId, partNumber = 1,
+                                      CopySource = 'big/big.bin', CopySourceRange = 'bytes=0-$(((MIB << 20) - 1))' }
+    s3.complete_multipart_upload{ Bucket = 'big', Object = 'copy.bin', uploadId = up.UploadId,
+                                  Part = { { PartNumber = 1, ETag = part.ETag } } }
+    local f = assert(io.open('$WORK/get.url', 'w'))
+    f:write(cloud.storage.presign{ Bucket = 'big', Object = 'copy.bin' }); f:close()" >/dev/null ||
+    fail "the copy failed: $(tail -c 300 "$WORK/serve.err")"
+  got=$(curl -sf "$(cat "$WORK/get.url")" | sha256sum | cut -d' ' -f1)
+  [ "$got" = "$want" ] || fail "the copy came back different ($got, sent $want): $(tail -c 300 "$WORK/serve.err")"
+  peak=$(vm VmHWM)
+  echo "serve's peak resident memory after the copy: $((peak / 1024)) MiB"
   [ $((peak * 1024)) -lt "$BOUND" ] || fail "serve's peak resident memory reached $((peak / 1024)) MiB"
 
   step "$mode: a body cut off mid-way leaves nothing stored and no file behind"
