@@ -455,12 +455,24 @@ struct Emulator::Impl {
     return {};
   }
 
+  // Whether the request's body goes to a file of the folder of bytes as it arrives (a
+  // raw payload: PutObject's, UploadPart's): it takes nothing of the bodies' budget,
+  // which is what memory may hold.
+  bool streams_to_file(const Api& api, const httplib::Request& req) const {
+    if (body_folder.empty()) return false;
+    size_t q = req.target.find('?');
+    std::string path = req.target.substr(0, q), query = q == std::string::npos ? "" : req.target.substr(q + 1);
+    std::map<std::string, std::string> labels;
+    Headers headers(req.headers.begin(), req.headers.end());
+    return !folder_for(match_operation(api, req.method, path, query, labels, headers)).empty();
+  }
+
   // Bodies are read before a request is served (into memory, or a raw payload into a
   // file), so a body that declares more than the platform takes is answered
   // EntityTooLarge (400, as S3 does) before a byte of it is read, one of undeclared length (chunked, or
   // read until the connection ends) MissingContentLength (411, as S3 does), but an
-  // aws-chunked one that declares its decoded length, and one that does not fit in
-  // what the bodies in flight may hold SlowDown (503, S3's "reduce your request
+  // aws-chunked one that declares its decoded length, and one held in memory that does
+  // not fit in what the bodies in flight may hold SlowDown (503, S3's "reduce your request
   // rate": clients retry it later). The connection then ends: the unread body cannot
   // be told from a next request.
   bool refuse_body(const Api& api, const httplib::Request& req, httplib::Response& res) {
@@ -474,7 +486,7 @@ struct Emulator::Impl {
     bool undeclared = chunked || (length.empty() && body_method);
     unsigned long long declared = std::strtoull(length.c_str(), nullptr, 10);
     bool fits = !undeclared && declared <= kMaxBodyBytes;
-    if (fits && ConnectionServer::reserve_body(declared)) return false;
+    if (fits && (declared == 0 || streams_to_file(api, req) || ConnectionServer::reserve_body(declared))) return false;
     std::string request_id = next_request_id();
     Headers head;
     set_common_headers(api, head, request_id);

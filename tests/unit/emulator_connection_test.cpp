@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -442,4 +443,33 @@ TEST_CASE("A body that does not fit in what the bodies in flight may hold is ref
   ::close(first);
   // given back once answered
   CHECK(harness::send(base, storage_request(base, "PUT", "/demo-bucket/second.bin", body))->status == 200);
+}
+
+TEST_CASE("A body streamed to the folder of bytes takes nothing of what memory may hold") {
+  char folder[] = "/tmp/cloudlua-bodies-XXXXXX";
+  REQUIRE(::mkdtemp(folder) != nullptr);
+  cloud::EmulatorOptions options;
+  options.limits.bodies_bytes = 1000;
+  options.body_folder = folder;
+  {
+    Running e(options);
+    const std::string base = e.urls["storage"];
+    std::string body(800, 'x');
+    // The first PutObject's body is half sent and waits; a second of the same size is
+    // taken all the same (each goes to its file): both stored.
+    int first = connect_to(base);
+    std::string text = request_text(base, "PUT", "/demo-bucket/first.bin", body);
+    send_text(first, text.substr(0, text.size() - 10));
+    CHECK(harness::send(base, storage_request(base, "PUT", "/demo-bucket/second.bin", body))->status == 200);
+    send_text(first, text.substr(text.size() - 10));
+    std::string pending;
+    CHECK(read_answer(first, pending).status == 200);
+    ::close(first);
+    // A body kept in memory (CompleteMultipartUpload's XML) is still held to the budget.
+    std::string xml(1200, ' ');
+    auto refused = harness::send(base, storage_request(base, "POST", "/demo-bucket/first.bin?uploadId=none", xml));
+    CHECK(refused->status == 503);
+  }
+  std::string rm = std::string("rm -rf ") + folder;
+  CHECK(std::system(rm.c_str()) == 0);
 }
