@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -819,46 +820,49 @@ TEST_CASE("A state file of the JSON format is imported into the database on firs
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
 }
 
-TEST_CASE("The state database's schema has a version, and a newer one is refused at start") {
-  TempDir dir;
-  std::string path = dir.path + "/state";
-  {
-    auto p = platform();
-    StateDatabase db(path);
-    REQUIRE(open_state(*p, db, path).ok());
-  }
-  CHECK(StateDatabase::schema_version() == 2);
+// A state database at `path` with `bodies` (key -> body) put into demo-bucket.
+void state_with(const std::string& path, const std::map<std::string, std::string>& bodies) {
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  for (const auto& [key, body] : bodies) call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", key}, {"Body", body}});
+}
+
+// Runs `sql` on the database at `path`, as someone editing it between two starts.
+void edit_database(const std::string& path, const char* sql) {
   sqlite3* raw = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
-  CHECK(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr) == SQLITE_OK);
+  CHECK(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(raw);
+}
+
+// Why a start on the state database at `path` is refused (it must be).
+std::string refusal_at_start(const std::string& path) {
   auto q = platform();
   StateDatabase db(path);
   auto opened = open_state(*q, db, path);
   REQUIRE_FALSE(opened.ok());
-  CHECK(opened.error().message.find("schema 99") != std::string::npos);
-  CHECK(opened.error().message.find(path) != std::string::npos);
+  return opened.error().message;
+}
+
+TEST_CASE("The state database's schema has a version, and a newer one is refused at start") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  state_with(path, {});
+  CHECK(StateDatabase::schema_version() == 2);
+  edit_database(path, "PRAGMA user_version=99");
+  std::string why = refusal_at_start(path);
+  CHECK(why.find("schema 99") != std::string::npos);
+  CHECK(why.find(path) != std::string::npos);
 }
 
 TEST_CASE("A state database naming a byte file outside its folder is refused at start") {
   TempDir dir;
   std::string path = dir.path + "/state";
-  {
-    auto p = platform();
-    StateDatabase db(path);
-    REQUIRE(open_state(*p, db, path).ok());
-    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
-  }
+  state_with(path, {{"k", "kept"}});
   REQUIRE(std::system(("echo secret > " + dir.path + "/outside").c_str()) == 0);
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
-  CHECK(sqlite3_exec(raw, "UPDATE byte_files SET file = '../outside'", nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(raw);
-  auto q = platform();
-  StateDatabase db(path);
-  auto opened = open_state(*q, db, path);
-  REQUIRE_FALSE(opened.ok());
-  CHECK(opened.error().message.find("../outside") != std::string::npos);
+  edit_database(path, "UPDATE byte_files SET file = '../outside'");
+  CHECK(refusal_at_start(path).find("../outside") != std::string::npos);
 }
 
 // The number of rows `sql` counts in the database at `path`.
@@ -908,39 +912,21 @@ TEST_CASE("A state database of schema 1 is migrated at start: its objects in col
 TEST_CASE("A state database whose byte file went missing is refused at start, naming it") {
   TempDir dir;
   std::string path = dir.path + "/state";
-  {
-    auto p = platform();
-    StateDatabase db(path);
-    REQUIRE(open_state(*p, db, path).ok());
-    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
-    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "lost"}});
-  }
+  state_with(path, {{"k", "kept"}, {"k2", "lost"}});
   std::set<std::string> files = byte_files(path);
   REQUIRE(files.size() == 2);
   std::string lost = *files.rbegin();
   REQUIRE(::unlink((path + ".bytes/" + lost).c_str()) == 0);
-  auto q = platform();
-  StateDatabase db(path);
-  auto opened = open_state(*q, db, path);
-  REQUIRE_FALSE(opened.ok());
-  CHECK(opened.error().message.find(lost) != std::string::npos);
+  CHECK(refusal_at_start(path).find(lost) != std::string::npos);
 }
 
 TEST_CASE("A byte file the database names in another form than <name>.<serial> is kept at start and read") {
   TempDir dir;
   std::string path = dir.path + "/state";
-  {
-    auto p = platform();
-    StateDatabase db(path);
-    REQUIRE(open_state(*p, db, path).ok());
-    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
-  }
+  state_with(path, {{"k", "kept"}});
   std::string file = *byte_files(path).begin();
   REQUIRE(::rename((path + ".bytes/" + file).c_str(), (path + ".bytes/other-form").c_str()) == 0);
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
-  CHECK(sqlite3_exec(raw, "UPDATE byte_files SET file = 'other-form'", nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(raw);
+  edit_database(path, "UPDATE byte_files SET file = 'other-form'");
   std::unique_ptr<StateDatabase> db;
   auto q = restarted(path, db);
   CHECK(byte_files(path) == std::set<std::string>{"other-form"});
