@@ -64,8 +64,8 @@ using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
 constexpr int kPollMs = 100;          // how often the interrupt flag is looked at
-constexpr size_t kHandedPerHost = 4;
-constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file body for at once  // curl holds at most this many transfers per connection allowed
+constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
+constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file body for at once
 
 // Initialises libcurl once per process; it is never cleaned up (process lifetime).
 void global_init_once() {
