@@ -2,7 +2,8 @@
 # Sets cloudlua up on Debian 12 and runs it: installs the Debian packages that are
 # missing (apt-get; sudo when not root), configures and builds with CMake, then
 #   ./setup.sh tour    runs scripts/tour.lua on the embedded emulator
-#   ./setup.sh test    runs the whole test suite (ctest); non-zero on any failure
+#   ./setup.sh test    runs the whole test suite (ctest) but the long forms of tests (label
+#                      `long`: `cd build && ctest -L long`); non-zero on any failure
 #   ./setup.sh sanitize  the same suite built with ASan and UBSan, in build-asan
 #   ./setup.sh build   only builds
 #   ./setup.sh bench   installs the benchmarks' tools, builds Release in build-release and
@@ -103,16 +104,16 @@ main() {
       build
       tests/fuzz/run.sh --build-only --build-dir "$BUILD_DIR/fuzz"  # clang, for the fuzz.* entries
       export CLOUDLUA_REQUIRE_INTEROP=1 CLOUDLUA_REQUIRE_FUZZ=1  # here a missing peer or fuzz build fails
-      cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 ;;
+      cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 -LE long ;;
     sanitize)
-      # Every test but the fuzz runs (their own build has the sanitizers already),
-      # stopping at the first error a sanitizer reports.
+      # Every test but the fuzz runs (their own build has the sanitizers already) and the
+      # long forms, stopping at the first error a sanitizer reports.
       BUILD_DIR=${SANITIZE_BUILD_DIR:-build-asan}
       CMAKE_OPTIONS=(-DCLOUDLUA_SANITIZE=ON)
       build
       export CLOUDLUA_REQUIRE_INTEROP=1
       export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-      cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 -LE fuzz ;;
+      cd "$BUILD_DIR"; exec ctest --output-on-failure -j2 -LE "fuzz|long" ;;
     bench)
       BUILD_DIR=${BENCH_BUILD_DIR:-build-release}
       CMAKE_OPTIONS=(-DCMAKE_BUILD_TYPE=Release)
