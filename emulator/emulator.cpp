@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -458,8 +459,12 @@ struct Emulator::Impl {
   // Whether the request's body goes to a file of the folder of bytes as it arrives (a
   // raw payload: PutObject's, UploadPart's): it takes nothing of the bodies' budget,
   // which is what memory may hold.
+  // An API none of whose operations takes a raw payload (the JSON ones) is known so
+  // without matching the request: their requests pay for no second match.
   bool streams_to_file(const Api& api, const httplib::Request& req) const {
-    if (body_folder.empty()) return false;
+    if (body_folder.empty() || std::none_of(api.operations.begin(), api.operations.end(),
+                                            [](const Operation* op) { return is_raw_payload(*op); }))
+      return false;
     size_t q = req.target.find('?');
     std::string path = req.target.substr(0, q), query = q == std::string::npos ? "" : req.target.substr(q + 1);
     std::map<std::string, std::string> labels;
