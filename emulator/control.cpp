@@ -132,19 +132,13 @@ Outcome<std::string> name_of(const json& t) {
   return t["name"].get<std::string>();
 }
 
-Outcome<json> snapshot(Emulator& e, const json& t) {
+// snapshot and restore: the emulator's `act` on the { name = } given.
+template <Outcome<bool> (Emulator::*act)(const std::string&)>
+Outcome<json> on_named(Emulator& e, const json& t) {
   auto name = name_of(t);
   if (!name.ok()) return name.error();
-  auto taken = e.snapshot(*name);
-  if (!taken.ok()) return taken.error();
-  return json::object();
-}
-
-Outcome<json> restore(Emulator& e, const json& t) {
-  auto name = name_of(t);
-  if (!name.ok()) return name.error();
-  auto restored = e.restore(*name);
-  if (!restored.ok()) return restored.error();
+  auto done = (e.*act)(*name);
+  if (!done.ok()) return done.error();
   return json::object();
 }
 
@@ -156,7 +150,7 @@ Outcome<json> snapshots(Emulator& e, const json& t) {
 const std::map<std::string, Control>& controls() {
   static const std::map<std::string, Control> table = {
       {"advance", advance},   {"configure", configure}, {"fault", fault},       {"requests", requests},
-      {"reset", reset},       {"restore", restore},     {"seed", seed},         {"snapshot", snapshot},
+      {"reset", reset},       {"restore", on_named<&Emulator::restore>},     {"seed", seed},         {"snapshot", on_named<&Emulator::snapshot>},
       {"snapshots", snapshots}, {"state", state}};
   return table;
 }

@@ -421,6 +421,16 @@ bool link_file(const std::string& from, const std::string& to) {
          a.st_ino == b.st_ino;
 }
 
+// Links each byte file `files` lists (one a row) from the folder `from` into `to`;
+// `what` names the failure.
+Outcome<bool> link_listed(Statement& files, const std::string& from, const std::string& to, const char* what) {
+  while (files.step() == SQLITE_ROW) {
+    std::string file = files.text(0);
+    if (!plain_file_name(file) || !link_file(from + "/" + file, to + "/" + file)) return state_file_error(what, from + "/" + file);
+  }
+  return true;
+}
+
 }  // namespace
 
 Outcome<bool> StateDatabase::snapshot_to(const std::string& dir) {
@@ -430,11 +440,8 @@ Outcome<bool> StateDatabase::snapshot_to(const std::string& dir) {
   if (!vacuum.ready() || !vacuum.bind({dir + "/state.db"}).run()) return failure("cannot snapshot");
   Statement files(db_, "SELECT file FROM byte_files");
   if (!files.ready()) return failure("cannot read the byte files of");
-  while (files.step() == SQLITE_ROW) {
-    std::string file = files.text(0);
-    if (!plain_file_name(file) || !link_file(bytes_dir_ + "/" + file, dir + "/bytes/" + file))
-      return state_file_error("cannot link into the snapshot", bytes_dir_ + "/" + file);
-  }
+  if (auto linked = link_listed(files, bytes_dir_, dir + "/bytes", "cannot link into the snapshot"); !linked.ok())
+    return linked;
   if (!fsync_directory(dir + "/bytes") || !fsync_directory(dir)) return state_file_error("cannot flush", dir);
   return true;
 }
@@ -446,11 +453,8 @@ Outcome<bool> StateDatabase::link_snapshot_files(const std::string& dir) {
     return make_error(ErrorKind::config, "BadSnapshot", "the snapshot " + dir + " is not of this cloudlua's schema");
   Statement files(db_, "SELECT file FROM snapshot.byte_files");
   if (!files.ready()) return failure("cannot read the byte files of the snapshot for");
-  while (files.step() == SQLITE_ROW) {
-    std::string file = files.text(0);
-    if (!plain_file_name(file) || !link_file(dir + "/bytes/" + file, bytes_dir_ + "/" + file))
-      return state_file_error("cannot link from the snapshot", dir + "/bytes/" + file);
-  }
+  if (auto linked = link_listed(files, dir + "/bytes", bytes_dir_, "cannot link from the snapshot"); !linked.ok())
+    return linked;
   if (!fsync_directory(bytes_dir_)) return state_file_error("cannot flush", bytes_dir_);
   return true;
 }
