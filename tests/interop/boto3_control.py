@@ -10,12 +10,12 @@ import sys
 import urllib.error
 import urllib.request
 
-import boto3
 from botocore.auth import S3SigV4Auth
 from botocore.awsrequest import AWSRequest
-from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
+
+from serve_client import s3_client
 
 
 def check(condition, text):
@@ -41,14 +41,7 @@ def control(endpoint, operation, args=None, signed=True):
 
 
 def main(endpoint):
-    s3 = boto3.client(
-        "s3",
-        endpoint_url=endpoint,
-        region_name="jp-east-1",
-        aws_access_key_id=os.environ["CLOUDLUA_ACCESS_KEY_ID"],
-        aws_secret_access_key=os.environ["CLOUDLUA_SECRET_ACCESS_KEY"],
-        config=Config(signature_version="s3v4", s3={"addressing_style": "path"}, retries={"total_max_attempts": 1}),  # the 503 not retried
-    )
+    s3 = s3_client(endpoint, retries={"total_max_attempts": 1})  # the 503 not retried
     s3.create_bucket(Bucket="control")
     s3.put_object(Bucket="control", Key="k", Body=b"v")
 

@@ -16,8 +16,9 @@ import zlib
 
 import boto3
 from boto3.s3.transfer import TransferConfig
-from botocore.config import Config
 from botocore.exceptions import ClientError
+
+from serve_client import s3_client
 
 MIB = 1024 * 1024
 
@@ -93,14 +94,7 @@ def checksum_completion(s3, bucket):
 
 
 def main(endpoint, work):
-    s3 = boto3.client(
-        "s3",
-        endpoint_url=endpoint,
-        region_name="jp-east-1",
-        aws_access_key_id=os.environ["CLOUDLUA_ACCESS_KEY_ID"],
-        aws_secret_access_key=os.environ["CLOUDLUA_SECRET_ACCESS_KEY"],
-        config=Config(signature_version="s3v4", s3={"addressing_style": "path"}, retries={"max_attempts": 1}),
-    )
+    s3 = s3_client(endpoint, retries={"max_attempts": 1})
     small, big = os.path.join(work, "small.txt"), os.path.join(work, "big.bin")
     with open(small, "wb") as f:
         f.write(b"hello from boto3\n")

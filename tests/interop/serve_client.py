@@ -1,0 +1,18 @@
+"""The boto3 S3 client of the serve interop scripts: path-style addressing, SigV4, the
+region and credentials `cloudlua serve` was started with (CLOUDLUA_ACCESS_KEY_ID,
+CLOUDLUA_SECRET_ACCESS_KEY), retried as `retries` says."""
+import os
+
+import boto3
+from botocore.config import Config
+
+
+def s3_client(endpoint, retries):
+    return boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name="jp-east-1",
+        aws_access_key_id=os.environ["CLOUDLUA_ACCESS_KEY_ID"],
+        aws_secret_access_key=os.environ["CLOUDLUA_SECRET_ACCESS_KEY"],
+        config=Config(signature_version="s3v4", s3={"addressing_style": "path"}, retries=retries),
+    )
