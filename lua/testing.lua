@@ -322,6 +322,27 @@ end
 ---------------------------------------------------------------- declaring cases
 
 local SKIP = {}  -- the marker skip() raises
+local EXIT = {}  -- the marker the harness's os.exit raises
+
+-- What os.exit is inside a test file: it ends nothing, it raises an error that fails
+-- the case (or the hook, or the file's loading) that called it, and it is noted, so
+-- that a case which catches that error fails all the same. A test run is judged by its
+-- cases, and a case may not end it with a status of its own choosing.
+local exit_called
+
+local function test_exit(...)
+  local args = table.pack(...)
+  for i = 1, args.n do args[i] = tostring(args[i]) end
+  local where = ""
+  for level = 2, 60 do  -- the innermost Lua caller (pcall(os.exit) has a C one first)
+    local info = debug.getinfo(level, "Sl")
+    if not info then break end
+    if info.currentline > 0 then where = info.short_src .. ":" .. info.currentline .. ": " break end
+  end
+  exit_called = ("%sos.exit(%s) called inside a test: a test cannot end the run; use expect, error or skip")
+                :format(where, table.concat(args, ", ", 1, args.n))
+  error(setmetatable({ message = exit_called }, EXIT), 2)
+end
 
 local function new_suite()
   return { cases = {}, setup = {}, teardown = {}, before_each = {}, after_each = {} }
@@ -340,6 +361,7 @@ local function install_globals(suite)
   _G.test = setmetatable({ skip = declare(true) }, { __call = function(_, ...) return declare(false)(...) end })
   _G.skip = function(reason) error(setmetatable({ reason = reason }, SKIP), 2) end
   _G.expect, _G.expect_error = M.expect, M.expect_error
+  os.exit = test_exit  -- luacheck: ignore 122 (replaced on purpose: see test_exit)
   for _, kind in ipairs{ "setup", "teardown", "before_each", "after_each" } do _G[kind] = add(kind) end
   _G.print = function(...)
     local parts = table.pack(...)
@@ -377,13 +399,16 @@ end
 local function protected(path, fn, ...)
   local failure
   failed_expectation = nil
+  exit_called = nil
   local ok = xpcall(fn, function(e)
     if getmetatable(e) == SKIP then failure = { skipped = true, message = e.reason } return end
+    if getmetatable(e) == EXIT then e = e.message end
     local expectation = type(e) == "string" and failed_expectation ~= nil
                         and e:sub(-#failed_expectation) == failed_expectation
     failure = { message = error_text(e), where = location_in(path), expectation = expectation,
                 traceback = traceback_of() }
   end, ...)
+  if ok and exit_called then failure = { message = exit_called, where = location_in(path) } end
   return ok and nil or failure
 end
 

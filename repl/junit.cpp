@@ -115,9 +115,17 @@ void JunitReport::add(const SuiteResult& s) {
   suite.attribute("skipped").set_value(static_cast<long long>(count_of(suite, "skipped")));
 }
 
-bool JunitReport::add_from(const std::string& path) {
+bool JunitReport::add_from(std::FILE* file) {
+  constexpr size_t kMaxBytes = 256u << 20;  // a worker's report: bounded, as any file read
+  std::string text;
+  char buffer[65536];
+  std::rewind(file);
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) {
+    if (text.size() + n > kMaxBytes) return false;
+    text.append(buffer, n);
+  }
   pugi::xml_document other;
-  if (!other.load_file(path.c_str())) return false;
+  if (!other.load_buffer(text.data(), text.size())) return false;
   for (pugi::xml_node suite : other.child("testsuites").children("testsuite")) root_.append_copy(suite);
   return true;
 }
@@ -134,6 +142,13 @@ JunitReport::Totals JunitReport::totals() const {
 }
 
 bool JunitReport::save(const std::string& path, double time) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) return false;
+  bool ok = save(file, time);
+  return std::fclose(file) == 0 && ok;
+}
+
+bool JunitReport::save(std::FILE* file, double time) {
   Totals t = totals();
   for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) root_.remove_attribute(a);
   root_.append_attribute("tests").set_value(static_cast<long long>(t.tests));
@@ -141,7 +156,9 @@ bool JunitReport::save(const std::string& path, double time) {
   root_.append_attribute("errors").set_value(static_cast<long long>(t.errors));
   root_.append_attribute("skipped").set_value(static_cast<long long>(t.skipped));
   set(root_, "time", seconds(time));
-  return doc_.save_file(path.c_str(), "  ", pugi::format_default | pugi::format_no_declaration);
+  pugi::xml_writer_file writer(file);
+  doc_.save(writer, "  ", pugi::format_default | pugi::format_no_declaration);
+  return std::fflush(file) == 0 && !std::ferror(file);
 }
 
 }  // namespace cloud

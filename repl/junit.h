@@ -7,6 +7,7 @@
 
 #include <pugixml.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,9 @@ class JunitReport {
  public:
   JunitReport();
   void add(const SuiteResult& suite);               // one <testsuite>
-  bool add_from(const std::string& path);           // the <testsuite>s of another report's file
+  bool add_from(std::FILE* file);                   // the <testsuite>s of another report, read from `file`'s start
   bool save(const std::string& path, double time);  // the totals, then the file; false when it cannot be written
+  bool save(std::FILE* file, double time);          // the same, written to an open file
   // The counts of a report: tests, failures, errors, skipped (summed over its suites).
   struct Totals { long tests = 0, failures = 0, errors = 0, skipped = 0; };
   Totals totals() const;

@@ -15,6 +15,7 @@
 #include <lualib.h>
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,9 +24,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
+#include "core/redact.h"
 #include "emulator/service.h"
 #include "lua/session.h"
 #include "repl/cli.h"
@@ -236,24 +239,38 @@ void print_summary(const Counts& c) {
 
 // ---------------------------------------------------------------- -j N: files in processes
 
-// A file run in a process of its own: its pid, where its stdout and stderr go (unlinked
-// temporary files, read back once it ended), where it writes its one-file report.
+// A file run in a process of its own (its pid is also its process group's): its stdout,
+// stderr and one-file report go to unnamed temporary files (std::tmpfile: no name in
+// any folder, so nothing is left behind whatever ends the runner), read back once it
+// ended; when it must end; how it ended.
 struct Job {
   const std::string* file = nullptr;
   pid_t pid = -1;
   FILE* out = nullptr;
   FILE* err = nullptr;
-  std::string report;
-  int status = -1;  // the exit status once it ended
+  FILE* report = nullptr;
+  std::chrono::steady_clock::time_point started, deadline;
+  bool ended = false;
+  int status = 0;      // the wait status, once it ended
+  std::string killed;  // why the runner killed it: it timed out, or the run was stopped
 };
 
-volatile sig_atomic_t interrupted = 0;
-void on_interrupt(int) { interrupted = 1; }
+// The signals that end the runner, and SIGCHLD: blocked in the runner, which waits for
+// them with sigtimedwait, and set back in each worker.
+sigset_t runner_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  return set;
+}
+
+void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
 
 // In the child: the file run with stdout and stderr in the job's files and its report
 // saved; exit status 0, or 2 when the runner itself failed. Never returns.
-[[noreturn]] void run_child(const Job& job, const TestOptions& o) {
-  std::signal(SIGINT, SIG_DFL);
+[[noreturn]] void run_child(const Job& job, const TestOptions& o, const sigset_t& mask) {
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) std::signal(s, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
   dup2(fileno(job.out), STDOUT_FILENO);
   dup2(fileno(job.err), STDERR_FILENO);
   Counts counts;
@@ -265,117 +282,209 @@ void on_interrupt(int) { interrupted = 1; }
   _exit(ok ? 0 : 2);
 }
 
-// Starts the job's process in process group `group` (0: a new one, the first job's).
-bool start_job(Job& job, const TestOptions& o, pid_t& group) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string report = std::string(tmp && *tmp ? tmp : "/tmp") + "/cloudlua-test-XXXXXX";
-  int fd = mkstemp(report.data());
-  if (fd < 0) return false;
-  close(fd);
-  job.report = report;
+// Starts the job's process, in a process group of its own (the runner kills the group:
+// the file's own children go too) and killed by the kernel when the runner dies
+// (PR_SET_PDEATHSIG, then getppid: the runner may have died before it was set).
+bool start_job(Job& job, const TestOptions& o, double timeout, const sigset_t& mask) {
   job.out = std::tmpfile();
   job.err = std::tmpfile();
-  if (!job.out || !job.err) return false;
+  job.report = std::tmpfile();
+  if (!job.out || !job.err || !job.report) return false;
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t runner = getpid();
   job.pid = fork();
   if (job.pid < 0) return false;
   if (job.pid == 0) {
-    setpgid(0, group);
-    run_child(job, o);
+    setpgid(0, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != runner) _exit(2);
+    run_child(job, o, mask);
   }
-  setpgid(job.pid, group);  // also here: whichever of the two runs first
-  if (group == 0) group = job.pid;
+  setpgid(job.pid, job.pid);  // also here: whichever of the two runs first
+  job.started = std::chrono::steady_clock::now();
+  job.deadline = std::chrono::steady_clock::time_point::max();
+  if (timeout > 0)
+    job.deadline = job.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(timeout));
   return true;
 }
 
-// "ok N ..." or "not ok N ...": the line with N + offset; any other line as it is.
-std::string renumbered(const std::string& line, long offset) {
+// Kills the job's process group (and the process, should it have none yet).
+void kill_job(Job& job, const std::string& why) {
+  kill(-job.pid, SIGKILL);
+  kill(job.pid, SIGKILL);
+  job.killed = why;
+}
+
+// Where the number of a TAP line ("ok N ..." or "not ok N ...") starts; 0 for another line.
+size_t tap_number_at(const std::string& line) {
   size_t at = line.rfind("ok ", 0) == 0 ? 3 : line.rfind("not ok ", 0) == 0 ? 7 : 0;
-  size_t end = at;
-  while (at > 0 && end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
-  if (at == 0 || end == at) return line;
+  return at > 0 && at < line.size() && line[at] >= '0' && line[at] <= '9' ? at : 0;
+}
+
+// A TAP line with its number N made N + offset; any other line as it is.
+std::string renumbered(const std::string& line, long offset) {
+  size_t at = tap_number_at(line), end = at;
+  if (at == 0) return line;
+  while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
   return line.substr(0, at) + std::to_string(std::stol(line.substr(at, end - at)) + offset) + line.substr(end);
 }
 
-// Copies `from` (rewound) to `to`, each TAP line renumbered by `offset`.
-void copy_output(FILE* from, FILE* to, long offset) {
+// Copies `from` (rewound) to `to`, each TAP line renumbered by `offset`; returns the
+// count of the TAP lines copied, passed, failed and skipped.
+Counts copy_output(FILE* from, FILE* to, long offset) {
   std::rewind(from);
+  Counts shown;
   std::string line;
+  const auto put = [&] {
+    if (tap_number_at(line) > 0) {
+      ++shown.number;
+      if (line.rfind("not ok ", 0) == 0) ++shown.failed;
+      else if (line.find(" # SKIP") != std::string::npos) ++shown.skipped;
+      else ++shown.passed;
+    }
+    std::fputs(renumbered(line, offset).c_str(), to);
+  };
   for (int c; (c = std::fgetc(from)) != EOF;) {
     if (c != '\n') {
       line += static_cast<char>(c);
       continue;
     }
-    std::fprintf(to, "%s\n", renumbered(line, offset).c_str());
+    put();
+    std::fputc('\n', to);
     line.clear();
   }
-  if (!line.empty()) std::fputs(renumbered(line, offset).c_str(), to);
+  if (!line.empty()) put();
   std::fflush(to);
+  return shown;
+}
+
+// Why a job's file failed as a whole ("" when its process ended as it should).
+std::string ending(const Job& job) {
+  if (!job.killed.empty()) return job.killed;
+  if (WIFSIGNALED(job.status))
+    return "its process was killed by signal " + std::to_string(WTERMSIG(job.status)) + " (" +
+           strsignal(WTERMSIG(job.status)) + ")";
+  if (WIFEXITED(job.status) && WEXITSTATUS(job.status) != 0)
+    return "its process ended with status " + std::to_string(WEXITSTATUS(job.status));
+  return "";
 }
 
 // A job that ended: its output printed in the order of the files, its report and
-// counts added; false when the runner failed in it.
+// counts added. A process that did not end as it should (a signal, an exit, a time
+// limit) is one more failed case, named after the file, in the tally and the report,
+// after the cases it finished. False when the runner itself failed in it (status 2).
 bool finish_job(Job& job, Counts& total, JunitReport& report) {
   copy_output(job.err, stderr, 0);
-  copy_output(job.out, stdout, total.number);
-  std::fclose(job.out);
-  std::fclose(job.err);
-  if (job.status != 0 && job.status != 2)
-    std::fprintf(stderr, "cloudlua test: the process running %s ended with status %d\n", job.file->c_str(), job.status);
+  Counts shown = copy_output(job.out, stdout, total.number);
+  std::string why = ending(job);
   JunitReport mine;
-  bool ok = job.status == 0 && mine.add_from(job.report) && report.add_from(job.report);
-  std::remove(job.report.c_str());
-  JunitReport::Totals t = mine.totals();
-  total.number += t.tests;
-  total.failed += t.failures + t.errors;
-  total.skipped += t.skipped;
-  total.passed += t.tests - t.failures - t.errors - t.skipped;
-  return ok;
-}
-
-// Ctrl-C: every job's process stopped (SIGINT to their group), each waited for.
-void stop_jobs(std::vector<Job>& jobs, pid_t group) {
-  if (group > 0) kill(-group, SIGINT);
-  for (Job& job : jobs) {
-    if (job.pid > 0 && job.status < 0) waitpid(job.pid, nullptr, 0);
-    if (job.out) std::fclose(job.out);
-    if (job.err) std::fclose(job.err);
-    if (!job.report.empty()) std::remove(job.report.c_str());
+  if (why.empty() && !(mine.add_from(job.report) && report.add_from(job.report)))
+    why = "its report could not be read";
+  for (FILE* f : {job.out, job.err, job.report}) std::fclose(f);
+  if (why.empty()) {
+    JunitReport::Totals t = mine.totals();
+    total.number += t.tests;
+    total.failed += t.failures + t.errors;
+    total.skipped += t.skipped;
+    total.passed += t.tests - t.failures - t.errors - t.skipped;
+    return true;
   }
+  total.number += shown.number + 1;
+  total.passed += shown.passed;
+  total.skipped += shown.skipped;
+  total.failed += shown.failed + 1;
+  std::string name = printable(redact(*job.file));
+  if (shown.number == 0) std::printf("# %s\n", name.c_str());  // the header its first case would have printed
+  std::printf("not ok %ld - %s\n#   %s\n", total.number, name.c_str(), printable(redact(why)).c_str());
+  std::fflush(stdout);
+  double time = seconds_since(job.started);
+  report.add({*job.file, time, {{*job.file, "error", time, why, ""}}});
+  return !job.killed.empty() || !WIFEXITED(job.status) || WEXITSTATUS(job.status) != 2;
 }
 
-// The files in at most o.jobs processes at once, in their own process group; output
-// printed file by file in order as soon as each file and those before it ended.
-// Returns the exit status: -1 to carry on (the summary), 2 when the runner failed,
-// 130 on Ctrl-C.
+// Notes every job whose process ended (none is waited for).
+void reap(std::vector<Job>& jobs, size_t& running) {
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended && waitpid(job.pid, &job.status, WNOHANG) == job.pid) job.ended = true, --running;
+}
+
+// Waits for a signal of `signals` until the earliest deadline of the running jobs (an
+// hour at most); returns it, or 0.
+int wait_signal(const std::vector<Job>& jobs, const sigset_t& signals) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  for (const Job& job : jobs)
+    if (job.pid > 0 && !job.ended) until = std::min(until, job.deadline);
+  double seconds = std::chrono::duration<double>(until - std::chrono::steady_clock::now()).count();
+  seconds = std::max(0.001, seconds);
+  timespec limit{};
+  limit.tv_sec = static_cast<time_t>(seconds);
+  limit.tv_nsec = static_cast<long>((seconds - static_cast<double>(limit.tv_sec)) * 1e9);
+  siginfo_t info;
+  int sig = sigtimedwait(&signals, &info, &limit);
+  return sig > 0 ? sig : 0;
+}
+
+// Kills the running jobs (failed: the run was stopped by `sig`) and waits for each.
+void stop_jobs(std::vector<Job>& jobs, size_t& running, int sig) {
+  std::string why = std::string("stopped: the runner got SIG") + sigabbrev_np(sig) + " (" + strsignal(sig) + ")";
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended) kill_job(job, why);
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended) waitpid(job.pid, &job.status, 0), job.ended = true, --running;
+}
+
+// Kills the jobs still running past their deadline (failed: timed out).
+void kill_overdue(std::vector<Job>& jobs, double timeout) {
+  const auto now = std::chrono::steady_clock::now();
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", timeout);
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended && job.killed.empty() && now >= job.deadline)
+      kill_job(job, std::string("timed out: still running after ") + limit + " s (--timeout), its process was killed");
+}
+
+// The files in at most o.jobs processes at once; output printed file by file in order
+// as soon as each file and those before it ended. A file still running when its time
+// limit passes is killed and failed. SIGINT, SIGTERM or SIGHUP kill every running file
+// (failed) and start no other: the run ends with what it has. Returns the exit status:
+// -1 to carry on, 2 when the runner failed, 128 + the signal that stopped it.
 int run_in_processes(const std::vector<std::string>& files, const TestOptions& o, Counts& total,
                      JunitReport& report) {
-  std::vector<Job> jobs(files.size());
-  pid_t group = 0;
-  size_t started = 0, printed = 0, running = 0;
-  bool runner_ok = true;
+  const double timeout = o.timeout.value_or(kDefaultTimeout);
+  const sigset_t signals = runner_signals();
+  sigset_t mask;
   struct sigaction action{}, previous{};
-  action.sa_handler = on_interrupt;
-  sigaction(SIGINT, &action, &previous);  // no SA_RESTART: waitpid returns at Ctrl-C
-  while (printed < files.size() && !interrupted) {
-    for (; running < static_cast<size_t>(o.jobs) && started < files.size(); ++started, ++running) {
+  action.sa_handler = on_child;
+  sigaction(SIGCHLD, &action, &previous);
+  sigprocmask(SIG_BLOCK, &signals, &mask);
+  std::vector<Job> jobs(files.size());
+  size_t started = 0, printed = 0, running = 0, end = files.size();
+  bool runner_ok = true;
+  int stopped = 0;
+  while (printed < end) {
+    for (; running < static_cast<size_t>(o.jobs) && started < end; ++started, ++running) {
       jobs[started].file = &files[started];
-      if (!start_job(jobs[started], o, group)) return stop_jobs(jobs, group), std::perror("cloudlua test"), 2;
+      if (start_job(jobs[started], o, timeout, mask)) continue;
+      std::perror("cloudlua test: cannot start a process");
+      stopped = SIGTERM, runner_ok = false;
+      break;
     }
-    int status = 0;
-    pid_t pid = waitpid(-group, &status, 0);
-    if (pid < 0) continue;  // interrupted
-    for (Job& job : jobs)
-      if (job.pid == pid) job.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), --running;
-    for (; printed < started && jobs[printed].status >= 0; ++printed) runner_ok = finish_job(jobs[printed], total, report) && runner_ok;
+    reap(jobs, running);
+    for (; printed < started && jobs[printed].ended; ++printed) runner_ok = finish_job(jobs[printed], total, report) && runner_ok;
+    if (printed == end) break;
+    int sig = stopped ? 0 : wait_signal(jobs, signals);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) stopped = sig;
+    if (stopped) stop_jobs(jobs, running, stopped), end = started;
+    kill_overdue(jobs, timeout);
   }
-  sigaction(SIGINT, &previous, nullptr);
-  if (interrupted) {
-    stop_jobs(jobs, group);
-    return std::fprintf(stderr, "cloudlua test: interrupted\n"), 130;
-  }
-  return runner_ok ? -1 : 2;
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
+  sigaction(SIGCHLD, &previous, nullptr);
+  if (!runner_ok) return 2;
+  if (stopped)
+    std::fprintf(stderr, "cloudlua test: interrupted (SIG%s), %zu of %zu files not run\n", sigabbrev_np(stopped),
+                 files.size() - end, files.size());
+  return stopped ? 128 + stopped : -1;
 }
 
 }  // namespace
@@ -388,9 +497,9 @@ int run_tests(const TestOptions& o) {
   Counts total;
   JunitReport report;
   const auto start = std::chrono::steady_clock::now();
-  if (o.jobs > 1 && files.size() > 1 && !o.list) {
-    int status = run_in_processes(files, o, total, report);
-    if (status >= 0) return status;
+  int status = -1;  // the exit status when the run itself decided it
+  if ((o.jobs > 1 || o.timeout) && !o.list) {
+    status = run_in_processes(files, o, total, report);
   } else {
     for (const std::string& f : files)
       if (!run_file(f, o, total, report)) return 2;
@@ -399,6 +508,7 @@ int run_tests(const TestOptions& o) {
   if (!o.junit.empty() && !report.save(o.junit, seconds_since(start)))
     return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", o.junit.c_str()), 2;
   print_summary(total);
+  if (status >= 0) return status;
   if (total.number == 0) std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
   return total.failed == 0 && total.number > 0 ? 0 : 1;
 }
