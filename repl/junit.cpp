@@ -53,19 +53,27 @@ void set(pugi::xml_node node, const char* name, const std::string& value) {
 // The first line of a message: the message attribute (the whole text is the element's).
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// <system-out> with `text`, when there is any.
+void add_output(pugi::xml_node node, const std::string& text) {
+  if (!text.empty()) node.append_child("system-out").append_child(pugi::node_pcdata).set_value(xml_safe(text).c_str());
+}
+
 void add_case(pugi::xml_node suite, const std::string& file, const CaseResult& c) {
   pugi::xml_node node = suite.append_child("testcase");
   set(node, "classname", class_name(file));
   set(node, "name", c.name);
   set(node, "time", seconds(c.time));
   set(node, "file", file);
-  if (c.outcome == "passed") return;
-  if (c.outcome == "skipped") return set(node.append_child("skipped"), "message", c.message);
-  pugi::xml_node why = node.append_child(c.outcome == "failure" ? "failure" : "error");
-  set(why, "message", first_line(c.message));
-  set(why, "type", c.outcome == "failure" ? "expectation" : "error");
-  std::string text = c.message + (c.traceback.empty() ? "" : "\n\n" + c.traceback);
-  why.append_child(pugi::node_pcdata).set_value(xml_safe(text).c_str());
+  if (c.outcome == "skipped") {
+    set(node.append_child("skipped"), "message", c.message);
+  } else if (c.outcome != "passed") {
+    pugi::xml_node why = node.append_child(c.outcome == "failure" ? "failure" : "error");
+    set(why, "message", first_line(c.message));
+    set(why, "type", c.outcome == "failure" ? "expectation" : "error");
+    std::string text = c.message + (c.traceback.empty() ? "" : "\n\n" + c.traceback);
+    why.append_child(pugi::node_pcdata).set_value(xml_safe(text).c_str());
+  }
+  add_output(node, c.output);
 }
 
 long count_of(pugi::xml_node suite, const char* outcome) {
@@ -109,25 +117,11 @@ void JunitReport::add(const SuiteResult& s) {
   set(suite, "time", seconds(s.time));
   set(suite, "file", s.file);
   for (const CaseResult& c : s.cases) add_case(suite, s.file, c);
+  add_output(suite, s.output);
   suite.attribute("tests").set_value(static_cast<long long>(s.cases.size()));
   suite.attribute("failures").set_value(static_cast<long long>(count_of(suite, "failure")));
   suite.attribute("errors").set_value(static_cast<long long>(count_of(suite, "error")));
   suite.attribute("skipped").set_value(static_cast<long long>(count_of(suite, "skipped")));
-}
-
-bool JunitReport::add_from(std::FILE* file) {
-  constexpr size_t kMaxBytes = 256u << 20;  // a worker's report: bounded, as any file read
-  std::string text;
-  char buffer[65536];
-  std::rewind(file);
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) {
-    if (text.size() + n > kMaxBytes) return false;
-    text.append(buffer, n);
-  }
-  pugi::xml_document other;
-  if (!other.load_buffer(text.data(), text.size())) return false;
-  for (pugi::xml_node suite : other.child("testsuites").children("testsuite")) root_.append_copy(suite);
-  return true;
 }
 
 JunitReport::Totals JunitReport::totals() const {
@@ -142,13 +136,6 @@ JunitReport::Totals JunitReport::totals() const {
 }
 
 bool JunitReport::save(const std::string& path, double time) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file) return false;
-  bool ok = save(file, time);
-  return std::fclose(file) == 0 && ok;
-}
-
-bool JunitReport::save(std::FILE* file, double time) {
   Totals t = totals();
   for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) root_.remove_attribute(a);
   root_.append_attribute("tests").set_value(static_cast<long long>(t.tests));
@@ -156,9 +143,7 @@ bool JunitReport::save(std::FILE* file, double time) {
   root_.append_attribute("errors").set_value(static_cast<long long>(t.errors));
   root_.append_attribute("skipped").set_value(static_cast<long long>(t.skipped));
   set(root_, "time", seconds(time));
-  pugi::xml_writer_file writer(file);
-  doc_.save(writer, "  ", pugi::format_default | pugi::format_no_declaration);
-  return std::fflush(file) == 0 && !std::ferror(file);
+  return doc_.save_file(path.c_str(), "  ", pugi::format_default | pugi::format_no_declaration);
 }
 
 }  // namespace cloud

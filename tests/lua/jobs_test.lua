@@ -200,3 +200,38 @@ echo "$(ls -A "$3" | wc -l) temporary files"
   p:close()
   expect(out).to_equal("none running\n0 temporary files\n")
 end)
+
+-- The file appends a line of its own to its events (the one file its process holds
+-- open, deleted, that is neither its stdout nor its stderr): the runner reads it as a
+-- text from outside, checks it and fails the file, keeping the events before it.
+local FORGES = [=[
+test("passes", function() end)
+test("forges an event", function()
+  os.execute([[
+t1=$(readlink /proc/$PPID/fd/1); t2=$(readlink /proc/$PPID/fd/2)
+for f in /proc/$PPID/fd/*; do
+  l=$(readlink "$f")
+  case "$l" in *"(deleted)"*) [ "$l" != "$t1" ] && [ "$l" != "$t2" ] && printf 'case name=x outcome=passed%%0A\n' >>"$f";; esac
+done]])
+end)
+]=]
+
+test("-j 2: an event line that does not read is the file's failure, not a case", function()
+  subfolder("forges", { ["a_test.lua"] = FORGES, ["b_test.lua"] = [[test("passes", function() end)]] })
+  local r = run("-j 2 forges")
+  expect(r.code).to_equal(1)
+  expect(r.out).to_contain("# forges/a_test.lua\nok 1 - passes\nnot ok 2 - forges/a_test.lua\n" ..
+                           "#   its event 5 is malformed: a case with no known outcome\n# forges/b_test.lua\nok 3 - passes\n")
+  expect(r.out).to_match("\n2 passed, 1 failed\n$")
+end)
+
+-- Both processes of -j 2 can end before the runner looks: it must start the next file
+-- then, not wait for an end that will not come (it once waited out its whole time limit).
+test("-j 2: quick files, each started as soon as a process is free", function()
+  local files = {}
+  for i = 1, 12 do files[("q%02d_test.lua"):format(i)] = ([[test("quick %d", function() end)]]):format(i) end
+  subfolder("quick", files)
+  local r = run("-j 2 --timeout 60 quick")
+  expect(r.code).to_equal(0)
+  expect(r.out).to_match("\n1%.%.12\n12 passed, 0 failed\n$")
+end)
