@@ -171,7 +171,6 @@ void TestReporter::on(const TestEvent& e) {
     began_ = true, header_ = false, in_case_ = false;
     case_output_.clear();
   } else if (e.event == "start") {
-    header();
     in_case_ = true;
     case_output_.clear();
   } else if (e.event == "output") {

@@ -53,7 +53,7 @@ class TestReporter {
 
  private:
   void tap(const std::string& line);       // one line on stdout, redacted and printable
-  void header();                           // "# FILE" once, as the file's first case starts or ends
+  void header();                           // "# FILE" once, as the file's first case ends
   JunitReport& junit_;
   SuiteResult suite_;
   bool began_ = false, header_ = false, in_case_ = false;

@@ -110,7 +110,7 @@ test("what a case prints is in its <system-out>, the same with -j 2; what the fi
   for _, args in ipairs{ "--junit r.xml .", "-j 2 --junit r.xml ." } do
     local out, _, code = t.cloudlua("test " .. args, { cd = printing })
     expect(code).to_equal(1)
-    expect(out).to_contain("# top level\n# p_test.lua\n# from the case\t1\n# a second line\nok 1 - prints\n")
+    expect(out).to_contain("# top level\n# from the case\t1\n# a second line\n# p_test.lua\nok 1 - prints\n")
     local xml = t.read_file(printing .. "/r.xml")
     expect(xml).to_contain('name="prints" time="')
     expect(xml).to_contain('file="p_test.lua">\n      <system-out>from the case\t1\na second line\n</system-out>\n    </testcase>')
