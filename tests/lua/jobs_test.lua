@@ -93,21 +93,23 @@ f:close()
 test("waits", function() cloud.sleep(300) end)
 ]]
 
-test("Ctrl-C (SIGINT) stops every file's process and the runner (status 130)", function()
-  local marks = dir .. "/marks"
-  assert(os.execute("mkdir -p " .. t.quote(dir .. "/waits") .. " " .. t.quote(marks)))
-  for _, name in ipairs{ "one_test.lua", "two_test.lua" } do
-    local f = assert(io.open(dir .. "/waits/" .. name, "w"))
-    f:write(WAITS)
-    f:close()
-  end
-  -- Started in the background, SIGINT once both children have written their pid;
-  -- then the runner's status, and each child's pid once it is gone (at most 60 s each).
-  local script = [[
-cd "$1" && MARKS="$2" CLOUDLUA_CONFIG_FILE=/dev/null "$3" test -j 2 waits >/dev/null 2>"$2.err" &
+for _, signal in ipairs{ { "INT", 130 }, { "TERM", 143 }, { "HUP", 129 } } do
+  local name, status = signal[1], signal[2]
+  test(("SIG%s stops every file's process and the runner (status %d), with the summary"):format(name, status), function()
+    local marks = dir .. "/marks-" .. name
+    assert(os.execute("mkdir -p " .. t.quote(dir .. "/waits") .. " " .. t.quote(marks)))
+    for _, file in ipairs{ "one_test.lua", "two_test.lua" } do
+      local f = assert(io.open(dir .. "/waits/" .. file, "w"))
+      f:write(WAITS)
+      f:close()
+    end
+    -- Started in the background, the signal once both children have written their pid;
+    -- then the runner's status, and each child's pid once it is gone (at most 60 s each).
+    local script = [[
+cd "$1" && MARKS="$2" CLOUDLUA_CONFIG_FILE=/dev/null "$3" test -j 2 waits >"$2.out" 2>"$2.err" &
 runner=$!
 for i in $(seq 600); do [ "$(ls "$2" | wc -l)" -ge 2 ] && break; sleep 0.1; done
-kill -INT $runner
+kill -$4 $runner
 wait $runner
 echo "status $?"
 for pid in $(ls "$2"); do
@@ -115,12 +117,16 @@ for pid in $(ls "$2"); do
   kill -0 "$pid" 2>/dev/null && echo "left running" || echo "ended"
 done
 ]]
-  local p = assert(io.popen(("sh -c %s sh %s %s %s"):format(t.quote(script), t.quote(dir), t.quote(marks), t.quote(t.bin))))
-  local out = p:read("a")
-  p:close()
-  expect(out).to_equal("status 130\nended\nended\n")
-  expect(t.read_file(marks .. ".err")).to_contain("cloudlua test: interrupted")
-end)
+    local p = assert(io.popen(("sh -c %s sh %s %s %s %s"):format(t.quote(script), t.quote(dir), t.quote(marks),
+                                                                  t.quote(t.bin), name)))
+    local out = p:read("a")
+    p:close()
+    expect(out).to_equal(("status %d\nended\nended\n"):format(status))
+    expect(t.read_file(marks .. ".err")).to_contain("cloudlua test: interrupted (SIG" .. name .. ")")
+    expect(t.read_file(marks .. ".out")).to_contain("not ok 1 - waits/one_test.lua\n#   stopped: the runner got SIG" .. name)
+    expect(t.read_file(marks .. ".out")).to_match("\n0 passed, 2 failed\n$")
+  end)
+end
 
 ---------------------------------------------------------------- a file whose process dies, exits or hangs
 
