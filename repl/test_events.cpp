@@ -2,6 +2,7 @@
 // JUnit collector that consume them.
 #include "repl/test_events.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -10,6 +11,9 @@
 namespace cloud {
 
 namespace {
+
+// What the JUnit report keeps of a case's (or a file's) output; the TAP output has all.
+constexpr size_t kMaxKeptOutput = 4 * kMaxEventField;
 
 const char* const kKinds[] = {"file", "start", "output", "case"};
 const char* const kOutcomes[] = {"passed", "skipped", "failure", "error"};
@@ -175,7 +179,10 @@ void TestReporter::on(const TestEvent& e) {
     case_output_.clear();
   } else if (e.event == "output") {
     tap(prefixed("# ", e.text));
-    (in_case_ ? case_output_ : suite_.output) += e.text + "\n";
+    static const std::string kCut = "(more output left out)\n";
+    std::string& kept = in_case_ ? case_output_ : suite_.output;  // for <system-out>, about kMaxKeptOutput at most
+    if (kept.size() < kMaxKeptOutput) kept += e.text + "\n";
+    else if (kept.compare(kept.size() - std::min(kept.size(), kCut.size()), kCut.size(), kCut) != 0) kept += kCut;
   } else if (e.event == "case") {
     header();
     ++number;
