@@ -17,7 +17,7 @@ _cloudlua() {
     --dialect) COMPREPLY=($(compgen -W "ext aws any" -- "$cur")); return ;;
     --state|--junit) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --record|--replay) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter|--seed|-j|--jobs) return ;;
+    -e|-l|--region|--endpoint|--access-key|--secret-key|--port|--host|--filter|--seed|-j|--jobs|--timeout) return ;;
   esac
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
     case $w in serve|config|test) sub=$w; break ;; esac
@@ -26,7 +26,7 @@ _cloudlua() {
   case $sub in
     serve) opts="--port --host --dialect --access-key --secret-key --region --state --restore --settle --min-part-size --help" ;;
     config) opts=$config ;;
-    test) opts="--filter --list --junit --seed -j --jobs --update-snapshots $config" ;;
+    test) opts="--filter --list --junit --seed -j --jobs --timeout --update-snapshots $config" ;;
     *) opts="-e -l -i -v --version -E -W --output --debug --keep-going --lua-definitions $config -h - --" ;;
   esac
   if [[ $cur == -* ]]; then

@@ -93,6 +93,10 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
   cmd->add_option("-j,--jobs", test.jobs, "Run N files at once, each in a process of its own (output in order)")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--timeout", test.timeout,
+                  "Kill and fail a file still running after SECONDS (default 600 under -j; 0: no limit)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 1e9));
   cmd->add_flag("--update-snapshots", test.update_snapshots,
                 "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
   cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")
