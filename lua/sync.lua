@@ -49,11 +49,14 @@
 local MiB = 1024 * 1024
 local DELETE_BATCH = 1000           -- keys in one DeleteObjects
 
-local function cloud_module() return package.loaded.cloud end
+local argcheck = require("cloud.check")
+local parts_of = require("cloud.transfer_parts")
+local cloud_module, etag_hex = argcheck.cloud, parts_of.etag_hex
 
--- Raises lauxlib's "bad argument" error for function `fname`, blaming its caller.
+-- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming the caller
+-- of sync or check (called from what options calls).
 local function arg_error(fname, message)
-  error(("bad argument #1 to '%s' (%s)"):format(fname, message), 4)
+  argcheck.arg_error(1, fname, message, 4)
 end
 
 ---------------------------------------------------------------- options
@@ -106,13 +109,7 @@ local COMPARE = { ["size-mtime"] = true, size = true, checksum = true }
 
 -- The arguments, checked and completed with their defaults.
 local function options(args, fname, defaults)
-  if type(args) ~= "table" then arg_error(fname, "table expected, got " .. type(args)) end
-  for key in pairs(args) do
-    local near = cloud_module().nearest(tostring(key), KNOWN)
-    if near ~= key then
-      arg_error(fname, "unknown field '" .. tostring(key) .. "'" .. (near and (", did you mean '" .. near .. "'?") or ""))
-    end
-  end
+  argcheck.options(args, KNOWN, 1, fname, 3)
   local o = { concurrency = 16, part_size = 8 * MiB, compare = defaults.compare }
   for key, value in pairs(args) do o[key] = value end
   o.from, o.to = location(fname, "from", args.from), location(fname, "to", args.to)
@@ -273,8 +270,6 @@ end
 
 ---------------------------------------------------------------- comparing
 
-local function etag_hex(etag) return (tostring(etag):gsub('^"(.*)"$', "%1"):lower()) end
-
 local function from_hex(hex) return (hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)) end
 
 -- Whether the local file `e` has the bytes an object of ETag `etag` has.
@@ -317,25 +312,18 @@ end
 -- server: a multipart upload of UploadPartCopy ranges of part_size (larger when the
 -- platform's part count needs it), completed in order; aborted on failure.
 local function copy_in_parts(storage, o, e, key)
-  local _, _, max_parts = require("cloud.transfer").limits()
+  local _, _, max_parts = parts_of.limits()
   local size = math.max(o.part_size, (e.size + max_parts - 1) // max_parts)
   local source, bucket = url_encoded(o.from.bucket .. "/" .. e.key), o.to.bucket
-  local upload = storage.create_multipart_upload{ Bucket = bucket, Object = key }.UploadId
-  local parts = {}
-  for n = 1, (e.size + size - 1) // size do parts[n] = { PartNumber = n, first = (n - 1) * size } end
-  local ok, err = pcall(cloud_module().map, parts, function(p)
-    local last = math.min(p.first + size, e.size) - 1
-    p.ETag = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload, partNumber = p.PartNumber,
-      CopySource = source, CopySourceRange = ("bytes=%d-%d"):format(p.first, last) }.ETag
-  end, { concurrency = o.concurrency })
-  if ok then
-    for _, p in ipairs(parts) do p.first = nil end
-    ok, err = pcall(storage.complete_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload, Part = parts })
-  end
-  if not ok then
-    pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload })
-    error(err, 0)
-  end
+  local parts, done = {}, {}
+  for n = 1, (e.size + size - 1) // size do parts[n] = { number = n, first = (n - 1) * size } end
+  parts_of.multipart(storage, { Bucket = bucket, Object = key }, done, function(upload)
+    cloud_module().map(parts, function(p)
+      local last = math.min(p.first + size, e.size) - 1
+      done[p.number] = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload,
+        partNumber = p.number, CopySource = source, CopySourceRange = ("bytes=%d-%d"):format(p.first, last) }.ETag
+    end, { concurrency = o.concurrency })
+  end)
 end
 
 -- Copies the entry `e` (of the source) to the target; returns the bytes copied.
@@ -426,25 +414,16 @@ local function make_progress(o, summary, totals)
              bytes_total = totals.bytes, elapsed = cloud.clock() - start, planning = totals.planning }
   end
   if type(p) == "function" then return function() p(state()) end end
-  local tty = cloud.isatty(io.stderr)
-  if p == false or (p == nil and not tty) then return function() end end
-  local size_text = require("cloud.transfer").size_text
-  local last = -math.huge
+  local show = parts_of.progress_line(p, 2)  -- off a terminal, a line every 2 s and the last
+  if not show then return function() end end
+  local size_text = parts_of.size_text
   return function(final)
+    if final then return show(nil) end
     local s = state()
-    if final then
-      if tty then io.stderr:write("\r\27[K") end
-      return io.stderr:flush()
-    end
-    if not tty and s.elapsed - last < 2 and (s.planning or s.done < s.total) then return end
-    last = s.elapsed
-    local rate = s.elapsed > 0 and s.bytes / s.elapsed or 0
-    local left = rate > 0 and ("%d s left"):format(math.ceil((s.bytes_total - s.bytes) / rate)) or "? s left"
     local more = s.planning and "+" or ""
-    local line = ("sync: %d of %d%s files, %s of %s%s, %s/s, %s"):format(s.done, s.total, more, size_text(s.bytes),
-      size_text(s.bytes_total), more, size_text(math.floor(rate)), left)
-    io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
-    io.stderr:flush()
+    show(("sync: %d of %d%s files, %s of %s%s, %s"):format(s.done, s.total, more, size_text(s.bytes),
+      size_text(s.bytes_total), more, parts_of.rate_text(s.bytes, s.bytes_total, s.elapsed)),
+      not s.planning and s.done >= s.total)
   end
 end
 

@@ -72,7 +72,7 @@ local summary = cloud.storage.sync{
   progress = args.progress or nil, on_action = on_action, collect = true,
 }
 local elapsed = cloud.clock() - start
-local size_text = require("cloud.transfer").size_text
+local size_text = require("cloud.transfer_parts").size_text
 for _, e in ipairs(summary.errors) do io.stderr:write(("failed: %s: %s\n"):format(e.path, tostring(e.error))) end
 if json then
   print(trees.json_line{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
