@@ -2,21 +2,29 @@
 -- cloud.fs, the listing's pages (cloud.pages), the storage operations,
 -- upload_file/download_file (lua/transfer.lua) and cloud.map; no transfer logic in C++.
 --
---   local summary = c.storage.sync{ from =, to =, delete = false, dry_run = false,
+--   local summary = c.storage.sync{ from =, to =, delete = false, delete_all = false,
+--     max_delete = nil, dry_run = false,
 --     include = {}, exclude = {}, filters = {}, compare = "size-mtime", concurrency = 16,
 --     part_size = 8 MiB, progress =, shard = { index =, count = }, collect = false,
 --     follow_links = false }
 --   local report = c.storage.check{ from =, to =, compare = "checksum", ... }
 --
--- `from` and `to` are each a local directory (a string) or a bucket location
--- { Bucket =, Prefix = } (a Prefix is a folder: "site" means the keys under "site/").
+-- `from` and `to` are each a local directory (a string), a bucket location string
+-- "s3://BUCKET/PREFIX" (storage.location, the one grammar) or { Bucket =, Prefix = }
+-- (a Prefix is a folder: "site" means the keys under "site/").
 --
 -- Decisions:
 -- * Both sides are listed in the byte order of their relative paths (cloud.fs.walk
 --   walks so, holding a folder's entries per level; a bucket lists its keys so, read a
---   page at a time) and merged as two sorted streams. The merge is the producer of a
---   bounded queue the workers take the copies and deletions from as they are found:
---   memory is a window, not the tree; progress's totals grow until the merge ends.
+--   page at a time) and merged as two sorted streams, each checked to go strictly
+--   forward (a path that comes back or repeats is an error, as in rclone's march).
+--   The merge is the producer of a bounded queue the workers take the copies from as
+--   they are found: memory is a window, not the tree; progress's totals grow until
+--   the merge ends.
+-- * Nothing is deleted unless everything was seen: a missing source root is refused
+--   before any listing; the deletions found are held (packed) until the merge ended
+--   cleanly, then checked (a folder that could not be listed withholds them all; an
+--   empty source needs delete_all; max_delete caps them) and made after the copies.
 -- * Filters (include/exclude globs, cloud.fs.glob) are applied in order, the last that
 --   matches a path deciding, everything included by default (aws-cli's rule); they
 --   apply to both sides, so `delete` never removes what an exclude keeps out. A shard
