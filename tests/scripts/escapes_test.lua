@@ -90,6 +90,9 @@ test("sync.lua and check.lua: a missing source and a usage error exit 2, their m
   out, status = run(script("scripts/check.lua", src .. "/no such " .. HOSTILE, "s3://demo-bucket/p"))
   clean(out, "check, missing source")
   expect(status).to_equal(2)
+  out, status = run(script("scripts/check.lua", src, dir))  -- two local folders: a usage error, not "differs"
+  expect(out).to_contain("cannot both be local directories")
+  expect(status).to_equal(2)
   out, status = run(script("scripts/check.lua", src, "s3:/" .. HOSTILE))
   clean(out, "check, a typo in the location")
   expect(status).to_equal(2)
