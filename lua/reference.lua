@@ -144,19 +144,26 @@ a function called with (done, total), true or false for the line on stderr.]],
     usage = "cloud.storage.download_file{ Bucket, Object, file, part_size, concurrency, progress } -> result, meta",
     summary = "Downloads an object of any size: ranges in parallel into a file beside file, checked, renamed.",
     see = "docs/lua-api.md" },
+  { name = "cloud.storage.location", usage = "cloud.storage.location(text) -> { Bucket, Prefix } | nil, why",
+    summary = "Reads a bucket location, s3://BUCKET[/PREFIX] (or cloud://): the one grammar sync, check and the scripts use.",
+    see = "docs/lua-api.md" },
   { name = "cloud.storage.sync",
-    usage = "cloud.storage.sync{ from, to, delete, dry_run, include, exclude, filters, compare, concurrency, part_size, progress, shard, collect, on_action, copy_limit } -> summary",
+    usage = "cloud.storage.sync{ from, to, delete, delete_all, max_delete, dry_run, include, exclude, filters, compare, concurrency, part_size, progress, shard, collect, on_action, copy_limit } -> summary",
     summary = "Makes a folder and a bucket location (either way), or two bucket locations, the same: copies what is missing or changed.",
     text = [[
-from and to: a local folder (string) or { Bucket, Prefix }. compare = "size-mtime"
-(default), "size" or "checksum". delete removes what the source lacks (never what
-exclude keeps out); dry_run sends no write; globs apply in order, the later winning;
-shard = { index, count } takes the paths whose FNV-1a hash mod count is index.
-Returns { copied, skipped, deleted, failed, bytes, errors }; raises SyncFailed (with
-.summary) after everything when something failed, unless collect = true.]],
+from and to: a local folder (string), "s3://BUCKET/PREFIX" or { Bucket, Prefix }; a
+source folder or bucket that does not exist is refused (NoSuchSource). compare =
+"size-mtime" (default), "size" or "checksum". delete removes what the source lacks
+(never what exclude keeps out), after the copies and only when both sides were
+listed whole; an empty source is refused (EmptySource) unless delete_all = true;
+max_delete = N deletes at most N. A listing out of order is an error. dry_run sends no
+write; globs apply in order, the later winning; shard = { index, count } takes the
+paths whose FNV-1a hash mod count is index. Returns { copied, skipped, deleted,
+failed, bytes, errors, not_deleted }; raises SyncFailed (with .summary) after
+everything when something failed, unless collect = true.]],
     see = "docs/lua-api.md" },
   { name = "cloud.storage.check", usage = "cloud.storage.check{ from, to, compare, include, exclude, filters, shard } -> report",
-    summary = "What differs between two sides, by content unless asked: { same, differ, only_in_from, only_in_to }.",
+    summary = "What differs between two sides, by content unless asked: { same, differ, only_in_from, only_in_to, failed }.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs", usage = "cloud.fs",
     summary = "The file-system calls Lua lacks: list, walk, stat, mkdir, remove, part, set_mtime, sync, glob.",

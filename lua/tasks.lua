@@ -21,6 +21,7 @@
 
 local loop = package.loaded.cloud._loop
 local PARKED, task_of = loop.PARKED, loop.tasks  -- task_of: a task's coroutine -> the task
+local arg_error = require("cloud.check").arg_error  -- lauxlib's wording
 
 local Task = { __name = "cloud.task" }
 Task.__index = Task
@@ -120,7 +121,7 @@ end
 
 local function spawn(fn, ...)
   if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    error("bad argument #1 to 'cloud.spawn' (function expected, got " .. type(fn) .. ")", 2)
+    arg_error(1, "cloud.spawn", "function expected, got " .. type(fn))
   end
   local task = setmetatable({ co = coroutine.create(fn) }, Task)
   task_of[task.co] = task
@@ -131,7 +132,7 @@ end
 
 function Task:join()
   if getmetatable(self) ~= Task then
-    error("bad argument #1 to 'join' (cloud.task expected, got " .. type(self) .. ")", 2)
+    arg_error(1, "join", "cloud.task expected, got " .. type(self))
   end
   wait_all({ self })
   if self.failed then error(self.error, 0) end
@@ -145,18 +146,18 @@ end
 -- The options of cloud.map, checked: concurrency (default 8) and collect.
 local function map_options(opts)
   opts = opts or {}
-  if type(opts) ~= "table" then error("bad argument #3 to 'cloud.map' (table expected, got " .. type(opts) .. ")", 3) end
+  if type(opts) ~= "table" then arg_error(3, "cloud.map", "table expected, got " .. type(opts), 3) end
   local concurrency = opts.concurrency or 8
   if math.type(concurrency) ~= "integer" or concurrency < 1 then
-    error("bad argument #3 to 'cloud.map' (concurrency must be an integer >= 1)", 3)
+    arg_error(3, "cloud.map", "concurrency must be an integer >= 1", 3)
   end
   return concurrency, opts.collect and true or false
 end
 
 local function map(list, fn, opts)
-  if type(list) ~= "table" then error("bad argument #1 to 'cloud.map' (table expected, got " .. type(list) .. ")", 2) end
+  if type(list) ~= "table" then arg_error(1, "cloud.map", "table expected, got " .. type(list)) end
   if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    error("bad argument #2 to 'cloud.map' (function expected, got " .. type(fn) .. ")", 2)
+    arg_error(2, "cloud.map", "function expected, got " .. type(fn))
   end
   local concurrency, collect = map_options(opts)
   local results, n, next_item = {}, #list, 1
