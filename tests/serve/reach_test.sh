@@ -128,4 +128,20 @@ before=$(cat "$CLOUDLUA_CONFIG_FILE")
 "$CLOUDLUA" serve --profile mine >"$WORK/refused.out" 2>&1 && fail "serve --profile mine started"
 grep -q ProfileExists "$WORK/refused.out" || fail "refusal: $(cat "$WORK/refused.out")"
 [ "$(cat "$CLOUDLUA_CONFIG_FILE")" = "$before" ] || fail "the refused run changed the file: $(cat "$CLOUDLUA_CONFIG_FILE")"
+unset CLOUDLUA_CONFIG_FILE
+
+step "serve's region and its one dialect are taken from it: still one setting"
+start_serve --dialect aws --region jp-west-1
+url=$(sed -n 's/^export CLOUDLUA_ENDPOINT_URL=//p' "$WORK/serve.out")
+got=$("$CLEAN" CLOUDLUA_ENDPOINT_URL="$url" "$CLOUDLUA" -e '
+  cloud.storage.create_bucket{ Bucket = "west" }
+  print(cloud.storage.get_bucket_location{ Bucket = "west" }.LocationConstraint)') || fail "aws-only serve in jp-west-1"
+[ "$got" = jp-west-1 ] || fail "printed: $got"
+grep -q 'AWS_DEFAULT_REGION=jp-west-1' "$WORK/serve.out" || fail "the block's region: $(cat "$WORK/serve.out")"
+stop_serve TERM
+step "serve --dialect ext: the block says aws-cli, boto3 and rclone cannot sign for it"
+start_serve --dialect ext
+grep -q 'serve takes ext only here' "$WORK/serve.out" || fail "block: $(cat "$WORK/serve.out")"
+! grep -q '^export AWS_' "$WORK/serve.out" || fail "aws variables for an ext-only serve: $(cat "$WORK/serve.out")"
+stop_serve TERM
 echo "PASS"
