@@ -35,6 +35,10 @@ struct ClientConfig {
   const Dialect* dialect = &Dialect::ext();
   Credentials credentials;
   std::map<std::string, std::string> endpoints;  // api -> base URL
+  // A `cloudlua serve`'s URL (endpoint_url): the endpoints an API lacks, the region,
+  // and, when serve takes its built-in ones and none are set, the credentials are
+  // asked of it before the first call (core/discover.h).
+  std::string endpoint_url;
   std::map<std::string, std::string> services;   // api -> signing service (default: the model's)
   TransportOptions transport;
   RetryPolicy retry;
@@ -151,6 +155,9 @@ class Client {
   // runs the hook again; once it succeeds it is dropped.
   using Completer = std::function<std::optional<Error>(ClientConfig& config)>;
   void set_completer(Completer completer) { completer_ = std::move(completer); }
+  // Completes the configuration now (the completer, endpoint_url's serve), as the
+  // first call would: cloud.emulator over serve needs its endpoints first.
+  std::optional<Error> ready() { return complete_config(); }
 
   const ClientConfig& config() const { return config_; }
   const Model& model() const { return model_; }
@@ -191,6 +198,7 @@ class Client {
   const Model& model_;
   Transport transport_;
   Completer completer_;                // empty once the configuration is complete
+  bool discovered_ = false;            // endpoint_url's serve has been asked (or there is none)
   std::shared_ptr<Cassette> cassette_;  // null: exchanges go straight to the transport
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
   Id last_id_ = 0;

@@ -420,6 +420,15 @@ Outcome<json> parse_json_object(const std::string& body, const std::string& what
   return doc;
 }
 
+// The reason of a JSON parse error without nlohmann's prefix and position ("syntax
+// error while parsing value - invalid literal; last read: 'x'").
+std::string parse_reason(const json::parse_error& e) {
+  std::string what = e.what();
+  size_t column = what.find("column ");
+  size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
 // True when an element sits more than kMaxDepth levels deep (the root is level 1).
 // pugixml parses and walks without recursion; the model-driven reader would stop at
 // the model's depth, but one limit for every document keeps the rule simple.
@@ -436,6 +445,24 @@ bool xml_too_deep(pugi::xml_document& doc) {
 }
 
 }  // namespace
+
+Outcome<json> parse_json_document(const std::string& text, const std::string& what) {
+  bool too_deep = false;
+  auto within = [&too_deep](int depth, json::parse_event_t event, json&) {
+    bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxDepth) too_deep = true;
+    return !too_deep;
+  };
+  try {
+    json doc = may_be_too_deep(text) ? json::parse(text, within) : json::parse(text);
+    if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
+    return doc;
+  } catch (const json::parse_error& e) {
+    if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
+    return make_error(ErrorKind::validation, "InvalidJSON",
+                      what + " is not JSON: at byte " + std::to_string(e.byte) + ": " + parse_reason(e));
+  }
+}
 
 const char* content_type_of(const Api& api) {
   return api.protocol->content_type.c_str();

@@ -47,6 +47,12 @@ Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRe
 // The request id of an answer, from whichever header the server used.
 std::string request_id_of(const Headers& headers);
 
+// A JSON text as a document (any value at the top), for cloud.json.decode: a text that
+// is not JSON is InvalidJSON (validation) whose message names the byte where it
+// stopped ("the text is not JSON: at byte 7: syntax error ..."), counted from 1; one
+// nested more than kMaxDepth levels is DocumentTooDeep. `what` names the text.
+Outcome<json> parse_json_document(const std::string& text, const std::string& what);
+
 // --- server side
 // The operation of `api` addressed by method, wire path, query and headers, with the
 // decoded path labels; nullptr when none matches. Query keys no operation asks for

@@ -149,6 +149,11 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string& api, const json& v) { set_map_value(c.endpoints, api, v); };
   s->get = [](const ClientConfig& c, const std::string& api) { return map_value(c.endpoints, api); };
 
+  s = &add("endpoint_url", SettingKind::url, "a cloudlua serve's URL: every API's endpoint asked of it");
+  s->flag = "--endpoint";
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.endpoint_url = v.get<std::string>(); };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.endpoint_url); };
+
   s = &add("service", SettingKind::text, "the credential scope's service");
   s->per_api = true;
   s->client_key = "services";

@@ -307,6 +307,10 @@ struct Emulator::Impl {
                 const httplib::ContentReader* reader) {
     std::string request_id = next_request_id();
     set_common_headers(api, head, request_id);
+    if (is_discovery(req)) {  // the one unsigned control request: nothing secret, nothing changed
+      res.status = 200;
+      return res.set_content(discovery(*self).dump(), "application/json");
+    }
     Headers headers(req.headers.begin(), req.headers.end());
     std::string target = req.target;
     size_t q = target.find('?');
@@ -348,6 +352,12 @@ struct Emulator::Impl {
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
     answer(api, *op, platform.handle(*op, *valid, &kept), res, head, request_id);
+  }
+
+  // GET /_cloudlua/discover without a body (docs/emulator.md, "Reaching serve").
+  static bool is_discovery(const httplib::Request& req) {
+    return req.method == "GET" && req.target == kDiscoverPath && !req.has_header("Transfer-Encoding") &&
+           req.get_header_value<uint64_t>("Content-Length") == 0;
   }
 
   // The control plane (docs/emulator.md, "The control plane"): cloud.emulator's
