@@ -63,7 +63,6 @@ using MultiPtr = std::unique_ptr<CURLM, MultiDeleter>;
 using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
-constexpr int kPollMs = 100;          // how often the interrupt flag is looked at
 constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
 constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file body for at once
 
@@ -679,7 +678,7 @@ void Loop::Impl::interrupt_all() {
     }
 }
 
-// Drives the multi handle, waiting up to `timeout` seconds (and at most kPollMs, to
+// Drives the multi handle, waiting up to `timeout` seconds (and at most kPollSeconds, to
 // look at the interrupt flag) unless a transfer ends or a timer falls due sooner. A
 // failing multi handle ends every transfer with its error.
 void Loop::Impl::wait(double timeout) {
@@ -694,7 +693,7 @@ void Loop::Impl::wait(double timeout) {
     if (!due_order.empty()) until = std::min(until, due_order.begin()->first);
     // Rounded up: a timer 0.8 ms away is waited for, not turned past with a sleep of 0.
     double ms = std::ceil((until - start) * 1000.0);
-    int wait_ms = static_cast<int>(std::clamp(ms, 0.0, double(kPollMs)));
+    int wait_ms = static_cast<int>(std::clamp(ms, 0.0, kPollSeconds * 1000.0));
     if (multi && !transfers.empty()) mc = curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
     else std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     if (mc == CURLM_OK && multi) mc = curl_multi_perform(multi.get(), &running);
@@ -841,7 +840,7 @@ void Loop::run_once(double timeout) {
 }
 
 void Loop::run_until(const std::function<bool()>& done) {
-  while (!done()) run_once(kPollMs / 1000.0);
+  while (!done()) run_once(kPollSeconds);
 }
 
 size_t Loop::pending() const { return impl_->transfers.size() + impl_->timers.size(); }

@@ -58,6 +58,10 @@ class Loop {
   static Loop& current();
 
   using Id = std::uint64_t;  // a transfer or a timer; never 0, never reused
+  // The longest one turn waits (run_once caps its timeout to it): how often the
+  // interrupt flag is looked at. The one poll interval: the scheduler's turns
+  // (lua/tasks.cpp) use it too.
+  static constexpr double kPollSeconds = 0.1;
   using Completion = std::function<void(Outcome<HttpResponse>)>;
 
   // Calls `fire` once, from run_once, when `seconds` have passed on the loop's clock.

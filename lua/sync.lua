@@ -506,15 +506,16 @@ local function queue()
 end
 
 -- Carries out the sync as it is planned. One task plans (the merge) into a queue of at
--- most BACKLOG jobs, yielding while it is full; o.concurrency workers take the jobs in
--- order, yielding while it is empty. A job is a copy, or a batch of up to DELETE_BATCH
--- deletions. A large copy (above part_size, or copy_limit between buckets) waits until
--- the other workers have ended what they hold and keeps them waiting while its parts
--- go `concurrency` at once: one budget. Memory is the queue, the jobs in hand and the
--- listings' windows, whatever the number of paths.
+-- most BACKLOG jobs, waiting (an event, cloud.event) while it is full; o.concurrency
+-- workers take the jobs in order, waiting while it is empty. A job is a copy, or a
+-- batch of up to DELETE_BATCH deletions. A large copy (above part_size, or copy_limit
+-- between buckets) waits until the other workers have ended what they hold and keeps
+-- them waiting while its parts go `concurrency` at once: one budget. Memory is the
+-- queue, the jobs in hand and the listings' windows, whatever the number of paths.
 local function run(client, o, step, summary, totals, report)
   local storage, jobs = client.storage, queue()
   local busy, alone = 0, false
+  local changed = cloud_module().event()  -- signalled when the queue, busy or alone change
   local function record(e, ok, result, what)
     if ok then
       if what == "copy" then summary.copied, summary.bytes = summary.copied + 1, summary.bytes + result
@@ -530,8 +531,9 @@ local function run(client, o, step, summary, totals, report)
   local function plan()
     local deletes = {}
     local function put(job)
-      while jobs.size() >= BACKLOG do coroutine.yield() end
+      while jobs.size() >= BACKLOG do changed:wait() end
       jobs.push(job)
+      changed:signal()
     end
     for action, e in function() return next_action(o, step, summary) end do
       totals.actions = totals.actions + 1
@@ -545,6 +547,7 @@ local function run(client, o, step, summary, totals, report)
     end
     if #deletes > 0 then put{ deletes = deletes } end
     totals.planning = false
+    changed:signal()
   end
   local function work(job)
     if job.deletes then
@@ -555,12 +558,13 @@ local function run(client, o, step, summary, totals, report)
   end
   local function worker()
     while true do
-      while alone or (totals.planning and jobs.size() == 0) do coroutine.yield() end
+      while alone or (totals.planning and jobs.size() == 0) do changed:wait() end
       if jobs.size() == 0 then return end
       local job = jobs.pop()
+      changed:signal()  -- room in the queue
       if job.large then
         alone = true
-        while busy > 0 do coroutine.yield() end
+        while busy > 0 do changed:wait() end
         work(job)
         alone = false
       else
@@ -568,6 +572,7 @@ local function run(client, o, step, summary, totals, report)
         work(job)
         busy = busy - 1
       end
+      changed:signal()
     end
   end
   local tasks = { plan }

@@ -26,7 +26,6 @@ namespace {
 const char* const kParkedMeta = "cloud.parked";
 const char* const kTasksKey = "cloud.tasks";  // registry: thread -> task, weak keys
 char kParkedMark;  // a task yields (&kParkedMark, id, the userdata) to park
-constexpr double kTurnSeconds = 0.1;
 
 // The waits not ended yet: what Ctrl-C cancels and run_once counts.
 std::unordered_set<Parked*>& active() {
@@ -85,10 +84,11 @@ int l_cancel(lua_State* L) {
   return 0;
 }
 
-// cloud._loop.run_once(timeout): one turn of the loop every client shares (no wait
-// when a task's wait has ended already). Returns how many waits are under way.
+// cloud._loop.run_once([timeout]): one turn of the loop every client shares (no wait
+// when a task's wait has ended already; without a timeout, the loop's poll interval).
+// Returns how many waits are under way.
 int l_run_once(lua_State* L) {
-  double timeout = luaL_optnumber(L, 1, kTurnSeconds);
+  double timeout = luaL_optnumber(L, 1, Loop::kPollSeconds);
   Loop::current().run_once(ended_waits().empty() ? timeout : 0);
   lua_pushinteger(L, static_cast<lua_Integer>(active().size()));
   return 1;
