@@ -93,8 +93,10 @@ class Loop {
   // 16 unless set): further transfers to it wait in curl's queue until one ends. A
   // transfer's timeout counts from `start`, time in the queue included.
   void set_max_host_connections(long n);
-  // While *flag is true, every transfer ends with code "Interrupted" and every timer
-  // falls due at once (Ctrl-C).
+  // While *flag is raised, every transfer started before it was raised ends with code
+  // "Interrupted" and every such timer falls due at once (Ctrl-C). Transfers and
+  // timers started while it is raised run normally (a clean-up's
+  // AbortMultipartUpload); once a turn has seen it lowered, they are like the others.
   void set_interrupt_flag(const std::atomic<bool>* flag);
 
  private:

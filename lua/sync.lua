@@ -320,7 +320,9 @@ local function copy_in_parts(storage, o, e, key)
   local _, _, max_parts = require("cloud.transfer").limits()
   local size = math.max(o.part_size, (e.size + max_parts - 1) // max_parts)
   local source, bucket = url_encoded(o.from.bucket .. "/" .. e.key), o.to.bucket
+  local transfer = require("cloud.transfer")
   local upload = storage.create_multipart_upload{ Bucket = bucket, Object = key }.UploadId
+  transfer.opened(storage, bucket, key, upload)
   local parts = {}
   for n = 1, (e.size + size - 1) // size do parts[n] = { PartNumber = n, first = (n - 1) * size } end
   local ok, err = pcall(cloud_module().map, parts, function(p)
@@ -332,10 +334,9 @@ local function copy_in_parts(storage, o, e, key)
     for _, p in ipairs(parts) do p.first = nil end
     ok, err = pcall(storage.complete_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload, Part = parts })
   end
-  if not ok then
-    pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload })
-    error(err, 0)
-  end
+  if not ok then pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload }) end
+  transfer.closed(upload)
+  if not ok then error(err, 0) end
 end
 
 -- Copies the entry `e` (of the source) to the target; returns the bytes copied.
@@ -554,6 +555,7 @@ local function run(client, o, step, summary, totals, report)
       return delete_batch(storage, o, job.deletes, function(e, err) record(e, err == nil, err, "delete") end)
     end
     local ok, result = pcall(copy_one, storage, o, job.copy)
+    if not ok and require("cloud.transfer").interrupted(result) then error(result, 0) end  -- stops the sync
     record(job.copy, ok, result, "copy")
   end
   local function worker()
@@ -581,6 +583,17 @@ local function run(client, o, step, summary, totals, report)
   if o.downloaded then cloud_module().fs.sync(o.to.dir) end
 end
 
+-- An interruption (SIGINT, SIGTERM) of a sync: no new work (its tasks are not resumed),
+-- the multipart uploads it left open aborted, and the summary so far, marked
+-- interrupted, in the error raised again (err.summary). Any other error: nothing.
+local function interrupted(summary, err)
+  local transfer = require("cloud.transfer")
+  if not transfer.interrupted(err) then return end
+  transfer.abort_open()
+  summary.interrupted = true
+  err.summary = summary
+end
+
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
 local function sync(client, args)
   local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
@@ -592,8 +605,12 @@ local function sync(client, args)
   end
   local totals = { actions = 0, bytes = 0, planning = true }
   local report = make_progress(o, summary, totals)
-  run(client, o, step, summary, totals, report)
+  local ok, err = pcall(run, client, o, step, summary, totals, report)
   report(true)
+  if not ok then
+    interrupted(summary, err)
+    error(err, 0)
+  end
   if summary.failed > 0 and not o.collect then error(sync_error(summary, totals.actions), 0) end
   return summary
 end

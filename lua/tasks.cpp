@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lua/binding.h"
+#include "lua/session.h"
 
 namespace cloud {
 
@@ -143,7 +144,7 @@ int wait_parked(lua_State* L, int at) {
 
 void cancel_all_parked() {
   std::vector<Parked*> parked(active().begin(), active().end());
-  for (Parked* p : parked) cancel_parked(*p, make_error(ErrorKind::transport, "Interrupted", "interrupted"));
+  for (Parked* p : parked) cancel_parked(*p, interrupt_error());
 }
 
 void open_tasks(lua_State* L, int module) {

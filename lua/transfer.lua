@@ -24,10 +24,41 @@
 -- get_object{file=, offset=, durable = false}), checks every range's ETag and the
 -- size, and commits it: flushed to disk once (not with durable = false, for a caller
 -- that makes a batch durable at once) and renamed; on failure the part file is removed. Progress counts bytes of finished parts.
+-- Interrupted (SIGINT, SIGTERM: an error of code "Interrupted"), a multipart upload
+-- this process opened is aborted like any failed one, and the error raised again;
+-- the uploads still open elsewhere in the process (a sync's other tasks) are listed
+-- here (opened/closed) so that the one who catches the interruption aborts them all
+-- (abort_open). An upload with keep = true is left for a resume, as on any failure.
 
 local MiB = 1024 * 1024
 
 local function cloud_module() return package.loaded.cloud end
+
+-- The multipart uploads this process opened and has not completed or aborted yet:
+-- UploadId -> { storage =, Bucket =, Object = }.
+local open_uploads = {}
+
+-- Notes an upload opened (unless kept for a resume on failure), then closed.
+local function opened(storage, bucket, key, upload_id)
+  open_uploads[upload_id] = { storage = storage, Bucket = bucket, Object = key }
+end
+local function closed(upload_id) open_uploads[upload_id] = nil end
+
+-- Aborts every multipart upload still open (an interruption's clean-up: the tasks
+-- that opened them will not run again); returns how many.
+local function abort_open()
+  local ids = {}
+  for id in pairs(open_uploads) do ids[#ids + 1] = id end
+  for _, id in ipairs(ids) do
+    local u = open_uploads[id]
+    pcall(u.storage.abort_multipart_upload, { Bucket = u.Bucket, Object = u.Object, uploadId = id })
+    closed(id)
+  end
+  return #ids
+end
+
+-- Whether `err` is an interruption (SIGINT, SIGTERM; repl/interrupt.h).
+local function interrupted(err) return type(err) == "table" and err.code == "Interrupted" end
 
 -- The platform's least part but the last, its largest part, and the most parts of an
 -- upload: the model's limits of UploadPart (read once).
@@ -219,6 +250,7 @@ end
 local function fail_upload(storage, o, upload_id, done, err)
   if not o.keep then
     pcall(storage.abort_multipart_upload, { Bucket = o.Bucket, Object = o.Object, uploadId = upload_id })
+    closed(upload_id)
   end
   if type(err) == "table" then
     err.upload_id, err.parts = o.keep and upload_id or nil, o.keep and part_list(done) or nil
@@ -234,6 +266,7 @@ local function upload_parts(storage, o, parts, report)
   local upload_id = o.upload_id
   if upload_id == nil then
     upload_id = storage.create_multipart_upload{ Bucket = o.Bucket, Object = o.Object }.UploadId
+    if not o.keep then opened(storage, o.Bucket, o.Object, upload_id) end
   end
   local sent
   local ok, r = pcall(function()
@@ -242,6 +275,7 @@ local function upload_parts(storage, o, parts, report)
       Part = part_list(done) }
   end)
   if not ok then fail_upload(storage, o, upload_id, done, r) end
+  closed(upload_id)
   r.UploadId = upload_id
   return r, sent
 end
@@ -320,4 +354,7 @@ end
 -- Each called with a client (lua/modules.cpp installs them in its storage table).
 -- (size_text and limits: storage.sync, lua/sync.lua, writes sizes and plans the parts
 -- of a server-side copy the same way.)
-return { upload_file = upload_file, download_file = download_file, size_text = size_text, limits = limits }
+-- (opened, closed, abort_open, interrupted: sync's server-side copies are multipart
+-- uploads too, and its interruption aborts what its tasks left open.)
+return { upload_file = upload_file, download_file = download_file, size_text = size_text, limits = limits,
+         opened = opened, closed = closed, abort_open = abort_open, interrupted = interrupted }

@@ -13,7 +13,9 @@
 -- Output: a progress line on a terminal (with --progress, a line every few seconds
 -- off one), then one summary line; with --output json, one JSON line per copy and
 -- deletion (and skip, with --verbose) and a summary record. Failures are listed on
--- stderr. Exit status 0 when nothing failed, 1 when something did, 2 on a usage error.
+-- stderr. Exit status 0 when nothing failed, 1 when something did, 2 on a usage error,
+-- 130 when interrupted (Ctrl-C or SIGTERM: the summary so far is printed, marked
+-- "(interrupted)", after the multipart uploads the sync opened were aborted).
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
@@ -65,24 +67,33 @@ if json then
 end
 
 local start = cloud.clock()
-local summary = cloud.storage.sync{
+local ok, summary = pcall(cloud.storage.sync, {
   from = location(args.src), to = location(args.dst), delete = args.delete, dry_run = args.dry_run,
   filters = args.filters, compare = args.checksum and "checksum" or args.size_only and "size" or nil,
   concurrency = args.concurrency, part_size = args.part_size, shard = args.shard,
   progress = args.progress or nil, on_action = on_action, collect = true,
-}
+})
+local interruption = nil  -- an interruption's error: raised again once its summary is out
+if not ok then
+  if type(summary) ~= "table" or not summary.summary then error(summary, 0) end
+  interruption, summary = summary, summary.summary
+end
 local elapsed = cloud.clock() - start
 local size_text = require("cloud.transfer").size_text
 for _, e in ipairs(summary.errors) do io.stderr:write(("failed: %s: %s\n"):format(e.path, tostring(e.error))) end
 if json then
-  print(trees.json_line{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
+  local fields = { { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
     { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
-    { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) } })
+    { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) } }
+  if summary.interrupted then fields[#fields + 1] = { "interrupted", true } end
+  print(trees.json_line(fields))
 elseif summary.dry_run then
   print(("(dry run) %s -> %s: would copy %d (%s), delete %d; %d the same"):format(trees.shown(args.src),
     trees.shown(args.dst), summary.copied, size_text(summary.bytes), summary.deleted, summary.skipped))
 else
-  print(("%s -> %s: %d copied (%s), %d the same, %d deleted, %d failed in %.1f s"):format(trees.shown(args.src),
-    trees.shown(args.dst), summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, summary.failed, elapsed))
+  print(("%s -> %s: %d copied (%s), %d the same, %d deleted, %d failed in %.1f s%s"):format(trees.shown(args.src),
+    trees.shown(args.dst), summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, summary.failed, elapsed,
+    summary.interrupted and " (interrupted)" or ""))
 end
+if interruption then io.stdout:flush(); error(interruption, 0) end
 if summary.failed > 0 then lib.exit(1, "") end
