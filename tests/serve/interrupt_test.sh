@@ -22,13 +22,24 @@ open_uploads() {
   "$CLOUDLUA" -e 'print(#(cloud.storage.list_multipart_uploads{ Bucket = "int" }.Upload or {}))'
 }
 
+# asked OPERATION: how many requests to OPERATION serve was asked (counted as they come).
+asked() {
+  local n
+  n=$(ctl requests | grep -o "\"$1\": *[0-9]*" | grep -o '[0-9]*$' || true)
+  echo "${n:-0}"
+}
+
 # start CMD...: runs CMD in $WORK in the background (output in $WORK/out), then waits
-# (20 s at most) until it has a multipart upload open; sets PID.
+# (20 s at most) until it has a multipart upload open and has sent a part of it (so it
+# knows the upload: a signal between serve's answer to CreateMultipartUpload and the
+# process reading it would leave an upload the process never learnt of); sets PID.
 start() {
+  local parts
+  parts=$(asked UploadPart)
   (cd "$WORK" && exec "$@") >"$WORK/out" 2>&1 &
   PID=$!
   local tries=0
-  until [ "$(open_uploads)" -ge 1 ]; do
+  until [ "$(open_uploads)" -ge 1 ] && [ "$(asked UploadPart)" -gt "$parts" ]; do
     kill -0 "$PID" 2>/dev/null || fail "$* ended before opening an upload: $(cat "$WORK/out")"
     tries=$((tries + 1))
     [ "$tries" -lt 200 ] || fail "no multipart upload open after 20 s: $(cat "$WORK/out")"
@@ -64,20 +75,13 @@ for signal in INT TERM; do
   expect_clean_exit "upload_file, SIG$signal"
 done
 
-# aborts: how many AbortMultipartUpload requests serve was asked (counted as they come).
-aborts() {
-  local n
-  n=$(ctl requests | grep -o '"AbortMultipartUpload": *[0-9]*' | grep -o '[0-9]*$' || true)
-  echo "${n:-0}"
-}
-
 step "a second Ctrl-C during the clean-up ends the process at once"
 ctl fault '{"operation": "AbortMultipartUpload", "delay": 60, "times": 1}' >/dev/null
-before=$(aborts)
+before=$(asked AbortMultipartUpload)
 start "$CLOUDLUA" "$SCRIPTS/sync.lua" ./src s3://int/twice --part-size 5M
 kill -INT "$PID"
 tries=0
-until [ "$(aborts)" -gt "$before" ]; do
+until [ "$(asked AbortMultipartUpload)" -gt "$before" ]; do
   tries=$((tries + 1))
   [ "$tries" -lt 200 ] || fail "the first Ctrl-C sent no AbortMultipartUpload within 20 s: $(cat "$WORK/out")"
   sleep 0.1
