@@ -264,7 +264,7 @@ TEST_CASE("loop: the interrupt flag ends every transfer and brings every timer d
   CHECK(transport.pending() == 0);
 }
 
-TEST_CASE("loop: the interrupt flag ends what was under way when raised; a transfer started after it runs (a clean-up)") {
+TEST_CASE("loop: the interrupt flag ends what was under way when raised, and a transfer started after it runs (a clean-up)") {
   ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
   cloud::Loop loop;  // of its own: the flag dies with this test
   std::atomic<bool> flag{false};
