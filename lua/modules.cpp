@@ -150,7 +150,7 @@ void open_embedded_modules(lua_State* L, int module) {
   set_stubs(L, module, {"wait_until", "wait_for"}, "cloud.wait");
   set_stubs(L, module, {"pages"}, "cloud.pages");
   set_lazy_modules(L, module);
-  set_stubs(L, module, {"spawn", "map"}, "cloud.tasks");
+  set_stubs(L, module, {"spawn", "map", "event"}, "cloud.tasks");
   add_transfers(L, module);
 }
 

@@ -96,14 +96,15 @@ local function pages(name, args, client)
 end
 
 -- The pages of `iterator` (what pages returns), the call for the next one under way
--- while the caller holds the current one: a task (cloud.spawn) makes it, and one turn
--- of the loop that waits for nothing sends its request at once (a call's transfer only
--- goes out when the loop turns). A call's error is raised when its page is asked for.
+-- while the caller holds the current one: a task (cloud.spawn) makes it, and
+-- cloud.sleep(0) lets the loop turn once, which sends its request at once (a call's
+-- transfer only goes out when the loop turns). A call's error is raised when its page
+-- is asked for.
 local function ahead(iterator)
   local cloud = cloud_module()
   local function prefetch()
     local task = cloud.spawn(iterator)
-    cloud._loop.run_once(0)
+    cloud.sleep(0)
     return task
   end
   local pending = nil

@@ -80,6 +80,8 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
 
 std::atomic<bool>& interrupt_flag() { return interrupt_requested; }
 
+Error interrupt_error() { return make_error(ErrorKind::transport, "Interrupted", "interrupted!"); }
+
 Outcome<std::shared_ptr<Client>> make_client(ClientConfig config) {
   auto cassette = open_cassette(config, api_names());
   if (!cassette.ok()) return cassette.error();

@@ -40,6 +40,11 @@ Outcome<const ClientConfig*> complete_config(Session& session);
 // atomic store is async-signal-safe). While it is set, every client made through
 // make_client aborts its running transfer with an "Interrupted" transport error.
 std::atomic<bool>& interrupt_flag();
+// The error an interruption surfaces as in Lua, wherever it is seen (the Lua hook, a
+// sleep, a cancelled wait; a transfer's own says which request): kind transport,
+// code "Interrupted", what sync and the transfers catch to clean up and re-raise,
+// and what a script's run maps to exit status 130.
+Error interrupt_error();
 
 // A client that honours interrupt_flag(): the session's and cloud.client{}'s. With
 // record or replay set it sends through that cassette (core/cassette.h); replaying,

@@ -733,17 +733,19 @@ local function queue()
   return q
 end
 
--- Carries out the copies of the sync as they are planned. One task plans (the merge)
--- into a queue of at most BACKLOG jobs, yielding while it is full; o.concurrency
--- workers take the jobs in order, yielding while it is empty. A job is a copy; the
+-- Carries out the sync as it is planned. One task plans (the merge) into a queue of at
+-- most BACKLOG jobs, waiting (an event, cloud.event) while it is full; o.concurrency
+-- workers take the jobs in order, waiting while it is empty. A job is a copy; the
 -- deletions the merge finds are held (held_deletions), and once it has ended, the
--- rules of deletions_allowed say how many are to be made (returned). A large copy (above part_size, or copy_limit between buckets) waits until
--- the other workers have ended what they hold and keeps them waiting while its parts
--- go `concurrency` at once: one budget. Memory is the queue, the jobs in hand and the
--- listings' windows, whatever the number of paths.
+-- rules of deletions_allowed say how many are to be made, after the copies. A large
+-- copy (above part_size, or copy_limit between buckets) waits until the other workers
+-- have ended what they hold and keeps them waiting while its parts go `concurrency`
+-- at once: one budget. Memory is the queue, the jobs in hand and the listings'
+-- windows, whatever the number of paths.
 local function run(client, o, step, summary, totals, report, held, listings)
   local storage, jobs = client.storage, queue()
   local busy, alone = 0, false
+  local changed = cloud_module().event()  -- signalled when the queue, busy or alone change
   local function record(e, ok, result, what)
     if ok then
       if what == "copy" then summary.copied, summary.bytes = summary.copied + 1, summary.bytes + result
@@ -759,8 +761,9 @@ local function run(client, o, step, summary, totals, report, held, listings)
   local deletions = 0
   local function plan()
     local function put(job)
-      while jobs.size() >= BACKLOG do coroutine.yield() end
+      while jobs.size() >= BACKLOG do changed:wait() end
       jobs.push(job)
+      changed:signal()
     end
     for e in function() return next_copy(o, step, summary, held) end do
       totals.actions, totals.bytes = totals.actions + 1, totals.bytes + e.size
@@ -769,19 +772,22 @@ local function run(client, o, step, summary, totals, report, held, listings)
     deletions = deletions_allowed(o, held, listings, summary)
     totals.actions = totals.actions + deletions
     totals.planning = false
+    changed:signal()
   end
   local function work(job)
     local ok, result = pcall(copy_one, storage, o, job.copy)
+    if not ok and parts_of.interrupted(result) then error(result, 0) end  -- stops the sync
     record(job.copy, ok, result, "copy")
   end
   local function worker()
     while true do
-      while alone or (totals.planning and jobs.size() == 0) do coroutine.yield() end
+      while alone or (totals.planning and jobs.size() == 0) do changed:wait() end
       if jobs.size() == 0 then return end
       local job = jobs.pop()
+      changed:signal()  -- room in the queue
       if job.large then
         alone = true
-        while busy > 0 do coroutine.yield() end
+        while busy > 0 do changed:wait() end
         work(job)
         alone = false
       else
@@ -789,6 +795,7 @@ local function run(client, o, step, summary, totals, report, held, listings)
         work(job)
         busy = busy - 1
       end
+      changed:signal()
     end
   end
   local tasks = { plan }
@@ -796,6 +803,16 @@ local function run(client, o, step, summary, totals, report, held, listings)
   cloud_module().map(tasks, function(task) task() end, { concurrency = #tasks })
   if o.downloaded then cloud_module().fs.sync(o.to.dir) end
   if deletions > 0 then delete_held(storage, o, held, deletions, record) end
+end
+
+-- An interruption (SIGINT, SIGTERM) of a sync: no new work (its tasks are not resumed),
+-- the multipart uploads it left open aborted, and the summary so far, marked
+-- interrupted, in the error raised again (err.summary). Any other error: nothing.
+local function interrupted(summary, err)
+  if not parts_of.interrupted(err) then return end
+  parts_of.abort_open()
+  summary.interrupted = true
+  err.summary = summary
 end
 
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
@@ -812,8 +829,12 @@ local function sync(client, args)
   end
   local totals = { actions = 0, bytes = 0, planning = true }
   local report = make_progress(o, summary, totals)
-  run(client, o, step, summary, totals, report, held, listings)
+  local ok, err = pcall(run, client, o, step, summary, totals, report, held, listings)
   report(true)
+  if not ok then
+    interrupted(summary, err)
+    error(err, 0)
+  end
   if (summary.failed > 0 or summary.not_deleted) and not o.collect then
     error(sync_error(summary, totals.actions), 0)
   end

@@ -24,6 +24,12 @@
 -- get_object{file=, offset=, durable = false}), checks every range's ETag and the
 -- size, and commits it: flushed to disk once (not with durable = false, for a caller
 -- that makes a batch durable at once) and renamed; on failure the part file is removed. Progress counts bytes of finished parts.
+-- Interrupted (SIGINT, SIGTERM: an error of code "Interrupted"), a multipart upload
+-- this process opened is aborted like any failed one, and the error raised again;
+-- the uploads still open elsewhere in the process (a sync's other tasks) are listed
+-- by transfer_parts.multipart so that the one who catches the interruption aborts
+-- them all (abort_open). An upload with keep = true is left for a resume, as on any
+-- failure.
 
 local MiB = 1024 * 1024
 

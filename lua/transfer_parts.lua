@@ -68,16 +68,39 @@ function M.part_list(done)
   return list
 end
 
+-- The multipart uploads this process opened and has not completed or aborted yet:
+-- UploadId -> { storage =, Bucket =, Object = }. An interruption (SIGINT, SIGTERM)
+-- never resumes the tasks that opened them, so the one who catches it aborts them all
+-- (abort_open).
+local open_uploads = {}
+
+-- Aborts every multipart upload still open (an interruption's clean-up); returns how many.
+function M.abort_open()
+  local ids = {}
+  for id in pairs(open_uploads) do ids[#ids + 1] = id end
+  for _, id in ipairs(ids) do
+    local u = open_uploads[id]
+    pcall(u.storage.abort_multipart_upload, { Bucket = u.Bucket, Object = u.Object, uploadId = id })
+    open_uploads[id] = nil
+  end
+  return #ids
+end
+
+-- Whether `err` is an interruption (SIGINT, SIGTERM; repl/interrupt.h).
+function M.interrupted(err) return type(err) == "table" and err.code == "Interrupted" end
+
 -- A multipart upload to where.Bucket/where.Object (where.upload_id: one to go on
 -- with, else a new one): send(upload_id) fills `done` (PartNumber -> ETag), then it
 -- is completed with those parts in order; returns the completion's result (its
 -- UploadId set). On failure the upload is aborted unless where.keep, and the error
 -- (a table) carries upload_id and parts when it is kept, so that it can be resumed.
+-- While it is open (and not kept) it is listed for abort_open.
 function M.multipart(storage, where, done, send)
   local bucket, object = where.Bucket, where.Object
   local upload_id = where.upload_id
   if upload_id == nil then
     upload_id = storage.create_multipart_upload{ Bucket = bucket, Object = object }.UploadId
+    if not where.keep then open_uploads[upload_id] = { storage = storage, Bucket = bucket, Object = object } end
   end
   local ok, r = pcall(function()
     send(upload_id)
@@ -88,11 +111,13 @@ function M.multipart(storage, where, done, send)
     if not where.keep then
       pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = object, uploadId = upload_id })
     end
+    open_uploads[upload_id] = nil
     if type(r) == "table" then
       r.upload_id, r.parts = where.keep and upload_id or nil, where.keep and M.part_list(done) or nil
     end
     error(r, 0)
   end
+  open_uploads[upload_id] = nil
   r.UploadId = upload_id
   return r
 end

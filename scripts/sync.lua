@@ -17,7 +17,9 @@
 -- off one), then one summary line; with --output json, one JSON line per copy and
 -- deletion (and skip, with --verbose) and a summary record. Failures are listed on
 -- stderr. Exit status 0 when nothing failed, 1 when something did (or deletions were
--- held back), 2 on a usage error (a missing source, an empty source with --delete).
+-- held back), 2 on a usage error (a missing source, an empty source with --delete),
+-- 130 when interrupted (Ctrl-C or SIGTERM: the summary so far is printed, marked
+-- "(interrupted)", after the multipart uploads the sync opened were aborted).
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
@@ -77,7 +79,14 @@ local ok, summary = pcall(cloud.storage.sync, {
   concurrency = args.concurrency, part_size = args.part_size, shard = args.shard,
   progress = args.progress or nil, on_action = on_action, collect = true,
 })
-if not ok then lib.exit(trees.status_of(summary), "sync.lua: " .. printable(trees.message_of(summary)) .. "\n") end
+local interruption = nil  -- an interruption's error: raised again once its summary is out
+if not ok then
+  if type(summary) == "table" and summary.code == "Interrupted" and summary.summary then
+    interruption, summary = summary, summary.summary
+  else
+    lib.exit(trees.status_of(summary), "sync.lua: " .. printable(trees.message_of(summary)) .. "\n")
+  end
+end
 local elapsed = cloud.clock() - start
 local size_text = require("cloud.transfer_parts").size_text
 for _, e in ipairs(summary.errors) do
@@ -85,10 +94,12 @@ for _, e in ipairs(summary.errors) do
 end
 if summary.delete_note then io.stderr:write(printable("not deleted: " .. summary.delete_note), "\n") end
 if json then
-  print(trees.json_line{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
+  local fields = { { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
     { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
     { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) },
-    { "not_deleted", summary.not_deleted or summary.deletes_withheld } })
+    { "not_deleted", summary.not_deleted or summary.deletes_withheld } }
+  if summary.interrupted then fields[#fields + 1] = { "interrupted", true } end
+  print(trees.json_line(fields))
 else
   local held = summary.not_deleted or summary.deletes_withheld
   local note = held and (", %d not deleted"):format(held) or ""
@@ -96,8 +107,10 @@ else
     print(printable(("(dry run) %s -> %s: would copy %d (%s), delete %d%s; %d the same"):format(args.src, args.dst,
       summary.copied, size_text(summary.bytes), summary.deleted, note, summary.skipped)))
   else
-    print(printable(("%s -> %s: %d copied (%s), %d the same, %d deleted%s, %d failed in %.1f s"):format(args.src,
-      args.dst, summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, note, summary.failed, elapsed)))
+    print(printable(("%s -> %s: %d copied (%s), %d the same, %d deleted%s, %d failed in %.1f s%s"):format(args.src,
+      args.dst, summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, note, summary.failed, elapsed,
+      summary.interrupted and " (interrupted)" or "")))
   end
 end
+if interruption then io.stdout:flush(); error(interruption, 0) end
 if summary.failed > 0 or summary.not_deleted or summary.deletes_withheld then lib.exit(1, "") end

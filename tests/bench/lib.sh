@@ -63,3 +63,13 @@ isolate_aws_cli() {
   export AWS_ACCESS_KEY_ID=$CLOUDLUA_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY=$CLOUDLUA_SECRET_ACCESS_KEY
   export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
 }
+
+# record_result FILE FIGURE VALUE UNIT PEER: appends one JSON line to FILE (a script's
+# tests/bench/results/<script>.jsonl): the figure, its value and unit, the program
+# measured (PEER), when (UTC), the build (BUILD: `cloudlua --version` and the commit,
+# set by the caller) and the machine's load (the 1-minute load average) at the time.
+record_result() {
+  mkdir -p "$(dirname "$1")"
+  printf '{"figure":"%s","value":%s,"unit":"%s","peer":"%s","date":"%s","build":"%s","load":%s}\n' \
+    "$2" "$3" "$4" "$5" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${BUILD:-unknown}" "$(cut -d' ' -f1 /proc/loadavg)" >>"$1"
+}

@@ -111,6 +111,20 @@ free_ports() {
   fail "no $1 free ports found"
 }
 
+# ctl OPERATION [JSON]: a control request (docs/emulator.md, "The control plane") signed
+# with curl's own SigV4 (--aws-sigv4) as the documentation's examples are; prints the
+# answer, fails unless 200. curl's SigV4 (7.88) sends no x-amz-content-sha256, which the
+# storage API requires (as S3 does): the examples add it, the payload left unsigned.
+ctl() {
+  local status body='{}'
+  [ $# -lt 2 ] || body=$2
+  status=$(curl -sS -o "$WORK/ctl.out" -w '%{http_code}' --aws-sigv4 "aws:amz:jp-east-1:s3" \
+    --user "CLOUDLUAEMULATORKEY:cloudlua-emulator-secret" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
+    -X POST --data-binary "$body" "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/$1")
+  [ "$status" = 200 ] || fail "control $1: status $status: $(cat "$WORK/ctl.out")"
+  cat "$WORK/ctl.out"
+}
+
 # lua CODE: runs CODE with cloudlua against the served emulator; fails the test on error.
 lua() {
   "$CLOUDLUA" -e "$1" || fail "Lua chunk failed (see above)"
