@@ -8,9 +8,10 @@
 #   upload_file  cloud.storage.upload_file of the same file: the peer, a process that
 #                waits on its parts' transfers only.
 # At two sizes ten times apart (6 and 60 MiB, in parts of 5 MiB sent at once: one 3 s
-# wait either way), several rounds alternating; the medians are printed and appended as
-# JSON lines (figure, value, unit, peer, date, build, load) to
-# tests/bench/results/wait_cpu_bench.jsonl. The aim: under 0.1 s of CPU for a 3 s wait.
+# wait either way), several rounds alternating; the medians are printed and recorded
+# (lib.sh's record: tests/bench/results/wait_cpu_bench.jsonl, rendered into
+# docs/performance.md). The aim: under 0.1 s of CPU for a 3 s wait. sync is cloudlua's
+# column there, upload_file the floor beside it.
 #
 #   tests/bench/wait_cpu_bench.sh [build/cloudlua] [rounds]
 set -euo pipefail
@@ -18,10 +19,8 @@ BIN=$(realpath "${1:-build/cloudlua}")
 ROUNDS=${2:-3}
 DELAY=${DELAY:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
-RESULTS=${RESULTS:-$HERE/results/wait_cpu_bench.jsonl}  # RESULTS=FILE: elsewhere (a build before a change)
 source "$HERE/../serve/lib.sh" "$BIN"
 source "$HERE/lib.sh"
-BUILD="$("$BIN" --version | head -n 1) $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')"
 
 start_serve
 export CLOUDLUA_CONFIG_FILE=/dev/null
@@ -59,8 +58,8 @@ echo "CPU seconds (user + sys) for a ${DELAY} s wait on serve, median of $ROUNDS
 for mib in 6 60; do
   for what in sync upload; do
     value=$(median <"$WORK/$what-$mib")
-    peer=$([ "$what" = sync ] && echo "cloudlua scripts/sync.lua" || echo "cloudlua storage.upload_file")
-    printf '  %-28s %4d MiB  %.3f s\n' "$peer" "$mib" "$value"
-    record_result "$RESULTS" "cpu_seconds_${what}_${mib}MiB_${DELAY}s_wait" "$value" s "$peer"
+    peer=$([ "$what" = sync ] && echo "cloudlua" || echo "upload_file")
+    printf '  %-12s %4d MiB  %.3f s\n' "$peer" "$mib" "$value"
+    record "CPU seconds while waiting ${DELAY} s on serve, $mib MiB" "$peer" "$value" s
   done
 done
