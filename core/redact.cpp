@@ -53,14 +53,16 @@ std::string field_name_pattern(const std::string& name) {
 }
 
 // The patterns of the secret fields' values: JSON ("name": "value" or a number or a
-// literal), form and query (name=value after a start, '?', '&' or a blank), XML
-// (<name>value). Rebuilt when users add names.
+// literal), form and query (name=value at the start of a line, after '?' or '&'; not
+// after a blank, where an Authorization header's Credential= names the access key id,
+// which stays), XML (<name>value). An empty or already redacted value is left. Rebuilt
+// when users add names.
 struct FieldPatterns {
   Pattern json, form, xml;
   explicit FieldPatterns(const std::string& names)
       : json(Pattern::builtin(R"re((?i)("(?:)re" + names + R"re()"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|[-+0-9.eE]+|true|false))re",
                               Pattern::Text::bytes)),
-        form(Pattern::builtin(R"re((?im)((?:^|[?&\s])(?:)re" + names + R"re()=)[^&\s"'<>]*)re", Pattern::Text::bytes)),
+        form(Pattern::builtin(R"re((?im)((?:^|[?&])(?:)re" + names + R"re()=)[^&\s"'<>]+)re", Pattern::Text::bytes)),
         xml(Pattern::builtin(R"re((?i)(<(?:)re" + names + R"re()>)[^<]*)re", Pattern::Text::bytes)) {}
 };
 

@@ -8,7 +8,6 @@ step "the first serve owns the state"
 start_serve --state "$STATE"
 FIRST=$SERVE_PID
 lua 'cloud.storage.create_bucket{ Bucket = "owned" }'
-grep -qx "$FIRST" "$STATE.lock" || fail "the lock file does not name the holder $FIRST: $(cat "$STATE.lock")"
 
 step "a second serve on the same state is refused, naming the holder"
 status=0
@@ -17,6 +16,7 @@ timeout 20 "$CLOUDLUA" serve --state "$STATE" >"$WORK/second.out" 2>"$WORK/secon
 grep -q "StateInUse" "$WORK/second.err" || fail "no StateInUse: $(cat "$WORK/second.err")"
 grep -q "pid $FIRST" "$WORK/second.err" || fail "the holder's pid $FIRST is not named: $(cat "$WORK/second.err")"
 [ ! -s "$WORK/second.out" ] || fail "the second serve printed endpoints: $(cat "$WORK/second.out")"
+grep -qx "$FIRST" "$STATE.lock" || fail "the lock file does not name the holder $FIRST: $(cat "$STATE.lock")"
 
 step "the first keeps serving, its state whole"
 kill -0 "$FIRST" || fail "the first serve is gone"

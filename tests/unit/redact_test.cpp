@@ -165,6 +165,11 @@ TEST_CASE("redact: credentials by field name in JSON, form, query and XML bodies
   std::string form = redact("user=ann&password=hunter2&API_KEY=k1&client_secret=cs&next=1");
   CHECK(form == "user=ann&password=<redacted>&API_KEY=<redacted>&client_secret=<redacted>&next=1");
   CHECK(redact("GET /login?token=abc&page=2 HTTP/1.1") == "GET /login?token=<redacted>&page=2 HTTP/1.1");
+  // An Authorization header's Credential= is the access key id and its scope: it stays;
+  // a value already redacted is not redacted again.
+  const std::string authorization = "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20240102/jp-east-1/s3/aws4_request";
+  CHECK(redact(authorization) == authorization);
+  CHECK(redact("password=<redacted>&a=1") == "password=<redacted>&a=1");
   CHECK(redact("<Login><User>ann</User><Password>hunter2</Password></Login>") ==
         "<Login><User>ann</User><Password><redacted></Password></Login>");
   // Names that only look alike stay: paging tokens, a key's name, words in a sentence.
