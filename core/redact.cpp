@@ -63,7 +63,7 @@ struct FieldPatterns {
       : json(Pattern::builtin(R"re((?i)("(?:)re" + names + R"re()"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|[-+0-9.eE]+|true|false))re",
                               Pattern::Text::bytes)),
         form(Pattern::builtin(R"re((?im)((?:^|[?&])(?:)re" + names + R"re()=)[^&\s"'<>]+)re", Pattern::Text::bytes)),
-        xml(Pattern::builtin(R"re((?i)(<(?:)re" + names + R"re()>)[^<]*)re", Pattern::Text::bytes)) {}
+        xml(Pattern::builtin(R"re((?i)(<(?:)re" + names + R"re()>)[^<]+)re", Pattern::Text::bytes)) {}
 };
 
 // The names users added, and the patterns of all names; redact() may run on any thread.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The snapshots folder of `cloudlua serve --state FILE`: made by serve (mode 0700) at
-# start; one writable by others or a symbolic link refused at start (exit status 1,
+# start; a link planted in it never leads a removal elsewhere; one writable by others
+# or a symbolic link refused at start (exit status 1,
 # UnsafeFolder); a snapshot that fails answers the redacted 500 InternalError, the
 # detail (the server's path) on serve's stderr only.
 source "$(dirname "$0")/lib.sh"
@@ -20,6 +21,16 @@ refused_at_start() {
 step "serve makes the snapshots folder at start, mode 0700"
 start_serve --state "$STATE"
 [ "$(stat -c %a "$STATE.snapshots")" = 700 ] || fail "mode $(stat -c %a "$STATE.snapshots")"
+
+step "a link planted at .NAME.new: taking NAME removes the link, never the files it points to"
+mkdir "$WORK/victim"
+echo precious >"$WORK/victim/file"
+ln -s "$WORK/victim" "$STATE.snapshots/.night.new"
+status=$(curl -sS -o "$WORK/ctl.out" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "night"}' \
+  "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/snapshot")
+[ "$(cat "$WORK/victim/file" 2>/dev/null)" = precious ] || fail "the planted link's target lost its files: $(ls -la "$WORK/victim")"
+[ "$status" = 200 ] || fail "the snapshot should be taken, got $status: $(cat "$WORK/ctl.out")"
+[ -d "$STATE.snapshots/night" ] && [ ! -L "$STATE.snapshots/night" ] || fail "no snapshot night: $(ls -la "$STATE.snapshots")"
 
 step "a snapshot that fails: 500 InternalError, no path in the answer, the detail on stderr"
 mkdir -p "$STATE.snapshots/.broken.new/bytes/too/deep"  # cannot be cleared away: the snapshot fails
