@@ -43,7 +43,7 @@ const char* const kSecretFieldNames =
     "password|passwd|passphrase|pwd|[a-z0-9_.-]*password|"
     "token|[a-z0-9_.-]*_token|(?:session|access|refresh|id|auth|bearer|security)_?token|"
     "api[_-]?key|[a-z0-9_.-]*secret[a-z0-9_.-]*|private[_-]?key|credentials?|"
-    "authorization|signature|session_?token";
+    "authorization|signature";
 
 // A field name users add (redact_fields): literal but for '*', any run of name characters.
 std::string field_name_pattern(const std::string& name) {
