@@ -104,6 +104,7 @@ Client::Client(ClientConfig config, const Model& model)
     : config_(std::move(config)), model_(model), transport_(config_.transport) {
   remember_secret(config_.credentials.secret_access_key);  // redacted from all output from now on
   remember_secret(config_.credentials.session_token);
+  remember_secret_fields(config_.redact_fields);
 }
 
 Client::~Client() = default;

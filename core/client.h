@@ -45,6 +45,7 @@ struct ClientConfig {
   // When set (--debug), called with every HTTP exchange as describe_exchange shows
   // it, secrets redacted, once per attempt.
   std::function<void(const std::string& text)> debug;
+  std::string redact_fields;    // the process's: more secret field names, comma-separated (core/redact)
   bool quiet_emulator = false;  // the session's: no line on stderr when the embedded emulator serves
   // The session's: what the process may hold at once of answers being received
   // (process_buffer_budget(), core/limits.h), every client's transfers together.

@@ -372,6 +372,8 @@ std::string too_deep_message(const std::string& what) {
   return what + " is nested more than " + std::to_string(kMaxDepth) + " levels deep (the limit for any document)";
 }
 
+}  // namespace
+
 // A JSON text parsed with its depth watched: the parser is not recursive, but copying,
 // dumping or pushing a document to Lua is, so a document deeper than kMaxDepth is
 // dropped as it is read (`too_deep` set) and never walked.
@@ -409,6 +411,8 @@ json parse_json_text(const std::string& text, bool& too_deep) {
   };
   return json::parse(text, within, false);
 }
+
+namespace {
 
 Outcome<json> parse_json_object(const std::string& body, const std::string& what) {
   if (body.empty()) return json::object();

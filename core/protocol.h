@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/http.h"
@@ -78,5 +79,12 @@ std::string serialize_error(const Api& api, const std::string& code, const std::
                             const std::string& request_id, const json& details = json::object());
 
 const char* content_type_of(const Api& api);
+
+// Whether `text` may open more than kMaxDepth containers one inside another (brackets
+// counted outside strings; never fewer than a parser meets).
+bool may_be_too_deep(std::string_view text);
+// A JSON text parsed with its depth watched: deeper than kMaxDepth, it is dropped as it
+// is read (`too_deep` set, discarded) and never walked. Not JSON: discarded.
+json parse_json_text(const std::string& text, bool& too_deep);
 
 }  // namespace cloud
