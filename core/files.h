@@ -1,7 +1,8 @@
 // Files on disk, the one home of every way the product makes a file durable: a
 // temporary file, an exclusive create, a durable write, a hard link, a folder's flush,
 // a commit by rename, the folder a path is in, and the part files of downloads. No
-// other file of the product calls rename, mkstemp or fsync (tests/files_home_test.sh).
+// other file of the product calls rename, mkstemp or fsync (tests/files_home_test.sh,
+// which lists the files still to move onto it).
 //
 // Every file the product creates is made exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: a
 // link or a file planted at the name is never followed, opened or truncated). A part
