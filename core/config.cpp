@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/files.h"
 #include "core/model.h"
 #include "core/redact.h"
 #include "core/settings.h"
@@ -588,18 +589,14 @@ std::string with_section(const std::string& text, const IniSection* old, const s
   return out;
 }
 
-// Writes `text` to a new file beside `path` and renames it over `path` (mode `mode`).
+// Writes `text` to a new file beside `path` and renames it over `path` (mode `mode`),
+// through core/files' one durable write.
 Outcome<bool> replace_file(const std::string& path, const std::string& text, mode_t mode) {
-  std::string temp = path + ".serve-XXXXXX";
-  int fd = ::mkstemp(&temp[0]);
-  if (fd < 0) return config_error("ConfigFileUnwritable", "cannot write beside " + path + ": " + std::strerror(errno));
-  bool ok = ::fchmod(fd, mode) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            ::fsync(fd) == 0;
-  ok = ::close(fd) == 0 && ok;
-  if (ok && ::rename(temp.c_str(), path.c_str()) == 0) return true;
-  std::string why = std::strerror(errno);
-  ::unlink(temp.c_str());
-  return config_error("ConfigFileUnwritable", "cannot write " + path + ": " + why);
+  std::string problem = write_durably(path, [&](int fd) {
+    return ::fchmod(fd, mode) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  });
+  if (problem.empty()) return true;
+  return config_error("ConfigFileUnwritable", problem);
 }
 
 // Makes the folders of `path` (0700) that do not exist.

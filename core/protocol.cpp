@@ -523,6 +523,8 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
   if (!op.output_file_durable.empty() && input.contains(op.output_file_durable))
     w.files.durable = input[op.output_file_durable].get<bool>();
+  if (!op.output_file_beneath.empty() && input.contains(op.output_file_beneath))
+    w.files.beneath = input[op.output_file_beneath].get<std::string>();
   return w;
 }
 

@@ -432,9 +432,12 @@ std::optional<Error> open_body_files(Transfer& t) {
     if (std::string problem = t.reader.open(*files.upload, files.stream); !problem.empty())
       return make_error(ErrorKind::validation, "FileUnreadable", problem + "; nothing was sent");
   if (files.download_to.empty()) return std::nullopt;
-  t.sink = std::make_unique<FileSink>(files.download_to, files.download_at, files.durable);
-  if (std::string problem = t.sink->open(); !problem.empty())
+  t.sink = std::make_unique<FileSink>(files.download_to, files.download_at, files.durable, files.beneath);
+  if (std::string problem = t.sink->open(); !problem.empty()) {
+    if (t.sink->error_number() == ELOOP)  // a link in the destination: kind io, as cloud.fs says it
+      return make_error(ErrorKind::io, "LinkInDestination", problem + "; nothing was sent");
     return make_error(ErrorKind::validation, "FileUnwritable", problem + "; nothing was sent");
+  }
   return std::nullopt;
 }
 

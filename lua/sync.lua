@@ -283,7 +283,8 @@ end
 local function local_entries(o, side, listing)
   local fs = cloud_module().fs
   if fs.stat(side.dir) == nil then return function() return nil end end
-  local walk = fs.walk(side.dir, { recursive = true, follow_links = o.follow_links or false })
+  -- follow_links is the source's: a link in the target is never entered (nor compared or deleted)
+  local walk = fs.walk(side.dir, { recursive = true, follow_links = side == o.from and o.follow_links or false })
   return function()
     while true do
       local ok, e = pcall(walk)
@@ -296,7 +297,11 @@ local function local_entries(o, side, listing)
         return nil
       elseif e.type == "file" then
         e.file = side.dir .. "/" .. e.path
-        return e
+        -- a download's part file (name, mark and lock: never a user's file) takes no part;
+        -- one a killed run left goes at the next sync into its folder
+        local state = e.path:find("%.cloudlua%-%w+%.part$") and fs.part_state(e.file,
+          { remove_stale = side == o.to and o.writes, beneath = side.dir })
+        if not state then return e end
       end
     end
   end
@@ -480,15 +485,16 @@ local function copy_one(storage, o, e)
     local target = to.dir .. "/" .. e.path
     local parent = target:match("^(.*)/[^/]*$")
     if o.folder_made ~= parent then  -- paths come in order: a folder's files one after another
-      cloud.fs.mkdir(parent)
+      cloud.fs.mkdir(parent, { beneath = to.dir })  -- a link in the way is this file's failure
       o.folder_made = parent
     end
     local mtime = e.mtime
     if large then
       storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
-                             concurrency = o.concurrency, progress = false, durable = false }
+                             concurrency = o.concurrency, progress = false, durable = false, beneath = to.dir }
     else
-      local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false }
+      local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false,
+                                    beneath = to.dir }
       mtime = epoch_of(r.LastModified) or mtime
     end
     if mtime then cloud.fs.set_mtime(target, mtime) end
@@ -509,7 +515,7 @@ end
 local function delete_batch(storage, o, batch, done)
   if o.to.dir then
     for _, e in ipairs(batch) do
-      local ok, err = pcall(cloud_module().fs.remove, e.file)
+      local ok, err = pcall(cloud_module().fs.remove, e.file, { beneath = o.to.dir })  -- never through a link
       done(e, not ok and err or nil)
     end
     return
@@ -820,6 +826,7 @@ local function sync(client, args)
   local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
   local summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} }
   check_roots(o)
+  o.writes = not o.dry_run  -- the target's stale part files are removed as it is listed
   local held, failure = held_deletions(), listing_failure(o, summary)
   local listings = { from = new_listing(failure), to = new_listing(failure) }
   local step = merged(entries(client, o, o.from, listings.from), entries(client, o, o.to, listings.to), o)

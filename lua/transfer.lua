@@ -5,7 +5,7 @@
 --     concurrency = 8, progress = nil | true | false | function(done, total) end,
 --     keep = false, upload_id = nil, parts = nil }
 --   local r, meta = c.storage.download_file{ Bucket =, Object =, file =, part_size = 8 MiB,
---     concurrency = 8, progress =, durable = true }
+--     concurrency = 8, progress =, durable = true, beneath = nil }
 --
 -- Decisions: a file no larger than part_size goes up in one PutObject{file=}; a larger
 -- one in parts, each an upload_part{file=, offset=, length=} read from disk as it is
@@ -23,7 +23,10 @@
 -- target's part file (cloud.fs.part: core's, the one get_object{ file = } writes too;
 -- get_object{file=, offset=, durable = false}), checks every range's ETag and the
 -- size, and commits it: flushed to disk once (not with durable = false, for a caller
--- that makes a batch durable at once) and renamed; on failure the part file is removed. Progress counts bytes of finished parts.
+-- that makes a batch durable at once) and renamed; on failure the part file is removed. With
+-- beneath (a folder file lies under, as storage.sync's destination), the part file and
+-- every range's write reach file's folder without following a link. Progress counts
+-- bytes of finished parts.
 -- Interrupted (SIGINT, SIGTERM: an error of code "Interrupted"), a multipart upload
 -- this process opened is aborted like any failed one, and the error raised again;
 -- the uploads still open elsewhere in the process (a sync's other tasks) are listed
@@ -49,7 +52,8 @@ local function arg_error(fname, message)
   check.arg_error(1, fname, message, 4)
 end
 
-local KNOWN = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable" }
+local KNOWN = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable",
+                "beneath" }
 
 -- The arguments, checked and completed with their defaults.
 local function options(args, fname)
@@ -64,6 +68,7 @@ local function options(args, fname)
     local v = o[field]
     if math.type(v) ~= "integer" or v < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
   end
+  if args.beneath ~= nil and type(args.beneath) ~= "string" then arg_error(fname, "field 'beneath' must be a string") end
   local p = args.progress
   if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then
     arg_error(fname, "field 'progress' must be a boolean or a function")
@@ -233,7 +238,7 @@ local function fetch_ranges(storage, o, temp, size, etag, report)
   end
   cloud_module().map(ranges, function(range)
     local r = storage.get_object{ Bucket = o.Bucket, Object = o.Object, file = temp, offset = range.offset,
-      Range = ("bytes=%d-%d"):format(range.offset, range.last), durable = false }
+      Range = ("bytes=%d-%d"):format(range.offset, range.last), durable = false, beneath = o.beneath }
     if r.ETag ~= etag then error(download_error(o, "its ETag changed from " .. etag .. " to " .. tostring(r.ETag))) end
     bytes = bytes + r.ContentLength
     report(bytes)
@@ -248,7 +253,8 @@ local function download_file(client, args)
   local head = storage.head_object{ Bucket = o.Bucket, Object = o.Object }
   local size, etag = head.ContentLength, head.ETag
   -- The part file, core's (cloud.fs.part): the one get_object{ file = } writes too.
-  local made, part = pcall(cloud_module().fs.part, o.file)
+  local made, part = pcall(cloud_module().fs.part, o.file, { beneath = o.beneath })
+  if not made and type(part) == "table" and part.code == "LinkInDestination" then error(part, 0) end
   if not made then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(part.message or part)) end
   local report = make_progress(o, "download " .. o.Object, size)
   local ok, problem = pcall(function()
