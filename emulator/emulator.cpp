@@ -16,9 +16,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "core/crypto.h"
 #include "core/limits.h"
@@ -268,6 +271,38 @@ struct Emulator::Impl {
     }
   }
 
+  // httplib 0.11 percent-decodes every header value as it reads it: a copy source
+  // sent as rclone sends it (a%2Bb=c.txt), a metadata value or a Content-Disposition
+  // holding a '%' would be checked against its signature, and kept, as another text.
+  // Each header gets back the value it came with, from the head its connection kept
+  // (a name's values in the order they came, trimmed as HTTP trims them). A request
+  // that came through no connection has its copy source encoded again S3's way.
+  static void take_header_values(httplib::Request& req) {
+    const std::string* head = current_request_head();
+    if (!head || head->empty()) return encode_copy_source(req);
+    std::map<std::string, std::vector<std::string>> sent;  // lower-cased name -> values
+    size_t at = head->find('\n');  // after the request line
+    while (at != std::string::npos && at + 1 < head->size()) {
+      size_t end = head->find('\n', at + 1);
+      std::string_view line(head->data() + at + 1, (end == std::string::npos ? head->size() : end) - at - 1);
+      at = end;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      size_t colon = line.find(':');
+      if (colon == std::string_view::npos || colon == 0) continue;
+      std::string_view value = line.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+      sent[to_lower(line.substr(0, colon))].emplace_back(value);
+    }
+    std::map<std::string, size_t> taken;
+    for (auto& [name, value] : req.headers) {
+      auto found = sent.find(to_lower(name));
+      if (found == sent.end()) continue;
+      size_t& next = taken[found->first];
+      if (next < found->second.size()) value = found->second[next++];
+    }
+  }
+
   void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
                   const std::string& message, const std::string& request_id, const json& details = json::object()) {
     res.status = status;
@@ -287,6 +322,10 @@ struct Emulator::Impl {
     } catch (...) {
       internal_error(api, res, head);
     }
+    // Bytes go as they are stored, never compressed on the way (httplib would gzip a
+    // text/* object for a client that accepts it, as S3 never does: rclone then finds
+    // its MD5 wrong); the header was read, and signed, already.
+    const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
     put_headers(res, std::move(head), is_aws_request(req));
   }
 
@@ -316,6 +355,7 @@ struct Emulator::Impl {
     std::string target = req.target;
     size_t q = target.find('?');
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
+    restore_empty_signed_headers(headers, query);  // httplib drops them (Metadata = { k = "" })
     std::map<std::string, std::string> labels;
     const Operation* op = match_operation(api, req.method, path, query, labels, headers);
     std::unique_ptr<IncomingBody> incoming;
@@ -585,11 +625,15 @@ struct Emulator::Impl {
     if (!r.ok) return send_error(api, res, r.error.status, r.error.code, r.error.message, request_id, r.error.details);
     std::string body = serialize_result(api, op, r.result, head);
     res.status = r.status;
-    // An object's bytes are not XML: S3's type for bytes of no declared type. HEAD
-    // describes what GET would send, so it says the same.
+    // An object's bytes are not XML: their type is the one the object was stored with
+    // (its ContentType, a header member of the result, taken out of `head` so that it is
+    // sent once), S3's binary/octet-stream when it has none. HEAD describes what GET
+    // would send, so it says the same.
     bool bytes = !op.output_payload.empty() || op.method == "HEAD";
-    const char* type = bytes ? "binary/octet-stream" : content_type_of(api);
-    if (r.payload.bytes) return send_bytes(res, r.payload, type);
+    std::string type = bytes ? "binary/octet-stream" : content_type_of(api);
+    auto declared = std::find_if(head.begin(), head.end(), [](const Header& h) { return iequals(h.first, "Content-Type"); });
+    if (declared != head.end()) type = declared->second, head.erase(declared);
+    if (r.payload.bytes) return send_bytes(res, r.payload, type.c_str());
     res.set_content(body, type);
   }
 
@@ -664,12 +708,12 @@ struct Emulator::Impl {
     // read by the handler (read_body), as it arrives.
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) {
       note_read_whole(req);
-      encode_copy_source(const_cast<httplib::Request&>(req));
+      take_header_values(const_cast<httplib::Request&>(req));
       serve(*a, req, res);
     };
     auto reading = [this, a = &api](const httplib::Request& req, httplib::Response& res,
                                     const httplib::ContentReader& reader) {
-      encode_copy_source(const_cast<httplib::Request&>(req));
+      take_header_values(const_cast<httplib::Request&>(req));
       serve(*a, req, res, &reader);
     };
     s->server.set_pre_routing_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {

@@ -176,6 +176,7 @@ class ByteStore {
 struct ObjectRow {
   std::string bucket, key, etag, last_modified, version_id, checksum = "{}", upload_id;
   std::int64_t size = -1;
+  std::string headers = "{}";  // the object's content headers and user metadata (JSON)
 };
 
 // One record of a service's state, as a store that saves only what changed keeps it

@@ -52,6 +52,8 @@ const char* const kMigrations[] = {
     "  coalesce(json_extract(value, '$.checksum'), '{}'), coalesce(json_extract(value, '$.upload_id'), '')"
     "  FROM records WHERE kind = 'object';"
     "DELETE FROM records WHERE kind = 'object';",
+    // 2 -> 3: an object's content headers and user metadata (JSON); none before
+    "ALTER TABLE objects ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';",
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
@@ -344,7 +346,7 @@ Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& ch
   Statement remove_object(db_, "DELETE FROM objects WHERE api = ?1 AND bucket = json_extract(?2, '$[0]') "
                                "AND key = json_extract(?2, '$[1]')");
   Statement put_object(db_, "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
-                            " checksum, upload_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?9, ?7, ?8)");
+                            " checksum, upload_id, headers) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)");
   Statement own(db_, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
                      "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5");
   for (Statement* s : {&owned, &all_owned, &unown, &unown_all, &remove, &remove_all, &remove_objects, &put,
@@ -361,8 +363,9 @@ Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& ch
       std::vector<std::string> names;  // of bytes, which this record holds
       if (ok && r.object) {
         const ObjectRow& o = *r.object;
-        ok = put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id})
-                 .bind_int(9, o.size)
+        ok = put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id,
+                              o.headers})
+                 .bind_int(10, o.size)
                  .run();
         names.push_back(o.version_id);
       } else if (ok && r.kind == "object") {
@@ -399,8 +402,8 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
       return make_error(ErrorKind::config, "BadStateFile", "the state database " + path_ + " holds a record that is not JSON");
     saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
   }
-  Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id "
-                         "FROM objects ORDER BY api, bucket, key");
+  Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id, "
+                         "headers FROM objects ORDER BY api, bucket, key");
   if (!objects.ready()) return failure("cannot read the objects of");
   Statement count(db_, "SELECT api, count(*) FROM objects GROUP BY api");
   while (count.ready() && count.step() == SQLITE_ROW) saved.objects[count.text(0)].reserve(static_cast<size_t>(count.integer(1, 0)));
@@ -409,7 +412,7 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
   while (objects.step() == SQLITE_ROW) {
     if (!rows || objects.text(0) != api) rows = &saved.objects[api = objects.text(0)];
     rows->push_back({objects.text(1), objects.text(2), objects.text(3), objects.text(4), objects.text(5), objects.text(7),
-                     objects.text(8), objects.integer(6, -1)});
+                     objects.text(8), objects.integer(6, -1), objects.text(9)});
   }
   return std::optional<Saved>(std::move(saved));
 }

@@ -246,5 +246,29 @@ TEST_CASE("A snapshots folder that is not this user's own is refused, naming why
     Outcome<bool> opened = snapshots.open();
     REQUIRE_FALSE(opened.ok());
     CHECK_THAT(opened.error().message, Catch::Contains("belongs to uid 65534"));
+}
+
+TEST_CASE("A snapshot keeps objects' content headers and metadata, in memory and with a state database") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  for (bool on_disk : {false, true}) {
+    INFO((on_disk ? "with a state database" : "in memory"));
+    auto p = platform();
+    std::unique_ptr<StateDatabase> db;
+    if (on_disk) {
+      db = std::make_unique<StateDatabase>(path);
+      REQUIRE(open_state(*p, *db, path).ok());
+    }
+    Snapshots snapshots(*p, db.get(), on_disk ? path + ".snapshots" : "");
+    json typed = {{"Bucket", "demo-bucket"}, {"Object", "page.html"}, {"Body", "<p>"}, {"ContentType", "text/html"},
+                  {"Metadata", {{"mtime", "1"}}}};
+    REQUIRE(call(*p, "PutObject", typed).ok);
+    REQUIRE(snapshots.take("typed").ok());
+    put(*p, "page.html", "plain now");
+    REQUIRE(snapshots.restore("typed").ok());
+    HandlerResult head = call(*p, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "page.html"}});
+    REQUIRE(head.ok);
+    CHECK(head.result["ContentType"] == "text/html");
+    CHECK(head.result["Metadata"] == json({{"mtime", "1"}}));
   }
 }
