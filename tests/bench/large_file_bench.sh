@@ -68,8 +68,8 @@ for what in put get; do
   ut=$(awk '{ print $1 }' "$WORK/$what.curl" | median); um=$(awk '{ print $2 }' "$WORK/$what.curl" | median)
   record "$what of one $MIB MiB object to nginx" cloudlua "$ct" s
   record "$what of one $MIB MiB object to nginx" curl "$ut" s
-  record "$what of one $MIB MiB object to nginx: peak memory" cloudlua "$(awk -v m="$cm" 'BEGIN { print m / 1024 }')" MiB
-  record "$what of one $MIB MiB object to nginx: peak memory" curl "$(awk -v m="$um" 'BEGIN { print m / 1024 }')" MiB
+  record "peak memory, $what of one $MIB MiB object to nginx" cloudlua "$(awk -v m="$cm" 'BEGIN { print m / 1024 }')" MiB
+  record "peak memory, $what of one $MIB MiB object to nginx" curl "$(awk -v m="$um" 'BEGIN { print m / 1024 }')" MiB
   awk -v w="$what" -v ct="$ct" -v cm="$cm" -v ut="$ut" -v um="$um" 'BEGIN {
     printf "  %s  cloudlua %6.3f s %6.1f MiB   curl %6.3f s %6.1f MiB   time %.2fx  memory %.2fx\n",
            w, ct, cm / 1024, ut, um / 1024, ct / ut, cm / um }'

@@ -5,13 +5,13 @@ per figure: run, figure, peer, value, unit, rounds, date, build, commit, load).
 
 A document holds a table where it says
 
-    <!-- render BENCH [figures=SUBSTRING|SUBSTRING...] -->
+    <!-- render BENCH [figures=REGEX] -->
     ...whatever was rendered last...
     <!-- /render -->
 
 and the lines between are replaced by the newest figures of results/BENCH.jsonl: a row per
-figure (in the order the run measured them; with figures=, only those whose name holds
-one of the substrings), a column per tool (cloudlua first), each peer's figure with its
+figure (in the order the run measured them; with figures=, only those whose name the
+regular expression matches), a column per tool (cloudlua first), each peer's figure with its
 ratio to cloudlua's, and a line saying when, with which build, under what load.
 
     tests/bench/render.py            rewrite the documents
@@ -60,10 +60,10 @@ def table(bench, selection):
     run = newest(bench)
     if not run:
         return [f"(no figures yet: run `tests/bench/{bench}.sh`, then `tests/bench/render.py`)"]
-    wanted = [s.strip() for s in selection.split("|")] if selection else None
+    wanted = re.compile(selection) if selection else None
     figures, peers, cell = [], [], {}
     for line in run:
-        if wanted and not any(w in line["figure"] for w in wanted):
+        if wanted and not wanted.search(line["figure"]):
             continue
         if line["figure"] not in figures:
             figures.append(line["figure"])

@@ -140,6 +140,6 @@ for row in $ROWS; do
     awk -v row="$row" -v tool="$tool" -v t="$t" -v r="$r" -v bt="$base_time" -v br="$base_rss" \
       'BEGIN { printf "%-14s %-9s %9.2f %10.0f %13.2fx %13.2fx\n", row, tool, t, r / 1024, (bt > 0 ? t / bt : 0), r / br }'
     record "$(figure "$row")" "$tool" "$t" s
-    record "$(figure "$row"): peak memory" "$tool" "$(awk -v r="$r" 'BEGIN { print r / 1024 }')" MiB
+    record "peak memory, $(figure "$row")" "$tool" "$(awk -v r="$r" 'BEGIN { print r / 1024 }')" MiB
   done
 done
