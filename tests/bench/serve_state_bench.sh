@@ -17,6 +17,7 @@
 # put_object/get_object calls (EMBEDDED_CALLS of each). Run by hand:
 # tests/bench/serve_state_bench.sh build/cloudlua. Not part of ctest; no test asserts a time.
 source "$(dirname "$0")/../serve/lib.sh"
+source "$(dirname "$0")/lib.sh"  # record (results/serve_state_bench.jsonl); its median is replaced below
 COUNTS=${COUNTS:-"1000 10000 100000"}
 export SERVE_START_SECONDS=600
 PUTS=${PUTS:-500}
@@ -125,6 +126,9 @@ for count in $COUNTS; do
   for build in $BUILDS; do
     echo "$build: restart: median $(median ${restarts[$build]}) ms of$(printf ' %s' ${restarts[$build]}) ms; ${memory[$build]}"
     echo "$build: ListObjectsV2 page of 1,000: first $(median ${firsts[$build]}) ms, last $(median ${lasts[$build]}) ms (medians)"
+    peer=$([ "$build" = new ] && echo cloudlua || echo "build before")
+    record "serve --state restart on $count objects" "$peer" "$(median ${restarts[$build]})" ms
+    record "serve --state, a ListObjectsV2 page at the end of $count keys" "$peer" "$(median ${lasts[$build]})" ms
   done
   unset restarts firsts lasts memory
   rm -rf "$WORK"/state-"$count"-*
