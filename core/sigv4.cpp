@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/aws_chunked.h"
+#include "core/dates.h"
 #include "core/crypto.h"
 #include "core/uri.h"
 #include "core/validate.h"
@@ -464,15 +465,10 @@ bool parse_presigned(const Pairs& query, const Dialect& d, Authorization& out) {
 // Seconds from `stamp` to `now` (yyyymmddThhmmssZ; `now` empty: the clock's), or
 // nullopt when either is unreadable.
 std::optional<long> seconds_since(const std::string& stamp, const std::string& now) {
-  auto seconds = [](const std::string& s, std::time_t& out) {
-    std::tm tm{};
-    if (s.size() != 16 || !strptime(s.c_str(), "%Y%m%dT%H%M%SZ", &tm)) return false;
-    out = timegm(&tm);
-    return true;
-  };
-  std::time_t at = 0, reference = std::time(nullptr);
-  if (!seconds(stamp, at) || (!now.empty() && !seconds(now, reference))) return std::nullopt;
-  return static_cast<long>(reference - at);
+  auto at = parse_date(stamp, DateForm::sigv4);
+  auto reference = now.empty() ? Outcome<std::int64_t>(std::time(nullptr)) : parse_date(now, DateForm::sigv4);
+  if (!at || !reference) return std::nullopt;
+  return static_cast<long>(*reference - *at);
 }
 
 // The received headers the signature covers, in the order received.
@@ -806,14 +802,7 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   return check_stream(*check, in.body, streamed);
 }
 
-// Now in UTC as yyyymmddThhmmssZ (gmtime_r: thread-safe, unlike gmtime).
-std::string amz_time_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buf[20];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &utc);
-  return buf;
-}
+// Now in UTC as yyyymmddThhmmssZ.
+std::string amz_time_now() { return format_date(std::time(nullptr), DateForm::sigv4); }
 
 }  // namespace cloud

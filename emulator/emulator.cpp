@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/crypto.h"
+#include "core/dates.h"
 #include "core/limits.h"
 #include "core/protocol.h"
 #include "core/uri.h"
@@ -225,13 +226,7 @@ struct Emulator::Impl {
     return date;
   }
 
-  static std::string http_date(std::time_t t) {
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    return buf;
-  }
+  static std::string http_date(std::time_t t) { return format_date(t, DateForm::http); }
 
   // Content-MD5, when sent (aws-cli sends it with parts and objects), must be the
   // base64 of the body's MD5 (decoded, when it came aws-chunked), as S3 checks;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/crypto.h"
+#include "core/dates.h"
 #include "core/redact.h"
 #include "emulator/service.h"
 
@@ -35,14 +36,7 @@ std::time_t Clock::wall(double later) const {
                      : std::time(nullptr) + static_cast<std::time_t>(advanced_ + later);
 }
 
-std::string Clock::iso8601(double later) const {
-  std::time_t t = wall(later);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string Clock::iso8601(double later) const { return format_date(wall(later), DateForm::iso); }
 
 const std::vector<PlatformSetting>& platform_settings() {
   static const std::vector<PlatformSetting> settings = {

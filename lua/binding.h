@@ -50,7 +50,7 @@ void open_emulator(lua_State* L, int module);
 void open_json(lua_State* L, int module);
 // Sets cloud.fs (glob, list, mkdir, remove, set_mtime, stat, sync) in the table at `module` (fs.cpp).
 void open_fs(lua_State* L, int module);
-// Sets cloud.clock, cloud.sleep and cloud.isatty in the table at `module` (system.cpp).
+// Sets cloud.clock, cloud.sleep, cloud.isatty and cloud.time in the table at `module` (system.cpp).
 void open_system(lua_State* L, int module);
 // Makes `require "cloud.<name>"` find the embedded lua/<name>.lua and sets the parts
 // of the module written in Lua (cloud.wait_until) in the table at `module` (modules.cpp).

@@ -644,6 +644,7 @@ void register_loaded(lua_State* L, int module) {
   std::vector<std::string> parts = api_names();
   parts.push_back("emulator");  // when the embedded emulator serves the session
   parts.push_back("fs");
+  parts.push_back("time");
   for (const std::string& part : parts) {
     if (lua_getfield(L, module, part.c_str()) == LUA_TTABLE) lua_setfield(L, -2, ("cloud." + part).c_str());
     else lua_pop(L, 1);

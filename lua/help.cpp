@@ -197,9 +197,15 @@ std::string help_text(lua_State* L) {
 }
 
 // Whether io.output() is io.stdout: help's text then goes to the terminal, if any.
+// False when the global io has no output function or it fails.
 bool output_is_stdout(lua_State* L) {
   int top = lua_gettop(L);
-  bool same = luaL_dostring(L, "return io.output() == io.stdout") == LUA_OK && lua_toboolean(L, -1);
+  bool same = false;
+  if (lua_getglobal(L, "io") == LUA_TTABLE && lua_getfield(L, -1, "output") == LUA_TFUNCTION &&
+      lua_pcall(L, 0, 1, 0) == LUA_OK) {
+    lua_getfield(L, top + 1, "stdout");
+    same = lua_rawequal(L, -1, -2);
+  }
   lua_settop(L, top);
   return same;
 }

@@ -2,7 +2,8 @@
 // cmake/EmbedFiles.cmake): `require "cloud.<name>"` finds lua/<name>.lua through a
 // searcher placed right after package.preload, so no file on disk is needed and a
 // module on package.path cannot shadow them by accident. Parts of the `cloud` API
-// written in Lua (cloud.wait_until, cloud.pages, cloud.pretty, cloud.storage.upload_file) are installed from here.
+// written in Lua (cloud.wait_until, cloud.pages, cloud.pretty, cloud.storage.upload_file) are installed from here,
+// by the makers in lua/stubs.lua (no Lua source lives in this file).
 // Each function is a stub that requires its module on the first call and tail-calls
 // into it: nothing is compiled that a script does not use, and, the tail call leaving
 // no frame, the module's errors point at the script's line as they would without the
@@ -32,20 +33,38 @@ const EmbeddedFile* find_embedded(const std::string& module) {
   return nullptr;
 }
 
+// Compiles lua/<name>.lua for module "cloud.<name>" and pushes the chunk; false when
+// no such file is embedded.
+bool load_embedded(lua_State* L, const char* name) {
+  const EmbeddedFile* f = find_embedded(name);
+  if (!f) return false;
+  std::string chunkname = std::string("=[cloudlua] ") + f->name;
+  if (luaL_loadbuffer(L, f->text, std::strlen(f->text), chunkname.c_str()) != LUA_OK)
+    luaL_error(L, "error loading embedded module '%s': %s", name, lua_tostring(L, -1));
+  return true;
+}
+
 // The searcher: a loader for "cloud.<name>" when lua/<name>.lua is embedded, else
 // the line require adds to its "module not found" message.
 int embedded_searcher(lua_State* L) {
   const char* name = luaL_checkstring(L, 1);
-  const EmbeddedFile* f = find_embedded(name);
-  if (!f) {
+  if (!load_embedded(L, name)) {
     lua_pushfstring(L, "no embedded module '%s'", name);
     return 1;
   }
-  std::string chunkname = std::string("=[cloudlua] ") + f->name;
-  if (luaL_loadbuffer(L, f->text, std::strlen(f->text), chunkname.c_str()) != LUA_OK)
-    return luaL_error(L, "error loading embedded module '%s': %s", name, lua_tostring(L, -1));
-  lua_pushstring(L, f->name);
+  lua_pushstring(L, find_embedded(name)->name);
   return 2;
+}
+
+// open(name) for luaL_requiref: runs the embedded module `name` as require would
+// (with its name and file), returning its value.
+int open_embedded(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);
+  if (!load_embedded(L, name)) return luaL_error(L, "no embedded module '%s'", name);
+  lua_pushstring(L, name);
+  lua_pushstring(L, find_embedded(name)->name);
+  lua_call(L, 2, 1);
+  return 1;
 }
 
 // Inserts the searcher at position 2 of package.searchers.
@@ -82,67 +101,51 @@ void set_lazy_modules(lua_State* L, int module) {
   lua_setmetatable(L, module);
 }
 
-// The stubs' makers, compiled once per state: (name, field) -> a function that calls
-// require(name)[field]; (client table) -> its storage table's upload_file and
-// download_file, calling require "cloud.transfer"'s with the client (its pages list an
-// upload's parts); (client table) -> its storage table's sync and check, calling
-// require "cloud.sync"'s with the client (its pages list the bucket), and location,
-// the parser of s3://BUCKET/PREFIX they read their strings with.
-const char* const kStubMaker = R"(
-local name, field = ...
-return function(...) return require(name)[field](...) end)";
-const char* const kTransferStubs = R"(
-local client = ...
-rawset(client.storage, "upload_file", function(args) return require("cloud.transfer").upload_file(client, args) end)
-rawset(client.storage, "download_file", function(args) return require("cloud.transfer").download_file(client, args) end))";
-const char* const kSyncStubs = R"(
-local client = ...
-rawset(client.storage, "sync", function(args) return require("cloud.sync").sync(client, args) end)
-rawset(client.storage, "check", function(args) return require("cloud.sync").check(client, args) end)
-rawset(client.storage, "location", function(text) return require("cloud.sync").location(text) end))";
-// (client table) -> a cloud.client{}'s own pages and wait_for, calling the modules'
-// with the client (cloud.pages and cloud.wait_for are the default client's).
-const char* const kClientStubs = R"(
-local client = ...
-rawset(client, "pages", function(name, args) return require("cloud.pages").pages(name, args, client) end)
-rawset(client, "wait_for", function(name, args, opts) return require("cloud.wait").wait_for(name, args, opts, client) end))";
-
-// Pushes the function compiled from `code` (once; kept in the registry under `code`).
-void push_compiled(lua_State* L, const char* code) {
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, code) == LUA_TFUNCTION) return;
+// Pushes the table of lua/stubs.lua, the makers of the stubs: required once per
+// state (through package.loaded, as require would) and kept in the registry, so that
+// a script that empties package.loaded still gets working stubs.
+void push_stubs(lua_State* L) {
+  static const char key = 0;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &key) == LUA_TTABLE) return;
   lua_pop(L, 1);
-  if (luaL_loadbuffer(L, code, std::strlen(code), "=[cloudlua] stubs") != LUA_OK) lua_error(L);
+  luaL_requiref(L, "cloud.stubs", open_embedded, 0);
   lua_pushvalue(L, -1);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, code);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &key);
+}
+
+// Calls require("cloud.stubs")[maker](value at index `arg`), leaving nothing.
+void call_stub_maker(lua_State* L, const char* maker, int arg) {
+  arg = lua_absindex(L, arg);
+  push_stubs(L);
+  lua_getfield(L, -1, maker);
+  lua_pushvalue(L, arg);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
 }
 
 // module[field] = a stub for require(name)[field], for each of `fields`.
 void set_stubs(lua_State* L, int module, std::initializer_list<const char*> fields, const char* name) {
+  push_stubs(L);
   for (const char* field : fields) {
-    push_compiled(L, kStubMaker);
+    lua_getfield(L, -1, "stub");
     lua_pushstring(L, name);
     lua_pushstring(L, field);
     lua_call(L, 2, 1);
     lua_setfield(L, module, field);
   }
+  lua_pop(L, 1);
 }
 
 }  // namespace
 
 void add_transfers(lua_State* L, int client) {
-  push_compiled(L, kTransferStubs);
-  lua_pushvalue(L, client);
-  lua_call(L, 1, 0);
-  push_compiled(L, kSyncStubs);
-  lua_pushvalue(L, client);
-  lua_call(L, 1, 0);
+  call_stub_maker(L, "transfers", client);
+  call_stub_maker(L, "sync", client);
 }
 
 void add_client_functions(lua_State* L, int client) {
   add_transfers(L, client);
-  push_compiled(L, kClientStubs);
-  lua_pushvalue(L, client);
-  lua_call(L, 1, 0);
+  call_stub_maker(L, "client", client);
 }
 
 void open_embedded_modules(lua_State* L, int module) {

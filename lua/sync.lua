@@ -200,28 +200,12 @@ local function selected(o, path)
   return keep and (o.shard == nil or fnv1a32(path) % o.shard.count == o.shard.index)
 end
 
--- Days since 1970-01-01 of a date of the proleptic Gregorian calendar.
-local function days_from_civil(y, m, d)
-  y = m <= 2 and y - 1 or y
-  local era = (y >= 0 and y or y - 399) // 400
-  local yoe = y - era * 400
-  local doy = (153 * (m + (m > 2 and -3 or 9)) + 2) // 5 + d - 1
-  return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-end
-
-local MONTHS = { Jan = 1, Feb = 2, Mar = 3, Apr = 4, May = 5, Jun = 6, Jul = 7, Aug = 8, Sep = 9, Oct = 10, Nov = 11, Dec = 12 }
-
--- Seconds since the epoch of an ISO 8601 UTC time ("2026-11-26T09:42:01.000Z") or an
--- HTTP date ("Thu, 26 Nov 2026 09:42:01 GMT"); nil for anything else.
+-- Seconds since the epoch of a date as a listing (RFC 3339, "2026-11-26T09:42:01.000Z")
+-- or a header (HTTP, "Thu, 26 Nov 2026 09:42:01 GMT") gives it (cloud.time.parse);
+-- nil for anything else.
 local function epoch_of(text)
   if type(text) ~= "string" then return nil end
-  local y, m, d, H, M, S = text:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)")
-  if not y then
-    local dd, mon, yy, hh, mm, ss = text:match("^%a+, (%d%d) (%a%a%a) (%d%d%d%d) (%d%d):(%d%d):(%d%d) GMT$")
-    if not dd or not MONTHS[mon] then return nil end
-    y, m, d, H, M, S = yy, MONTHS[mon], dd, hh, mm, ss
-  end
-  return days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(H) * 3600 + tonumber(M) * 60 + tonumber(S)
+  return (cloud_module().time.parse(text))
 end
 
 -- Why a bucket's relative path cannot be a local file's name, or nil when it can.

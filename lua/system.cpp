@@ -2,7 +2,7 @@
 // helpers (cloud.wait_until, the test harness) and user scripts compose: a monotonic
 // clock, a sleep (a timer on the loop), whether a file handle is a terminal (progress lines belong on
 // terminals only), and the MD5 of a file range or a string (an ETag to compare: upload_file's
-// resume, storage.sync's checksums).
+// resume, storage.sync's checksums), and cloud.time, the Lua side of core/dates.
 // Each follows the binding's order: check, act, push, return.
 #include <lauxlib.h>
 #include <lua.h>
@@ -18,6 +18,7 @@
 
 #include "core/body.h"
 #include "core/crypto.h"
+#include "core/dates.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "lua/tasks.h"
@@ -121,6 +122,47 @@ int l_md5_file(lua_State* L) {
   return 1;
 }
 
+// cloud.time.parse(text): the seconds since 1970 (UTC) of a date in RFC 3339, HTTP or
+// SigV4 form; nil and an error (kind validation, code InvalidDate) saying what was
+// wrong when the text is none of them.
+int l_time_parse(lua_State* L) {
+  check_type(L, 1, LUA_TSTRING);
+  size_t n = 0;
+  const char* text = lua_tolstring(L, 1, &n);
+  auto seconds = parse_date(std::string_view(text, n));
+  if (!seconds) {
+    lua_pushnil(L);
+    push_error(L, seconds.error());
+    return 2;
+  }
+  lua_pushinteger(L, static_cast<lua_Integer>(*seconds));
+  return 1;
+}
+
+// cloud.time.format(seconds [, form]): the date in form "iso" (the default), "http"
+// or "sigv4"; a fraction of a second is dropped.
+int l_time_format(lua_State* L) {
+  check_type(L, 1, LUA_TNUMBER);
+  double seconds = lua_tonumber(L, 1);
+  if (!std::isfinite(seconds)) arg_error(L, 1, "a finite number of seconds expected");
+  if (!lua_isnoneornil(L, 2)) check_type(L, 2, LUA_TSTRING);
+  const char* name = lua_isnoneornil(L, 2) ? "iso" : lua_tostring(L, 2);
+  auto form = date_form_named(name);
+  if (!form) arg_error(L, 2, std::string("'") + name + "' is not a date form: iso, http or sigv4 expected");
+  double whole = std::floor(seconds);
+  constexpr double kLimit = 9.2e18;  // within int64; format_date clamps to years 0000 to 9999
+  std::int64_t t = whole < -kLimit ? static_cast<std::int64_t>(-kLimit) : whole > kLimit ? static_cast<std::int64_t>(kLimit) : static_cast<std::int64_t>(whole);
+  std::string text = format_date(t, *form);
+  lua_pushlstring(L, text.data(), text.size());
+  return 1;
+}
+
+void open_time(lua_State* L, int module) {
+  const luaL_Reg fns[] = {{"format", protect<l_time_format>}, {"parse", protect<l_time_parse>}, {nullptr, nullptr}};
+  luaL_newlib(L, fns);
+  lua_setfield(L, module, "time");
+}
+
 }  // namespace
 
 void open_system(lua_State* L, int module) {
@@ -129,6 +171,7 @@ void open_system(lua_State* L, int module) {
   lua_pushvalue(L, module);
   luaL_setfuncs(L, fns, 0);
   lua_pop(L, 1);
+  open_time(L, module);
 }
 
 }  // namespace cloud
