@@ -129,6 +129,14 @@ let the others run. A task nobody keeps is cancelled by the garbage collector.]]
 The first failure is raised after the tasks still running are cancelled; with
 collect = true each item gets { ok = true, value = v } or { ok = false, error = e }.]],
     see = "docs/lua-api.md" },
+  { name = "cloud.event", usage = "cloud.event() -> ev; ev:wait(); ev:signal() -> n",
+    summary = "A wait without polling: ev:wait() parks the task until ev:signal() wakes the tasks waiting then.",
+    text = [[
+ev:signal() puts every task waiting at that moment back on the scheduler's ready list
+(the path a finished transfer takes) and returns how many there were; wait again in a
+loop until what you wait for holds. Outside a task, ev:wait() runs the tasks until a
+signal comes.]],
+    see = "docs/lua-api.md" },
   { name = "cloud.storage.upload_file",
     usage = "cloud.storage.upload_file{ Bucket, Object, file, part_size, concurrency, progress, keep, upload_id, parts } -> result, meta",
     summary = "Uploads a file of any size: one PutObject, or parts in parallel from disk, completed in order.",
