@@ -73,4 +73,9 @@ std::string serialize_error(const Api& api, const std::string& code, const std::
 
 const char* content_type_of(const Api& api);
 
+// Appends `s` to `out` escaped as XML text (`attribute` false) or an attribute's value,
+// as every XML body the protocol writes is: for a body written by hand (the emulator's
+// PostResponse).
+void xml_escape(std::string& out, std::string_view s, bool attribute);
+
 }  // namespace cloud
