@@ -100,6 +100,24 @@ for dialect in ext aws; do
     assert(not ok, 'a refused form stored its object')"
 done
 
+step "hostile forms: fields past 20 KiB before the file, a cut body, no key, no policy, a repeated field"
+export CLOUDLUA_DIALECT=aws
+presign "{ Bucket = 'post-aws', Object = 'hostile.txt' }"
+got=$(post "$WORK/page.txt" "x-ignore-pad=$(head -c 25000 /dev/zero | tr '\0' a)")
+expect_refusal 400 MaxPostPreDataLengthExceededError "25 KB of fields"
+got=$(curl -s -o "$WORK/answer" -w '%{http_code}' -H 'Content-Type: multipart/form-data; boundary=XyZ' \
+  --data-binary $'--XyZ\r\nContent-Disposition: form-data; name="key"\r\n\r\nk\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="f"\r\n\r\nno end' \
+  "$(cat "$WORK/form.url")")
+expect_refusal 400 MalformedPOSTRequest "a file part without its closing boundary"
+grep -v '^key=' "$WORK/form.args" >"$WORK/nokey.args" && cp "$WORK/nokey.args" "$WORK/form.args"
+got=$(post "$WORK/page.txt")
+expect_refusal 400 InvalidArgument "no key"
+got=$(curl -s -o "$WORK/answer" -w '%{http_code}' -F key=k -F "file=@$WORK/page.txt" "$(cat "$WORK/form.url")")
+expect_refusal 403 AccessDenied "no policy"
+presign "{ Bucket = 'post-aws', Object = 'hostile.txt' }"
+got=$(post "$WORK/page.txt" "key=other")
+expect_refusal 400 InvalidArgument "a repeated key"
+
 if python3 -c 'import boto3' 2>/dev/null; then
   step "boto3: generate_presigned_post's form, posted with curl, stores the object"
   export ENDPOINT=$CLOUDLUA_ENDPOINT_STORAGE
