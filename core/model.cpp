@@ -400,6 +400,9 @@ struct Model::Loader {
     op.output_file_durable = spec.value("outputFileDurable", "");
     if (!op.output_file_durable.empty())
       expect_local(op, op.output_file_durable, ShapeType::boolean, where + ".outputFileDurable");
+    op.output_file_beneath = spec.value("outputFileBeneath", "");
+    if (!op.output_file_beneath.empty())
+      expect_local(op, op.output_file_beneath, ShapeType::string, where + ".outputFileBeneath");
   }
 
   // errorsByStatus { "404": "NoSuchKey" }: an error status (400-599) -> the code it means.

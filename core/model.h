@@ -122,6 +122,8 @@ struct Operation {
                                    // place at this byte of an existing file ("" for none)
   std::string output_file_durable;  // input member: with output_file, false skips the flush
                                     // to disk before the rename ("" for none)
+  std::string output_file_beneath;  // input member: with output_file, the folder it lies under,
+                                    // no link followed between the two ("" for none)
   bool checksum_required = false;  // the body's Content-MD5 is sent (and required by the server)
   std::optional<Paginator> paginator;  // a listing continued page by page (cloud.pages)
   // The platform's numeric limits of the operation that no member's rule can say

@@ -376,6 +376,8 @@ std::string too_deep_message(const std::string& what) {
   return what + " is nested more than " + std::to_string(kMaxDepth) + " levels deep (the limit for any document)";
 }
 
+}  // namespace
+
 // A JSON text parsed with its depth watched: the parser is not recursive, but copying,
 // dumping or pushing a document to Lua is, so a document deeper than kMaxDepth is
 // dropped as it is read (`too_deep` set) and never walked.
@@ -414,6 +416,8 @@ json parse_json_text(const std::string& text, bool& too_deep) {
   return json::parse(text, within, false);
 }
 
+namespace {
+
 Outcome<json> parse_json_object(const std::string& body, const std::string& what) {
   if (body.empty()) return json::object();
   bool too_deep = false;
@@ -422,6 +426,15 @@ Outcome<json> parse_json_object(const std::string& body, const std::string& what
   if (doc.is_discarded() || !doc.is_object())
     return make_error(ErrorKind::api, "MalformedResponse", what + " is not a JSON object: " + body.substr(0, 200));
   return doc;
+}
+
+// The reason of a JSON parse error without nlohmann's prefix and position ("syntax
+// error while parsing value - invalid literal; last read: 'x'").
+std::string parse_reason(const json::parse_error& e) {
+  std::string what = e.what();
+  size_t column = what.find("column ");
+  size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
 // True when an element sits more than kMaxDepth levels deep (the root is level 1).
@@ -440,6 +453,24 @@ bool xml_too_deep(pugi::xml_document& doc) {
 }
 
 }  // namespace
+
+Outcome<json> parse_json_document(const std::string& text, const std::string& what) {
+  bool too_deep = false;
+  auto within = [&too_deep](int depth, json::parse_event_t event, json&) {
+    bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxDepth) too_deep = true;
+    return !too_deep;
+  };
+  try {
+    json doc = may_be_too_deep(text) ? json::parse(text, within) : json::parse(text);
+    if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
+    return doc;
+  } catch (const json::parse_error& e) {
+    if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
+    return make_error(ErrorKind::validation, "InvalidJSON",
+                      what + " is not JSON: at byte " + std::to_string(e.byte) + ": " + parse_reason(e));
+  }
+}
 
 const char* content_type_of(const Api& api) {
   return api.protocol->content_type.c_str();
@@ -496,6 +527,8 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
   if (!op.output_file_durable.empty() && input.contains(op.output_file_durable))
     w.files.durable = input[op.output_file_durable].get<bool>();
+  if (!op.output_file_beneath.empty() && input.contains(op.output_file_beneath))
+    w.files.beneath = input[op.output_file_beneath].get<std::string>();
   return w;
 }
 

@@ -107,6 +107,7 @@ struct Emulator::Impl {
   std::mutex stop_mutex;
   std::condition_variable stop_cv;
   bool stopping = false;
+  std::unique_ptr<StoreLock> store_lock;    // with options.state_file: this process owns it
   std::unique_ptr<StateDatabase> state_db;  // with options.state_file
   // Where raw payloads are streamed to ("": memory): options.body_folder, or the state's
   // folder of bytes, where the store links them in.
@@ -308,6 +309,10 @@ struct Emulator::Impl {
                 const httplib::ContentReader* reader) {
     std::string request_id = next_request_id();
     set_common_headers(api, head, request_id);
+    if (is_discovery(req)) {  // the one unsigned control request: nothing secret, nothing changed
+      res.status = 200;
+      return res.set_content(discovery(*self).dump(), "application/json");
+    }
     Headers headers(req.headers.begin(), req.headers.end());
     std::string target = req.target;
     size_t q = target.find('?');
@@ -371,6 +376,12 @@ struct Emulator::Impl {
     if (!a.body.empty()) res.set_content(a.body, content_type_of(api));
   }
 
+  // GET /_cloudlua/discover without a body (docs/emulator.md, "Reaching serve").
+  static bool is_discovery(const httplib::Request& req) {
+    return req.method == "GET" && req.target == kDiscoverPath && !req.has_header("Transfer-Encoding") &&
+           req.get_header_value<uint64_t>("Content-Length") == 0;
+  }
+
   // The control plane (docs/emulator.md, "The control plane"): cloud.emulator's
   // operations over HTTP, signed as any request (checked before this), faults left out.
   // POST /_cloudlua/<operation> with a JSON object of arguments (or no body), or GET
@@ -389,6 +400,10 @@ struct Emulator::Impl {
     if (!answer.ok()) {
       const Error& e = answer.error();
       int status = e.code == "UnknownControl" || e.code == "NoSuchSnapshot" ? 404 : e.kind == ErrorKind::validation ? 400 : 500;
+      if (status == 500) {  // the server's own failure (a snapshot's disk): redacted, as an object write's
+        HandlerResult internal = HandlerResult::internal(operation + ": " + e.message);
+        return send_error(api, res, 500, internal.error.code, internal.error.message, request_id);
+      }
       return send_error(api, res, status, e.code, e.message, request_id);
     }
     res.status = 200;
@@ -740,11 +755,17 @@ Outcome<bool> Emulator::start() {
     // The database's platform in place of the fixtures (or the fixtures into a new
     // one; a JSON state file imported first); from then on every change is saved
     // before it is answered.
+    if (!impl_->store_lock) {  // before anything of the state is read: one owner at a time
+      auto lock = StoreLock::take(impl_->options.state_file);
+      if (!lock.ok()) return lock.error();
+      impl_->store_lock = std::move(*lock);
+    }
     impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
     auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
     if (!opened.ok()) return opened.error();
     impl_->snapshots =
         std::make_unique<Snapshots>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
+    if (auto owned = impl_->snapshots->open(); !owned.ok()) return owned.error();  // made now: nobody else's
   }
   impl_->body_folder = impl_->state_db ? impl_->state_db->bytes_folder() : impl_->options.body_folder;
   {

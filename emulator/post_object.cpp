@@ -314,7 +314,8 @@ std::optional<ApiError> check_policy(const std::string& policy64, const Form& fo
                                      const Dialect& d, std::time_t now) {
   std::optional<std::string> text = unbase64(policy64);
   if (!text) return invalid_policy("the policy field is not base64");
-  json policy = json::parse(*text, nullptr, false);
+  bool too_deep = false;
+  json policy = parse_json_text(*text, too_deep);  // depth watched: the policy is the client's
   if (policy.is_discarded() || !policy.is_object()) return invalid_policy("the policy is not a JSON object");
   auto expiration = policy.find("expiration");
   if (expiration == policy.end() || !expiration->is_string())

@@ -12,12 +12,17 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -504,6 +509,80 @@ Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
   sqlite3_exec(db_, "DETACH DATABASE snapshot", nullptr, nullptr, nullptr);
   if (done.ok()) done = open();
   return done;
+}
+
+// ---------------------------------------------------------------- the owner
+
+namespace {
+
+// The PID the lock file `fd` names, read a few times over 0.1 s (its holder writes it
+// just after taking the lock); "unknown" when it names none.
+std::string holder_of(int fd) {
+  for (int tries = 0; tries < 20; ++tries) {
+    char text[32] = {};
+    ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+    long pid = n > 0 ? std::strtol(text, nullptr, 10) : 0;
+    if (pid > 0) return std::to_string(pid);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+Outcome<std::unique_ptr<StoreLock>> StoreLock::take(const std::string& path) {
+  std::string file = path + ".lock";
+  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return state_file_error("cannot open the lock file", file);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int failed = errno;
+    std::string holder = failed == EWOULDBLOCK ? holder_of(fd) : "";
+    ::close(fd);
+    errno = failed;
+    if (failed != EWOULDBLOCK) return state_file_error("cannot lock", file);
+    return make_error(ErrorKind::config, "StateInUse",
+                      "the state " + path + " is in use by another cloudlua serve (pid " + holder + ", holding " + file +
+                          "): one process at a time owns a state; stop that one, or give another --state FILE");
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    Error e = state_file_error("cannot write the lock file", file);
+    ::close(fd);
+    return e;
+  }
+  return std::unique_ptr<StoreLock>(new StoreLock(fd));
+}
+
+StoreLock::~StoreLock() { ::close(fd_); }
+
+Outcome<int> open_own_folder(const std::string& path, const std::string& what) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create " + what, path);
+  auto unsafe = [&](const std::string& why) {
+    return make_error(ErrorKind::config, "UnsafeFolder",
+                      what + " " + path + " " + why + ": serve uses only a folder it made, or one of this user's that "
+                      "no one else can write; remove it or move it away, or give another --state FILE");
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st{};
+  if (fd < 0) {
+    int failed = errno;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return unsafe("is a symbolic link");
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return unsafe("is not a folder");
+    errno = failed;
+    return state_file_error("cannot open " + what, path);
+  }
+  std::string why;
+  if (::fstat(fd, &st) != 0) why = std::string("cannot be examined (") + std::strerror(errno) + ")";
+  else if (st.st_uid != ::geteuid())
+    why = "belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " + std::to_string(::geteuid()) + ")";
+  else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    why = std::string("can be written by other users (mode ") + mode + ")";
+  }
+  if (why.empty()) return fd;
+  ::close(fd);
+  return unsafe(why);
 }
 
 // ---------------------------------------------------------------- start

@@ -23,6 +23,7 @@
 -- writes "# " lines so that nothing it prints can pass for a TAP line.
 
 local M = {}
+local arg_error = require("cloud.check").arg_error  -- lauxlib's wording
 
 -- A line of --list leaves the process: redacted and printable, as all cloudlua output is.
 local redact, printable, clock = package.loaded.cloud.redact, package.loaded.cloud.printable, package.loaded.cloud.clock
@@ -263,7 +264,7 @@ local function snapshot_mismatch(value, name)
 end
 
 function M.expect_error(fn, match)
-  if type(fn) ~= "function" then error("bad argument #1 to 'expect_error' (function expected)", 2) end
+  if type(fn) ~= "function" then arg_error(1, "expect_error", "function expected") end
   local err = expect_failure(2, match, fn)
   return err  -- not a tail call: the failure's level must find the caller
 end
@@ -356,12 +357,12 @@ end
 
 local function install_globals(suite)
   local function add(kind) return function(fn)
-    if type(fn) ~= "function" then error("bad argument #1 to '" .. kind .. "' (function expected)", 2) end
+    if type(fn) ~= "function" then arg_error(1, kind, "function expected") end
     table.insert(suite[kind], fn)
   end end
   local function declare(skipped) return function(name, fn)
-    if type(name) ~= "string" then error("bad argument #1 to 'test' (a name expected)", 2) end
-    if type(fn) ~= "function" then error("bad argument #2 to 'test' (function expected)", 2) end
+    if type(name) ~= "string" then arg_error(1, "test", "a name expected") end
+    if type(fn) ~= "function" then arg_error(2, "test", "function expected") end
     table.insert(suite.cases, { name = name, fn = fn, skipped = skipped })
   end end
   _G.test = setmetatable({ skip = declare(true) }, { __call = function(_, ...) return declare(false)(...) end })

@@ -24,7 +24,7 @@ _cloudlua() {
   done
   local opts
   case $sub in
-    serve) opts="--port --host --dialect --access-key --secret-key --region --state --restore --settle --min-part-size --help" ;;
+    serve) opts="--port --host --dialect --access-key --secret-key --region --profile --state --restore --settle --min-part-size --help" ;;
     config) opts=$config ;;
     test) opts="--filter --list --junit --seed -j --jobs --timeout --update-snapshots $config" ;;
     *) opts="-e -l -i -v --version -E -W --output --debug --keep-going --lua-definitions $config -h - --" ;;

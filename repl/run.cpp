@@ -2,7 +2,9 @@
 // table, CLOUDLUA_INIT (as LUA_INIT), -e and -l in command-line order, then the
 // script (or stdin), then maybe the REPL, all inside one protected call (lua.c's
 // pmain). Every chunk runs under a message handler that adds a traceback; a failure
-// prints "cloudlua: <message>" on stderr and makes the exit status 1. With --output json the values a -e chunk or the script returns
+// prints "cloudlua: <message>" on stderr and makes the exit status 1, or 130 when
+// SIGINT or SIGTERM interrupted it (repl/interrupt.h: the first signal surfaces in Lua
+// as an "Interrupted" error, which sync and the transfers clean up after). With --output json the values a -e chunk or the script returns
 // are printed as JSON, one document per line.
 #include <lauxlib.h>
 #include <lua.h>
@@ -18,6 +20,7 @@
 #include "lua/convert.h"
 #include "lua/session.h"
 #include "repl/cli.h"
+#include "repl/interrupt.h"
 
 namespace cloud {
 
@@ -27,6 +30,12 @@ const char* const kErrorValueKey = "cloudlua.error_value";
 
 // How report_error writes: as text, or as one JSON document (--output json); set by run_lua.
 Output error_output = Output::text;
+
+// Whether a chunk failed after a signal interrupted it: the run's exit status is then 130.
+bool run_interrupted = false;
+
+// The exit status of a run whose chunk failed.
+int failed_status() { return run_interrupted ? 130 : 1; }
 
 // Error objects are tables with __tostring; anything else without a string form is
 // named by its type, as lua.c does. The value raised is kept (kErrorValueKey) for
@@ -66,12 +75,17 @@ void announce_emulator(Session& session, const RunOptions& o) {
   };
 }
 
-// Runs the function on top of the stack (its `nargs` arguments above it); its
-// results are printed when the output is JSON.
+// Runs the function on top of the stack (its `nargs` arguments above it), SIGINT and
+// SIGTERM interrupting it; its results are printed when the output is JSON.
 int run_function(lua_State* L, int nargs, Output output) {
   int base = lua_gettop(L) - nargs;  // the function's index
   bool json_out = output != Output::text;
-  int status = protected_call(L, nargs, json_out ? LUA_MULTRET : 0);
+  int status = LUA_OK;
+  {
+    InterruptGuard guard(L, true);
+    status = protected_call(L, nargs, json_out ? LUA_MULTRET : 0);
+    if (status != LUA_OK && guard.interrupted()) run_interrupted = true;
+  }
   if (status == LUA_OK && json_out && !print_values(L, base, output)) status = LUA_ERRRUN;
   report_error(L, status);
   return status;
@@ -146,9 +160,9 @@ bool open_state(lua_State* L, const RunOptions& o) {
 
 int run_all(lua_State* L, const RunOptions& o) {
   create_arg_table(L, o);
-  if (!o.ignore_env && run_init(L) != LUA_OK) return 1;
-  if (run_steps(L, o) != LUA_OK) return 1;
-  if (!o.script.empty() && run_script(L, o) != LUA_OK) return 1;
+  if (!o.ignore_env && run_init(L) != LUA_OK) return failed_status();
+  if (run_steps(L, o) != LUA_OK) return failed_status();
+  if (!o.script.empty() && run_script(L, o) != LUA_OK) return failed_status();
   bool nothing_given = o.script.empty() && o.steps.empty() && !o.version;
   // Values typed are shown by cloud.pretty, which the `cloud` table loads when the
   // field is first read (from then on a field like any other, which completion lists).

@@ -7,12 +7,14 @@
 --
 -- Prints each path that differs or is on one side only, then a summary line; with
 -- --output json, one JSON record. Exit status 0 when both sides hold the same, 1 when
--- they differ, 2 on a usage error.
+-- they differ (or a folder could not be listed), 2 on a usage error (a missing source
+-- among them). A bucket location is s3://BUCKET/PREFIX, read by cloud.storage.location.
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
 local lib = require("lib.args")
 local trees = require("lib.trees")
+local printable = cloud.printable  -- names and messages are anybody's bytes
 
 local args = lib.parse({
   usage = "cloudlua scripts/check.lua SRC DST [--size-only] [--exclude GLOB]... [--include GLOB]... [--output json]",
@@ -27,22 +29,20 @@ local args = lib.parse({
 }, ...)
 if not args then return end
 
-local function location(text)
-  local where, why = trees.location(text)
-  if not where then lib.exit(2, "check.lua: " .. why .. "\n") end
-  return where
-end
-
-local r = cloud.storage.check{ from = location(args.src), to = location(args.dst), filters = args.filters,
-                               compare = args.size_only and "size" or "checksum" }
+local ok, r = pcall(cloud.storage.check, { from = args.src, to = args.dst, filters = args.filters,
+                                            compare = args.size_only and "size" or "checksum" })
+if not ok then lib.exit(trees.status_of(r), "check.lua: " .. printable(trees.message_of(r)) .. "\n") end
+for _, f in ipairs(r.failed) do io.stderr:write(printable(("failed: %s: %s"):format(f.path, tostring(f.error))), "\n") end
 if args.output == "json" then
+  local failed = {}
+  for i, f in ipairs(r.failed) do failed[i] = f.path end
   print(trees.json_line{ { "same", r.same }, { "differ", r.differ }, { "only_in_from", r.only_in_from },
-                         { "only_in_to", r.only_in_to } })
+                         { "only_in_to", r.only_in_to }, { "failed", #failed > 0 and failed or nil } })
 else
-  for _, p in ipairs(r.differ) do print("differ: " .. p) end
-  for _, p in ipairs(r.only_in_from) do print("only in " .. trees.shown(args.src) .. ": " .. p) end
-  for _, p in ipairs(r.only_in_to) do print("only in " .. trees.shown(args.dst) .. ": " .. p) end
-  print(("%d the same, %d differ, %d only in %s, %d only in %s"):format(r.same, #r.differ, #r.only_in_from,
-    trees.shown(args.src), #r.only_in_to, trees.shown(args.dst)))
+  for _, p in ipairs(r.differ) do print(printable("differ: " .. p)) end
+  for _, p in ipairs(r.only_in_from) do print(printable("only in " .. args.src .. ": " .. p)) end
+  for _, p in ipairs(r.only_in_to) do print(printable("only in " .. args.dst .. ": " .. p)) end
+  print(printable(("%d the same, %d differ, %d only in %s, %d only in %s"):format(r.same, #r.differ, #r.only_in_from,
+    args.src, #r.only_in_to, args.dst)))
 end
-if #r.differ + #r.only_in_from + #r.only_in_to > 0 then lib.exit(1, "") end
+if #r.differ + #r.only_in_from + #r.only_in_to + #r.failed > 0 then lib.exit(1, "") end

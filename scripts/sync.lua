@@ -4,28 +4,41 @@
 --
 --   cloudlua scripts/sync.lua SRC DST [--delete] [--dry-run] [--exclude GLOB]... [--include GLOB]...
 --                             [--checksum | --size-only] [--concurrency N] [--part-size SIZE]
---                             [--shard I/N] [--output json] [--verbose] [--progress]
+--                             [--delete-all] [--max-delete N] [--shard I/N] [--output json] [--verbose] [--progress]
 --   cloudlua scripts/sync.lua ./build s3://site/www --delete --exclude '*.tmp'
 --   cloudlua scripts/sync.lua s3://site/www ./mirror
 --
--- A bucket location is s3://BUCKET/PREFIX (or cloud://BUCKET/PREFIX); anything else is
--- a local folder. --exclude and --include apply in the order given, the later winning.
+-- A bucket location is s3://BUCKET/PREFIX (or cloud://BUCKET/PREFIX), read by
+-- cloud.storage.location; anything else is a local folder, and a source folder must
+-- exist. --exclude and --include apply in the order given, the later winning.
+-- Deletions come after the copies, and only when both sides were listed whole; an
+-- empty source never empties DST without --delete-all; --max-delete N stops at N.
 -- Output: a progress line on a terminal (with --progress, a line every few seconds
 -- off one), then one summary line; with --output json, one JSON line per copy and
 -- deletion (and skip, with --verbose) and a summary record. Failures are listed on
--- stderr. Exit status 0 when nothing failed, 1 when something did, 2 on a usage error.
+-- stderr. Exit status 0 when nothing failed, 1 when something did (or deletions were
+-- held back), 2 on a usage error (a missing source, an empty source with --delete),
+-- 130 when interrupted (Ctrl-C or SIGTERM: the summary so far is printed, marked
+-- "(interrupted)", after the multipart uploads the sync opened were aborted).
 
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or ""
 package.path = here .. "?.lua;" .. package.path
 local lib = require("lib.args")
 local trees = require("lib.trees")
+local printable = cloud.printable  -- names and messages are anybody's bytes
 
 local args = lib.parse({
   usage = "cloudlua scripts/sync.lua SRC DST [--delete] [--dry-run] [--exclude GLOB]... [--include GLOB]... [options]",
   about = "Makes DST the same as SRC: a local folder or s3://BUCKET/PREFIX each; copies what is missing or changed.",
   positional = { "src", "dst" },
   options = {
-    { "delete", doc = "Remove what DST has and SRC does not (never what --exclude keeps out)" },
+    { "delete", doc = "Remove what DST has and SRC does not (never what --exclude keeps out), after the copies" },
+    { "delete-all", doc = "With --delete, allow an empty SRC to empty DST (refused otherwise)" },
+    { "max-delete", value = "N", check = function(text)
+        local n = math.tointeger(tonumber(text))
+        if n and n >= 0 then return n end
+        return nil, "a count >= 0 expected"
+      end, doc = "With --delete, remove at most N; the rest is reported and the exit status is 1" },
     { "dry-run", doc = "Show what would be done; change nothing" },
     { "exclude", value = "GLOB", ordered = "filters", doc = "Leave out the paths GLOB matches (* ** ? [...]); may repeat" },
     { "include", value = "GLOB", ordered = "filters", doc = "Take the paths GLOB matches back in; may repeat; the later filter wins" },
@@ -46,12 +59,6 @@ local args = lib.parse({
 }, ...)
 if not args then return end
 
-local function location(text)
-  local where, why = trees.location(text)
-  if not where then lib.exit(2, "sync.lua: " .. why .. "\n") end
-  return where
-end
-
 local json = args.output == "json"
 local on_action = nil
 if json then
@@ -65,24 +72,45 @@ if json then
 end
 
 local start = cloud.clock()
-local summary = cloud.storage.sync{
-  from = location(args.src), to = location(args.dst), delete = args.delete, dry_run = args.dry_run,
+local ok, summary = pcall(cloud.storage.sync, {
+  from = args.src, to = args.dst, delete = args.delete, dry_run = args.dry_run,
+  delete_all = args.delete_all, max_delete = args.max_delete,
   filters = args.filters, compare = args.checksum and "checksum" or args.size_only and "size" or nil,
   concurrency = args.concurrency, part_size = args.part_size, shard = args.shard,
   progress = args.progress or nil, on_action = on_action, collect = true,
-}
-local elapsed = cloud.clock() - start
-local size_text = require("cloud.transfer").size_text
-for _, e in ipairs(summary.errors) do io.stderr:write(("failed: %s: %s\n"):format(e.path, tostring(e.error))) end
-if json then
-  print(trees.json_line{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
-    { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
-    { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) } })
-elseif summary.dry_run then
-  print(("(dry run) %s -> %s: would copy %d (%s), delete %d; %d the same"):format(trees.shown(args.src),
-    trees.shown(args.dst), summary.copied, size_text(summary.bytes), summary.deleted, summary.skipped))
-else
-  print(("%s -> %s: %d copied (%s), %d the same, %d deleted, %d failed in %.1f s"):format(trees.shown(args.src),
-    trees.shown(args.dst), summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, summary.failed, elapsed))
+})
+local interruption = nil  -- an interruption's error: raised again once its summary is out
+if not ok then
+  if type(summary) == "table" and summary.code == "Interrupted" and summary.summary then
+    interruption, summary = summary, summary.summary
+  else
+    lib.exit(trees.status_of(summary), "sync.lua: " .. printable(trees.message_of(summary)) .. "\n")
+  end
 end
-if summary.failed > 0 then lib.exit(1, "") end
+local elapsed = cloud.clock() - start
+local size_text = require("cloud.transfer_parts").size_text
+for _, e in ipairs(summary.errors) do
+  io.stderr:write(printable(("failed: %s: %s"):format(e.path, tostring(e.error))), "\n")
+end
+if summary.delete_note then io.stderr:write(printable("not deleted: " .. summary.delete_note), "\n") end
+if json then
+  local fields = { { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
+    { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
+    { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) },
+    { "not_deleted", summary.not_deleted or summary.deletes_withheld } }
+  if summary.interrupted then fields[#fields + 1] = { "interrupted", true } end
+  print(trees.json_line(fields))
+else
+  local held = summary.not_deleted or summary.deletes_withheld
+  local note = held and (", %d not deleted"):format(held) or ""
+  if summary.dry_run then
+    print(printable(("(dry run) %s -> %s: would copy %d (%s), delete %d%s; %d the same"):format(args.src, args.dst,
+      summary.copied, size_text(summary.bytes), summary.deleted, note, summary.skipped)))
+  else
+    print(printable(("%s -> %s: %d copied (%s), %d the same, %d deleted%s, %d failed in %.1f s%s"):format(args.src,
+      args.dst, summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, note, summary.failed, elapsed,
+      summary.interrupted and " (interrupted)" or "")))
+  end
+end
+if interruption then io.stdout:flush(); error(interruption, 0) end
+if summary.failed > 0 or summary.not_deleted or summary.deletes_withheld then lib.exit(1, "") end

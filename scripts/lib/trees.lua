@@ -1,25 +1,21 @@
--- What scripts/sync.lua and scripts/check.lua share: the way a command line names a
--- bucket location, and one JSON line per record for --output json.
---
--- A location is `s3://BUCKET/PREFIX` (as aws-cli writes it) or the same with
--- `cloud://`; anything else is a local folder (write ./s3:... for a folder whose name
--- starts so).
+-- What scripts/sync.lua and scripts/check.lua share: the exit status of an error that
+-- ended them, and one JSON line per record for --output json. (A location string is
+-- read by cloud.storage.sync and check themselves: cloud.storage.location.)
 local M = {}
 
--- The location `text` names: { Bucket =, Prefix = } or the folder's path; nil and the
--- reason when a bucket location names no bucket.
-function M.location(text)
-  local scheme, rest = text:match("^(%w+)://(.*)$")
-  if scheme ~= "s3" and scheme ~= "cloud" then return text end
-  local bucket, prefix = rest:match("^([^/]*)/?(.*)$")
-  if bucket == "" then return nil, "a bucket location names its bucket: " .. scheme .. "://BUCKET[/PREFIX]" end
-  return { Bucket = bucket, Prefix = prefix ~= "" and prefix or nil }
+-- The exit status of the error `err` that ended sync or check: 2 when the command as
+-- typed is refused (a bad argument, a source that does not exist, an empty source
+-- with --delete: kind "validation"), 1 for anything else.
+function M.status_of(err)
+  if type(err) == "table" then return err.kind == "validation" and 2 or 1 end
+  return tostring(err):find("bad argument", 1, true) and 2 or 1
 end
 
--- `location` as the command line would name it again.
-function M.shown(location)
-  if type(location) == "string" then return location end
-  return "s3://" .. location.Bucket .. "/" .. (location.Prefix or "")
+-- The text of `err` for a person: an error object's, or a message without the
+-- "chunk:line:" where it was raised.
+function M.message_of(err)
+  if type(err) == "table" then return tostring(err) end
+  return (tostring(err):gsub("^%[?[^:]*%]? ?[^:]*:%d+: ", ""))
 end
 
 -- A JSON string: UTF-8 text as it is, control characters and bytes that are not
@@ -41,20 +37,22 @@ local function json_string(s)
 end
 
 -- One JSON object on one line from `fields`, a list of { name, value } (strings,
--- numbers, booleans, lists of strings), in that order.
+-- numbers, booleans, lists of strings), in that order; a field whose value is nil is
+-- left out.
 function M.json_line(fields)
   local parts = {}
   for _, f in ipairs(fields) do
     local v = f[2]
     local text
-    if type(v) == "string" then text = json_string(v)
+    if v == nil then text = nil
+    elseif type(v) == "string" then text = json_string(v)
     elseif type(v) == "table" then
       local items = {}
       for i, item in ipairs(v) do items[i] = json_string(tostring(item)) end
       text = "[" .. table.concat(items, ",") .. "]"
     elseif math.type(v) == "float" and v == math.floor(v) then text = ("%d"):format(v)
     else text = tostring(v) end
-    parts[#parts + 1] = json_string(f[1]) .. ":" .. text
+    if text then parts[#parts + 1] = json_string(f[1]) .. ":" .. text end
   end
   return "{" .. table.concat(parts, ",") .. "}"
 end

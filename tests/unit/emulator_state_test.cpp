@@ -932,3 +932,16 @@ TEST_CASE("A byte file the database names in another form than <name>.<serial> i
   CHECK(byte_files(path) == std::set<std::string>{"other-form"});
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "kept");
 }
+
+TEST_CASE("One owner per state: a second lock on it is refused naming the holder's PID, and taken once it is free") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto first = StoreLock::take(path);
+  REQUIRE(first.ok());
+  auto second = StoreLock::take(path);  // another open file description: refused even in this process
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code == "StateInUse");
+  CHECK_THAT(second.error().message, Catch::Contains("pid " + std::to_string(::getpid())) && Catch::Contains(path + ".lock"));
+  first->reset();
+  CHECK(StoreLock::take(path).ok());
+}
