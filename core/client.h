@@ -150,6 +150,20 @@ class Client {
   // refused, since the URL alone cannot carry them.
   Outcome<std::string> presign(const std::string& operation, const json& args, long expires);
 
+  // A browser upload's form (S3's POST object, as boto3's generate_presigned_post
+  // makes it): `args` has Bucket and Object (which may end in ${filename}), and
+  // optionally fields (a table of form fields), conditions (a list of the policy's
+  // conditions: { field = value }, ["eq"|"starts-with", "$field", "value"],
+  // ["content-length-range", min, max]) and expires (seconds, 1..kMaxPresignSeconds,
+  // default 3600). The policy names the bucket, the key, the signature fields and
+  // each given field no condition names (exactly); it is signed with this client's
+  // credentials, region and dialect. A bad argument is an Error coded BadArgument.
+  struct PostForm {
+    std::string url;  // the bucket's URL, where the form is posted
+    std::vector<std::pair<std::string, std::string>> fields;  // key first; then the file, last
+  };
+  Outcome<PostForm> presign_post(const json& args);
+
   // A hook that completes the configuration before the first call or presigned URL
   // that needs it (the session starts its embedded emulator there, which fills in
   // endpoints and credentials). An error it returns fails that call, and the next one

@@ -145,6 +145,8 @@ std::string body_members_text(const Shape& shape, const json& input) {
 // building the document first: for a 10,000-part completion, building it cost as much
 // as writing it. Values end at a NUL, as the C strings pugixml takes did.
 
+}  // namespace
+
 // Appends `s` escaped as pugixml escapes an element's text (`attribute` false) or an
 // attribute's value: & and < always, > in text, " in attributes, control characters
 // as two-digit references (tab and line feed are left in text). A carriage return in
@@ -168,6 +170,8 @@ void xml_escape(std::string& out, std::string_view s, bool attribute) {
     }
   }
 }
+
+namespace {
 
 // Appends ` name="value"`.
 void xml_attribute_text(std::string& out, const std::string& name, std::string_view value) {

@@ -80,6 +80,11 @@ std::string serialize_error(const Api& api, const std::string& code, const std::
 
 const char* content_type_of(const Api& api);
 
+// Appends `s` to `out` escaped as XML text (`attribute` false) or an attribute's value,
+// as every XML body the protocol writes is: for a body written by hand (the emulator's
+// PostResponse).
+void xml_escape(std::string& out, std::string_view s, bool attribute);
+
 // Whether `text` may open more than kMaxDepth containers one inside another (brackets
 // counted outside strings; never fewer than a parser meets).
 bool may_be_too_deep(std::string_view text);

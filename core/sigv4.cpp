@@ -326,6 +326,18 @@ const Dialect* Dialect::find(const std::string& name) {
   return nullptr;
 }
 
+// The signing key of that day and scope (signing_mac's, shared with requests) over
+// the policy's base64 text.
+std::string policy_signature(const Dialect& d, const Credentials& credentials, const std::string& day,
+                             const std::string& region, const std::string& service, std::string_view policy) {
+  SignInput in;
+  in.dialect = &d;
+  in.credentials = credentials;
+  in.region = region;
+  in.service = service;
+  return hex(signing_mac(in, day + "T000000Z").sign(policy));
+}
+
 // Parses the URL, then signs it.
 Outcome<SignOutput> sign(const SignInput& in) {
   Outcome<Url> url = parse_url(in.url);

@@ -81,6 +81,13 @@ struct SignOutput {
   std::string url;            // the URL to send (with the signature when presigned)
 };
 
+// The signature of a browser upload's policy (S3's POST object): the hex HMAC of the
+// base64 policy document itself, under the same signing key as a request's, for the
+// day `day` (yyyymmdd) of `region` and `service` in dialect `d`. The client signs the
+// policies it makes with it (Client::presign_post); the emulator checks those it gets.
+std::string policy_signature(const Dialect& d, const Credentials& credentials, const std::string& day,
+                             const std::string& region, const std::string& service, std::string_view policy);
+
 // Signs `in`. Fails (kind validation) only on an unusable URL or time.
 Outcome<SignOutput> sign(const SignInput& in);
 // Signs `in` for a URL already in parts (in.url is not read): the client builds its

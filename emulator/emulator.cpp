@@ -31,6 +31,7 @@
 #include "core/validate.h"
 #include "emulator/control.h"
 #include "emulator/incoming.h"
+#include "emulator/post_object.h"
 #include "emulator/connection.h"
 #include "emulator/service.h"
 #include "emulator/snapshots.h"
@@ -351,6 +352,7 @@ struct Emulator::Impl {
     size_t q = target.find('?');
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
     restore_empty_signed_headers(headers, query);  // httplib drops them (Metadata = { k = "" })
+    if (is_post_object(req.method, path, query, headers)) return post_form(api, req, reader, res, head, path, request_id);
     std::map<std::string, std::string> labels;
     const Operation* op = match_operation(api, req.method, path, query, labels, headers);
     std::unique_ptr<IncomingBody> incoming;
@@ -388,6 +390,25 @@ struct Emulator::Impl {
       return send_error(api, res, 400, validation_code(api, *op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
     answer(api, *op, platform.handle(*op, *valid, &kept), res, head, request_id);
+  }
+
+  // A browser upload (S3's POST object, emulator/post_object.h): signed by the policy
+  // in its form, not by the request; the form read whole, bounded as every body is.
+  void post_form(const Api& api, const httplib::Request& req, const httplib::ContentReader* reader,
+                 httplib::Response& res, Headers& head, const std::string& path, const std::string& request_id) {
+    PostObjectRequest in{&api, &platform, path, request_header_value(req, "Host"),
+                         request_header_value(req, "Content-Type"), {}, &options.credentials, options.region,
+                         Dialect::find(options.dialect)};
+    bool whole = read_into(req, reader, [&in](std::string_view piece) { in.body.append(piece); });
+    if (reader) note_read_whole(req);
+    if (!whole) return send_error(api, res, 400, "IncompleteBody", "the request's body ended before its declared length", request_id);
+    if (std::optional<Fault> fault = take_fault(api, "PostObject"))
+      if (misbehave(api, *fault, req, "", res, request_id)) return;
+    PostObjectAnswer a = post_object(in);
+    if (!a.ok) return send_error(api, res, a.error.status, a.error.code, a.error.message, request_id, a.error.details);
+    res.status = a.status;
+    head.insert(head.end(), a.headers.begin(), a.headers.end());
+    if (!a.body.empty()) res.set_content(a.body, content_type_of(api));
   }
 
   // GET /_cloudlua/discover without a body (docs/emulator.md, "Reaching serve").

@@ -344,6 +344,25 @@ int l_presign(lua_State* L) {
   return 1;
 }
 
+// cloud.storage.presign_post{ Bucket =, Object =, conditions =, fields =, expires = }:
+// { url =, fields = { ... } }, the form of a browser upload (Client::presign_post).
+int l_presign_post(lua_State* L) {
+  check_type(L, 1, LUA_TTABLE);
+  auto form = client_upvalue(L).presign_post(arguments_table(L, 1));
+  if (!form.ok() && form.error().code == "BadArgument") arg_error(L, 1, form.error().message);
+  if (!form.ok()) raise(L, form.error());
+  lua_createtable(L, 0, 2);
+  lua_pushlstring(L, form->url.data(), form->url.size());
+  lua_setfield(L, -2, "url");
+  lua_createtable(L, 0, static_cast<int>(form->fields.size()));
+  for (const auto& [name, value] : form->fields) {
+    lua_pushlstring(L, value.data(), value.size());
+    lua_setfield(L, -2, name.c_str());
+  }
+  lua_setfield(L, -2, "fields");
+  return 1;
+}
+
 // c.operations(): a list of { name=, api=, fn=, method=, path=, doc= }, and
 // paginator = { input_token = {...}, output_token = {...}, more_results = } for the
 // listings (lua/pages.lua follows them).
@@ -433,6 +452,8 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
     if (api == presigning_api) {  // the storage API: its objects have URLs
       push_client_closure(L, box, protect<l_presign>);
       lua_setfield(L, -2, "presign");
+      push_client_closure(L, box, protect<l_presign_post>);
+      lua_setfield(L, -2, "presign_post");
     }
     push_api_metatable(L, box, api);
     lua_setmetatable(L, -2);

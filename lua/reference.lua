@@ -36,6 +36,15 @@ GET (default), PUT or HEAD; expires in seconds, 1 to 604800 (a week), default 90
 Anyone holding the URL may use it until it expires (curl "$url", curl -T file "$url"):
 the body is not signed. Bucket and Object are checked as the operation's are.]],
     see = "docs/lua-api.md" },
+  { name = "cloud.storage.presign_post", usage = "cloud.storage.presign_post{ Bucket, Object, conditions, fields, expires } -> { url, fields }",
+    summary = "The fields of a browser upload form (POST object with a signed policy), as boto3's generate_presigned_post.",
+    text = [[
+Post fields to url as multipart/form-data with the file last (curl -F "file=@f").
+Object may end in ${filename}; fields are more form fields (each one not named by
+a condition gets an exact-match condition); conditions: { field = "v" },
+{ "eq" | "starts-with", "$field", "v" }, { "content-length-range", min, max };
+expires in seconds, 1 to 604800, default 3600.]],
+    see = "docs/lua-api.md" },
   { name = "cloud.sign", usage = "cloud.sign{ method, url, headers, body, region, service, ... } -> signed",
     summary = "Signs a request without sending it (Signature V4, ext or aws dialect).",
     text = [[
