@@ -193,7 +193,7 @@ TEST_CASE("A file sink renames onto its target only when committed, and leaves n
 }
 
 TEST_CASE("The --debug text names a body kept in a file instead of showing it") {
-  HttpRequest request{"PUT", "http://127.0.0.1:1/b/k", {{"Host", "127.0.0.1:1"}}, "", {FileRange{"/tmp/x", 1000, 5000}, "", "", std::nullopt}};
+  HttpRequest request{"PUT", "http://127.0.0.1:1/b/k", {{"Host", "127.0.0.1:1"}}, "", {FileRange{"/tmp/x", 1000, 5000}, "", "", std::nullopt, true, "", nullptr}};
   HttpResponse response{200, {{"Content-Length", "5000"}}, "", "/tmp/back"};
   std::string text = describe_exchange(request, response, ExchangeInfo{"GetObject", 1, 0.1, {}});
   CHECK(text.find(">\n> (5000 bytes from '/tmp/x' at offset 1000)\n") != std::string::npos);

@@ -246,6 +246,7 @@ TEST_CASE("A snapshots folder that is not this user's own is refused, naming why
     Outcome<bool> opened = snapshots.open();
     REQUIRE_FALSE(opened.ok());
     CHECK_THAT(opened.error().message, Catch::Contains("belongs to uid 65534"));
+  }
 }
 
 TEST_CASE("A snapshot keeps objects' content headers and metadata, in memory and with a state database") {
