@@ -209,7 +209,7 @@ TEST_CASE("cassette: every field of a hostile line is a MalformedCassette naming
   }
 }
 
-TEST_CASE("cassette: recording replaces only its own files; replaying reads only them", "[cassette]") {
+TEST_CASE("cassette: recording replaces only its own files, and replaying reads only them", "[cassette]") {
   Folder dir("");  // a storage.jsonl of an earlier recording, empty
   std::ofstream(dir.path / "data.jsonl") << "a user's file\n";
   std::ofstream(dir.path / "endpoints.json") << "{}\n";

@@ -96,6 +96,8 @@ TEST_CASE("model patterns: each built-in one means under RE2 what it meant under
        {{"abc", "a.b-c", "a.-b", "0-9", "my.bucket.v2"}, {"ab.", ".ab", "a..b", "a-.b", "ab-", "A-b", "a_b", std::string("a\0b", 3)}}},
       {"[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x{FFFE}\\x{FFFF}]*",
        {{"", "a b\tc\r\nd", "\u00e9\u3042", "\U0001F600"}, {std::string("x\0y", 3), "a\x01", "\x1b[2J", "\uFFFE"}}},
+      // a value a header carries (user metadata, content headers): printable ASCII and tab
+      {"[\\x20-\\x7e\\t]*", {{"", "a b", "x=1; y=\"2\"", "tab\there", "~"}, {"a\nb", "a\rb", "\u00e9", "\x7f", std::string("a\0b", 3)}}},
   };
   std::map<std::string, const Pattern*> found;
   for (const Operation* op : Model::builtin().operations()) collect_patterns(*op->input, found);

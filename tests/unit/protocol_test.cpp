@@ -624,7 +624,7 @@ TEST_CASE("Lua <-> JSON: null is cloud.null, integers stay integers, empty table
 // ---------------------------------------------------------------- header maps (user metadata)
 
 TEST_CASE("PutObject: content headers as named, Metadata one x-ext-meta-* header per entry", "[protocol]") {
-  WireRequest w = wire("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"Body", "x"}, {"ContentType", "text/html"},
+  WireRequest w = wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}, {"ContentType", "text/html"},
                                      {"CacheControl", "max-age=60"}, {"ContentDisposition", "attachment"},
                                      {"Metadata", {{"mtime", "1700000000.5"}, {"Owner-Name", "ann"}, {"empty", ""}}}});
   CHECK(header_value(w.headers, "Content-Type") == "text/html");
@@ -633,11 +633,11 @@ TEST_CASE("PutObject: content headers as named, Metadata one x-ext-meta-* header
   CHECK(header_value(w.headers, "x-ext-meta-mtime") == "1700000000.5");
   CHECK(header_value(w.headers, "x-ext-meta-Owner-Name") == "ann");
   CHECK(has_header(w.headers, "x-ext-meta-empty"));
-  WireRequest none = wire("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"Body", "x"}, {"Metadata", json::object()}});
+  WireRequest none = wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}, {"Metadata", json::object()}});
   for (const Header& h : none.headers) CHECK(to_lower(h.first).rfind("x-ext-meta-", 0) != 0);
 }
 
-TEST_CASE("HeadObject: Metadata read from either dialect's headers, names lower-cased; none is an empty table", "[protocol]") {
+TEST_CASE("HeadObject: Metadata read from either dialect's headers, names lower-cased, none an empty table", "[protocol]") {
   json r = result_of("HeadObject", response(200, "", {{"Content-Type", "text/plain"}, {"x-amz-meta-Mtime", "12"},
                                                        {"X-Ext-Meta-Colour", "blue"}, {"x-amz-metadata-directive", "no"},
                                                        {"Cache-Control", "no-cache"}, {"Expires", "Thu, 01 Jan 2037 00:00:00 GMT"}}));
@@ -650,7 +650,7 @@ TEST_CASE("HeadObject: Metadata read from either dialect's headers, names lower-
 
 TEST_CASE("the emulator reads Metadata from a request and answers it as x-ext-meta-* headers", "[protocol]") {
   const Api& api = api_of("PutObject");
-  Outcome<json> in = parse_request(api, op("PutObject"), {{"Bucket", "b"}, {"Object", "k"}}, "",
+  Outcome<json> in = parse_request(api, op("PutObject"), {{"Bucket", "bkt"}, {"Object", "k"}}, "",
                                    {{"x-amz-meta-A", "1"}, {"content-type", "text/css"}}, "x");
   REQUIRE(in.ok());
   CHECK(in.value()["Metadata"] == json({{"a", "1"}}));
@@ -663,7 +663,7 @@ TEST_CASE("the emulator reads Metadata from a request and answers it as x-ext-me
 
 TEST_CASE("Metadata is checked before sending: S3's 2 KB, names as HTTP tokens, values a header carries", "[validate]") {
   auto problems = [](const json& metadata) {
-    Outcome<json> v = validate_input(op("PutObject"), {{"Bucket", "b"}, {"Object", "k"}, {"Metadata", metadata}});
+    Outcome<json> v = validate_input(op("PutObject"), {{"Bucket", "bkt"}, {"Object", "k"}, {"Metadata", metadata}});
     std::vector<std::string> out;
     if (!v.ok())
       for (const FieldProblem& f : v.error().fields) out.push_back(f.path + ": " + f.problem + (f.code.empty() ? "" : " [" + f.code + "]"));
