@@ -654,14 +654,14 @@ local function plan_copies(o)
       usage(("'%s' is a prefix, not an object: give --recursive to copy what is under it"):format(src))
     end
     local into_folder = to and (to.Prefix == "" or to.Prefix:sub(-1) == "/")
-      or not to and (dst:sub(-1) == "/" or (cloud.fs.stat(dst) or {}).type == "directory")
+      or not to and (dst:sub(-1) == "/" or (cloud.fs.stat(dst) or {}).type == "dir")
     local dest = into_folder and target(basename(from.Prefix))
       or to and { bucket = to.Bucket, key = to.Prefix } or { file = dst }
     copies[1] = { from = { bucket = from.Bucket, key = from.Prefix }, to = dest }
   else
     local stat = cloud.fs.stat(src)
     if not stat then usage(("'%s': no such file (a location is s3://BUCKET/KEY)"):format(src)) end
-    if stat.type == "directory" then
+    if stat.type == "dir" then
       if not o.recursive then usage(("'%s' is a folder: give --recursive to copy what is in it"):format(src)) end
       for e in cloud.fs.walk(src) do
         if e.type == "file" and take(e.path) then

@@ -72,7 +72,7 @@ int lua_command_index(const CLI::App& app, int argc, char** argv) {
     if (word == "--" || word == "-") return 0;
     if (word.size() > 1 && word[0] == '-') {
       const CLI::Option* o = word.find('=') == std::string::npos ? app.get_option_no_throw(word) : nullptr;
-      if (o && o->get_type_size() != 0) ++i;  // the option's value
+      if (o && o->get_expected_max() > 0) ++i;  // the option's value (a flag expects none)
       continue;
     }
     return is_lua_command(word) ? i : 0;
@@ -103,7 +103,7 @@ std::vector<std::string> command_words(const CLI::App& app, int argc, char** arg
     }
     main_words.push_back(word);
     const CLI::Option* o = app.get_option_no_throw(name);
-    if (o && o->get_type_size() != 0 && word.find('=') == std::string::npos && i + 1 < argc) main_words.push_back(argv[++i]);
+    if (o && o->get_expected_max() > 0 && word.find('=') == std::string::npos && i + 1 < argc) main_words.push_back(argv[++i]);
   }
   return own;
 }
@@ -232,8 +232,8 @@ int main(int argc, char** argv) {
   cloud::TestOptions test;
   std::vector<std::string> test_endpoints;
   CLI::App* test_cmd = add_test_command(app, test, run.config, test_endpoints);
-  for (const auto& [name, about] : kLuaCommands)  // listed by --help; their words go to Lua
-    app.add_subcommand(name, about)->prefix_command()->set_help_flag();
+  for (const auto& [name, about] : kLuaCommands)  // listed by --help, never parsed by CLI11 (disabled)
+    app.add_subcommand(name, about)->disabled();
 
   // A Lua sub-command: CLI11 parses the main command's words before it and the
   // configuration flags among its words; the others are the command's.
