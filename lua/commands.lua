@@ -457,11 +457,6 @@ local function side(text)
   return parse_location(text) or text
 end
 
-local function shown_side(where)
-  if type(where) == "string" then return where end
-  return url(where.Bucket, where.Prefix)
-end
-
 -- cloud.commands.sync{ SRC, DST, ... }: cloud.storage.sync with the command's output.
 function M.sync(t)
   local o = checked_options("sync", t)
@@ -492,7 +487,7 @@ function M.sync(t)
   local elapsed = cloud_module().clock() - start
   local size_text = require("cloud.transfer").size_text
   for _, e in ipairs(summary.errors) do p.fail(e.path, e.error) end
-  local src, dst = shown_side(from), shown_side(to)
+  local src, dst = o.args[1], o.args[2]
   p.json{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
           { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
           { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) } }
@@ -517,7 +512,7 @@ function M.check(t)
   local p = printer(o)
   local r = cloud_module().storage.check{ from = from, to = to, filters = o.filters,
                                           compare = o.size_only and "size" or "checksum" }
-  local src, dst = shown_side(from), shown_side(to)
+  local src, dst = o.args[1], o.args[2]
   p.json{ { "same", r.same }, { "differ", r.differ }, { "only_in_from", r.only_in_from }, { "only_in_to", r.only_in_to } }
   for _, path in ipairs(r.differ) do p.out("differ: " .. path) end
   for _, path in ipairs(r.only_in_from) do p.out("only in " .. src .. ": " .. path) end
@@ -893,6 +888,12 @@ end
 -- The names of the sub-commands, in the order --help lists them.
 M.names = { "sync", "check", "cp", "ls", "rm", "cat", "mb", "rb" }
 
+-- The command NAME run on a command line's words: its result, or the usage error
+-- raised (what main reports).
+function M.run(name, ...)
+  return M[name](parse_words(name, { ... }))
+end
+
 -- `cloudlua NAME ARGS...`: parses the words, runs the command, returns its exit
 -- status (2 and the reason with the usage on stderr for a usage error). Any other
 -- error is raised, for the top level to report.
@@ -902,7 +903,7 @@ function M.main(name, ...)
     if w == "-h" or w == "--help" then io.write(M.help_text(name)) return 0 end
     if w == "--" then break end
   end
-  local ok, result = pcall(function() return M[name](parse_words(name, words)) end)
+  local ok, result = pcall(M.run, name, ...)
   if ok then return result.status end
   if not is_usage_error(result) then error(result, 0) end
   io.stdout:flush()
