@@ -76,12 +76,13 @@ constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file bo
 // refused and the average over any stretch longer than the burst is the rate.
 class RateLimiter {
  public:
-  // Sets the rate (0: none) and returns the previous one; the bucket starts full.
+  // Sets the rate (0: none) and returns the previous one; the bucket starts empty, so
+  // that no burst runs ahead of the rate at the start.
   std::uint64_t set(std::uint64_t rate) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::uint64_t before = rate_;
     rate_ = rate;
-    tokens_ = static_cast<double>(burst());
+    tokens_ = 0;
     last_ = now();
     active_.store(rate != 0, std::memory_order_relaxed);
     if (rate != 0) ever_.store(true, std::memory_order_relaxed);
@@ -113,8 +114,9 @@ class RateLimiter {
 
  private:
   static double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-  // At most a twentieth of a second's bytes, at least 64 KiB, saved up while idle.
-  std::uint64_t burst() const { return std::max<std::uint64_t>(rate_ / 20, 64 * 1024); }
+  // At most a tenth of a second's bytes, at least 256 KiB, saved up while idle: a
+  // process the scheduler keeps waiting that long (a loaded machine) loses nothing.
+  std::uint64_t burst() const { return std::max<std::uint64_t>(rate_ / 10, 256 * 1024); }
   void refill() {
     double t = now();
     tokens_ = std::min(static_cast<double>(burst()), tokens_ + (t - last_) * static_cast<double>(rate_));
