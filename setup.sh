@@ -18,6 +18,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   liblua5.4-dev libcurl4-openssl-dev nettle-dev nlohmann-json3-dev libpugixml-dev
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev libre2-dev zlib1g-dev libsqlite3-dev
+  media-types  # /etc/mime.types: the type of an uploaded file from its name
 )
 
 # The interop tests' peers, for `test` only: aws-cli v2, s3cmd, rclone and boto3

@@ -58,13 +58,6 @@ std::optional<std::uint64_t> count_arg(const json& args, const std::string& name
   return args[name].get<std::uint64_t>();
 }
 
-// The directory a path is in, "." for a bare name.
-std::string directory_of(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 }  // namespace
 
 std::optional<FileRange> payload_file_range(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
@@ -112,7 +105,7 @@ std::optional<FileRange> payload_file_range(const Operation& op, const json& arg
 void check_output_file(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
   if (op.output_file.empty() || !args.is_object()) return;
   if (!args.contains(op.output_file)) {
-    for (const std::string& member : {op.output_file_offset, op.output_file_durable})
+    for (const std::string& member : {op.output_file_offset, op.output_file_durable, op.output_file_beneath})
       if (!member.empty() && args.contains(member)) problems.push_back({member, "only with " + op.output_file});
     return;
   }
@@ -416,10 +409,13 @@ Outcome<std::string> sha256_hex_of(const FileRange& range) {
 
 FileSink::~FileSink() { discard(); }
 
-// Opens the existing target for a write in place at at_; "" or what went wrong.
+// Opens the existing target for a write in place at at_ (no link followed at its name,
+// nor between beneath_ and it); "" or what went wrong.
 std::string FileSink::open_in_place() {
-  fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd_ < 0) return error_ = "cannot write '" + target_ + "': " + std::strerror(errno);
+  std::string problem;
+  fd_ = open_existing_beneath(target_, beneath_, problem);
+  errno_ = errno;
+  if (fd_ < 0) return error_ = "cannot write '" + target_ + "': " + problem;
   if (::lseek(fd_, static_cast<off_t>(*at_), SEEK_SET) < 0)
     return error_ = "cannot write '" + target_ + "' at byte " + std::to_string(*at_) + ": " + std::strerror(errno);
   return "";
@@ -427,9 +423,10 @@ std::string FileSink::open_in_place() {
 
 std::string FileSink::open() {
   if (at_) return open_in_place();
-  part_ = create_part(target_);
+  part_ = create_part(target_, beneath_);
   fd_ = part_.fd;
-  if (fd_ < 0) return error_ = "cannot write beside '" + target_ + "': " + std::strerror(errno);
+  errno_ = errno;
+  if (fd_ < 0) return error_ = "cannot write beside '" + target_ + "': " + part_.problem;
   return "";
 }
 
@@ -451,12 +448,12 @@ bool FileSink::write(const char* data, std::uint64_t size) {
 
 std::string FileSink::commit() {
   if (!at_) {
-    if (error_.empty()) error_ = commit_part(part_, target_, durable_);
+    if (error_.empty()) error_ = commit_part(part_, durable_);
     discard_part(part_);  // a write failed: the part file goes (after commit_part: nothing left)
     fd_ = -1;
     return error_;
   }
-  if ((durable_ && ::fsync(fd_) != 0) || ::close(fd_) != 0) error_ = "cannot write '" + target_ + "': " + std::strerror(errno);
+  if ((durable_ && !flush_file(fd_)) || ::close(fd_) != 0) error_ = "cannot write '" + target_ + "': " + std::strerror(errno);
   fd_ = -1;
   return error_;
 }

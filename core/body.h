@@ -97,11 +97,13 @@ Outcome<std::string> sha256_hex_of(const FileRange& range);
 // the body is written in place at that byte of the existing target instead (one
 // range of a parallel download), and commit() only flushes it. A sink not `durable`
 // skips the flush (fsync): its caller makes a batch of files durable at once
-// (cloud.fs.sync, at the end of a tree's downloads).
+// (cloud.fs.sync, at the end of a tree's downloads). With `beneath`, the target's
+// folder is reached from that folder without following a link (core/files.h).
 class FileSink {
  public:
-  explicit FileSink(std::string target, std::optional<std::uint64_t> at = std::nullopt, bool durable = true)
-      : target_(std::move(target)), at_(at), durable_(durable) {}
+  explicit FileSink(std::string target, std::optional<std::uint64_t> at = std::nullopt, bool durable = true,
+                    std::string beneath = "")
+      : target_(std::move(target)), at_(at), durable_(durable), beneath_(std::move(beneath)) {}
   ~FileSink();
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
@@ -123,6 +125,7 @@ class FileSink {
   std::string target_;
   std::optional<std::uint64_t> at_;
   bool durable_;
+  std::string beneath_;  // set: the target lies under this folder, no link followed between
   PartFile part_;  // the part file; unused with `at`
   int fd_ = -1;
   std::uint64_t size_ = 0;

@@ -13,6 +13,8 @@
 #include "core/client.h"
 #include "core/crypto.h"
 #include "core/model.h"
+#include "core/limits.h"
+#include "core/protocol.h"
 #include "core/redact.h"
 #include "core/uri.h"
 #include "core/validate.h"
@@ -24,6 +26,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kMaxBodyText = 64 * 1024;  // a longer request body is kept as its hash and length
+// What a replay reads at most: a line (a recorded download's body, base64, in JSON),
+// the lines of a cassette, its endpoints.json.
+constexpr size_t kMaxLineBytes = size_t{2} * kMaxResponseBytes;
+constexpr size_t kMaxLines = 1000000;
+constexpr std::uintmax_t kMaxEndpointsBytes = 1 << 20;
 const char* const kReplayOrigin = "http://replay.invalid";
 
 Error cassette_error(const std::string& code, const std::string& message) {
@@ -105,9 +112,11 @@ void answer_fields(json& line, const HttpRequest& request, const HttpResponse& r
   else line["response_base64"] = base64(body);
 }
 
+const ErrorKind kErrorKinds[] = {ErrorKind::validation, ErrorKind::api,    ErrorKind::transport, ErrorKind::timeout,
+                                 ErrorKind::config,     ErrorKind::waiter, ErrorKind::io};
+
 ErrorKind kind_of(const std::string& name) {
-  for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout,
-                      ErrorKind::config, ErrorKind::waiter, ErrorKind::io})
+  for (ErrorKind k : kErrorKinds)
     if (name == kind_name(k)) return k;
   return ErrorKind::transport;
 }
@@ -212,40 +221,101 @@ Cassette::~Cassette() = default;
 
 namespace {
 
-// What is wrong with a line of a cassette, or "".
-std::string line_problem(const json& line) {
-  if (!line.is_object()) return "not a JSON object";
-  for (const char* f : {"api", "operation", "method", "path", "query", "body"})
-    if (!line.contains(f) || !line[f].is_string()) return std::string("'") + f + "' must be a string";
-  if (line.contains("error")) {
-    const json& e = line["error"];
-    if (!e.is_object() || !e.value("code", json()).is_string() || !e.value("kind", json()).is_string())
-      return "'error' must be an object with kind and code";
-    return "";
+// A value as a problem quotes it, cut at 40 characters.
+std::string got(const json& v) {
+  std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return " (got " + (text.size() > 40 ? text.substr(0, 37) + "..." : text) + ")";
+}
+
+// What is wrong with the recorded failure `e` ("'error.kind' must be ..."), or "".
+std::string error_problem(const json& e) {
+  if (!e.is_object()) return "'error' must be an object of kind, code and message" + got(e);
+  for (const char* f : {"kind", "code", "message"}) {
+    bool required = std::string(f) != "message";
+    if (!e.contains(f) ? required : !e[f].is_string()) return std::string("'error.") + f + "' must be a string" + (e.contains(f) ? got(e[f]) : "");
   }
-  if (!line.contains("status") || !line["status"].is_number_integer()) return "'status' must be an integer";
-  if (line.contains("headers") && !line["headers"].is_object()) return "'headers' must be an object";
-  for (const auto& h : line.value("headers", json::object()))
-    if (!h.is_string()) return "every header's value must be a string";
-  if (line.contains("response_base64") && !unbase64(line.value("response_base64", "")))
+  std::string kinds;
+  for (ErrorKind k : kErrorKinds) {
+    if (e["kind"] == kind_name(k)) return "";
+    kinds += (kinds.empty() ? "" : ", ") + std::string(kind_name(k));
+  }
+  return "'error.kind' must be one of " + kinds + got(e["kind"]);
+}
+
+// What is wrong with a line of a cassette, naming the field ("'status' must be ..."),
+// or "". Every field a replay reads is checked here, so that replaying never meets a
+// value of another type.
+std::string line_problem(const json& line) {
+  if (!line.is_object()) return "the line must be a JSON object" + got(line);
+  for (const char* f : {"api", "operation", "method", "path", "query", "body"})
+    if (!line.contains(f) || !line[f].is_string()) return std::string("'") + f + "' must be a string" + (line.contains(f) ? got(line[f]) : "");
+  if (line.contains("error")) return error_problem(line["error"]);
+  if (!line.contains("status")) return "'status' must be given (or 'error')";
+  const json& status = line["status"];
+  if (!status.is_number_integer() || status.get<long long>() < 100 || status.get<long long>() > 599)
+    return "'status' must be an integer from 100 to 599" + got(status);
+  if (line.contains("headers")) {
+    if (!line["headers"].is_object()) return "'headers' must be an object" + got(line["headers"]);
+    for (const auto& [name, value] : line["headers"].items())
+      if (!value.is_string()) return "'headers." + name + "' must be a string" + got(value);
+  }
+  for (const char* f : {"response", "response_base64"})
+    if (line.contains(f) && !line[f].is_string()) return std::string("'") + f + "' must be a string" + got(line[f]);
+  if (line.contains("response_base64") && !unbase64(line["response_base64"].get<std::string>()))
     return "'response_base64' is not base64";
+  if (may_be_too_deep(line["body"].get<std::string>()))
+    return "'body' is nested more than " + std::to_string(kMaxDepth) + " levels deep";
   return "";
 }
 
-// Reads one cassette file into `entries`; a malformed line is an error naming it.
+// Reads the next line of `in`, of at most kMaxLineBytes, into `line`; false at the end
+// of the file. A longer line sets `too_long` and is not read further.
+bool next_line(std::istream& in, std::string& line, bool& too_long) {
+  line.clear();
+  too_long = false;
+  std::streambuf* buffer = in.rdbuf();
+  for (int c; (c = buffer->sbumpc()) != std::char_traits<char>::eof();) {
+    if (c == '\n') return true;
+    if (line.size() == kMaxLineBytes) {
+      too_long = true;
+      return true;
+    }
+    line.push_back(static_cast<char>(c));
+  }
+  return !line.empty();
+}
+
+// Reads one cassette file into `entries`; a malformed line is an error naming it
+// (file:line: the field and what it must be).
 std::optional<Error> read_cassette_file(const fs::path& path, std::vector<Cassette::Entry>& entries) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return cassette_error("CassetteUnreadable", "--replay: cannot read " + path.string());
   std::string text;
-  for (int number = 1; std::getline(in, text); number++) {
-    if (text.empty()) continue;
-    json line = json::parse(text, nullptr, false);
-    std::string problem = line.is_discarded() ? "not valid JSON" : line_problem(line);
-    if (!problem.empty())
+  bool too_long = false;
+  for (int number = 1; next_line(in, text, too_long); number++) {
+    auto malformed = [&](const std::string& problem) {
       return cassette_error("MalformedCassette", path.string() + ":" + std::to_string(number) + ": " + problem);
+    };
+    if (too_long) return malformed("the line is longer than " + size_text(kMaxLineBytes));
+    if (text.empty()) continue;
+    if (entries.size() >= kMaxLines) return malformed("more than " + std::to_string(kMaxLines) + " recorded calls");
+    bool too_deep = false;
+    json line = parse_json_text(text, too_deep);
+    std::string problem = too_deep ? "the line is nested more than " + std::to_string(kMaxDepth) + " levels deep"
+                          : line.is_discarded() ? "not valid JSON"
+                                                : line_problem(line);
+    if (!problem.empty()) return malformed(problem);
     entries.push_back({std::move(line), path.filename().string(), number, false});
   }
   return std::nullopt;
+}
+
+// The files a recording writes in its folder: DIR/<api>.jsonl for each API of the
+// model, and DIR/endpoints.json. Nothing else in DIR is read, replaced or removed.
+std::vector<std::string> cassette_files() {
+  std::vector<std::string> out;
+  for (const Api& api : Model::builtin().apis()) out.push_back(api.name + ".jsonl");
+  return out;
 }
 
 }  // namespace
@@ -261,22 +331,26 @@ Outcome<std::shared_ptr<Cassette>> Cassette::open(Mode mode, const std::string& 
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
       return cassette_error("CassetteUnwritable", "--record: cannot make the folder " + dir + ": " + ec.message());
-    for (const auto& f : fs::directory_iterator(dir, ec))  // a recording replaces the one before
-      if (f.path().extension() == ".jsonl" || f.path().filename() == "endpoints.json") fs::remove(f.path(), ec);
+    std::vector<std::string> files = cassette_files();  // a recording replaces the one before, by name
+    files.push_back("endpoints.json");
+    for (const std::string& f : files)
+      if (!fs::remove(fs::path(dir) / f, ec) && ec)
+        return cassette_error("CassetteUnwritable", "--record: cannot replace " + (fs::path(dir) / f).string() + ": " + ec.message());
   } else {
     if (!fs::is_directory(dir, ec))
       return cassette_error("NoCassette", "--replay: no cassette folder " + dir + " (a run with --record makes one)");
-    std::vector<fs::path> files;
-    for (const auto& f : fs::directory_iterator(dir, ec))
-      if (f.path().extension() == ".jsonl") files.push_back(f.path());
-    if (ec) return cassette_error("CassetteUnreadable", "--replay: cannot read the folder " + dir + ": " + ec.message());
+    std::vector<std::string> files = cassette_files();
     std::sort(files.begin(), files.end());
-    for (const fs::path& f : files)
-      if (auto failed = read_cassette_file(f, cassette->entries_)) return *failed;
-    std::ifstream in(fs::path(dir) / "endpoints.json");
+    for (const std::string& f : files)
+      if (fs::exists(fs::path(dir) / f, ec))
+        if (auto failed = read_cassette_file(fs::path(dir) / f, cassette->entries_)) return *failed;
+    fs::path named = fs::path(dir) / "endpoints.json";
+    if (fs::exists(named, ec) && fs::file_size(named, ec) > kMaxEndpointsBytes)
+      return cassette_error("MalformedCassette", named.string() + ": longer than " + size_text(kMaxEndpointsBytes));
+    std::ifstream in(named);
     json endpoints = in ? json::parse(in, nullptr, false) : json::object();
     if (!endpoints.is_object())
-      return cassette_error("MalformedCassette", (fs::path(dir) / "endpoints.json").string() + ": not a JSON object");
+      return cassette_error("MalformedCassette", named.string() + ": not a JSON object");
     for (const auto& [api, url] : endpoints.items())
       if (url.is_string()) cassette->endpoints_[api] = url.get<std::string>();
   }
@@ -344,7 +418,8 @@ Outcome<HttpResponse> recorded_answer(const Cassette::Entry& e, const BodyFiles&
 
 // The answer recorded for the call, or the NoRecordedCall error naming the nearest.
 Outcome<HttpResponse> Cassette::replay(const CallKey& key, const BodyFiles& files) {
-  std::string query = canonical_query(key.query), body = canonical_body(key);
+  // As recorded: redacted (a password sent matches the one the recording removed).
+  std::string query = redact(canonical_query(key.query)), body = redact(canonical_body(key));
   const Entry* nearest = nullptr;
   std::vector<FieldProblem> nearest_differences;
   for (Entry& e : entries_) {

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "core/body.h"
+#include "core/discover.h"
 #include "core/limits.h"
 #include "core/protocol.h"
 #include "core/redact.h"
@@ -103,6 +104,7 @@ Client::Client(ClientConfig config, const Model& model)
     : config_(std::move(config)), model_(model), transport_(config_.transport) {
   remember_secret(config_.credentials.secret_access_key);  // redacted from all output from now on
   remember_secret(config_.credentials.session_token);
+  remember_secret_fields(config_.redact_fields);
 }
 
 Client::~Client() = default;
@@ -343,6 +345,11 @@ const char* presigned_object_operation(const std::string& method) {
 // The operation's request, built as a call's, then signed into its query.
 // Runs the completer, if any is left; it is dropped once it succeeds.
 std::optional<Error> Client::complete_config() {
+  if (!discovered_ && !config_.endpoint_url.empty()) {
+    if (std::optional<Error> failed = discover_serve(config_, transport_)) return failed;
+    discovered_ = true;
+    remember_secret(config_.credentials.secret_access_key);
+  }
   if (!completer_) return std::nullopt;
   if (std::optional<Error> failed = completer_(config_)) return failed;
   completer_ = nullptr;

@@ -35,12 +35,17 @@ struct ClientConfig {
   const Dialect* dialect = &Dialect::ext();
   Credentials credentials;
   std::map<std::string, std::string> endpoints;  // api -> base URL
+  // A `cloudlua serve`'s URL (endpoint_url): the endpoints an API lacks, the region,
+  // and, when serve takes its built-in ones and none are set, the credentials are
+  // asked of it before the first call (core/discover.h).
+  std::string endpoint_url;
   std::map<std::string, std::string> services;   // api -> signing service (default: the model's)
   TransportOptions transport;
   RetryPolicy retry;
   // When set (--debug), called with every HTTP exchange as describe_exchange shows
   // it, secrets redacted, once per attempt.
   std::function<void(const std::string& text)> debug;
+  std::string redact_fields;    // the process's: more secret field names, comma-separated (core/redact)
   bool quiet_emulator = false;  // the session's: no line on stderr when the embedded emulator serves
   // The session's: what the process may hold at once of answers being received
   // (process_buffer_budget(), core/limits.h), every client's transfers together.
@@ -151,6 +156,9 @@ class Client {
   // runs the hook again; once it succeeds it is dropped.
   using Completer = std::function<std::optional<Error>(ClientConfig& config)>;
   void set_completer(Completer completer) { completer_ = std::move(completer); }
+  // Completes the configuration now (the completer, endpoint_url's serve), as the
+  // first call would: cloud.emulator over serve needs its endpoints first.
+  std::optional<Error> ready() { return complete_config(); }
 
   const ClientConfig& config() const { return config_; }
   const Model& model() const { return model_; }
@@ -191,6 +199,7 @@ class Client {
   const Model& model_;
   Transport transport_;
   Completer completer_;                // empty once the configuration is complete
+  bool discovered_ = false;            // endpoint_url's serve has been asked (or there is none)
   std::shared_ptr<Cassette> cassette_;  // null: exchanges go straight to the transport
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
   Id last_id_ = 0;

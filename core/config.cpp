@@ -4,14 +4,17 @@
 #include "core/config.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "core/files.h"
 #include "core/model.h"
 #include "core/redact.h"
 #include "core/settings.h"
@@ -166,6 +169,16 @@ Outcome<IniFile> load_ini(const std::string& path, const std::string& what, cons
   return file;
 }
 
+// The user's config directory's file: $XDG_CONFIG_HOME/cloudlua/config, else
+// ~/.config/cloudlua/config; "" when neither variable is set.
+std::string default_config_path(const EnvLookup& env) {
+  const char* xdg = env("XDG_CONFIG_HOME");
+  const char* home = env("HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/cloudlua/config";
+  if (home && *home) return std::string(home) + "/.config/cloudlua/config";
+  return "";
+}
+
 // The config file to read: CLOUDLUA_CONFIG_FILE ("" for none; a named file must
 // exist), else the user's config directory (may be absent).
 Outcome<bool> read_config_file(const EnvLookup& env, LoadedConfig& out, std::optional<IniFile>& file) {
@@ -176,10 +189,7 @@ Outcome<bool> read_config_file(const EnvLookup& env, LoadedConfig& out, std::opt
     path = named;
     out.file_origin = "env CLOUDLUA_CONFIG_FILE";
   } else {
-    const char* xdg = env("XDG_CONFIG_HOME");
-    const char* home = env("HOME");
-    if (xdg && *xdg) path = std::string(xdg) + "/cloudlua/config";
-    else if (home && *home) path = std::string(home) + "/.config/cloudlua/config";
+    path = default_config_path(env);
     out.file_origin = "default location";
     if (path.empty() || !file_exists(path)) {
       out.file_origin += ", absent: " + (path.empty() ? "HOME is not set" : path);
@@ -244,6 +254,7 @@ Found pick(const Sources& s, const std::string& key, const std::string& flag, co
 std::string flag_value(const ConfigOverrides& flags, const SettingSpec& spec, const std::string& api) {
   if (spec.key == "region") return flags.region;
   if (spec.key == "dialect") return flags.dialect;
+  if (spec.key == "endpoint_url") return flags.endpoint_url;
   auto endpoint = flags.endpoints.find(api);
   return spec.key == "endpoint" && endpoint != flags.endpoints.end() ? endpoint->second : "";
 }
@@ -271,7 +282,7 @@ Outcome<bool> apply_settings(const Sources& s, LoadedConfig& out) {
       if (!f.value.empty()) {
         auto applied = apply_setting(spec, api, f.value, f.where, out.client);
         if (!applied.ok()) return applied.error();
-        if (spec.key == "endpoint") out.endpoints_configured = true;
+        if (spec.key == "endpoint" || spec.key == "endpoint_url") out.endpoints_configured = true;
       }
       out.settings.push_back({name, f.value.empty() ? default_shown(spec, api) : f.value, f.origin, false});
     }
@@ -386,6 +397,8 @@ void describe_defaults(LoadedConfig& out) {
     if (!out.account_configured) {
       s.value = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
       s.secret = false;  // a placeholder, not the secret
+    } else if (!out.client.endpoint_url.empty()) {
+      s.origin = endpoint ? "asked of endpoint_url's serve" : "serve's built-in one when it uses it (asked of endpoint_url)";
     } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
   }
 }
@@ -468,10 +481,12 @@ bool holds_user_info(const std::string& url) {
 }
 
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting) {
+  if (setting.rfind("http://", 0) == 0 || setting.rfind("https://", 0) == 0) return std::make_pair(std::string(), setting);
   size_t eq = setting.find('=');
   if (eq == std::string::npos || eq == 0)
     return config_error("InvalidEndpoint",
-                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000 (got '" + redact(setting) + "')");
+                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000, or as a cloudlua serve's URL "
+                        "alone, e.g. http://127.0.0.1:8000 (got '" + redact(setting) + "')");
   return std::make_pair(setting.substr(0, eq), setting.substr(eq + 1));
 }
 
@@ -550,6 +565,81 @@ std::string config_report(const LoadedConfig& c) {
   }
   if (!c.profiles.empty()) out += "profiles in the file: " + joined(c.profiles) + "\n";
   return redact(out);
+}
+
+// ------------------------------------------------------------------ serve --profile
+
+namespace {
+
+const char* const kServeMark = "# written by cloudlua serve: it replaces this profile when run with --profile again";
+
+// `text` with the lines of section `name` (its header to the next header) replaced
+// by `section`, or `section` appended when it has none.
+std::string with_section(const std::string& text, const IniSection* old, const std::string& section) {
+  std::istringstream in(text);
+  std::string out, raw;
+  bool inside = false;
+  for (int n = 1; std::getline(in, raw); ++n) {
+    std::string line = trim(raw);
+    if (old && n == old->line) inside = true, out += section;
+    else if (inside && !line.empty() && line[0] == '[') inside = false;
+    if (!inside) out += raw + "\n";
+  }
+  if (!old) out += (out.empty() || out.substr(out.size() > 1 ? out.size() - 2 : 0) == "\n\n" ? "" : "\n") + section;
+  return out;
+}
+
+// Writes `text` to a new file beside `path` and renames it over `path` (mode `mode`),
+// through core/files' one durable write.
+Outcome<bool> replace_file(const std::string& path, const std::string& text, mode_t mode) {
+  std::string problem = write_durably(path, [&](int fd) {
+    return ::fchmod(fd, mode) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  });
+  if (problem.empty()) return true;
+  return config_error("ConfigFileUnwritable", problem);
+}
+
+// Makes the folders of `path` (0700) that do not exist.
+void make_parents(const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1))
+    ::mkdir(path.substr(0, slash).c_str(), 0700);
+}
+
+}  // namespace
+
+Outcome<std::string> write_serve_profile(const std::string& name, const std::string& url, const EnvLookup& env) {
+  if (!valid_name(name, "-_."))
+    return config_error("InvalidProfile", "a profile name is letters, digits, '-', '_' and '.' (got '" + redact(name) + "')");
+  const char* named = env("CLOUDLUA_CONFIG_FILE");
+  std::string path = named ? named : default_config_path(env);
+  if (path.empty())
+    return config_error("NoConfigFile", "--profile: no config file to write (CLOUDLUA_CONFIG_FILE is empty, or HOME is not set)");
+  std::string text;
+  mode_t mode = 0600;
+  if (file_exists(path)) {
+    auto read = read_text(path, "config file");
+    if (!read.ok()) return read.error();
+    text = *read;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
+  } else {
+    make_parents(path);
+  }
+  auto file = parse_ini(text, path);
+  if (!file.ok()) return file.error();
+  const IniSection* old = file->find(name);
+  if (old) {
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 0; n <= old->line && std::getline(in, line);) ++n;
+    if (trim(line) != kServeMark)
+      return config_error("ProfileExists", "--profile " + name + ": " + located(path, old->line) + " defines [" + name +
+                                               "] and cloudlua serve did not write it; choose another name");
+  }
+  std::string section = "[" + name + "]\n" + kServeMark + "\nendpoint_url = " + url + "\n";
+  auto written = replace_file(path, with_section(text, old, section), mode);
+  if (!written.ok()) return written.error();
+  return path;
 }
 
 }  // namespace cloud

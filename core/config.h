@@ -34,6 +34,7 @@ struct ConfigOverrides {
   std::string access_key_id;
   std::string secret_access_key;
   std::map<std::string, std::string> endpoints;  // api -> URL
+  std::string endpoint_url;                      // --endpoint URL: a cloudlua serve's
   std::function<void(const std::string&)> debug;  // --debug: where the wire dumps go
   std::string record;  // --record DIR
   std::string replay;  // --replay DIR
@@ -75,6 +76,14 @@ Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& 
 // neither gives any.
 Outcome<Credentials> given_credentials(const ConfigOverrides& flags, const EnvLookup& env);
 
+// `cloudlua serve --profile NAME`: writes the profile NAME into the config file (the
+// one load_config reads; made, with its folder, when absent) as
+// `endpoint_url = URL` under a comment saying serve wrote it; a profile NAME serve
+// wrote before is replaced, one it did not write is refused (ProfileExists), and the
+// rest of the file is kept byte for byte. The new file is written beside it and
+// renamed over it (its mode kept). Returns the file's path.
+Outcome<std::string> write_serve_profile(const std::string& name, const std::string& url, const EnvLookup& env);
+
 // What `cloudlua config` prints: one line per setting, value (secrets masked) and origin.
 std::string config_report(const LoadedConfig& config);
 
@@ -107,7 +116,8 @@ Outcome<IniFile> parse_ini(const std::string& text, const std::string& path);
 // may not, the credentials are settings of their own.
 bool holds_user_info(const std::string& url);
 
-// Parses "api=url" (the --endpoint flag).
+// Parses "api=url" (the --endpoint flag); a bare http:// or https:// URL is
+// endpoint_url's, returned with the API "".
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting);
 
 // The APIs an endpoint can be set for, in the model's order.

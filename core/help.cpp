@@ -19,6 +19,7 @@ const char* location_name(Location l) {
     case Location::query: return "query";
     case Location::header: return "header";
     case Location::local: return "local";
+    case Location::headers: return "headers";
   }
   return "body";
 }
@@ -67,6 +68,7 @@ std::string plural_type_text(const Shape& s) {
 std::string type_text(const Shape& s) {
   switch (s.type) {
     case ShapeType::structure: return "table";
+    case ShapeType::map: return "table of " + plural_type_text(*s.member) + " by name";
     case ShapeType::list: return "list of " + plural_type_text(*s.member);
     case ShapeType::string: return "string";
     case ShapeType::integer: return "integer";
@@ -84,6 +86,7 @@ std::vector<std::string> shape_rules(const Shape& s) {
   if (s.type == ShapeType::string) add(length_rule(s.min_length, s.max_length, "character"));
   if (s.type == ShapeType::list) add(length_rule(s.min_length, s.max_length, "item"));
   if (s.type == ShapeType::integer) add(value_rule(s.min, s.max));
+  if (s.type == ShapeType::map && s.max_bytes) add("at most " + count_of(*s.max_bytes, "byte") + " of names and values");
   add(s.pattern_text);
   if (!s.format.empty()) add(format_rule(s.format));
   return rules;
@@ -97,12 +100,15 @@ FieldHelp field_row(const Member& m, const std::string& path, int depth) {
   f.location = location_name(m.location);
   if (m.location == Location::query || m.location == Location::header)
     if (m.wire_name != m.name) f.wire_name = m.wire_name;
+  if (m.location == Location::headers) f.wire_name = m.wire_name + "<name>";
   f.type = type_text(*m.shape);
   f.required = m.required;
   for (const Condition& c : m.required_when) f.rules.push_back("required when " + condition_text(c));
   for (const Condition& c : m.absent_when) f.rules.push_back("left out when " + condition_text(c));
   for (const std::string& r : shape_rules(*m.shape)) f.rules.push_back(r);
-  const Shape* element = m.shape->type == ShapeType::list ? m.shape->member : nullptr;
+  const Shape* element = m.shape->type == ShapeType::list || m.shape->type == ShapeType::map ? m.shape->member : nullptr;
+  if (m.shape->type == ShapeType::map)
+    for (const std::string& r : shape_rules(*m.shape->key)) f.rules.push_back("each name " + r);
   if (element && element->type != ShapeType::structure)
     for (const std::string& r : shape_rules(*element)) f.rules.push_back("each " + r);
   f.allowed = element ? element->allowed : m.shape->allowed;

@@ -36,6 +36,7 @@ struct BodyFiles {
   std::optional<std::uint64_t> download_at;  // set: written in place at this byte of the
                                              // existing file download_to, not renamed onto it
   bool durable = true;  // download_to is flushed to disk before it is renamed (false: the caller syncs later)
+  std::string beneath;  // set: download_to lies under this folder, reached without following a link
   std::shared_ptr<ChunkStream> stream{};  // set: the range goes framed and signed chunk by chunk
 };
 

@@ -86,7 +86,7 @@ const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
     {"structure", ShapeType::structure}, {"list", ShapeType::list},
     {"string", ShapeType::string},       {"integer", ShapeType::integer},
     {"boolean", ShapeType::boolean},     {"timestamp", ShapeType::timestamp},
-    {"blob", ShapeType::blob}};
+    {"blob", ShapeType::blob},           {"map", ShapeType::map}};
 
 // Keys that describe the member rather than its shape.
 bool is_member_key(const std::string& key) {
@@ -226,7 +226,12 @@ struct Model::Loader {
       shape.member = member_shape(spec["member"], where + "[]");
       shape.member_name = spec["member"].value("name", "");
     }
+    if (spec.contains("key")) shape.key = member_shape(spec["key"], where + ".key");
+    if (spec.contains("value")) shape.member = member_shape(spec["value"], where + ".value");
     if (shape.type == ShapeType::list && !shape.member) fail(where, "list without member");
+    if (shape.type == ShapeType::map && !(shape.key && shape.member && shape.key->type == ShapeType::string &&
+                                          shape.member->type == ShapeType::string))
+      fail(where, "a map needs a key and a value, both strings");
     if (!shape.ascending_by.empty()) ordered_lists.emplace_back(&shape, where);
   }
 
@@ -308,6 +313,11 @@ struct Model::Loader {
     bool scalar = m.shape && m.shape->type != ShapeType::structure && m.shape->type != ShapeType::list;
     if (m.xml_attribute && (m.location != Location::body || !scalar))
       fail(where + ".xmlAttribute", "only a body member of a scalar shape can be an XML attribute");
+    bool is_map = m.shape && m.shape->type == ShapeType::map;
+    if (is_map != (m.location == Location::headers))
+      fail(where, "a map is a member in \"headers\" (a header per entry, its name after the prefix \"name\"), and only a map is");
+    if (m.location == Location::headers && m.wire_name == m.name)
+      fail(where, "a member in \"headers\" names its headers' prefix (\"name\": \"x-ext-meta-\")");
     return m;
   }
 
@@ -317,6 +327,7 @@ struct Model::Loader {
     if (in == "query") return Location::query;
     if (in == "header") return Location::header;
     if (in == "local") return Location::local;
+    if (in == "headers") return Location::headers;
     fail(where, "unknown location '" + in + "'");
     return Location::body;
   }
@@ -400,9 +411,12 @@ struct Model::Loader {
     op.output_file_durable = spec.value("outputFileDurable", "");
     if (!op.output_file_durable.empty())
       expect_local(op, op.output_file_durable, ShapeType::boolean, where + ".outputFileDurable");
+    op.output_file_beneath = spec.value("outputFileBeneath", "");
+    if (!op.output_file_beneath.empty())
+      expect_local(op, op.output_file_beneath, ShapeType::string, where + ".outputFileBeneath");
   }
 
-  // errorsByStatus { "404": "NoSuchKey" }: an error status (400-599) -> the code it means.
+  // errorsByStatus { "404": "NoSuchKey" }: an error status (400-599, or 304) -> the code it means.
   void read_errors_by_status(Operation& op, const ojson& spec, const std::string& where) {
     if (!spec.contains("errorsByStatus")) return;
     const ojson& map = spec["errorsByStatus"];
@@ -411,7 +425,8 @@ struct Model::Loader {
       const std::string& key = it.key();
       bool numeric = key.size() == 3 && key.find_first_not_of("0123456789") == std::string::npos;
       long status = numeric ? std::stol(key) : 0;
-      if (status < 400 || status > 599) return fail(where + "." + key, "must be an error status, 400 to 599");
+      if ((status < 400 || status > 599) && status != 304)
+        return fail(where + "." + key, "must be an error status, 400 to 599, or 304 (a conditional request's Not Modified)");
       if (!it.value().is_string() || it.value().get<std::string>().empty())
         return fail(where + "." + key, "must be an error code (a non-empty string)");
       op.errors_by_status[status] = it.value().get<std::string>();

@@ -24,10 +24,12 @@ namespace cloud {
 
 using json = nlohmann::json;
 
-enum class ShapeType { structure, list, string, integer, boolean, timestamp, blob };
+enum class ShapeType { structure, list, string, integer, boolean, timestamp, blob, map };
 // `local`: read by cloudlua itself and never sent (the path of a file to send or to
-// write an answer to, and its byte range).
-enum class Location { body, path, query, header, local };
+// write an answer to, and its byte range). `headers`: a map whose every entry is a
+// header of its own, named by the member's wire name (a prefix) and the entry's name
+// (S3's user metadata: Metadata = { mtime = "1" } is x-ext-meta-mtime: 1).
+enum class Location { body, path, query, header, local, headers };
 
 const char* shape_type_name(ShapeType type);
 
@@ -60,13 +62,14 @@ struct Shape {
   ShapeType type = ShapeType::string;
   std::string name;  // set on named shapes only
   std::vector<Member> members;       // structure
-  const Shape* member = nullptr;     // list element
+  const Shape* member = nullptr;     // list element; map: the values' shape
+  const Shape* key = nullptr;        // map: the names' shape
   std::string member_name;           // XML list with a wrapper: its items' element ("member" when "")
   bool flattened = false;            // XML list: repeated elements without a wrapper
   std::string ascending_by;          // list of structures: this integer member must rise
                                      // strictly from item to item (no repeats)
   std::optional<long long> min_length, max_length;  // characters (strings), items (lists)
-  std::optional<long long> max_bytes;               // strings: UTF-8 bytes
+  std::optional<long long> max_bytes;               // strings: UTF-8 bytes; maps: names and values together
   std::map<std::string, std::string> error_codes;   // rule key (maxBytes) -> the code a server answers
   std::optional<long long> min, max;                // integers
   std::vector<json> allowed;                        // value set
@@ -122,6 +125,8 @@ struct Operation {
                                    // place at this byte of an existing file ("" for none)
   std::string output_file_durable;  // input member: with output_file, false skips the flush
                                     // to disk before the rename ("" for none)
+  std::string output_file_beneath;  // input member: with output_file, the folder it lies under,
+                                    // no link followed between the two ("" for none)
   bool checksum_required = false;  // the body's Content-MD5 is sent (and required by the server)
   std::optional<Paginator> paginator;  // a listing continued page by page (cloud.pages)
   // The platform's numeric limits of the operation that no member's rule can say

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -361,16 +362,55 @@ const std::string* header_in(const Headers& headers, std::string_view name) {
   return nullptr;
 }
 
+// The name after `prefix` of a header of the map member whose headers it begins
+// (x-ext-meta-, or x-amz-meta- in the aws dialect), lower-cased as S3 answers it;
+// nullopt when the header is no entry of it.
+std::optional<std::string> entry_name(std::string_view header, std::string_view prefix) {
+  constexpr std::string_view ext = "x-ext-", aws = "x-amz-";
+  if (header.size() <= prefix.size()) return std::nullopt;
+  bool same = iequals(header.substr(0, prefix.size()), prefix);
+  bool dialect = !same && prefix.size() > ext.size() && iequals(prefix.substr(0, ext.size()), ext) &&
+                 iequals(header.substr(0, aws.size()), aws) &&
+                 iequals(header.substr(aws.size(), prefix.size() - ext.size()), prefix.substr(ext.size()));
+  if (!same && !dialect) return std::nullopt;
+  return to_lower(std::string(header.substr(prefix.size())));
+}
+
+// A map member's entries: every header that begins with its prefix (an empty table
+// when none does, so that r.Metadata.foo reads nil rather than failing).
+json read_map_member(const Member& m, const Headers& headers) {
+  json map = json::object();
+  for (const Header& h : headers)
+    if (std::optional<std::string> name = entry_name(h.first, m.wire_name)) map[*name] = h.second;
+  return map;
+}
+
 void read_header_members(const Shape& shape, const Headers& headers, json& out) {
-  for (const Member& m : shape.members)
+  for (const Member& m : shape.members) {
     if (m.location == Location::header)
       if (const std::string* value = header_in(headers, m.wire_name)) out[m.name] = typed_scalar(*m.shape, *value);
+    if (m.location == Location::headers) out[m.name] = read_map_member(m, headers);
+  }
+}
+
+// The header members of `v` as headers (a map member: one header per entry).
+void write_header_members(const Shape& shape, const json& v, Headers& headers) {
+  for (const Member& m : shape.members) {
+    auto it = v.find(m.name);
+    if (it == v.end() || it->is_null()) continue;
+    if (m.location == Location::header) headers.emplace_back(m.wire_name, scalar_text(*it));
+    if (m.location == Location::headers && it->is_object())
+      for (auto entry = it->begin(); entry != it->end(); ++entry)
+        headers.emplace_back(m.wire_name + entry.key(), scalar_text(entry.value()));
+  }
 }
 
 // "the answer is nested more than 200 levels deep (...)": the words of DocumentTooDeep.
 std::string too_deep_message(const std::string& what) {
   return what + " is nested more than " + std::to_string(kMaxDepth) + " levels deep (the limit for any document)";
 }
+
+}  // namespace
 
 // A JSON text parsed with its depth watched: the parser is not recursive, but copying,
 // dumping or pushing a document to Lua is, so a document deeper than kMaxDepth is
@@ -410,6 +450,8 @@ json parse_json_text(const std::string& text, bool& too_deep) {
   return json::parse(text, within, false);
 }
 
+namespace {
+
 Outcome<json> parse_json_object(const std::string& body, const std::string& what) {
   if (body.empty()) return json::object();
   bool too_deep = false;
@@ -418,6 +460,15 @@ Outcome<json> parse_json_object(const std::string& body, const std::string& what
   if (doc.is_discarded() || !doc.is_object())
     return make_error(ErrorKind::api, "MalformedResponse", what + " is not a JSON object: " + body.substr(0, 200));
   return doc;
+}
+
+// The reason of a JSON parse error without nlohmann's prefix and position ("syntax
+// error while parsing value - invalid literal; last read: 'x'").
+std::string parse_reason(const json::parse_error& e) {
+  std::string what = e.what();
+  size_t column = what.find("column ");
+  size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
 // True when an element sits more than kMaxDepth levels deep (the root is level 1).
@@ -436,6 +487,24 @@ bool xml_too_deep(pugi::xml_document& doc) {
 }
 
 }  // namespace
+
+Outcome<json> parse_json_document(const std::string& text, const std::string& what) {
+  bool too_deep = false;
+  auto within = [&too_deep](int depth, json::parse_event_t event, json&) {
+    bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxDepth) too_deep = true;
+    return !too_deep;
+  };
+  try {
+    json doc = may_be_too_deep(text) ? json::parse(text, within) : json::parse(text);
+    if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
+    return doc;
+  } catch (const json::parse_error& e) {
+    if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
+    return make_error(ErrorKind::validation, "InvalidJSON",
+                      what + " is not JSON: at byte " + std::to_string(e.byte) + ": " + parse_reason(e));
+  }
+}
 
 const char* content_type_of(const Api& api) {
   return api.protocol->content_type.c_str();
@@ -473,9 +542,7 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
   w.method = op.method;
   w.path = expand_path(op, input);
   w.query = build_query(op, input);
-  for (const Member& m : op.input->members)
-    if (m.location == Location::header && input.contains(m.name))
-      w.headers.emplace_back(m.wire_name, scalar_text(input[m.name]));
+  write_header_members(*op.input, input, w.headers);
   if (!op.payload.empty()) {
     std::vector<FieldProblem> validated;  // already reported by validate_input
     w.files.upload = payload_file_range(op, input, validated);
@@ -492,6 +559,8 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
   if (!op.output_file_durable.empty() && input.contains(op.output_file_durable))
     w.files.durable = input[op.output_file_durable].get<bool>();
+  if (!op.output_file_beneath.empty() && input.contains(op.output_file_beneath))
+    w.files.beneath = input[op.output_file_beneath].get<std::string>();
   return w;
 }
 
@@ -521,7 +590,8 @@ namespace {
 // What a value of `shape`'s type is called in messages.
 const char* type_words(ShapeType type) {
   switch (type) {
-    case ShapeType::structure: return "an object";
+    case ShapeType::structure:
+    case ShapeType::map: return "an object";
     case ShapeType::list: return "a list";
     case ShapeType::integer: return "an integer";
     case ShapeType::boolean: return "a boolean";
@@ -538,7 +608,8 @@ const char* type_words(ShapeType type) {
 bool has_type(const Shape& shape, const json& v) {
   if (v.is_null()) return true;
   switch (shape.type) {
-    case ShapeType::structure: return v.is_object();
+    case ShapeType::structure:
+    case ShapeType::map: return v.is_object();
     case ShapeType::list: return v.is_array();
     case ShapeType::integer:
       return v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX));
@@ -845,9 +916,7 @@ Outcome<json> parse_request(const Api& api, const Operation& op, const std::map<
 }
 
 std::string serialize_result(const Api& api, const Operation& op, const json& result, Headers& headers) {
-  for (const Member& m : op.output->members)
-    if (m.location == Location::header && result.contains(m.name))
-      headers.emplace_back(m.wire_name, scalar_text(result[m.name]));
+  write_header_members(*op.output, result, headers);
   if (!op.output_payload.empty()) return result.value(op.output_payload, "");
   if (api.protocol->format == Format::xml)
     return op.output_root.empty() ? "" : xml_document(op.output_root, api.xml_namespace, *op.output, result);

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/http.h"
@@ -47,6 +48,12 @@ Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRe
 // The request id of an answer, from whichever header the server used.
 std::string request_id_of(const Headers& headers);
 
+// A JSON text as a document (any value at the top), for cloud.json.decode: a text that
+// is not JSON is InvalidJSON (validation) whose message names the byte where it
+// stopped ("the text is not JSON: at byte 7: syntax error ..."), counted from 1; one
+// nested more than kMaxDepth levels is DocumentTooDeep. `what` names the text.
+Outcome<json> parse_json_document(const std::string& text, const std::string& what);
+
 // --- server side
 // The operation of `api` addressed by method, wire path, query and headers, with the
 // decoded path labels; nullptr when none matches. Query keys no operation asks for
@@ -72,5 +79,12 @@ std::string serialize_error(const Api& api, const std::string& code, const std::
                             const std::string& request_id, const json& details = json::object());
 
 const char* content_type_of(const Api& api);
+
+// Whether `text` may open more than kMaxDepth containers one inside another (brackets
+// counted outside strings; never fewer than a parser meets).
+bool may_be_too_deep(std::string_view text);
+// A JSON text parsed with its depth watched: deeper than kMaxDepth, it is dropped as it
+// is read (`too_deep` set, discarded) and never walked. Not JSON: discarded.
+json parse_json_text(const std::string& text, bool& too_deep);
 
 }  // namespace cloud

@@ -4,9 +4,11 @@
 #include "core/redact.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <memory>
 #include <set>
 
 #include "core/body.h"
@@ -32,6 +34,75 @@ const Pattern& xml_secret() {
   static const Pattern re = Pattern::builtin(
       R"((?i)(<(?:secret_?access_?key|session_?token|signature(?:provided)?)>)[^<]*)", Pattern::Text::bytes);
   return re;
+}
+
+// The names of fields that hold a credential, whole names, case-insensitive (RE2):
+// docs/testing.md lists them. A JSON member, a form or query parameter or an XML
+// element of such a name has its value redacted, whatever the value looks like.
+const char* const kSecretFieldNames =
+    "password|passwd|passphrase|pwd|[a-z0-9_.-]*password|"
+    "token|[a-z0-9_.-]*_token|(?:session|access|refresh|id|auth|bearer|security)_?token|"
+    "api[_-]?key|[a-z0-9_.-]*secret[a-z0-9_.-]*|private[_-]?key|credentials?|"
+    "authorization|signature";
+
+// A field name users add (redact_fields): literal but for '*', any run of name characters.
+std::string field_name_pattern(const std::string& name) {
+  std::string out;
+  for (char c : name) out += c == '*' ? std::string("[a-z0-9_.-]*") : Pattern::quote(std::string(1, c));
+  return out;
+}
+
+// The patterns of the secret fields' values: JSON ("name": "value" or a number or a
+// literal), form and query (name=value at the start of a line, after '?' or '&'; not
+// after a blank, where an Authorization header's Credential= names the access key id,
+// which stays), XML (<name>value). An empty or already redacted value is left. Rebuilt
+// when users add names.
+struct FieldPatterns {
+  Pattern json, form, xml;
+  explicit FieldPatterns(const std::string& names)
+      : json(Pattern::builtin(R"re((?i)("(?:)re" + names + R"re()"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|[-+0-9.eE]+|true|false))re",
+                              Pattern::Text::bytes)),
+        form(Pattern::builtin(R"re((?im)((?:^|[?&])(?:)re" + names + R"re()=)[^&\s"'<>]+)re", Pattern::Text::bytes)),
+        xml(Pattern::builtin(R"re((?i)(<(?:)re" + names + R"re()>)[^<]+)re", Pattern::Text::bytes)) {}
+};
+
+// The names users added, and the patterns of all names; redact() may run on any thread.
+struct SecretFields {
+  std::mutex mutex;
+  std::set<std::string> added;
+  std::shared_ptr<const FieldPatterns> patterns = std::make_shared<FieldPatterns>(kSecretFieldNames);
+};
+
+SecretFields& secret_fields() {
+  static SecretFields f;
+  return f;
+}
+
+std::shared_ptr<const FieldPatterns> field_patterns() {
+  std::lock_guard<std::mutex> lock(secret_fields().mutex);
+  return secret_fields().patterns;
+}
+
+// Whether `name` may name a field to redact: letters, digits, '_', '-', '.', '*'.
+bool is_field_name(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '*';
+  });
+}
+
+// The names of a comma-separated list, trimmed, empty ones dropped.
+std::vector<std::string> field_names_of(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, end - start);
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (!name.empty()) out.push_back(name);
+    start = end + 1;
+  }
+  return out;
 }
 
 void replace_all(std::string& text, const std::string& secret) {
@@ -201,7 +272,29 @@ std::string redact(std::string_view text, const std::vector<std::string>& known_
   for (const std::string& form : literal_forms(known_secrets)) replace_all(out, form);
   named_secret().replace_all(out, std::string("\\1") + kRedacted);
   xml_secret().replace_all(out, std::string("\\1") + kRedacted);
+  std::shared_ptr<const FieldPatterns> fields = field_patterns();
+  fields->json.replace_all(out, std::string("\\1\"") + kRedacted + "\"");
+  fields->form.replace_all(out, std::string("\\1") + kRedacted);
+  fields->xml.replace_all(out, std::string("\\1") + kRedacted);
   return out;
+}
+
+std::optional<std::string> bad_field_name(const std::string& list) {
+  for (const std::string& name : field_names_of(list))
+    if (!is_field_name(name)) return name;
+  return std::nullopt;
+}
+
+void remember_secret_fields(const std::string& list) {
+  std::vector<std::string> names = field_names_of(list);
+  std::lock_guard<std::mutex> lock(secret_fields().mutex);
+  size_t before = secret_fields().added.size();
+  for (const std::string& name : names)
+    if (is_field_name(name)) secret_fields().added.insert(name);
+  if (secret_fields().added.size() == before) return;
+  std::string all = kSecretFieldNames;
+  for (const std::string& name : secret_fields().added) all += "|" + field_name_pattern(name);
+  secret_fields().patterns = std::make_shared<FieldPatterns>(all);
 }
 
 void remember_secret(const std::string& secret) {

@@ -1,11 +1,14 @@
-// Keeping secrets out of what people and logs see, above all the --debug wire dumps.
-// One function, `redact`, decides what is secret; everything shown passes through
-// it: signatures (Authorization and presigned URLs), session tokens (headers and
-// query parameters of either dialect), secret keys in any common spelling, and any
-// literal secret the caller knows (the configured secret key and token, also in
+// Keeping secrets out of what people and logs see, above all the --debug wire dumps and
+// recordings. One function, `redact`, decides what is secret; everything shown passes
+// through it: signatures (Authorization and presigned URLs), session tokens (headers
+// and query parameters of either dialect), secret keys in any common spelling, the
+// value of every field named like a credential (password, token, api_key, *secret*...:
+// redact.cpp's list, and the names users add) in JSON, form, query and XML text, and
+// any literal secret the caller knows (the configured secret key and token, also in
 // their percent-encoded form). Access key ids are not secret and stay visible.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +43,15 @@ std::string printable(std::string_view text);
 // so that every later redact() replaces it, whichever client it belongs to. Empty and
 // short ones are ignored.
 void remember_secret(const std::string& secret);
+
+// Adds the field names of `list` (comma-separated; letters, digits, '_', '-', '.', and
+// '*' for any run of those) to the names whose values every later redact() removes,
+// case-insensitive, in every client (the setting redact_fields). Names that are not
+// such are skipped: settings refuse them first (bad_field_name).
+void remember_secret_fields(const std::string& list);
+
+// The first name of `list` that cannot name a field for remember_secret_fields, if any.
+std::optional<std::string> bad_field_name(const std::string& list);
 
 // The error with its texts redacted (code, message, request id, field problems), so
 // that an error whose answer echoed the request is clean in every field it has.

@@ -69,6 +69,7 @@ bool fits(const SettingSpec& s, const json& v) {
     case SettingKind::integer: return in_range(s, v) && v.get<double>() == std::floor(v.get<double>());
     case SettingKind::seconds: return in_range(s, v);
     case SettingKind::boolean: return v.is_boolean();
+    case SettingKind::field_names: return text && !bad_field_name(*text);
   }
   return false;
 }
@@ -84,6 +85,7 @@ std::string rule(const SettingSpec& s) {
     case SettingKind::integer: return "an integer " + range;
     case SettingKind::seconds: return "a number of seconds " + range;
     case SettingKind::boolean: return "true or false";
+    case SettingKind::field_names: return "field names separated by commas (letters, digits, '_', '-', '.', '*' for any of them)";
   }
   return "";
 }
@@ -149,6 +151,11 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string& api, const json& v) { set_map_value(c.endpoints, api, v); };
   s->get = [](const ClientConfig& c, const std::string& api) { return map_value(c.endpoints, api); };
 
+  s = &add("endpoint_url", SettingKind::url, "a cloudlua serve's URL: every API's endpoint asked of it");
+  s->flag = "--endpoint";
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.endpoint_url = v.get<std::string>(); };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.endpoint_url); };
+
   s = &add("service", SettingKind::text, "the credential scope's service");
   s->per_api = true;
   s->client_key = "services";
@@ -213,6 +220,13 @@ std::vector<SettingSpec> make_specs() {
   s->in_profiles = false;
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.replay = v.get<std::string>(); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.replay); };
+
+  s = &add("redact_fields", SettingKind::field_names,
+           "more names of fields whose values are secrets, removed from all output and recordings (docs/testing.md)");
+  s->client_key = "";  // the process's: redaction is one for all clients
+  s->shown_default = "(none: the built-in names)";
+  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.redact_fields = v.get<std::string>(); };
+  s->get = [](const ClientConfig& c, const std::string&) { return json(c.redact_fields); };
 
   s = &add("quiet_emulator", SettingKind::boolean, "no line on stderr when the embedded emulator serves");
   s->client_key = "";  // the session's, not a client's

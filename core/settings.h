@@ -16,7 +16,7 @@
 
 namespace cloud {
 
-enum class SettingKind { name, choice, url, text, integer, seconds, boolean };
+enum class SettingKind { name, choice, url, text, integer, seconds, boolean, field_names };
 
 struct SettingSpec {
   std::string key;                   // "region"; a per-API setting is "endpoint.<api>" in a profile

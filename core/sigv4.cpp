@@ -601,6 +601,20 @@ std::optional<SignatureRefusal> check_header_time(const VerifyInput& in, const A
   return std::nullopt;
 }
 
+}  // namespace
+
+void restore_empty_signed_headers(Headers& headers, const std::string& query) {
+  Authorization auth;
+  Pairs pairs = split_query(query);
+  const Dialect* presigned = presigned_dialect(pairs);
+  bool read = presigned ? parse_presigned(pairs, *presigned, auth) : parse_authorization(header_value(headers, "Authorization"), auth);
+  if (!read) return;
+  for (const std::string& name : split(to_lower(auth.signed_headers), ';'))
+    if (!name.empty() && !has_header(headers, name)) headers.emplace_back(name, "");
+}
+
+namespace {
+
 // Every header of either dialect's prefix (x-amz-*, x-ext-*: the emulator reads both)
 // must be among those signed, as S3 requires of x-amz-*: an unsigned x-amz-copy-source
 // would turn a presigned PUT into a copy. Other headers are left as S3 leaves them

@@ -219,6 +219,12 @@ class StreamCheck final : private AwsChunkedReader::Handler {
 std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, StreamedBody* streamed = nullptr,
                                                  std::unique_ptr<StreamCheck>* later = nullptr);
 
+// The headers a request's signature names (its Authorization header's SignedHeaders,
+// or a presigned URL's) that `headers` lacks, added with an empty value: a server that
+// drops a header sent with an empty value as it reads it (httplib 0.11 does) still
+// checks the signature S3 checks ("x-amz-meta-k:" signed empty) and sees the header.
+void restore_empty_signed_headers(Headers& headers, const std::string& query);
+
 // The current UTC time as yyyymmddThhmmssZ.
 std::string amz_time_now();
 

@@ -64,7 +64,6 @@ using MultiPtr = std::unique_ptr<CURLM, MultiDeleter>;
 using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
-constexpr int kPollMs = 100;          // how often the interrupt flag is looked at
 constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
 constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file body for at once
 
@@ -162,6 +161,7 @@ struct Transfer {
   char error_buffer[CURL_ERROR_SIZE] = {};
   bool done = false;
   bool interrupted = false;
+  bool after_interrupt = false;          // started while the interrupt flag was raised: a clean-up's
   Transfer() = default;
   Transfer(const Transfer&) = delete;  // curl holds pointers into it
   Transfer& operator=(const Transfer&) = delete;
@@ -525,9 +525,12 @@ std::optional<Error> open_body_files(Transfer& t) {
     if (std::string problem = t.reader.open(*files.upload, files.stream); !problem.empty())
       return make_error(ErrorKind::validation, "FileUnreadable", problem + "; nothing was sent");
   if (files.download_to.empty()) return std::nullopt;
-  t.sink = std::make_unique<FileSink>(files.download_to, files.download_at, files.durable);
-  if (std::string problem = t.sink->open(); !problem.empty())
+  t.sink = std::make_unique<FileSink>(files.download_to, files.download_at, files.durable, files.beneath);
+  if (std::string problem = t.sink->open(); !problem.empty()) {
+    if (t.sink->error_number() == ELOOP)  // a link in the destination: kind io, as cloud.fs says it
+      return make_error(ErrorKind::io, "LinkInDestination", problem + "; nothing was sent");
     return make_error(ErrorKind::validation, "FileUnwritable", problem + "; nothing was sent");
+  }
   return std::nullopt;
 }
 
@@ -588,12 +591,14 @@ struct Timer {
   double due;
   std::function<void()> fire;
   Owned* owner;
+  bool after_interrupt;  // set while the interrupt flag was raised: a clean-up's
 };
 
 struct Loop::Impl {
   std::function<double()> clock;         // null: the steady clock
   std::function<void(double)> sleeper;   // virtual time for waits between attempts
   const std::atomic<bool>* interrupt = nullptr;
+  bool was_raised = false;  // the interrupt flag, as the last turn saw it
   long max_host_connections = 16;
   MultiPtr multi;
   std::vector<EasyPtr> idle;  // reset handles, ready for the next transfer
@@ -617,11 +622,12 @@ struct Loop::Impl {
   void end_transfer(Transfer& t);
   void collect_finished();
   bool interrupted() const;
+  bool note_interrupt();
   void interrupt_all();
   void wait(double timeout);
   double resume_paused();
   void hand_out_ended();
-  void fire_due_timers();
+  void fire_due_timers(bool all);
   void detach(Transfer& t);
   Outcome<HttpResponse> finish(Transfer& t);
   Outcome<HttpResponse> finish_guarded(Transfer& t);
@@ -716,6 +722,7 @@ Loop::Id Loop::Impl::start(HttpRequest request, Completion done, const Transport
   t->owner = owner;
   t->options = &options;
   t->started = now();
+  t->after_interrupt = interrupted();
   t->id = ++last_id;
   if (handed >= most_handed() || !waiting_room.empty()) {
     waiting_room.push_back(t->id);
@@ -732,7 +739,7 @@ Loop::Id Loop::Impl::start(HttpRequest request, Completion done, const Transport
 Loop::Id Loop::Impl::add_timer(double seconds, std::function<void()> fire, Owned* owner) {
   Id id = ++last_id;
   double due = now() + seconds;
-  timers.emplace(id, Timer{due, std::move(fire), owner});
+  timers.emplace(id, Timer{due, std::move(fire), owner, interrupted()});
   due_order.emplace(due, id);
   if (owner) owner->insert(id);
   return id;
@@ -764,16 +771,29 @@ void Loop::Impl::collect_finished() {
   }
 }
 
-// Ends every transfer as "Interrupted" (Ctrl-C; the timers all fire this turn).
+// Whether the interrupt flag is raised. Once it is seen lowered again, what was
+// started while it was raised (a clean-up's) becomes interruptible like the rest.
+bool Loop::Impl::note_interrupt() {
+  const bool raised = interrupted();
+  if (was_raised && !raised) {
+    for (auto& [id, t] : transfers) t->after_interrupt = false;
+    for (auto& [id, timer] : timers) timer.after_interrupt = false;
+  }
+  was_raised = raised;
+  return raised;
+}
+
+// Ends every transfer started before the interrupt flag was raised as "Interrupted"
+// (Ctrl-C; those timers all fire this turn).
 void Loop::Impl::interrupt_all() {
   for (auto& [id, t] : transfers)
-    if (!t->done) {
+    if (!t->done && !t->after_interrupt) {
       t->interrupted = true;
       end_transfer(*t);
     }
 }
 
-// Drives the multi handle, waiting up to `timeout` seconds (and at most kPollMs, to
+// Drives the multi handle, waiting up to `timeout` seconds (and at most kPollSeconds, to
 // look at the interrupt flag) unless a transfer ends or a timer falls due sooner. A
 // failing multi handle ends every transfer with its error.
 void Loop::Impl::wait(double timeout) {
@@ -789,7 +809,7 @@ void Loop::Impl::wait(double timeout) {
     if (!due_order.empty()) until = std::min(until, due_order.begin()->first);
     // Rounded up: a timer 0.8 ms away is waited for, not turned past with a sleep of 0.
     double ms = std::ceil((until - start) * 1000.0);
-    int wait_ms = static_cast<int>(std::clamp(ms, 0.0, double(kPollMs)));
+    int wait_ms = static_cast<int>(std::clamp(ms, 0.0, kPollSeconds * 1000.0));
     if (multi && !transfers.empty()) mc = curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
     else std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     if (mc == CURLM_OK && multi) mc = curl_multi_perform(multi.get(), &running);
@@ -836,12 +856,16 @@ void Loop::Impl::hand_out_ended() {
   }
 }
 
-// Fires the timers due now (all of them when interrupted), earliest first; timers
-// added meanwhile wait for the next turn.
-void Loop::Impl::fire_due_timers() {
-  const double limit = interrupted() ? HUGE_VAL : now();
+// Fires the timers due now (`interrupted`: and those set before the interrupt flag
+// was raised), earliest first; timers added meanwhile wait for the next turn.
+void Loop::Impl::fire_due_timers(bool interrupted) {
+  const double limit = now();
   std::vector<Id> due;
-  for (auto it = due_order.begin(); it != due_order.end() && it->first <= limit; ++it) due.push_back(it->second);
+  for (auto it = due_order.begin(); it != due_order.end(); ++it) {
+    if (it->first <= limit) due.push_back(it->second);
+    else if (!interrupted) break;
+    else if (!timers.at(it->second).after_interrupt) due.push_back(it->second);
+  }
   for (Id id : due) {
     auto it = timers.find(id);
     if (it == timers.end()) continue;
@@ -944,16 +968,18 @@ void Loop::cancel(Id id) {
   }
 }
 
-// One turn: drive the transfers, then hand out what ended and fire what is due.
+// One turn: drive the transfers (ending first, while the interrupt flag is raised,
+// those started before it was), then hand out what ended and fire what is due.
 void Loop::run_once(double timeout) {
-  if (impl_->interrupted()) impl_->interrupt_all();
-  else impl_->wait(timeout);
+  const bool interrupted = impl_->note_interrupt();
+  if (interrupted) impl_->interrupt_all();
+  impl_->wait(timeout);
   impl_->hand_out_ended();
-  impl_->fire_due_timers();
+  impl_->fire_due_timers(interrupted);
 }
 
 void Loop::run_until(const std::function<bool()>& done) {
-  while (!done()) run_once(kPollMs / 1000.0);
+  while (!done()) run_once(kPollSeconds);
 }
 
 size_t Loop::pending() const { return impl_->transfers.size() + impl_->timers.size(); }

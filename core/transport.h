@@ -58,6 +58,10 @@ class Loop {
   static Loop& current();
 
   using Id = std::uint64_t;  // a transfer or a timer; never 0, never reused
+  // The longest one turn waits (run_once caps its timeout to it): how often the
+  // interrupt flag is looked at. The one poll interval: the scheduler's turns
+  // (lua/tasks.cpp) use it too.
+  static constexpr double kPollSeconds = 0.1;
   using Completion = std::function<void(Outcome<HttpResponse>)>;
 
   // Calls `fire` once, from run_once, when `seconds` have passed on the loop's clock.
@@ -89,8 +93,10 @@ class Loop {
   // 16 unless set): further transfers to it wait in curl's queue until one ends. A
   // transfer's timeout counts from `start`, time in the queue included.
   void set_max_host_connections(long n);
-  // While *flag is true, every transfer ends with code "Interrupted" and every timer
-  // falls due at once (Ctrl-C).
+  // While *flag is raised, every transfer started before it was raised ends with code
+  // "Interrupted" and every such timer falls due at once (Ctrl-C). Transfers and
+  // timers started while it is raised run normally (a clean-up's
+  // AbortMultipartUpload); once a turn has seen it lowered, they are like the others.
   void set_interrupt_flag(const std::atomic<bool>* flag);
 
  private:

@@ -228,15 +228,19 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 // A header member holds no line break or other control character (a tab excepted):
 // "0-1\r\nX-Injected: 1" would go on the wire as a header of its own. Nor does it begin
 // or end with a space or tab: HTTP trims them, so the server would read another value.
-void check_header_value(const Member& m, const json& v, const std::string& path,
-                        std::vector<FieldProblem>& problems) {
-  if (m.location != Location::header || !v.is_string()) return;
+void check_header_text(const json& v, const std::string& path, std::vector<FieldProblem>& problems) {
+  if (!v.is_string()) return;
   const std::string& s = v.get_ref<const std::string&>();
   if (!header_value_ok(s))
     problems.push_back({path, "a header value holds no line break or control character"});
   else if (!s.empty() && (is_blank(s.front()) || is_blank(s.back())))
     problems.push_back({path, "a header value does not begin or end with a space or tab, which HTTP drops (got " +
                                   quoted(s) + ")"});
+}
+
+void check_header_value(const Member& m, const json& v, const std::string& path,
+                        std::vector<FieldProblem>& problems) {
+  if (m.location == Location::header) check_header_text(v, path, problems);
 }
 
 // A one-segment path parameter of "." or ".." would be read as a dot segment and the
@@ -248,6 +252,31 @@ void check_path_segment(const Member& m, const json& v, const std::string& path,
   const std::string& s = v.get_ref<const std::string&>();
   if (s == "." || s == "..")
     problems.push_back({path, "must not be '.' or '..', which a URL path reads as a dot segment (got " + quoted(s) + ")"});
+}
+
+// A map (S3's user metadata): a table of names to strings, each name and value checked
+// by its shape, each value a header value (a map is sent as headers), no two names
+// the same but for case (HTTP would take them for one header), and the names and
+// values together within maxBytes (S3 counts the UTF-8 bytes of both).
+void check_map(const Shape& shape, const json& v, const std::string& path, std::vector<FieldProblem>& problems,
+               Checker checker) {
+  if (!v.is_object()) return problems.push_back({path, "table expected (name -> value), got " + type_of(v)});
+  long long bytes = 0;
+  std::map<std::string, std::string> seen;  // lower-cased -> as given
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    std::string p = child_path(path, it.key());
+    validate_value(*shape.key, it.key(), p + " (its name)", problems, checker);
+    validate_value(*shape.member, it.value(), p, problems, checker);
+    check_header_text(it.value(), p, problems);
+    auto [before, fresh] = seen.emplace(to_lower(it.key()), it.key());
+    if (!fresh)
+      problems.push_back({p, "the same name as '" + before->second + "' but for case, which HTTP reads as one header"});
+    bytes += static_cast<long long>(it.key().size()) + (it.value().is_string() ? static_cast<long long>(it.value().get_ref<const std::string&>().size()) : 0);
+  }
+  if (shape.max_bytes && bytes > *shape.max_bytes)
+    problems.push_back(broken(shape, "maxBytes", path,
+                              "at most " + count_of(*shape.max_bytes, "byte") + " of names and values together (got " +
+                                  std::to_string(bytes) + ")"));
 }
 
 void check_structure(const Shape& shape, const json& v, const std::string& path,
@@ -353,6 +382,7 @@ void validate_value(const Shape& shape, const json& value, const std::string& pa
   switch (shape.type) {
     case ShapeType::structure: return check_structure(shape, value, path, problems, checker);
     case ShapeType::list: return check_list(shape, value, path, problems, checker);
+    case ShapeType::map: return check_map(shape, value, path, problems, checker);
     case ShapeType::integer: return check_integer(shape, value, path, problems);
     case ShapeType::boolean:
       if (!value.is_boolean()) problems.push_back({path, "boolean expected, got " + type_of(value)});

@@ -96,6 +96,7 @@ bool Connection::begin_head() {
   head_deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(limits_.head_ms);
   head_bytes_ = head_lines_ = line_bytes_ = 0;
   last_ = 0;
+  head_text_.clear();
   return true;
 }
 
@@ -111,6 +112,7 @@ void Connection::end_head() {
 // line ending in "\n" alone it skips, and it is counted here).
 bool Connection::count_head_byte(char c) {
   ++head_bytes_;
+  head_text_ += c;
   if (c != '\n') {
     ++line_bytes_;
   } else {
@@ -163,6 +165,7 @@ ssize_t Connection::read(char* ptr, size_t size) {
   if (size == 1 && in_at_ < in_end_ && in_head_ && in_[in_at_] != '\n' && head_bytes_ < limits_.head_bytes) {
     last_ = *ptr = in_[in_at_++];
     ++head_bytes_, ++line_bytes_;
+    head_text_ += last_;
     return 1;
   }
   return read_more(ptr, size);
@@ -284,6 +287,8 @@ Serving::~Serving() {
 }
 
 }  // namespace
+
+const std::string* current_request_head() { return serving ? &serving->connection->head_text() : nullptr; }
 
 // httplib's own pool has a fixed number of threads, and a connection holds one while
 // it idles (up to the keep-alive time-out): a few silent clients would keep every

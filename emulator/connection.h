@@ -52,6 +52,9 @@ class Connection final : public httplib::Stream {
   // Sends what is held; false when the connection failed.
   bool flush();
   bool has_input() const { return in_at_ < in_end_; }
+  // The head of the request being served as it came (request line and header lines),
+  // within the head's limits: httplib keeps only its own reading of the headers.
+  const std::string& head_text() const { return head_text_; }
   // Why the request being served was cut short, if it was.
   Cut cut() const { return cut_; }
 
@@ -97,6 +100,7 @@ class Connection final : public httplib::Stream {
   std::chrono::steady_clock::time_point head_deadline_;
   size_t head_bytes_ = 0, head_lines_ = 0, line_bytes_ = 0;
   char last_ = 0;
+  std::string head_text_;
   struct Address {
     bool known = false;
     std::string ip;
@@ -104,6 +108,10 @@ class Connection final : public httplib::Stream {
   };
   mutable Address local_, remote_;
 };
+
+// The head of the request this thread serves, as its connection received it; nullptr
+// when the request came through no connection (answered without a socket).
+const std::string* current_request_head();
 
 // What the declared bodies of the requests in flight may hold together (shared by the
 // servers of every API); a body that does not fit is refused (S3's 503 SlowDown).

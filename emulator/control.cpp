@@ -157,6 +157,17 @@ const std::map<std::string, Control>& controls() {
 
 }  // namespace
 
+json discovery(const Emulator& emulator) {
+  const EmulatorOptions& o = emulator.options();
+  json apis = json::object();
+  for (const auto& [api, url] : emulator.endpoints()) apis[api] = std::stoi(url.substr(url.rfind(':') + 1));
+  bool built_in = o.credentials.access_key_id == kEmulatorAccessKey && o.credentials.secret_access_key == kEmulatorSecretKey;
+  json answer = {{"server", "cloudlua serve"}, {"apis", apis}, {"region", o.region}, {"dialect", o.dialect},
+                 {"credentials", built_in ? "built-in" : "own"}};
+  if (built_in) answer["access_key_id"] = kEmulatorAccessKey, answer["secret_access_key"] = kEmulatorSecretKey;
+  return answer;
+}
+
 Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args) {
   auto it = controls().find(operation);
   if (it == controls().end()) {

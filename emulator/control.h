@@ -19,4 +19,13 @@ class Emulator;
 // them; an unknown operation is UnknownControl, listing the known ones.
 Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args);
 
+// The answer to `GET /_cloudlua/discover`, the one control request taken unsigned:
+// what a client given only this server's URL (endpoint_url) needs to reach it, and
+// nothing secret. { server = "cloudlua serve", apis = { storage = port, ... },
+// region, dialect ("ext", "aws" or "any"), credentials = "built-in" | "own" }, and
+// with the built-in ones (public, in the docs; refused beyond loopback) their
+// access_key_id and secret_access_key.
+json discovery(const Emulator& emulator);
+inline constexpr const char* kDiscoverPath = "/_cloudlua/discover";
+
 }  // namespace cloud

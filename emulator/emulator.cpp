@@ -16,9 +16,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "core/crypto.h"
 #include "core/limits.h"
@@ -106,6 +109,7 @@ struct Emulator::Impl {
   std::mutex stop_mutex;
   std::condition_variable stop_cv;
   bool stopping = false;
+  std::unique_ptr<StoreLock> store_lock;    // with options.state_file: this process owns it
   std::unique_ptr<StateDatabase> state_db;  // with options.state_file
   // Where raw payloads are streamed to ("": memory): options.body_folder, or the state's
   // folder of bytes, where the store links them in.
@@ -267,6 +271,38 @@ struct Emulator::Impl {
     }
   }
 
+  // httplib 0.11 percent-decodes every header value as it reads it: a copy source
+  // sent as rclone sends it (a%2Bb=c.txt), a metadata value or a Content-Disposition
+  // holding a '%' would be checked against its signature, and kept, as another text.
+  // Each header gets back the value it came with, from the head its connection kept
+  // (a name's values in the order they came, trimmed as HTTP trims them). A request
+  // that came through no connection has its copy source encoded again S3's way.
+  static void take_header_values(httplib::Request& req) {
+    const std::string* head = current_request_head();
+    if (!head || head->empty()) return encode_copy_source(req);
+    std::map<std::string, std::vector<std::string>> sent;  // lower-cased name -> values
+    size_t at = head->find('\n');  // after the request line
+    while (at != std::string::npos && at + 1 < head->size()) {
+      size_t end = head->find('\n', at + 1);
+      std::string_view line(head->data() + at + 1, (end == std::string::npos ? head->size() : end) - at - 1);
+      at = end;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      size_t colon = line.find(':');
+      if (colon == std::string_view::npos || colon == 0) continue;
+      std::string_view value = line.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+      sent[to_lower(line.substr(0, colon))].emplace_back(value);
+    }
+    std::map<std::string, size_t> taken;
+    for (auto& [name, value] : req.headers) {
+      auto found = sent.find(to_lower(name));
+      if (found == sent.end()) continue;
+      size_t& next = taken[found->first];
+      if (next < found->second.size()) value = found->second[next++];
+    }
+  }
+
   void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
                   const std::string& message, const std::string& request_id, const json& details = json::object()) {
     res.status = status;
@@ -286,6 +322,10 @@ struct Emulator::Impl {
     } catch (...) {
       internal_error(api, res, head);
     }
+    // Bytes go as they are stored, never compressed on the way (httplib would gzip a
+    // text/* object for a client that accepts it, as S3 never does: rclone then finds
+    // its MD5 wrong); the header was read, and signed, already.
+    const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
     put_headers(res, std::move(head), is_aws_request(req));
   }
 
@@ -307,10 +347,15 @@ struct Emulator::Impl {
                 const httplib::ContentReader* reader) {
     std::string request_id = next_request_id();
     set_common_headers(api, head, request_id);
+    if (is_discovery(req)) {  // the one unsigned control request: nothing secret, nothing changed
+      res.status = 200;
+      return res.set_content(discovery(*self).dump(), "application/json");
+    }
     Headers headers(req.headers.begin(), req.headers.end());
     std::string target = req.target;
     size_t q = target.find('?');
     std::string path = target.substr(0, q), query = q == std::string::npos ? "" : target.substr(q + 1);
+    restore_empty_signed_headers(headers, query);  // httplib drops them (Metadata = { k = "" })
     std::map<std::string, std::string> labels;
     const Operation* op = match_operation(api, req.method, path, query, labels, headers);
     std::unique_ptr<IncomingBody> incoming;
@@ -350,6 +395,12 @@ struct Emulator::Impl {
     answer(api, *op, platform.handle(*op, *valid, &kept), res, head, request_id);
   }
 
+  // GET /_cloudlua/discover without a body (docs/emulator.md, "Reaching serve").
+  static bool is_discovery(const httplib::Request& req) {
+    return req.method == "GET" && req.target == kDiscoverPath && !req.has_header("Transfer-Encoding") &&
+           req.get_header_value<uint64_t>("Content-Length") == 0;
+  }
+
   // The control plane (docs/emulator.md, "The control plane"): cloud.emulator's
   // operations over HTTP, signed as any request (checked before this), faults left out.
   // POST /_cloudlua/<operation> with a JSON object of arguments (or no body), or GET
@@ -368,6 +419,10 @@ struct Emulator::Impl {
     if (!answer.ok()) {
       const Error& e = answer.error();
       int status = e.code == "UnknownControl" || e.code == "NoSuchSnapshot" ? 404 : e.kind == ErrorKind::validation ? 400 : 500;
+      if (status == 500) {  // the server's own failure (a snapshot's disk): redacted, as an object write's
+        HandlerResult internal = HandlerResult::internal(operation + ": " + e.message);
+        return send_error(api, res, 500, internal.error.code, internal.error.message, request_id);
+      }
       return send_error(api, res, status, e.code, e.message, request_id);
     }
     res.status = 200;
@@ -570,11 +625,15 @@ struct Emulator::Impl {
     if (!r.ok) return send_error(api, res, r.error.status, r.error.code, r.error.message, request_id, r.error.details);
     std::string body = serialize_result(api, op, r.result, head);
     res.status = r.status;
-    // An object's bytes are not XML: S3's type for bytes of no declared type. HEAD
-    // describes what GET would send, so it says the same.
+    // An object's bytes are not XML: their type is the one the object was stored with
+    // (its ContentType, a header member of the result, taken out of `head` so that it is
+    // sent once), S3's binary/octet-stream when it has none. HEAD describes what GET
+    // would send, so it says the same.
     bool bytes = !op.output_payload.empty() || op.method == "HEAD";
-    const char* type = bytes ? "binary/octet-stream" : content_type_of(api);
-    if (r.payload.bytes) return send_bytes(res, r.payload, type);
+    std::string type = bytes ? "binary/octet-stream" : content_type_of(api);
+    auto declared = std::find_if(head.begin(), head.end(), [](const Header& h) { return iequals(h.first, "Content-Type"); });
+    if (declared != head.end()) type = declared->second, head.erase(declared);
+    if (r.payload.bytes) return send_bytes(res, r.payload, type.c_str());
     res.set_content(body, type);
   }
 
@@ -649,12 +708,12 @@ struct Emulator::Impl {
     // read by the handler (read_body), as it arrives.
     auto handler = [this, a = &api](const httplib::Request& req, httplib::Response& res) {
       note_read_whole(req);
-      encode_copy_source(const_cast<httplib::Request&>(req));
+      take_header_values(const_cast<httplib::Request&>(req));
       serve(*a, req, res);
     };
     auto reading = [this, a = &api](const httplib::Request& req, httplib::Response& res,
                                     const httplib::ContentReader& reader) {
-      encode_copy_source(const_cast<httplib::Request&>(req));
+      take_header_values(const_cast<httplib::Request&>(req));
       serve(*a, req, res, &reader);
     };
     s->server.set_pre_routing_handler([this, a = &api](const httplib::Request& req, httplib::Response& res) {
@@ -719,11 +778,17 @@ Outcome<bool> Emulator::start() {
     // The database's platform in place of the fixtures (or the fixtures into a new
     // one; a JSON state file imported first); from then on every change is saved
     // before it is answered.
+    if (!impl_->store_lock) {  // before anything of the state is read: one owner at a time
+      auto lock = StoreLock::take(impl_->options.state_file);
+      if (!lock.ok()) return lock.error();
+      impl_->store_lock = std::move(*lock);
+    }
     impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
     auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
     if (!opened.ok()) return opened.error();
     impl_->snapshots =
         std::make_unique<Snapshots>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
+    if (auto owned = impl_->snapshots->open(); !owned.ok()) return owned.error();  // made now: nobody else's
   }
   impl_->body_folder = impl_->state_db ? impl_->state_db->bytes_folder() : impl_->options.body_folder;
   {

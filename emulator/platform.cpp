@@ -158,8 +158,12 @@ HandlerResult Platform::saved(HandlerResult r) {
                        written.error().message;
   Outcome<bool> undone = sink_ ? restore_locked(last_saved_, sink_->bytes()) : load_records_locked(true);
   if (!undone.ok()) detail += "; undoing it failed too, and it stays: " + undone.error().message;
+  return HandlerResult::internal(detail);
+}
+
+HandlerResult HandlerResult::internal(const std::string& detail) {
   std::fprintf(stderr, "cloudlua serve: %s\n", redact(detail).c_str());
-  return HandlerResult::failure(500, "InternalError", "We encountered an internal error. Please try again.");
+  return failure(500, "InternalError", "We encountered an internal error. Please try again.");
 }
 
 // The platform as it is, to the sink; remembered once saved.

@@ -56,6 +56,10 @@ struct HandlerResult {
   static HandlerResult failure(int status, std::string code, std::string message, json details = json::object()) {
     return {false, status, json::object(), {status, std::move(code), std::move(message), std::move(details)}, {}};
   }
+  // A failure of the server's own (a disk, the database): S3's 500 InternalError with
+  // no detail (it would show the server's paths and errors to the client); `detail`
+  // goes to the server's stderr, redacted.
+  static HandlerResult internal(const std::string& detail);
 };
 
 // A read operation's answer: { <wrapper> = the record called `name` }, or 404 with the
@@ -172,6 +176,7 @@ class ByteStore {
 struct ObjectRow {
   std::string bucket, key, etag, last_modified, version_id, checksum = "{}", upload_id;
   std::int64_t size = -1;
+  std::string headers = "{}";  // the object's content headers and user metadata (JSON)
 };
 
 // One record of a service's state, as a store that saves only what changed keeps it

@@ -6,6 +6,7 @@
 #include "emulator/snapshots.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,30 +39,40 @@ class HeldBytes : public ByteStore {
   std::map<std::string, SharedBytes> named_;
 };
 
-// The entries of folder `dir` but "." and ".."; none when it cannot be read.
-std::vector<std::string> entries_of(const std::string& dir) {
+// The entries of the folder open as `dir_fd` but "." and ".."; none when it cannot be read.
+std::vector<std::string> entries_at(int dir_fd) {
   std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
+  int fd = ::dup(dir_fd);
+  DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (!d) {
+    if (fd >= 0) ::close(fd);
+    return out;
+  }
+  ::rewinddir(d);  // the duplicate shares its position with dir_fd
   while (dirent* e = ::readdir(d))
     if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
   ::closedir(d);
   return out;
 }
 
-// Removes the folder `dir` and what is in it, two levels deep (a snapshot's layout).
-void remove_folder(const std::string& dir) {
-  for (const std::string& e : entries_of(dir)) {
-    std::string path = dir + "/" + e;
-    for (const std::string& f : entries_of(path)) ::unlink((path + "/" + f).c_str());
-    if (::rmdir(path.c_str()) != 0) ::unlink(path.c_str());
+// Removes the entry `name` of the folder `dir_fd` and, when it is a folder, what is in
+// it, `depth` levels deep (a snapshot's layout is two). Nothing is followed: a link is
+// removed as a link (unlinkat), a folder opened with O_NOFOLLOW relative to its parent,
+// so a link planted anywhere under the snapshots folder never leads a removal elsewhere.
+void remove_at(int dir_fd, const std::string& name, int depth) {
+  if (::unlinkat(dir_fd, name.c_str(), 0) == 0 || (errno != EISDIR && errno != EPERM)) return;
+  int fd = depth > 0 ? ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  if (fd >= 0) {
+    for (const std::string& e : entries_at(fd)) remove_at(fd, e, depth - 1);
+    ::close(fd);
   }
-  ::rmdir(dir.c_str());
+  ::unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR);
 }
 
-bool is_folder(const std::string& path) {
+// Whether `name` in the folder `dir_fd` is a folder itself (a link to one is not).
+bool is_folder_at(int dir_fd, const std::string& name) {
   struct stat st{};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
 Error snapshot_error(const std::string& what, const std::string& path) {
@@ -87,7 +98,22 @@ struct Snapshots::Held {
 Snapshots::Snapshots(Platform& platform, StateDatabase* db, std::string folder)
     : platform_(platform), db_(db), folder_(std::move(folder)) {}
 
-Snapshots::~Snapshots() = default;
+Snapshots::~Snapshots() {
+  if (dir_fd_ >= 0) ::close(dir_fd_);
+}
+
+Outcome<bool> Snapshots::open() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return open_locked();
+}
+
+Outcome<bool> Snapshots::open_locked() const {
+  if (!db_ || dir_fd_ >= 0) return true;
+  auto fd = open_own_folder(folder_, "the snapshots folder");
+  if (!fd.ok()) return fd.error();
+  dir_fd_ = *fd;
+  return true;
+}
 
 Outcome<bool> Snapshots::take(const std::string& name) {
   if (auto valid = check_snapshot_name(name); !valid.ok()) return valid;
@@ -100,20 +126,23 @@ Outcome<bool> Snapshots::take(const std::string& name) {
 }
 
 // Made as ".<name>.new", then renamed into place; one of that name before goes to
-// ".<name>.old" and is removed once the new one is in place.
+// ".<name>.old" and is removed once the new one is in place. Every step is relative
+// to the folder's descriptor and follows no link.
 Outcome<bool> Snapshots::take_folder(const std::string& name) {
-  if (::mkdir(folder_.c_str(), 0700) != 0 && errno != EEXIST) return snapshot_error("cannot create", folder_);
-  std::string made = folder_ + "/." + name + ".new", old = folder_ + "/." + name + ".old", path = folder_ + "/" + name;
-  remove_folder(made);
-  Outcome<bool> taken = platform_.exclusive([&] { return db_->snapshot_to(made); });
+  if (auto opened = open_locked(); !opened.ok()) return opened;
+  std::string made = "." + name + ".new", old = "." + name + ".old";
+  remove_at(dir_fd_, made, 2);
+  Outcome<bool> taken = platform_.exclusive([&] { return db_->snapshot_to(folder_ + "/" + made); });
   if (!taken.ok()) {
-    remove_folder(made);
+    remove_at(dir_fd_, made, 2);
     return taken;
   }
-  remove_folder(old);
-  if (is_folder(path) && ::rename(path.c_str(), old.c_str()) != 0) return snapshot_error("cannot replace", path);
-  if (::rename(made.c_str(), path.c_str()) != 0) return snapshot_error("cannot put in place", path);
-  remove_folder(old);
+  remove_at(dir_fd_, old, 2);
+  if (is_folder_at(dir_fd_, name) && ::renameat(dir_fd_, name.c_str(), dir_fd_, old.c_str()) != 0)
+    return snapshot_error("cannot replace", folder_ + "/" + name);
+  if (::renameat(dir_fd_, made.c_str(), dir_fd_, name.c_str()) != 0)
+    return snapshot_error("cannot put in place", folder_ + "/" + name);
+  remove_at(dir_fd_, old, 2);
   return true;
 }
 
@@ -143,8 +172,9 @@ std::vector<std::string> Snapshots::names_locked() const {
     for (const auto& [name, held] : held_) out.push_back(name);
     return out;
   }
-  for (const std::string& e : entries_of(folder_))
-    if (e[0] != '.' && check_snapshot_name(e).ok() && is_folder(folder_ + "/" + e)) out.push_back(e);
+  if (!open_locked().ok()) return out;
+  for (const std::string& e : entries_at(dir_fd_))
+    if (e[0] != '.' && check_snapshot_name(e).ok() && is_folder_at(dir_fd_, e)) out.push_back(e);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -1,7 +1,7 @@
 // Snapshots of the whole platform by name: cloud.emulator.snapshot/restore/snapshots,
 // the control plane's, and `serve --state PATH --restore NAME`. With a state database
 // a snapshot is a folder of PATH.snapshots/ (the records by VACUUM INTO, the byte files
-// hard-linked: nothing copied but the records); without, it is held in memory (the
+// hard-linked: nothing copied but the records), a folder serve made and owns; without, it is held in memory (the
 // platform's dump) and goes with the process.
 #pragma once
 
@@ -29,6 +29,13 @@ class Snapshots {
   // else in memory.
   Snapshots(Platform& platform, StateDatabase* db, std::string folder);
   ~Snapshots();
+  Snapshots(const Snapshots&) = delete;
+  Snapshots& operator=(const Snapshots&) = delete;
+
+  // With a database: the snapshots folder made (mode 0700) or, when there, checked as
+  // this user's own (open_own_folder); its descriptor is kept, and every snapshot is
+  // taken, listed and removed relative to it. An error when it is not ours.
+  Outcome<bool> open();
 
   // Saves the platform as `name` (replacing a snapshot of that name), consistent: no
   // change happens while it is taken.
@@ -43,10 +50,12 @@ class Snapshots {
   struct Held;
   Outcome<bool> take_folder(const std::string& name);
   std::vector<std::string> names_locked() const;
+  Outcome<bool> open_locked() const;
   mutable std::mutex mutex_;  // one snapshot taken, restored or listed at a time
   Platform& platform_;
   StateDatabase* db_;
   std::string folder_;
+  mutable int dir_fd_ = -1;  // the snapshots folder, once opened
   std::map<std::string, std::unique_ptr<Held>> held_;  // in memory, without db_
 };
 

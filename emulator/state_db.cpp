@@ -12,12 +12,17 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -47,6 +52,8 @@ const char* const kMigrations[] = {
     "  coalesce(json_extract(value, '$.checksum'), '{}'), coalesce(json_extract(value, '$.upload_id'), '')"
     "  FROM records WHERE kind = 'object';"
     "DELETE FROM records WHERE kind = 'object';",
+    // 2 -> 3: an object's content headers and user metadata (JSON); none before
+    "ALTER TABLE objects ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';",
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
@@ -339,7 +346,7 @@ Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& ch
   Statement remove_object(db_, "DELETE FROM objects WHERE api = ?1 AND bucket = json_extract(?2, '$[0]') "
                                "AND key = json_extract(?2, '$[1]')");
   Statement put_object(db_, "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
-                            " checksum, upload_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?9, ?7, ?8)");
+                            " checksum, upload_id, headers) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)");
   Statement own(db_, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
                      "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5");
   for (Statement* s : {&owned, &all_owned, &unown, &unown_all, &remove, &remove_all, &remove_objects, &put,
@@ -356,8 +363,9 @@ Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& ch
       std::vector<std::string> names;  // of bytes, which this record holds
       if (ok && r.object) {
         const ObjectRow& o = *r.object;
-        ok = put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id})
-                 .bind_int(9, o.size)
+        ok = put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id,
+                              o.headers})
+                 .bind_int(10, o.size)
                  .run();
         names.push_back(o.version_id);
       } else if (ok && r.kind == "object") {
@@ -394,8 +402,8 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
       return make_error(ErrorKind::config, "BadStateFile", "the state database " + path_ + " holds a record that is not JSON");
     saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
   }
-  Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id "
-                         "FROM objects ORDER BY api, bucket, key");
+  Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id, "
+                         "headers FROM objects ORDER BY api, bucket, key");
   if (!objects.ready()) return failure("cannot read the objects of");
   Statement count(db_, "SELECT api, count(*) FROM objects GROUP BY api");
   while (count.ready() && count.step() == SQLITE_ROW) saved.objects[count.text(0)].reserve(static_cast<size_t>(count.integer(1, 0)));
@@ -404,7 +412,7 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
   while (objects.step() == SQLITE_ROW) {
     if (!rows || objects.text(0) != api) rows = &saved.objects[api = objects.text(0)];
     rows->push_back({objects.text(1), objects.text(2), objects.text(3), objects.text(4), objects.text(5), objects.text(7),
-                     objects.text(8), objects.integer(6, -1)});
+                     objects.text(8), objects.integer(6, -1), objects.text(9)});
   }
   return std::optional<Saved>(std::move(saved));
 }
@@ -504,6 +512,80 @@ Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
   sqlite3_exec(db_, "DETACH DATABASE snapshot", nullptr, nullptr, nullptr);
   if (done.ok()) done = open();
   return done;
+}
+
+// ---------------------------------------------------------------- the owner
+
+namespace {
+
+// The PID the lock file `fd` names, read a few times over 0.1 s (its holder writes it
+// just after taking the lock); "unknown" when it names none.
+std::string holder_of(int fd) {
+  for (int tries = 0; tries < 20; ++tries) {
+    char text[32] = {};
+    ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+    long pid = n > 0 ? std::strtol(text, nullptr, 10) : 0;
+    if (pid > 0) return std::to_string(pid);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+Outcome<std::unique_ptr<StoreLock>> StoreLock::take(const std::string& path) {
+  std::string file = path + ".lock";
+  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return state_file_error("cannot open the lock file", file);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int failed = errno;
+    std::string holder = failed == EWOULDBLOCK ? holder_of(fd) : "";
+    ::close(fd);
+    errno = failed;
+    if (failed != EWOULDBLOCK) return state_file_error("cannot lock", file);
+    return make_error(ErrorKind::config, "StateInUse",
+                      "the state " + path + " is in use by another cloudlua serve (pid " + holder + ", holding " + file +
+                          "): one process at a time owns a state; stop that one, or give another --state FILE");
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    Error e = state_file_error("cannot write the lock file", file);
+    ::close(fd);
+    return e;
+  }
+  return std::unique_ptr<StoreLock>(new StoreLock(fd));
+}
+
+StoreLock::~StoreLock() { ::close(fd_); }
+
+Outcome<int> open_own_folder(const std::string& path, const std::string& what) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create " + what, path);
+  auto unsafe = [&](const std::string& why) {
+    return make_error(ErrorKind::config, "UnsafeFolder",
+                      what + " " + path + " " + why + ": serve uses only a folder it made, or one of this user's that "
+                      "no one else can write; remove it or move it away, or give another --state FILE");
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st{};
+  if (fd < 0) {
+    int failed = errno;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return unsafe("is a symbolic link");
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return unsafe("is not a folder");
+    errno = failed;
+    return state_file_error("cannot open " + what, path);
+  }
+  std::string why;
+  if (::fstat(fd, &st) != 0) why = std::string("cannot be examined (") + std::strerror(errno) + ")";
+  else if (st.st_uid != ::geteuid())
+    why = "belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " + std::to_string(::geteuid()) + ")";
+  else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    why = std::string("can be written by other users (mode ") + mode + ")";
+  }
+  if (why.empty()) return fd;
+  ::close(fd);
+  return unsafe(why);
 }
 
 // ---------------------------------------------------------------- start

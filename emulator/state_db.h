@@ -74,6 +74,29 @@ class StateDatabase : public RecordStore {
   std::unique_ptr<Files> files_;
 };
 
+// The one owner of the store at `path`: an exclusive flock(2) on `path`.lock, held for
+// as long as this object lives (the process's life, for serve), the holder's PID
+// written in it. The lock file is never removed (removing it would let two owners in).
+class StoreLock {
+ public:
+  // The lock, or StateInUse naming the PID that holds it (a second serve on the same
+  // state, even in this process), or the reason the lock file cannot be opened.
+  static Outcome<std::unique_ptr<StoreLock>> take(const std::string& path);
+  ~StoreLock();
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+
+ private:
+  explicit StoreLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// The folder `path` open (O_DIRECTORY|O_NOFOLLOW), made with mode 0700 when there is
+// none, and checked as this user's own: not a link, owned by our uid, writable by
+// nobody else. Anything else is refused (UnsafeFolder, naming `what` and why), since
+// another user could plant links or files in it.
+Outcome<int> open_own_folder(const std::string& path, const std::string& what);
+
 // Whether `path` holds a state file of the JSON format (one written before the
 // database): a regular file whose first byte that is not blank is '{'.
 bool is_json_state_file(const std::string& path);

@@ -37,6 +37,7 @@
 
 #include "core/checksum.h"
 #include "core/crypto.h"
+#include "core/http.h"
 #include "core/pattern.h"
 #include "core/uri.h"
 #include "emulator/service.h"
@@ -80,6 +81,38 @@ std::string iso_date(const std::string& http) {
     return reformat_time(http, kHttpDate, "%Y-%m-%dT%H:%M:%S.000Z");
   char mm[3] = {static_cast<char>('0' + (month / 3 + 1) / 10), static_cast<char>('0' + (month / 3 + 1) % 10), 0};
   return http.substr(12, 4) + "-" + mm + "-" + http.substr(5, 2) + "T" + http.substr(17, 8) + ".000Z";
+}
+
+// Whether an If-Match or If-None-Match value names `etag`: `*`, or a list of ETags
+// (quoted or not, weak W/ ones compared as strong: S3's ETags are all strong).
+bool etag_listed(const std::string& list, const std::string& etag) {
+  for (size_t start = 0; start < list.size();) {
+    size_t end = std::min(list.find(',', start), list.size());
+    size_t first = list.find_first_not_of(" \t", start);
+    size_t last = end == 0 ? std::string::npos : list.find_last_not_of(" \t", end - 1);
+    if (first < end && last != std::string::npos && last >= first) {
+      std::string item = list.substr(first, last - first + 1);
+      if (item.rfind("W/", 0) == 0) item = item.substr(2);
+      if (item == "*" || unquoted(item) == unquoted(etag)) return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+// An HTTP date as seconds since 1970; nullopt for text that is none (such a condition
+// is ignored, as S3 and RFC 9110 ignore it).
+std::optional<std::time_t> http_time(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), kHttpDate, &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  return timegm(&tm);
+}
+
+// 412 PreconditionFailed naming the condition that did not hold, as S3 answers it.
+HandlerResult precondition_failed(const char* condition) {
+  return HandlerResult::failure(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold",
+                                {{"Condition", condition}});
 }
 
 // The one owner of every bucket, object and upload: { ID, DisplayName }.
@@ -185,7 +218,45 @@ struct StoredObject {
   std::string version_id;
   json checksum = json::object();  // the one it was stored with, by member name (ChecksumCRC32)
   std::string upload_id;           // the multipart upload that made it ("" for PutObject)
+  json headers = json::object();   // what HTTP says of it, by member name (content_headers)
 };
+
+// The members that say what HTTP says of an object, stored with it and answered by
+// GetObject and HeadObject: its content headers and its user metadata.
+const char* const kContentMembers[] = {"ContentType", "ContentEncoding", "ContentDisposition", "ContentLanguage",
+                                       "CacheControl", "Expires"};
+
+// A Content-Encoding without its aws-chunked coding: "aws-chunked,gzip" is "gzip".
+std::string without_aws_chunked(const std::string& codings) {
+  std::string kept;
+  for (size_t start = 0; start <= codings.size();) {
+    size_t end = std::min(codings.find(',', start), codings.size());
+    size_t first = codings.find_first_not_of(" \t", start);
+    size_t last = codings.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
+    std::string c = first < end && last != std::string::npos && last >= first ? codings.substr(first, last - first + 1) : "";
+    if (!c.empty() && to_lower(c) != "aws-chunked") kept += (kept.empty() ? "" : ",") + c;
+    start = end + 1;
+  }
+  return kept;
+}
+
+// The content headers and user metadata a request gives (PutObject's,
+// CreateMultipartUpload's, CopyObject's with REPLACE), as kept with the object: the
+// aws-chunked coding is the request's framing, not the object's (S3 drops it), and
+// no Metadata is kept as none.
+json content_headers(const json& input) {
+  json out = json::object();
+  for (const char* name : kContentMembers)
+    if (input.contains(name) && input[name].is_string()) out[name] = input[name];
+  if (out.contains("ContentEncoding")) {
+    std::string kept = without_aws_chunked(out["ContentEncoding"].get<std::string>());
+    if (kept.empty()) out.erase("ContentEncoding");
+    else out["ContentEncoding"] = kept;
+  }
+  if (input.contains("Metadata") && input["Metadata"].is_object() && !input["Metadata"].empty())
+    out["Metadata"] = input["Metadata"];
+  return out;
+}
 
 // The input and output member of an algorithm's checksum: ChecksumCRC32, ChecksumSHA256.
 std::string checksum_member(ChecksumAlgorithm algorithm) {
@@ -250,6 +321,7 @@ struct Upload {
   std::map<long long, Part> parts;  // by part number
   std::string initiated;            // ISO 8601
   std::optional<ChecksumAlgorithm> algorithm;  // CreateMultipartUpload's ChecksumAlgorithm
+  json headers = json::object();               // CreateMultipartUpload's content_headers, the object's
 };
 
 // The algorithm a ChecksumAlgorithm member names (validated by the model: S3's names).
@@ -329,8 +401,10 @@ class StorageService : public Service {
 
   // An object as dump() keeps it, its bytes named by its version id.
   static json object_json(const StoredObject& o) {
-    return {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
-            {"checksum", o.checksum}, {"upload_id", o.upload_id}};
+    json r = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
+              {"checksum", o.checksum}, {"upload_id", o.upload_id}};
+    if (!o.headers.empty()) r["headers"] = o.headers;
+    return r;
   }
 
   // An upload as dump() keeps it; its parts' bytes to `bytes` (when given), named by their ids.
@@ -342,6 +416,7 @@ class StorageService : public Service {
     }
     json r = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
     if (u.algorithm) r["algorithm"] = checksum_name(*u.algorithm);
+    if (!u.headers.empty()) r["headers"] = u.headers;
     return r;
   }
 
@@ -354,7 +429,8 @@ class StorageService : public Service {
       for (const auto& [key, o] : objects.items()) {
         std::string version = o.at("version_id").get<std::string>();
         b.objects[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
-                          version, o.value("checksum", json::object()), o.value("upload_id", "")};
+                          version, o.value("checksum", json::object()), o.value("upload_id", ""),
+                          o.value("headers", json::object())};
       }
     }
     for (const auto& [id, u] : dumped.at("uploads").items()) {
@@ -370,6 +446,7 @@ class StorageService : public Service {
     upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
     upload.initiated = u.value("initiated", ctx_.clock.iso8601());
     if (u.contains("algorithm")) upload.algorithm = find_checksum_algorithm(u.at("algorithm").get<std::string>());
+    upload.headers = u.value("headers", json::object());
     return upload;
   }
 
@@ -413,10 +490,12 @@ class StorageService : public Service {
       SharedBytes kept = row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size))
                                        : bytes.get(row.version_id);
       json sum = row.checksum == "{}" ? json::object() : json::parse(row.checksum);
+      json headers = row.headers == "{}" ? json::object() : json::parse(row.headers);
       Objects& into = in->second.objects;
       into.emplace_hint(into.end(), std::move(row.key),
                         StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
-                                     std::move(row.version_id), std::move(sum), std::move(row.upload_id)});
+                                     std::move(row.version_id), std::move(sum), std::move(row.upload_id),
+                                     std::move(headers)});
     }
     for (auto& [id, u] : records["upload"]) restored_upload(id, u);
     for (auto& [key, p] : records["part"]) {
@@ -510,11 +589,14 @@ class StorageService : public Service {
   // The object in one request; its ETag is the quoted MD5 of its bytes; its checksum,
   // when given, is checked, kept and echoed.
   HandlerResult put_object(const Operation&, const json& input) {
+    if (std::optional<HandlerResult> refused = write_condition(input)) return *refused;
     RequestBody body = payload_of(input, "Body");
     json given = json::object();
     if (std::optional<HandlerResult> refused = check_checksum(input, body, given)) return *refused;
     std::string etag = quoted_md5(body.md5);
-    json r = write_headers(store(input.value("Bucket", ""), input.value("Object", ""), std::move(body.bytes), etag, given));
+    StoredObject& o = store(input.value("Bucket", ""), input.value("Object", ""), std::move(body.bytes), etag, given);
+    o.headers = content_headers(input);
+    json r = write_headers(o);
     r.update(given);
     return HandlerResult::success(r);
   }
@@ -535,7 +617,8 @@ class StorageService : public Service {
                       json checksum = json::object()) {
     object_changed(bucket, key);
     StoredObject& o = buckets_[bucket].objects[key];
-    o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), ""};
+    o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), "",
+         json::object()};
     return o;
   }
 
@@ -558,11 +641,53 @@ class StorageService : public Service {
     auto found = b.find(key);
     if (found == b.end()) return no_such_key(key);
     const StoredObject& o = found->second;
+    if (std::optional<HandlerResult> stop = read_condition(o, input)) return *stop;
     json r = write_headers(o);
     r["LastModified"] = o.last_modified;
     r["AcceptRanges"] = "bytes";
+    r["ContentType"] = "binary/octet-stream";  // S3's when none was given
+    r.update(o.headers);
     if (input.value("ChecksumMode", "") == "ENABLED" && !input.contains("Range")) r.update(o.checksum);
     return answer_range(o, input.value("Range", ""), std::move(r), with_body);
+  }
+
+  // GetObject's and HeadObject's conditions, in RFC 9110's order, as S3 answers them:
+  // 412 when If-Match does not name the object's ETag, or (If-Match absent) it changed
+  // after If-Unmodified-Since; else 304, with its ETag and time, when If-None-Match
+  // names its ETag, or (If-None-Match absent) it has not changed after If-Modified-Since.
+  // So If-Match true and If-Unmodified-Since false answer 200; If-None-Match false and
+  // If-Modified-Since true answer 304.
+  static std::optional<HandlerResult> read_condition(const StoredObject& o, const json& input) {
+    std::optional<std::time_t> modified = http_time(o.last_modified);
+    auto since = [&input](const char* member) { return http_time(input.value(member, "")); };
+    if (input.contains("IfMatch")) {
+      if (!etag_listed(input.value("IfMatch", ""), o.etag)) return precondition_failed("If-Match");
+    } else if (auto t = since("IfUnmodifiedSince"); t && modified && *modified > *t) {
+      return precondition_failed("If-Unmodified-Since");
+    }
+    bool not_modified = false;
+    if (input.contains("IfNoneMatch")) not_modified = etag_listed(input.value("IfNoneMatch", ""), o.etag);
+    else if (auto t = since("IfModifiedSince"); t && modified) not_modified = *modified <= *t;
+    if (!not_modified) return std::nullopt;
+    json r = json::object();
+    r["ETag"] = o.etag;
+    r["LastModified"] = o.last_modified;
+    return HandlerResult::success(r, 304);
+  }
+
+  // A conditional write's conditions (PutObject, CompleteMultipartUpload), as S3's:
+  // If-None-Match `*` holds when the key holds no object, If-Match when it holds one of
+  // that ETag (none: NoSuchKey); else 412 PreconditionFailed.
+  std::optional<HandlerResult> write_condition(const json& input) {
+    if (!input.contains("IfMatch") && !input.contains("IfNoneMatch")) return std::nullopt;
+    const Objects& objects = buckets_.at(input.value("Bucket", "")).objects;
+    auto found = objects.find(input.value("Object", ""));
+    bool exists = found != objects.end();
+    if (input.contains("IfNoneMatch") && exists) return precondition_failed("If-None-Match");
+    if (!input.contains("IfMatch")) return std::nullopt;
+    if (!exists) return no_such_key(input.value("Object", ""));
+    if (!etag_listed(input.value("IfMatch", ""), found->second.etag)) return precondition_failed("If-Match");
+    return std::nullopt;
   }
 
   // NoSuchKey naming the key, as GetObject answers a key that holds no object.
@@ -741,7 +866,9 @@ class StorageService : public Service {
                                     "changing the object's metadata, storage class, website redirect location or "
                                     "encryption attributes.");
     StoredObject from = *source.object;  // a copy: the store below may replace it
-    json r = write_headers(store(to_bucket, to_key, from.bytes, from.etag));
+    StoredObject& copy = store(to_bucket, to_key, from.bytes, from.etag);
+    copy.headers = input.value("MetadataDirective", "COPY") == "REPLACE" ? content_headers(input) : from.headers;
+    json r = write_headers(copy);
     r.update({{"ETag", from.etag}, {"LastModified", iso_date(buckets_[to_bucket].objects[to_key].last_modified)},
               {"CopySourceVersionId", from.version_id}});
     return HandlerResult::success(r);
@@ -879,7 +1006,7 @@ class StorageService : public Service {
   HandlerResult create_multipart_upload(const Operation&, const json& input) {
     std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
     std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
-    uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601(), algorithm_of(input)};
+    uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601(), algorithm_of(input), content_headers(input)};
     changed("upload", id);
     json r = {{"Bucket", bucket}, {"Key", key}, {"UploadId", id}};
     if (input.contains("ChecksumAlgorithm")) r["ChecksumAlgorithm"] = input["ChecksumAlgorithm"];
@@ -1000,6 +1127,7 @@ class StorageService : public Service {
     if (!u) return completed_again(input);
     const json& listed = input.at("Part");  // validated: at least one part (the model)
     if (std::optional<HandlerResult> refused = check_parts(input, *u, listed)) return *refused;
+    if (std::optional<HandlerResult> refused = write_condition(input)) return *refused;
     return finish_upload(input, *u, listed);
   }
 
@@ -1088,10 +1216,12 @@ class StorageService : public Service {
     std::string etag = "\"" + hex(md5(digests)) + "-" + std::to_string(listed.size()) + "\"";
     json sum = object_checksum(u, listed, *bytes);
     std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
+    json headers = u.headers;
     upload_gone(id);
     uploads_.erase(id);
     StoredObject& stored = store(bucket, key, std::move(bytes), etag, sum);
     stored.upload_id = id;
+    stored.headers = std::move(headers);
     json r = write_headers(stored);
     r.update(stored.checksum);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
@@ -1180,7 +1310,7 @@ class StorageService : public Service {
     StoredObject& o = buckets_.at(bucket).objects.at(key);
     o.bytes = bytes.put(o.version_id, o.bytes);
     ObjectRow row{bucket, key, o.etag, o.last_modified, o.version_id, o.checksum.dump(), o.upload_id,
-                  static_cast<std::int64_t>(o.bytes->size())};
+                  static_cast<std::int64_t>(o.bytes->size()), o.headers.dump()};
     return {"object", json::array({bucket, key}).dump(), nullptr, std::move(row)};
   }
 

@@ -41,10 +41,13 @@ Error error_from_table(lua_State* L, int index);
 [[noreturn]] void type_error(lua_State* L, int arg, const char* expected);
 void check_type(lua_State* L, int arg, int type);  // as luaL_checktype
 
-// Sets cloud.emulator in the table at `module` when the embedded emulator serves
-// the session.
+// Sets cloud.emulator in the table at `module` when an emulator serves the session:
+// the embedded one, or a `cloudlua serve` reached by endpoint_url (over its control
+// plane).
 void open_emulator(lua_State* L, int module);
 
+// Sets cloud.json (encode, decode) in the table at `module` (json.cpp).
+void open_json(lua_State* L, int module);
 // Sets cloud.fs (glob, list, mkdir, remove, set_mtime, stat, sync) in the table at `module` (fs.cpp).
 void open_fs(lua_State* L, int module);
 // Sets cloud.clock, cloud.sleep and cloud.isatty in the table at `module` (system.cpp).

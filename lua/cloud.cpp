@@ -668,6 +668,7 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   open_emulator(L, lua_gettop(L));
   open_system(L, lua_gettop(L));
   open_fs(L, lua_gettop(L));
+  open_json(L, lua_gettop(L));
   open_tasks(L, lua_gettop(L));
   open_help(L, lua_gettop(L));
   lua_pushstring(L, "cloudlua " CLOUDLUA_VERSION);

@@ -10,9 +10,13 @@
 -- lists (include = { glob, ... }), or, in the order typed, filters = { { "exclude",
 -- glob }, { "include", glob } }. A function prints what its command prints (quiet =
 -- true: nothing but failures) and returns a result table whose `status` is the exit
--- status its command would have: 0 done, 1 something failed or differs. A usage error
--- (an unknown option, a missing argument, a bad location) is raised as a validation
--- error with code UsageError; on the command line it is status 2.
+-- status its command would have: 0 done, 1 something failed or differs (sync: or a
+-- deletion was held back). A usage error (an unknown option, a missing argument, a
+-- bad location) is raised as a validation error with code UsageError; on the command
+-- line it is status 2, as is sync's and check's refusal of what was typed (a missing
+-- source, an empty source under delete: NoSuchSource, EmptySource). An interrupted
+-- sync prints its summary so far, marked " (interrupted)", and raises the Interrupted
+-- error again (the process exits 130).
 --
 -- main(name, ...) is the command line: the arguments parsed by the command's spec
 -- (the one that checks the table form too), the function called, its status returned.
@@ -51,17 +55,18 @@ end
 
 ---------------------------------------------------------------- locations
 
--- The bucket location `text` names, { Bucket =, Prefix = } (Prefix "" for none), or
--- nil for a local path; a usage error for an s3:// string that names no bucket.
--- replaced by cloud.storage.location when it lands
+-- The bucket location `text` names, { Bucket =, Prefix = } (Prefix "" for none), read
+-- by cloud.storage.location (the one grammar), or nil for a local path; a usage error
+-- for a string that starts like a location (s3:/b, gs://b, s3://) but is not one and
+-- names nothing on disk.
 local function parse_location(text)
-  local scheme, rest = text:match("^(%w+)://(.*)$")
-  if scheme ~= "s3" and scheme ~= "cloud" then return nil end
-  local bucket, prefix = rest:match("^([^/]*)/?(.*)$")
-  if bucket == "" then
-    usage(("'%s' names no bucket: a location is s3://BUCKET[/PREFIX], anything else a local path"):format(text))
+  local cloud = cloud_module()
+  local where, why = cloud.storage.location(text)
+  if where then return { Bucket = where.Bucket, Prefix = where.Prefix or "" } end
+  if text:match("^[%a][%w+.-]*:") and cloud.fs.stat(text) == nil then
+    usage(why .. "; neither an existing local path nor a bucket location")
   end
-  return { Bucket = bucket, Prefix = prefix }
+  return nil
 end
 
 -- "s3://bucket/key": a location as the command line names it.
@@ -122,7 +127,10 @@ local function printer(o)
     if p.json_mode and not o.quiet then print(M.json_line(fields)) end
   end
   function p.fail(what, err)
-    io.stderr:write(cloud.printable(("failed: %s: %s\n"):format(what, tostring(err))))
+    p.note(("failed: %s: %s"):format(what, tostring(err)))
+  end
+  function p.note(text)
+    io.stderr:write(cloud.printable(text), "\n")
   end
   return p
 end
@@ -130,7 +138,7 @@ end
 -- "12.5 MiB", or the exact count of bytes.
 local function size_shown(n, human)
   if not human then return tostring(n) end
-  return require("cloud.transfer").size_text(n)
+  return require("cloud.transfer_parts").size_text(n)
 end
 
 -- "2024-05-01 12:00:00" from an ISO 8601 time.
@@ -154,6 +162,11 @@ local checks = {
     local n = math.tointeger(tonumber(text))
     if n and n >= 1 then return n end
     return nil, "a whole number from 1 on expected"
+  end,
+  limit = function(text)
+    local n = math.tointeger(tonumber(text))
+    if n and n >= 0 then return n end
+    return nil, "a count >= 0 expected"
   end,
   shard = function(text)
     if type(text) == "table" then return text end
@@ -184,7 +197,10 @@ local COMMANDS = {
   sync = {
     args = { "SRC", "DST" },
     about = "Makes DST the same as SRC, each a local folder or s3://BUCKET[/PREFIX]: copies what is missing or changed.",
-    options = { { "delete", doc = "Remove what DST has and SRC does not (never what --exclude keeps out)" },
+    options = { { "delete", doc = "Remove what DST has and SRC does not (never what --exclude keeps out), after the copies" },
+                { "delete-all", doc = "With --delete, allow an empty SRC to empty DST (refused otherwise)" },
+                { "max-delete", value = "N", check = "limit",
+                  doc = "With --delete, remove at most N; the rest is reported and the exit status is 1" },
                 "dry-run", "exclude", "include",
                 { "checksum", doc = "Compare contents (MD5 and ETags), not sizes and times" },
                 { "size-only", doc = "Compare sizes only" },
@@ -382,7 +398,8 @@ function M.help_text(name)
   lines[#lines + 1] = ""
   lines[#lines + 1] = "The configuration flags of cloudlua (--profile, --endpoint, --region...) may come before or after"
   lines[#lines + 1] = "the command; --debug shows every exchange. A location is s3://BUCKET[/PREFIX]."
-  lines[#lines + 1] = "Exit status: 0 done; 1 something failed (check: something differs); 2 a usage error."
+  lines[#lines + 1] = "Exit status: 0 done; 1 something failed (check: something differs; sync: deletions held back);"
+  lines[#lines + 1] = "2 a usage error or a refusal (a SRC that does not exist, an empty SRC under --delete); 130 interrupted."
   return table.concat(lines, "\n") .. "\n"
 end
 
@@ -452,18 +469,49 @@ end
 
 ---------------------------------------------------------------- sync and check
 
--- A side of sync or check: the location table, or the local folder's path.
-local function side(text)
-  return parse_location(text) or text
+-- Runs cloud.storage.NAME (sync or check) on `args`: its result, or the error it
+-- raised turned into what the command reports. A bad argument (a location that is
+-- not one, two local folders) becomes the usage error naming it; an interruption
+-- carrying its summary is returned as (nil, err) for the caller to print it first;
+-- anything else is raised as it is (a refusal such as NoSuchSource or EmptySource is
+-- a validation error: status 2).
+local function storage_call(name, args)
+  local ok, r = pcall(cloud_module().storage[name], args)
+  if ok then return r end
+  if type(r) == "table" and r.code == "Interrupted" and r.summary then return nil, r end
+  if type(r) == "string" and r:find("bad argument", 1, true) then
+    usage((r:gsub("^%[?[^:]*%]? ?[^:]*:%d+: ", "")))  -- without the "chunk:line:" it was raised at
+  end
+  error(r, 0)
+end
+
+-- The summary line of a sync (or its record, with --output json); marked as
+-- interrupted when it was.
+local function sync_summary(p, o, summary, elapsed)
+  local size_text = require("cloud.transfer_parts").size_text
+  local src, dst = o.args[1], o.args[2]
+  local held = summary.not_deleted or summary.deletes_withheld
+  p.json{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
+          { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
+          { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) },
+          { "not_deleted", held }, { "interrupted", summary.interrupted and true or nil } }
+  local note = held and (", %d not deleted"):format(held) or ""
+  if summary.dry_run then
+    p.out(("(dry run) %s -> %s: would copy %d (%s), delete %d%s; %d the same"):format(src, dst, summary.copied,
+      size_text(summary.bytes), summary.deleted, note, summary.skipped))
+  else
+    p.out(("%s -> %s: %d copied (%s), %d the same, %d deleted%s, %d failed in %.1f s%s"):format(src, dst,
+      summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, note, summary.failed, elapsed,
+      summary.interrupted and " (interrupted)" or ""))
+  end
 end
 
 -- cloud.commands.sync{ SRC, DST, ... }: cloud.storage.sync with the command's output.
+-- Failures and held deletions go to stderr ("failed:", "not deleted:"); status 1 when
+-- anything failed or a deletion was held back. Interrupted, the summary so far is
+-- printed (marked) and the Interrupted error raised again (the process exits 130).
 function M.sync(t)
   local o = checked_options("sync", t)
-  local from, to = side(o.args[1]), side(o.args[2])
-  if type(from) == "string" and type(to) == "string" then
-    usage("SRC and DST are both local folders: one of them must be s3://BUCKET[/PREFIX]")
-  end
   if o.checksum and o.size_only then usage("--checksum and --size-only cannot be given together") end
   local p = printer(o)
   local on_action
@@ -477,49 +525,43 @@ function M.sync(t)
     on_action = function() end
   end
   local start = cloud_module().clock()
-  local summary = with_rate(o, function()
-    return cloud_module().storage.sync{
-      from = from, to = to, delete = o.delete, dry_run = o.dry_run, filters = o.filters,
+  local summary, interruption = with_rate(o, function()
+    return storage_call("sync", {
+      from = o.args[1], to = o.args[2], delete = o.delete, dry_run = o.dry_run,
+      delete_all = o.delete_all, max_delete = o.max_delete, filters = o.filters,
       compare = o.checksum and "checksum" or o.size_only and "size" or nil,
       concurrency = o.concurrency, part_size = o.part_size, shard = o.shard,
-      progress = o.progress or (o.quiet and false) or nil, on_action = on_action, collect = true }
+      progress = o.progress or (o.quiet and false) or nil, on_action = on_action, collect = true })
   end)
+  if interruption then summary = interruption.summary end
   local elapsed = cloud_module().clock() - start
-  local size_text = require("cloud.transfer").size_text
   for _, e in ipairs(summary.errors) do p.fail(e.path, e.error) end
-  local src, dst = o.args[1], o.args[2]
-  p.json{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
-          { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
-          { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) } }
-  if summary.dry_run then
-    p.out(("(dry run) %s -> %s: would copy %d (%s), delete %d; %d the same"):format(src, dst, summary.copied,
-      size_text(summary.bytes), summary.deleted, summary.skipped))
-  else
-    p.out(("%s -> %s: %d copied (%s), %d the same, %d deleted, %d failed in %.1f s"):format(src, dst,
-      summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, summary.failed, elapsed))
-  end
-  summary.status = summary.failed > 0 and 1 or 0
+  if summary.delete_note then p.note("not deleted: " .. summary.delete_note) end
+  sync_summary(p, o, summary, elapsed)
+  if interruption then io.stdout:flush(); error(interruption, 0) end
+  summary.status = (summary.failed > 0 or summary.not_deleted or summary.deletes_withheld) and 1 or 0
   return summary
 end
 
--- cloud.commands.check{ SRC, DST, ... }: cloud.storage.check with the command's output.
+-- cloud.commands.check{ SRC, DST, ... }: cloud.storage.check with the command's
+-- output; status 1 when anything differs or a folder could not be listed.
 function M.check(t)
   local o = checked_options("check", t)
-  local from, to = side(o.args[1]), side(o.args[2])
-  if type(from) == "string" and type(to) == "string" then
-    usage("SRC and DST are both local folders: one of them must be s3://BUCKET[/PREFIX]")
-  end
   local p = printer(o)
-  local r = cloud_module().storage.check{ from = from, to = to, filters = o.filters,
-                                          compare = o.size_only and "size" or "checksum" }
+  local r = storage_call("check", { from = o.args[1], to = o.args[2], filters = o.filters,
+                                    compare = o.size_only and "size" or "checksum" })
   local src, dst = o.args[1], o.args[2]
-  p.json{ { "same", r.same }, { "differ", r.differ }, { "only_in_from", r.only_in_from }, { "only_in_to", r.only_in_to } }
+  for _, f in ipairs(r.failed) do p.fail(f.path, f.error) end
+  local failed = {}
+  for i, f in ipairs(r.failed) do failed[i] = f.path end
+  p.json{ { "same", r.same }, { "differ", r.differ }, { "only_in_from", r.only_in_from }, { "only_in_to", r.only_in_to },
+          { "failed", #failed > 0 and failed or nil } }
   for _, path in ipairs(r.differ) do p.out("differ: " .. path) end
   for _, path in ipairs(r.only_in_from) do p.out("only in " .. src .. ": " .. path) end
   for _, path in ipairs(r.only_in_to) do p.out("only in " .. dst .. ": " .. path) end
   p.out(("%d the same, %d differ, %d only in %s, %d only in %s"):format(r.same, #r.differ, #r.only_in_from, src,
     #r.only_in_to, dst))
-  r.status = #r.differ + #r.only_in_from + #r.only_in_to > 0 and 1 or 0
+  r.status = #r.differ + #r.only_in_from + #r.only_in_to + #r.failed > 0 and 1 or 0
   return r
 end
 
@@ -540,7 +582,7 @@ end
 -- all fits in one part); an upload that fails midway is aborted. The bytes sent.
 local function upload_stream(stream, bucket, key, part_size)
   local storage = cloud_module().storage
-  local min_part = require("cloud.transfer").limits()
+  local min_part = require("cloud.transfer_parts").limits()
   part_size = math.max(part_size, min_part)
   local first = read_full(stream, part_size) or ""
   if #first < part_size then
@@ -905,9 +947,15 @@ function M.main(name, ...)
   end
   local ok, result = pcall(M.run, name, ...)
   if ok then return result.status end
-  if not is_usage_error(result) then error(result, 0) end
+  local refused = type(result) == "table" and result.kind == "validation"
+  if not refused then error(result, 0) end
   io.stdout:flush()
-  io.stderr:write(cloud_module().printable(("cloudlua %s: %s\n"):format(name, result.message)),
+  local printable = cloud_module().printable
+  if not is_usage_error(result) then  -- refused as typed (NoSuchSource, EmptySource): the reason only
+    io.stderr:write(printable(("cloudlua %s: %s"):format(name, tostring(result))), "\n")
+    return 2
+  end
+  io.stderr:write(printable(("cloudlua %s: %s"):format(name, result.message)), "\n",
     ("usage: %s"):format(M.help_text(name):match("^usage: ([^\n]*)")), "\n",
     ("Run 'cloudlua %s --help' for every option.\n"):format(name))
   return 2

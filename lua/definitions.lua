@@ -28,6 +28,7 @@ end
 -- The LuaLS type of a field from describe's words ("list of tables", "integer",
 -- "time (ISO 8601 string)"...); `class` is the class of a table (or list element).
 local function field_type(words, class, allowed)
+  if words:find("^table of strings by name") then return "table<string, string>" end  -- a map (Metadata)
   local lists = 0
   while words:find("^list of ") do words, lists = words:sub(9), lists + 1 end
   local base = words:find("^table") and class or words:find("^integer") and "integer"

@@ -1,9 +1,12 @@
-// cloud.emulator: fixtures, faults and time of the embedded emulator, from Lua.
-// Present only when the embedded emulator serves the session. Each function checks
-// its arguments, calls the emulator, and returns what it says.
+// cloud.emulator: fixtures, faults and time of the emulator, from Lua. Present when
+// the embedded emulator serves the session, or a `cloudlua serve` reached by
+// endpoint_url: then each operation is a signed request to serve's control plane,
+// which runs the same C++ (emulator/control.h), so both answer alike. Each function
+// checks its arguments, calls the emulator, and returns what it says.
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "core/protocol.h"
 #include "emulator/control.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
@@ -31,11 +34,34 @@ json table_argument(lua_State* L) {
   return value->is_object() ? value.value() : json::object();
 }
 
+// `operation` sent to serve's control plane (POST /_cloudlua/<operation>, signed by
+// the session's client, recorded with --record as any request). An error answer is
+// the error run_control gave there: 400 and 404 are its validation errors.
+Outcome<json> served_control(lua_State* L, const std::string& operation, const json& args) {
+  Client& client = *session_of(L).client;
+  RawRequest raw;
+  raw.api = "storage";
+  raw.method = "POST";
+  raw.path = "/_cloudlua/" + operation;
+  raw.headers = {{"Content-Type", "application/json"}};
+  raw.body = args.dump();
+  auto sent = client.request(raw);
+  if (!sent.ok()) return sent.error();
+  const HttpResponse& r = sent->response;
+  if (r.status / 100 != 2) {
+    Error e = parse_error(*client.model().api("storage"), r);
+    if (r.status == 400 || r.status == 404) e.kind = ErrorKind::validation;
+    return e;
+  }
+  return parse_json_document(r.body, "the control plane's answer");
+}
+
 // Runs cloud.emulator's `operation` in the emulator (emulator/control.h, the control
-// plane's too) and pushes its answer, or nothing when it is an empty object. A wrong
-// argument is lauxlib's "bad argument #1"; any other error is raised as its value.
+// plane's too; over HTTP when a serve serves the session) and pushes its answer, or
+// nothing when it is an empty object. A wrong argument is lauxlib's "bad argument
+// #1"; any other error is raised as its value.
 int control(lua_State* L, const char* operation, const json& args) {
-  auto answer = run_control(emulator_of(L), operation, args);
+  auto answer = session_of(L).served ? served_control(L, operation, args) : run_control(emulator_of(L), operation, args);
   if (!answer.ok() && answer.error().code == "InvalidArgument") arg_error(L, 1, answer.error().message);
   if (!answer.ok()) raise(L, answer.error());
   if (answer->is_object() && answer->empty()) return 0;
@@ -90,9 +116,18 @@ int l_restore(lua_State* L) { return control(L, "restore", {{"name", luaL_checks
 // cloud.emulator.snapshots(): the names of the snapshots, sorted.
 int l_snapshots(lua_State* L) { return control(L, "snapshots", json::object()); }
 
+// cloud.emulator.endpoints(): { storage = url, ... }; of a serve, those its discovery gave.
 int l_endpoints(lua_State* L) {
+  Session& session = session_of(L);
+  std::vector<std::pair<std::string, std::string>> urls;
+  if (session.served) {
+    if (std::optional<Error> failed = session.client->ready()) raise(L, *failed);
+    for (const auto& [api, url] : session.client->config().endpoints) urls.emplace_back(api, url);
+  } else {
+    urls = emulator_of(L).endpoints();
+  }
   lua_newtable(L);
-  for (const auto& [api, url] : emulator_of(L).endpoints()) {
+  for (const auto& [api, url] : urls) {
     lua_pushstring(L, url.c_str());
     lua_setfield(L, -2, api.c_str());
   }
@@ -116,7 +151,7 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
 }
 
 void open_emulator(lua_State* L, int module) {
-  if (!session_of(L).emulated) return;
+  if (!session_of(L).emulated && !session_of(L).served) return;
   const luaL_Reg fns[] = {{"advance", protect<l_advance>}, {"configure", protect<l_configure>}, {"endpoints", protect<l_endpoints>},
                           {"fault", protect<l_fault>},     {"requests", protect<l_requests>},   {"reset", protect<l_reset>},
                           {"restore", protect<l_restore>}, {"seed", protect<l_seed>},           {"snapshot", protect<l_snapshot>},

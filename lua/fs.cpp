@@ -205,6 +205,26 @@ const char* path_arg(lua_State* L, int arg) {
   return lua_tostring(L, arg);
 }
 
+// The string option `name` of the table at `arg` ("" when absent).
+std::string string_option(lua_State* L, int arg, const char* name) {
+  if (lua_isnoneornil(L, arg)) return "";
+  check_type(L, arg, LUA_TTABLE);
+  int t = lua_getfield(L, arg, name);
+  if (t != LUA_TNIL && t != LUA_TSTRING) arg_error(L, arg, std::string("field '") + name + "' must be a string");
+  std::string out = t == LUA_TNIL ? "" : lua_tostring(L, -1);
+  lua_pop(L, 1);
+  return out;
+}
+
+// Raises the io error of a destination folder that could not be opened: a link in the
+// way is LinkInDestination, anything else the system's name for it.
+[[noreturn]] void raise_beneath(lua_State* L, const char* function, const std::string& problem, int code) {
+  const char* name = code == ELOOP ? "LinkInDestination" : strerrorname_np(code);
+  Error e = make_error(ErrorKind::io, name ? name : "EIO", problem);
+  e.operation = function;
+  raise(L, e);
+}
+
 bool bool_option(lua_State* L, int arg, const char* name, bool fallback) {
   if (lua_isnoneornil(L, arg)) return fallback;
   check_type(L, arg, LUA_TTABLE);
@@ -266,10 +286,25 @@ int l_stat(lua_State* L) {
   return 1;
 }
 
-// cloud.fs.mkdir(path): makes the directory and its missing parents; true when it
-// made one, false when it was there already.
+// cloud.fs.mkdir(path [, { beneath = root }]): makes the directory and its missing
+// parents; true when it made one, false when it was there already. With beneath (a
+// folder path is under), no link between the two is followed: one in the way is an io
+// error LinkInDestination.
 int l_mkdir(lua_State* L) {
   const char* path = path_arg(L, 1);
+  std::string beneath = string_option(L, 2, "beneath");
+  if (!beneath.empty()) {
+    struct stat st {};
+    bool there = ::lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    std::error_code made_root;  // the root is the caller's: made (and followed) as without beneath
+    fs::create_directories(beneath, made_root);
+    std::string problem;
+    int fd = open_folder_at(path, beneath, true, problem);
+    if (fd < 0) raise_beneath(L, "cloud.fs.mkdir", "cannot make the directory '" + std::string(path) + "': " + problem, errno);
+    ::close(fd);
+    lua_pushboolean(L, !there);
+    return 1;
+  }
   std::error_code ec;
   bool made = fs::create_directories(path, ec);
   if (ec) raise_io(L, "cloud.fs.mkdir", "cannot make the directory", path, ec.value());
@@ -277,12 +312,33 @@ int l_mkdir(lua_State* L) {
   return 1;
 }
 
-// cloud.fs.remove(path [, { recursive = false }]): removes a file, a link or an empty
-// directory (with recursive, a directory and all it holds); true when something was
-// removed, false when nothing was there.
+// Removes the file (or link) `path` under `beneath`, through its folder opened without
+// following links: a link in the way is an error, never crossed. True when removed.
+bool remove_beneath(lua_State* L, const std::string& path, const std::string& beneath) {
+  std::string problem;
+  int fd = open_folder_of(path, beneath, problem);
+  if (fd < 0 && errno == ENOENT) return false;
+  if (fd < 0) raise_beneath(L, "cloud.fs.remove", "cannot remove '" + path + "': " + problem, errno);
+  int failed = ::unlinkat(fd, name_of(path).c_str(), 0) == 0 ? 0 : errno;
+  ::close(fd);
+  if (failed == ENOENT) return false;
+  if (failed) raise_io(L, "cloud.fs.remove", "cannot remove", path, failed);
+  return true;
+}
+
+// cloud.fs.remove(path [, { recursive = false, beneath = root }]): removes a file, a
+// link or an empty directory (with recursive, a directory and all it holds); true when
+// something was removed, false when nothing was there. With beneath (a folder path is
+// under; files and links only), no link between the two is crossed.
 int l_remove(lua_State* L) {
   const char* path = path_arg(L, 1);
   bool recursive = bool_option(L, 2, "recursive", false);
+  std::string beneath = string_option(L, 2, "beneath");
+  if (!beneath.empty()) {
+    if (recursive) arg_error(L, 2, "'beneath' removes one file; not with 'recursive'");
+    lua_pushboolean(L, remove_beneath(L, path, beneath));
+    return 1;
+  }
   std::error_code ec;
   std::uintmax_t removed = recursive ? fs::remove_all(path, ec) : (fs::remove(path, ec) ? 1 : 0);
   if (ec) raise_io(L, "cloud.fs.remove", "cannot remove", path, ec.value());
@@ -313,14 +369,16 @@ int part_path(lua_State* L) {
 }
 
 // part:commit(target [, { durable = true }]): flushes the part file (unless durable is
-// false: a batch made durable at once), renames it onto target; an io error on failure
-// (the part file removed).
+// false: a batch made durable at once), renames it onto target (the target it was made
+// for); an io error on failure (the part file removed).
 int part_commit(lua_State* L) {
   PartFile& part = check_part(L);
   const char* target = path_arg(L, 2);
   bool durable = bool_option(L, 3, "durable", true);
   if (part.fd < 0) arg_error(L, 1, "the part file was committed or discarded already");
-  std::string problem = commit_part(part, target, durable);
+  if (name_of(target) != part.target || directory_of(target) != directory_of(part.path))
+    arg_error(L, 2, "the target the part file was made for expected");
+  std::string problem = commit_part(part, durable);
   if (!problem.empty()) {
     Error e = make_error(ErrorKind::io, "EIO", problem);
     e.operation = "cloud.fs.part";
@@ -342,13 +400,14 @@ int part_gc(lua_State* L) {
   return 0;
 }
 
-// cloud.fs.part(target): the part file of a download of target (core/files.h: made
-// beside it, exclusively, locked while open; a stale one a killed download left is
-// removed first), as a handle: part:path(), part:commit(target [, { durable }]),
-// part:discard(). What download_file writes its ranges into, as get_object{ file = }
-// writes its body.
+// cloud.fs.part(target [, { beneath = root }]): the part file of a download of target
+// (core/files.h: a new random name in target's folder, made exclusively; with beneath,
+// that folder reached without following links), as a handle: part:path(),
+// part:commit(target [, { durable }]), part:discard(). What download_file writes its
+// ranges into, as get_object{ file = } writes its body.
 int l_part(lua_State* L) {
   const char* target = path_arg(L, 1);
+  std::string beneath = string_option(L, 2, "beneath");
   auto* part = new (lua_newuserdatauv(L, sizeof(PartFile), 0)) PartFile();
   if (luaL_newmetatable(L, kPartMeta)) {
     const luaL_Reg methods[] = {{"commit", protect<part_commit>}, {"discard", protect<part_discard>},
@@ -361,8 +420,24 @@ int l_part(lua_State* L) {
     lua_setfield(L, -2, "__close");
   }
   lua_setmetatable(L, -2);
-  *part = create_part(target);
-  if (part->fd < 0) raise_io(L, "cloud.fs.part", "cannot write beside", target, errno);
+  *part = create_part(target, beneath);
+  if (part->fd < 0) raise_beneath(L, "cloud.fs.part", "cannot write beside '" + std::string(target) + "': " + part->problem, errno);
+  return 1;
+}
+
+// cloud.fs.part_state(path [, { remove_stale = false, beneath = root }]): what the
+// file at path is to downloads (core/files.h part_state): nil for any file that is not
+// a part file of cloudlua's (a user's, whatever its name), "live" for the part file of
+// a download under way, "stale" for one a killed run left; with remove_stale, a stale
+// one is removed (reached as beneath says) and "removed" is the answer.
+int l_part_state(lua_State* L) {
+  const char* path = path_arg(L, 1);
+  bool remove = bool_option(L, 2, "remove_stale", false);
+  std::string beneath = string_option(L, 2, "beneath");
+  PartState state = part_state(path);
+  if (state == PartState::none) return lua_pushnil(L), 1;
+  if (state == PartState::stale && remove && remove_stale_part(path, beneath)) return lua_pushstring(L, "removed"), 1;
+  lua_pushstring(L, state == PartState::live ? "live" : "stale");
   return 1;
 }
 
@@ -376,7 +451,7 @@ int l_set_mtime(lua_State* L) {
   if (!std::isfinite(t) || t < 0) arg_error(L, 2, "seconds must be a finite number >= 0");
   double whole = std::floor(t);
   struct timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(whole), static_cast<long>((t - whole) * 1e9)}};
-  if (::utimensat(AT_FDCWD, path, times, 0) != 0) raise_io(L, "cloud.fs.set_mtime", "cannot set the time of", path, errno);
+  if (::utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) != 0) raise_io(L, "cloud.fs.set_mtime", "cannot set the time of", path, errno);
   return 0;
 }
 
@@ -390,7 +465,7 @@ int l_sync(lua_State* L) {
   if (fd < 0) raise_io(L, "cloud.fs.sync", "cannot open", path, errno);
   struct stat st {};
   bool folder = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-  int failed = (folder ? ::syncfs(fd) : ::fsync(fd)) != 0 ? errno : 0;
+  int failed = (folder ? ::syncfs(fd) == 0 : flush_file(fd)) ? 0 : errno;
   ::close(fd);
   if (failed) raise_io(L, "cloud.fs.sync", "cannot make durable the file system of", path, failed);
   return 0;
@@ -440,7 +515,8 @@ int l_glob(lua_State* L) {
 void open_fs(lua_State* L, int module) {
   const luaL_Reg fns[] = {{"create", protect<l_create>},       {"glob", protect<l_glob>},
                           {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},
-                          {"part", protect<l_part>},           {"remove", protect<l_remove>},
+                          {"part", protect<l_part>},           {"part_state", protect<l_part_state>},
+                          {"remove", protect<l_remove>},
                           {"set_mtime", protect<l_set_mtime>}, {"stat", protect<l_stat>},
                           {"sync", protect<l_sync>},           {"walk", protect<l_walk>},
                           {nullptr, nullptr}};

@@ -89,7 +89,8 @@ void set_lazy_modules(lua_State* L, int module) {
 // require(name)[field]; (client table) -> its storage table's upload_file and
 // download_file, calling require "cloud.transfer"'s with the client (its pages list an
 // upload's parts); (client table) -> its storage table's sync and check, calling
-// require "cloud.sync"'s with the client (its pages list the bucket).
+// require "cloud.sync"'s with the client (its pages list the bucket), and location,
+// the parser of s3://BUCKET/PREFIX they read their strings with.
 const char* const kStubMaker = R"(
 local name, field = ...
 return function(...) return require(name)[field](...) end)";
@@ -100,7 +101,8 @@ rawset(client.storage, "download_file", function(args) return require("cloud.tra
 const char* const kSyncStubs = R"(
 local client = ...
 rawset(client.storage, "sync", function(args) return require("cloud.sync").sync(client, args) end)
-rawset(client.storage, "check", function(args) return require("cloud.sync").check(client, args) end))";
+rawset(client.storage, "check", function(args) return require("cloud.sync").check(client, args) end)
+rawset(client.storage, "location", function(text) return require("cloud.sync").location(text) end))";
 // (client table) -> a cloud.client{}'s own pages and wait_for, calling the modules'
 // with the client (cloud.pages and cloud.wait_for are the default client's).
 const char* const kClientStubs = R"(
@@ -151,7 +153,7 @@ void open_embedded_modules(lua_State* L, int module) {
   set_stubs(L, module, {"wait_until", "wait_for"}, "cloud.wait");
   set_stubs(L, module, {"pages"}, "cloud.pages");
   set_lazy_modules(L, module);
-  set_stubs(L, module, {"spawn", "map"}, "cloud.tasks");
+  set_stubs(L, module, {"spawn", "map", "event"}, "cloud.tasks");
   add_transfers(L, module);
 }
 

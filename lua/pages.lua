@@ -18,11 +18,8 @@
 -- that the server answers while the caller works through the page it has. One page
 -- ahead at most; the calls, their order and their errors are the iterator's own.
 
-local function cloud_module() return package.loaded.cloud end
-
-local function arg_error(n, message, fname)
-  error(("bad argument #%d to '%s' (%s)"):format(n, fname, message), 3)
-end
+local check = require("cloud.check")
+local cloud_module = check.cloud
 
 -- The value at "a.b[-1].c" in v ("[n]" after a list: its item n, "[-1]" its last), or nil.
 local function value_at(v, path)
@@ -84,11 +81,11 @@ end
 local function pages(name, args, client)
   local fname = client and "pages" or "cloud.pages"
   client = client or cloud_module()
-  if type(name) ~= "string" then arg_error(1, "string expected, got " .. type(name), fname) end
+  if type(name) ~= "string" then check.arg_error(1, fname, "string expected, got " .. type(name)) end
   local op = find_operation(client, name)
-  if not op then arg_error(1, "no operation named '" .. name .. "'", fname) end
-  if not op.paginator then arg_error(1, op.name .. " has no paginator; cloud.operations() shows which have one", fname) end
-  if args ~= nil and type(args) ~= "table" then arg_error(2, "table expected, got " .. type(args), fname) end
+  if not op then check.arg_error(1, fname, "no operation named '" .. name .. "'") end
+  if not op.paginator then check.arg_error(1, fname, op.name .. " has no paginator; cloud.operations() shows which have one") end
+  if args ~= nil and type(args) ~= "table" then check.arg_error(2, fname, "table expected, got " .. type(args)) end
   local current = shallow_copy(args or {})
   return function()
     if not current then return nil end
@@ -99,14 +96,15 @@ local function pages(name, args, client)
 end
 
 -- The pages of `iterator` (what pages returns), the call for the next one under way
--- while the caller holds the current one: a task (cloud.spawn) makes it, and one turn
--- of the loop that waits for nothing sends its request at once (a call's transfer only
--- goes out when the loop turns). A call's error is raised when its page is asked for.
+-- while the caller holds the current one: a task (cloud.spawn) makes it, and
+-- cloud.sleep(0) lets the loop turn once, which sends its request at once (a call's
+-- transfer only goes out when the loop turns). A call's error is raised when its page
+-- is asked for.
 local function ahead(iterator)
   local cloud = cloud_module()
   local function prefetch()
     local task = cloud.spawn(iterator)
-    cloud._loop.run_once(0)
+    cloud.sleep(0)
     return task
   end
   local pending = nil

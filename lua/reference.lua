@@ -144,19 +144,26 @@ a function called with (done, total), true or false for the line on stderr.]],
     usage = "cloud.storage.download_file{ Bucket, Object, file, part_size, concurrency, progress } -> result, meta",
     summary = "Downloads an object of any size: ranges in parallel into a file beside file, checked, renamed.",
     see = "docs/lua-api.md" },
+  { name = "cloud.storage.location", usage = "cloud.storage.location(text) -> { Bucket, Prefix } | nil, why",
+    summary = "Reads a bucket location, s3://BUCKET[/PREFIX] (or cloud://): the one grammar sync, check and the scripts use.",
+    see = "docs/lua-api.md" },
   { name = "cloud.storage.sync",
-    usage = "cloud.storage.sync{ from, to, delete, dry_run, include, exclude, filters, compare, concurrency, part_size, progress, shard, collect, on_action, copy_limit } -> summary",
+    usage = "cloud.storage.sync{ from, to, delete, delete_all, max_delete, dry_run, include, exclude, filters, compare, concurrency, part_size, progress, shard, collect, on_action, copy_limit } -> summary",
     summary = "Makes a folder and a bucket location (either way), or two bucket locations, the same: copies what is missing or changed.",
     text = [[
-from and to: a local folder (string) or { Bucket, Prefix }. compare = "size-mtime"
-(default), "size" or "checksum". delete removes what the source lacks (never what
-exclude keeps out); dry_run sends no write; globs apply in order, the later winning;
-shard = { index, count } takes the paths whose FNV-1a hash mod count is index.
-Returns { copied, skipped, deleted, failed, bytes, errors }; raises SyncFailed (with
-.summary) after everything when something failed, unless collect = true.]],
+from and to: a local folder (string), "s3://BUCKET/PREFIX" or { Bucket, Prefix }; a
+source folder or bucket that does not exist is refused (NoSuchSource). compare =
+"size-mtime" (default), "size" or "checksum". delete removes what the source lacks
+(never what exclude keeps out), after the copies and only when both sides were
+listed whole; an empty source is refused (EmptySource) unless delete_all = true;
+max_delete = N deletes at most N. A listing out of order is an error. dry_run sends no
+write; globs apply in order, the later winning; shard = { index, count } takes the
+paths whose FNV-1a hash mod count is index. Returns { copied, skipped, deleted,
+failed, bytes, errors, not_deleted }; raises SyncFailed (with .summary) after
+everything when something failed, unless collect = true.]],
     see = "docs/lua-api.md" },
   { name = "cloud.storage.check", usage = "cloud.storage.check{ from, to, compare, include, exclude, filters, shard } -> report",
-    summary = "What differs between two sides, by content unless asked: { same, differ, only_in_from, only_in_to }.",
+    summary = "What differs between two sides, by content unless asked: { same, differ, only_in_from, only_in_to, failed }.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs", usage = "cloud.fs",
     summary = "The file-system calls Lua lacks: list, walk, stat, mkdir, remove, part, set_mtime, sync, glob.",
@@ -172,13 +179,16 @@ message names the path: help"cloud.fs.list" and so on describe each.]],
     see = "docs/lua-api.md" },
   { name = "cloud.fs.stat", usage = "cloud.fs.stat(path [, { follow_links }]) -> { path, size, mtime, type } | nil",
     summary = "What is at path, or nil when nothing is.", see = "docs/lua-api.md" },
-  { name = "cloud.fs.mkdir", usage = "cloud.fs.mkdir(path) -> made",
+  { name = "cloud.fs.mkdir", usage = "cloud.fs.mkdir(path [, { beneath }]) -> made",
     summary = "Makes a folder and its missing parents; false when it was there.", see = "docs/lua-api.md" },
-  { name = "cloud.fs.remove", usage = "cloud.fs.remove(path [, { recursive }]) -> removed",
+  { name = "cloud.fs.remove", usage = "cloud.fs.remove(path [, { recursive, beneath }]) -> removed",
     summary = "Removes a file, link or empty folder (recursive: a whole folder); false when nothing was there.",
     see = "docs/lua-api.md" },
-  { name = "cloud.fs.part", usage = "cloud.fs.part(target) -> part (part:path(), part:commit(target [, { durable }]), part:discard())",
-    summary = "A download's part file beside target (core's, as get_object{ file = }'s): written, then renamed onto it.",
+  { name = "cloud.fs.part", usage = "cloud.fs.part(target [, { beneath }]) -> part (part:path(), part:commit(target [, { durable }]), part:discard())",
+    summary = "A download's part file of its own in target's folder (core's, as get_object{ file = }'s): written, then renamed onto it.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.fs.part_state", usage = "cloud.fs.part_state(path [, { remove_stale, beneath }]) -> nil | \"live\" | \"stale\" | \"removed\"",
+    summary = "Whether path is a download's part file (name, mark and lock), live or left by a killed run.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs.create", usage = "cloud.fs.create(path)",
     summary = "Makes a new, empty file; a file or link already there is an io error (EEXIST), never followed.", see = "docs/lua-api.md" },
@@ -212,8 +222,17 @@ command's exit status (0 done, 1 failed or differs); a usage error is raised.]],
   { name = "cloud.md5", usage = "cloud.md5(text) -> hex",
     summary = "The hex MD5 of a string's bytes (a multipart ETag is the MD5 of its parts' MD5s).",
     see = "docs/lua-api.md" },
+  { name = "cloud.json", usage = "cloud.json",
+    summary = "JSON text from Lua values and back, by the rules of every call's arguments and results: encode, decode.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.json.encode", usage = "cloud.json.encode(value) -> text",
+    summary = "Compact JSON text of a value: {} for an empty table, null for cloud.null, keys sorted.",
+    see = "docs/lua-api.md" },
+  { name = "cloud.json.decode", usage = "cloud.json.decode(text) -> value",
+    summary = "The value of a JSON text; not JSON is InvalidJSON naming the byte (\"at byte 7: ...\").",
+    see = "docs/lua-api.md" },
   { name = "cloud.emulator", usage = "cloud.emulator",
-    summary = "The embedded emulator, when it serves the session (nil when an account is configured).",
+    summary = "The emulator, when it serves the session: the embedded one, or a cloudlua serve reached by endpoint_url (nil against an account).",
     text = [[
 cloud.emulator.seed{...}, advance(seconds), fault{...}, configure{...}, state(),
 requests(), reset(), snapshot(name), restore(name), snapshots(), endpoints():

@@ -58,6 +58,7 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   auto session = std::make_shared<Session>();
   session->config = std::move(loaded.value());
   session->emulated = !session->config.account_configured && session->config.client.replay.empty();
+  session->served = !session->config.client.endpoint_url.empty();
   process_buffer_budget().set_limit(session->config.client.max_buffer_bytes);
   auto client = make_client(session->config.client);
   if (!client.ok()) return client.error();
@@ -79,6 +80,8 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
 
 std::atomic<bool>& interrupt_flag() { return interrupt_requested; }
 
+Error interrupt_error() { return make_error(ErrorKind::transport, "Interrupted", "interrupted!"); }
+
 Outcome<std::shared_ptr<Client>> make_client(ClientConfig config) {
   auto cassette = open_cassette(config, api_names());
   if (!cassette.ok()) return cassette.error();
@@ -93,6 +96,10 @@ std::string session_label(const Session& session) {
   const ClientConfig& c = session.config.client;
   if (c.profile != "default") return c.profile;
   std::set<std::string> hosts;
+  if (!c.endpoint_url.empty() && c.endpoints.empty()) {  // a serve's: its host and port
+    auto parsed = parse_url(c.endpoint_url);
+    return parsed.ok() ? parsed->authority() : c.endpoint_url;
+  }
   for (const auto& [api, url] : c.endpoints) {
     auto parsed = parse_url(url);
     hosts.insert(parsed.ok() ? parsed->authority() : url);

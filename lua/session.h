@@ -22,6 +22,7 @@ namespace cloud {
 struct Session {
   LoadedConfig config;                // as loaded; the emulator's endpoints filled in once it runs
   bool emulated = false;              // the embedded emulator serves the session (nothing configured)
+  bool served = false;                // a `cloudlua serve` does, reached by endpoint_url (cloud.emulator over HTTP)
   std::unique_ptr<Emulator> emulator; // set once the embedded emulator has started
   std::shared_ptr<Client> client;     // the default client: `cloud` itself
   std::function<void()> on_emulator_start;  // the runner's notice, said when it starts
@@ -39,6 +40,11 @@ Outcome<const ClientConfig*> complete_config(Session& session);
 // atomic store is async-signal-safe). While it is set, every client made through
 // make_client aborts its running transfer with an "Interrupted" transport error.
 std::atomic<bool>& interrupt_flag();
+// The error an interruption surfaces as in Lua, wherever it is seen (the Lua hook, a
+// sleep, a cancelled wait; a transfer's own says which request): kind transport,
+// code "Interrupted", what sync and the transfers catch to clean up and re-raise,
+// and what a script's run maps to exit status 130.
+Error interrupt_error();
 
 // A client that honours interrupt_flag(): the session's and cloud.client{}'s. With
 // record or replay set it sends through that cassette (core/cassette.h); replaying,
@@ -46,8 +52,8 @@ std::atomic<bool>& interrupt_flag();
 Outcome<std::shared_ptr<Client>> make_client(ClientConfig config);
 
 // What the REPL's prompt calls the session: "emulator" when the embedded emulator
-// serves it, else the profile when one was chosen, else the endpoints' host[:port]
-// when they share one, else "default".
+// serves it, else the profile when one was chosen, else endpoint_url's host[:port],
+// else the endpoints' host[:port] when they share one, else "default".
 std::string session_label(const Session& session);
 
 // Makes what varies from run to run repeatable from `seed` (cloud.emulator.configure{

@@ -2,21 +2,29 @@
 -- cloud.fs, the listing's pages (cloud.pages), the storage operations,
 -- upload_file/download_file (lua/transfer.lua) and cloud.map; no transfer logic in C++.
 --
---   local summary = c.storage.sync{ from =, to =, delete = false, dry_run = false,
+--   local summary = c.storage.sync{ from =, to =, delete = false, delete_all = false,
+--     max_delete = nil, dry_run = false,
 --     include = {}, exclude = {}, filters = {}, compare = "size-mtime", concurrency = 16,
 --     part_size = 8 MiB, progress =, shard = { index =, count = }, collect = false,
 --     follow_links = false }
 --   local report = c.storage.check{ from =, to =, compare = "checksum", ... }
 --
--- `from` and `to` are each a local directory (a string) or a bucket location
--- { Bucket =, Prefix = } (a Prefix is a folder: "site" means the keys under "site/").
+-- `from` and `to` are each a local directory (a string), a bucket location string
+-- "s3://BUCKET/PREFIX" (storage.location, the one grammar) or { Bucket =, Prefix = }
+-- (a Prefix is a folder: "site" means the keys under "site/").
 --
 -- Decisions:
 -- * Both sides are listed in the byte order of their relative paths (cloud.fs.walk
 --   walks so, holding a folder's entries per level; a bucket lists its keys so, read a
---   page at a time) and merged as two sorted streams. The merge is the producer of a
---   bounded queue the workers take the copies and deletions from as they are found:
---   memory is a window, not the tree; progress's totals grow until the merge ends.
+--   page at a time) and merged as two sorted streams, each checked to go strictly
+--   forward (a path that comes back or repeats is an error, as in rclone's march).
+--   The merge is the producer of a bounded queue the workers take the copies from as
+--   they are found: memory is a window, not the tree; progress's totals grow until
+--   the merge ends.
+-- * Nothing is deleted unless everything was seen: a missing source root is refused
+--   before any listing; the deletions found are held (packed) until the merge ended
+--   cleanly, then checked (a folder that could not be listed withholds them all; an
+--   empty source needs delete_all; max_delete caps them) and made after the copies.
 -- * Filters (include/exclude globs, cloud.fs.glob) are applied in order, the last that
 --   matches a path deciding, everything included by default (aws-cli's rule); they
 --   apply to both sides, so `delete` never removes what an exclude keeps out. A shard
@@ -49,33 +57,72 @@
 local MiB = 1024 * 1024
 local DELETE_BATCH = 1000           -- keys in one DeleteObjects
 
-local function cloud_module() return package.loaded.cloud end
+local argcheck = require("cloud.check")
+local parts_of = require("cloud.transfer_parts")
+local cloud_module, etag_hex = argcheck.cloud, parts_of.etag_hex
 
--- Raises lauxlib's "bad argument" error for function `fname`, blaming its caller.
-local function arg_error(fname, message)
-  error(("bad argument #1 to '%s' (%s)"):format(fname, message), 4)
+-- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming the caller
+-- of sync or check (called from what options calls).
+local function arg_error(fname, message, level)
+  argcheck.arg_error(1, fname, message, level or 4)
 end
 
 ---------------------------------------------------------------- options
 
+-- The two forms a location takes, for messages.
+local FORMS = "a local folder or a bucket location s3://BUCKET[/PREFIX] (or { Bucket =, Prefix = })"
+local SCHEMES = { s3 = true, cloud = true }  -- cloud:// is the platform's own spelling of s3://
+
+-- storage.location(text): the bucket location `text` names, s3://BUCKET[/PREFIX] (or
+-- cloud://BUCKET[/PREFIX]), as { Bucket =, Prefix = } (Prefix nil for the whole
+-- bucket); nil and the reason for any other string. The one grammar of a location:
+-- sync, check and the commands read their strings through it.
+local function parse_location(text)
+  if type(text) ~= "string" then return nil, "a string expected, got " .. type(text) end
+  local shown = cloud_module().printable(text)
+  local scheme, rest = text:match("^([%a][%w+.-]*)://(.*)$")
+  if not scheme then return nil, ("'%s' is not a bucket location: s3://BUCKET[/PREFIX] expected"):format(shown) end
+  if not SCHEMES[scheme] then
+    return nil, ("'%s': unknown scheme '%s'; a bucket location is s3://BUCKET[/PREFIX]"):format(shown, scheme)
+  end
+  local bucket, prefix = rest:match("^([^/]*)/?(.*)$")
+  if bucket == "" then return nil, ("'%s' names no bucket: s3://BUCKET[/PREFIX] expected"):format(shown) end
+  if bucket:find("[%c%s\\]") then return nil, ("'%s': a bucket name has no spaces, control characters or '\\'"):format(shown) end
+  return { Bucket = bucket, Prefix = prefix ~= "" and prefix or nil }
+end
+
+-- Whether `text` starts as a location would ("s3:", "S3://", "gs://"): such a string
+-- is never taken for a new local folder.
+local function looks_like_location(text)
+  return text:match("^[%a][%w+.-]*:") ~= nil
+end
+
 -- A side of the transfer: { dir = } for a local directory, { bucket =, prefix = } for
--- a bucket location (prefix "" or ending with '/').
+-- a bucket location (prefix "" or ending with '/'). A string is a location when it
+-- has a scheme (parse_location), else a local path; a string that starts like a
+-- location but is not a valid one, and names nothing on disk, is refused.
 local function location(fname, field, value)
   if type(value) == "string" then
-    if value == "" then arg_error(fname, "field '" .. field .. "' must not be empty") end
-    return { dir = value:gsub("(.)/+$", "%1") }
+    if value == "" then arg_error(fname, "field '" .. field .. "' must not be empty", 5) end
+    local where, why = parse_location(value)
+    if not where and looks_like_location(value) and cloud_module().fs.stat(value) == nil then
+      arg_error(fname, "field '" .. field .. "': " .. why .. "; neither an existing local path nor a bucket location", 5)
+    end
+    if not where then return { dir = value:gsub("(.)/+$", "%1"), given = value } end
+    value = where
   end
   if type(value) ~= "table" or type(value.Bucket) ~= "string" then
-    arg_error(fname, "field '" .. field .. "' must be a directory (string) or { Bucket =, Prefix = }")
+    arg_error(fname, "field '" .. field .. "' must be " .. FORMS, 5)
   end
   local prefix = value.Prefix or ""
-  if type(prefix) ~= "string" then arg_error(fname, "field '" .. field .. ".Prefix' must be a string") end
+  if type(prefix) ~= "string" then arg_error(fname, "field '" .. field .. ".Prefix' must be a string", 5) end
   if prefix ~= "" and prefix:sub(-1) ~= "/" then prefix = prefix .. "/" end
   return { bucket = value.Bucket, prefix = prefix }
 end
 
+-- A side as the command line names it: the folder as given, or s3://BUCKET/PREFIX.
 local function describe(side)
-  return side.dir or (side.bucket .. "/" .. side.prefix)
+  return side.given or side.dir or ("s3://" .. side.bucket .. "/" .. side.prefix)
 end
 
 -- The filters in order: { { include = bool, match = glob }, ... }; `filters` as given,
@@ -83,17 +130,17 @@ end
 local function compile_filters(fname, args)
   local out = {}
   local function add(kind, glob)
-    if type(glob) ~= "string" then arg_error(fname, kind .. " globs must be strings") end
+    if type(glob) ~= "string" then arg_error(fname, kind .. " globs must be strings", 6) end
     out[#out + 1] = { include = kind == "include", match = cloud_module().fs.glob(glob) }
   end
   for _, kind in ipairs{ "exclude", "include" } do
-    if args[kind] ~= nil and type(args[kind]) ~= "table" then arg_error(fname, "field '" .. kind .. "' must be a list of globs") end
+    if args[kind] ~= nil and type(args[kind]) ~= "table" then arg_error(fname, "field '" .. kind .. "' must be a list of globs", 5) end
     for _, glob in ipairs(args[kind] or {}) do add(kind, glob) end
   end
-  if args.filters ~= nil and type(args.filters) ~= "table" then arg_error(fname, "field 'filters' must be a list") end
+  if args.filters ~= nil and type(args.filters) ~= "table" then arg_error(fname, "field 'filters' must be a list", 5) end
   for i, f in ipairs(args.filters or {}) do
     if type(f) ~= "table" or (f[1] ~= "include" and f[1] ~= "exclude") then
-      arg_error(fname, ("filters[%d] must be { \"include\" | \"exclude\", glob }"):format(i))
+      arg_error(fname, ("filters[%d] must be { \"include\" | \"exclude\", glob }"):format(i), 5)
     end
     add(f[1], f[2])
   end
@@ -101,18 +148,13 @@ local function compile_filters(fname, args)
 end
 
 local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filters", "compare", "concurrency",
-                "part_size", "progress", "shard", "collect", "follow_links", "on_action", "copy_limit" }
+                "part_size", "progress", "shard", "collect", "follow_links", "on_action", "copy_limit",
+                "delete_all", "max_delete" }
 local COMPARE = { ["size-mtime"] = true, size = true, checksum = true }
 
 -- The arguments, checked and completed with their defaults.
 local function options(args, fname, defaults)
-  if type(args) ~= "table" then arg_error(fname, "table expected, got " .. type(args)) end
-  for key in pairs(args) do
-    local near = cloud_module().nearest(tostring(key), KNOWN)
-    if near ~= key then
-      arg_error(fname, "unknown field '" .. tostring(key) .. "'" .. (near and (", did you mean '" .. near .. "'?") or ""))
-    end
-  end
+  argcheck.options(args, KNOWN, 1, fname, 3)
   local o = { concurrency = 16, part_size = 8 * MiB, compare = defaults.compare }
   for key, value in pairs(args) do o[key] = value end
   o.from, o.to = location(fname, "from", args.from), location(fname, "to", args.to)
@@ -130,6 +172,12 @@ local function options(args, fname, defaults)
   local p = o.progress
   if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then arg_error(fname, "field 'progress' must be a boolean or a function") end
   if o.on_action ~= nil and type(o.on_action) ~= "function" then arg_error(fname, "field 'on_action' must be a function") end
+  if o.max_delete ~= nil and (math.type(o.max_delete) ~= "integer" or o.max_delete < 0) then
+    arg_error(fname, "field 'max_delete' must be an integer >= 0")
+  end
+  for _, field in ipairs{ "delete", "delete_all", "dry_run", "collect", "follow_links" } do
+    if o[field] ~= nil and type(o[field]) ~= "boolean" then arg_error(fname, "field '" .. field .. "' must be a boolean") end
+  end
   o.filters = compile_filters(fname, args)
   return o
 end
@@ -198,18 +246,62 @@ end
 
 ---------------------------------------------------------------- the two listings
 
+-- The error that ends a sync or check: kind, code and message as cloud.error's.
+local function sync_failure(kind, code, message)
+  return cloud_module().error{ kind = kind, code = code, operation = "Sync", message = message }
+end
+
+-- Refuses a source folder that is not there or is not a folder, and a target that is
+-- something else than a folder: before anything is listed, copied or deleted (a
+-- typo must never read as an empty source).
+local function check_roots(o)
+  local fs, printable = cloud_module().fs, cloud_module().printable
+  if o.from.dir then
+    local st = fs.stat(o.from.dir)
+    if st == nil then
+      error(sync_failure("validation", "NoSuchSource", ("the source '%s' does not exist: it is neither an existing local path "
+        .. "nor a bucket location; %s expected; nothing was done"):format(printable(o.from.dir), FORMS)), 0)
+    elseif st.type ~= "dir" then
+      error(sync_failure("validation", "SourceNotAFolder", ("the source '%s' is not a folder; nothing was done")
+        :format(printable(o.from.dir))), 0)
+    end
+  end
+  if o.to.dir then
+    local st = fs.stat(o.to.dir)
+    if st ~= nil and st.type ~= "dir" then
+      error(sync_failure("validation", "TargetNotAFolder", ("the target '%s' is not a folder; nothing was done")
+        :format(printable(o.to.dir))), 0)
+    end
+  end
+end
+
 -- An iterator over the files under a local directory, { path, size, mtime, file }, in
 -- cloud.fs.walk's order (one folder's entries held per level); nothing when the
--- directory is not there.
-local function local_entries(o, side)
+-- directory is not there (a target not made yet; a source was checked). A folder the
+-- walk cannot read is a failure of its own (listing.failures, report(path, err)) and
+-- the walk goes on with the next entry.
+local function local_entries(o, side, listing)
   local fs = cloud_module().fs
   if fs.stat(side.dir) == nil then return function() return nil end end
-  local walk = fs.walk(side.dir, { recursive = true, follow_links = o.follow_links or false })
+  -- follow_links is the source's: a link in the target is never entered (nor compared or deleted)
+  local walk = fs.walk(side.dir, { recursive = true, follow_links = side == o.from and o.follow_links or false })
   return function()
-    for e in walk do
-      if e.type == "file" then
+    while true do
+      local ok, e = pcall(walk)
+      if not ok then
+        listing.failures = listing.failures + 1
+        local where = type(e) == "table" and tostring(e.message or ""):match("'(.*)'") or side.dir
+        if where:sub(1, #side.dir + 1) == side.dir .. "/" then where = where:sub(#side.dir + 2) end
+        listing.report(where, e)
+      elseif e == nil then
+        return nil
+      elseif e.type == "file" then
         e.file = side.dir .. "/" .. e.path
-        return e
+        -- a download's part file (name, mark and lock: never a user's file) takes no part;
+        -- one a killed run left goes at the next sync into its folder
+        local state = e.path:find("%.cloudlua%-%w+%.part$") and fs.part_state(e.file,
+          { remove_stale = side == o.to and o.writes, beneath = side.dir })
+        if not state then return e end
       end
     end
   end
@@ -218,12 +310,25 @@ end
 -- An iterator over the objects under a bucket location, { path, size, mtime, etag,
 -- key }, a page of the listing at a time, the next page's call under way meanwhile
 -- (pages.ahead: the server lists while the merge works); keys ending with '/' (folder
--- markers) left out.
-local function bucket_entries(client, side)
+-- markers) left out. A failed page is an error: the sync ends, nothing deleted; a
+-- source bucket that does not exist is NoSuchSource.
+local function bucket_entries(client, o, side)
   local pages = cloud_module().pages
   if client ~= cloud_module() then pages = client.pages end
-  local next_page = require("cloud.pages").ahead(
+  local ahead = require("cloud.pages").ahead(
     pages("ListObjectsV2", { Bucket = side.bucket, Prefix = side.prefix ~= "" and side.prefix or nil }))
+  local first = true
+  local function next_page()
+    if not first then return ahead() end
+    first = false
+    local ok, page = pcall(ahead)
+    if ok then return page end
+    if side == o.from and type(page) == "table" and page.code == "NoSuchBucket" then
+      error(sync_failure("validation", "NoSuchSource", ("the source bucket '%s' does not exist; nothing was done")
+        :format(cloud_module().printable(side.bucket))), 0)
+    end
+    error(page, 0)
+  end
   local page, i = nil, 0
   return function()
     while true do
@@ -242,20 +347,50 @@ local function bucket_entries(client, side)
   end
 end
 
--- The entries of a side that take part, in order.
-local function entries(client, o, side)
-  local it = side.dir and local_entries(o, side) or bucket_entries(client, side)
+-- The entries of a side that take part, in order; listing.count counts them.
+local function entries(client, o, side, listing)
+  local it = side.dir and local_entries(o, side, listing) or bucket_entries(client, o, side)
   return function()
     for e in it do
-      if selected(o, e.path) then return e end
+      if selected(o, e.path) then
+        listing.count = listing.count + 1
+        return e
+      end
     end
+  end
+end
+
+-- A listing's state: entries taken, folders that failed, and what reports a failure.
+local function new_listing(report)
+  return { count = 0, failures = 0, report = report or function() end }
+end
+
+-- `next_entry` checked to go strictly forward in the bytes of the paths (rclone's
+-- march checks so): a path that comes back, or repeats, is an error naming the side,
+-- raised before anything could be deleted for it.
+local function in_order(next_entry, side)
+  local last
+  return function()
+    local e = next_entry()
+    if e ~= nil then
+      if last ~= nil and e.path <= last then
+        local printable = cloud_module().printable
+        error(sync_failure("api", "ListingOutOfOrder", ("the listing of %s is not in byte order: '%s' came after '%s'; "
+          .. "the sync stopped and nothing was deleted"):format(printable(describe(side)), printable(e.path),
+          printable(last))), 0)
+      end
+      last = e.path
+    end
+    return e
   end
 end
 
 -- The merge of two sorted streams: each call gives true and the source's and the
 -- target's entry of the next relative path (either nil when that side lacks it), or
--- nothing once both streams have ended. Only the two heads are held.
-local function merged(next_from, next_to)
+-- nothing once both streams have ended. Only the two heads are held; each stream is
+-- checked to be in order (in_order).
+local function merged(next_from, next_to, o)
+  next_from, next_to = in_order(next_from, o.from), in_order(next_to, o.to)
   local a, b = next_from(), next_to()
   return function()
     if a == nil and b == nil then return nil end
@@ -272,8 +407,6 @@ local function merged(next_from, next_to)
 end
 
 ---------------------------------------------------------------- comparing
-
-local function etag_hex(etag) return (tostring(etag):gsub('^"(.*)"$', "%1"):lower()) end
 
 local function from_hex(hex) return (hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)) end
 
@@ -317,25 +450,18 @@ end
 -- server: a multipart upload of UploadPartCopy ranges of part_size (larger when the
 -- platform's part count needs it), completed in order; aborted on failure.
 local function copy_in_parts(storage, o, e, key)
-  local _, _, max_parts = require("cloud.transfer").limits()
+  local _, _, max_parts = parts_of.limits()
   local size = math.max(o.part_size, (e.size + max_parts - 1) // max_parts)
   local source, bucket = url_encoded(o.from.bucket .. "/" .. e.key), o.to.bucket
-  local upload = storage.create_multipart_upload{ Bucket = bucket, Object = key }.UploadId
-  local parts = {}
-  for n = 1, (e.size + size - 1) // size do parts[n] = { PartNumber = n, first = (n - 1) * size } end
-  local ok, err = pcall(cloud_module().map, parts, function(p)
-    local last = math.min(p.first + size, e.size) - 1
-    p.ETag = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload, partNumber = p.PartNumber,
-      CopySource = source, CopySourceRange = ("bytes=%d-%d"):format(p.first, last) }.ETag
-  end, { concurrency = o.concurrency })
-  if ok then
-    for _, p in ipairs(parts) do p.first = nil end
-    ok, err = pcall(storage.complete_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload, Part = parts })
-  end
-  if not ok then
-    pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = upload })
-    error(err, 0)
-  end
+  local parts, done = {}, {}
+  for n = 1, (e.size + size - 1) // size do parts[n] = { number = n, first = (n - 1) * size } end
+  parts_of.multipart(storage, { Bucket = bucket, Object = key }, done, function(upload)
+    cloud_module().map(parts, function(p)
+      local last = math.min(p.first + size, e.size) - 1
+      done[p.number] = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload,
+        partNumber = p.number, CopySource = source, CopySourceRange = ("bytes=%d-%d"):format(p.first, last) }.ETag
+    end, { concurrency = o.concurrency })
+  end)
 end
 
 -- Copies the entry `e` (of the source) to the target; returns the bytes copied.
@@ -359,15 +485,16 @@ local function copy_one(storage, o, e)
     local target = to.dir .. "/" .. e.path
     local parent = target:match("^(.*)/[^/]*$")
     if o.folder_made ~= parent then  -- paths come in order: a folder's files one after another
-      cloud.fs.mkdir(parent)
+      cloud.fs.mkdir(parent, { beneath = to.dir })  -- a link in the way is this file's failure
       o.folder_made = parent
     end
     local mtime = e.mtime
     if large then
       storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
-                             concurrency = o.concurrency, progress = false, durable = false }
+                             concurrency = o.concurrency, progress = false, durable = false, beneath = to.dir }
     else
-      local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false }
+      local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false,
+                                    beneath = to.dir }
       mtime = epoch_of(r.LastModified) or mtime
     end
     if mtime then cloud.fs.set_mtime(target, mtime) end
@@ -388,7 +515,7 @@ end
 local function delete_batch(storage, o, batch, done)
   if o.to.dir then
     for _, e in ipairs(batch) do
-      local ok, err = pcall(cloud_module().fs.remove, e.file)
+      local ok, err = pcall(cloud_module().fs.remove, e.file, { beneath = o.to.dir })  -- never through a link
       done(e, not ok and err or nil)
     end
     return
@@ -426,66 +553,173 @@ local function make_progress(o, summary, totals)
              bytes_total = totals.bytes, elapsed = cloud.clock() - start, planning = totals.planning }
   end
   if type(p) == "function" then return function() p(state()) end end
-  local tty = cloud.isatty(io.stderr)
-  if p == false or (p == nil and not tty) then return function() end end
-  local size_text = require("cloud.transfer").size_text
-  local last = -math.huge
+  local show = parts_of.progress_line(p, 2)  -- off a terminal, a line every 2 s and the last
+  if not show then return function() end end
+  local size_text = parts_of.size_text
   return function(final)
+    if final then return show(nil) end
     local s = state()
-    if final then
-      if tty then io.stderr:write("\r\27[K") end
-      return io.stderr:flush()
-    end
-    if not tty and s.elapsed - last < 2 and (s.planning or s.done < s.total) then return end
-    last = s.elapsed
-    local rate = s.elapsed > 0 and s.bytes / s.elapsed or 0
-    local left = rate > 0 and ("%d s left"):format(math.ceil((s.bytes_total - s.bytes) / rate)) or "? s left"
     local more = s.planning and "+" or ""
-    local line = ("sync: %d of %d%s files, %s of %s%s, %s/s, %s"):format(s.done, s.total, more, size_text(s.bytes),
-      size_text(s.bytes_total), more, size_text(math.floor(rate)), left)
-    io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
-    io.stderr:flush()
+    show(("sync: %d of %d%s files, %s of %s%s, %s"):format(s.done, s.total, more, size_text(s.bytes),
+      size_text(s.bytes_total), more, parts_of.rate_text(s.bytes, s.bytes_total, s.elapsed)),
+      not s.planning and s.done >= s.total)
   end
+end
+
+---------------------------------------------------------------- deletions held
+
+local PACK = 1000  -- paths packed into one string
+
+-- The deletions the merge found, held until it has ended cleanly and the copies are
+-- done: relative paths packed PACK to a string (string.pack "s4"), so that what is
+-- held is about the bytes of the paths plus 4 each (a million 60-byte paths: 64 MB),
+-- not a table per path.
+local function held_deletions()
+  local h = { count = 0, packs = {}, open = {} }
+  function h.add(path)
+    h.count = h.count + 1
+    h.open[#h.open + 1] = ("s4"):pack(path)
+    if #h.open == PACK then h.packs[#h.packs + 1], h.open = table.concat(h.open), {} end
+  end
+  -- An iterator over the first `limit` paths held, in the order they were found.
+  function h.paths(limit)
+    local packs, i, pos, n = h.packs, 1, 1, 0
+    local last = table.concat(h.open)
+    return function()
+      if n >= limit then return nil end
+      while true do
+        local pack = packs[i] or (i == #packs + 1 and last) or nil
+        if pack == nil then return nil end
+        if pos <= #pack then
+          local path
+          path, pos = ("s4"):unpack(pack, pos)
+          n = n + 1
+          return path
+        end
+        i, pos = i + 1, 1
+      end
+    end
+  end
+  return h
+end
+
+-- The target's entry of a relative path, for delete_batch and on_action.
+local function target_entry(o, path)
+  if o.to.dir then return { path = path, file = o.to.dir .. "/" .. path } end
+  return { path = path, key = o.to.prefix .. path }
+end
+
+-- Applies the rules before any deletion to the deletions held: none when a listing had
+-- a failure (summary.deletes_withheld says why); refused when the source is empty
+-- and the target is not, unless delete_all; at most max_delete (summary.not_deleted
+-- counts the rest). Returns how many to make.
+local function deletions_allowed(o, held, listings, summary)
+  if held.count == 0 then return 0 end
+  local failed = listings.from.failures + listings.to.failures
+  if failed > 0 then
+    summary.deletes_withheld = held.count
+    summary.delete_note = ("%d deletions not made: %d folders could not be listed, and a sync deletes only after "
+      .. "seeing both sides whole"):format(held.count, failed)
+    return 0
+  end
+  if listings.from.count == 0 and not o.delete_all then
+    local printable = cloud_module().printable
+    error(sync_failure("validation", "EmptySource", ("the source %s holds nothing to compare (after the filters) while "
+      .. "the target %s holds %d; refusing to delete them all: pass delete_all = true (--delete-all) if that is "
+      .. "meant; nothing was deleted"):format(printable(describe(o.from)), printable(describe(o.to)), held.count)), 0)
+  end
+  local n = held.count
+  if o.max_delete and n > o.max_delete then
+    summary.not_deleted = n - o.max_delete
+    summary.delete_note = ("%d deletions not made: more than max_delete = %d (--max-delete)")
+      :format(n - o.max_delete, o.max_delete)
+    n = o.max_delete
+  end
+  return n
+end
+
+-- Makes the first `n` deletions held, in batches of DELETE_BATCH, o.concurrency
+-- batches at once; record(e, ok, err) for each.
+local function delete_held(storage, o, held, n, record)
+  local paths, ended = held.paths(n), false
+  local function next_batch()
+    local batch = {}
+    while not ended and #batch < DELETE_BATCH do
+      local path = paths()
+      if path == nil then ended = true else batch[#batch + 1] = target_entry(o, path) end
+    end
+    return #batch > 0 and batch or nil
+  end
+  local workers = {}
+  for i = 1, math.min(o.concurrency, (n + DELETE_BATCH - 1) // DELETE_BATCH) do workers[i] = i end
+  cloud_module().map(workers, function()
+    for batch in next_batch do
+      delete_batch(storage, o, batch, function(e, err) record(e, err == nil, err, "delete") end)
+    end
+  end, { concurrency = math.max(1, #workers) })
 end
 
 ---------------------------------------------------------------- sync
 
--- The next action of the sync, as the merge finds it: "copy" and the source's entry,
--- or "delete" and the target's; nil at the end. The paths skipped are counted in
--- summary.skipped (and shown to on_action) on the way.
-local function next_action(o, step, summary)
+-- The next copy of the sync, as the merge finds it: the source's entry; nil at the
+-- end. The paths skipped are counted in summary.skipped (and shown to on_action) on
+-- the way; with o.delete, the target's entries the source lacks are held (held.add).
+local function next_copy(o, step, summary, held)
   while true do
     local more, a, b = step()
     if not more then return nil end
-    if a and (b == nil or differ(o, a, b)) then return "copy", a end
+    if a and (b == nil or differ(o, a, b)) then return a end
     if a then
       summary.skipped = summary.skipped + 1
       if o.on_action then o.on_action("skip", a.path, a) end
     elseif o.delete then
-      return "delete", b
+      held.add(b.path)
     end
   end
 end
 
--- The error raised when something failed: the first failure's kind, the summary in it.
+-- The error raised when something failed: the first failure's kind, the summary in
+-- it, and why deletions were not made when they were not.
 local function sync_error(summary, total)
   local first = summary.errors[1]
-  local e = type(first.error) == "table" and first.error or {}
-  local err = cloud_module().error{ kind = e.kind or "api", code = "SyncFailed", operation = "Sync",
-    message = ("%d of %d copies and deletions failed; the first, %s: %s"):format(summary.failed, total, first.path,
-      tostring(first.error)) }
+  local message, kind
+  if first then
+    local e = type(first.error) == "table" and first.error or {}
+    kind = e.kind
+    message = ("%d of %d copies and deletions failed; the first, %s: %s"):format(summary.failed, total,
+      cloud_module().printable(first.path), tostring(first.error))
+    if summary.delete_note then message = message .. "; " .. summary.delete_note end
+  else
+    message = summary.delete_note
+  end
+  local err = sync_failure(kind or "api", "SyncFailed", message)
   err.summary = summary
   return err
 end
 
--- A dry run: each action as it is planned to on_action, else one line on stdout, and
--- counted in the summary; nothing sent but the listings.
-local function dry_run(o, step, summary)
-  local show = o.on_action or function(action, path) print("(dry run) " .. action .. " " .. path) end
-  for action, e in function() return next_action(o, step, summary) end do
-    show(action, e.path, e)
-    if action == "copy" then summary.copied, summary.bytes = summary.copied + 1, summary.bytes + e.size
-    else summary.deleted = summary.deleted + 1 end
+-- Records a folder the listing could not read as a failure of the sync.
+local function listing_failure(o, summary)
+  return function(path, err)
+    summary.failed = summary.failed + 1
+    summary.errors[#summary.errors + 1] = { path = path, error = err }
+    if o.on_action then o.on_action("fail", path, nil, err) end
+  end
+end
+
+-- A dry run: each action as it is planned to on_action, else one line on stdout
+-- (printable: names are anybody's bytes), and counted in the summary; the deletions
+-- after the merge, under the same rules as a sync's. Nothing sent but the listings.
+local function dry_run(o, step, summary, held, listings)
+  local printable = cloud_module().printable
+  local show = o.on_action or function(action, path) print("(dry run) " .. action .. " " .. printable(path)) end
+  for e in function() return next_copy(o, step, summary, held) end do
+    show("copy", e.path, e)
+    summary.copied, summary.bytes = summary.copied + 1, summary.bytes + e.size
+  end
+  local n = deletions_allowed(o, held, listings, summary)
+  for path in held.paths(n) do
+    show("delete", path, target_entry(o, path))
+    summary.deleted = summary.deleted + 1
   end
   summary.dry_run = true
 end
@@ -506,15 +740,18 @@ local function queue()
 end
 
 -- Carries out the sync as it is planned. One task plans (the merge) into a queue of at
--- most BACKLOG jobs, yielding while it is full; o.concurrency workers take the jobs in
--- order, yielding while it is empty. A job is a copy, or a batch of up to DELETE_BATCH
--- deletions. A large copy (above part_size, or copy_limit between buckets) waits until
--- the other workers have ended what they hold and keeps them waiting while its parts
--- go `concurrency` at once: one budget. Memory is the queue, the jobs in hand and the
--- listings' windows, whatever the number of paths.
-local function run(client, o, step, summary, totals, report)
+-- most BACKLOG jobs, waiting (an event, cloud.event) while it is full; o.concurrency
+-- workers take the jobs in order, waiting while it is empty. A job is a copy; the
+-- deletions the merge finds are held (held_deletions), and once it has ended, the
+-- rules of deletions_allowed say how many are to be made, after the copies. A large
+-- copy (above part_size, or copy_limit between buckets) waits until the other workers
+-- have ended what they hold and keeps them waiting while its parts go `concurrency`
+-- at once: one budget. Memory is the queue, the jobs in hand and the listings'
+-- windows, whatever the number of paths.
+local function run(client, o, step, summary, totals, report, held, listings)
   local storage, jobs = client.storage, queue()
   local busy, alone = 0, false
+  local changed = cloud_module().event()  -- signalled when the queue, busy or alone change
   local function record(e, ok, result, what)
     if ok then
       if what == "copy" then summary.copied, summary.bytes = summary.copied + 1, summary.bytes + result
@@ -527,40 +764,36 @@ local function run(client, o, step, summary, totals, report)
     end
     report()
   end
+  local deletions = 0
   local function plan()
-    local deletes = {}
     local function put(job)
-      while jobs.size() >= BACKLOG do coroutine.yield() end
+      while jobs.size() >= BACKLOG do changed:wait() end
       jobs.push(job)
+      changed:signal()
     end
-    for action, e in function() return next_action(o, step, summary) end do
-      totals.actions = totals.actions + 1
-      if action == "copy" then
-        totals.bytes = totals.bytes + e.size
-        put{ copy = e, large = e.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit) }
-      else
-        deletes[#deletes + 1] = e
-        if #deletes == DELETE_BATCH then put{ deletes = deletes }; deletes = {} end
-      end
+    for e in function() return next_copy(o, step, summary, held) end do
+      totals.actions, totals.bytes = totals.actions + 1, totals.bytes + e.size
+      put{ copy = e, large = e.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit) }
     end
-    if #deletes > 0 then put{ deletes = deletes } end
+    deletions = deletions_allowed(o, held, listings, summary)
+    totals.actions = totals.actions + deletions
     totals.planning = false
+    changed:signal()
   end
   local function work(job)
-    if job.deletes then
-      return delete_batch(storage, o, job.deletes, function(e, err) record(e, err == nil, err, "delete") end)
-    end
     local ok, result = pcall(copy_one, storage, o, job.copy)
+    if not ok and parts_of.interrupted(result) then error(result, 0) end  -- stops the sync
     record(job.copy, ok, result, "copy")
   end
   local function worker()
     while true do
-      while alone or (totals.planning and jobs.size() == 0) do coroutine.yield() end
+      while alone or (totals.planning and jobs.size() == 0) do changed:wait() end
       if jobs.size() == 0 then return end
       local job = jobs.pop()
+      changed:signal()  -- room in the queue
       if job.large then
         alone = true
-        while busy > 0 do coroutine.yield() end
+        while busy > 0 do changed:wait() end
         work(job)
         alone = false
       else
@@ -568,28 +801,50 @@ local function run(client, o, step, summary, totals, report)
         work(job)
         busy = busy - 1
       end
+      changed:signal()
     end
   end
   local tasks = { plan }
   for i = 1, o.concurrency do tasks[i + 1] = worker end
   cloud_module().map(tasks, function(task) task() end, { concurrency = #tasks })
   if o.downloaded then cloud_module().fs.sync(o.to.dir) end
+  if deletions > 0 then delete_held(storage, o, held, deletions, record) end
+end
+
+-- An interruption (SIGINT, SIGTERM) of a sync: no new work (its tasks are not resumed),
+-- the multipart uploads it left open aborted, and the summary so far, marked
+-- interrupted, in the error raised again (err.summary). Any other error: nothing.
+local function interrupted(summary, err)
+  if not parts_of.interrupted(err) then return end
+  parts_of.abort_open()
+  summary.interrupted = true
+  err.summary = summary
 end
 
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
 local function sync(client, args)
   local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
   local summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} }
-  local step = merged(entries(client, o, o.from), entries(client, o, o.to))
+  check_roots(o)
+  o.writes = not o.dry_run  -- the target's stale part files are removed as it is listed
+  local held, failure = held_deletions(), listing_failure(o, summary)
+  local listings = { from = new_listing(failure), to = new_listing(failure) }
+  local step = merged(entries(client, o, o.from, listings.from), entries(client, o, o.to, listings.to), o)
   if o.dry_run then
-    dry_run(o, step, summary)
+    dry_run(o, step, summary, held, listings)
     return summary
   end
   local totals = { actions = 0, bytes = 0, planning = true }
   local report = make_progress(o, summary, totals)
-  run(client, o, step, summary, totals, report)
+  local ok, err = pcall(run, client, o, step, summary, totals, report, held, listings)
   report(true)
-  if summary.failed > 0 and not o.collect then error(sync_error(summary, totals.actions), 0) end
+  if not ok then
+    interrupted(summary, err)
+    error(err, 0)
+  end
+  if (summary.failed > 0 or summary.not_deleted) and not o.collect then
+    error(sync_error(summary, totals.actions), 0)
+  end
   return summary
 end
 
@@ -599,8 +854,11 @@ end
 -- nothing transferred.
 local function check(client, args)
   local o = options(args, "cloud.storage.check", { compare = "checksum" })
-  local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {} }
-  for _, a, b in merged(entries(client, o, o.from), entries(client, o, o.to)) do
+  local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
+  check_roots(o)
+  local function failure(path, err) out.failed[#out.failed + 1] = { path = path, error = err } end
+  local step = merged(entries(client, o, o.from, new_listing(failure)), entries(client, o, o.to, new_listing(failure)), o)
+  for _, a, b in step do
     if a and b then
       if differ(o, a, b) then out.differ[#out.differ + 1] = a.path else out.same = out.same + 1 end
     elseif a then
@@ -612,4 +870,4 @@ local function check(client, args)
   return out
 end
 
-return { sync = sync, check = check, fnv1a32 = fnv1a32, describe = describe }
+return { sync = sync, check = check, location = parse_location, fnv1a32 = fnv1a32, describe = describe }

@@ -41,9 +41,9 @@ int l_clock(lua_State* L) {
   return 1;
 }
 
-// What a sleep ends with: nothing, or lua.c's "interrupted!" when Ctrl-C brought it due.
+// What a sleep ends with: nothing, or the interruption's error when Ctrl-C brought it due.
 int push_slept(lua_State* L, const Parked&) {
-  return interrupt_flag().load() ? (lua_pushliteral(L, "interrupted!"), -1) : 0;
+  return interrupt_flag().load() ? (push_error(L, interrupt_error()), -1) : 0;
 }
 
 // Starts a timer of `seconds` on the session's loop (parked: see tasks.h), of 0 s when

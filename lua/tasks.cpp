@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lua/binding.h"
+#include "lua/session.h"
 
 namespace cloud {
 
@@ -26,7 +27,6 @@ namespace {
 const char* const kParkedMeta = "cloud.parked";
 const char* const kTasksKey = "cloud.tasks";  // registry: thread -> task, weak keys
 char kParkedMark;  // a task yields (&kParkedMark, id, the userdata) to park
-constexpr double kTurnSeconds = 0.1;
 
 // The waits not ended yet: what Ctrl-C cancels and run_once counts.
 std::unordered_set<Parked*>& active() {
@@ -85,10 +85,11 @@ int l_cancel(lua_State* L) {
   return 0;
 }
 
-// cloud._loop.run_once(timeout): one turn of the loop every client shares (no wait
-// when a task's wait has ended already). Returns how many waits are under way.
+// cloud._loop.run_once([timeout]): one turn of the loop every client shares (no wait
+// when a task's wait has ended already; without a timeout, the loop's poll interval).
+// Returns how many waits are under way.
 int l_run_once(lua_State* L) {
-  double timeout = luaL_optnumber(L, 1, kTurnSeconds);
+  double timeout = luaL_optnumber(L, 1, Loop::kPollSeconds);
   Loop::current().run_once(ended_waits().empty() ? timeout : 0);
   lua_pushinteger(L, static_cast<lua_Integer>(active().size()));
   return 1;
@@ -143,7 +144,7 @@ int wait_parked(lua_State* L, int at) {
 
 void cancel_all_parked() {
   std::vector<Parked*> parked(active().begin(), active().end());
-  for (Parked* p : parked) cancel_parked(*p, make_error(ErrorKind::transport, "Interrupted", "interrupted"));
+  for (Parked* p : parked) cancel_parked(*p, interrupt_error());
 }
 
 void open_tasks(lua_State* L, int module) {

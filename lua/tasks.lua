@@ -4,6 +4,7 @@
 --   local t = cloud.spawn(fn, ...)   run fn(...) as a task; returns at once
 --   local a, b = t:join()            wait; fn's results, or raises fn's error
 --   cloud.map(list, fn, { concurrency = 8, collect = false })
+--   local changed = cloud.event()    changed:wait() parks until changed:signal()
 --
 -- A task is a coroutine listed in cloud._loop.tasks (the one table of tasks, which
 -- the C side reads too): a call made inside it starts its transfer (or timer) on the
@@ -17,10 +18,14 @@
 -- call outside a task), never behind the script's back. The scheduler holds tasks
 -- weakly: a task nobody references any more is abandoned, and the garbage collector
 -- cancels its wait (releasing its transfer) once. A task that yields anything else is
--- simply resumed at the next turn.
+-- resumed at the next turn: that is polling, which the library never does (a check in
+-- the suite keeps bare yields out of lua/); to wait for another task's doing, wait on
+-- an event (cloud.event), which a signal wakes through the same ready list as a
+-- finished transfer.
 
 local loop = package.loaded.cloud._loop
 local PARKED, task_of = loop.PARKED, loop.tasks  -- task_of: a task's coroutine -> the task
+local arg_error = require("cloud.check").arg_error  -- lauxlib's wording
 
 local Task = { __name = "cloud.task" }
 Task.__index = Task
@@ -29,6 +34,7 @@ local live = setmetatable({}, { __mode = "k" })     -- tasks not ended, weakly h
 local waiting = setmetatable({}, { __mode = "v" })  -- a parked wait's id -> its task, weakly
 local ready = {}                                    -- tasks to resume at the next turn, in order
 local JOINING = {}                                  -- what a task yields while it joins others
+local SIGNALLED = {}                                -- what a task yields while it waits on an event
 
 -- Queues a task to be resumed at the next turn, once.
 local function wake(task)
@@ -59,7 +65,7 @@ local function step(task, ...)
     if r[2] == PARKED then
       task.parked = r[4]
       waiting[r[3]] = task
-    elseif r[2] ~= JOINING then
+    elseif r[2] ~= JOINING and r[2] ~= SIGNALLED then
       wake(task)  -- a bare yield: resumed at the next turn
     end
     return
@@ -68,10 +74,11 @@ local function step(task, ...)
   finish(task)
 end
 
--- One turn: drives the loop (without waiting when a task is ready already), then
--- resumes the tasks whose waits ended and those woken meanwhile, in that order.
+-- One turn: drives the loop (without waiting when a task is ready already; else for
+-- at most the loop's poll interval, core's one constant), then resumes the tasks whose
+-- waits ended and those woken meanwhile, in that order.
 local function turn()
-  loop.run_once(#ready > 0 and 0 or 0.1)
+  loop.run_once(#ready > 0 and 0 or nil)
   for _, id in ipairs(loop.take_ended()) do
     local task = waiting[id]
     waiting[id] = nil
@@ -114,13 +121,77 @@ end
 local function cancel(task)
   if not live[task] then return end
   if task.parked then loop.cancel(task.parked) end
+  if task.event then task.event:forget(task) end
   task.failed, task.error = true, package.loaded.cloud.error{ kind = "transport", code = "Cancelled", message = "the task was cancelled" }
   finish(task)
 end
 
+---------------------------------------------------------------- events
+
+-- cloud.event(): a condition that tasks wait on until another task (or code outside
+-- any task) signals it. wait() parks the calling task: nothing runs it again until a
+-- signal() made after the wait began, which queues exactly the tasks waiting then on
+-- the scheduler's ready list (the path a finished transfer takes); nothing is polled.
+-- A signal no one waits for is lost, so a waiter re-checks its condition in a loop:
+--   while queue_full() do changed:wait() end
+-- Outside a task, wait() turns the loop (running the tasks) until signalled.
+local Event = { __name = "cloud.event" }
+Event.__index = Event
+
+local function check_event(self, fname)
+  if getmetatable(self) ~= Event then
+    error("bad argument #1 to '" .. fname .. "' (cloud.event expected, got " .. type(self) .. ")", 3)
+  end
+end
+
+local function event()
+  return setmetatable({ waiters = {} }, Event)
+end
+
+-- Parks the caller until the next signal.
+function Event:wait()
+  check_event(self, "wait")
+  local me = task_of[coroutine.running()]
+  if me and coroutine.isyieldable() then
+    self.waiters[#self.waiters + 1] = me
+    me.event = self
+    coroutine.yield(SIGNALLED)
+    me.event = nil
+    return
+  end
+  local outside = {}  -- a waiter that is not a task: its flag, set by the signal
+  self.waiters[#self.waiters + 1] = outside
+  while not outside.signalled do turn() end
+end
+
+-- Wakes every task waiting now; returns how many waiters there were.
+function Event:signal()
+  check_event(self, "signal")
+  local waiters = self.waiters
+  if #waiters == 0 then return 0 end
+  self.waiters = {}
+  for _, w in ipairs(waiters) do
+    if getmetatable(w) == Task then wake(w) else w.signalled = true end
+  end
+  return #waiters
+end
+
+-- Drops a cancelled task from the waiters.
+function Event:forget(task)
+  for i, w in ipairs(self.waiters) do
+    if w == task then return table.remove(self.waiters, i) end
+  end
+end
+
+function Event:__tostring()
+  return ("cloud.event (%d waiting)"):format(#self.waiters)
+end
+
+---------------------------------------------------------------- tasks
+
 local function spawn(fn, ...)
   if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    error("bad argument #1 to 'cloud.spawn' (function expected, got " .. type(fn) .. ")", 2)
+    arg_error(1, "cloud.spawn", "function expected, got " .. type(fn))
   end
   local task = setmetatable({ co = coroutine.create(fn) }, Task)
   task_of[task.co] = task
@@ -131,7 +202,7 @@ end
 
 function Task:join()
   if getmetatable(self) ~= Task then
-    error("bad argument #1 to 'join' (cloud.task expected, got " .. type(self) .. ")", 2)
+    arg_error(1, "join", "cloud.task expected, got " .. type(self))
   end
   wait_all({ self })
   if self.failed then error(self.error, 0) end
@@ -145,18 +216,18 @@ end
 -- The options of cloud.map, checked: concurrency (default 8) and collect.
 local function map_options(opts)
   opts = opts or {}
-  if type(opts) ~= "table" then error("bad argument #3 to 'cloud.map' (table expected, got " .. type(opts) .. ")", 3) end
+  if type(opts) ~= "table" then arg_error(3, "cloud.map", "table expected, got " .. type(opts), 3) end
   local concurrency = opts.concurrency or 8
   if math.type(concurrency) ~= "integer" or concurrency < 1 then
-    error("bad argument #3 to 'cloud.map' (concurrency must be an integer >= 1)", 3)
+    arg_error(3, "cloud.map", "concurrency must be an integer >= 1", 3)
   end
   return concurrency, opts.collect and true or false
 end
 
 local function map(list, fn, opts)
-  if type(list) ~= "table" then error("bad argument #1 to 'cloud.map' (table expected, got " .. type(list) .. ")", 2) end
+  if type(list) ~= "table" then arg_error(1, "cloud.map", "table expected, got " .. type(list)) end
   if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    error("bad argument #2 to 'cloud.map' (function expected, got " .. type(fn) .. ")", 2)
+    arg_error(2, "cloud.map", "function expected, got " .. type(fn))
   end
   local concurrency, collect = map_options(opts)
   local results, n, next_item = {}, #list, 1
@@ -182,4 +253,4 @@ local function map(list, fn, opts)
   return results
 end
 
-return { spawn = spawn, map = map }
+return { spawn = spawn, map = map, event = event }

@@ -1,7 +1,10 @@
 -- cloud.testing: the harness behind `cloudlua test`. The C++ runner gives every test
 -- file a fresh state (and a fresh embedded emulator) and calls run_file, which loads
--- the file with the harness's globals installed, runs its cases in order and writes
--- TAP: "ok N - name", or "not ok N - name" followed by the reason as "# " lines.
+-- the file with the harness's globals installed, runs its cases in order and emits
+-- their events (repl/test_events.h): the file, a case's start, what it printed, the
+-- case's end with its outcome. The runner's consumers of those events write the TAP
+-- ("ok N - name", or "not ok N - name" followed by the reason as "# " lines) and the
+-- JUnit report.
 --
 -- In a test file:
 --   test(name, fn)            a case; a raised error (plain assert and error too) fails it
@@ -20,10 +23,14 @@
 -- writes "# " lines so that nothing it prints can pass for a TAP line.
 
 local M = {}
+local arg_error = require("cloud.check").arg_error  -- lauxlib's wording
 
--- Every line of TAP leaves the process: redacted and printable, as all cloudlua output is.
+-- A line of --list leaves the process: redacted and printable, as all cloudlua output is.
 local redact, printable, clock = package.loaded.cloud.redact, package.loaded.cloud.printable, package.loaded.cloud.clock
 local function write(line) io.stdout:write(printable(redact(line)), "\n") io.stdout:flush() end
+
+-- Where the events of the file being run go (run_file's opts.emit).
+local emit
 
 ---------------------------------------------------------------- rendering values
 
@@ -257,7 +264,7 @@ local function snapshot_mismatch(value, name)
 end
 
 function M.expect_error(fn, match)
-  if type(fn) ~= "function" then error("bad argument #1 to 'expect_error' (function expected)", 2) end
+  if type(fn) ~= "function" then arg_error(1, "expect_error", "function expected") end
   local err = expect_failure(2, match, fn)
   return err  -- not a tail call: the failure's level must find the caller
 end
@@ -322,6 +329,27 @@ end
 ---------------------------------------------------------------- declaring cases
 
 local SKIP = {}  -- the marker skip() raises
+local EXIT = {}  -- the marker the harness's os.exit raises
+
+-- What os.exit is inside a test file: it ends nothing, it raises an error that fails
+-- the case (or the hook, or the file's loading) that called it, and it is noted, so
+-- that a case which catches that error fails all the same. A test run is judged by its
+-- cases, and a case may not end it with a status of its own choosing.
+local exit_called
+
+local function test_exit(...)
+  local args = table.pack(...)
+  for i = 1, args.n do args[i] = tostring(args[i]) end
+  local where = ""
+  for level = 2, 60 do  -- the innermost Lua caller (pcall(os.exit) has a C one first)
+    local info = debug.getinfo(level, "Sl")
+    if not info then break end
+    if info.currentline > 0 then where = info.short_src .. ":" .. info.currentline .. ": " break end
+  end
+  exit_called = ("%sos.exit(%s) called inside a test: a test cannot end the run; use expect, error or skip")
+                :format(where, table.concat(args, ", ", 1, args.n))
+  error(setmetatable({ message = exit_called }, EXIT), 2)
+end
 
 local function new_suite()
   return { cases = {}, setup = {}, teardown = {}, before_each = {}, after_each = {} }
@@ -329,22 +357,23 @@ end
 
 local function install_globals(suite)
   local function add(kind) return function(fn)
-    if type(fn) ~= "function" then error("bad argument #1 to '" .. kind .. "' (function expected)", 2) end
+    if type(fn) ~= "function" then arg_error(1, kind, "function expected") end
     table.insert(suite[kind], fn)
   end end
   local function declare(skipped) return function(name, fn)
-    if type(name) ~= "string" then error("bad argument #1 to 'test' (a name expected)", 2) end
-    if type(fn) ~= "function" then error("bad argument #2 to 'test' (function expected)", 2) end
+    if type(name) ~= "string" then arg_error(1, "test", "a name expected") end
+    if type(fn) ~= "function" then arg_error(2, "test", "function expected") end
     table.insert(suite.cases, { name = name, fn = fn, skipped = skipped })
   end end
   _G.test = setmetatable({ skip = declare(true) }, { __call = function(_, ...) return declare(false)(...) end })
   _G.skip = function(reason) error(setmetatable({ reason = reason }, SKIP), 2) end
   _G.expect, _G.expect_error = M.expect, M.expect_error
+  os.exit = test_exit  -- luacheck: ignore 122 (replaced on purpose: see test_exit)
   for _, kind in ipairs{ "setup", "teardown", "before_each", "after_each" } do _G[kind] = add(kind) end
-  _G.print = function(...)
+  _G.print = function(...)  -- an output event: "# " lines in TAP, never a TAP line
     local parts = table.pack(...)
     for i = 1, parts.n do parts[i] = tostring(parts[i]) end
-    write("# " .. table.concat(parts, "\t"):gsub("\n", "\n# "))
+    emit{ event = "output", text = table.concat(parts, "\t") }
   end
 end
 
@@ -377,13 +406,16 @@ end
 local function protected(path, fn, ...)
   local failure
   failed_expectation = nil
+  exit_called = nil
   local ok = xpcall(fn, function(e)
     if getmetatable(e) == SKIP then failure = { skipped = true, message = e.reason } return end
+    if getmetatable(e) == EXIT then e = e.message end
     local expectation = type(e) == "string" and failed_expectation ~= nil
                         and e:sub(-#failed_expectation) == failed_expectation
     failure = { message = error_text(e), where = location_in(path), expectation = expectation,
                 traceback = traceback_of() }
   end, ...)
+  if ok and exit_called then failure = { message = exit_called, where = location_in(path) } end
   return ok and nil or failure
 end
 
@@ -404,40 +436,14 @@ local function reason(failure, context)
   return table.concat(lines, "\n")
 end
 
--- The reason as TAP diagnostics: "#   " before every line.
-local function diagnostics(text) return "#   " .. text:gsub("\n", "\n#   ") end
-
--- A case's name as a TAP description: one line, and "#" escaped so that it cannot
--- be read as a directive (TAP 13).
-local function tap_name(name) return (name:gsub("[\r\n]+", " "):gsub("#", "\\#")) end
-
--- A case's result as the report keeps it (JUnit): { name=, outcome= "passed",
--- "skipped", "failure" (a check failed) or "error" (anything else raised), time=,
--- message=, traceback= }.
-local function record(counts, name, failure, text, time)
+-- A case's end: its outcome ("passed", "skipped", "failure" (a check failed) or "error"
+-- (anything else raised)), why, where the error was raised, and its time.
+local function report(name, failure, context, time)
   local outcome = not failure and "passed" or failure.skipped and "skipped"
                   or failure.expectation and "failure" or "error"
-  counts.cases[#counts.cases + 1] = { name = name, outcome = outcome, time = time or 0, message = text,
-                                      traceback = failure and failure.traceback }
-end
-
--- Writes a case's TAP line (and diagnostics), counts it and records it.
-local function report(counts, name, failure, context, time)
-  if counts.header then write("# " .. counts.header) counts.header = nil end  -- the file's name, once
-  counts.number = counts.number + 1
-  local line = tap_name(name)
-  if not failure then
-    counts.passed = counts.passed + 1
-    write(("ok %d - %s"):format(counts.number, line))
-  elseif failure.skipped then
-    counts.skipped = counts.skipped + 1
-    write(("ok %d - %s # SKIP %s"):format(counts.number, line, failure.message or ""))
-  else
-    counts.failed = counts.failed + 1
-    write(("not ok %d - %s"):format(counts.number, line))
-    write(diagnostics(reason(failure, context)))
-  end
-  record(counts, name, failure, failure and (failure.skipped and failure.message or reason(failure, context)), time)
+  local message = failure and (failure.skipped and tostring(failure.message or "") or reason(failure, context))
+  emit{ event = "case", name = name, outcome = outcome, message = message,
+        traceback = failure and failure.traceback, time = time or 0 }
 end
 
 -- One case: before_each hooks, the case, after_each hooks; the first failure counts.
@@ -462,51 +468,51 @@ local function selected(path, suite, filter)
 end
 
 -- Loads the file, declaring its cases; a failure to load is reported as one case.
-local function load_suite(path, counts)
+local function load_suite(path)
   local suite = new_suite()
   install_globals(suite)
   local chunk, message = loadfile(path)
   local failure = { message = message }
   if chunk then failure = protected(path, chunk) end
   if failure then
-    report(counts, path, failure, "the file failed to load")
+    report(path, failure, "the file failed to load")
     return nil
   end
   if #suite.cases == 0 then table.insert(suite.cases, { name = path .. " (no test declared; the file ran)", fn = function() end }) end
   return suite
 end
 
--- run_file(path, { filter=, list=, first=, update_snapshots=, make_directory= }): runs
--- the file's cases and writes TAP;
--- returns { passed=, failed=, skipped=, number= (the last case number used), cases= (the
--- record of each case, in order) }.
+-- run_file(path, { filter=, list=, update_snapshots=, make_directory=, emit= }): runs
+-- the file's cases, each event passed to emit(event) (a table: event=, and file=,
+-- name=, outcome=, message=, traceback=, text=, time= as repl/test_events.h has them);
+-- with `list`, writes the selected cases' names instead.
 function M.run_file(path, opts)
-  io.stdout:setvbuf("line")
-  local counts = { passed = 0, failed = 0, skipped = 0, number = (opts.first or 1) - 1, header = path, cases = {} }
+  emit = opts.emit
   local folder = path:match("^(.*)/[^/]*$")
   snapshots.dir = (folder and folder .. "/" or "") .. "__snapshots__/" .. path:match("([^/]*)$"):gsub("%.lua$", "")
   snapshots.update, snapshots.make_directory = opts.update_snapshots, opts.make_directory
-  local suite = load_suite(path, counts)
-  if not suite then return counts end
+  emit{ event = "file", file = path }
+  local suite = load_suite(path)
+  if not suite then return end
   local cases = selected(path, suite, opts.filter)
   if opts.list then
     for _, case in ipairs(cases) do write(path .. ": " .. case.name) end
-    return counts
+    return
   end
-  if #cases == 0 then return counts end
+  if #cases == 0 then return end
   local setup_failure = run_hooks(path, suite.setup)
   for _, case in ipairs(cases) do
-    if case.skipped then report(counts, case.name, { skipped = true, message = "test.skip" })
-    elseif setup_failure then report(counts, case.name, setup_failure, "setup failed")
+    if case.skipped then report(case.name, { skipped = true, message = "test.skip" })
+    elseif setup_failure then report(case.name, setup_failure, "setup failed")
     else
+      emit{ event = "start", name = case.name }
       local start = clock()
       local failure = run_case(path, suite, case)
-      report(counts, case.name, failure, nil, clock() - start)
+      report(case.name, failure, nil, clock() - start)
     end
   end
   local teardown_failure = run_hooks(path, suite.teardown)
-  if teardown_failure then report(counts, path .. ": teardown", teardown_failure, "teardown failed") end
-  return counts
+  if teardown_failure then report(path .. ": teardown", teardown_failure, "teardown failed") end
 end
 
 return M

@@ -5,7 +5,7 @@
 --     concurrency = 8, progress = nil | true | false | function(done, total) end,
 --     keep = false, upload_id = nil, parts = nil }
 --   local r, meta = c.storage.download_file{ Bucket =, Object =, file =, part_size = 8 MiB,
---     concurrency = 8, progress =, durable = true }
+--     concurrency = 8, progress =, durable = true, beneath = nil }
 --
 -- Decisions: a file no larger than part_size goes up in one PutObject{file=}; a larger
 -- one in parts, each an upload_part{file=, offset=, length=} read from disk as it is
@@ -23,19 +23,22 @@
 -- target's part file (cloud.fs.part: core's, the one get_object{ file = } writes too;
 -- get_object{file=, offset=, durable = false}), checks every range's ETag and the
 -- size, and commits it: flushed to disk once (not with durable = false, for a caller
--- that makes a batch durable at once) and renamed; on failure the part file is removed. Progress counts bytes of finished parts.
+-- that makes a batch durable at once) and renamed; on failure the part file is removed. With
+-- beneath (a folder file lies under, as storage.sync's destination), the part file and
+-- every range's write reach file's folder without following a link. Progress counts
+-- bytes of finished parts.
+-- Interrupted (SIGINT, SIGTERM: an error of code "Interrupted"), a multipart upload
+-- this process opened is aborted like any failed one, and the error raised again;
+-- the uploads still open elsewhere in the process (a sync's other tasks) are listed
+-- by transfer_parts.multipart so that the one who catches the interruption aborts
+-- them all (abort_open). An upload with keep = true is left for a resume, as on any
+-- failure.
 
 local MiB = 1024 * 1024
 
-local function cloud_module() return package.loaded.cloud end
-
--- The platform's least part but the last, its largest part, and the most parts of an
--- upload: the model's limits of UploadPart (read once).
-local part_limits
-local function limits()
-  part_limits = part_limits or cloud_module().describe("UploadPart").limits
-  return part_limits.minPartBytes, part_limits.maxPartBytes, part_limits.maxParts
-end
+local check = require("cloud.check")
+local parts_of = require("cloud.transfer_parts")
+local cloud_module, limits, etag_hex = check.cloud, parts_of.limits, parts_of.etag_hex
 
 -- A validation error naming `field`, raised before anything is sent.
 local function refuse(operation, field, problem)
@@ -43,43 +46,34 @@ local function refuse(operation, field, problem)
     message = field .. ": " .. problem .. "; nothing was sent", fields = { { path = field, problem = problem } } }, 0)
 end
 
--- Raises lauxlib's "bad argument" error for function `fname`, blaming its caller.
+-- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming its caller
+-- (called from options).
 local function arg_error(fname, message)
-  error(("bad argument #1 to '%s' (%s)"):format(fname, message), 4)
+  check.arg_error(1, fname, message, 4)
 end
+
+local KNOWN = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable",
+                "beneath" }
 
 -- The arguments, checked and completed with their defaults.
 local function options(args, fname)
-  if type(args) ~= "table" then arg_error(fname, "table expected, got " .. type(args)) end
+  check.type(args, "table", 1, fname, 3)
   for _, field in ipairs{ "Bucket", "Object", "file" } do
     if type(args[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
   end
-  local known = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable" }
-  for key in pairs(args) do
-    local near = cloud_module().nearest(tostring(key), known)
-    if near ~= key then
-      arg_error(fname, "unknown field '" .. tostring(key) .. "'" .. (near and (", did you mean '" .. near .. "'?") or ""))
-    end
-  end
+  check.fields(args, KNOWN, 1, fname, 3)
   local o = { part_size = 8 * MiB, concurrency = 8 }
   for key, value in pairs(args) do o[key] = value end
   for _, field in ipairs{ "part_size", "concurrency" } do
     local v = o[field]
     if math.type(v) ~= "integer" or v < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
   end
+  if args.beneath ~= nil and type(args.beneath) ~= "string" then arg_error(fname, "field 'beneath' must be a string") end
   local p = args.progress
   if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then
     arg_error(fname, "field 'progress' must be a boolean or a function")
   end
   return o
-end
-
--- "12.5 MiB": a byte count for the progress line.
-local function size_text(n)
-  if n < 1024 then return ("%d B"):format(n) end
-  local units, i = { "KiB", "MiB", "GiB", "TiB" }, 0
-  repeat n, i = n / 1024, i + 1 until n < 1024 or i == #units
-  return ("%.1f %s"):format(n, units[i])
 end
 
 -- The progress reporter: report(done) after each part, report(nil) at the end.
@@ -90,23 +84,14 @@ local function make_progress(o, what, total)
   if type(p) == "function" then
     return function(done) if done then p(done, total) end end
   end
-  local cloud = cloud_module()
-  local tty = cloud.isatty(io.stderr)
-  if p == false or (p == nil and not tty) then return function() end end
-  local start = cloud.clock()
+  local show = parts_of.progress_line(p)
+  if not show then return function() end end
+  local start, size_text = cloud_module().clock(), parts_of.size_text
   return function(done)
-    if not done then
-      if tty then io.stderr:write("\r\27[K") end
-      return io.stderr:flush()
-    end
-    local elapsed = cloud.clock() - start
-    local rate = elapsed > 0 and done / elapsed or 0
-    local left = rate > 0 and ("%d s left"):format(math.ceil((total - done) / rate)) or "? s left"
-    local line = ("%s: %s of %s (%d%%), %s/s, %s"):format(what, size_text(done), size_text(total),
-      total > 0 and math.floor(done * 100 / total) or 100, size_text(math.floor(rate)), left)
-    line = cloud.printable(line)  -- the object's key is anybody's text
-    io.stderr:write(tty and ("\r\27[K" .. line) or (line .. "\n"))
-    io.stderr:flush()
+    if not done then return show(nil) end
+    local line = ("%s: %s of %s (%d%%), %s"):format(what, size_text(done), size_text(total),
+      total > 0 and math.floor(done * 100 / total) or 100, parts_of.rate_text(done, total, cloud_module().clock() - start))
+    show(line)  -- printable there: the object's key is anybody's text
   end
 end
 
@@ -141,11 +126,6 @@ local function plan_parts(size, part_size)
     parts[i] = { number = i, offset = offset, length = math.min(part_size, size - offset) }
   end
   return parts
-end
-
--- The ETag without its quotes, in lower case: the hex MD5 of a part.
-local function etag_hex(etag)
-  return (tostring(etag):gsub('^"(.*)"$', "%1"):lower())
 end
 
 -- Every part the upload has, through every page of ListParts (cloud.pages: the model's
@@ -206,43 +186,17 @@ local function send_parts(storage, o, upload_id, parts, done, report)
   return #todo
 end
 
--- The list CompleteMultipartUpload wants, in part order; also what a failure reports.
-local function part_list(done)
-  local list = {}
-  for number, etag in pairs(done) do list[#list + 1] = { PartNumber = number, ETag = etag } end
-  table.sort(list, function(a, b) return a.PartNumber < b.PartNumber end)
-  return list
-end
-
--- A failed multipart upload: aborted unless kept; the error carries the upload's id
--- and the parts done, so that upload_file{ upload_id =, parts = } resumes it.
-local function fail_upload(storage, o, upload_id, done, err)
-  if not o.keep then
-    pcall(storage.abort_multipart_upload, { Bucket = o.Bucket, Object = o.Object, uploadId = upload_id })
-  end
-  if type(err) == "table" then
-    err.upload_id, err.parts = o.keep and upload_id or nil, o.keep and part_list(done) or nil
-  end
-  error(err, 0)
-end
-
 -- The multipart upload of a file in `parts`; returns the completion's result and the
 -- count of parts this call sent.
 local function upload_parts(storage, o, parts, report)
   local done = parts_done(o)
   if o.upload_id ~= nil and o.parts == nil then done = parts_there(o, parts) end
-  local upload_id = o.upload_id
-  if upload_id == nil then
-    upload_id = storage.create_multipart_upload{ Bucket = o.Bucket, Object = o.Object }.UploadId
-  end
   local sent
-  local ok, r = pcall(function()
+  -- Aborted on failure unless kept; the error then carries the upload's id and the
+  -- parts done, so that upload_file{ upload_id =, parts = } resumes it.
+  local r = parts_of.multipart(storage, o, done, function(upload_id)
     sent = send_parts(storage, o, upload_id, parts, done, report)
-    return storage.complete_multipart_upload{ Bucket = o.Bucket, Object = o.Object, uploadId = upload_id,
-      Part = part_list(done) }
   end)
-  if not ok then fail_upload(storage, o, upload_id, done, r) end
-  r.UploadId = upload_id
   return r, sent
 end
 
@@ -284,7 +238,7 @@ local function fetch_ranges(storage, o, temp, size, etag, report)
   end
   cloud_module().map(ranges, function(range)
     local r = storage.get_object{ Bucket = o.Bucket, Object = o.Object, file = temp, offset = range.offset,
-      Range = ("bytes=%d-%d"):format(range.offset, range.last), durable = false }
+      Range = ("bytes=%d-%d"):format(range.offset, range.last), durable = false, beneath = o.beneath }
     if r.ETag ~= etag then error(download_error(o, "its ETag changed from " .. etag .. " to " .. tostring(r.ETag))) end
     bytes = bytes + r.ContentLength
     report(bytes)
@@ -299,7 +253,8 @@ local function download_file(client, args)
   local head = storage.head_object{ Bucket = o.Bucket, Object = o.Object }
   local size, etag = head.ContentLength, head.ETag
   -- The part file, core's (cloud.fs.part): the one get_object{ file = } writes too.
-  local made, part = pcall(cloud_module().fs.part, o.file)
+  local made, part = pcall(cloud_module().fs.part, o.file, { beneath = o.beneath })
+  if not made and type(part) == "table" and part.code == "LinkInDestination" then error(part, 0) end
   if not made then refuse("DownloadFile", "file", "cannot write '" .. o.file .. "': " .. tostring(part.message or part)) end
   local report = make_progress(o, "download " .. o.Object, size)
   local ok, problem = pcall(function()
@@ -318,6 +273,6 @@ local function download_file(client, args)
 end
 
 -- Each called with a client (lua/modules.cpp installs them in its storage table).
--- (size_text and limits: storage.sync, lua/sync.lua, writes sizes and plans the parts
--- of a server-side copy the same way.)
-return { upload_file = upload_file, download_file = download_file, size_text = size_text, limits = limits }
+-- size_text and limits stay here too for scripts that used them (lua/transfer_parts.lua
+-- is their home).
+return { upload_file = upload_file, download_file = download_file, size_text = parts_of.size_text, limits = limits }

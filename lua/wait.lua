@@ -28,20 +28,16 @@
 -- kind "timeout", code "WaitTimeout", made by cloud.error, the constructor of the
 -- client's own errors.
 
-local function cloud_module() return package.loaded.cloud end
-
--- Raises lauxlib's "bad argument" error, blaming the caller of `fname` (`level`
--- frames up from here: 3 when called from fname itself).
-local function arg_error(n, fname, message, level)
-  error(("bad argument #%d to '%s' (%s)"):format(n, fname, message), level or 3)
-end
+local check = require("cloud.check")
+local cloud_module = check.cloud
+local arg_error = check.arg_error  -- (n, fname, message, level): lauxlib's wording
 
 -- The options table, checked; `fname` names the function in messages.
 local function options_table(opts, n, fname)
   if opts == nil then return {} end
-  if type(opts) ~= "table" then arg_error(n, fname, "table expected, got " .. type(opts), 4) end
+  if type(opts) ~= "table" then arg_error(n, fname, "table expected, got " .. type(opts), 3) end
   if opts.progress ~= nil and type(opts.progress) ~= "boolean" and type(opts.progress) ~= "function" then
-    arg_error(n, fname, "progress must be a boolean or a function", 4)
+    arg_error(n, fname, "progress must be a boolean or a function", 3)
   end
   return opts
 end

@@ -53,19 +53,27 @@ void set(pugi::xml_node node, const char* name, const std::string& value) {
 // The first line of a message: the message attribute (the whole text is the element's).
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// <system-out> with `text`, when there is any.
+void add_output(pugi::xml_node node, const std::string& text) {
+  if (!text.empty()) node.append_child("system-out").append_child(pugi::node_pcdata).set_value(xml_safe(text).c_str());
+}
+
 void add_case(pugi::xml_node suite, const std::string& file, const CaseResult& c) {
   pugi::xml_node node = suite.append_child("testcase");
   set(node, "classname", class_name(file));
   set(node, "name", c.name);
   set(node, "time", seconds(c.time));
   set(node, "file", file);
-  if (c.outcome == "passed") return;
-  if (c.outcome == "skipped") return set(node.append_child("skipped"), "message", c.message);
-  pugi::xml_node why = node.append_child(c.outcome == "failure" ? "failure" : "error");
-  set(why, "message", first_line(c.message));
-  set(why, "type", c.outcome == "failure" ? "expectation" : "error");
-  std::string text = c.message + (c.traceback.empty() ? "" : "\n\n" + c.traceback);
-  why.append_child(pugi::node_pcdata).set_value(xml_safe(text).c_str());
+  if (c.outcome == "skipped") {
+    set(node.append_child("skipped"), "message", c.message);
+  } else if (c.outcome != "passed") {
+    pugi::xml_node why = node.append_child(c.outcome == "failure" ? "failure" : "error");
+    set(why, "message", first_line(c.message));
+    set(why, "type", c.outcome == "failure" ? "expectation" : "error");
+    std::string text = c.message + (c.traceback.empty() ? "" : "\n\n" + c.traceback);
+    why.append_child(pugi::node_pcdata).set_value(xml_safe(text).c_str());
+  }
+  add_output(node, c.output);
 }
 
 long count_of(pugi::xml_node suite, const char* outcome) {
@@ -109,17 +117,11 @@ void JunitReport::add(const SuiteResult& s) {
   set(suite, "time", seconds(s.time));
   set(suite, "file", s.file);
   for (const CaseResult& c : s.cases) add_case(suite, s.file, c);
+  add_output(suite, s.output);
   suite.attribute("tests").set_value(static_cast<long long>(s.cases.size()));
   suite.attribute("failures").set_value(static_cast<long long>(count_of(suite, "failure")));
   suite.attribute("errors").set_value(static_cast<long long>(count_of(suite, "error")));
   suite.attribute("skipped").set_value(static_cast<long long>(count_of(suite, "skipped")));
-}
-
-bool JunitReport::add_from(const std::string& path) {
-  pugi::xml_document other;
-  if (!other.load_file(path.c_str())) return false;
-  for (pugi::xml_node suite : other.child("testsuites").children("testsuite")) root_.append_copy(suite);
-  return true;
 }
 
 JunitReport::Totals JunitReport::totals() const {

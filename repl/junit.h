@@ -1,8 +1,9 @@
 // The JUnit XML report of `cloudlua test --junit FILE`, as the test reporters of
 // GitLab, Jenkins and GitHub read it: <testsuites> with one <testsuite> per file and
 // one <testcase> per case, a <failure> (a check failed), an <error> (anything else
-// raised) or <skipped/> inside it. The runner (and, with -j, each worker) adds the
-// files' results; the totals are summed from the suites when the report is saved.
+// raised) or <skipped/> inside it, and <system-out> with what the case printed. The
+// run's events (repl/test_events.h) add each file's results; the totals are summed
+// from the suites when the report is saved.
 #pragma once
 
 #include <pugixml.hpp>
@@ -18,19 +19,20 @@ struct CaseResult {
   double time = 0;        // seconds
   std::string message;    // why it failed or was skipped
   std::string traceback;  // where the error was raised
+  std::string output;     // what the case printed (<system-out>)
 };
 
 struct SuiteResult {
   std::string file;  // the test file's path, as given
   double time = 0;   // seconds, the whole file (setup and teardown included)
   std::vector<CaseResult> cases;
+  std::string output;  // what the file printed outside its cases (<system-out>)
 };
 
 class JunitReport {
  public:
   JunitReport();
   void add(const SuiteResult& suite);               // one <testsuite>
-  bool add_from(const std::string& path);           // the <testsuite>s of another report's file
   bool save(const std::string& path, double time);  // the totals, then the file; false when it cannot be written
   // The counts of a report: tests, failures, errors, skipped (summed over its suites).
   struct Totals { long tests = 0, failures = 0, errors = 0, skipped = 0; };

@@ -20,8 +20,8 @@ namespace {
 void add_config_flags(CLI::App& app, cloud::ConfigOverrides& c, std::vector<std::string>& endpoints) {
   app.add_option("--profile", c.profile, "Profile of the config file (else CLOUDLUA_PROFILE, else default)")->type_name("NAME");
   app.add_option("--region", c.region, "Region (default jp-east-1)")->type_name("REGION");
-  app.add_option("--endpoint", endpoints, "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002)")
-      ->type_name("API=URL")
+  app.add_option("--endpoint", endpoints, "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002), or a cloudlua serve's URL alone")
+      ->type_name("API=URL|URL")
       ->allow_extra_args(false);
   app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws")->type_name("DIALECT");
   app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)")->type_name("ID");
@@ -40,7 +40,7 @@ bool apply_endpoints(const std::vector<std::string>& endpoints, cloud::ConfigOve
       std::fprintf(stderr, "cloudlua: %s\n", parsed.error().message.c_str());
       return false;
     }
-    c.endpoints[parsed->first] = parsed->second;
+    (parsed->first.empty() ? c.endpoint_url : c.endpoints[parsed->first]) = parsed->second;
   }
   return true;
 }
@@ -136,6 +136,8 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept")->type_name("ID");
   cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret")->type_name("SECRET");
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform")->type_name("REGION");
+  cmd->add_option("--profile", serve.config.profile, "Also write how to reach this serve into the config file's profile NAME")
+      ->type_name("NAME");
   cmd->add_option("--state", serve.state_file, "Keep the platform's state across restarts in the SQLite database FILE, bytes in FILE.bytes/ (each change saved before it is answered; a JSON state file there is imported)")
       ->type_name("FILE");
   cmd->add_option("--restore", serve.restore, "Start from the snapshot NAME of the --state (cloud.emulator.snapshot, the control plane's)")
@@ -159,6 +161,10 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
   cmd->add_option("-j,--jobs", test.jobs, "Run N files at once, each in a process of its own (output in order)")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--timeout", test.timeout,
+                  "Kill and fail a file still running after SECONDS (default 600 under -j; 0: no limit)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 1e9));
   cmd->add_flag("--update-snapshots", test.update_snapshots,
                 "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
   cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")

@@ -3,8 +3,10 @@
 // script (or stdin), then maybe the REPL, all inside one protected call (lua.c's
 // pmain). Every chunk runs under a message handler that adds a traceback (the
 // user's frames only, every frame with --debug); a sub-command of lua/commands.lua
-// runs in place of the script (run_command). A failure
-// prints "cloudlua: <message>" on stderr and makes the exit status 1. With --output json the values a -e chunk or the script returns
+// runs in place of the script (run_command). A failure prints "cloudlua: <message>"
+// on stderr and makes the exit status 1, or 130 when SIGINT or SIGTERM interrupted it
+// (repl/interrupt.h: the first signal surfaces in Lua as an "Interrupted" error, which
+// sync and the transfers clean up after). With --output json the values a -e chunk or the script returns
 // are printed as JSON, one document per line.
 #include <lauxlib.h>
 #include <lua.h>
@@ -21,6 +23,7 @@
 #include "lua/convert.h"
 #include "lua/session.h"
 #include "repl/cli.h"
+#include "repl/interrupt.h"
 
 namespace cloud {
 
@@ -62,6 +65,12 @@ void push_user_traceback(lua_State* L, const char* msg) {
   luaL_pushresult(&b);
 }
 
+// Whether a chunk failed after a signal interrupted it: the run's exit status is then 130.
+bool run_interrupted = false;
+
+// The exit status of a run whose chunk failed.
+int failed_status() { return run_interrupted ? 130 : 1; }
+
 // Error objects are tables with __tostring; anything else without a string form is
 // named by its type, as lua.c does. The value raised is kept (kErrorValueKey) for
 // report_error's JSON form. The traceback shows the user's frames only, unless
@@ -102,12 +111,17 @@ void announce_emulator(Session& session, const RunOptions& o) {
   };
 }
 
-// Runs the function on top of the stack (its `nargs` arguments above it); its
-// results are printed when the output is JSON.
+// Runs the function on top of the stack (its `nargs` arguments above it), SIGINT and
+// SIGTERM interrupting it; its results are printed when the output is JSON.
 int run_function(lua_State* L, int nargs, Output output) {
   int base = lua_gettop(L) - nargs;  // the function's index
   bool json_out = output != Output::text;
-  int status = protected_call(L, nargs, json_out ? LUA_MULTRET : 0);
+  int status = LUA_OK;
+  {
+    InterruptGuard guard(L, true);
+    status = protected_call(L, nargs, json_out ? LUA_MULTRET : 0);
+    if (status != LUA_OK && guard.interrupted()) run_interrupted = true;
+  }
   if (status == LUA_OK && json_out && !print_values(L, base, output)) status = LUA_ERRRUN;
   report_error(L, status);
   return status;
@@ -167,8 +181,13 @@ int run_command(lua_State* L, const RunOptions& o) {
   if (luaL_loadbuffer(L, code, sizeof code - 1, "=[cloudlua] command line") != LUA_OK) return report_error(L, LUA_ERRSYNTAX), 1;
   lua_pushstring(L, o.command.c_str());
   for (const std::string& a : o.command_args) lua_pushlstring(L, a.data(), a.size());
-  int status = protected_call(L, static_cast<int>(o.command_args.size()) + 1, 1);
-  if (status != LUA_OK) return report_error(L, status), 1;
+  int status = LUA_OK;
+  {
+    InterruptGuard guard(L, true);
+    status = protected_call(L, static_cast<int>(o.command_args.size()) + 1, 1);
+    if (status != LUA_OK && guard.interrupted()) run_interrupted = true;
+  }
+  if (status != LUA_OK) return report_error(L, status), failed_status();
   int code_out = lua_isinteger(L, -1) ? static_cast<int>(lua_tointeger(L, -1)) : 1;
   lua_pop(L, 1);
   return code_out;
@@ -197,10 +216,10 @@ bool open_state(lua_State* L, const RunOptions& o) {
 
 int run_all(lua_State* L, const RunOptions& o) {
   create_arg_table(L, o);
-  if (!o.ignore_env && run_init(L) != LUA_OK) return 1;
+  if (!o.ignore_env && run_init(L) != LUA_OK) return failed_status();
   if (!o.command.empty()) return run_command(L, o);
-  if (run_steps(L, o) != LUA_OK) return 1;
-  if (!o.script.empty() && run_script(L, o) != LUA_OK) return 1;
+  if (run_steps(L, o) != LUA_OK) return failed_status();
+  if (!o.script.empty() && run_script(L, o) != LUA_OK) return failed_status();
   bool nothing_given = o.script.empty() && o.steps.empty() && !o.version;
   // Values typed are shown by cloud.pretty, which the `cloud` table loads when the
   // field is first read (from then on a field like any other, which completion lists).

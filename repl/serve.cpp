@@ -1,6 +1,9 @@
 // `cloudlua serve`: the emulator as a standalone server for other clients. It prints
 // one line per API (`<api> <base-url>`) and then the access key it accepts, before
-// anything else, so a script can read the endpoints; then it serves until SIGINT or
+// anything else, so a script can read the endpoints; then, after a blank line, a
+// block to paste for cloudlua (one setting), aws-cli/boto3 and rclone (the built-in
+// credentials shown, an operator's secret only named), and with --profile NAME it
+// writes cloudlua's into the config file's profile NAME; then it serves until SIGINT or
 // SIGTERM and shuts down cleanly (exit status 0). With --state FILE the platform
 // starts from FILE when it exists and writes it after every change, before answering;
 // without, the bytes of objects and parts are kept in a temporary folder, removed at
@@ -18,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "core/config.h"
 #include "core/redact.h"
 #include "core/settings.h"
 #include "emulator/emulator.h"
@@ -58,6 +62,41 @@ std::string exposure(const Emulator& emulator) {
   return "cloudlua serve: listening on " + o.host + ", beyond loopback: anyone who can reach it can call " + apis +
          " and the control plane (/_cloudlua/: reset, restore, fault...) with requests signed (" + signatures +
          ") with access key id " + o.credentials.access_key_id + "\n";
+}
+
+// Where the operator's secret came from, for the block: "" for the built-in one.
+std::string secret_origin(const ServeOptions& o, const EmulatorOptions& e) {
+  if (e.credentials.access_key_id == kEmulatorAccessKey && e.credentials.secret_access_key == kEmulatorSecretKey) return "";
+  return o.config.secret_access_key.empty() ? "CLOUDLUA_SECRET_ACCESS_KEY" : "--secret-key";
+}
+
+// The secret's value in the block: the built-in one as it is; an operator's by the
+// variable it came from (a shell expands it where that variable is set), or nothing
+// when it came from a flag. Never the operator's secret itself.
+std::string secret_text(const std::string& origin, const std::string& built_in) {
+  if (origin.empty()) return built_in;
+  return origin == "--secret-key" ? "<the secret given to serve with --secret-key>" : "\"$CLOUDLUA_SECRET_ACCESS_KEY\"";
+}
+
+// The block to paste (docs/emulator.md, "Reaching serve"): cloudlua's one setting,
+// then aws-cli/boto3's and rclone's variables when serve takes aws signatures.
+std::string paste_block(const ServeOptions& o, const Emulator& emulator, const std::string& url) {
+  const EmulatorOptions& e = emulator.options();
+  std::string origin = secret_origin(o, e), key = e.credentials.access_key_id;
+  std::string secret = secret_text(origin, e.credentials.secret_access_key);
+  std::string out = "\n# cloudlua: this one setting (or --endpoint " + url + ")\nexport CLOUDLUA_ENDPOINT_URL=" + url + "\n";
+  if (!origin.empty())
+    out += "# serve takes credentials of its own (its secret from " + origin + ", not shown): give them as\nexport CLOUDLUA_ACCESS_KEY_ID=" +
+           key + " CLOUDLUA_SECRET_ACCESS_KEY=" + secret + "\n";
+  if (e.dialect == "ext")
+    return out + "# aws-cli, boto3, rclone sign in the aws dialect: serve takes ext only here (--dialect any or aws for them)\n";
+  out += "\n# aws-cli 2.13+, boto3 1.28+ (aws-cli before 2.13, as Debian 12's: aws --endpoint-url $AWS_ENDPOINT_URL)\n"
+         "export AWS_ENDPOINT_URL=" + url +
+         " AWS_DEFAULT_REGION=" + e.region + "\nexport AWS_ACCESS_KEY_ID=" + key + " AWS_SECRET_ACCESS_KEY=" + secret + "\n";
+  out += "\n# rclone: the remote serve: (rclone ls serve:bucket)\nexport RCLONE_CONFIG_SERVE_TYPE=s3 RCLONE_CONFIG_SERVE_PROVIDER=Other "
+         "RCLONE_CONFIG_SERVE_ENDPOINT=" + url + " RCLONE_CONFIG_SERVE_REGION=" + e.region +
+         "\nexport RCLONE_CONFIG_SERVE_ACCESS_KEY_ID=" + key + " RCLONE_CONFIG_SERVE_SECRET_ACCESS_KEY=" + secret + "\n";
+  return out;
 }
 
 // `text` on stderr, with the secret it must not show redacted.
@@ -170,8 +209,27 @@ int run_serve(const ServeOptions& o) {
   }
   if (*settle) settle_in(emulator.platform(), **settle);  // after start: a --state file's settings are read then
   if (o.min_part_size >= 0) emulator.platform().set_setting("min_part_size", static_cast<double>(o.min_part_size));
-  for (const auto& [api, url] : emulator.endpoints()) std::printf("%s %s\n", api.c_str(), url.c_str());
+  std::string storage_url;
+  for (const auto& [api, url] : emulator.endpoints()) {
+    std::printf("%s %s\n", api.c_str(), url.c_str());
+    if (api == "storage") storage_url = url;
+  }
   std::printf("access_key_id %s\n", emulator.options().credentials.access_key_id.c_str());
+  std::string block = paste_block(o, emulator, storage_url);
+  if (!o.config.profile.empty()) {
+    auto written = write_serve_profile(o.config.profile, storage_url, [](const char* name) { return std::getenv(name); });
+    if (!written.ok()) {
+      to_stderr("cloudlua serve: " + written.error().describe() + "\n", secret);
+      emulator.stop();
+      return 1;
+    }
+    block += "\n# written to the profile " + o.config.profile + " of " + *written + ": cloudlua --profile " + o.config.profile +
+             ", or CLOUDLUA_PROFILE=" + o.config.profile + "\n";
+  }
+  // Not through redact: the block is made of serve's own values and never holds an
+  // operator's secret (only the variable it came from), and the built-in secret,
+  // public, must be shown, which redact's secrets-by-name rule would hide.
+  std::fputs(block.c_str(), stdout);
   std::fflush(stdout);
   if (!is_loopback(o.host)) to_stderr(exposure(emulator), secret);
 

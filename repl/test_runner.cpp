@@ -2,19 +2,21 @@
 // own, with its own session: a fresh embedded emulator whose clock runs on virtual
 // time only (transitions happen when a test advances it, never because the machine
 // was slow), or the configured endpoints. The harness itself, in Lua (lua/testing.lua),
-// runs the cases and writes the TAP lines; this file adds the plan and the summary,
-// and the JUnit report (repl/junit.cpp) of the cases the harness recorded. With -j N
-// the files run in N processes at once, forked from this one before any thread or
-// emulator exists (each child runs one file: a state, a session, an emulator of its
-// own); the parent prints their output in the order of the files, the TAP lines
-// renumbered, and adds up their reports.
+// runs the cases and emits their events (repl/test_events.h); the reporter consumes
+// them, writing the TAP lines and the JUnit report (repl/junit.cpp), and this file adds
+// the plan and the summary. With -j N (or --timeout) the files run in N processes at
+// once, forked from this one before any thread or emulator exists (each child runs one
+// file: a state, a session, an emulator of its own); each child writes its events to
+// a file, and the runner passes them to the same reporter in the order of the files.
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,23 +25,23 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
+#include "core/redact.h"
 #include "emulator/service.h"
 #include "lua/session.h"
 #include "repl/cli.h"
 #include "repl/junit.h"
+#include "repl/test_events.h"
 
 namespace cloud {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Counts {
-  long passed = 0, failed = 0, skipped = 0, number = 0;
-};
 
 bool is_test_file(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -71,39 +73,41 @@ bool collect_files(const std::vector<std::string>& paths, std::vector<std::strin
   return true;
 }
 
-long integer_field(lua_State* L, int table, const char* name) {
-  lua_getfield(L, table, name);
-  long value = static_cast<long>(lua_tointeger(L, -1));
-  lua_pop(L, 1);
-  return value;
-}
-
-std::string string_field(lua_State* L, int table, const char* name) {
-  lua_getfield(L, table, name);
+// The text field `name` of the table at `table`; "" when it is absent, false when it is
+// neither absent nor text.
+bool text_field(lua_State* L, int table, const char* name, std::string& out) {
+  int type = lua_getfield(L, table, name);
   size_t len = 0;
-  const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
-  std::string value = s ? std::string(s, len) : std::string();
+  const char* s = type == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+  out = s ? bounded_field(redact(std::string_view(s, len))) : std::string();
   lua_pop(L, 1);
-  return value;
+  return type == LUA_TSTRING || type == LUA_TNIL;
 }
 
-// The records of the cases run_file returned (the table `counts`), for the report.
-std::vector<CaseResult> case_results(lua_State* L, int counts) {
-  std::vector<CaseResult> out;
-  if (lua_getfield(L, counts, "cases") == LUA_TTABLE) {
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
-      int c = lua_gettop(L);
-      lua_getfield(L, c, "time");
-      double time = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-      out.push_back({string_field(L, c, "name"), string_field(L, c, "outcome"), time, string_field(L, c, "message"),
-                     string_field(L, c, "traceback")});
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);  // what ended the loop
-  }
-  lua_pop(L, 1);  // the list
-  return out;
+// Where the events of the file being run go.
+using EventSink = std::function<void(const TestEvent&)>;
+
+// emit(event): the harness's event (lua/testing.lua), its fields checked, redacted
+// here (this process knows the session's secrets) and cut to size, passed to the
+// sink (the upvalue).
+int emit_event(lua_State* L) {
+  const auto& sink = *static_cast<const EventSink*>(lua_touserdata(L, lua_upvalueindex(1)));
+  luaL_checktype(L, 1, LUA_TTABLE);
+  TestEvent e;
+  const std::pair<const char*, std::string*> fields[] = {{"event", &e.event},     {"file", &e.file},
+                                                          {"name", &e.name},       {"outcome", &e.outcome},
+                                                          {"message", &e.message}, {"traceback", &e.traceback},
+                                                          {"text", &e.text}};
+  for (const auto& [key, field] : fields)
+    if (!text_field(L, 1, key, *field)) return luaL_error(L, "bad argument #1 to 'emit' (field '%s' is not a string)", key);
+  lua_getfield(L, 1, "time");
+  e.time = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  std::string why;
+  TestEvent checked;
+  if (!decode_event(encode_event(e), checked, why)) return luaL_error(L, "bad argument #1 to 'emit' (%s)", why.c_str());
+  sink(checked);
+  return 0;
 }
 
 // make_directory(path): the folder and those above it, as `mkdir -p`; raises on failure.
@@ -114,33 +118,26 @@ int make_directory(lua_State* L) {
   return 0;
 }
 
-// Calls require("cloud.testing").run_file(path, opts) and adds its counts to `total`
-// and its cases to `cases`.
-int call_harness(lua_State* L, const std::string& path, const TestOptions& o, Counts& total,
-                 std::vector<CaseResult>& cases) {
+// Calls require("cloud.testing").run_file(path, opts), its events passed to `sink`.
+int call_harness(lua_State* L, const std::string& path, const TestOptions& o, const EventSink& sink) {
   lua_getglobal(L, "require");
   lua_pushstring(L, "cloud.testing");
   if (protected_call(L, 1, 1) != LUA_OK) return report_error(L, LUA_ERRRUN), LUA_ERRRUN;
   lua_getfield(L, -1, "run_file");
   lua_pushstring(L, path.c_str());
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 5);
   if (!o.filter.empty()) lua_pushstring(L, o.filter.c_str()), lua_setfield(L, -2, "filter");
   lua_pushboolean(L, o.list);
   lua_setfield(L, -2, "list");
-  lua_pushinteger(L, total.number + 1);
-  lua_setfield(L, -2, "first");
   lua_pushboolean(L, o.update_snapshots);
   lua_setfield(L, -2, "update_snapshots");
   lua_pushcfunction(L, make_directory);
   lua_setfield(L, -2, "make_directory");
-  int status = protected_call(L, 2, 1);
+  lua_pushlightuserdata(L, const_cast<EventSink*>(&sink));
+  lua_pushcclosure(L, emit_event, 1);
+  lua_setfield(L, -2, "emit");
+  int status = protected_call(L, 2, 0);
   if (status != LUA_OK) return report_error(L, status), status;
-  int counts = lua_gettop(L);
-  total.passed += integer_field(L, counts, "passed");
-  total.failed += integer_field(L, counts, "failed");
-  total.skipped += integer_field(L, counts, "skipped");
-  total.number = integer_field(L, counts, "number");
-  cases = case_results(L, counts);
   return LUA_OK;
 }
 
@@ -164,8 +161,7 @@ struct FileRun {
   const std::string& path;
   const TestOptions& options;
   std::shared_ptr<Session> session;
-  Counts& total;
-  std::vector<CaseResult> cases;
+  const EventSink& sink;
 };
 
 // The state made ready and the harness run, inside one protected call as lua.c's
@@ -175,7 +171,7 @@ int file_main(lua_State* L) {
   luaL_openlibs(L);
   open_cloud(L, run.session);
   if (run.options.seed) seed_session(L, *run.session, *run.options.seed);
-  lua_pushboolean(L, call_harness(L, run.path, run.options, run.total, run.cases) == LUA_OK);
+  lua_pushboolean(L, call_harness(L, run.path, run.options, run.sink) == LUA_OK);
   return 1;
 }
 
@@ -188,19 +184,23 @@ ConfigOverrides file_config(const std::string& path, ConfigOverrides config) {
   return config;
 }
 
-// The warning line (a TAP comment) for the recorded calls a replayed file left unused.
-void warn_unused(const Session& session) {
+// The warning (an output event: a TAP comment) for the recorded calls a replayed file
+// left unused.
+void warn_unused(const Session& session, const EventSink& sink) {
   const auto& cassette = session.client->cassette();
   if (!cassette || cassette->mode() != Cassette::Mode::replay || cassette->unused().empty()) return;
   std::vector<std::string> unused = cassette->unused();
   std::string first = unused.front() + (unused.size() > 1 ? ", ..." : "");
-  std::printf("# %zu recorded call%s not replayed (%s)\n", unused.size(), unused.size() == 1 ? "" : "s", first.c_str());
+  TestEvent e;
+  e.event = "output";
+  e.text = bounded_field(redact(std::to_string(unused.size()) + " recorded call" + (unused.size() == 1 ? "" : "s") +
+                                " not replayed (" + first + ")"));
+  sink(e);
 }
 
-// One file in a state and session of its own, its cases added to the report; false
-// when the runner itself failed.
-bool run_file(const std::string& path, const TestOptions& o, Counts& total, JunitReport& report) {
-  const auto start = std::chrono::steady_clock::now();
+// One file in a state and session of its own, its events passed to `sink`; false when
+// the runner itself failed.
+bool run_file(const std::string& path, const TestOptions& o, const EventSink& sink) {
   auto session = open_session(file_config(path, o.config));
   if (!session.ok()) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
@@ -217,165 +217,258 @@ bool run_file(const std::string& path, const TestOptions& o, Counts& total, Juni
     virtual_time.use(*session.value()->emulator);
   }
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
-  FileRun run{path, o, session.value(), total, {}};
+  FileRun run{path, o, session.value(), sink};
   lua_pushcfunction(L.get(), file_main);
   lua_pushlightuserdata(L.get(), &run);
   int status = protected_call(L.get(), 1, 1);
   if (status != LUA_OK) return report_error(L.get(), status), false;
-  warn_unused(*session.value());
-  report.add({path, seconds_since(start), std::move(run.cases)});
+  warn_unused(*session.value(), sink);
   return lua_toboolean(L.get(), -1);
 }
 
-void print_summary(const Counts& c) {
-  std::printf("1..%ld\n", c.number);
-  if (c.skipped) std::printf("%ld passed, %ld failed, %ld skipped\n", c.passed, c.failed, c.skipped);
-  else std::printf("%ld passed, %ld failed\n", c.passed, c.failed);
+void print_summary(const TestReporter& r) {
+  std::printf("1..%ld\n", r.number);
+  if (r.skipped) std::printf("%ld passed, %ld failed, %ld skipped\n", r.passed, r.failed, r.skipped);
+  else std::printf("%ld passed, %ld failed\n", r.passed, r.failed);
   std::fflush(stdout);
 }
 
 // ---------------------------------------------------------------- -j N: files in processes
 
-// A file run in a process of its own: its pid, where its stdout and stderr go (unlinked
-// temporary files, read back once it ended), where it writes its one-file report.
+// A file run in a process of its own (its pid is also its process group's): its events
+// (a line each, encode_event), stdout and stderr go to unnamed temporary files
+// (std::tmpfile: no name in any folder, so nothing is left behind whatever ends the
+// runner), read back once it ended; when it must end; how it ended.
 struct Job {
   const std::string* file = nullptr;
   pid_t pid = -1;
+  FILE* events = nullptr;
   FILE* out = nullptr;
   FILE* err = nullptr;
-  std::string report;
-  int status = -1;  // the exit status once it ended
+  std::chrono::steady_clock::time_point started, deadline, finished;
+  bool ended = false;
+  int status = 0;      // the wait status, once it ended
+  std::string killed;  // why the runner killed it: it timed out, or the run was stopped
 };
 
-volatile sig_atomic_t interrupted = 0;
-void on_interrupt(int) { interrupted = 1; }
+// The signals that end the runner, and SIGCHLD: blocked in the runner, which waits for
+// them with sigtimedwait, and set back in each worker.
+sigset_t runner_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  return set;
+}
 
-// In the child: the file run with stdout and stderr in the job's files and its report
-// saved; exit status 0, or 2 when the runner itself failed. Never returns.
-[[noreturn]] void run_child(const Job& job, const TestOptions& o) {
-  std::signal(SIGINT, SIG_DFL);
+void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
+
+// In the child: the file run with its events, stdout and stderr in the job's files,
+// each event written (and flushed) as it happens, so that a process that dies leaves
+// the events before; exit status 0, or 2 when the runner itself failed. Never returns.
+[[noreturn]] void run_child(const Job& job, const TestOptions& o, const sigset_t& mask) {
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) std::signal(s, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
   dup2(fileno(job.out), STDOUT_FILENO);
   dup2(fileno(job.err), STDERR_FILENO);
-  Counts counts;
-  JunitReport report;
-  const auto start = std::chrono::steady_clock::now();
-  bool ok = run_file(*job.file, o, counts, report) && report.save(job.report, seconds_since(start));
+  FILE* events = job.events;
+  fcntl(fileno(events), F_SETFL, fcntl(fileno(events), F_GETFL) | O_APPEND);  // whole lines, whoever else writes
+  bool ok = run_file(*job.file, o, [events](const TestEvent& e) {
+    std::string line = encode_event(e) + "\n";
+    std::fwrite(line.data(), 1, line.size(), events);
+    std::fflush(events);
+  });
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(ok ? 0 : 2);
 }
 
-// Starts the job's process in process group `group` (0: a new one, the first job's).
-bool start_job(Job& job, const TestOptions& o, pid_t& group) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string report = std::string(tmp && *tmp ? tmp : "/tmp") + "/cloudlua-test-XXXXXX";
-  int fd = mkstemp(report.data());
-  if (fd < 0) return false;
-  close(fd);
-  job.report = report;
+// Starts the job's process, in a process group of its own (the runner kills the group:
+// the file's own children go too) and killed by the kernel when the runner dies
+// (PR_SET_PDEATHSIG, then getppid: the runner may have died before it was set). It
+// closes the files of the other jobs, so that one file cannot write another's events.
+bool start_job(Job& job, const std::vector<Job>& jobs, const TestOptions& o, double timeout, const sigset_t& mask) {
+  job.events = std::tmpfile();
   job.out = std::tmpfile();
   job.err = std::tmpfile();
-  if (!job.out || !job.err) return false;
+  if (!job.events || !job.out || !job.err) return false;
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t runner = getpid();
   job.pid = fork();
   if (job.pid < 0) return false;
   if (job.pid == 0) {
-    setpgid(0, group);
-    run_child(job, o);
+    setpgid(0, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != runner) _exit(2);
+    for (const Job& other : jobs)
+      for (FILE* f : {other.events, other.out, other.err})
+        if (&other != &job && f) close(fileno(f));
+    run_child(job, o, mask);
   }
-  setpgid(job.pid, group);  // also here: whichever of the two runs first
-  if (group == 0) group = job.pid;
+  setpgid(job.pid, job.pid);  // also here: whichever of the two runs first
+  job.started = std::chrono::steady_clock::now();
+  job.deadline = std::chrono::steady_clock::time_point::max();
+  if (timeout > 0)
+    job.deadline = job.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(timeout));
   return true;
 }
 
-// "ok N ..." or "not ok N ...": the line with N + offset; any other line as it is.
-std::string renumbered(const std::string& line, long offset) {
-  size_t at = line.rfind("ok ", 0) == 0 ? 3 : line.rfind("not ok ", 0) == 0 ? 7 : 0;
-  size_t end = at;
-  while (at > 0 && end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
-  if (at == 0 || end == at) return line;
-  return line.substr(0, at) + std::to_string(std::stol(line.substr(at, end - at)) + offset) + line.substr(end);
+// Kills the job's process group (and the process, should it have none yet).
+void kill_job(Job& job, const std::string& why) {
+  kill(-job.pid, SIGKILL);
+  kill(job.pid, SIGKILL);
+  job.killed = why;
 }
 
-// Copies `from` (rewound) to `to`, each TAP line renumbered by `offset`.
-void copy_output(FILE* from, FILE* to, long offset) {
+// Copies `from` (rewound) to `to`.
+void copy_output(FILE* from, FILE* to) {
   std::rewind(from);
-  std::string line;
-  for (int c; (c = std::fgetc(from)) != EOF;) {
-    if (c != '\n') {
-      line += static_cast<char>(c);
-      continue;
-    }
-    std::fprintf(to, "%s\n", renumbered(line, offset).c_str());
-    line.clear();
-  }
-  if (!line.empty()) std::fputs(renumbered(line, offset).c_str(), to);
+  char buffer[65536];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, from)) > 0;) std::fwrite(buffer, 1, n, to);
   std::fflush(to);
 }
 
-// A job that ended: its output printed in the order of the files, its report and
-// counts added; false when the runner failed in it.
-bool finish_job(Job& job, Counts& total, JunitReport& report) {
-  copy_output(job.err, stderr, 0);
-  copy_output(job.out, stdout, total.number);
-  std::fclose(job.out);
-  std::fclose(job.err);
-  if (job.status != 0 && job.status != 2)
-    std::fprintf(stderr, "cloudlua test: the process running %s ended with status %d\n", job.file->c_str(), job.status);
-  JunitReport mine;
-  bool ok = job.status == 0 && mine.add_from(job.report) && report.add_from(job.report);
-  std::remove(job.report.c_str());
-  JunitReport::Totals t = mine.totals();
-  total.number += t.tests;
-  total.failed += t.failures + t.errors;
-  total.skipped += t.skipped;
-  total.passed += t.tests - t.failures - t.errors - t.skipped;
-  return ok;
-}
-
-// Ctrl-C: every job's process stopped (SIGINT to their group), each waited for.
-void stop_jobs(std::vector<Job>& jobs, pid_t group) {
-  if (group > 0) kill(-group, SIGINT);
-  for (Job& job : jobs) {
-    if (job.pid > 0 && job.status < 0) waitpid(job.pid, nullptr, 0);
-    if (job.out) std::fclose(job.out);
-    if (job.err) std::fclose(job.err);
-    if (!job.report.empty()) std::remove(job.report.c_str());
-  }
-}
-
-// The files in at most o.jobs processes at once, in their own process group; output
-// printed file by file in order as soon as each file and those before it ended.
-// Returns the exit status: -1 to carry on (the summary), 2 when the runner failed,
-// 130 on Ctrl-C.
-int run_in_processes(const std::vector<std::string>& files, const TestOptions& o, Counts& total,
-                     JunitReport& report) {
-  std::vector<Job> jobs(files.size());
-  pid_t group = 0;
-  size_t started = 0, printed = 0, running = 0;
-  bool runner_ok = true;
-  struct sigaction action{}, previous{};
-  action.sa_handler = on_interrupt;
-  sigaction(SIGINT, &action, &previous);  // no SA_RESTART: waitpid returns at Ctrl-C
-  while (printed < files.size() && !interrupted) {
-    for (; running < static_cast<size_t>(o.jobs) && started < files.size(); ++started, ++running) {
-      jobs[started].file = &files[started];
-      if (!start_job(jobs[started], o, group)) return stop_jobs(jobs, group), std::perror("cloudlua test"), 2;
+// Passes the events a worker wrote (read from the start of `from`) to `reporter`, each
+// line read within kMaxEventLine and checked (decode_event), as any text from outside
+// the runner. "" when all were, else what was wrong (the events before it are passed).
+std::string replay_events(FILE* from, const std::string& file, TestReporter& reporter) {
+  std::rewind(from);
+  std::string line, why;
+  TestEvent e;
+  long count = 1;
+  for (int c; (c = std::fgetc(from)) != EOF;) {
+    if (c != '\n') {
+      if (line.size() > kMaxEventLine) return "its event " + std::to_string(count) + " is longer than " + std::to_string(kMaxEventLine) + " bytes";
+      line += static_cast<char>(c);
+      continue;
     }
-    int status = 0;
-    pid_t pid = waitpid(-group, &status, 0);
-    if (pid < 0) continue;  // interrupted
-    for (Job& job : jobs)
-      if (job.pid == pid) job.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), --running;
-    for (; printed < started && jobs[printed].status >= 0; ++printed) runner_ok = finish_job(jobs[printed], total, report) && runner_ok;
+    if (!decode_event(line, e, why)) return "its event " + std::to_string(count) + " is malformed: " + why;
+    if (e.event == "file" && e.file != file) return "its event " + std::to_string(count) + " names another file";
+    reporter.on(e);
+    line.clear(), ++count;
   }
-  sigaction(SIGINT, &previous, nullptr);
-  if (interrupted) {
-    stop_jobs(jobs, group);
-    return std::fprintf(stderr, "cloudlua test: interrupted\n"), 130;
+  return line.empty() ? "" : "its last event is cut short";
+}
+
+// Why a job's file failed as a whole ("" when its process ended as it should).
+std::string ending(const Job& job) {
+  if (!job.killed.empty()) return job.killed;
+  if (WIFSIGNALED(job.status))
+    return "its process was killed by signal " + std::to_string(WTERMSIG(job.status)) + " (" +
+           strsignal(WTERMSIG(job.status)) + ")";
+  if (WIFEXITED(job.status) && WEXITSTATUS(job.status) != 0)
+    return "its process ended with status " + std::to_string(WEXITSTATUS(job.status));
+  return "";
+}
+
+// A job that ended: its output printed in the order of the files, its events passed
+// to the reporter (the TAP lines numbered on, the JUnit suite). A process that did not
+// end as it should (a signal, an exit, a time limit, events that do not read) is one
+// more failed case, named after the file, after the cases it finished; the output of a
+// case it was running goes with it. False when the runner itself failed in it (status 2).
+bool finish_job(Job& job, TestReporter& reporter) {
+  copy_output(job.err, stderr);
+  TestEvent e;
+  e.event = "file", e.file = *job.file;
+  reporter.on(e);
+  std::string why = replay_events(job.events, *job.file, reporter);
+  copy_output(job.out, stdout);
+  std::string ended = ending(job);
+  if (!ended.empty()) why = why.empty() ? ended : why + "; " + ended;
+  if (!why.empty()) {
+    e = TestEvent();
+    e.event = "case", e.name = *job.file, e.outcome = "error", e.message = bounded_field(why);
+    reporter.on(e);
   }
-  return runner_ok ? -1 : 2;
+  reporter.end_file(std::chrono::duration<double>(job.finished - job.started).count());
+  for (FILE** f : {&job.events, &job.out, &job.err}) std::fclose(*f), *f = nullptr;
+  return !job.killed.empty() || !WIFEXITED(job.status) || WEXITSTATUS(job.status) != 2;
+}
+
+// Notes every job whose process ended (none is waited for).
+void reap(std::vector<Job>& jobs, size_t& running) {
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended && waitpid(job.pid, &job.status, WNOHANG) == job.pid)
+      job.ended = true, job.finished = std::chrono::steady_clock::now(), --running;
+}
+
+// Waits for a signal of `signals` until the earliest deadline of the running jobs (an
+// hour at most); returns it, or 0.
+int wait_signal(const std::vector<Job>& jobs, const sigset_t& signals) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  for (const Job& job : jobs)
+    if (job.pid > 0 && !job.ended) until = std::min(until, job.deadline);
+  double seconds = std::chrono::duration<double>(until - std::chrono::steady_clock::now()).count();
+  seconds = std::max(0.001, seconds);
+  timespec limit{};
+  limit.tv_sec = static_cast<time_t>(seconds);
+  limit.tv_nsec = static_cast<long>((seconds - static_cast<double>(limit.tv_sec)) * 1e9);
+  siginfo_t info;
+  int sig = sigtimedwait(&signals, &info, &limit);
+  return sig > 0 ? sig : 0;
+}
+
+// Kills the running jobs (failed: the run was stopped by `sig`) and waits for each.
+void stop_jobs(std::vector<Job>& jobs, size_t& running, int sig) {
+  std::string why = std::string("stopped: the runner got SIG") + sigabbrev_np(sig) + " (" + strsignal(sig) + ")";
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended) kill_job(job, why);
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended)
+      waitpid(job.pid, &job.status, 0), job.ended = true, job.finished = std::chrono::steady_clock::now(), --running;
+}
+
+// Kills the jobs still running past their deadline (failed: timed out).
+void kill_overdue(std::vector<Job>& jobs, double timeout) {
+  const auto now = std::chrono::steady_clock::now();
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", timeout);
+  for (Job& job : jobs)
+    if (job.pid > 0 && !job.ended && job.killed.empty() && now >= job.deadline)
+      kill_job(job, std::string("timed out: still running after ") + limit + " s (--timeout), its process was killed");
+}
+
+// The files in at most o.jobs processes at once; output printed file by file in order
+// as soon as each file and those before it ended. A file still running when its time
+// limit passes is killed and failed. SIGINT, SIGTERM or SIGHUP kill every running file
+// (failed) and start no other: the run ends with what it has. Returns the exit status:
+// -1 to carry on, 2 when the runner failed, 128 + the signal that stopped it.
+int run_in_processes(const std::vector<std::string>& files, const TestOptions& o, TestReporter& reporter) {
+  const double timeout = o.timeout.value_or(kDefaultTimeout);
+  const sigset_t signals = runner_signals();
+  sigset_t mask;
+  struct sigaction action{}, previous{};
+  action.sa_handler = on_child;
+  sigaction(SIGCHLD, &action, &previous);
+  sigprocmask(SIG_BLOCK, &signals, &mask);
+  std::vector<Job> jobs(files.size());
+  size_t started = 0, printed = 0, running = 0, end = files.size();
+  bool runner_ok = true;
+  int stopped = 0;
+  while (printed < end) {
+    for (; running < static_cast<size_t>(o.jobs) && started < end; ++started, ++running) {
+      jobs[started].file = &files[started];
+      if (start_job(jobs[started], jobs, o, timeout, mask)) continue;
+      std::perror("cloudlua test: cannot start a process");
+      stopped = SIGTERM, runner_ok = false;
+      break;
+    }
+    reap(jobs, running);
+    for (; printed < started && jobs[printed].ended; ++printed) runner_ok = finish_job(jobs[printed], reporter) && runner_ok;
+    if (printed == end) break;
+    if (running < static_cast<size_t>(o.jobs) && started < end) continue;  // a process ended: start the next
+    int sig = stopped ? 0 : wait_signal(jobs, signals);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) stopped = sig;
+    if (stopped) stop_jobs(jobs, running, stopped), end = started;
+    kill_overdue(jobs, timeout);
+  }
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
+  sigaction(SIGCHLD, &previous, nullptr);
+  if (!runner_ok) return 2;
+  if (stopped)
+    std::fprintf(stderr, "cloudlua test: interrupted (SIG%s), %zu of %zu files not run\n", sigabbrev_np(stopped),
+                 files.size() - end, files.size());
+  return stopped ? 128 + stopped : -1;
 }
 
 }  // namespace
@@ -385,22 +478,26 @@ int run_tests(const TestOptions& o) {
   if (o.paths.empty()) return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
   if (!collect_files(o.paths, files)) return 2;
   if (files.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
-  Counts total;
   JunitReport report;
+  TestReporter reporter(report);
   const auto start = std::chrono::steady_clock::now();
-  if (o.jobs > 1 && files.size() > 1 && !o.list) {
-    int status = run_in_processes(files, o, total, report);
-    if (status >= 0) return status;
+  int status = -1;  // the exit status when the run itself decided it
+  if ((o.jobs > 1 || o.timeout) && !o.list) {
+    status = run_in_processes(files, o, reporter);
   } else {
-    for (const std::string& f : files)
-      if (!run_file(f, o, total, report)) return 2;
+    for (const std::string& f : files) {
+      const auto file_start = std::chrono::steady_clock::now();
+      if (!run_file(f, o, [&reporter](const TestEvent& e) { reporter.on(e); })) return 2;
+      reporter.end_file(seconds_since(file_start));
+    }
   }
   if (o.list) return 0;
   if (!o.junit.empty() && !report.save(o.junit, seconds_since(start)))
     return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", o.junit.c_str()), 2;
-  print_summary(total);
-  if (total.number == 0) std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
-  return total.failed == 0 && total.number > 0 ? 0 : 1;
+  print_summary(reporter);
+  if (status >= 0) return status;
+  if (reporter.number == 0) std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
+  return reporter.failed == 0 && reporter.number > 0 ? 0 : 1;
 }
 
 }  // namespace cloud

@@ -18,9 +18,17 @@ struct TestOptions {
   std::string junit;               // write a JUnit XML report there
   bool update_snapshots = false;   // write to_match_snapshot's files instead of comparing
   int jobs = 1;                    // files run in this many processes at once
+  // Seconds a file may run in its process before it is killed and failed (0: no limit).
+  // Files run in processes under -j N, or alone when this is given; the default is
+  // kDefaultTimeout.
+  std::optional<double> timeout;
   std::optional<std::uint64_t> seed;  // repeatable ids, request ids and times (seed_session)
   ConfigOverrides config;          // --profile, --endpoint...: no embedded emulator then
 };
+
+// A file's time limit in its process when none is given: ten minutes, long enough for
+// any file that is not stuck, short enough that a stuck one does not hold CI for an hour.
+constexpr double kDefaultTimeout = 600;
 
 // Runs every file in a state of its own with a fresh embedded emulator (or against
 // the configured endpoints). Returns the exit status: 0 all passed, 1 a case failed

@@ -71,6 +71,10 @@ cmp -s "$WORK/got" "$WORK/www/object" || { echo "serve's GetObject did not give 
 cmp -s "$WORK/dav/object" "$WORK/www/object" || { echo "nginx did not store the PUT"; exit 1; }
 P=$(median <"$WORK/put") H=$(median <"$WORK/hash") G=$(median <"$WORK/get") N=$(median <"$WORK/nginx.get")
 NP=$(median <"$WORK/nginx.put")
+record "serve: PutObject of $MIB MiB with curl" cloudlua "$P" s
+record "serve: PutObject of $MIB MiB with curl" "nginx (DAV PUT)" "$NP" s
+record "serve: GetObject of $MIB MiB with curl" cloudlua "$G" s
+record "serve: GetObject of $MIB MiB with curl" nginx "$N" s
 echo "$MIB MiB with curl, $ROUNDS rounds, medians, $(nproc) cores"
 awk -v p="$P" -v h="$H" -v m="$MIB" 'BEGIN { printf "  PutObject  serve %.3f s (%.0f MiB/s)   sha256sum+md5sum %.3f s   serve/floor %.1fx\n", p, m / p, h, p / h }'
 awk -v p="$P" -v n="$NP" 'BEGIN { printf "  PutObject  serve %.3f s   nginx PUT (DAV) %.3f s   serve/nginx %.1fx   serve adds %.3f s\n", p, n, p / n, p - n }'

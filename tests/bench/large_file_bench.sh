@@ -66,6 +66,10 @@ echo "one ${MIB} MiB object, nginx-light on 127.0.0.1; $(nproc) cores; $ROUNDS r
 for what in put get; do
   ct=$(awk '{ print $1 }' "$WORK/$what.cloudlua" | median); cm=$(awk '{ print $2 }' "$WORK/$what.cloudlua" | median)
   ut=$(awk '{ print $1 }' "$WORK/$what.curl" | median); um=$(awk '{ print $2 }' "$WORK/$what.curl" | median)
+  record "$what of one $MIB MiB object to nginx" cloudlua "$ct" s
+  record "$what of one $MIB MiB object to nginx" curl "$ut" s
+  record "$what of one $MIB MiB object to nginx: peak memory" cloudlua "$(awk -v m="$cm" 'BEGIN { print m / 1024 }')" MiB
+  record "$what of one $MIB MiB object to nginx: peak memory" curl "$(awk -v m="$um" 'BEGIN { print m / 1024 }')" MiB
   awk -v w="$what" -v ct="$ct" -v cm="$cm" -v ut="$ut" -v um="$um" 'BEGIN {
     printf "  %s  cloudlua %6.3f s %6.1f MiB   curl %6.3f s %6.1f MiB   time %.2fx  memory %.2fx\n",
            w, ct, cm / 1024, ut, um / 1024, ct / ut, cm / um }'

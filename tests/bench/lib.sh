@@ -63,3 +63,26 @@ isolate_aws_cli() {
   export AWS_ACCESS_KEY_ID=$CLOUDLUA_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY=$CLOUDLUA_SECRET_ACCESS_KEY
   export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
 }
+
+# record FIGURE PEER VALUE UNIT [ROUNDS]: one result, a JSON line appended to $RESULTS
+# (tests/bench/results/<script>.jsonl unless set): the figure measured, the tool that
+# ran it (cloudlua, or the peer beside it), its median, when, which build of cloudlua
+# ($BENCH_BIN's CMake build type and the commit) and the load average beside it. Every
+# line of one run shares its `run`; tests/bench/render.py turns the newest run of each
+# file into the tables of docs/performance.md, so no figure there is typed by hand.
+BENCH_RUN=${BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
+RESULTS=${RESULTS:-$(cd "$(dirname "$0")" && pwd)/results/$(basename "$0" .sh).jsonl}
+record() {
+  local bin=${BENCH_BIN:-${BIN:-${CLOUDLUA:-}}} build="" commit=""
+  if [ -n "$bin" ] && [ -f "$(dirname "$bin")/CMakeCache.txt" ]; then
+    build=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$(dirname "$bin")/CMakeCache.txt")
+  fi
+  commit=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || true)
+  mkdir -p "$(dirname "$RESULTS")"
+  python3 -c 'import json, sys
+figure, peer, value, unit, rounds, run, build, commit, load = sys.argv[1:]
+print(json.dumps({"run": run, "figure": figure, "peer": peer, "value": float(value), "unit": unit,
+  "rounds": int(rounds) if rounds else None, "date": run[:10], "build": build or None,
+  "commit": commit or None, "load": float(load)}, ensure_ascii=False))' \
+    "$1" "$2" "$3" "$4" "${5:-${ROUNDS:-}}" "$BENCH_RUN" "$build" "$commit" "$(cut -d' ' -f1 /proc/loadavg)" >>"$RESULTS"
+}

@@ -150,10 +150,12 @@ for kind in get json; do
       for s in "${SERVERS[@]}" nginx; do rate "$s" "$kind" "$c" >>"$WORK/rates.$s"; done
     done
     N=$(median <"$WORK/rates.nginx")
+    record "serve: signed $kind, wrk -c$c" nginx "$N" requests/s
     ranges=$(sort -g "$WORK/rates.nginx" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "nginx %.0f-%.0f", lo, hi }')
     line=$(printf '  %-4s -c%-2d nginx %8.0f/s' "$kind" "$c" "$N")
     for s in "${SERVERS[@]}"; do
       S=$(median <"$WORK/rates.$s")
+      record "serve: signed $kind, wrk -c$c" "$([ "$s" = serve ] && echo cloudlua || echo "$s")" "$S" requests/s
       line+=$(awk -v s="$S" -v n="$N" -v name="$s" 'BEGIN { printf "   %s %8.0f/s (%.2f)", name, s, s / n }')
       ranges+=$(sort -g "$WORK/rates.$s" | awk -v name="$s" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "  %s %.0f-%.0f", name, lo, hi }')
     done

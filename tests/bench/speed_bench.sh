@@ -96,6 +96,15 @@ peak() {
 row() {
   local t b r="" br=""
   t=$(median <"$WORK/$2"); b=$(median <"$WORK/$3")
+  local figure peer=${2#*_}
+  case $2 in
+    a_*) figure="a whole process making one call to nginx" ;;
+    b_*) figure="a process that starts and exits" ;;
+    d_*) figure="$PARTS-part CompleteMultipartUpload, the whole call" ;;
+  esac
+  [ "$peer" = lua ] && peer=lua5.4
+  [ "$peer" = elapsed ] && figure="$PARTS-part CompleteMultipartUpload, its meta.elapsed" peer=cloudlua
+  record "$figure" "$peer" "$t" s
   [ -f "$WORK/$2.rss" ] && r=$(median <"$WORK/$2.rss") && br=$(median <"$WORK/$3.rss")
   awk -v l="$1" -v t="$t" -v b="$b" -v r="$r" -v br="$br" 'BEGIN {
     printf "    %-44s %8.2f ms %6.2fx", l, t * 1000, t / b
@@ -164,6 +173,8 @@ for kind in storage json; do
     boto3_calls $kind >>"$WORK/c_boto3_$kind"
   done
   c=$(median <"$WORK/c_cloudlua_$kind"); w=$(median <"$WORK/c_wrk_$kind"); p=$(median <"$WORK/c_boto3_$kind")
+  record "per call over the wrk -c1 floor, $kind" cloudlua "$(awk -v c="$c" -v w="$w" 'BEGIN { print (c - w) * 1e6 }')" us
+  record "per call over the wrk -c1 floor, $kind" boto3 "$(awk -v p="$p" -v w="$w" 'BEGIN { print (p - w) * 1e6 }')" us
   awk -v k=$kind -v c="$c" -v w="$w" -v p="$p" 'BEGIN {
     printf "    %-8s wrk -c1 %6.1f us/call | cloudlua %6.1f us (+%.1f over wrk) | boto3 %7.1f us (+%.1f over wrk) | boto3/cloudlua overhead %.0fx\n",
       k, w * 1e6, c * 1e6, (c - w) * 1e6, p * 1e6, (p - w) * 1e6, (p - w) / (c - w) }'

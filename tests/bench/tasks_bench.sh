@@ -37,6 +37,8 @@ echo "(a) eight calls answered after 0.2 s, $ROUNDS rounds"
 : > "$WORK/seq"; : > "$WORK/map"
 for _ in $(seq "$ROUNDS"); do fanout seq >> "$WORK/seq"; fanout map >> "$WORK/map"; done
 SEQ=$(median < "$WORK/seq"); MAP=$(median < "$WORK/map")
+record "eight calls answered 0.2 s late, through cloud.map" cloudlua "$MAP" s
+record "eight calls answered 0.2 s late, through cloud.map" "one after another" "$SEQ" s
 awk -v s="$SEQ" -v m="$MAP" 'BEGIN { printf "    sequential %.3f s, cloud.map %.3f s: %.1fx faster\n", s, m, s / m }'
 
 if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
@@ -75,6 +77,8 @@ for c in 8 64 1024; do
     [ -z "$BEFORE" ] || cloudlua_rate "$c" "$BEFORE" >> "$WORK/before$c"
   done
   CL=$(median < "$WORK/cl$c"); WRK=$(median < "$WORK/wrk$c")
+  record "signed calls to nginx on loopback, $c at once" cloudlua "$CL" calls/s
+  record "signed calls to nginx on loopback, $c at once" wrk "$WRK" calls/s
   awk -v c="$c" -v a="$CL" -v w="$WRK" \
     'BEGIN { printf "    %4d at once: cloudlua %8.0f/s, wrk -c%-4d %8.0f/s: cloudlua at %.0f%% of wrk\n", c, a, c, w, 100 * a / w }'
   [ -z "$BEFORE" ] || awk -v c="$c" -v a="$CL" -v b="$(median < "$WORK/before$c")" -v w="$WRK" \

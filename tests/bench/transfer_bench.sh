@@ -100,6 +100,8 @@ for direction in up down; do
   for tool in $TOOLS; do
     t=$(median <"$WORK/${tool}_$direction.time")
     r=$(median <"$WORK/${tool}_$direction.rss")
+    record "$SIZE_MIB MiB file $direction" "$tool" "$t" s
+    record "$SIZE_MIB MiB file $direction: peak memory" "$tool" "$(awk -v r="$r" 'BEGIN { print r / 1024 }')" MiB
     awk -v n="${tool} $direction" -v t="$t" -v r="$r" -v bt="$base_time" -v br="$base_rss" -v size="$SIZE_MIB" \
       'BEGIN { printf "%-16s %9.2f %9.0f %10.0f %13.2fx %13.2fx\n", n, t, (t > 0 ? size / t : 0), r / 1024, t / bt, r / br }'
   done

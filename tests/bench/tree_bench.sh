@@ -118,6 +118,18 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 
+# The figure each row records (results/tree_bench.jsonl, docs/performance.md).
+figure() {
+  case $1 in
+    a-up) echo "$FILES files of 16 KiB up" ;;
+    b-down) echo "$FILES files of 16 KiB down into an empty folder" ;;
+    c-again-up) echo "$FILES files, second sync up, nothing changed" ;;
+    c-again-down) echo "$FILES files, second sync down, nothing changed" ;;
+    d-big-up) echo "$BIG files of $BIG_MIB MiB up" ;;
+    d-big-down) echo "$BIG files of $BIG_MIB MiB down" ;;
+  esac
+}
+
 printf '%-14s %-9s %9s %10s %14s %14s\n' row tool seconds "peak MiB" "time/cloudlua" "mem/cloudlua"
 for row in $ROWS; do
   base_time=$(median <"$WORK/$row.cloudlua.time")
@@ -127,5 +139,7 @@ for row in $ROWS; do
     r=$(median <"$WORK/$row.$tool.rss")
     awk -v row="$row" -v tool="$tool" -v t="$t" -v r="$r" -v bt="$base_time" -v br="$base_rss" \
       'BEGIN { printf "%-14s %-9s %9.2f %10.0f %13.2fx %13.2fx\n", row, tool, t, r / 1024, (bt > 0 ? t / bt : 0), r / br }'
+    record "$(figure "$row")" "$tool" "$t" s
+    record "$(figure "$row"): peak memory" "$tool" "$(awk -v r="$r" 'BEGIN { print r / 1024 }')" MiB
   done
 done

@@ -53,5 +53,5 @@ complete_words() {
 printf '[default]\nregion = jp-east-1\n\n[prod]\nregion = jp-west-1\n' >"$WORK/config"
 got=$(CLOUDLUA_CONFIG_FILE=$WORK/config complete_words cloudlua --profile p)
 [ "$got" = prod ] || fail "bash: --profile p -> '$got'"
-[ "$(complete_words cloudlua serve --p)" = --port ] || fail "bash: serve --p -> '$(complete_words cloudlua serve --p)'"
+[ "$(complete_words cloudlua serve --po)" = --port ] || fail "bash: serve --po -> '$(complete_words cloudlua serve --po)'"
 echo "ok: installed binary, man page, completions and documents"

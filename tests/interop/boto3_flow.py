@@ -93,6 +93,46 @@ def checksum_completion(s3, bucket):
     s3.delete_object(Bucket=bucket, Key=key)
 
 
+def supports(s3, operation, member):
+    """Whether this boto3's model has `member` in `operation`'s input (PutObject's IfNoneMatch came in 2024)."""
+    shape = s3.meta.service_model.operation_model(operation).input_shape
+    return member in shape.members
+
+
+def metadata_and_conditions(s3, bucket, big, parts):
+    """Content headers and metadata set by put_object and upload_file (multipart) and
+    read back; copy_object from a key with '+', '=', ' ', '%' and 'u-umlaut', COPY and
+    REPLACE; conditional GETs (304, 412, S3's precedence) and conditional writes."""
+    key = "meta/a+b=c 50% \u00fc.txt"
+    s3.put_object(Bucket=bucket, Key=key, Body=b"hello", ContentType="text/plain", CacheControl="max-age=5",
+                  ContentDisposition='attachment; filename="a%20b.txt"', Metadata={"Mtime": "17", "empty": ""})
+    head = s3.head_object(Bucket=bucket, Key=key)
+    check(head["ContentType"] == "text/plain" and head["CacheControl"] == "max-age=5", "head: %r" % head)
+    check(head["ContentDisposition"] == 'attachment; filename="a%20b.txt"', "disposition: %r" % head)
+    check(head["Metadata"] == {"mtime": "17", "empty": ""}, "metadata: %r" % head["Metadata"])
+    s3.upload_file(big, bucket, "meta/big", Config=parts, ExtraArgs={"ContentType": "application/x-big", "Metadata": {"k": "v"}})
+    head = s3.head_object(Bucket=bucket, Key="meta/big")
+    check(head["ContentType"] == "application/x-big" and head["Metadata"] == {"k": "v"}, "multipart: %r" % head)
+    s3.copy_object(Bucket=bucket, Key="meta/copy", CopySource={"Bucket": bucket, "Key": key})
+    check(s3.head_object(Bucket=bucket, Key="meta/copy")["Metadata"] == {"mtime": "17", "empty": ""}, "COPY lost the metadata")
+    s3.copy_object(Bucket=bucket, Key="meta/copy", CopySource={"Bucket": bucket, "Key": key},
+                   MetadataDirective="REPLACE", ContentType="text/csv", Metadata={"other": "1"})
+    head = s3.head_object(Bucket=bucket, Key="meta/copy")
+    check(head["ContentType"] == "text/csv" and head["Metadata"] == {"other": "1"}, "REPLACE: %r" % head)
+    etag = s3.head_object(Bucket=bucket, Key=key)["ETag"]
+    expect_error("304", s3.get_object, Bucket=bucket, Key=key, IfNoneMatch=etag)
+    expect_error("PreconditionFailed", s3.get_object, Bucket=bucket, Key=key, IfMatch='"0123"')
+    check(s3.get_object(Bucket=bucket, Key=key, IfMatch=etag.strip('"'),
+                        IfUnmodifiedSince="2000-01-01T00:00:00Z")["Body"].read() == b"hello",
+          "If-Match true with If-Unmodified-Since false must answer the object")
+    if supports(s3, "PutObject", "IfNoneMatch"):
+        expect_error("PreconditionFailed", s3.put_object, Bucket=bucket, Key=key, Body=b"x", IfNoneMatch="*")
+        s3.put_object(Bucket=bucket, Key="meta/lock", Body=b"x", IfNoneMatch="*")
+        expect_error("PreconditionFailed", s3.put_object, Bucket=bucket, Key="meta/lock", Body=b"y", IfMatch='"0123"')
+    for k in (key, "meta/big", "meta/copy", "meta/lock"):
+        s3.delete_object(Bucket=bucket, Key=k)
+
+
 def main(endpoint, work):
     s3 = s3_client(endpoint, retries={"max_attempts": 1})
     small, big = os.path.join(work, "small.txt"), os.path.join(work, "big.bin")
@@ -119,6 +159,9 @@ def main(endpoint, work):
 
     step("complete_multipart_upload with part checksums: wrong, missing, right")
     checksum_completion(s3, bucket)
+
+    step("content headers and metadata, copies from an odd key, conditional requests")
+    metadata_and_conditions(s3, bucket, big, parts)
 
     step("list_objects_v2 through its paginator, a page per key")
     pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, PaginationConfig={"PageSize": 1})

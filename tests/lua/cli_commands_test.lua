@@ -63,7 +63,7 @@ test("sync: 0 when all went, 1 when a file failed, 2 on a usage error; --output 
   write("caf\xe9", "latin-1")
   local _, err = run(1, "sync " .. t.quote(dir) .. " s3://demo-bucket/www")
   expect(err).to_contain("failed: caf\\233: the name is not UTF-8")
-  usage_error("sync " .. t.quote(dir) .. " " .. t.quote(dir), "both local folders")
+  usage_error("sync " .. t.quote(dir) .. " " .. t.quote(dir), "cannot both be local directories")
   usage_error("sync " .. t.quote(dir) .. " s3://demo-bucket --delte", "unknown option --delte; did you mean '--delete'?")
   usage_error("sync " .. t.quote(dir), "missing DST")
   usage_error("sync " .. t.quote(dir) .. " s3://", "names no bucket")

@@ -140,7 +140,7 @@ test("every documented name reaches a value, and every function of cloud is docu
   end
   local apis, operations = {}, {}
   for _, op in ipairs(cloud.operations()) do apis[op.api], operations["cloud." .. op.api .. "." .. op.fn] = true, true end
-  local prefixes = { "cloud", "cloud.emulator", "cloud.pretty", "cloud.fs" }
+  local prefixes = { "cloud", "cloud.emulator", "cloud.pretty", "cloud.fs", "cloud.json" }
   for api in pairs(apis) do prefixes[#prefixes + 1] = "cloud." .. api end  -- what an API has besides operations
   for _, prefix in ipairs(prefixes) do
     for key, value in pairs(resolve(prefix)) do

@@ -92,3 +92,32 @@ test("a report that cannot be written is an error of the command (status 2)", fu
   expect(code).to_equal(2)
   expect(err).to_contain("cannot write the JUnit report /nonexistent/dir/report.xml")
 end)
+
+---------------------------------------------------------------- <system-out>: what a case printed, in its testcase
+
+local PRINTS = {
+  ["p_test.lua"] = [[
+print("top level")
+test("prints", function() print("from the case", 1) print("a second line") end)
+test("prints and fails", function() print("before failing") expect(1).to_equal(2) end)
+test("quiet", function() end)
+]],
+  ["q_test.lua"] = [[test("prints too", function() print("from q") end)]],
+}
+
+test("what a case prints is in its <system-out>, the same with -j 2; what the file prints outside a case in the suite's", function()
+  local printing = dofile("tests/lua/support/files.lua").make_tree(PRINTS)
+  for _, args in ipairs{ "--junit r.xml .", "-j 2 --junit r.xml ." } do
+    local out, _, code = t.cloudlua("test " .. args, { cd = printing })
+    expect(code).to_equal(1)
+    expect(out).to_contain("# top level\n# from the case\t1\n# a second line\n# p_test.lua\nok 1 - prints\n")
+    local xml = t.read_file(printing .. "/r.xml")
+    expect(xml).to_contain('name="prints" time="')
+    expect(xml).to_contain('file="p_test.lua">\n      <system-out>from the case\t1\na second line\n</system-out>\n    </testcase>')
+    expect(xml).to_contain('</failure>\n      <system-out>before failing\n</system-out>\n    </testcase>')
+    expect(xml).to_contain('<testcase classname="p_test" name="quiet" time="0.000" file="p_test.lua" />')
+    expect(xml).to_contain('    <system-out>top level\n</system-out>\n  </testsuite>')
+    expect(xml).to_contain('file="q_test.lua">\n      <system-out>from q\n</system-out>')
+  end
+  os.execute("rm -rf " .. t.quote(printing))
+end)

@@ -195,7 +195,7 @@ test("compare: size ignores times, size-mtime sees a newer source, checksum sees
   expect(object.ETag).to_not_equal(s3.head_object{ Bucket = "site", Object = "index.html" }.ETag)
   fs.set_mtime(dir .. "/src/with space.txt", now + 3600)  -- newer than its object
   expect(s3.sync{ from = dir .. "/src", to = { Bucket = "site" }, progress = false }.copied).to_equal(1)
-  expect(s3.check{ from = dir .. "/src", to = { Bucket = "site" } }).to_equal{ same = 7, differ = {}, only_in_from = {}, only_in_to = {} }
+  expect(s3.check{ from = dir .. "/src", to = { Bucket = "site" } }).to_equal{ same = 7, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
 end)
 
 test("checksum compares a file with a multipart ETag through the parts' MD5s", function()
@@ -320,7 +320,7 @@ test("check reports what is the same, what differs and what is on one side only,
   s3.put_object{ Bucket = "site", Object = "only there", Body = "2" }
   mark()
   expect(s3.check{ from = dir .. "/src", to = { Bucket = "site" } })
-    .to_equal{ same = 6, differ = { "index.html" }, only_in_from = { "only here" }, only_in_to = { "only there" } }
+    .to_equal{ same = 6, differ = { "index.html" }, only_in_from = { "only here" }, only_in_to = { "only there" }, failed = {} }
   expect(writes()).to_equal{}
 end)
 

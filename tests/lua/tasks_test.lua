@@ -249,6 +249,113 @@ test("two clients' tasks: the one whose transfers end goes on while the other's 
   expect(events).to_equal{ "quick 1", "quick 2", "quick 3", "quick 4", "quick 5", "slow ended" }
 end)
 
+-- cloud.event: a task waits until signalled, resumed through the ready list only.
+test("event: a task parked on an event is resumed only when signalled, never by a turn", function()
+  local changed, resumed = cloud.event(), 0
+  local waiter = cloud.spawn(function()
+    changed:wait()
+    resumed = resumed + 1
+    return "woken"
+  end)
+  -- The scheduler turns many times meanwhile (a joined task's sleep): a polled waiter
+  -- would run on each of them.
+  cloud.spawn(function() for _ = 1, 10 do cloud.sleep(0.01) end end):join()
+  expect(resumed).to_equal(0)
+  expect(tostring(waiter)).to_equal("cloud.task (running)")
+  expect(tostring(changed)).to_equal("cloud.event (1 waiting)")
+  expect(changed:signal()).to_equal(1)  -- from outside any task
+  expect(waiter:join()).to_equal("woken")
+  expect(resumed).to_equal(1)
+  expect(changed:signal()).to_equal(0)  -- nobody waits any more: the signal is lost
+end)
+
+test("event: every task waiting is woken by one signal, in the order they began to wait", function()
+  local changed, order, tasks = cloud.event(), {}, {}
+  for i = 1, 100 do
+    tasks[i] = cloud.spawn(function() changed:wait(); order[#order + 1] = i end)
+  end
+  local signaller = cloud.spawn(function() cloud.sleep(0.01); return changed:signal() end)
+  expect(signaller:join()).to_equal(100)  -- signalled from a task
+  for i = 1, 100 do tasks[i]:join() end
+  expect(#order).to_equal(100)
+  for i = 1, 100 do expect(order[i]).to_equal(i) end
+end)
+
+test("event: a wait outside any task runs the tasks until one signals", function()
+  local changed, state = cloud.event(), "waiting"
+  cloud.spawn(function()
+    cloud.sleep(0.01)
+    state = "ready"
+    changed:signal()
+  end)
+  while state ~= "ready" do changed:wait() end
+  expect(state).to_equal("ready")
+end)
+
+test("event: a bounded queue of two between a producer and a consumer, nothing polled", function()
+  local changed, queue, taken = cloud.event(), {}, {}
+  local producer = cloud.spawn(function()
+    for i = 1, 20 do
+      while #queue >= 2 do changed:wait() end
+      queue[#queue + 1] = i
+      changed:signal()
+    end
+    queue.done = true
+    changed:signal()
+  end)
+  local consumer = cloud.spawn(function()
+    while true do
+      while #queue == 0 and not queue.done do changed:wait() end
+      if #queue == 0 then return end
+      taken[#taken + 1] = table.remove(queue, 1)
+      changed:signal()
+      if #taken % 3 == 0 then cloud.sleep(0.001) end  -- a slow consumer now and then
+    end
+  end)
+  producer:join()
+  consumer:join()
+  expect(#taken).to_equal(20)
+  for i = 1, 20 do expect(taken[i]).to_equal(i) end
+end)
+
+test("event: a task cancelled while parked on an event is never resumed, and forgotten", function()
+  local changed, resumed = cloud.event(), false
+  local ok, err = pcall(cloud.map, { "wait", "fail" }, function(what)
+    if what == "fail" then cloud.sleep(0.01); error("the other failed") end
+    changed:wait()
+    resumed = true
+  end)
+  expect(ok).to_equal(false)
+  expect(tostring(err)).to_contain("the other failed")
+  expect(changed:signal()).to_equal(0)  -- the cancelled waiter left the list
+  cloud.sleep(0.01)
+  expect(resumed).to_equal(false)
+end)
+
+test("event: bad arguments get lauxlib's wording", function()
+  local changed = cloud.event()
+  expect_error(function() changed.wait(nil) end, { message = "bad argument #1 to 'wait' (cloud.event expected, got nil)" })
+  expect_error(function() changed.signal({}) end, { message = "bad argument #1 to 'signal' (cloud.event expected, got table)" })
+end)
+
+-- The library waits on events, never by polling: a bare coroutine.yield() in a task is
+-- resumed at every turn of the scheduler, a core kept busy while it waits.
+test("no bare coroutine.yield() in the library (lua/*.lua)", function()
+  local found = {}
+  for e in cloud.fs.walk("lua") do
+    if e.type == "file" and e.path:match("%.lua$") then
+      local f = assert(io.open("lua/" .. e.path, "rb"))
+      local n = 0
+      for line in f:lines() do
+        n = n + 1
+        if line:match("coroutine%.yield%(%s*%)") then found[#found + 1] = ("lua/%s:%d"):format(e.path, n) end
+      end
+      f:close()
+    end
+  end
+  expect(found).to_equal{}
+end)
+
 test("bad arguments get lauxlib's wording", function()
   expect_error(function() cloud.spawn(42) end, { message = "bad argument #1 to 'cloud.spawn' (function expected, got number)" })
   expect_error(function() cloud.map(nil, print) end, { message = "bad argument #1 to 'cloud.map' (table expected, got nil)" })

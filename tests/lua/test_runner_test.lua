@@ -197,3 +197,18 @@ test("against a configured endpoint: cloud.emulator is nil and the endpoint is u
   expect(last_line(runs.endpoint.out)).to_equal("2 passed, 0 failed")
 end)
 test("against a configured endpoint: exit status 0", function() expect(runs.endpoint.code).to_equal(0) end)
+
+---------------------------------------------------------------- os.exit inside a test is that case's failure
+
+test("os.exit(0) after a failed case: status 1, every case reported, the summary and the JUnit report", function()
+  local report = os.tmpname()
+  local out, _, code = cloudlua_test(".", "--junit " .. sh_quote(report) .. " tests/lua/support/exits_on_purpose.lua")
+  local xml = t.read_file(report)
+  os.remove(report)
+  expect(code).to_equal(1)
+  expect(out).to_contain("not ok 2 - ends the process\n#   tests/lua/support/exits_on_purpose.lua:5: os.exit(0) called inside a test")
+  expect(out).to_contain("not ok 3 - hides the exit\n#   tests/lua/support/exits_on_purpose.lua:6: os.exit(0, true) called inside a test")
+  expect(out).to_contain("ok 4 - runs after them\n")
+  expect(last_line(out)).to_equal("1 passed, 3 failed")
+  expect(xml).to_contain('tests="4" failures="1" errors="2"')
+end)

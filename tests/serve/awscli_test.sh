@@ -4,7 +4,9 @@
 # 5 MiB parts) and compare the bytes, then the low-level s3api create-multipart-upload,
 # upload-part, list-parts (a page per part), complete-multipart-upload and get-object,
 # compared again, with the completed ETag checked against S3's rule; the two flows run
-# at once. Skipped (77) when aws-cli is not installed, failed then under
+# at once. Then content headers and metadata set by aws-cli and read back by it and by
+# cloudlua, kept or replaced by copies from a key with '+', '=', ' ', '%' and 'ü', and
+# conditional GETs. Skipped (77) when aws-cli is not installed, failed then under
 # CLOUDLUA_REQUIRE_INTEROP=1.
 AWS=/usr/bin/aws  # explicitly Debian's: PATH may hold another aws first
 source "$(dirname "$0")/lib.sh"
@@ -77,12 +79,55 @@ multipart_by_hand() {
   cat "$WORK/p1" "$WORK/p2" | cmp - "$WORK/got.bin" || fail "completed object differs from its parts"
 }
 
+# What HTTP says of an object, set by aws-cli and read back by aws-cli and by cloudlua;
+# a copy keeping it (COPY) and replacing it (REPLACE), from a key with '+', '=', a space,
+# '%' and a non-ASCII letter; conditional GETs answered 304 and 412.
+metadata_and_conditions() {
+  local key="meta/a b+c=d%e ü.txt" got etag
+  step "s3api put-object with content headers and metadata; head-object reads them back"
+  printf 'hello\n' >"$WORK/meta.txt"
+  aws s3api put-object --bucket interop --key "$key" --body "$WORK/meta.txt" --content-type text/plain \
+    --cache-control max-age=60 --content-disposition 'attachment; filename="a%20b.txt"' \
+    --metadata Foo=bar,mtime=1700000000,empty= >/dev/null || fail "put-object with metadata"
+  got=$(aws s3api head-object --bucket interop --key "$key" \
+    --query '[ContentType,CacheControl,ContentDisposition,Metadata.foo,Metadata.mtime]')
+  [ "$got" = "$(printf 'text/plain\tmax-age=60\tattachment; filename="a%%20b.txt"\tbar\t1700000000')" ] ||
+    fail "head-object answered: $got"
+  step "cloudlua's head_object reads what aws-cli set"
+  export CLOUDLUA_DIALECT=aws
+  lua "local h = cloud.storage.head_object{ Bucket = 'interop', Object = 'meta/a b+c=d%e ü.txt' }
+       assert(h.ContentType == 'text/plain' and h.CacheControl == 'max-age=60', h.ContentType)
+       assert(h.Metadata.foo == 'bar' and h.Metadata.mtime == '1700000000' and h.Metadata.empty == '', cloud.pretty(h))"
+  step "s3api copy-object from that key: COPY keeps the metadata, REPLACE sets the request's"
+  aws s3api copy-object --bucket interop --key "meta/copy" --copy-source "interop/$key" >/dev/null || fail "copy-object"
+  got=$(aws s3api head-object --bucket interop --key meta/copy --query '[ContentType,Metadata.foo]')
+  [ "$got" = "$(printf 'text/plain\tbar')" ] || fail "the COPY answered: $got"
+  aws s3api copy-object --bucket interop --key "meta/copy" --copy-source "interop/$key" --metadata-directive REPLACE \
+    --content-type text/csv --metadata other=1 >/dev/null || fail "copy-object REPLACE"
+  got=$(aws s3api head-object --bucket interop --key meta/copy --query '[ContentType,Metadata]' --output json | tr -d ' \n')
+  [ "$got" = '["text/csv",{"other":"1"}]' ] || fail "the REPLACE answered: $got"
+  step "conditional GETs: If-None-Match 304, If-Match 412, If-Match with the ETag 200"
+  etag=$(aws s3api head-object --bucket interop --key "$key" --query ETag)
+  ! aws s3api get-object --bucket interop --key "$key" --if-none-match "$etag" "$WORK/cond.out" 2>"$WORK/cond.err" ||
+    fail "If-None-Match with the ETag answered the object"
+  grep -q 304 "$WORK/cond.err" || fail "If-None-Match: $(cat "$WORK/cond.err")"
+  ! aws s3api get-object --bucket interop --key "$key" --if-match '"0123"' "$WORK/cond.out" 2>"$WORK/cond.err" ||
+    fail "If-Match with another ETag answered the object"
+  grep -q PreconditionFailed "$WORK/cond.err" || fail "If-Match: $(cat "$WORK/cond.err")"
+  aws s3api get-object --bucket interop --key "$key" --if-match "$etag" --if-unmodified-since 2000-01-01 \
+    "$WORK/cond.out" >/dev/null || fail "If-Match true with If-Unmodified-Since false must answer 200, as S3 does"
+  cmp "$WORK/meta.txt" "$WORK/cond.out" || fail "the conditional GET's bytes differ"
+}
+
 head -c $((12 * 1024 * 1024 + 7)) /dev/urandom >"$WORK/big.bin"
 step "aws s3 mb"
 aws s3 mb s3://interop >/dev/null
-# aws-cli starts slowly; the two flows run side by side (two clients at once, too).
+# aws-cli starts slowly; the three flows run side by side (clients at once, too).
 copy_both_ways &
 copy=$!
+metadata_and_conditions &
+meta=$!
 multipart_by_hand
 wait "$copy" || fail "the s3 cp flow failed (see above)"
+wait "$meta" || fail "the metadata flow failed (see above)"
 echo "awscli_test: ok"

@@ -53,7 +53,8 @@ isolate_boto3() {
 
 # start_serve ARGS...: starts `cloudlua serve ARGS` and waits (10 s at most, or
 # SERVE_START_SECONDS: a benchmark's large state takes longer) until it
-# has printed its endpoints; sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
+# has printed its endpoints (serve writes them and the block to paste after them at
+# once); sets SERVE_PID and exports CLOUDLUA_ENDPOINT_<API> for
 # each API with the emulator's credentials, so `cloudlua -e` talks to it. With
 # SERVE_LIMIT=N, serve runs under `timeout N` (SERVE_PID is timeout's, which passes
 # signals on): a serve that outlives N seconds is killed and its status is 124. With
@@ -76,9 +77,8 @@ start_serve() {
     sleep 0.05
   done
   local api url
-  while read -r api url; do
-    [ "$api" = access_key_id ] && continue
-    export "CLOUDLUA_ENDPOINT_${api^^}=$url"
+  while read -r api url; do  # the endpoint lines; the block to paste after them is for people
+    case $api in catalog | cluster | devops | storage) export "CLOUDLUA_ENDPOINT_${api^^}=$url" ;; esac
   done <"$out"
   export CLOUDLUA_ACCESS_KEY_ID=CLOUDLUAEMULATORKEY CLOUDLUA_SECRET_ACCESS_KEY=cloudlua-emulator-secret
 }
@@ -109,6 +109,20 @@ free_ports() {
     return
   done
   fail "no $1 free ports found"
+}
+
+# ctl OPERATION [JSON]: a control request (docs/emulator.md, "The control plane") signed
+# with curl's own SigV4 (--aws-sigv4) as the documentation's examples are; prints the
+# answer, fails unless 200. curl's SigV4 (7.88) sends no x-amz-content-sha256, which the
+# storage API requires (as S3 does): the examples add it, the payload left unsigned.
+ctl() {
+  local status body='{}'
+  [ $# -lt 2 ] || body=$2
+  status=$(curl -sS -o "$WORK/ctl.out" -w '%{http_code}' --aws-sigv4 "aws:amz:jp-east-1:s3" \
+    --user "CLOUDLUAEMULATORKEY:cloudlua-emulator-secret" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
+    -X POST --data-binary "$body" "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/$1")
+  [ "$status" = 200 ] || fail "control $1: status $status: $(cat "$WORK/ctl.out")"
+  cat "$WORK/ctl.out"
 }
 
 # lua CODE: runs CODE with cloudlua against the served emulator; fails the test on error.

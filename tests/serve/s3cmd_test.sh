@@ -54,6 +54,19 @@ s3cmd get s3://s3cmd-interop/moved.txt "$WORK/moved.back" || fail "get the moved
 cmp "$WORK/small.txt" "$WORK/moved.back" || fail "the moved object differs"
 s3cmd ls --recursive s3://s3cmd-interop >"$WORK/ls.out" || fail "ls after mv"
 ! grep -q "small copy.txt" "$WORK/ls.out" || fail "mv left its source: $(cat "$WORK/ls.out")"
+step "s3cmd put with a type and metadata, cp from a key with '+', '=', ' ', '%' and 'ü'; info and cloudlua read them"
+s3cmd put --mime-type=text/css --add-header=Cache-Control:max-age=9 --add-header=x-amz-meta-colour:blue \
+  "$WORK/small.txt" "s3://s3cmd-interop/odd/a+b=c 50% ü.css" || fail "put with metadata"
+s3cmd cp "s3://s3cmd-interop/odd/a+b=c 50% ü.css" "s3://s3cmd-interop/odd/copy.css" || fail "cp from an odd key"
+s3cmd info "s3://s3cmd-interop/odd/copy.css" >"$WORK/info.out" || fail "info"
+grep -q 'MIME type: *text/css' "$WORK/info.out" || fail "info: $(cat "$WORK/info.out")"
+export CLOUDLUA_DIALECT=aws
+lua 'for _, key in ipairs{ "odd/a+b=c 50% ü.css", "odd/copy.css" } do
+       local h = cloud.storage.head_object{ Bucket = "s3cmd-interop", Object = key }
+       assert(h.ContentType == "text/css" and h.CacheControl == "max-age=9" and h.Metadata.colour == "blue", key)
+     end'
+s3cmd del --recursive s3://s3cmd-interop/odd/ || fail "del odd/"
+
 step "s3cmd del, then rb of the emptied bucket"
 s3cmd del s3://s3cmd-interop/small.txt "s3://s3cmd-interop/dir/big file.bin" s3://s3cmd-interop/moved.txt || fail "del"
 [ -z "$(s3cmd ls --recursive s3://s3cmd-interop)" ] || fail "objects left after del"

@@ -100,9 +100,11 @@ done
 kill -STOP "$SYNC_PID" 2>/dev/null && kill -KILL "$SYNC_PID"
 wait "$SYNC_PID" 2>/dev/null || true
 step "left by the killed download: $(find "$WORK/down" -name '*.cloudlua-*' | wc -l) part file(s)"
-# The kill may fall between two files: what one killed midway leaves is made sure of.
+# The kill may fall between two files: what one killed midway leaves (a part file,
+# marked, its lock gone with the process) is made sure of.
 rm -f "$WORK/down/file-1.bin"
-printf 'half a file' >"$WORK/down/file-1.bin.cloudlua-part"
+"$CLOUDLUA" -e "cloud.fs.part('$WORK/down/file-1.bin') os.exit(9, false)" >/dev/null 2>&1 || true
+[ -n "$(find "$WORK/down" -name '.cloudlua-*.part')" ] || fail "the killed part file was not made"
 run sync.lua "s3://demo-bucket/$killed" ./down
 expect_status 0
 left=$(find "$WORK/down" -name '*.cloudlua-*')

@@ -136,7 +136,7 @@ TEST_CASE("cassette: malformed lines and missing folders are named", "[cassette]
   auto opened = Cassette::open(Cassette::Mode::replay, bad.path.string());
   REQUIRE_FALSE(opened.ok());
   CHECK(opened.error().code == "MalformedCassette");
-  CHECK(opened.error().message == (bad.path / "storage.jsonl").string() + ":7: 'status' must be an integer");
+  CHECK(opened.error().message == (bad.path / "storage.jsonl").string() + ":7: 'status' must be an integer from 100 to 599 (got \"200\")");
 }
 
 TEST_CASE("cassette: a client with record and replay both set is refused", "[cassette]") {
@@ -146,4 +146,81 @@ TEST_CASE("cassette: a client with record and replay both set is refused", "[cas
   auto opened = cloud::open_cassette(config, {"storage"});
   REQUIRE_FALSE(opened.ok());
   CHECK(opened.error().code == "RecordAndReplay");
+}
+
+TEST_CASE("cassette: every field of a hostile line is a MalformedCassette naming file, line and field", "[cassette]") {
+  const std::string base = R"("api":"storage","body":"","method":"GET","operation":"X","path":"/","query":"")";
+  struct Hostile {
+    std::string line;
+    std::string problem;  // what the message says after "file:2: "
+  };
+  const Hostile table[] = {
+      {"[1,2]", "the line must be a JSON object (got [1,2])"},
+      {"\"text\"", "the line must be a JSON object (got \"text\")"},
+      {"{nope", "not valid JSON"},
+      {R"({"body":"","method":"GET","operation":"X","path":"/","query":"","status":200})", "'api' must be a string"},
+      {R"({"api":7,"body":"","method":"GET","operation":"X","path":"/","query":"","status":200})", "'api' must be a string (got 7)"},
+      {R"({"api":"storage","body":{},"method":"GET","operation":"X","path":"/","query":"","status":200})",
+       "'body' must be a string (got {})"},
+      {R"({"api":"storage","body":"","method":null,"operation":"X","path":"/","query":"","status":200})",
+       "'method' must be a string (got null)"},
+      {R"({"api":"storage","body":"","method":"GET","operation":["X"],"path":"/","query":"","status":200})",
+       "'operation' must be a string (got [\"X\"])"},
+      {R"({"api":"storage","body":"","method":"GET","operation":"X","path":1.5,"query":"","status":200})",
+       "'path' must be a string (got 1.5)"},
+      {R"({"api":"storage","body":"","method":"GET","operation":"X","path":"/","query":false,"status":200})",
+       "'query' must be a string (got false)"},
+      {"{" + base + "}", "'status' must be given (or 'error')"},
+      {"{" + base + R"(,"status":"200"})", "'status' must be an integer from 100 to 599 (got \"200\")"},
+      {"{" + base + R"(,"status":-1})", "'status' must be an integer from 100 to 599 (got -1)"},
+      {"{" + base + R"(,"status":99})", "'status' must be an integer from 100 to 599 (got 99)"},
+      {"{" + base + R"(,"status":600})", "'status' must be an integer from 100 to 599 (got 600)"},
+      {"{" + base + R"(,"status":200.5})", "'status' must be an integer from 100 to 599 (got 200.5)"},
+      {"{" + base + R"(,"status":1e300})", "'status' must be an integer from 100 to 599 (got 1e+300)"},
+      {"{" + base + R"(,"status":99999999999999999999999})", "'status' must be an integer from 100 to 599 (got 9.999999999999999e+22)"},
+      {"{" + base + R"(,"status":18446744073709551615})",
+       "'status' must be an integer from 100 to 599 (got 18446744073709551615)"},
+      {"{" + base + R"(,"status":200,"headers":[]})", "'headers' must be an object (got [])"},
+      {"{" + base + R"(,"status":200,"headers":{"etag":5}})", "'headers.etag' must be a string (got 5)"},
+      {"{" + base + R"(,"status":200,"response":{"a":1}})", "'response' must be a string (got {\"a\":1})"},
+      {"{" + base + R"(,"status":200,"response_base64":12})", "'response_base64' must be a string (got 12)"},
+      {"{" + base + R"(,"status":200,"response_base64":"!!"})", "'response_base64' is not base64"},
+      {"{" + base + R"(,"error":"boom"})", "'error' must be an object of kind, code and message (got \"boom\")"},
+      {"{" + base + R"(,"error":{"code":"X"}})", "'error.kind' must be a string"},
+      {"{" + base + R"(,"error":{"kind":"transport"}})", "'error.code' must be a string"},
+      {"{" + base + R"(,"error":{"kind":"transport","code":1}})", "'error.code' must be a string (got 1)"},
+      {"{" + base + R"(,"error":{"kind":"transport","code":"X","message":{}}})", "'error.message' must be a string (got {})"},
+      {"{" + base + R"(,"error":{"kind":"boom","code":"X"}})",
+       "'error.kind' must be one of validation, api, transport, timeout, config, waiter, io (got \"boom\")"},
+      {std::string(300, '[') + std::string(300, ']'), "the line is nested more than 200 levels deep"},
+      {"{" + base.substr(0, base.find("\"body\":\"\"")) + "\"body\":\"" + std::string(300, '[') + "\"" +
+           base.substr(base.find("\"body\":\"\"") + 9) + R"(,"status":200})",
+       "'body' is nested more than 200 levels deep"},
+  };
+  const std::string good = "{" + base + R"(,"status":200})" + "\n";
+  for (const Hostile& h : table) {
+    INFO(h.line);
+    Folder bad(good + h.line + "\n");
+    auto opened = Cassette::open(Cassette::Mode::replay, bad.path.string());
+    REQUIRE_FALSE(opened.ok());
+    CHECK(opened.error().code == "MalformedCassette");
+    CHECK(opened.error().kind == cloud::ErrorKind::config);
+    CHECK(opened.error().message == (bad.path / "storage.jsonl").string() + ":2: " + h.problem);
+  }
+}
+
+TEST_CASE("cassette: recording replaces only its own files; replaying reads only them", "[cassette]") {
+  Folder dir("");  // a storage.jsonl of an earlier recording, empty
+  std::ofstream(dir.path / "data.jsonl") << "a user's file\n";
+  std::ofstream(dir.path / "endpoints.json") << "{}\n";
+  {
+    auto recording = Cassette::open(Cassette::Mode::record, dir.path.string());
+    REQUIRE(recording.ok());
+  }
+  CHECK(fs::exists(dir.path / "data.jsonl"));
+  CHECK_FALSE(fs::exists(dir.path / "storage.jsonl"));
+  CHECK_FALSE(fs::exists(dir.path / "endpoints.json"));
+  auto replaying = Cassette::open(Cassette::Mode::replay, dir.path.string());
+  REQUIRE(replaying.ok());  // data.jsonl is not a recording, and is not read as one
+  CHECK((*replaying)->unused().empty());
 }

@@ -435,7 +435,6 @@ TEST_CASE("trust: a full disk (here a file size limit) writing a download is NoS
       print(ok and "no error" or (e.kind .. " " .. e.code .. " attempts " .. e.attempts))
       if not ok then print(e.message) end
     end
-    os.remove(dir .. ".cloudlua-part")
   )lua";
   Run run = run_script(script, "", "trap \"\" XFSZ; ulimit -f 2048;");
   INFO(run.output);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/validate.h"
@@ -159,4 +160,115 @@ TEST_CASE("A snapshot taken with the schema before objects had columns is restor
   REQUIRE(open_state(*q, again, path).ok());
   CHECK(q->state() == p->state());
   CHECK(call(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}}).result["Body"] == "with a checksum");
+}
+
+namespace {
+
+// A file `name` holding `text` in the folder `dir`.
+void write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  FILE* f = std::fopen((dir + "/" + name).c_str(), "w");
+  REQUIRE(f);
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+}
+
+bool exists(const std::string& path) {
+  struct stat st{};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("A link planted at .NAME.new never makes taking NAME remove what it points to") {
+  TempDir dir;
+  std::string path = dir.path + "/state", victim = dir.path + "/victim";
+  REQUIRE(::mkdir(victim.c_str(), 0700) == 0);
+  REQUIRE(::mkdir((victim + "/sub").c_str(), 0700) == 0);
+  write_file(victim, "precious", "a user's file");
+  write_file(victim + "/sub", "deeper", "another");
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  Snapshots snapshots(*p, &db, path + ".snapshots");
+  REQUIRE(snapshots.open().ok());
+  for (const char* planted : {"/.night.new", "/.night.old"})
+    REQUIRE(::symlink(victim.c_str(), (path + ".snapshots" + planted).c_str()) == 0);
+  REQUIRE(snapshots.take("night").ok());
+  REQUIRE(snapshots.take("night").ok());  // replaced: the old one goes through .night.old
+  CHECK(exists(victim + "/precious"));
+  CHECK(exists(victim + "/sub/deeper"));
+  CHECK(snapshots.names() == std::vector<std::string>{"night"});
+  // A link in place of a snapshot is neither listed nor restored.
+  REQUIRE(::symlink((path + ".snapshots/night").c_str(), (path + ".snapshots/linked").c_str()) == 0);
+  CHECK(snapshots.names() == std::vector<std::string>{"night"});
+  CHECK(snapshots.restore("linked").error().code == "NoSuchSnapshot");
+}
+
+TEST_CASE("A snapshots folder that is not this user's own is refused, naming why") {
+  TempDir dir;
+  std::string path = dir.path + "/state", folder = path + ".snapshots";
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  SECTION("made by serve: mode 0700") {
+    Snapshots snapshots(*p, &db, folder);
+    REQUIRE(snapshots.open().ok());
+    struct stat st{};
+    REQUIRE(::stat(folder.c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0700);
+  }
+  SECTION("writable by others") {
+    REQUIRE(::mkdir(folder.c_str(), 0700) == 0);
+    REQUIRE(::chmod(folder.c_str(), 0777) == 0);
+    Snapshots snapshots(*p, &db, folder);
+    Outcome<bool> opened = snapshots.open();
+    REQUIRE_FALSE(opened.ok());
+    CHECK(opened.error().code == "UnsafeFolder");
+    CHECK_THAT(opened.error().message, Catch::Contains(folder) && Catch::Contains("mode 0777"));
+    CHECK(snapshots.take("x").error().code == "UnsafeFolder");
+  }
+  SECTION("a symbolic link") {
+    std::string elsewhere = dir.path + "/elsewhere";
+    REQUIRE(::mkdir(elsewhere.c_str(), 0700) == 0);
+    REQUIRE(::symlink(elsewhere.c_str(), folder.c_str()) == 0);
+    Snapshots snapshots(*p, &db, folder);
+    Outcome<bool> opened = snapshots.open();
+    REQUIRE_FALSE(opened.ok());
+    CHECK(opened.error().code == "UnsafeFolder");
+    CHECK_THAT(opened.error().message, Catch::Contains("symbolic link"));
+    CHECK(snapshots.take("x").error().code == "UnsafeFolder");
+    CHECK(snapshots.names().empty());
+  }
+  SECTION("another user's (checked when the test runs as root, who can give it away)") {
+    REQUIRE(::mkdir(folder.c_str(), 0700) == 0);
+    if (::geteuid() != 0 || ::chown(folder.c_str(), 65534, 65534) != 0) return;
+    Snapshots snapshots(*p, &db, folder);
+    Outcome<bool> opened = snapshots.open();
+    REQUIRE_FALSE(opened.ok());
+    CHECK_THAT(opened.error().message, Catch::Contains("belongs to uid 65534"));
+}
+
+TEST_CASE("A snapshot keeps objects' content headers and metadata, in memory and with a state database") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  for (bool on_disk : {false, true}) {
+    INFO((on_disk ? "with a state database" : "in memory"));
+    auto p = platform();
+    std::unique_ptr<StateDatabase> db;
+    if (on_disk) {
+      db = std::make_unique<StateDatabase>(path);
+      REQUIRE(open_state(*p, *db, path).ok());
+    }
+    Snapshots snapshots(*p, db.get(), on_disk ? path + ".snapshots" : "");
+    json typed = {{"Bucket", "demo-bucket"}, {"Object", "page.html"}, {"Body", "<p>"}, {"ContentType", "text/html"},
+                  {"Metadata", {{"mtime", "1"}}}};
+    REQUIRE(call(*p, "PutObject", typed).ok);
+    REQUIRE(snapshots.take("typed").ok());
+    put(*p, "page.html", "plain now");
+    REQUIRE(snapshots.restore("typed").ok());
+    HandlerResult head = call(*p, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "page.html"}});
+    REQUIRE(head.ok);
+    CHECK(head.result["ContentType"] == "text/html");
+    CHECK(head.result["Metadata"] == json({{"mtime", "1"}}));
+  }
 }

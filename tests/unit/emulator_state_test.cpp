@@ -849,7 +849,7 @@ TEST_CASE("The state database's schema has a version, and a newer one is refused
   TempDir dir;
   std::string path = dir.path + "/state";
   state_with(path, {});
-  CHECK(StateDatabase::schema_version() == 2);
+  CHECK(StateDatabase::schema_version() == 3);
   edit_database(path, "PRAGMA user_version=99");
   std::string why = refusal_at_start(path);
   CHECK(why.find("schema 99") != std::string::npos);
@@ -886,7 +886,7 @@ TEST_CASE("A state database of schema 1 is migrated at start: its objects in col
   std::set<std::string> files = byte_files(path);
   std::unique_ptr<StateDatabase> db;
   auto p = restarted(path, db);
-  CHECK(count_rows(path, "PRAGMA user_version") == 2);
+  CHECK(count_rows(path, "PRAGMA user_version") == StateDatabase::schema_version());
   CHECK(count_rows(path, "SELECT count(*) FROM objects") == 2);
   CHECK(count_rows(path, "SELECT count(*) FROM records WHERE kind = 'object'") == 0);
   CHECK(byte_files(path) == files);
@@ -931,4 +931,74 @@ TEST_CASE("A byte file the database names in another form than <name>.<serial> i
   auto q = restarted(path, db);
   CHECK(byte_files(path) == std::set<std::string>{"other-form"});
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "kept");
+}
+
+TEST_CASE("One owner per state: a second lock on it is refused naming the holder's PID, and taken once it is free") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto first = StoreLock::take(path);
+  REQUIRE(first.ok());
+  auto second = StoreLock::take(path);  // another open file description: refused even in this process
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code == "StateInUse");
+  CHECK_THAT(second.error().message, Catch::Contains("pid " + std::to_string(::getpid())) && Catch::Contains(path + ".lock"));
+  first->reset();
+  CHECK(StoreLock::take(path).ok());
+}
+
+TEST_CASE("A state database of schema 2 is migrated at start: its objects kept, without content headers or metadata") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  // written by cloudlua serve --state with schema 2, before objects kept their metadata (tests/data/state_db_v2)
+  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v2/. " + dir.path).c_str()) == 0);
+  REQUIRE(count_rows(path, "PRAGMA user_version") == 2);
+  std::set<std::string> files = byte_files(path);
+  std::unique_ptr<StateDatabase> db;
+  auto p = restarted(path, db);
+  CHECK(count_rows(path, "PRAGMA user_version") == 3);
+  CHECK(count_rows(path, "SELECT count(*) FROM objects WHERE headers = '{}'") == 2);
+  CHECK(byte_files(path) == files);
+  json hello = call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}});
+  CHECK(hello["Body"] == "hello, state database v2\n");
+  CHECK(hello["ContentType"] == "binary/octet-stream");
+  CHECK_FALSE(hello.contains("Metadata"));
+  CHECK(call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}})["ChecksumCRC32"] ==
+        "vRPIFQ==");
+  call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "typed.html"}, {"Body", "<p>"}, {"ContentType", "text/html"},
+                            {"Metadata", {{"mtime", "1"}}}});
+  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
+                                           {"uploadId", "a64817ee30096aedb6760272b84793b5"},
+                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  db.reset();
+  auto q = restarted(path, db);
+  json typed = call_ok(*q, "HeadObject", {{"Bucket", "kept"}, {"Object", "typed.html"}});
+  CHECK(typed["ContentType"] == "text/html");
+  CHECK(typed["Metadata"] == json({{"mtime", "1"}}));
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
+}
+
+TEST_CASE("The state database keeps an object's content headers and metadata, and an upload's for its object") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  json content = {{"ContentType", "text/css"}, {"CacheControl", "no-cache"}, {"Metadata", {{"a", "1"}, {"b", ""}}}};
+  std::string id;
+  {
+    std::unique_ptr<StateDatabase> db;
+    auto p = restarted(path, db);
+    json put = {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "x"}};
+    put.update(content);
+    call_ok(*p, "PutObject", put);
+    json start = {{"Bucket", "demo-bucket"}, {"Object", "up"}};
+    start.update(content);
+    id = call_ok(*p, "CreateMultipartUpload", start)["UploadId"];
+    call_ok(*p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "up"}, {"uploadId", id}, {"partNumber", 1}, {"body", "one"}});
+  }
+  std::unique_ptr<StateDatabase> db;
+  auto q = restarted(path, db);
+  json head = call_ok(*q, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
+  for (const char* m : {"ContentType", "CacheControl", "Metadata"}) CHECK(head[m] == content[m]);
+  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "up"}, {"uploadId", id},
+                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"f97c5d29941bfb1b2fdab0874906ab82\""}}}}});
+  json made = call_ok(*q, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "up"}});
+  for (const char* m : {"ContentType", "CacheControl", "Metadata"}) CHECK(made[m] == content[m]);
 }

@@ -337,3 +337,135 @@ TEST_CASE("storage: AbortMultipartUpload", "[emulator][storage]") {
   check_error(f.call("AbortMultipartUpload", object_args("big.bin", {{"uploadId", "nope"}})), 404, "NoSuchUpload");
   check_error(f.call("GetObject", object_args("big.bin")), 404, "NoSuchKey");  // nothing was stored
 }
+
+// ---------------------------------------------------------------- content headers, metadata, conditions
+
+namespace {
+
+const json kContent = {{"ContentType", "text/html"}, {"ContentEncoding", "gzip"}, {"ContentDisposition", "inline"},
+                       {"ContentLanguage", "en"}, {"CacheControl", "max-age=60"},
+                       {"Expires", "Thu, 01 Jan 2037 00:00:00 GMT"}, {"Metadata", {{"mtime", "1700000000"}}}};
+
+// `base` with every member of `more` added.
+json with(json base, const json& more) {
+  for (auto it = more.begin(); it != more.end(); ++it) base[it.key()] = it.value();
+  return base;
+}
+
+// The content headers and metadata `r` answers, as kContent names them.
+json content_of(const HandlerResult& r) {
+  json out = json::object();
+  for (auto it = kContent.begin(); it != kContent.end(); ++it)
+    if (r.result.contains(it.key())) out[it.key()] = r.result[it.key()];
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("storage: PutObject keeps the content headers and metadata, GetObject and HeadObject answer them", "[emulator][storage]") {
+  Fixture f;
+  REQUIRE(f.call("PutObject", with({{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "hello"}}, kContent)).ok);
+  CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "k"}})) == kContent);
+  CHECK(content_of(f.call("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}})) == kContent);
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "plain"}, {"Body", "x"}}).ok);
+  HandlerResult plain = f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "plain"}});
+  CHECK(content_of(plain) == json({{"ContentType", "binary/octet-stream"}}));  // S3's when none was given
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "chunked"}, {"Body", "x"},
+                               {"ContentEncoding", "aws-chunked, gzip"}}).ok);
+  CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "chunked"}}).result["ContentEncoding"] == "gzip");
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "chunked"}, {"Body", "x"}, {"ContentEncoding", "aws-chunked"}}).ok);
+  CHECK_FALSE(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "chunked"}}).result.contains("ContentEncoding"));
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "again"}}).ok);  // replaced: none kept
+  CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "k"}})) == json({{"ContentType", "binary/octet-stream"}}));
+}
+
+TEST_CASE("storage: CopyObject keeps the source's metadata with COPY, takes the request's with REPLACE", "[emulator][storage]") {
+  Fixture f;
+  REQUIRE(f.call("PutObject", with({{"Bucket", "bkt"}, {"Object", "src"}, {"Body", "hello"}}, kContent)).ok);
+  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "copy"}, {"CopySource", "bkt/src"},
+                                {"ContentType", "text/plain"}, {"Metadata", {{"other", "1"}}}}).ok);
+  CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "copy"}})) == kContent);
+  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "replaced"}, {"CopySource", "bkt/src"},
+                                {"MetadataDirective", "REPLACE"}, {"ContentType", "text/plain"},
+                                {"Metadata", {{"other", "1"}}}}).ok);
+  CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "replaced"}})) ==
+        json({{"ContentType", "text/plain"}, {"Metadata", {{"other", "1"}}}}));
+  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "src"}, {"CopySource", "bkt/src"},
+                                {"MetadataDirective", "REPLACE"}, {"Metadata", {{"mtime", "2"}}}}).ok);  // onto itself
+  CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "src"}})) ==
+        json({{"ContentType", "binary/octet-stream"}, {"Metadata", {{"mtime", "2"}}}}));
+}
+
+TEST_CASE("storage: a multipart upload's object has what CreateMultipartUpload gave, copied parts too", "[emulator][storage]") {
+  Fixture f;
+  HandlerResult started = f.call("CreateMultipartUpload", with({{"Bucket", "bkt"}, {"Object", "big.bin"}}, kContent));
+  REQUIRE(started.ok);
+  std::string id = started.result["UploadId"];
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "src"}, {"Body", "hello"}, {"Metadata", {{"no", "1"}}}}).ok);
+  std::string first = f.upload(id, 1, "hello");
+  HandlerResult copied = f.call("UploadPartCopy", {{"Bucket", "bkt"}, {"Object", "big.bin"}, {"uploadId", id},
+                                                   {"partNumber", 2}, {"CopySource", "bkt/src"}});
+  REQUIRE(copied.ok);
+  REQUIRE(f.complete(id, {part(1, first), part(2, copied.result["ETag"])}).ok);
+  CHECK(content_of(f.call("GetObject", {{"Bucket", "bkt"}, {"Object", "big.bin"}})) == kContent);
+}
+
+TEST_CASE("storage: GetObject and HeadObject conditions answer 304 and 412 in S3's order", "[emulator][storage]") {
+  Fixture f;
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "hello"}}).ok);
+  std::string modified = f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "k"}}).result["LastModified"];
+  const std::string before = "Sat, 01 Jan 2000 00:00:00 GMT", after = "Fri, 01 Jan 2100 00:00:00 GMT";
+  auto status = [&f](const std::string& op, const json& conditions) {
+    HandlerResult r = f.call(op, with({{"Bucket", "bkt"}, {"Object", "k"}}, conditions));
+    INFO(r.error.code << " " << r.error.message);
+    return r.ok ? r.status : r.error.status;
+  };
+  for (const char* op : {"GetObject", "HeadObject"}) {
+    INFO(op);
+    CHECK(status(op, {{"IfMatch", kHello}}) == 200);
+    CHECK(status(op, {{"IfMatch", "5d41402abc4b2a76b9719d911017c592"}}) == 200);  // unquoted
+    CHECK(status(op, {{"IfMatch", "\"other\", " + kHello}}) == 200);
+    CHECK(status(op, {{"IfMatch", "*"}}) == 200);
+    CHECK(status(op, {{"IfMatch", kWorld}}) == 412);
+    CHECK(status(op, {{"IfNoneMatch", kHello}}) == 304);
+    CHECK(status(op, {{"IfNoneMatch", "*"}}) == 304);
+    CHECK(status(op, {{"IfNoneMatch", kWorld}}) == 200);
+    CHECK(status(op, {{"IfModifiedSince", before}}) == 200);
+    CHECK(status(op, {{"IfModifiedSince", modified}}) == 304);
+    CHECK(status(op, {{"IfModifiedSince", after}}) == 304);
+    CHECK(status(op, {{"IfModifiedSince", "not a date"}}) == 200);  // ignored
+    CHECK(status(op, {{"IfUnmodifiedSince", after}}) == 200);
+    CHECK(status(op, {{"IfUnmodifiedSince", before}}) == 412);
+    // S3's precedence: If-Match true wins over If-Unmodified-Since false; If-None-Match
+    // false (the ETag named) answers 304 whatever If-Modified-Since says.
+    CHECK(status(op, {{"IfMatch", kHello}, {"IfUnmodifiedSince", before}}) == 200);
+    CHECK(status(op, {{"IfNoneMatch", kHello}, {"IfModifiedSince", before}}) == 304);
+    CHECK(status(op, {{"IfNoneMatch", kWorld}, {"IfModifiedSince", after}}) == 200);
+    CHECK(status(op, {{"IfMatch", kWorld}, {"IfNoneMatch", kHello}}) == 412);  // 412 before 304
+  }
+  HandlerResult not_modified = f.call("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"IfNoneMatch", kHello}});
+  CHECK(not_modified.result["ETag"] == kHello);
+  CHECK(not_modified.payload.bytes == nullptr);
+  HandlerResult failed = f.call("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"IfMatch", kWorld}});
+  check_error(failed, 412, "PreconditionFailed");
+  CHECK(failed.error.details["Condition"] == "If-Match");
+}
+
+TEST_CASE("storage: conditional writes, If-None-Match * and If-Match, on PutObject and CompleteMultipartUpload", "[emulator][storage]") {
+  Fixture f;
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "hello"}, {"IfNoneMatch", "*"}}).ok);
+  check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "world"}, {"IfNoneMatch", "*"}}), 412,
+              "PreconditionFailed");
+  check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "world"}, {"IfMatch", kWorld}}), 412,
+              "PreconditionFailed");
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "world"}, {"IfMatch", kHello}}).ok);
+  CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "lock"}}).result["ETag"] == kWorld);
+  check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "none"}, {"Body", "x"}, {"IfMatch", kHello}}), 404, "NoSuchKey");
+  std::string id = f.start("lock");
+  std::string e = f.upload(id, 1, "hello", "lock");
+  json done = {{"Bucket", "bkt"}, {"Object", "lock"}, {"uploadId", id}, {"Part", json::array({part(1, e)})}};
+  check_error(f.call("CompleteMultipartUpload", with(done, {{"IfNoneMatch", "*"}})), 412, "PreconditionFailed");
+  CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "lock"}}).result["ETag"] == kWorld);  // unchanged
+  REQUIRE(f.call("CompleteMultipartUpload", with(done, {{"IfMatch", kWorld}})).ok);
+  CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "lock"}}).result["ETag"] == kOnePart);
+}

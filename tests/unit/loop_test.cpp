@@ -264,6 +264,30 @@ TEST_CASE("loop: the interrupt flag ends every transfer and brings every timer d
   CHECK(transport.pending() == 0);
 }
 
+TEST_CASE("loop: the interrupt flag ends what was under way when raised, and a transfer started after it runs (a clean-up)") {
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+  cloud::Loop loop;  // of its own: the flag dies with this test
+  std::atomic<bool> flag{false};
+  loop.set_interrupt_flag(&flag);
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  Transport transport(options);
+  std::vector<std::string> codes;
+  auto record = [&codes](Outcome<HttpResponse> r) { codes.push_back(r.ok() ? "ok" : r.error().code); };
+  transport.start(HttpRequest{"GET", server.url() + "/before", {}, ""}, record);
+  flag = true;
+  transport.run_once(0.05);
+  REQUIRE(codes == std::vector<std::string>{"Interrupted"});
+  transport.start(HttpRequest{"GET", server.url() + "/cleanup", {}, ""}, record);  // the flag still raised
+  while (transport.pending() > 0) transport.run_once(0.05);
+  CHECK(codes == std::vector<std::string>{"Interrupted", "ok"});
+  flag = false;  // lowered and raised again: interrupts again
+  transport.start(HttpRequest{"GET", server.url() + "/again", {}, ""}, record);
+  flag = true;
+  transport.run_once(0.05);
+  CHECK(codes == std::vector<std::string>{"Interrupted", "ok", "Interrupted"});
+}
+
 TEST_CASE("client: eight calls started at once overlap, each ends once with its own result") {
   Overlap overlap;
   ScriptedServer server([&](int, const httplib::Request& req, httplib::Response& res) {

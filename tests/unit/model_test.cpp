@@ -925,3 +925,28 @@ TEST_CASE("json_object_members: each member's key and value text, as written, in
   // Values are not parsed: a value that is no JSON is given as written, for the parser to refuse.
   CHECK(json_object_members(R"({"a":1 "b":2})") == Members{{"a", R"(1 "b":2)"}});
 }
+
+TEST_CASE("a map is a member in headers (a prefix), of string names and values, and only a map is", "[model]") {
+  auto load = [](const std::string& member) {
+    return Model::load({{"m.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"input":{"m":)" + member + "}}}}"}});
+  };
+  const std::string map = R"("type":"map","key":{"type":"string"},"value":{"type":"string"})";
+  auto good = load(R"({"in":"headers","name":"x-ext-meta-",)" + map + "}");
+  REQUIRE(good.ok());
+  const Member& m = *good.value()->find("A")->input->find_member("m");
+  CHECK(m.location == Location::headers);
+  CHECK(m.wire_name == "x-ext-meta-");
+  CHECK(m.shape->type == ShapeType::map);
+  auto in_body = load("{" + map + "}");
+  REQUIRE_FALSE(in_body.ok());
+  CHECK_THAT(in_body.error().message, Catch::Contains("A.input.m: a map is a member in \"headers\""));
+  auto not_map = load(R"({"in":"headers","name":"x-","type":"string"})");
+  REQUIRE_FALSE(not_map.ok());
+  CHECK_THAT(not_map.error().message, Catch::Contains("and only a map is"));
+  auto no_prefix = load(R"({"in":"headers",)" + map + "}");
+  REQUIRE_FALSE(no_prefix.ok());
+  CHECK_THAT(no_prefix.error().message, Catch::Contains("names its headers' prefix"));
+  auto no_value = load(R"({"in":"headers","name":"x-","type":"map","key":{"type":"string"}})");
+  REQUIRE_FALSE(no_value.ok());
+  CHECK_THAT(no_value.error().message, Catch::Contains("a map needs a key and a value, both strings"));
+}

@@ -620,3 +620,72 @@ TEST_CASE("Lua <-> JSON: null is cloud.null, integers stay integers, empty table
   CHECK(to_json(L, -1).value() == json::object());
   lua_close(L);
 }
+
+// ---------------------------------------------------------------- header maps (user metadata)
+
+TEST_CASE("PutObject: content headers as named, Metadata one x-ext-meta-* header per entry", "[protocol]") {
+  WireRequest w = wire("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"Body", "x"}, {"ContentType", "text/html"},
+                                     {"CacheControl", "max-age=60"}, {"ContentDisposition", "attachment"},
+                                     {"Metadata", {{"mtime", "1700000000.5"}, {"Owner-Name", "ann"}, {"empty", ""}}}});
+  CHECK(header_value(w.headers, "Content-Type") == "text/html");
+  CHECK(header_value(w.headers, "Cache-Control") == "max-age=60");
+  CHECK(header_value(w.headers, "Content-Disposition") == "attachment");
+  CHECK(header_value(w.headers, "x-ext-meta-mtime") == "1700000000.5");
+  CHECK(header_value(w.headers, "x-ext-meta-Owner-Name") == "ann");
+  CHECK(has_header(w.headers, "x-ext-meta-empty"));
+  WireRequest none = wire("PutObject", {{"Bucket", "b"}, {"Object", "k"}, {"Body", "x"}, {"Metadata", json::object()}});
+  for (const Header& h : none.headers) CHECK(to_lower(h.first).rfind("x-ext-meta-", 0) != 0);
+}
+
+TEST_CASE("HeadObject: Metadata read from either dialect's headers, names lower-cased; none is an empty table", "[protocol]") {
+  json r = result_of("HeadObject", response(200, "", {{"Content-Type", "text/plain"}, {"x-amz-meta-Mtime", "12"},
+                                                       {"X-Ext-Meta-Colour", "blue"}, {"x-amz-metadata-directive", "no"},
+                                                       {"Cache-Control", "no-cache"}, {"Expires", "Thu, 01 Jan 2037 00:00:00 GMT"}}));
+  CHECK(r["ContentType"] == "text/plain");
+  CHECK(r["CacheControl"] == "no-cache");
+  CHECK(r["Expires"] == "Thu, 01 Jan 2037 00:00:00 GMT");
+  CHECK(r["Metadata"] == json({{"mtime", "12"}, {"colour", "blue"}}));
+  CHECK(result_of("GetObject", response(200, "bytes"))["Metadata"] == json::object());
+}
+
+TEST_CASE("the emulator reads Metadata from a request and answers it as x-ext-meta-* headers", "[protocol]") {
+  const Api& api = api_of("PutObject");
+  Outcome<json> in = parse_request(api, op("PutObject"), {{"Bucket", "b"}, {"Object", "k"}}, "",
+                                   {{"x-amz-meta-A", "1"}, {"content-type", "text/css"}}, "x");
+  REQUIRE(in.ok());
+  CHECK(in.value()["Metadata"] == json({{"a", "1"}}));
+  CHECK(in.value()["ContentType"] == "text/css");
+  Headers out;
+  serialize_result(api, op("HeadObject"), {{"Metadata", {{"a", "1"}}}, {"ContentType", "text/css"}}, out);
+  CHECK(header_value(out, "x-ext-meta-a") == "1");
+  CHECK(header_value(out, "Content-Type") == "text/css");
+}
+
+TEST_CASE("Metadata is checked before sending: S3's 2 KB, names as HTTP tokens, values a header carries", "[validate]") {
+  auto problems = [](const json& metadata) {
+    Outcome<json> v = validate_input(op("PutObject"), {{"Bucket", "b"}, {"Object", "k"}, {"Metadata", metadata}});
+    std::vector<std::string> out;
+    if (!v.ok())
+      for (const FieldProblem& f : v.error().fields) out.push_back(f.path + ": " + f.problem + (f.code.empty() ? "" : " [" + f.code + "]"));
+    return out;
+  };
+  CHECK(problems({{"a", "b"}, {"x-y_z.1", ""}}).empty());
+  CHECK(problems({{"k", std::string(2047, 'v')}}).empty());  // 1 + 2047 bytes: S3 counts names and values
+  auto big = problems({{"k", std::string(2048, 'v')}});
+  REQUIRE(big.size() == 1);
+  CHECK_THAT(big[0], Catch::Contains("Metadata: at most 2048 bytes of names and values together (got 2049) [MetadataTooLarge]"));
+  auto name = problems({{"a b", "1"}});
+  REQUIRE(name.size() == 1);
+  CHECK_THAT(name[0], Catch::Contains("Metadata.a b (its name): must be an HTTP token"));
+  auto line = problems({{"a", "1\r\nX-Injected: 1"}});
+  REQUIRE_FALSE(line.empty());
+  CHECK_THAT(line[0], Catch::Contains("Metadata.a: "));
+  CHECK_FALSE(problems({{"a", "caf\xc3\xa9"}}).empty());  // S3 takes US-ASCII in headers
+  CHECK_FALSE(problems({{"a", " padded"}}).empty());
+  auto twice = problems({{"Colour", "1"}, {"colour", "2"}});
+  REQUIRE(twice.size() == 1);
+  CHECK_THAT(twice[0], Catch::Contains("but for case"));
+  auto list = problems(json::array({"a"}));
+  REQUIRE(list.size() == 1);
+  CHECK_THAT(list[0], Catch::Contains("Metadata: table expected (name -> value), got list"));
+}

@@ -147,3 +147,44 @@ TEST_CASE("printable: control characters and bytes of no UTF-8 are escaped as Lu
   CHECK(printable("\xed\xa0\x80") == "\\237\\160\\128");  // a surrogate is no UTF-8
   CHECK(printable(printable("\x1b[2J")) == printable("\x1b[2J"));  // applied twice, the same
 }
+
+TEST_CASE("redact: credentials by field name in JSON, form, query and XML bodies, any case", "[redact]") {
+  const std::string json_body =
+      R"({"user":"ann","password":"hunter2 with spaces","apiKey":"k-123","client_secret":"cs-456","token":"t-789",)"
+      R"("privateKey":"-----BEGIN KEY-----\nMII\"x","Passwd":1234,"refresh_token":"rt","api-key":"ak","nested":{"credential":"c",)"
+      R"("mySecretValue":"s"},"access_token" : "at","private_key":"pk","count":3})";
+  std::string shown = redact(json_body);
+  for (const char* secret : {"hunter2", "k-123", "cs-456", "t-789", "BEGIN KEY", "MII", "1234", "\"rt\"", "\"ak\"", "\"c\"",
+                             "\"s\"", "\"at\"", "\"pk\""})
+    CHECK_FALSE(contains(shown, secret));
+  CHECK(contains(shown, R"("user":"ann")"));
+  CHECK(contains(shown, R"("count":3)"));
+  CHECK(contains(shown, R"("password":"<redacted>")"));
+  CHECK(contains(shown, R"("access_token" : "<redacted>")"));
+
+  std::string form = redact("user=ann&password=hunter2&API_KEY=k1&client_secret=cs&next=1");
+  CHECK(form == "user=ann&password=<redacted>&API_KEY=<redacted>&client_secret=<redacted>&next=1");
+  CHECK(redact("GET /login?token=abc&page=2 HTTP/1.1") == "GET /login?token=<redacted>&page=2 HTTP/1.1");
+  // An Authorization header's Credential= is the access key id and its scope: it stays;
+  // a value already redacted is not redacted again.
+  const std::string authorization = "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20240102/jp-east-1/s3/aws4_request";
+  CHECK(redact(authorization) == authorization);
+  CHECK(redact("password=<redacted>&a=1") == "password=<redacted>&a=1");
+  CHECK(redact("<Login><User>ann</User><Password>hunter2</Password></Login>") ==
+        "<Login><User>ann</User><Password><redacted></Password></Login>");
+  // Names that only look alike stay: paging tokens, a key's name, words in a sentence.
+  CHECK(redact(R"({"NextToken":"n1","ContinuationToken":"c1","Key":"a.txt","keyword":"x"})") ==
+        R"({"NextToken":"n1","ContinuationToken":"c1","Key":"a.txt","keyword":"x"})");
+  CHECK(redact("bad argument #1 to 'client' (unknown field 'password')") ==
+        "bad argument #1 to 'client' (unknown field 'password')");
+}
+
+TEST_CASE("redact: names users add (redact_fields) are redacted from then on, '*' for any run of name characters", "[redact]") {
+  CHECK(redact(R"({"pin":"1234","otp_code":"999"})") == R"({"pin":"1234","otp_code":"999"})");
+  CHECK(cloud::bad_field_name("pin, otp_*") == std::nullopt);
+  CHECK(cloud::bad_field_name("pin, a b") == std::optional<std::string>("a b"));
+  CHECK(cloud::bad_field_name("pin,x\"y") == std::optional<std::string>("x\"y"));
+  cloud::remember_secret_fields(" pin , otp_*,");
+  CHECK(redact(R"({"PIN":"1234","otp_code":"999","pinned":true})") == R"({"PIN":"<redacted>","otp_code":"<redacted>","pinned":true})");
+  CHECK(redact("pin=1234&other=1") == "pin=<redacted>&other=1");
+}

@@ -1,0 +1,45 @@
+-- Argument checks of the Lua-written API (require "cloud.check"), one wording for all,
+-- lauxlib's: "bad argument #1 to 'cloud.storage.sync' (unknown field 'dleete', did you
+-- mean 'delete'?)".
+--
+-- `level` is what the caller would give error(): 2 blames the caller's caller. Each
+-- function here adds its own frames, so a caller passes the level as seen from itself.
+local M = {}
+
+-- The `cloud` table (package.loaded.cloud: the modules are loaded after it exists).
+function M.cloud() return package.loaded.cloud end
+
+-- Raises "bad argument #n to 'fname' (message)" at `level` (default 2) as seen from
+-- the caller.
+function M.arg_error(n, fname, message, level)
+  error(("bad argument #%d to '%s' (%s)"):format(n, fname, message), (level or 2) + 1)
+end
+
+-- Raises unless `value` is of type `want` ("table expected, got nil").
+function M.type(value, want, n, fname, level)
+  if type(value) ~= want then M.arg_error(n, fname, want .. " expected, got " .. type(value), (level or 2) + 1) end
+  return value
+end
+
+-- Raises for the first key of `args` not in `known` (a list of names), naming the
+-- nearest known name when one is near enough (cloud.nearest).
+function M.fields(args, known, n, fname, level)
+  for key in pairs(args) do
+    local name = tostring(key)
+    local near = M.cloud().nearest(name, known)
+    if near ~= key then
+      M.arg_error(n, fname, "unknown field '" .. name .. "'" .. (near and (", did you mean '" .. near .. "'?") or ""),
+        (level or 2) + 1)
+    end
+  end
+  return args
+end
+
+-- Raises unless `args` is a table whose keys are all in `known`: an options table.
+function M.options(args, known, n, fname, level)
+  level = (level or 2) + 1
+  M.type(args, "table", n, fname, level)
+  return M.fields(args, known, n, fname, level)
+end
+
+return M

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Renders the benchmark tables of docs/performance.md and README.md from the results
+files that tests/bench's scripts write (tests/bench/results/<script>.jsonl, a JSON line
+per figure: run, figure, peer, value, unit, rounds, date, build, commit, load).
+
+A document holds a table where it says
+
+    <!-- render BENCH [figures=SUBSTRING|SUBSTRING...] -->
+    ...whatever was rendered last...
+    <!-- /render -->
+
+and the lines between are replaced by the newest figures of results/BENCH.jsonl: a row per
+figure (in the order the run measured them; with figures=, only those whose name holds
+one of the substrings), a column per tool (cloudlua first), each peer's figure with its
+ratio to cloudlua's, and a line saying when, with which build, under what load.
+
+    tests/bench/render.py            rewrite the documents
+    tests/bench/render.py --check    exit 1 when a document differs from its results
+"""
+import json
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "tests" / "bench" / "results"
+DOCUMENTS = [ROOT / "docs" / "performance.md", ROOT / "README.md"]
+BLOCK = re.compile(r"(<!-- render (\S+)(?: figures=([^>]*?))? -->\n)(.*?)(<!-- /render -->)", re.S)
+
+
+def newest(bench):
+    """The newest line of each (figure, peer) in results/BENCH.jsonl, in the order the
+    figures were first measured (a script run at two sizes adds the second's figures)."""
+    path = RESULTS / f"{bench}.jsonl"
+    if not path.exists():
+        return []
+    latest = {}
+    for text in path.read_text().splitlines():
+        if text.strip():
+            line = json.loads(text)
+            key = line["figure"], line["peer"]
+            if key not in latest or line["run"] >= latest[key]["run"]:
+                latest[key] = line
+    return list(latest.values())
+
+
+def number(value, unit):
+    """A figure as a person reads it: three significant digits, thousands grouped."""
+    if abs(value) >= 100:
+        text = f"{value:,.0f}"
+    elif abs(value) >= 10:
+        text = f"{value:.1f}"
+    else:
+        text = f"{value:.3g}" if value else "0"
+    return f"{text} {unit}".strip()
+
+
+def table(bench, selection):
+    """The markdown lines of BENCH's newest figures, restricted to those selected."""
+    run = newest(bench)
+    if not run:
+        return [f"(no figures yet: run `tests/bench/{bench}.sh`, then `tests/bench/render.py`)"]
+    wanted = [s.strip() for s in selection.split("|")] if selection else None
+    figures, peers, cell = [], [], {}
+    for line in run:
+        if wanted and not any(w in line["figure"] for w in wanted):
+            continue
+        if line["figure"] not in figures:
+            figures.append(line["figure"])
+        if line["peer"] not in peers:
+            peers.append(line["peer"])
+        cell[line["figure"], line["peer"]] = line
+    peers.sort(key=lambda p: p != "cloudlua")
+    out = ["| figure | " + " | ".join(peers) + " |", "|---" * (len(peers) + 1) + "|"]
+    for figure in figures:
+        base = cell.get((figure, "cloudlua"))
+        row = []
+        for peer in peers:
+            line = cell.get((figure, peer))
+            if line is None:
+                row.append("-")
+                continue
+            text = number(line["value"], line["unit"])
+            if peer != "cloudlua" and base and base["value"]:
+                text += f" ({line['value'] / base['value']:.2g}x)"
+            row.append(text)
+        out.append(f"| {figure} | " + " | ".join(row) + " |")
+    shown = [cell[key] for key in cell]
+    loads = sorted(line["load"] for line in shown)
+    runs = sorted({line["run"] for line in shown})
+    builds = sorted({(line.get("build") or "unknown") + (" " + line["commit"] if line.get("commit") else "")
+                     for line in shown})
+    rounds = sorted({line["rounds"] for line in shown if line.get("rounds")})
+    out.append("")
+    out.append(f"`tests/bench/{bench}.sh`, run {', '.join(runs)}; build {', '.join(builds)}; load average "
+               f"{loads[0]:.1f}-{loads[-1]:.1f}"
+               f"{'; medians of ' + '/'.join(map(str, rounds)) + ' rounds' if rounds else ''}. "
+               "A peer's ratio is its figure over cloudlua's.")
+    return out
+
+
+def render(text):
+    def block(m):
+        return m.group(1) + "\n".join(table(m.group(2), m.group(3))) + "\n" + m.group(5)
+    return BLOCK.sub(block, text)
+
+
+def main():
+    check = sys.argv[1:] == ["--check"]
+    stale = []
+    for doc in DOCUMENTS:
+        if not doc.exists():
+            continue
+        old = doc.read_text()
+        new = render(old)
+        if new != old:
+            stale.append(doc.relative_to(ROOT))
+            if not check:
+                doc.write_text(new)
+    if check and stale:
+        print("render.py: not rendered from tests/bench/results: " + ", ".join(map(str, stale))
+              + " (run tests/bench/render.py)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+-- cloud.json.encode / decode: round trips by the rules of every call's arguments and
+-- results (an empty table is {}, a decoded [] stays [], cloud.null is null), values
+-- JSON cannot say refused with where they sit, and texts that are not JSON refused
+-- with the byte they stopped at.
+-- Run: cloudlua test tests/lua/json_test.lua
+
+local json = cloud.json
+
+test("scalars, lists and objects go round", function()
+  for _, v in ipairs{ 1, -2.5, "text", true, false } do
+    expect(json.decode(json.encode(v))).to_equal(v)
+  end
+  expect(json.encode{ 1, 2, 3 }).to_equal("[1,2,3]")
+  expect(json.encode{ b = 1, a = "x" }).to_equal('{"a":"x","b":1}')  -- keys sorted
+  local t = json.decode('{"list":[1,{"k":[true,null]}],"s":"\\u00e9"}')
+  expect(t.list[1]).to_equal(1)
+  expect(t.list[2].k[1]).to_equal(true)
+  expect(t.list[2].k[2]).to_be(cloud.null)
+  expect(t.s).to_equal("\xc3\xa9")
+  expect(json.encode(t)).to_equal('{"list":[1,{"k":[true,null]}],"s":"\xc3\xa9"}')
+end)
+
+test("empty tables: {} is an object, a decoded [] stays a list", function()
+  expect(json.encode{}).to_equal("{}")
+  expect(json.encode(json.decode("[]"))).to_equal("[]")
+  expect(json.encode(json.decode("{}"))).to_equal("{}")
+  expect(json.encode(json.decode('{"a":[],"b":{}}'))).to_equal('{"a":[],"b":{}}')
+  expect(#json.decode("[]")).to_equal(0)
+end)
+
+test("cloud.null is null both ways", function()
+  expect(json.encode(cloud.null)).to_equal("null")
+  expect(json.decode("null")).to_be(cloud.null)
+  expect(json.encode{ a = cloud.null }).to_equal('{"a":null}')
+end)
+
+test("nested documents go round", function()
+  local deep = { level = 1 }
+  local at = deep
+  for i = 2, 50 do at.next = { level = i }; at = at.next end
+  local back = json.decode(json.encode(deep))
+  for _ = 2, 50 do back = back.next end
+  expect(back.level).to_equal(50)
+end)
+
+test("what JSON cannot say is refused, naming where it sits", function()
+  local err = expect(json.encode, { a = { b = print } }).to_fail{ kind = "validation", code = "InvalidArgument" }
+  expect(tostring(err):find("a.b", 1, true) ~= nil).to_equal(true)
+  err = expect(json.encode, { x = { 0 / 0 } }).to_fail{ kind = "validation", code = "InvalidArgument" }
+  expect(tostring(err):find("x[1]", 1, true) ~= nil).to_equal(true)
+  err = expect(json.encode, { list = { 1, 2, name = "n" } }).to_fail{ kind = "validation", code = "InvalidArgument" }
+  expect(tostring(err):find("list", 1, true) ~= nil).to_equal(true)
+  expect(json.encode, { s = "\xff" }).to_fail{ kind = "validation", code = "InvalidArgument" }
+  local loop = {}
+  loop.self = loop
+  expect(json.encode, loop).to_fail{ kind = "validation", code = "InvalidArgument" }
+  expect(json.encode).to_fail()  -- no value: lauxlib's bad argument
+end)
+
+test("a text that is not JSON names the byte it stopped at", function()
+  local err = expect(json.decode, '{"a": x}').to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message:match("at byte (%d+):")).to_equal("7")
+  err = expect(json.decode, "[1, 2").to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message:match("at byte (%d+):")).to_equal("6")
+  expect(json.decode, "").to_fail{ code = "InvalidJSON" }
+  expect(json.decode, "[1] [2]").to_fail{ code = "InvalidJSON" }
+  expect(json.decode, ("["):rep(300) .. ("]"):rep(300)).to_fail{ kind = "validation", code = "DocumentTooDeep" }
+  expect(json.decode, {}).to_fail()  -- not a string: lauxlib's bad argument
+end)

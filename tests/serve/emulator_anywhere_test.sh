@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One test file that drives cloud.emulator (snapshot, restore, fault, advance,
+# tests/lua/emulator_anywhere_test.lua) passes unchanged three ways: against the
+# embedded emulator, against `cloudlua serve` reached by `--endpoint URL` (cloud.emulator
+# then works over serve's control plane), and so again under --record. Against an
+# account (endpoints of its own, no endpoint_url), cloud.emulator stays nil.
+source "$(dirname "$0")/lib.sh"
+CLEAN="$(dirname "$0")/../without_cloudlua_env.sh"
+FILE="$(dirname "$0")/../lua/emulator_anywhere_test.lua"
+
+step "embedded"
+"$CLEAN" "$CLOUDLUA" test "$FILE" >"$WORK/embedded.tap" 2>&1 || fail "embedded: $(cat "$WORK/embedded.tap")"
+
+start_serve
+url=$CLOUDLUA_ENDPOINT_STORAGE
+step "against serve, --endpoint URL"
+"$CLEAN" "$CLOUDLUA" test --endpoint "$url" "$FILE" >"$WORK/served.tap" 2>&1 || fail "served: $(cat "$WORK/served.tap")"
+step "against serve, --record"
+"$CLEAN" "$CLOUDLUA" test --endpoint "$url" --record "$WORK/cassette" "$FILE" >"$WORK/recorded.tap" 2>&1 ||
+  fail "recorded: $(cat "$WORK/recorded.tap")"
+grep -rq '_cloudlua/restore' "$WORK/cassette" || fail "the control requests are not in the recording"
+
+step "an account (its own endpoints, no endpoint_url): no cloud.emulator"
+got=$("$CLEAN" "$CLOUDLUA" --endpoint "storage=$url" --access-key CLOUDLUAEMULATORKEY --secret-key cloudlua-emulator-secret \
+  -e 'print(cloud.emulator == nil)') || fail "the account run failed"
+[ "$got" = true ] || fail "cloud.emulator under an account: $got"
+stop_serve TERM
+echo "PASS"

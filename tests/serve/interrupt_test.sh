@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Ctrl-C and SIGTERM in the middle of a sync and of an upload_file, each a process of
+# its own as a user runs them, against `cloudlua serve` whose UploadPart answers are
+# delayed (a fault) so that the multipart uploads are open when the signal comes: the
+# process stops, aborts the uploads it opened (ListMultipartUploads shows none left),
+# prints the sync's summary so far marked "(interrupted)" and exits 130. A second
+# Ctrl-C while the clean-up waits (its AbortMultipartUpload delayed too) ends the
+# process at once: no summary, the upload still open.
+source "$(dirname "$0")/lib.sh"
+SCRIPTS=$(cd "$(dirname "$0")/../../scripts" && pwd)
+set -m  # job control: the background commands below get SIGINT (not ignored)
+
+start_serve
+lua 'cloud.storage.create_bucket{ Bucket = "int" }'
+mkdir -p "$WORK/src"
+for name in a b c; do head -c $((6 * 1024 * 1024)) /dev/urandom >"$WORK/src/$name.bin"; done
+# Every UploadPart waits 60 s before it is answered: none ends by itself here.
+ctl fault '{"operation": "UploadPart", "delay": 60, "times": 1000}' >/dev/null
+
+# open_uploads: how many multipart uploads bucket "int" has open.
+open_uploads() {
+  "$CLOUDLUA" -e 'print(#(cloud.storage.list_multipart_uploads{ Bucket = "int" }.Upload or {}))'
+}
+
+# asked OPERATION: how many requests to OPERATION serve was asked (counted as they come).
+asked() {
+  local n
+  n=$(ctl requests | grep -o "\"$1\": *[0-9]*" | grep -o '[0-9]*$' || true)
+  echo "${n:-0}"
+}
+
+# start CMD...: runs CMD in $WORK in the background (output in $WORK/out), then waits
+# (20 s at most) until it has a multipart upload open and has sent a part of it (so it
+# knows the upload: a signal between serve's answer to CreateMultipartUpload and the
+# process reading it would leave an upload the process never learnt of); sets PID.
+start() {
+  local parts
+  parts=$(asked UploadPart)
+  (cd "$WORK" && exec "$@") >"$WORK/out" 2>&1 &
+  PID=$!
+  local tries=0
+  until [ "$(open_uploads)" -ge 1 ] && [ "$(asked UploadPart)" -gt "$parts" ]; do
+    kill -0 "$PID" 2>/dev/null || fail "$* ended before opening an upload: $(cat "$WORK/out")"
+    tries=$((tries + 1))
+    [ "$tries" -lt 200 ] || fail "no multipart upload open after 20 s: $(cat "$WORK/out")"
+    sleep 0.1
+  done
+}
+
+# stop SIGNAL: sends SIGNAL to the process and waits for it; its status in STATUS.
+stop() {
+  kill "-$1" "$PID"
+  STATUS=0
+  wait "$PID" || STATUS=$?
+}
+
+expect_clean_exit() {
+  [ "$STATUS" = 130 ] || fail "$1: exit status $STATUS, expected 130: $(cat "$WORK/out")"
+  [ "$(open_uploads)" = 0 ] || fail "$1: multipart uploads left open: $(cat "$WORK/out")"
+}
+
+for signal in INT TERM; do
+  step "sync.lua interrupted by SIG$signal"
+  start "$CLOUDLUA" "$SCRIPTS/sync.lua" ./src "s3://int/$signal" --part-size 5M
+  stop "$signal"
+  expect_clean_exit "sync, SIG$signal"
+  grep -q "^./src -> s3://int/$signal: 0 copied (0 B), 0 the same, 0 deleted, 0 failed in .* s (interrupted)$" "$WORK/out" ||
+    fail "sync, SIG$signal: no summary marked interrupted: $(cat "$WORK/out")"
+  grep -q "Interrupted" "$WORK/out" || fail "sync, SIG$signal: the interruption is not said: $(cat "$WORK/out")"
+
+  step "upload_file interrupted by SIG$signal"
+  start "$CLOUDLUA" -e 'cloud.storage.upload_file{ Bucket = "int", Object = "one.bin", file = "src/a.bin",
+                                                    part_size = 5 * 1024 * 1024, progress = false }'
+  stop "$signal"
+  expect_clean_exit "upload_file, SIG$signal"
+done
+
+step "a second Ctrl-C during the clean-up ends the process at once"
+ctl fault '{"operation": "AbortMultipartUpload", "delay": 60, "times": 1}' >/dev/null
+before=$(asked AbortMultipartUpload)
+start "$CLOUDLUA" "$SCRIPTS/sync.lua" ./src s3://int/twice --part-size 5M
+kill -INT "$PID"
+tries=0
+until [ "$(asked AbortMultipartUpload)" -gt "$before" ]; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 200 ] || fail "the first Ctrl-C sent no AbortMultipartUpload within 20 s: $(cat "$WORK/out")"
+  sleep 0.1
+done
+stop INT
+[ "$STATUS" = 130 ] || fail "second Ctrl-C: exit status $STATUS, expected 130"
+if grep -q "(interrupted)" "$WORK/out"; then fail "second Ctrl-C: the clean-up went on to the summary: $(cat "$WORK/out")"; fi
+[ "$(open_uploads)" = 1 ] || fail "second Ctrl-C: the delayed abort should not have been waited for"
+echo "interrupt_test: ok"
