@@ -94,14 +94,17 @@ class RateLimiter {
   bool active() const { return active_.load(std::memory_order_relaxed); }
   // Whether a cap was ever set (a transfer may be paused only then).
   bool ever() const { return ever_.load(std::memory_order_relaxed); }
-  // True (and the bytes taken) when the bucket holds tokens; false: pause.
-  bool take(std::uint64_t bytes) {
+  // True when the bucket holds tokens (a transfer may move bytes); false: pause.
+  bool ready() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (rate_ == 0) return true;
     refill();
-    if (tokens_ <= 0) return false;
-    tokens_ -= static_cast<double>(bytes);
-    return true;
+    return tokens_ > 0;
+  }
+  // Takes the bytes a transfer moved (the bucket may go into debt).
+  void spend(std::uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (rate_ != 0) tokens_ -= static_cast<double>(bytes);
   }
   // Seconds until the bucket holds tokens again (0 when it does).
   double wait_seconds() {
@@ -300,23 +303,29 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
 }
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
-  if (rate_limiter().active() && !rate_limiter().take(size * count)) return t->paused = true, CURL_WRITEFUNC_PAUSE;
-  return guarded<read_body>(data, size, count, user);
+  if (!rate_limiter().active()) return guarded<read_body>(data, size, count, user);
+  if (!rate_limiter().ready()) return t->paused = true, CURL_WRITEFUNC_PAUSE;
+  size_t n = guarded<read_body>(data, size, count, user);
+  rate_limiter().spend(n);
+  return n;
 }
 
 // CURLOPT_READFUNCTION: the next bytes of the body's file range, as curl asks.
 size_t on_read(char* buffer, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t want = std::min<size_t>(size * count, kUploadBuffer);
-  if (rate_limiter().active() && !rate_limiter().take(want)) return t->paused = true, CURL_READFUNC_PAUSE;
+  const bool limited = rate_limiter().active();
+  if (limited && !rate_limiter().ready()) return t->paused = true, CURL_READFUNC_PAUSE;
   if (!t->request->files.upload) {  // an in-memory body, sent this way under a rate limit
     std::string_view payload = t->request->payload();
     size_t n = std::min(want, payload.size() - t->memory_sent);
     std::memcpy(buffer, payload.data() + t->memory_sent, n);
     t->memory_sent += n;
+    if (limited) rate_limiter().spend(n);
     return n;
   }
   long long n = t->reader.read(buffer, want);
+  if (limited && n > 0) rate_limiter().spend(static_cast<std::uint64_t>(n));  // what was read, not what was asked
   if (n >= 0) return static_cast<size_t>(n);
   t->file_error = t->reader.error();
   return CURL_READFUNC_ABORT;
