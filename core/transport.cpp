@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -65,6 +66,76 @@ using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
 constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
 constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file body for at once
+
+// The process's bandwidth cap (set_rate_limit): one token bucket that every transfer
+// of every Loop draws its body bytes from, sent and received alike. A callback that
+// finds the bucket empty pauses its transfer (CURL_WRITEFUNC_PAUSE / READFUNC_PAUSE);
+// the loop resumes the paused ones when tokens are back. A callback that finds tokens
+// takes what it moves, even past zero (a debt the next ones wait out), so no byte is
+// refused and the average over any stretch longer than the burst is the rate.
+class RateLimiter {
+ public:
+  // Sets the rate (0: none) and returns the previous one; the bucket starts empty, so
+  // that no burst runs ahead of the rate at the start.
+  std::uint64_t set(std::uint64_t rate) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::uint64_t before = rate_;
+    rate_ = rate;
+    tokens_ = 0;
+    last_ = now();
+    active_.store(rate != 0, std::memory_order_relaxed);
+    if (rate != 0) ever_.store(true, std::memory_order_relaxed);
+    return before;
+  }
+  std::uint64_t rate() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return rate_;
+  }
+  bool active() const { return active_.load(std::memory_order_relaxed); }
+  // Whether a cap was ever set (a transfer may be paused only then).
+  bool ever() const { return ever_.load(std::memory_order_relaxed); }
+  // True when the bucket holds tokens (a transfer may move bytes); false: pause.
+  bool ready() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (rate_ == 0) return true;
+    refill();
+    return tokens_ > 0;
+  }
+  // Takes the bytes a transfer moved (the bucket may go into debt).
+  void spend(std::uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (rate_ != 0) tokens_ -= static_cast<double>(bytes);
+  }
+  // Seconds until the bucket holds tokens again (0 when it does).
+  double wait_seconds() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (rate_ == 0) return 0;
+    refill();
+    return tokens_ > 0 ? 0 : (1 - tokens_) / static_cast<double>(rate_);
+  }
+
+ private:
+  static double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+  // At most a tenth of a second's bytes, at least 256 KiB, saved up while idle: a
+  // process the scheduler keeps waiting that long (a loaded machine) loses nothing.
+  std::uint64_t burst() const { return std::max<std::uint64_t>(rate_ / 10, 256 * 1024); }
+  void refill() {
+    double t = now();
+    tokens_ = std::min(static_cast<double>(burst()), tokens_ + (t - last_) * static_cast<double>(rate_));
+    last_ = t;
+  }
+  std::mutex mutex_;
+  std::uint64_t rate_ = 0;
+  double tokens_ = 0;
+  double last_ = 0;
+  std::atomic<bool> active_{false};
+  std::atomic<bool> ever_{false};
+};
+
+RateLimiter& rate_limiter() {
+  static RateLimiter limiter;
+  return limiter;
+}
 
 // Initialises libcurl once per process; it is never cleaned up (process lifetime).
 void global_init_once() {
@@ -109,6 +180,8 @@ struct Transfer {
   std::uint64_t held = 0;                // room taken from it for response.body
   bool budget_spent = false;             // the budget had no room for the answer: aborted
   bool out_of_memory = false;            // an allocation failed in a callback: aborted
+  bool paused = false;                   // paused by the rate limit: the loop resumes it
+  size_t memory_sent = 0;                // of an in-memory body sent through on_read (rate limit)
   ~Transfer() { release_room(); }
   // Gives the body's room back to the budget (when the body goes with the Transfer).
   void release_room() {
@@ -228,12 +301,31 @@ size_t guarded(char* data, size_t size, size_t count, void* user) {
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   return guarded<read_header>(data, size, count, user);
 }
-size_t on_body(char* data, size_t size, size_t count, void* user) { return guarded<read_body>(data, size, count, user); }
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  if (!rate_limiter().active()) return guarded<read_body>(data, size, count, user);
+  if (!rate_limiter().ready()) return t->paused = true, CURL_WRITEFUNC_PAUSE;
+  size_t n = guarded<read_body>(data, size, count, user);
+  rate_limiter().spend(n);
+  return n;
+}
 
 // CURLOPT_READFUNCTION: the next bytes of the body's file range, as curl asks.
 size_t on_read(char* buffer, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
-  long long n = t->reader.read(buffer, size * count);
+  size_t want = std::min<size_t>(size * count, kUploadBuffer);
+  const bool limited = rate_limiter().active();
+  if (limited && !rate_limiter().ready()) return t->paused = true, CURL_READFUNC_PAUSE;
+  if (!t->request->files.upload) {  // an in-memory body, sent this way under a rate limit
+    std::string_view payload = t->request->payload();
+    size_t n = std::min(want, payload.size() - t->memory_sent);
+    std::memcpy(buffer, payload.data() + t->memory_sent, n);
+    t->memory_sent += n;
+    if (limited) rate_limiter().spend(n);
+    return n;
+  }
+  long long n = t->reader.read(buffer, want);
+  if (limited && n > 0) rate_limiter().spend(static_cast<std::uint64_t>(n));  // what was read, not what was asked
   if (n >= 0) return static_cast<size_t>(n);
   t->file_error = t->reader.error();
   return CURL_READFUNC_ABORT;
@@ -243,6 +335,7 @@ size_t on_read(char* buffer, size_t size, size_t count, void* user) {
 int on_seek(void* user, curl_off_t offset, int origin) {
   auto* t = static_cast<Transfer*>(user);
   if (origin != SEEK_SET || offset != 0) return CURL_SEEKFUNC_CANTSEEK;
+  if (!t->request->files.upload) return t->memory_sent = 0, CURL_SEEKFUNC_OK;
   return t->reader.rewind() ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
 }
 
@@ -317,6 +410,15 @@ void set_method(Setter& set, Transfer& t) {
     if (r.files.stream) length = aws_chunked_length(length, r.files.stream->chunk_size);
     set(CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(length));
     if (length > kUploadBuffer) set(CURLOPT_UPLOAD_BUFFERSIZE, static_cast<long>(kUploadBuffer));
+    set(CURLOPT_READFUNCTION, &on_read);
+    set(CURLOPT_READDATA, static_cast<void*>(&t));
+    set(CURLOPT_SEEKFUNCTION, &on_seek);
+    set(CURLOPT_SEEKDATA, static_cast<void*>(&t));
+    if (r.method != "PUT") set(CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  } else if ((body_method || !r.payload().empty()) && rate_limiter().active() && !r.payload().empty()) {
+    // Under a rate limit, through on_read, so that its bytes draw from the bucket.
+    set(CURLOPT_UPLOAD, 1L);
+    set(CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.payload().size()));
     set(CURLOPT_READFUNCTION, &on_read);
     set(CURLOPT_READDATA, static_cast<void*>(&t));
     set(CURLOPT_SEEKFUNCTION, &on_seek);
@@ -532,6 +634,7 @@ struct Loop::Impl {
   bool note_interrupt();
   void interrupt_all();
   void wait(double timeout);
+  double resume_paused();
   void hand_out_ended();
   void fire_due_timers(bool all);
   void detach(Transfer& t);
@@ -704,6 +807,7 @@ void Loop::Impl::interrupt_all() {
 // failing multi handle ends every transfer with its error.
 void Loop::Impl::wait(double timeout) {
   admit();
+  timeout = std::min(timeout, resume_paused());
   int running = 0;
   CURLMcode mc = multi ? curl_multi_perform(multi.get(), &running) : CURLM_OK;  // none before the first transfer
   if (mc == CURLM_OK && multi) collect_finished();
@@ -726,6 +830,23 @@ void Loop::Impl::wait(double timeout) {
         t->failure = make_error(ErrorKind::transport, "TransportError", curl_multi_strerror(mc));
         end_transfer(*t);
       }
+}
+
+// Resumes the transfers the rate limit paused, when the bucket holds tokens again;
+// returns how long the loop may wait before looking again (a long time when none is
+// paused). A resumed transfer may pause again at once (curl calls its callback here).
+double Loop::Impl::resume_paused() {
+  if (!rate_limiter().ever() || transfers.empty()) return HUGE_VAL;
+  bool any = false;
+  for (auto& [id, t] : transfers) any = any || t->paused;
+  if (!any) return HUGE_VAL;
+  if (double wait = rate_limiter().wait_seconds(); wait > 0) return wait;
+  for (auto& [id, t] : transfers)
+    if (t->paused && t->added && !t->done) {
+      t->paused = false;
+      curl_easy_pause(t->easy.get(), CURLPAUSE_CONT);
+    }
+  return 0.001;
 }
 
 // Hands each transfer that ended before this turn's callbacks began to its completion.
@@ -881,6 +1002,9 @@ void Loop::set_max_host_connections(long n) {
   impl_->max_host_connections = n;
   if (impl_->multi) curl_multi_setopt(impl_->multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, n);
 }
+
+std::uint64_t set_rate_limit(std::uint64_t bytes_per_second) { return rate_limiter().set(bytes_per_second); }
+std::uint64_t rate_limit() { return rate_limiter().rate(); }
 
 // The flag is only read (relaxed), so a signal handler may set it.
 void Loop::set_interrupt_flag(const std::atomic<bool>* flag) { impl_->interrupt = flag; }

@@ -105,6 +105,13 @@ class Loop {
   std::unique_ptr<Impl> impl_;
 };
 
+// The bandwidth cap of the whole process (--limit-rate): the body bytes of every
+// transfer of every loop, sent and received together, at most `bytes_per_second` on
+// average (0: no cap). Returns the cap it replaces. A transfer that would pass it is
+// paused until the shared token bucket refills (docs/design.md says why so).
+std::uint64_t set_rate_limit(std::uint64_t bytes_per_second);
+std::uint64_t rate_limit();
+
 // A client's face of the loop: its options (time-outs, TLS, limits) and the transfers
 // and timers it started, which it abandons when it goes.
 class Transport {

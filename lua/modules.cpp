@@ -2,8 +2,9 @@
 // cmake/EmbedFiles.cmake): `require "cloud.<name>"` finds lua/<name>.lua through a
 // searcher placed right after package.preload, so no file on disk is needed and a
 // module on package.path cannot shadow them by accident. Parts of the `cloud` API
-// written in Lua (cloud.wait_until, cloud.pages, cloud.pretty, cloud.storage.upload_file) are installed from here,
-// by the makers in lua/stubs.lua (no Lua source lives in this file).
+// written in Lua (cloud.wait_until, cloud.pages, cloud.pretty, cloud.commands,
+// cloud.storage.upload_file) are installed from here, by the makers in lua/stubs.lua
+// (no Lua source lives in this file).
 // Each function is a stub that requires its module on the first call and tail-calls
 // into it: nothing is compiled that a script does not use, and, the tail call leaving
 // no frame, the module's errors point at the script's line as they would without the
@@ -82,15 +83,17 @@ void add_searcher(lua_State* L) {
   lua_pop(L, 2);
 }
 
-// __index of the `cloud` table: cloud.pretty is require "cloud.pretty", kept in the
-// table from then on; any other missing field is nil.
+// __index of the `cloud` table: cloud.pretty is require "cloud.pretty" and
+// cloud.commands require "cloud.commands" (the sub-commands), kept in the table from
+// then on; any other missing field is nil.
 int index_lazy_module(lua_State* L) {
-  if (std::strcmp(luaL_checkstring(L, 2), "pretty") != 0) return 0;
+  const char* field = luaL_checkstring(L, 2);
+  if (std::strcmp(field, "pretty") != 0 && std::strcmp(field, "commands") != 0) return 0;
   lua_getglobal(L, "require");
-  lua_pushliteral(L, "cloud.pretty");
+  lua_pushfstring(L, "cloud.%s", field);
   lua_call(L, 1, 1);
   lua_pushvalue(L, -1);
-  lua_setfield(L, 1, "pretty");
+  lua_setfield(L, 1, field);
   return 1;
 }
 

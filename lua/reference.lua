@@ -225,6 +225,17 @@ message names the path: help"cloud.fs.list" and so on describe each.]],
   { name = "cloud.md5_file", usage = "cloud.md5_file(path [, offset [, length]]) -> hex | nil, message",
     summary = "The hex MD5 of a file's bytes (a range of them), read once in pieces: an ETag to compare.",
     see = "docs/lua-api.md" },
+  { name = "cloud.limit_rate", usage = "cloud.limit_rate(bytes_per_second) -> previous",
+    summary = "Caps the bandwidth of every transfer of the process together (0 or nil: no cap); returns the cap replaced.",
+    see = "docs/cli.md" },
+  { name = "cloud.commands", usage = "cloud.commands.NAME{ ARGS..., option = value }",
+    summary = "The sub-commands of the command line as functions: sync, check, cp, ls, rm, cat, mb, rb.",
+    text = [[
+cloud.commands.cp{ "s3://logs/2024-*/*.gz", "dir/", dry_run = true }: the same options
+as `cloudlua cp --dry-run ...` (--dry-run: dry_run); each prints what its command
+prints (quiet = true: nothing but failures) and returns a table whose status is the
+command's exit status (0 done, 1 failed or differs); a usage error is raised.]],
+    see = "docs/cli.md" },
   { name = "cloud.md5", usage = "cloud.md5(text) -> hex",
     summary = "The hex MD5 of a string's bytes (a multipart ETag is the MD5 of its parts' MD5s).",
     see = "docs/lua-api.md" },

@@ -2,7 +2,8 @@
 // helpers (cloud.wait_until, the test harness) and user scripts compose: a monotonic
 // clock, a sleep (a timer on the loop), whether a file handle is a terminal (progress lines belong on
 // terminals only), and the MD5 of a file range or a string (an ETag to compare: upload_file's
-// resume, storage.sync's checksums), and cloud.time, the Lua side of core/dates.
+// resume, storage.sync's checksums), cloud.time, the Lua side of core/dates, and the
+// process's bandwidth cap.
 // Each follows the binding's order: check, act, push, return.
 #include <lauxlib.h>
 #include <lua.h>
@@ -19,6 +20,7 @@
 #include "core/body.h"
 #include "core/crypto.h"
 #include "core/dates.h"
+#include "core/transport.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "lua/tasks.h"
@@ -84,6 +86,15 @@ std::uint64_t count_arg(lua_State* L, int arg, std::uint64_t fallback) {
   lua_Integer n = luaL_checkinteger(L, arg);
   if (n < 0) arg_error(L, arg, "must be an integer >= 0");
   return static_cast<std::uint64_t>(n);
+}
+
+// cloud.limit_rate(bytes_per_second): caps the bandwidth of every transfer of the
+// process together (sent and received) at that many bytes a second on average; 0 or
+// nil: no cap. Returns the cap it replaces (0 for none). `--limit-rate` sets it.
+int l_limit_rate(lua_State* L) {
+  std::uint64_t before = set_rate_limit(count_arg(L, 1, 0));
+  lua_pushinteger(L, static_cast<lua_Integer>(before));
+  return 1;
 }
 
 // cloud.md5(text): the hex MD5 of the bytes of text (a multipart ETag is the MD5 of
@@ -166,7 +177,8 @@ void open_time(lua_State* L, int module) {
 }  // namespace
 
 void open_system(lua_State* L, int module) {
-  const luaL_Reg fns[] = {{"clock", protect<l_clock>}, {"isatty", protect<l_isatty>}, {"md5", protect<l_md5>},
+  const luaL_Reg fns[] = {{"clock", protect<l_clock>}, {"isatty", protect<l_isatty>},
+                          {"limit_rate", protect<l_limit_rate>}, {"md5", protect<l_md5>},
                           {"md5_file", protect<l_md5_file>}, {"sleep", protect<l_sleep>}, {nullptr, nullptr}};
   lua_pushvalue(L, module);
   luaL_setfuncs(L, fns, 0);

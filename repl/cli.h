@@ -36,6 +36,9 @@ struct RunOptions {
   std::string script;                   // "" none, "-" stdin
   std::vector<std::string> script_args;
   std::vector<std::string> argv;        // the whole command line, for `arg`
+  std::string command;                  // a sub-command of lua/commands.lua ("ls"), or ""
+  std::vector<std::string> command_args;  // its words
+  bool full_traceback = false;          // --debug: errors with every frame, cloudlua's own too
 };
 
 int run_lua(const RunOptions& options);
@@ -78,6 +81,8 @@ void run_repl(lua_State* L);
 
 // Runs the function on top of the stack (with nargs below it) under a traceback
 // handler; on error prints "cloudlua: <message>" on stderr. Returns LUA_OK or the status.
+// The traceback holds the user's own frames only: none of cloudlua's embedded Lua
+// ("[cloudlua]" chunks) nor C functions, unless run_lua was given full_traceback.
 int protected_call(lua_State* L, int nargs, int nresults);
 void report_error(lua_State* L, int status);
 

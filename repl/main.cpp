@@ -1,7 +1,10 @@
 // cloudlua's entry point: the command line of `lua` (script and args, -e, -l, -i,
 // -v, -E, -W, -, --) plus the configuration flags, the output and debug switches, and
 // the `serve`, `config` and `test` sub-commands, parsed by CLI11. Everything after
-// the script name belongs to the script, as with `lua`.
+// the script name belongs to the script, as with `lua`. The sub-commands written in
+// Lua (sync, check, cp, ls, rm, cat, mb, rb: lua/commands.lua) take their own words:
+// main finds the command's name, keeps the configuration flags given among its words
+// for itself and hands the rest, in order, to the Lua function.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -40,6 +43,69 @@ bool apply_endpoints(const std::vector<std::string>& endpoints, cloud::ConfigOve
     (parsed->first.empty() ? c.endpoint_url : c.endpoints[parsed->first]) = parsed->second;
   }
   return true;
+}
+
+// The sub-commands written in Lua (lua/commands.lua), with the line --help gives each.
+const std::pair<const char*, const char*> kLuaCommands[] = {
+    {"sync", "Make a folder or bucket location the same as another"},
+    {"check", "Tell what differs between two folders or bucket locations"},
+    {"cp", "Copy files and objects (wildcards, --recursive, - for stdin or stdout)"},
+    {"ls", "List buckets, or the objects and folders under a location"},
+    {"rm", "Remove an object, or every object under a prefix"},
+    {"cat", "Write an object to stdout"},
+    {"mb", "Make a bucket"},
+    {"rb", "Remove a bucket (--force: its objects first)"},
+};
+
+bool is_lua_command(const std::string& word) {
+  for (const auto& [name, about] : kLuaCommands)
+    if (word == name) return true;
+  return false;
+}
+
+// The index in argv of the word naming a Lua sub-command, or 0 when there is none:
+// the first word that is neither an option of the main command nor an option's
+// value. A path (./sync) never names one; after "--" or "-" nothing does.
+int lua_command_index(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word == "--" || word == "-") return 0;
+    if (word.size() > 1 && word[0] == '-') {
+      const CLI::Option* o = word.find('=') == std::string::npos ? app.get_option_no_throw(word) : nullptr;
+      if (o && o->get_expected_max() > 0) ++i;  // the option's value (a flag expects none)
+      continue;
+    }
+    return is_lua_command(word) ? i : 0;
+  }
+  return 0;
+}
+
+// Splits a Lua sub-command's words: the configuration flags and --debug (with their
+// values) go to `main_words`, for CLI11; the rest, in order, are the command's own.
+// After "--" every word is the command's.
+std::vector<std::string> command_words(const CLI::App& app, int argc, char** argv, int at,
+                                       std::vector<std::string>& main_words) {
+  static const char* const kMoved[] = {"--profile", "--region",     "--endpoint", "--dialect", "--access-key",
+                                       "--secret-key", "--record", "--replay",   "--debug"};
+  std::vector<std::string> own;
+  for (int i = at + 1; i < argc; ++i) {
+    std::string word = argv[i];
+    std::string name = word.substr(0, word.find('='));
+    bool moved = false;
+    for (const char* m : kMoved) moved = moved || name == m;
+    if (word == "--") {
+      own.insert(own.end(), argv + i, argv + argc);
+      break;
+    }
+    if (!moved) {
+      own.push_back(word);
+      continue;
+    }
+    main_words.push_back(word);
+    const CLI::Option* o = app.get_option_no_throw(name);
+    if (o && o->get_expected_max() > 0 && word.find('=') == std::string::npos && i + 1 < argc) main_words.push_back(argv[++i]);
+  }
+  return own;
 }
 
 void write_debug(const std::string& text) {
@@ -157,7 +223,7 @@ int main(int argc, char** argv) {
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"text", "json", "json-meta"}));
   bool debug = false;
-  app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted");
+  app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted, and errors with every Lua frame");
   app.add_flag("--keep-going", run.keep_going, "Scripted session (stdin not a terminal): carry on after errors");
   bool lua_definitions = false;
   app.add_flag("--lua-definitions", lua_definitions,
@@ -172,8 +238,20 @@ int main(int argc, char** argv) {
   cloud::TestOptions test;
   std::vector<std::string> test_endpoints;
   CLI::App* test_cmd = add_test_command(app, test, run.config, test_endpoints);
+  for (const auto& [name, about] : kLuaCommands)  // listed by --help, never parsed by CLI11 (disabled)
+    app.add_subcommand(name, about)->disabled();
 
-  int parsed = parse_command_line(app, argc, argv);
+  // A Lua sub-command: CLI11 parses the main command's words before it and the
+  // configuration flags among its words; the others are the command's.
+  std::vector<std::string> main_words(argv, argv + argc);
+  if (int at = lua_command_index(app, argc, argv); at > 0) {
+    main_words.assign(argv, argv + at);
+    run.command = argv[at];
+    run.command_args = command_words(app, argc, argv, at, main_words);
+  }
+  std::vector<char*> main_argv;
+  for (std::string& w : main_words) main_argv.push_back(w.data());
+  int parsed = parse_command_line(app, static_cast<int>(main_argv.size()), main_argv.data());
   if (parsed >= 0) return parsed;
   endpoints.insert(endpoints.end(), config_endpoints.begin(), config_endpoints.end());
   endpoints.insert(endpoints.end(), test_endpoints.begin(), test_endpoints.end());
@@ -181,6 +259,7 @@ int main(int argc, char** argv) {
   if (!run.config.record.empty() && !run.config.replay.empty())
     return cloud::usage_error(current_command(app), "--record and --replay cannot be given together: record a run, then replay it");
   if (debug) run.config.debug = write_debug;
+  run.full_traceback = debug;
   run.output = output == "json" ? cloud::Output::json : output == "json-meta" ? cloud::Output::json_meta : cloud::Output::text;
   if (app.got_subcommand("serve")) return cloud::run_serve(serve);
   if (*config_cmd) return cloud::run_config(run.config);
@@ -190,6 +269,12 @@ int main(int argc, char** argv) {
   }
 
   run.steps = ordered_steps(app, exec, require);
+  if (!run.command.empty()) {
+    if (output != "text") run.command_args.insert(run.command_args.begin(), {"--output", output});
+    run.output = cloud::Output::text;  // the command prints; its status is the exit status
+    run.argv.assign(argv, argv + argc);
+    return cloud::run_lua(run);
+  }
   if (lua_definitions)  // lua/definitions.lua makes them; nothing else runs
     return run.steps = {{false, "io.write((require('cloud.definitions')()))"}}, cloud::run_lua(run);
   std::vector<std::string> rest = app.remaining();

@@ -1,10 +1,12 @@
 // Running Lua the way `lua` does: one state, the `cloud` module installed, the `arg`
 // table, CLOUDLUA_INIT (as LUA_INIT), -e and -l in command-line order, then the
 // script (or stdin), then maybe the REPL, all inside one protected call (lua.c's
-// pmain). Every chunk runs under a message handler that adds a traceback; a failure
-// prints "cloudlua: <message>" on stderr and makes the exit status 1, or 130 when
-// SIGINT or SIGTERM interrupted it (repl/interrupt.h: the first signal surfaces in Lua
-// as an "Interrupted" error, which sync and the transfers clean up after). With --output json the values a -e chunk or the script returns
+// pmain). Every chunk runs under a message handler that adds a traceback (the
+// user's frames only, every frame with --debug); a sub-command of lua/commands.lua
+// runs in place of the script (run_command). A failure prints "cloudlua: <message>"
+// on stderr and makes the exit status 1, or 130 when SIGINT or SIGTERM interrupted it
+// (repl/interrupt.h: the first signal surfaces in Lua as an "Interrupted" error, which
+// sync and the transfers clean up after). With --output json the values a -e chunk or the script returns
 // are printed as JSON, one document per line.
 #include <lauxlib.h>
 #include <lua.h>
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "core/redact.h"
 #include "lua/convert.h"
@@ -31,6 +34,37 @@ const char* const kErrorValueKey = "cloudlua.error_value";
 // How report_error writes: as text, or as one JSON document (--output json); set by run_lua.
 Output error_output = Output::text;
 
+// --debug: tracebacks keep every frame (set by run_lua).
+bool full_traceback = false;
+
+// Whether a frame is one of cloudlua's own: a C function or a chunk embedded in the
+// binary (its name starts "[cloudlua]", lua/modules.cpp), the user's code is neither.
+bool own_frame(const lua_Debug& ar) {
+  return std::strcmp(ar.what, "C") == 0 || std::strncmp(ar.short_src, "[cloudlua]", 10) == 0;
+}
+
+// Pushes `msg` followed by the traceback of the user's own frames (as luaL_traceback
+// writes them); nothing follows the message when none of the frames is the user's (a
+// sub-command, or an error raised inside cloudlua's own Lua from a -e chunk).
+void push_user_traceback(lua_State* L, const char* msg) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, msg);
+  lua_Debug ar;
+  bool first = true;
+  for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+    if (!lua_getinfo(L, "Slnt", &ar) || own_frame(ar)) continue;
+    if (first) luaL_addstring(&b, "\nstack traceback:");
+    first = false;
+    std::string line = std::string("\n\t") + ar.short_src + ":" + std::to_string(ar.currentline) + ": in ";
+    if (*ar.namewhat) line += std::string(ar.namewhat) + " '" + (ar.name ? ar.name : "?") + "'";
+    else if (*ar.what == 'm') line += "main chunk";
+    else line += std::string("function <") + ar.short_src + ":" + std::to_string(ar.linedefined) + ">";
+    luaL_addlstring(&b, line.data(), line.size());
+  }
+  luaL_pushresult(&b);
+}
+
 // Whether a chunk failed after a signal interrupted it: the run's exit status is then 130.
 bool run_interrupted = false;
 
@@ -39,7 +73,8 @@ int failed_status() { return run_interrupted ? 130 : 1; }
 
 // Error objects are tables with __tostring; anything else without a string form is
 // named by its type, as lua.c does. The value raised is kept (kErrorValueKey) for
-// report_error's JSON form.
+// report_error's JSON form. The traceback shows the user's frames only, unless
+// --debug asked for every one.
 int message_handler(lua_State* L) {
   lua_pushvalue(L, 1);
   lua_setfield(L, LUA_REGISTRYINDEX, kErrorValueKey);
@@ -48,7 +83,8 @@ int message_handler(lua_State* L) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
     else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
-  luaL_traceback(L, L, msg, 1);
+  if (full_traceback) luaL_traceback(L, L, msg, 1);
+  else push_user_traceback(L, msg);
   return 1;
 }
 
@@ -137,6 +173,26 @@ int run_script(lua_State* L, const RunOptions& o) {
   return run_function(L, static_cast<int>(o.script_args.size()), o.output);
 }
 
+// `cloudlua NAME ARGS...`: require("cloud.commands").main(NAME, ARGS...), whose
+// result is the exit status (0 done, 1 failed or differs, 2 a usage error); an error
+// it raises is reported as any other and makes the status 1.
+int run_command(lua_State* L, const RunOptions& o) {
+  static const char code[] = "return require('cloud.commands').main(...)";
+  if (luaL_loadbuffer(L, code, sizeof code - 1, "=[cloudlua] command line") != LUA_OK) return report_error(L, LUA_ERRSYNTAX), 1;
+  lua_pushstring(L, o.command.c_str());
+  for (const std::string& a : o.command_args) lua_pushlstring(L, a.data(), a.size());
+  int status = LUA_OK;
+  {
+    InterruptGuard guard(L, true);
+    status = protected_call(L, static_cast<int>(o.command_args.size()) + 1, 1);
+    if (status != LUA_OK && guard.interrupted()) run_interrupted = true;
+  }
+  if (status != LUA_OK) return report_error(L, status), failed_status();
+  int code_out = lua_isinteger(L, -1) ? static_cast<int>(lua_tointeger(L, -1)) : 1;
+  lua_pop(L, 1);
+  return code_out;
+}
+
 void print_version() { std::printf("cloudlua %s (%s)\n", CLOUDLUA_VERSION, LUA_RELEASE); }
 
 // The state made ready as `lua` makes it, with the `cloud` module of a new session;
@@ -161,6 +217,7 @@ bool open_state(lua_State* L, const RunOptions& o) {
 int run_all(lua_State* L, const RunOptions& o) {
   create_arg_table(L, o);
   if (!o.ignore_env && run_init(L) != LUA_OK) return failed_status();
+  if (!o.command.empty()) return run_command(L, o);
   if (run_steps(L, o) != LUA_OK) return failed_status();
   if (!o.script.empty() && run_script(L, o) != LUA_OK) return failed_status();
   bool nothing_given = o.script.empty() && o.steps.empty() && !o.version;
@@ -268,6 +325,7 @@ void write_redacted(std::FILE* to, const std::string& text) {
 
 int run_lua(const RunOptions& o) {
   error_output = o.output;
+  full_traceback = o.full_traceback;
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   if (!L) return std::fprintf(stderr, "cloudlua: cannot create state: not enough memory\n"), 1;
   lua_pushcfunction(L.get(), pmain);

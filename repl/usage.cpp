@@ -36,7 +36,8 @@ const Entries kEnvironment = {
 
 const char* const kExitStatus =
     "Exit status: 0 on success; 1 when a script, chunk or scripted session fails or the\n"
-    "command line cannot run; `cloudlua test`: 1 when a case fails, 2 when it cannot run.\n";
+    "command line cannot run; `cloudlua test`: 1 when a case fails, 2 when it cannot run;\n"
+    "sync, check, cp, ls, rm, cat, mb, rb: 1 when something failed or differs, 2 on a usage error.\n";
 
 // "cloudlua" or "cloudlua serve".
 std::string command_name(const CLI::App& cmd) {
@@ -68,7 +69,9 @@ std::string columns(const std::string& title, const Entries& entries) {
 std::string synopsis(const CLI::App& cmd) {
   if (!cmd.get_parent())
     return "usage: cloudlua [options] [script [args]]   a script; the REPL when none is given\n"
-           "       cloudlua COMMAND [options]           COMMAND: serve, config or test\n";
+           "       cloudlua COMMAND [options]           COMMAND: serve, config or test\n"
+           "       cloudlua COMMAND ARGS [options]      COMMAND: sync, check, cp, ls, rm, cat, mb or rb\n"
+           "A first word naming a sub-command is that sub-command; a script of that name runs as ./NAME.\n";
   std::string line = "usage: " + command_name(cmd) + " [options]";
   for (const CLI::Option* o : cmd.get_options())
     if (o->get_lnames().empty() && o->get_snames().empty()) line += " [" + o->get_name(true) + "...]";

@@ -37,7 +37,7 @@ if command -v luacheck >/dev/null; then
 fi
 
 # Every option --help lists, as a word of the page and of the completion script.
-for cmd in "" serve config test; do
+for cmd in "" serve config test sync check cp ls rm cat mb rb; do
   for opt in $("$BIN" $cmd --help | sed -n 's/^  \(-[^ ,]*\)\(, \(-[^ ]*\)\)\{0,1\}.*/\1 \3/p'); do
     grep -qE -- "(^|[ ,(\"])$opt([ ,.)\"]|\$)" "$WORK/man.txt" || fail "the page lacks '$opt' of cloudlua $cmd"
     grep -qE -- "(^|[ \"])$opt([ \"]|\$)" "$COMPLETION" || fail "the bash completion lacks '$opt' of cloudlua $cmd"

@@ -256,3 +256,15 @@ end
 test("several length limits are cross-checked", function()
   expect(checked >= 5).to_be_truthy()
 end)
+
+test("no help text carries an internal reference (an issue number)", function()
+  local names = {}
+  for _, w in ipairs(cloud.waiters()) do names[#names + 1] = w.name end
+  for _, op in ipairs(cloud.operations()) do names[#names + 1] = op.name end
+  for _, entry in ipairs(reference) do names[#names + 1] = entry.name end
+  for _, name in ipairs(names) do
+    local text = help_text(name)
+    local line = text:match("[^\n]*[Ii]ssue%s*#?%d+[^\n]*")
+    expect(line and name .. ": " .. line or false).to_equal(false)
+  end
+end)

@@ -1,15 +1,28 @@
--- scripts/sync.lua and scripts/check.lua: in this state against the embedded emulator
--- (up and down with s3:// and cloud:// locations, --delete with --exclude, --dry-run,
--- --exclude and --include in the order typed, --output json lines, a usage error),
--- and as separate processes for their exit status (0, 1 when something failed or
--- differs) and what they print.
+-- `cloudlua sync` and `cloudlua check` (lua/commands.lua, which scripts/sync.lua and
+-- scripts/check.lua run): in this state against the embedded emulator, from their
+-- command line's words (up and down with s3:// and cloud:// locations, --delete with
+-- --exclude, --dry-run, --exclude and --include in the order typed, --output json
+-- lines, a usage error), and the scripts as separate processes for their exit status
+-- (0, 1 when something failed or differs) and what they print.
 
 local emu = cloud.emulator
 local fs = cloud.fs
-local support = dofile("tests/scripts/support.lua")
 local files = dofile("tests/lua/support/files.lua")
-local sync = support.runner("scripts/sync.lua")
-local check = support.runner("scripts/check.lua")
+-- A function that runs the command `name` on its words in this state and returns what
+-- it printed, one string per line; a usage error raises its message, a status of 1
+-- raises "(exit 1)".
+local function runner(name)
+  return function(...)
+    local printed, real_print = {}, print
+    print = function(...) printed[#printed + 1] = table.concat({ ... }, "\t") end  -- luacheck: ignore 121
+    local ok, r = pcall(cloud.commands.run, name, ...)
+    print = real_print  -- luacheck: ignore 121
+    if not ok then error(type(r) == "table" and r.message or r, 0) end
+    if r.status ~= 0 then error(("(exit %d)"):format(r.status), 0) end
+    return printed
+  end
+end
+local sync, check = runner("sync"), runner("check")
 local bin = os.getenv("CLOUDLUA_TEST_BIN")
 local dir
 
@@ -86,7 +99,7 @@ end)
 test("usage errors name the option and the value", function()
   expect(sync, dir, "s3://site", "--shard", "3/3").to_fail("--shard 3/3: I/N with 0 <= I < N expected (shard I of N)")
   expect(sync, dir, "s3://site", "--delte").to_fail("unknown option --delte; did you mean '--delete'?")
-  expect(sync, dir, "s3://").to_fail("sync.lua: bad argument #1 to 'cloud.storage.sync' (field 'to': 's3://' names no bucket")
+  expect(sync, dir, "s3://").to_fail("bad argument #1 to 'cloud.storage.sync' (field 'to': 's3://' names no bucket")
   expect(sync, dir).to_fail("missing DST")
 end)
 

@@ -1,0 +1,964 @@
+-- The sub-commands of the command line, `cloudlua sync|check|cp|ls|rm|cat|mb|rb`, each
+-- also a function of cloud.commands that takes the same options as a table:
+--
+--   cloud.commands.cp{ "s3://logs/2024-*/*.gz", "dir/", dry_run = true }
+--   cloud.commands.sync{ "./build", "s3://site/www", delete = true, exclude = { "*.tmp" } }
+--   cloud.commands.ls{ "s3://site/www/", recursive = true, quiet = true }  -- the entries, nothing printed
+--
+-- The list part holds the positional arguments; an option is its long name with '_'
+-- for '-' (--dry-run: dry_run, --limit-rate: limit_rate). --include and --exclude are
+-- lists (include = { glob, ... }), or, in the order typed, filters = { { "exclude",
+-- glob }, { "include", glob } }. A function prints what its command prints (quiet =
+-- true: nothing but failures) and returns a result table whose `status` is the exit
+-- status its command would have: 0 done, 1 something failed or differs (sync: or a
+-- deletion was held back). A usage error (an unknown option, a missing argument, a
+-- bad location) is raised as a validation error with code UsageError; on the command
+-- line it is status 2, as is sync's and check's refusal of what was typed (a missing
+-- source, an empty source under delete: NoSuchSource, EmptySource). An interrupted
+-- sync prints its summary so far, marked " (interrupted)", and raises the Interrupted
+-- error again (the process exits 130).
+--
+-- main(name, ...) is the command line: the arguments parsed by the command's spec
+-- (the one that checks the table form too), the function called, its status returned.
+--
+-- Decisions:
+-- * One spec per command lists its positional arguments and options; the shared ones
+--   (SHARED) are defined once. The argument parser turns a command line into exactly
+--   the table a script would pass, and the same check then runs on both.
+-- * Everything that deletes (rm --recursive, rb --force) reads the whole listing,
+--   completely and without error, before the first deletion; deletions go 1,000 keys
+--   to a DeleteObjects, and each key the server refuses is reported.
+-- * Streams (`cp - s3://b/k`, `cp s3://b/k -`, `cat`) hold one part at a time: stdin
+--   goes up in parts of part_size read as they come (one PutObject when it all fits in
+--   one), an object comes down in ranged GETs of part_size, each checked against the
+--   ETag the object had when the stream began.
+-- * A wildcard source (`s3://b/logs/2024-*/*.gz`) is one listing of its literal prefix
+--   (the key up to the first wildcard), every key matched with cloud.fs.glob anchored
+--   at the top; the keys keep their path below the prefix's last folder.
+
+local M = {}
+local MiB = 1024 * 1024
+local DELETE_BATCH = 1000  -- keys in one DeleteObjects
+
+local function cloud_module() return package.loaded.cloud end
+
+---------------------------------------------------------------- errors
+
+-- Raises the usage error `message` (what was wrong and what is allowed).
+local function usage(message)
+  error(cloud_module().error{ kind = "validation", code = "UsageError", message = message }, 0)
+end
+
+local function is_usage_error(err)
+  return type(err) == "table" and err.code == "UsageError"
+end
+
+---------------------------------------------------------------- locations
+
+-- The bucket location `text` names, { Bucket =, Prefix = } (Prefix "" for none), read
+-- by cloud.storage.location (the one grammar), or nil for a local path; a usage error
+-- for a string that starts like a location (s3:/b, gs://b, s3://) but is not one and
+-- names nothing on disk.
+local function parse_location(text)
+  local cloud = cloud_module()
+  local where, why = cloud.storage.location(text)
+  if where then return { Bucket = where.Bucket, Prefix = where.Prefix or "" } end
+  if text:match("^[%a][%w+.-]*:") and cloud.fs.stat(text) == nil then
+    usage(why .. "; neither an existing local path nor a bucket location")
+  end
+  return nil
+end
+
+-- "s3://bucket/key": a location as the command line names it.
+local function url(bucket, key) return "s3://" .. bucket .. "/" .. (key or "") end
+
+-- The last segment of a key or path ("" for one ending with '/').
+local function basename(path) return path:match("([^/]*)$") end
+
+-- Whether `key` holds a wildcard of cloud.fs.glob (* ? [).
+local function has_wildcard(key) return key:find("[*?[]") ~= nil end
+
+---------------------------------------------------------------- output
+
+-- A JSON string: UTF-8 text as it is, control characters and bytes that are not UTF-8
+-- escaped (\u00XX: a name's bytes still show).
+local function json_string(s)
+  local short = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+  local out = s:gsub('[%c"\\]', function(c) return short[c] or ("\\u%04x"):format(c:byte()) end)
+  if utf8.len(out) then return '"' .. out .. '"' end
+  local fixed, i = {}, 1
+  while i <= #out do
+    local ok, after = pcall(utf8.offset, out, 2, i)
+    local code = ok and after and utf8.len(out:sub(i, after - 1)) and out:sub(i, after - 1)
+    if code then fixed[#fixed + 1], i = code, after
+    else fixed[#fixed + 1], i = ("\\u%04x"):format(out:byte(i)), i + 1 end
+  end
+  return '"' .. table.concat(fixed) .. '"'
+end
+
+-- One JSON object on one line from `fields`, a list of { name, value } (strings,
+-- numbers, booleans, lists of strings), in that order; nil values left out.
+function M.json_line(fields)
+  local parts = {}
+  for _, f in ipairs(fields) do
+    local v, text = f[2], nil
+    if type(v) == "string" then text = json_string(v)
+    elseif type(v) == "table" then
+      local items = {}
+      for i, item in ipairs(v) do items[i] = json_string(tostring(item)) end
+      text = "[" .. table.concat(items, ",") .. "]"
+    elseif math.type(v) == "float" and v == math.floor(v) and v < 2 ^ 53 then text = ("%d"):format(v)
+    elseif v ~= nil then text = tostring(v) end
+    if text then parts[#parts + 1] = json_string(f[1]) .. ":" .. text end
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+-- The printer of a command: out(text) writes a line for people (unless quiet or
+-- JSON), json(fields) a JSON line (with --output json), fail(what, err) a failure on
+-- stderr (always). Every text from outside goes through cloud.printable.
+local function printer(o)
+  local cloud = cloud_module()
+  local p = { json_mode = o.output == "json" }
+  function p.out(text)
+    if not o.quiet and not p.json_mode then print(cloud.printable(text)) end
+  end
+  function p.json(fields)
+    if p.json_mode and not o.quiet then print(M.json_line(fields)) end
+  end
+  function p.fail(what, err)
+    p.note(("failed: %s: %s"):format(what, tostring(err)))
+  end
+  function p.note(text)
+    io.stderr:write(cloud.printable(text), "\n")
+  end
+  return p
+end
+
+-- "12.5 MiB", or the exact count of bytes.
+local function size_shown(n, human)
+  if not human then return tostring(n) end
+  return require("cloud.transfer_parts").size_text(n)
+end
+
+-- "2024-05-01 12:00:00" from an ISO 8601 time.
+local function time_shown(iso)
+  local d, t = tostring(iso or ""):match("^(%d+%-%d+%-%d+)T(%d+:%d+:%d+)")
+  return d and (d .. " " .. t) or tostring(iso or "")
+end
+
+---------------------------------------------------------------- options
+
+-- The option values' checks: each returns the value or nil and what is allowed.
+local checks = {
+  size = function(text)
+    if math.type(text) == "integer" and text >= 1 then return text end
+    local number, unit = tostring(text):upper():match("^(%d+)([KMG]?)I?B?$")
+    local size = number and math.tointeger(tonumber(number) * ({ [""] = 1, K = 1024, M = MiB, G = 1024 * MiB })[unit])
+    if not size or size < 1 then return nil, "a size such as 8M, 512K or 5242880 expected" end
+    return size
+  end,
+  count = function(text)
+    local n = math.tointeger(tonumber(text))
+    if n and n >= 1 then return n end
+    return nil, "a whole number from 1 on expected"
+  end,
+  limit = function(text)
+    local n = math.tointeger(tonumber(text))
+    if n and n >= 0 then return n end
+    return nil, "a count >= 0 expected"
+  end,
+  shard = function(text)
+    if type(text) == "table" then return text end
+    local i, n = tostring(text):match("^(%d+)/(%d+)$")
+    i, n = tonumber(i), tonumber(n)
+    if i and n and n >= 1 and i < n then return { index = math.tointeger(i), count = math.tointeger(n) } end
+    return nil, "I/N with 0 <= I < N expected (shard I of N)"
+  end,
+}
+-- A byte rate, as curl's --limit-rate: 50M, 512K, 1G, 1000000 (bytes a second).
+checks.rate = checks.size
+
+-- The options every command may take, defined once (its spec names those it takes).
+local SHARED = {
+  ["dry-run"] = { doc = "Show what would be done; change nothing" },
+  exclude = { value = "GLOB", ordered = true, doc = "Leave out the paths GLOB matches (* ** ? [...]); may repeat" },
+  include = { value = "GLOB", ordered = true, doc = "Take the paths GLOB matches back in; may repeat; the later filter wins" },
+  concurrency = { value = "N", check = "count", doc = "Transfers at once, parts of large files included (default 16)" },
+  output = { value = "FORMAT", choices = { "text", "json" }, doc = "json: one JSON line per item, then a summary record" },
+  progress = { doc = "A progress line on stderr, off a terminal too (every few seconds)" },
+  quiet = { doc = "Print nothing but failures" },
+  ["limit-rate"] = { value = "RATE", check = "rate", doc = "Cap the bandwidth of all transfers together at RATE bytes a second (50M, 512K)" },
+  ["part-size"] = { value = "SIZE", check = "size", doc = "Transfer in parts of SIZE (default 8M)" },
+  recursive = { doc = "Every object under the prefix (every file under the folder)" },
+}
+
+local COMMANDS = {
+  sync = {
+    args = { "SRC", "DST" },
+    about = "Makes DST the same as SRC, each a local folder or s3://BUCKET[/PREFIX]: copies what is missing or changed.",
+    options = { { "delete", doc = "Remove what DST has and SRC does not (never what --exclude keeps out), after the copies" },
+                { "delete-all", doc = "With --delete, allow an empty SRC to empty DST (refused otherwise)" },
+                { "max-delete", value = "N", check = "limit",
+                  doc = "With --delete, remove at most N; the rest is reported and the exit status is 1" },
+                "dry-run", "exclude", "include",
+                { "checksum", doc = "Compare contents (MD5 and ETags), not sizes and times" },
+                { "size-only", doc = "Compare sizes only" },
+                "concurrency", "part-size",
+                { "shard", value = "I/N", check = "shard", doc = "Take only the paths of shard I of N (0-based; FNV-1a of the path)" },
+                "output", { "verbose", doc = "With --output json, a line for each path skipped too" },
+                "progress", "quiet", "limit-rate" },
+  },
+  check = {
+    args = { "SRC", "DST" },
+    about = "Tells what differs between SRC and DST (a local folder or s3://BUCKET[/PREFIX] each), transferring nothing.",
+    options = { { "size-only", doc = "Compare sizes only, not contents" }, "exclude", "include", "output", "quiet" },
+  },
+  cp = {
+    args = { "SRC", "DST" },
+    about = "Copies a file or object: local to s3://, s3:// to local, s3:// to s3://; - is stdin or stdout; "
+      .. "wildcards (* ? [...]) in an s3:// source; --recursive for a folder or prefix.",
+    options = { "recursive", "dry-run", "exclude", "include", "concurrency", "part-size", "output", "progress",
+                "quiet", "limit-rate" },
+  },
+  ls = {
+    args = { "LOCATION?" },
+    about = "Lists the buckets, or one level of s3://BUCKET[/PREFIX] (folders as PRE), or everything under it with --recursive.",
+    options = { "recursive", { "human-readable", doc = "Sizes as 1.5 MiB rather than in bytes" },
+                { "summarize", doc = "End with the count of objects and their total size" }, "output", "quiet" },
+  },
+  rm = {
+    args = { "LOCATION" },
+    about = "Removes an object, or with --recursive every object under a prefix (after listing all of them).",
+    options = { "recursive", "dry-run", "exclude", "include", "output", "quiet" },
+  },
+  cat = {
+    args = { "LOCATION" },
+    about = "Writes an object to stdout as it comes, a part at a time.",
+    options = { "part-size", "limit-rate" },
+  },
+  mb = {
+    args = { "LOCATION" },
+    about = "Makes the bucket s3://BUCKET.",
+    options = { "output", "quiet" },
+  },
+  rb = {
+    args = { "LOCATION" },
+    about = "Removes the bucket s3://BUCKET; --force removes its objects first (after listing all of them).",
+    options = { { "force", doc = "Remove every object first, then the bucket" }, "dry-run", "output", "quiet" },
+  },
+}
+
+-- The options of a command: { name =, value =, check =, choices =, ordered =, doc = }
+-- each, in the order of its spec (the shared ones from SHARED), made once.
+local function options_of(name)
+  local spec = COMMANDS[name]
+  if spec.resolved then return spec.resolved end
+  local list = {}
+  for _, o in ipairs(spec.options) do
+    if type(o) == "string" then
+      local shared = assert(SHARED[o], o)
+      list[#list + 1] = { name = o, value = shared.value, check = shared.check, choices = shared.choices,
+                          ordered = shared.ordered, doc = shared.doc }
+    else
+      list[#list + 1] = { name = o[1], value = o.value, check = o.check, choices = o.choices, doc = o.doc }
+    end
+  end
+  spec.resolved = list
+  return list
+end
+
+local function field_of(option_name) return (option_name:gsub("-", "_")) end
+
+-- The names allowed in the table form of `name`: its options' fields and `filters`.
+local function fields_of(name)
+  local names = { "filters" }
+  for _, o in ipairs(options_of(name)) do names[#names + 1] = field_of(o.name) end
+  return names
+end
+
+-- The " (did you mean 'x'?)" part for `typed` among `names`.
+local function hint(typed, names)
+  local near = cloud_module().nearest(typed, names)
+  return near and near ~= typed and ("; did you mean '%s'?"):format(near) or ""
+end
+
+-- The value of option `o` checked and converted; a usage error names `shown` (how it
+-- was given: --concurrency or concurrency) and the value.
+local function checked(o, shown, value)
+  if o.choices then
+    for _, c in ipairs(o.choices) do if c == value then return value end end
+    usage(("%s %s: must be one of %s%s"):format(shown, tostring(value), table.concat(o.choices, ", "),
+      hint(tostring(value), o.choices)))
+  end
+  if not o.check then return value end
+  local v, why = checks[o.check](value)
+  if v == nil then usage(("%s %s: %s"):format(shown, tostring(value), why)) end
+  return v
+end
+
+-- The table form of a command, checked: unknown fields refused (with the nearest
+-- known one), values converted, positional arguments counted; the options table the
+-- command runs with (include/exclude folded into filters, in order).
+local function checked_options(name, t)
+  if type(t) ~= "table" then usage(("%s takes a table, got %s"):format(name, type(t))) end
+  local spec, by_field = COMMANDS[name], {}
+  for _, o in ipairs(options_of(name)) do by_field[field_of(o.name)] = o end
+  local o = { filters = {} }
+  for key, value in pairs(t) do
+    if math.type(key) ~= "integer" then
+      local opt = by_field[key]
+      if not opt and key ~= "filters" then
+        local near = cloud_module().nearest(tostring(key), fields_of(name))
+        usage(("bad argument #1 to '%s' (unknown field '%s'%s)"):format(name, tostring(key),
+          near and (", did you mean '" .. near .. "'?") or ""))
+      end
+      if opt and opt.ordered then
+        if type(value) ~= "table" then usage(("field '%s' must be a list of globs"):format(key)) end
+      elseif opt and opt.value then
+        o[key] = checked(opt, key, value)
+      elseif opt then
+        o[key] = value and true or nil
+      end
+    end
+  end
+  for _, kind in ipairs{ "exclude", "include" } do
+    for _, glob in ipairs(t[kind] or {}) do o.filters[#o.filters + 1] = { kind, glob } end
+  end
+  for i, f in ipairs(t.filters or {}) do
+    if type(f) ~= "table" or (f[1] ~= "include" and f[1] ~= "exclude") or type(f[2]) ~= "string" then
+      usage(("filters[%d] must be { \"include\" | \"exclude\", glob }"):format(i))
+    end
+    o.filters[#o.filters + 1] = f
+  end
+  local positional = {}
+  for i, a in ipairs(t) do
+    if type(a) ~= "string" then usage(("argument %d must be a string"):format(i)) end
+    positional[i] = a
+  end
+  for i, arg in ipairs(spec.args) do
+    local label, optional = arg:match("^([^?]+)(%??)$")
+    if positional[i] == nil and optional == "" then usage("missing " .. label) end
+  end
+  if #positional > #spec.args then usage(("unexpected argument '%s'"):format(positional[#spec.args + 1])) end
+  o.args = positional
+  return o
+end
+
+-- `list` (a command line's words) as the table form of `name`: --opt, --opt=value,
+-- --opt value; "--" ends the options.
+local function parse_words(name, list)
+  local t, by_name, names = {}, {}, { "--help" }
+  for _, o in ipairs(options_of(name)) do by_name[o.name], names[#names + 1] = o, "--" .. o.name end
+  local i, ended = 1, false
+  while i <= #list do
+    local a = list[i]
+    if ended or a == "-" or not a:match("^%-") then
+      t[#t + 1] = a
+    elseif a == "--" then
+      ended = true
+    else
+      local typed, value = a:match("^(%-%-[^=]+)=(.*)$")
+      typed = typed or a
+      local o = by_name[typed:match("^%-%-(.*)") or ""]
+      if not o then usage(("unknown option %s%s"):format(typed, hint(typed, names))) end
+      if not o.value then
+        if value then usage(typed .. " takes no value") end
+        t[field_of(o.name)] = true
+      else
+        if not value then
+          i = i + 1
+          value = list[i]
+          if value == nil then usage(("%s needs a value (%s)"):format(typed, o.value)) end
+        end
+        value = checked(o, typed, value)
+        if o.ordered then t.filters = t.filters or {}; t.filters[#t.filters + 1] = { o.name, value }
+        else t[field_of(o.name)] = value end
+      end
+    end
+    i = i + 1
+  end
+  return t
+end
+
+-- The text of `cloudlua NAME --help`.
+function M.help_text(name)
+  local spec = COMMANDS[name]
+  local words = {}
+  for _, a in ipairs(spec.args) do
+    local label, optional = a:match("^([^?]+)(%??)$")
+    words[#words + 1] = optional == "" and label or "[" .. label .. "]"
+  end
+  local lines = { ("usage: cloudlua %s %s [options]"):format(name, table.concat(words, " ")), "", spec.about, "",
+                  "Options:", ("  %-24s %s"):format("-h, --help", "Show this help") }
+  for _, o in ipairs(options_of(name)) do
+    local doc = o.doc .. (o.choices and ("; one of " .. table.concat(o.choices, ", ")) or "")
+    lines[#lines + 1] = ("  %-24s %s"):format("--" .. o.name .. (o.value and " " .. o.value or ""), doc)
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "The configuration flags of cloudlua (--profile, --endpoint, --region...) may come before or after"
+  lines[#lines + 1] = "the command; --debug shows every exchange. A location is s3://BUCKET[/PREFIX]."
+  lines[#lines + 1] = "Exit status: 0 done; 1 something failed (check: something differs; sync: deletions held back);"
+  lines[#lines + 1] = "2 a usage error or a refusal (a SRC that does not exist, an empty SRC under --delete); 130 interrupted."
+  return table.concat(lines, "\n") .. "\n"
+end
+
+---------------------------------------------------------------- shared steps
+
+-- Runs `body` with the process's bandwidth cap at o.limit_rate (when given), the cap
+-- before it restored after, error or not.
+local function with_rate(o, body)
+  if not o.limit_rate then return body() end
+  local cloud = cloud_module()
+  local before = cloud.limit_rate(o.limit_rate)
+  local results = table.pack(pcall(body))
+  cloud.limit_rate(before)
+  if not results[1] then error(results[2], 0) end
+  return table.unpack(results, 2, results.n)
+end
+
+-- A matcher of relative paths for o.filters (the last filter that matches decides;
+-- everything is taken when none does, as sync does).
+local function filter_of(o)
+  local compiled = {}
+  for i, f in ipairs(o.filters) do compiled[i] = { include = f[1] == "include", match = cloud_module().fs.glob(f[2]) } end
+  return function(path)
+    local take = true
+    for _, f in ipairs(compiled) do
+      if f.match(path) then take = f.include end
+    end
+    return take
+  end
+end
+
+-- Every object under `prefix` of `bucket`, read to the end of the listing before it
+-- returns (an error on any page is raised: nothing has been acted on yet).
+local function list_all(bucket, prefix)
+  local out = {}
+  for page in cloud_module().pages("list_objects_v2", { Bucket = bucket, Prefix = prefix ~= "" and prefix or nil }) do
+    for _, c in ipairs(page.Contents or {}) do out[#out + 1] = c end
+  end
+  return out
+end
+
+-- `prefix` as a folder: "" or ending with '/'.
+local function folder(prefix)
+  if prefix == "" or prefix:sub(-1) == "/" then return prefix end
+  return prefix .. "/"
+end
+
+-- Deletes `keys` of `bucket` in DeleteObjects batches; calls done(key, err) for each.
+local function delete_keys(bucket, keys, done)
+  local storage = cloud_module().storage
+  for first = 1, #keys, DELETE_BATCH do
+    local batch = {}
+    for i = first, math.min(first + DELETE_BATCH - 1, #keys) do batch[#batch + 1] = { Key = keys[i] } end
+    local ok, r = pcall(storage.delete_objects, { Bucket = bucket, Object = batch, Quiet = true })
+    local failed = {}
+    if not ok then
+      for _, k in ipairs(batch) do failed[k.Key] = true; done(k.Key, r) end
+    else
+      for _, problem in ipairs(r.Error or {}) do
+        failed[problem.Key] = true
+        done(problem.Key, ("%s: %s"):format(tostring(problem.Code), tostring(problem.Message)))
+      end
+    end
+    for _, k in ipairs(batch) do if not failed[k.Key] then done(k.Key, nil) end end
+  end
+end
+
+---------------------------------------------------------------- sync and check
+
+-- Runs cloud.storage.NAME (sync or check) on `args`: its result, or the error it
+-- raised turned into what the command reports. A bad argument (a location that is
+-- not one, two local folders) becomes the usage error naming it; an interruption
+-- carrying its summary is returned as (nil, err) for the caller to print it first;
+-- anything else is raised as it is (a refusal such as NoSuchSource or EmptySource is
+-- a validation error: status 2).
+local function storage_call(name, args)
+  local ok, r = pcall(cloud_module().storage[name], args)
+  if ok then return r end
+  if type(r) == "table" and r.code == "Interrupted" and r.summary then return nil, r end
+  if type(r) == "string" and r:find("bad argument", 1, true) then
+    usage((r:gsub("^%[?[^:]*%]? ?[^:]*:%d+: ", "")))  -- without the "chunk:line:" it was raised at
+  end
+  error(r, 0)
+end
+
+-- The summary line of a sync (or its record, with --output json); marked as
+-- interrupted when it was.
+local function sync_summary(p, o, summary, elapsed)
+  local size_text = require("cloud.transfer_parts").size_text
+  local src, dst = o.args[1], o.args[2]
+  local held = summary.not_deleted or summary.deletes_withheld
+  p.json{ { "summary", true }, { "copied", summary.copied }, { "skipped", summary.skipped },
+          { "deleted", summary.deleted }, { "failed", summary.failed }, { "bytes", summary.bytes },
+          { "dry_run", summary.dry_run or false }, { "seconds", tonumber(("%.3f"):format(elapsed)) },
+          { "not_deleted", held }, { "interrupted", summary.interrupted and true or nil } }
+  local note = held and (", %d not deleted"):format(held) or ""
+  if summary.dry_run then
+    p.out(("(dry run) %s -> %s: would copy %d (%s), delete %d%s; %d the same"):format(src, dst, summary.copied,
+      size_text(summary.bytes), summary.deleted, note, summary.skipped))
+  else
+    p.out(("%s -> %s: %d copied (%s), %d the same, %d deleted%s, %d failed in %.1f s%s"):format(src, dst,
+      summary.copied, size_text(summary.bytes), summary.skipped, summary.deleted, note, summary.failed, elapsed,
+      summary.interrupted and " (interrupted)" or ""))
+  end
+end
+
+-- cloud.commands.sync{ SRC, DST, ... }: cloud.storage.sync with the command's output.
+-- Failures and held deletions go to stderr ("failed:", "not deleted:"); status 1 when
+-- anything failed or a deletion was held back. Interrupted, the summary so far is
+-- printed (marked) and the Interrupted error raised again (the process exits 130).
+function M.sync(t)
+  local o = checked_options("sync", t)
+  if o.checksum and o.size_only then usage("--checksum and --size-only cannot be given together") end
+  local p = printer(o)
+  local on_action
+  if p.json_mode then
+    on_action = function(action, path, entry, err)
+      if action == "skip" and not o.verbose then return end
+      p.json{ { "action", o.dry_run and "plan-" .. action or action }, { "path", path },
+              { "size", entry and action ~= "delete" and entry.size or nil }, { "error", err and tostring(err) or nil } }
+    end
+  elseif o.quiet then
+    on_action = function() end
+  end
+  local start = cloud_module().clock()
+  local summary, interruption = with_rate(o, function()
+    return storage_call("sync", {
+      from = o.args[1], to = o.args[2], delete = o.delete, dry_run = o.dry_run,
+      delete_all = o.delete_all, max_delete = o.max_delete, filters = o.filters,
+      compare = o.checksum and "checksum" or o.size_only and "size" or nil,
+      concurrency = o.concurrency, part_size = o.part_size, shard = o.shard,
+      progress = o.progress or (o.quiet and false) or nil, on_action = on_action, collect = true })
+  end)
+  if interruption then summary = interruption.summary end
+  local elapsed = cloud_module().clock() - start
+  for _, e in ipairs(summary.errors) do p.fail(e.path, e.error) end
+  if summary.delete_note then p.note("not deleted: " .. summary.delete_note) end
+  sync_summary(p, o, summary, elapsed)
+  if interruption then io.stdout:flush(); error(interruption, 0) end
+  summary.status = (summary.failed > 0 or summary.not_deleted or summary.deletes_withheld) and 1 or 0
+  return summary
+end
+
+-- cloud.commands.check{ SRC, DST, ... }: cloud.storage.check with the command's
+-- output; status 1 when anything differs or a folder could not be listed.
+function M.check(t)
+  local o = checked_options("check", t)
+  local p = printer(o)
+  local r = storage_call("check", { from = o.args[1], to = o.args[2], filters = o.filters,
+                                    compare = o.size_only and "size" or "checksum" })
+  local src, dst = o.args[1], o.args[2]
+  for _, f in ipairs(r.failed) do p.fail(f.path, f.error) end
+  local failed = {}
+  for i, f in ipairs(r.failed) do failed[i] = f.path end
+  p.json{ { "same", r.same }, { "differ", r.differ }, { "only_in_from", r.only_in_from }, { "only_in_to", r.only_in_to },
+          { "failed", #failed > 0 and failed or nil } }
+  for _, path in ipairs(r.differ) do p.out("differ: " .. path) end
+  for _, path in ipairs(r.only_in_from) do p.out("only in " .. src .. ": " .. path) end
+  for _, path in ipairs(r.only_in_to) do p.out("only in " .. dst .. ": " .. path) end
+  p.out(("%d the same, %d differ, %d only in %s, %d only in %s"):format(r.same, #r.differ, #r.only_in_from, src,
+    #r.only_in_to, dst))
+  r.status = #r.differ + #r.only_in_from + #r.only_in_to + #r.failed > 0 and 1 or 0
+  return r
+end
+
+---------------------------------------------------------------- streams
+
+-- Reads `stream` up to `n` bytes (fewer only at its end); nil at the end.
+local function read_full(stream, n)
+  local parts, got = {}, 0
+  while got < n do
+    local chunk = stream:read(n - got)
+    if not chunk then break end
+    parts[#parts + 1], got = chunk, got + #chunk
+  end
+  return got > 0 and table.concat(parts) or nil
+end
+
+-- Uploads what `stream` holds to bucket/key a part at a time (one PutObject when it
+-- all fits in one part); an upload that fails midway is aborted. The bytes sent.
+local function upload_stream(stream, bucket, key, part_size)
+  local storage = cloud_module().storage
+  local min_part = require("cloud.transfer_parts").limits()
+  part_size = math.max(part_size, min_part)
+  local first = read_full(stream, part_size) or ""
+  if #first < part_size then
+    storage.put_object{ Bucket = bucket, Object = key, Body = first }
+    return #first
+  end
+  local up = storage.create_multipart_upload{ Bucket = bucket, Object = key }
+  local parts, sent, chunk = {}, 0, first
+  local ok, err = pcall(function()
+    while chunk do
+      local n = #parts + 1
+      local r = storage.upload_part{ Bucket = bucket, Object = key, uploadId = up.UploadId, partNumber = n, body = chunk }
+      parts[n], sent = { PartNumber = n, ETag = r.ETag }, sent + #chunk
+      chunk = read_full(stream, part_size)
+    end
+    storage.complete_multipart_upload{ Bucket = bucket, Object = key, uploadId = up.UploadId, Part = parts }
+  end)
+  if not ok then
+    pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = up.UploadId })
+    error(err, 0)
+  end
+  return sent
+end
+
+-- Writes the object bucket/key to `stream` in ranged GETs of part_size, each checked
+-- against the ETag the object had at the start. The bytes written.
+local function download_stream(bucket, key, stream, part_size)
+  local storage = cloud_module().storage
+  local head = storage.head_object{ Bucket = bucket, Object = key }
+  local size, etag = head.ContentLength or 0, head.ETag
+  for offset = 0, size - 1, part_size do
+    local last = math.min(offset + part_size, size) - 1
+    local r = storage.get_object{ Bucket = bucket, Object = key, Range = ("bytes=%d-%d"):format(offset, last) }
+    if r.ETag ~= etag then
+      error(cloud_module().error{ kind = "api", code = "ObjectChanged", operation = "GetObject",
+        message = ("%s changed while it was read (ETag %s, then %s)"):format(url(bucket, key), tostring(etag), tostring(r.ETag)) }, 0)
+    end
+    stream:write(r.Body)
+  end
+  stream:flush()
+  return size
+end
+
+-- cloud.commands.cat{ "s3://b/key" }: the object to stdout, a part at a time.
+function M.cat(t)
+  local o = checked_options("cat", t)
+  local where = parse_location(o.args[1])
+  if not where or where.Prefix == "" or where.Prefix:sub(-1) == "/" then
+    usage(("'%s' is not an object: cat takes s3://BUCKET/KEY"):format(o.args[1]))
+  end
+  local size = with_rate(o, function() return download_stream(where.Bucket, where.Prefix, io.stdout, o.part_size or 8 * MiB) end)
+  return { bytes = size, status = 0 }
+end
+
+---------------------------------------------------------------- cp
+
+-- The copies of `cp`: { from =, to =, size =, kind = "upload" | "download" | "copy" } each.
+local function plan_copies(o)
+  local src, dst = o.args[1], o.args[2]
+  local from, to = src ~= "-" and parse_location(src), dst ~= "-" and parse_location(dst)
+  local cloud = cloud_module()
+  local take = filter_of(o)
+  if src == "-" or dst == "-" then
+    if src == "-" and dst == "-" then usage("SRC and DST cannot both be - (stdin and stdout)") end
+    if o.recursive then usage("--recursive cannot copy from stdin or to stdout") end
+    local where = from or to
+    if not where then usage("a copy from stdin or to stdout takes an s3://BUCKET/KEY on its other side, not a local path") end
+    if where.Prefix == "" or where.Prefix:sub(-1) == "/" or has_wildcard(where.Prefix) then
+      usage(("'%s' is not one object: with -, the other side is s3://BUCKET/KEY"):format(from and src or dst))
+    end
+    return { { kind = src == "-" and "stdin" or "stdout", from = from, to = to } }
+  end
+  if not from and not to then
+    usage(("'%s' and '%s' are both local paths: cloudlua copies to or from s3://BUCKET/KEY (use cp(1) for local copies)"):format(src, dst))
+  end
+  local copies = {}
+  -- the target of a relative path `rel`
+  local function target(rel)
+    if to then return { bucket = to.Bucket, key = folder(to.Prefix) .. rel } end
+    return { file = dst:gsub("/+$", "") .. "/" .. rel }
+  end
+  if from and (o.recursive or has_wildcard(from.Prefix)) then
+    local base, match
+    if has_wildcard(from.Prefix) then
+      local literal = from.Prefix:match("^[^*?[]*")
+      base = literal:match("^(.*/)") or ""
+      match = cloud.fs.glob("/" .. from.Prefix)
+      if o.recursive then usage("--recursive and a wildcard cannot be given together: the wildcard says which keys") end
+      for _, c in ipairs(list_all(from.Bucket, literal)) do
+        local rel = c.Key:sub(#base + 1)
+        if match(c.Key) and take(rel) then
+          copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
+        end
+      end
+    else
+      base = folder(from.Prefix)
+      for _, c in ipairs(list_all(from.Bucket, base)) do
+        local rel = c.Key:sub(#base + 1)
+        if rel ~= "" and take(rel) then
+          copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
+        end
+      end
+    end
+  elseif from then
+    if from.Prefix == "" or from.Prefix:sub(-1) == "/" then
+      usage(("'%s' is a prefix, not an object: give --recursive to copy what is under it"):format(src))
+    end
+    local into_folder = to and (to.Prefix == "" or to.Prefix:sub(-1) == "/")
+      or not to and (dst:sub(-1) == "/" or (cloud.fs.stat(dst) or {}).type == "dir")
+    local dest = into_folder and target(basename(from.Prefix))
+      or to and { bucket = to.Bucket, key = to.Prefix } or { file = dst }
+    copies[1] = { from = { bucket = from.Bucket, key = from.Prefix }, to = dest }
+  else
+    local stat = cloud.fs.stat(src)
+    if not stat then usage(("'%s': no such file (a location is s3://BUCKET/KEY)"):format(src)) end
+    if stat.type == "dir" then
+      if not o.recursive then usage(("'%s' is a folder: give --recursive to copy what is in it"):format(src)) end
+      for e in cloud.fs.walk(src) do
+        if e.type == "file" and take(e.path) then
+          copies[#copies + 1] = { from = { file = src:gsub("/+$", "") .. "/" .. e.path }, to = target(e.path), size = e.size }
+        end
+      end
+    else
+      local into_folder = to.Prefix == "" or to.Prefix:sub(-1) == "/"
+      local key = into_folder and folder(to.Prefix) .. basename(src) or to.Prefix
+      copies[1] = { from = { file = src }, to = { bucket = to.Bucket, key = key }, size = stat.size }
+    end
+  end
+  for _, c in ipairs(copies) do
+    c.kind = c.from.file and "upload" or c.to.file and "download" or "copy"
+  end
+  return copies
+end
+
+-- How a side of a copy is named on the command line.
+local function named(s) return s.file or url(s.bucket, s.key) end
+
+-- Makes one copy of the plan.
+local function copy_one(o, c)
+  local storage = cloud_module().storage
+  local common = { concurrency = o.concurrency, part_size = o.part_size, progress = o.progress or false }
+  if c.kind == "upload" then
+    local args = { Bucket = c.to.bucket, Object = c.to.key, file = c.from.file }
+    for k, v in pairs(common) do args[k] = v end
+    storage.upload_file(args)
+  elseif c.kind == "download" then
+    local dir = c.to.file:match("^(.*)/[^/]*$")
+    if dir and dir ~= "" then cloud_module().fs.mkdir(dir) end
+    local args = { Bucket = c.from.bucket, Object = c.from.key, file = c.to.file }
+    for k, v in pairs(common) do args[k] = v end
+    storage.download_file(args)
+  else
+    local source = (c.from.bucket .. "/" .. c.from.key):gsub("[^%w%-._~/]", function(ch) return ("%%%02X"):format(ch:byte()) end)
+    storage.copy_object{ Bucket = c.to.bucket, Object = c.to.key, CopySource = source }
+  end
+end
+
+-- cloud.commands.cp{ SRC, DST, ... }: see the head of this file and docs/cli.md.
+function M.cp(t)
+  local o = checked_options("cp", t)
+  local p = printer(o)
+  local result = { copied = 0, failed = 0, bytes = 0, errors = {} }
+  with_rate(o, function()
+    local copies = plan_copies(o)
+    if copies[1] and copies[1].kind == "stdin" then
+      local c = copies[1]
+      if o.dry_run then return p.out("(dry run) upload: - to " .. url(c.to.Bucket, c.to.Prefix)) end
+      result.bytes, result.copied = upload_stream(io.stdin, c.to.Bucket, c.to.Prefix, o.part_size or 8 * MiB), 1
+      return
+    elseif copies[1] and copies[1].kind == "stdout" then
+      local c = copies[1]
+      if o.dry_run then return io.stderr:write("(dry run) download: " .. url(c.from.Bucket, c.from.Prefix) .. " to -\n") end
+      result.bytes, result.copied = download_stream(c.from.Bucket, c.from.Prefix, io.stdout, o.part_size or 8 * MiB), 1
+      return
+    end
+    cloud_module().map(copies, function(c)
+      local action = o.dry_run and "plan-" .. c.kind or c.kind
+      local ok, err = true, nil
+      if not o.dry_run then ok, err = pcall(copy_one, o, c) end
+      if ok then
+        result.copied, result.bytes = result.copied + 1, result.bytes + (c.size or 0)
+        p.out(("%s%s: %s to %s"):format(o.dry_run and "(dry run) " or "", c.kind, named(c.from), named(c.to)))
+        p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "size", c.size } }
+      else
+        result.failed = result.failed + 1
+        result.errors[#result.errors + 1] = { path = named(c.from), error = err }
+        p.fail(named(c.from), err)
+        p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "error", tostring(err) } }
+      end
+    end, { concurrency = o.concurrency or 16 })
+    p.json{ { "summary", true }, { "copied", result.copied }, { "failed", result.failed }, { "bytes", result.bytes },
+            { "dry_run", o.dry_run or false } }
+  end)
+  result.status = result.failed > 0 and 1 or 0
+  return result
+end
+
+---------------------------------------------------------------- ls
+
+-- cloud.commands.ls{ [LOCATION], recursive =, human_readable =, ... }: prints the
+-- listing; returns { buckets = } or { prefixes =, objects = }.
+function M.ls(t)
+  local o = checked_options("ls", t)
+  local p = printer(o)
+  local storage = cloud_module().storage
+  if not o.args[1] then
+    local r = storage.list_buckets{}
+    for _, b in ipairs(r.Buckets or {}) do
+      p.out(("%s %s"):format(time_shown(b.CreationDate), b.Name))
+      p.json{ { "bucket", b.Name }, { "created", b.CreationDate } }
+    end
+    return { buckets = r.Buckets or {}, status = 0 }
+  end
+  local where = parse_location(o.args[1])
+  if not where then usage(("'%s' is not a location: ls takes s3://BUCKET[/PREFIX]"):format(o.args[1])) end
+  local out = { prefixes = {}, objects = {}, bytes = 0 }
+  local args = { Bucket = where.Bucket, Prefix = where.Prefix ~= "" and where.Prefix or nil,
+                 Delimiter = not o.recursive and "/" or nil }
+  local base = o.recursive and "" or (where.Prefix:match("^(.*/)") or "")
+  for page in cloud_module().pages("list_objects_v2", args) do
+    for _, cp in ipairs(page.CommonPrefixes or {}) do
+      out.prefixes[#out.prefixes + 1] = cp.Prefix
+      p.out(("%30s %s"):format("PRE", cp.Prefix:sub(#base + 1)))
+      p.json{ { "prefix", cp.Prefix } }
+    end
+    for _, c in ipairs(page.Contents or {}) do
+      out.objects[#out.objects + 1] = c
+      out.bytes = out.bytes + (c.Size or 0)
+      p.out(("%s %10s %s"):format(time_shown(c.LastModified), size_shown(c.Size or 0, o.human_readable),
+        c.Key:sub(#base + 1)))
+      p.json{ { "key", c.Key }, { "size", c.Size }, { "last_modified", c.LastModified }, { "etag", c.ETag } }
+    end
+  end
+  if o.summarize then
+    p.out("")
+    p.out(("Total Objects: %d"):format(#out.objects))
+    p.out(("   Total Size: %s"):format(size_shown(out.bytes, o.human_readable)))
+    p.json{ { "summary", true }, { "objects", #out.objects }, { "bytes", out.bytes } }
+  end
+  out.status = 0
+  return out
+end
+
+---------------------------------------------------------------- rm, mb, rb
+
+-- Deletes every object under bucket/prefix the filter takes, after the whole listing
+-- has been read; prints each key (or its plan) and failure. Returns deleted, failed.
+local function remove_all(o, p, bucket, prefix)
+  local take = filter_of(o)
+  local keys = {}
+  for _, c in ipairs(list_all(bucket, prefix)) do
+    if take(c.Key:sub(#prefix + 1)) then keys[#keys + 1] = c.Key end
+  end
+  if o.dry_run then
+    for _, k in ipairs(keys) do
+      p.out("(dry run) delete: " .. url(bucket, k))
+      p.json{ { "action", "plan-delete" }, { "key", k } }
+    end
+    return #keys, 0
+  end
+  local deleted, failed = 0, 0
+  delete_keys(bucket, keys, function(key, err)
+    if err then
+      failed = failed + 1
+      p.fail(url(bucket, key), err)
+      p.json{ { "action", "delete" }, { "key", key }, { "error", tostring(err) } }
+    else
+      deleted = deleted + 1
+      p.out("delete: " .. url(bucket, key))
+      p.json{ { "action", "delete" }, { "key", key } }
+    end
+  end)
+  return deleted, failed
+end
+
+-- cloud.commands.rm{ "s3://b/key" } or { "s3://b/prefix/", recursive = true, ... }.
+function M.rm(t)
+  local o = checked_options("rm", t)
+  local where = parse_location(o.args[1])
+  if not where then usage(("'%s' is not a location: rm takes s3://BUCKET/KEY (it never removes local files)"):format(o.args[1])) end
+  local p = printer(o)
+  local deleted, failed
+  if o.recursive then
+    deleted, failed = remove_all(o, p, where.Bucket, folder(where.Prefix))
+  else
+    if where.Prefix == "" or where.Prefix:sub(-1) == "/" then
+      usage(("'%s' is a prefix, not an object: give --recursive to remove everything under it"):format(o.args[1]))
+    end
+    if #o.filters > 0 then usage("--include and --exclude choose among the keys of --recursive") end
+    deleted, failed = 1, 0
+    if o.dry_run then
+      p.out("(dry run) delete: " .. o.args[1])
+    else
+      cloud_module().storage.delete_object{ Bucket = where.Bucket, Object = where.Prefix }
+      p.out("delete: " .. o.args[1])
+    end
+    p.json{ { "action", o.dry_run and "plan-delete" or "delete" }, { "key", where.Prefix } }
+  end
+  p.json{ { "summary", true }, { "deleted", deleted }, { "failed", failed }, { "dry_run", o.dry_run or false } }
+  return { deleted = deleted, failed = failed, status = failed > 0 and 1 or 0 }
+end
+
+-- The bucket a mb or rb location names; a usage error when it names more.
+local function bucket_only(name, text)
+  local where = parse_location(text)
+  if not where or where.Prefix ~= "" then usage(("'%s': %s takes s3://BUCKET"):format(text, name)) end
+  return where.Bucket
+end
+
+-- cloud.commands.mb{ "s3://bucket" }.
+function M.mb(t)
+  local o = checked_options("mb", t)
+  local bucket = bucket_only("mb", o.args[1])
+  cloud_module().storage.create_bucket{ Bucket = bucket }
+  local p = printer(o)
+  p.out("make_bucket: " .. bucket)
+  p.json{ { "action", "make_bucket" }, { "bucket", bucket } }
+  return { bucket = bucket, status = 0 }
+end
+
+-- cloud.commands.rb{ "s3://bucket", force = }: with force, every object first (after
+-- the whole listing was read), then the bucket; not when an object could not go.
+function M.rb(t)
+  local o = checked_options("rb", t)
+  local bucket = bucket_only("rb", o.args[1])
+  local p = printer(o)
+  local deleted, failed = 0, 0
+  if o.force then deleted, failed = remove_all(o, p, bucket, "") end
+  if failed > 0 then
+    p.fail(bucket, ("%d objects could not be removed; the bucket is kept"):format(failed))
+    return { bucket = bucket, deleted = deleted, failed = failed, status = 1 }
+  end
+  if o.dry_run then
+    p.out("(dry run) remove_bucket: " .. bucket)
+  else
+    cloud_module().storage.delete_bucket{ Bucket = bucket }
+    p.out("remove_bucket: " .. bucket)
+  end
+  p.json{ { "action", o.dry_run and "plan-remove_bucket" or "remove_bucket" }, { "bucket", bucket } }
+  return { bucket = bucket, deleted = deleted, failed = failed, status = 0 }
+end
+
+---------------------------------------------------------------- the command line
+
+-- The names of the sub-commands, in the order --help lists them.
+M.names = { "sync", "check", "cp", "ls", "rm", "cat", "mb", "rb" }
+
+-- The command NAME run on a command line's words: its result, or the usage error
+-- raised (what main reports).
+function M.run(name, ...)
+  return M[name](parse_words(name, { ... }))
+end
+
+-- `cloudlua NAME ARGS...`: parses the words, runs the command, returns its exit
+-- status (2 and the reason with the usage on stderr for a usage error). Any other
+-- error is raised, for the top level to report.
+function M.main(name, ...)
+  local words = { ... }
+  for _, w in ipairs(words) do
+    if w == "-h" or w == "--help" then io.write(M.help_text(name)) return 0 end
+    if w == "--" then break end
+  end
+  local ok, result = pcall(M.run, name, ...)
+  if ok then return result.status end
+  local refused = type(result) == "table" and result.kind == "validation"
+  if not refused then error(result, 0) end
+  io.stdout:flush()
+  local printable = cloud_module().printable
+  if not is_usage_error(result) then  -- refused as typed (NoSuchSource, EmptySource): the reason only
+    io.stderr:write(printable(("cloudlua %s: %s"):format(name, tostring(result))), "\n")
+    return 2
+  end
+  io.stderr:write(printable(("cloudlua %s: %s"):format(name, result.message)), "\n",
+    ("usage: %s"):format(M.help_text(name):match("^usage: ([^\n]*)")), "\n",
+    ("Run 'cloudlua %s --help' for every option.\n"):format(name))
+  return 2
+end
+
+return M
