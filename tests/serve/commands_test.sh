@@ -13,6 +13,8 @@ mkdir -p "$HOME"
 
 start_serve
 URL=$CLOUDLUA_ENDPOINT_STORAGE
+# A pipe into grep reads all (grep -c, not -q, which would close it early: the writer's
+# broken pipe then fails the pipeline under pipefail).
 # cl ARGS...: cloudlua with only the one setting.
 cl() { "$CLEAN" CLOUDLUA_ENDPOINT_URL="$URL" "$CLOUDLUA" "$@"; }
 # aws ARGS...: Debian's aws-cli with serve's keys and nothing of the machine's.
@@ -33,8 +35,8 @@ expect_status() {
 }
 
 step "mb"
-cl mb s3://cmd | grep -qx 'make_bucket: cmd' || fail "mb printed no make_bucket line"
-aws s3 ls | grep -q ' cmd$' || fail "aws s3 ls lists no bucket cmd"
+cl mb s3://cmd | grep -cx 'make_bucket: cmd' >/dev/null || fail "mb printed no make_bucket line"
+aws s3 ls | grep -c ' cmd$' >/dev/null || fail "aws s3 ls lists no bucket cmd"
 
 step "sync up, then --delete held by --max-delete, then down"
 mkdir -p "$WORK/site/img" "$WORK/site/logs/2026-01" "$WORK/site/logs/2026-02"
@@ -43,7 +45,7 @@ echo png >"$WORK/site/img/logo.png"
 echo one >"$WORK/site/logs/2026-01/a.gz"
 echo two >"$WORK/site/logs/2026-02/b.gz"
 echo txt >"$WORK/site/logs/2026-02/c.txt"
-cl sync "$WORK/site" s3://cmd/www | grep -q ': 5 copied' || fail "sync up did not copy 5"
+cl sync "$WORK/site" s3://cmd/www | grep -c ': 5 copied' >/dev/null || fail "sync up did not copy 5"
 [ "$(object cmd www/index.html)" = '<h1>hi</h1>' ] || fail "aws-cli reads www/index.html as: $(cat "$WORK/got")"
 rm "$WORK/site/img/logo.png" "$WORK/site/index.html"
 expect_status 1 cl sync "$WORK/site" s3://cmd/www --delete --max-delete 1
@@ -82,7 +84,7 @@ grep -q 'PRE www/' <<<"$got" && grep -q ' copied.txt$' <<<"$got" || fail "ls s3:
 [ "$(cl cat s3://cmd/files/file.txt)" = 'a file' ] || fail "cat printed: $(cl cat s3://cmd/files/file.txt)"
 
 step "check: the same, then a difference"
-cl check "$WORK/site" s3://cmd/www | grep -q '^3 the same, 0 differ' || fail "check: $(cl check "$WORK/site" s3://cmd/www)"
+cl check "$WORK/site" s3://cmd/www | grep -c '^3 the same, 0 differ' >/dev/null || fail "check: $(cl check "$WORK/site" s3://cmd/www)"
 echo changed >"$WORK/site/logs/2026-01/a.gz"
 expect_status 1 cl check "$WORK/site" s3://cmd/www
 grep -qx 'differ: logs/2026-01/a.gz' "$WORK/out" || fail "check printed: $(cat "$WORK/out")"
@@ -95,6 +97,6 @@ cl rm s3://cmd/www/ --recursive >"$WORK/out" || fail "rm --recursive failed"
 [ -z "$(aws s3 ls --recursive s3://cmd/www/)" ] || fail "aws-cli still lists: $(aws s3 ls --recursive s3://cmd/www/)"
 
 step "rb --force"
-cl rb s3://cmd --force | grep -qx 'remove_bucket: cmd' || fail "rb printed no remove_bucket line"
-! aws s3 ls | grep -q ' cmd$' || fail "aws s3 ls still lists cmd"
+cl rb s3://cmd --force | grep -cx 'remove_bucket: cmd' >/dev/null || fail "rb printed no remove_bucket line"
+! aws s3 ls | grep -c ' cmd$' >/dev/null || fail "aws s3 ls still lists cmd"
 echo "PASS"
