@@ -8,6 +8,7 @@
 
 #include "core/client.h"
 #include "core/crypto.h"
+#include "core/dates.h"
 #include "core/limits.h"
 #include "core/suggest.h"
 
@@ -43,24 +44,6 @@ Outcome<std::string> condition_field(const json& c, size_t index) {
       !c[2].is_string())
     return bad_argument(where + ": " + op + " takes \"$field\" and a string value");
   return to_lower(c[1].get<std::string>().substr(1));
-}
-
-// ISO 8601 UTC of `t`, as a policy's expiration: 2026-11-28T08:00:00Z.
-std::string iso8601(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// yyyymmddThhmmssZ of `t`, the signature's date.
-std::string amz_time(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
 }
 
 // The arguments presign_post knows, checked for unknown names and types.
@@ -132,7 +115,7 @@ Outcome<Client::PostForm> Client::presign_post(const json& args) {
     conditions.push_back({{"key", key}});
 
   std::time_t now = std::time(nullptr);
-  const std::string date = amz_time(now), service = service_of(*bucket_request->api);
+  const std::string date = format_date(now, DateForm::sigv4), service = service_of(*bucket_request->api);
   const std::string credential =
       config_.credentials.access_key_id + "/" + date.substr(0, 8) + "/" + config_.region + "/" + service + "/" + d.terminator;
   std::vector<std::pair<std::string, std::string>> signing = {
@@ -143,7 +126,7 @@ Outcome<Client::PostForm> Client::presign_post(const json& args) {
     conditions.push_back({{name, value}});
     form.fields.emplace_back(name, value);
   }
-  json policy = {{"expiration", iso8601(now + expires)}, {"conditions", conditions}};
+  json policy = {{"expiration", format_date(now + expires, DateForm::iso)}, {"conditions", conditions}};
   std::string policy64 = base64(policy.dump());
   form.fields.emplace_back("policy", policy64);
   form.fields.emplace_back(prefix + "signature",
