@@ -106,8 +106,9 @@ bool has_shape_keys(const ojson& spec) {
 
 // The two protocols there are, as data: everything the code asks of them.
 const Protocol kJson{"json", Format::json, "application/json", false, {"x-ext-error-type", "x-amzn-errortype"},
-                     "ValidationError", "ValidationError", false, false};
-const Protocol kXml{"xml", Format::xml, "application/xml", true, {}, "MalformedXML", "InvalidArgument", true, true};
+                     "ValidationError", "ValidationError", false, false, "", ""};
+const Protocol kXml{"xml", Format::xml, "application/xml", true, {}, "MalformedXML", "InvalidArgument", true, true,
+                    "AccessDenied", "Access Denied"};
 
 // The keys of "signing", each with the values it may take (empty: true or false).
 const std::map<std::string, std::vector<std::string>, std::less<>> kSigningKeys = {

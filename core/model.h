@@ -174,6 +174,11 @@ struct Protocol {
   // Server side: a path ending in a one-segment label is matched with one '/' after it
   // too (S3 takes `PUT /bucket/` for `PUT /bucket`; s3cmd sends it).
   bool trailing_slash = false;
+  // Server side: the code and message of a request that is not signed at all (no
+  // Authorization header, no presigned parameters): S3 answers AccessDenied, "Access
+  // Denied"; the JSON APIs keep the signer's MissingAuthenticationToken (empty: as is).
+  std::string unsigned_code;
+  std::string unsigned_message;
 
   static const Protocol* find(std::string_view name);  // nullptr when there is none
 };

@@ -155,6 +155,8 @@ struct Emulator::Impl {
     };
     std::optional<SignatureRefusal> refused = verify_signature(in, nullptr, later);
     headers = std::move(in.headers);
+    if (refused && refused->code == "MissingAuthenticationToken" && !api.protocol->unsigned_code.empty())
+      refused->code = api.protocol->unsigned_code, refused->message = api.protocol->unsigned_message;
     return refused;
   }
 

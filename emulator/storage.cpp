@@ -219,7 +219,12 @@ struct StoredObject {
   json checksum = json::object();  // the one it was stored with, by member name (ChecksumCRC32)
   std::string upload_id;           // the multipart upload that made it ("" for PutObject)
   json headers = json::object();   // what HTTP says of it, by member name (content_headers)
+  std::vector<std::uint64_t> part_sizes;  // a multipart upload's: its parts' sizes, in order (GetObject's PartNumber)
 };
+
+// Where a state row keeps an object's part sizes: beside its content headers, in their
+// JSON column, under a name no content member has (the row has no column of its own).
+const char* const kPartSizesColumn = "PartSizes";
 
 // The members that say what HTTP says of an object, stored with it and answered by
 // GetObject and HeadObject: its content headers and its user metadata.
@@ -404,6 +409,7 @@ class StorageService : public Service {
     json r = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
               {"checksum", o.checksum}, {"upload_id", o.upload_id}};
     if (!o.headers.empty()) r["headers"] = o.headers;
+    if (!o.part_sizes.empty()) r["part_sizes"] = o.part_sizes;
     return r;
   }
 
@@ -430,7 +436,8 @@ class StorageService : public Service {
         std::string version = o.at("version_id").get<std::string>();
         b.objects[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
                           version, o.value("checksum", json::object()), o.value("upload_id", ""),
-                          o.value("headers", json::object())};
+                          o.value("headers", json::object()),
+                          o.value("part_sizes", std::vector<std::uint64_t>{})};
       }
     }
     for (const auto& [id, u] : dumped.at("uploads").items()) {
@@ -491,11 +498,13 @@ class StorageService : public Service {
                                        : bytes.get(row.version_id);
       json sum = row.checksum == "{}" ? json::object() : json::parse(row.checksum);
       json headers = row.headers == "{}" ? json::object() : json::parse(row.headers);
+      std::vector<std::uint64_t> part_sizes = headers.value(kPartSizesColumn, std::vector<std::uint64_t>{});
+      headers.erase(kPartSizesColumn);
       Objects& into = in->second.objects;
       into.emplace_hint(into.end(), std::move(row.key),
                         StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
                                      std::move(row.version_id), std::move(sum), std::move(row.upload_id),
-                                     std::move(headers)});
+                                     std::move(headers), std::move(part_sizes)});
     }
     for (auto& [id, u] : records["upload"]) restored_upload(id, u);
     for (auto& [key, p] : records["part"]) {
@@ -618,7 +627,7 @@ class StorageService : public Service {
     object_changed(bucket, key);
     StoredObject& o = buckets_[bucket].objects[key];
     o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), "",
-         json::object()};
+         json::object(), {}};
     return o;
   }
 
@@ -641,14 +650,38 @@ class StorageService : public Service {
     auto found = b.find(key);
     if (found == b.end()) return no_such_key(key);
     const StoredObject& o = found->second;
+    bool part = input.contains("PartNumber");
+    if (part && input.contains("Range"))
+      return HandlerResult::failure(400, "InvalidRequest", "Cannot specify both Range header and partNumber query parameter.");
     if (std::optional<HandlerResult> stop = read_condition(o, input)) return *stop;
     json r = write_headers(o);
     r["LastModified"] = o.last_modified;
     r["AcceptRanges"] = "bytes";
     r["ContentType"] = "binary/octet-stream";  // S3's when none was given
     r.update(o.headers);
-    if (input.value("ChecksumMode", "") == "ENABLED" && !input.contains("Range")) r.update(o.checksum);
+    for (const char* member : kContentMembers)  // response-content-type and the like
+      if (std::string asked = std::string("Response") + member; input.contains(asked)) r[member] = input.at(asked);
+    if (input.value("ChecksumMode", "") == "ENABLED" && !input.contains("Range") && !part) r.update(o.checksum);
+    if (part) return answer_part(o, input.value("PartNumber", 1LL), std::move(r), with_body);
     return answer_range(o, input.value("Range", ""), std::move(r), with_body);
+  }
+
+  // PartNumber, as S3 answers it: the part's bytes of an object a multipart upload made
+  // (206 with Content-Range and PartsCount), all of an object made in one piece for part
+  // 1 (206 with Content-Range); a part past the count InvalidPartNumber (416).
+  static HandlerResult answer_part(const StoredObject& o, long long number, json r, bool with_body) {
+    const std::vector<std::uint64_t>& sizes = o.part_sizes;
+    auto count = static_cast<long long>(sizes.empty() ? 1 : sizes.size());
+    if (number > count)
+      return HandlerResult::failure(416, "InvalidPartNumber", "The requested partnumber is not satisfiable",
+                                    {{"PartNumberRequested", number}, {"ActualPartCount", count}});
+    std::uint64_t first = 0, length = o.bytes->size();
+    if (!sizes.empty()) {
+      for (long long i = 0; i + 1 < number; ++i) first += sizes[static_cast<size_t>(i)];
+      length = sizes[static_cast<size_t>(number - 1)];
+      r["PartsCount"] = count;
+    }
+    return answer_bytes(o, first, length, std::move(r), with_body, length > 0);
   }
 
   // GetObject's and HeadObject's conditions, in RFC 9110's order, as S3 answers them:
@@ -750,11 +783,18 @@ class StorageService : public Service {
                                     {{"RangeRequested", range}, {"ActualObjectSize", size}});
     bool whole = ask == RangeAsk::whole;
     if (whole) first = 0, last = size - 1;  // parse_range may have set them for a range it ignores
-    std::uint64_t length = whole ? size : last - first + 1;
-    if (!whole)
-      r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size);
+    return answer_bytes(o, first, whole ? size : last - first + 1, std::move(r), with_body, !whole);
+  }
+
+  // `length` bytes of the object from `first`: 206 with Content-Range when `partial`,
+  // else 200; HeadObject says their length instead of sending them.
+  static HandlerResult answer_bytes(const StoredObject& o, std::uint64_t first, std::uint64_t length, json r,
+                                    bool with_body, bool partial) {
+    if (partial)
+      r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(first + length - 1) + "/" +
+                          std::to_string(o.bytes->size());
     if (!with_body) r["ContentLength"] = length;
-    HandlerResult answer = HandlerResult::success(std::move(r), whole ? 200 : 206);
+    HandlerResult answer = HandlerResult::success(std::move(r), partial ? 206 : 200);
     // The bytes are referenced, not copied into the result: the server sends them from
     // the store (a file opened now, under the platform's lock, stays readable).
     if (with_body) answer.payload = {o.bytes->opened(), first, length};
@@ -1206,10 +1246,12 @@ class StorageService : public Service {
   // S3's multipart form; the upload ends.
   HandlerResult finish_upload(const json& input, const Upload& u, const json& listed) {
     std::vector<SharedBytes> parts;
+    std::vector<std::uint64_t> sizes;
     std::string digests;
     for (const json& p : listed) {
       const Part& part = u.parts.at(part_number(p));
       parts.push_back(part.bytes);
+      sizes.push_back(part.bytes->size());
       digests += part.md5;
     }
     SharedBytes bytes = joined_blob(std::move(parts));
@@ -1222,6 +1264,7 @@ class StorageService : public Service {
     StoredObject& stored = store(bucket, key, std::move(bytes), etag, sum);
     stored.upload_id = id;
     stored.headers = std::move(headers);
+    stored.part_sizes = std::move(sizes);
     json r = write_headers(stored);
     r.update(stored.checksum);
     r.update({{"Location", location_of(bucket, key)}, {"Bucket", bucket}, {"Key", key}});
@@ -1309,8 +1352,10 @@ class StorageService : public Service {
   StateRecord object_record(const std::string& bucket, const std::string& key, ByteStore& bytes) {
     StoredObject& o = buckets_.at(bucket).objects.at(key);
     o.bytes = bytes.put(o.version_id, o.bytes);
+    json headers = o.headers;
+    if (!o.part_sizes.empty()) headers[kPartSizesColumn] = o.part_sizes;
     ObjectRow row{bucket, key, o.etag, o.last_modified, o.version_id, o.checksum.dump(), o.upload_id,
-                  static_cast<std::int64_t>(o.bytes->size()), o.headers.dump()};
+                  static_cast<std::int64_t>(o.bytes->size()), headers.dump()};
     return {"object", json::array({bucket, key}).dump(), nullptr, std::move(row)};
   }
 

@@ -12,10 +12,14 @@ import filecmp
 import hashlib
 import os
 import sys
+import urllib.error
+import urllib.request
 import zlib
 
 import boto3
 from boto3.s3.transfer import TransferConfig
+from botocore import UNSIGNED
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from serve_client import s3_client
@@ -133,6 +137,42 @@ def metadata_and_conditions(s3, bucket, big, parts):
         s3.delete_object(Bucket=bucket, Key=k)
 
 
+def overrides_parts_anonymous(s3, endpoint, bucket, big):
+    """A presigned GET with response-* overrides answers those headers; PartNumber on
+    head and get answers the part (206, PartsCount) of the 3-part object, part 1 of a
+    one-piece object is all of it, part 4 InvalidPartNumber; an unsigned request is
+    AccessDenied, as S3 answers an anonymous one on a private bucket."""
+    url = s3.generate_presigned_url("get_object", Params={
+        "Bucket": bucket, "Key": "small.txt", "ResponseContentType": "text/x-override",
+        "ResponseContentDisposition": 'attachment; filename="x.txt"', "ResponseCacheControl": "no-store",
+        "ResponseContentLanguage": "ja", "ResponseExpires": "Thu, 01 Dec 2094 16:00:00 GMT"}, ExpiresIn=60)
+    with urllib.request.urlopen(url) as answer:
+        h = answer.headers
+        check(answer.read() == b"hello from boto3\n", "presigned GET's body")
+        check(h["Content-Type"] == "text/x-override", "response-content-type: %r" % h["Content-Type"])
+        check(h["Content-Disposition"] == 'attachment; filename="x.txt"', "disposition: %r" % h["Content-Disposition"])
+        check(h["Cache-Control"] == "no-store" and h["Content-Language"] == "ja", "cache/language: %r" % dict(h))
+        check(h["Expires"] == "Thu, 01 Dec 2094 16:00:00 GMT", "expires: %r" % h["Expires"])
+    got = s3.get_object(Bucket=bucket, Key="small.txt", ResponseContentType="text/csv")
+    check(got["ContentType"] == "text/csv", "get_object ResponseContentType: %r" % got["ContentType"])
+    key, size = "dir/big file.bin", 12 * MIB + 9
+    head = s3.head_object(Bucket=bucket, Key=key, PartNumber=3)
+    check(head["ResponseMetadata"]["HTTPStatusCode"] == 206, "head part 3: status %r" % head["ResponseMetadata"])
+    check(head["PartsCount"] == 3 and head["ContentLength"] == 2 * MIB + 9, "head part 3: %r" % head)
+    got = s3.get_object(Bucket=bucket, Key=key, PartNumber=2)
+    check(got["ContentRange"] == "bytes %d-%d/%d" % (5 * MIB, 10 * MIB - 1, size), "part 2: %r" % got["ContentRange"])
+    with open(big, "rb") as f:
+        f.seek(5 * MIB)
+        check(got["Body"].read() == f.read(5 * MIB), "part 2's bytes")
+    expect_error("InvalidPartNumber", s3.get_object, Bucket=bucket, Key=key, PartNumber=4)
+    one = s3.head_object(Bucket=bucket, Key="small.txt", PartNumber=1)
+    check(one["ContentLength"] == 17 and "PartsCount" not in one, "part 1 of a one-piece object: %r" % one)
+    anonymous = boto3.client("s3", endpoint_url=endpoint, region_name="jp-east-1",
+                             config=Config(signature_version=UNSIGNED, s3={"addressing_style": "path"}))
+    expect_error("AccessDenied", anonymous.get_object, Bucket=bucket, Key="no such key")
+    expect_error("AccessDenied", anonymous.get_object, Bucket=bucket, Key="small.txt")
+
+
 def main(endpoint, work):
     s3 = s3_client(endpoint, retries={"max_attempts": 1})
     small, big = os.path.join(work, "small.txt"), os.path.join(work, "big.bin")
@@ -173,6 +213,9 @@ def main(endpoint, work):
     s3.download_file(bucket, "dir/big file.bin", big + ".back", Config=parts)
     check(filecmp.cmp(small, small + ".back", shallow=False), "small object differs")
     check(filecmp.cmp(big, big + ".back", shallow=False), "big object differs")
+
+    step("presigned GET with response-* overrides, PartNumber, an anonymous GET")
+    overrides_parts_anonymous(s3, endpoint, bucket, big)
 
     step("delete_object both, a missing key's head is a 404, delete_bucket")
     s3.delete_object(Bucket=bucket, Key="small.txt")

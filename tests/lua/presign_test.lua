@@ -71,3 +71,30 @@ test("arguments: the method list, the lifetime, the model's checks, only what a 
     .to_fail{ kind = "validation", code = "NotInUrl" }
   expect(rawget(cloud.devops, "presign")).to_equal(nil)  -- only the storage API's objects have URLs
 end)
+
+test("a presigned GET with ResponseContentType and ResponseContentDisposition answers those headers", function()
+  local url = cloud.storage.presign{ Bucket = BUCKET, Object = KEY, ResponseContentType = "text/x-shown",
+                                     ResponseContentDisposition = 'attachment; filename="a b.txt"' }
+  expect(url).to_contain("response-content-type=text%2Fx-shown")
+  local headers = os.tmpname()
+  local body = curl(url, "-D " .. headers)
+  local f = assert(io.open(headers, "rb"))
+  local head = f:read("a")
+  f:close()
+  os.remove(headers)
+  expect(body).to_equal("hello\0world")
+  expect(head:lower()).to_contain("content-type: text/x-shown")
+  expect(head).to_contain('filename="a b.txt"')
+  local got = cloud.storage.get_object{ Bucket = BUCKET, Object = KEY, ResponseContentType = "text/csv" }
+  expect(got.ContentType).to_equal("text/csv")
+  expect(cloud.storage.head_object{ Bucket = BUCKET, Object = KEY }.ContentType).to_equal("binary/octet-stream")
+end)
+
+test("get_object and head_object with PartNumber: part 1 of a one-piece object is all of it", function()
+  local got = cloud.storage.get_object{ Bucket = BUCKET, Object = KEY, PartNumber = 1 }
+  expect(got.Body).to_equal("hello\0world")
+  expect(got.ContentRange).to_equal("bytes 0-10/11")
+  expect(cloud.storage.head_object{ Bucket = BUCKET, Object = KEY, PartNumber = 1 }.ContentLength).to_equal(11)
+  expect(cloud.storage.get_object, { Bucket = BUCKET, Object = KEY, PartNumber = 2 })
+    .to_fail{ code = "InvalidPartNumber" }
+end)

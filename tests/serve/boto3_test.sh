@@ -4,7 +4,9 @@
 # upload_file's a 12 MiB file in 5 MiB parts, lists with the ListObjectsV2 paginator,
 # download_file's both and compares, completes an upload created with ChecksumAlgorithm
 # SHA256 with right, wrong and missing part checksums, heads, deletes, removes the
-# bucket. Skipped (77) when boto3 is not installed, failed then under
+# bucket; a presigned GET with ResponseContentType and the other response-* overrides,
+# head_object and get_object with PartNumber, an UNSIGNED get_object refused AccessDenied.
+# Skipped (77) when boto3 is not installed, failed then under
 # CLOUDLUA_REQUIRE_INTEROP=1. boto3_current_test.sh runs the same flow with a current boto3.
 PYTHON=/usr/bin/python3  # explicitly Debian's: PATH may hold another python first
 source "$(dirname "$0")/lib.sh"

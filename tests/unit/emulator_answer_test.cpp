@@ -82,3 +82,20 @@ TEST_CASE("Emulator::answer gives a large object's bytes, which a server sends f
   CHECK(got->status == 200);
   CHECK(got->body == big);
 }
+
+TEST_CASE("Emulator::answer: an unsigned storage request is AccessDenied, as S3 answers an anonymous one") {
+  cloud::Emulator emulator;
+  const cloud::Api& storage = *cloud::Model::builtin().api("storage");
+  for (const char* path : {"/no-such-bucket/no-such-key", "/", "/bkt"}) {
+    INFO(path);
+    auto r = emulator.answer("storage", "GET", path, {}, "");
+    REQUIRE(r.ok());
+    CHECK(r->status == 403);
+    cloud::Error e = cloud::parse_error(storage, *r);
+    CHECK(e.code == "AccessDenied");
+    CHECK(e.message == "Access Denied");
+  }
+  auto json_api = emulator.answer("devops", "GET", "/", {}, "");  // the JSON APIs keep their own code
+  REQUIRE(json_api.ok());
+  CHECK(cloud::parse_error(*cloud::Model::builtin().api("devops"), *json_api).code == "MissingAuthenticationToken");
+}

@@ -469,3 +469,72 @@ TEST_CASE("storage: conditional writes, If-None-Match * and If-Match, on PutObje
   REQUIRE(f.call("CompleteMultipartUpload", with(done, {{"IfMatch", kWorld}})).ok);
   CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "lock"}}).result["ETag"] == kOnePart);
 }
+
+TEST_CASE("storage: GetObject's response-* overrides set the answer's headers, the object's stay", "[emulator][storage]") {
+  Fixture f;
+  REQUIRE(f.call("PutObject", object_args("page", {{"Body", "hello"}, {"ContentType", "text/html"},
+                                                   {"CacheControl", "max-age=60"}})).ok);
+  json asked = {{"ResponseContentType", "text/plain"}, {"ResponseContentDisposition", "attachment; filename=\"p.txt\""},
+                {"ResponseCacheControl", "no-store"}, {"ResponseContentLanguage", "ja"},
+                {"ResponseContentEncoding", "identity"}, {"ResponseExpires", "Thu, 01 Dec 2094 16:00:00 GMT"}};
+  for (const char* op : {"GetObject", "HeadObject"}) {
+    INFO(op);
+    HandlerResult r = f.call(op, object_args("page", asked));
+    REQUIRE(r.ok);
+    CHECK(r.result["ContentType"] == "text/plain");
+    CHECK(r.result["ContentDisposition"] == "attachment; filename=\"p.txt\"");
+    CHECK(r.result["CacheControl"] == "no-store");
+    CHECK(r.result["ContentLanguage"] == "ja");
+    CHECK(r.result["ContentEncoding"] == "identity");
+    CHECK(r.result["Expires"] == "Thu, 01 Dec 2094 16:00:00 GMT");
+  }
+  HandlerResult plain = f.call("HeadObject", object_args("page"));
+  CHECK(plain.result["ContentType"] == "text/html");
+  CHECK(plain.result["CacheControl"] == "max-age=60");
+}
+
+TEST_CASE("storage: PartNumber answers one part of a multipart object, all of a one-piece one", "[emulator][storage]") {
+  Fixture f;
+  std::string id = f.start();
+  f.upload(id, 1, "hello");
+  f.upload(id, 2, "world");
+  f.upload(id, 3, "!");
+  REQUIRE(f.complete(id, {part(1, kHello), part(2, kWorld), part(3, kBang)}).ok);
+  struct Case { long long number; const char* bytes; const char* content_range; };
+  for (const Case& c : {Case{1, "hello", "bytes 0-4/11"}, Case{2, "world", "bytes 5-9/11"}, Case{3, "!", "bytes 10-10/11"}}) {
+    INFO("part " << c.number);
+    HandlerResult r = f.call("GetObject", object_args("big.bin", {{"PartNumber", c.number}}));
+    REQUIRE(r.ok);
+    CHECK(r.status == 206);
+    CHECK(r.result["Body"] == c.bytes);
+    CHECK(r.result["ContentRange"] == c.content_range);
+    CHECK(r.result["PartsCount"] == 3);
+    CHECK(r.result["ETag"] == kThreeParts);  // the object's
+    HandlerResult head = f.call("HeadObject", object_args("big.bin", {{"PartNumber", c.number}}));
+    CHECK(head.status == 206);
+    CHECK(head.result["ContentLength"] == std::string(c.bytes).size());
+    CHECK(head.result["PartsCount"] == 3);
+  }
+  HandlerResult past = f.call("GetObject", object_args("big.bin", {{"PartNumber", 4}}));
+  check_error(past, 416, "InvalidPartNumber");
+  CHECK(past.error.details["PartNumberRequested"] == 4);
+  CHECK(past.error.details["ActualPartCount"] == 3);
+  check_error(f.call("GetObject", object_args("big.bin", {{"PartNumber", 1}, {"Range", "bytes=0-1"}})), 400,
+              "InvalidRequest");
+
+  // A one-piece object: part 1 is all of it (206, as S3 answers), without PartsCount; part 2 is past it.
+  REQUIRE(f.call("PutObject", object_args("digits", {{"Body", "0123456789"}})).ok);
+  HandlerResult one = f.call("GetObject", object_args("digits", {{"PartNumber", 1}}));
+  CHECK(one.status == 206);
+  CHECK(one.result["Body"] == "0123456789");
+  CHECK(one.result["ContentRange"] == "bytes 0-9/10");
+  CHECK_FALSE(one.result.contains("PartsCount"));
+  check_error(f.call("HeadObject", object_args("digits", {{"PartNumber", 2}})), 416, "InvalidPartNumber");
+
+  // The part sizes survive a dump and restore (a snapshot, serve --state's file).
+  json dumped = f.p.dump();
+  REQUIRE(f.p.restore(dumped).ok());
+  HandlerResult after = f.call("GetObject", object_args("big.bin", {{"PartNumber", 2}}));
+  CHECK(after.result["Body"] == "world");
+  CHECK(after.result["PartsCount"] == 3);
+}
