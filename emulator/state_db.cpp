@@ -29,6 +29,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/files.h"
+#include "emulator/state_file.h"
+
 namespace cloud {
 
 namespace {
@@ -160,9 +163,9 @@ class StateDatabase::Files : public ByteStore {
       pending_[name] = file;
       return file_blob(path, bytes->size());
     }
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = create_exclusive(path, 0600);
     if (fd < 0) throw std::runtime_error(state_file_error("cannot create", path).message);
-    bool written = write_blob(fd, *bytes, write_) && ::fsync(fd) == 0;
+    bool written = write_blob(fd, *bytes, write_) && flush_file(fd);
     int write_errno = errno;
     ::close(fd);
     if (!written) {
@@ -181,9 +184,9 @@ class StateDatabase::Files : public ByteStore {
     std::string from = bytes.file();
     if (from.empty() || directory_of(from) != dir_) return false;
     int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    bool flushed = fd >= 0 && ::fsync(fd) == 0;
+    bool flushed = fd >= 0 && flush_file(fd);
     if (fd >= 0) ::close(fd);
-    return flushed && ::link(from.c_str(), path.c_str()) == 0;
+    return flushed && hard_link(from, path);
   }
 
   // The bytes of `name` as the database names them, not read.
@@ -423,7 +426,7 @@ namespace {
 
 // `from` hard-linked as `to`; one already there is taken when it is that same file.
 bool link_file(const std::string& from, const std::string& to) {
-  if (::link(from.c_str(), to.c_str()) == 0) return true;
+  if (hard_link(from, to)) return true;
   struct stat a{}, b{};
   return errno == EEXIST && ::stat(from.c_str(), &a) == 0 && ::stat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
          a.st_ino == b.st_ino;
@@ -630,7 +633,7 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
       return saved;
     }
   }  // closed: its WAL is in it
-  if (::rename(importing.c_str(), path.c_str()) != 0 || !fsync_directory(directory_of(path)))
+  if (!commit_rename(importing, path) || !fsync_directory(directory_of(path)))
     return state_file_error("cannot put the imported state database in place of", path);
   return true;
 }

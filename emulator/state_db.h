@@ -19,7 +19,6 @@
 
 #include "core/error.h"
 #include "emulator/service.h"
-#include "emulator/state_file.h"
 
 struct sqlite3;
 
