@@ -26,9 +26,7 @@ namespace cloud {
 
 // ---------------------------------------------------------------- paths and durability
 
-// Weak while emulator/state_file.cpp keeps its own copy of these two (the same
-// behaviour); the attribute goes when that copy does.
-[[gnu::weak]] std::string directory_of(const std::string& path) {
+std::string directory_of(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
@@ -46,7 +44,7 @@ bool flush_file(int fd) {
   return r == 0;
 }
 
-[[gnu::weak]] bool fsync_directory(const std::string& path) {
+bool fsync_directory(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return false;
   bool ok = flush_file(fd);

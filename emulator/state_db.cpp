@@ -20,6 +20,8 @@
 #include <thread>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -28,6 +30,9 @@
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
+
+#include "core/files.h"
+#include "emulator/state_file.h"
 
 namespace cloud {
 
@@ -57,17 +62,29 @@ const char* const kMigrations[] = {
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
+// How many statements this file has prepared (StateDatabase::statements_prepared).
+std::atomic<std::size_t> prepared_count{0};
+
 // A prepared statement, finalized when it goes.
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  Statement(sqlite3* db, const char* sql) {
+    sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+    ++prepared_count;
+  }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
   bool ready() const { return stmt_ != nullptr; }
+  // Ready to run again: reset, its bindings cleared.
+  Statement& reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    return *this;
+  }
   // Binds the texts to ?1, ?2...; resets the statement first.
   Statement& bind(std::initializer_list<std::string> texts) {
-    sqlite3_reset(stmt_);
+    reset();
     int i = 1;
     for (const std::string& t : texts) sqlite3_bind_text(stmt_, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
     return *this;
@@ -93,6 +110,49 @@ class Statement {
 };
 
 }  // namespace
+
+// The statements of a change, prepared once when the database is opened (after its
+// migrations) and finalized before it is closed.
+struct StateDatabase::Prepared {
+  explicit Prepared(sqlite3* db)
+      : begin(db, "BEGIN IMMEDIATE"),
+        commit(db, "COMMIT"),
+        rollback(db, "ROLLBACK"),
+        header(db, "INSERT INTO meta(name, value) VALUES('header', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1"),
+        owned(db, "SELECT name FROM byte_files WHERE api = ?1 AND kind = ?2 AND key = ?3"),
+        all_owned(db, "SELECT name FROM byte_files WHERE api = ?1"),
+        unown(db, "DELETE FROM byte_files WHERE api = ?1 AND kind = ?2 AND key = ?3"),
+        unown_all(db, "DELETE FROM byte_files WHERE api = ?1"),
+        remove(db, "DELETE FROM records WHERE api = ?1 AND kind = ?2 AND key = ?3"),
+        remove_all(db, "DELETE FROM records WHERE api = ?1"),
+        remove_objects(db, "DELETE FROM objects WHERE api = ?1"),
+        put(db, "INSERT INTO records(api, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
+                "ON CONFLICT(api, kind, key) DO UPDATE SET value = ?4"),
+        remove_object(db, "DELETE FROM objects WHERE api = ?1 AND bucket = json_extract(?2, '$[0]') "
+                          "AND key = json_extract(?2, '$[1]')"),
+        put_object(db, "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
+                       " checksum, upload_id, headers) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)"),
+        own(db, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
+                "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5") {}
+
+  // Whether every statement could be prepared.
+  bool ready() {
+    for (Statement* s : statements())
+      if (!s->ready()) return false;
+    return true;
+  }
+  // Every statement reset (none left running, no value held), after a change.
+  void reset() {
+    for (Statement* s : statements()) s->reset();
+  }
+  std::array<Statement*, 15> statements() {
+    return {&begin, &commit, &rollback, &header, &owned, &all_owned, &unown, &unown_all, &remove, &remove_all,
+            &remove_objects, &put, &remove_object, &put_object, &own};
+  }
+
+  Statement begin, commit, rollback, header, owned, all_owned, unown, unown_all, remove, remove_all, remove_objects, put,
+      remove_object, put_object, own;
+};
 
 // ---------------------------------------------------------------- the byte files
 
@@ -160,9 +220,9 @@ class StateDatabase::Files : public ByteStore {
       pending_[name] = file;
       return file_blob(path, bytes->size());
     }
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = create_exclusive(path, 0600);
     if (fd < 0) throw std::runtime_error(state_file_error("cannot create", path).message);
-    bool written = write_blob(fd, *bytes, write_) && ::fsync(fd) == 0;
+    bool written = write_blob(fd, *bytes, write_) && flush_file(fd);
     int write_errno = errno;
     ::close(fd);
     if (!written) {
@@ -181,9 +241,9 @@ class StateDatabase::Files : public ByteStore {
     std::string from = bytes.file();
     if (from.empty() || directory_of(from) != dir_) return false;
     int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    bool flushed = fd >= 0 && ::fsync(fd) == 0;
+    bool flushed = fd >= 0 && flush_file(fd);
     if (fd >= 0) ::close(fd);
-    return flushed && ::link(from.c_str(), path.c_str()) == 0;
+    return flushed && hard_link(from, path);
   }
 
   // The bytes of `name` as the database names them, not read.
@@ -256,6 +316,8 @@ StateDatabase::~StateDatabase() { close(); }
 
 int StateDatabase::schema_version() { return kSchemaVersion; }
 
+std::size_t StateDatabase::statements_prepared() { return prepared_count; }
+
 ByteStore& StateDatabase::bytes() { return *files_; }
 
 Error StateDatabase::failure(const std::string& what) const {
@@ -264,6 +326,7 @@ Error StateDatabase::failure(const std::string& what) const {
 }
 
 void StateDatabase::close() {
+  prepared_.reset();  // finalized first: SQLite does not close a connection with statements
   if (db_) sqlite3_close(db_);
   db_ = nullptr;
 }
@@ -274,9 +337,16 @@ Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::strin
       SQLITE_OK)
     return failure("cannot open the state database");
   sqlite3_busy_timeout(db_, 5000);
-  if (sqlite3_exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", nullptr, nullptr, nullptr) != SQLITE_OK)
-    return failure("cannot set up (WAL, synchronous=FULL)");
+  if (auto wal = use_wal(); !wal.ok()) return wal;
+  if (sqlite3_exec(db_, "PRAGMA synchronous=FULL;", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return failure("cannot set up (synchronous=FULL)");
   if (auto migrated = migrate(); !migrated.ok()) return migrated;
+  prepared_ = std::make_unique<Prepared>(db_);
+  if (!prepared_->ready()) {
+    Error e = failure("cannot prepare the changes of");
+    prepared_.reset();
+    return e;
+  }
   Statement files(db_, "SELECT name, file FROM byte_files");
   if (!files.ready()) return failure("cannot read the byte files of");
   Statement count(db_, "SELECT count(*) FROM byte_files");
@@ -284,6 +354,25 @@ Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::strin
   if (count.ready() && count.step() == SQLITE_ROW) named.reserve(named.size() + static_cast<size_t>(count.integer(0, 0)));
   while (files.step() == SQLITE_ROW) named[files.text(0)] = files.text(1);
   return files_->open(std::move(named), collect);
+}
+
+// The database in WAL mode, as SQLite answers: any other mode (an in-memory database's
+// "memory", or a file system where WAL's shared memory cannot be) is an error, since
+// a change answered is durable only with WAL and synchronous=FULL.
+Outcome<bool> StateDatabase::use_wal() {
+  std::string answered;
+  {
+    Statement mode(db_, "PRAGMA journal_mode=WAL");
+    if (!mode.ready() || mode.step() != SQLITE_ROW) return failure("cannot set the journal mode (WAL) of");
+    answered = mode.text(0);
+  }
+  std::transform(answered.begin(), answered.end(), answered.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (answered == "wal") return true;
+  return make_error(ErrorKind::config, "StateDatabase",
+                    "the state database " + path_ + " cannot be in WAL mode (SQLite answered journal_mode '" + answered +
+                        "'): a change is on the disk when answered only in WAL mode, which needs a file system "
+                        "that supports its shared memory file (" + path_ + "-shm, not a network file system); "
+                        "give --state a path on a local disk");
 }
 
 // The schema brought from its user_version to kSchemaVersion, one transaction a step.
@@ -311,16 +400,17 @@ Outcome<bool> StateDatabase::migrate() {
 // byte files are flushed before it commits. `dropped`, the names no longer named, are
 // removed once it has.
 Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string, StateRecords>& changes) {
-  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  if (!db_ || !prepared_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
   std::set<std::string> dropped;
   Outcome<bool> done = files_->flush();
-  if (done.ok() && sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
-    done = failure("cannot begin a change in");
+  Prepared& p = *prepared_;
+  if (done.ok() && !p.begin.reset().run()) done = failure("cannot begin a change in");
   if (done.ok()) {
-    Statement meta(db_, "INSERT INTO meta(name, value) VALUES('header', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1");
-    done = meta.ready() && meta.bind({header.dump()}).run() ? apply(changes, dropped) : failure("cannot save the header in");
-    if (done.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) done = failure("cannot commit to");
-    if (!done.ok()) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    done = p.header.bind({header.dump()}).run() ? apply(changes, dropped) : failure("cannot save the header in");
+    if (done.ok() && !p.commit.reset().run()) done = failure("cannot commit to");
+    p.reset();  // no statement left running, so that the rollback can end the transaction
+    if (!done.ok()) p.rollback.run();
+    p.rollback.reset();
   }
   if (!done.ok()) {
     files_->rolled_back();
@@ -334,51 +424,34 @@ Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string
 // records. A record's byte files are those of the names it holds: an object's
 // version_id, a part's id.
 Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped) {
-  Statement owned(db_, "SELECT name FROM byte_files WHERE api = ?1 AND kind = ?2 AND key = ?3");
-  Statement all_owned(db_, "SELECT name FROM byte_files WHERE api = ?1");
-  Statement unown(db_, "DELETE FROM byte_files WHERE api = ?1 AND kind = ?2 AND key = ?3");
-  Statement unown_all(db_, "DELETE FROM byte_files WHERE api = ?1");
-  Statement remove(db_, "DELETE FROM records WHERE api = ?1 AND kind = ?2 AND key = ?3");
-  Statement remove_all(db_, "DELETE FROM records WHERE api = ?1");
-  Statement remove_objects(db_, "DELETE FROM objects WHERE api = ?1");
-  Statement put(db_, "INSERT INTO records(api, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
-                     "ON CONFLICT(api, kind, key) DO UPDATE SET value = ?4");
-  Statement remove_object(db_, "DELETE FROM objects WHERE api = ?1 AND bucket = json_extract(?2, '$[0]') "
-                               "AND key = json_extract(?2, '$[1]')");
-  Statement put_object(db_, "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
-                            " checksum, upload_id, headers) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)");
-  Statement own(db_, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
-                     "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5");
-  for (Statement* s : {&owned, &all_owned, &unown, &unown_all, &remove, &remove_all, &remove_objects, &put,
-                       &remove_object, &put_object, &own})
-    if (!s->ready()) return failure("cannot prepare a change in");
+  Prepared& p = *prepared_;
   std::set<std::string> named;  // names the records saved here hold
   for (const auto& [api, records] : changes) {
     for (const StateRecord& r : records) {
-      Statement& before = r.kind == "*" ? all_owned.bind({api}) : owned.bind({api, r.kind, r.key});
+      Statement& before = r.kind == "*" ? p.all_owned.bind({api}) : p.owned.bind({api, r.kind, r.key});
       while (before.step() == SQLITE_ROW) dropped.insert(before.text(0));
-      bool ok = r.kind == "*" ? unown_all.bind({api}).run() && remove_all.bind({api}).run() &&
-                                    remove_objects.bind({api}).run()
-                              : unown.bind({api, r.kind, r.key}).run();
+      bool ok = r.kind == "*" ? p.unown_all.bind({api}).run() && p.remove_all.bind({api}).run() &&
+                                    p.remove_objects.bind({api}).run()
+                              : p.unown.bind({api, r.kind, r.key}).run();
       std::vector<std::string> names;  // of bytes, which this record holds
       if (ok && r.object) {
         const ObjectRow& o = *r.object;
-        ok = put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id,
-                              o.headers})
+        ok = p.put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id,
+                                o.headers})
                  .bind_int(10, o.size)
                  .run();
         names.push_back(o.version_id);
       } else if (ok && r.kind == "object") {
-        ok = remove_object.bind({api, r.key}).run();
+        ok = p.remove_object.bind({api, r.key}).run();
       } else if (ok && r.kind != "*") {
-        ok = r.value.is_null() ? remove.bind({api, r.kind, r.key}).run() : put.bind({api, r.kind, r.key, r.value.dump()}).run();
+        ok = r.value.is_null() ? p.remove.bind({api, r.kind, r.key}).run() : p.put.bind({api, r.kind, r.key, r.value.dump()}).run();
         if (r.value.is_object() && r.value.contains("id")) names.push_back(r.value.value("id", ""));
       }
       for (const std::string& name : names) {
         std::string file = files_->file_of(name);
         if (!ok || file.empty()) continue;  // not a name of bytes (an upload's id is not)
         named.insert(name);
-        ok = own.bind({name, file, api, r.kind, r.key}).run();
+        ok = p.own.bind({name, file, api, r.kind, r.key}).run();
       }
       if (!ok) return failure("cannot save a record in");
     }
@@ -423,7 +496,7 @@ namespace {
 
 // `from` hard-linked as `to`; one already there is taken when it is that same file.
 bool link_file(const std::string& from, const std::string& to) {
-  if (::link(from.c_str(), to.c_str()) == 0) return true;
+  if (hard_link(from, to)) return true;
   struct stat a{}, b{};
   return errno == EEXIST && ::stat(from.c_str(), &a) == 0 && ::stat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
          a.st_ino == b.st_ino;
@@ -630,7 +703,7 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
       return saved;
     }
   }  // closed: its WAL is in it
-  if (::rename(importing.c_str(), path.c_str()) != 0 || !fsync_directory(directory_of(path)))
+  if (!commit_rename(importing, path) || !fsync_directory(directory_of(path)))
     return state_file_error("cannot put the imported state database in place of", path);
   return true;
 }

@@ -2,10 +2,11 @@
 // own in PATH.bytes/. Each change is one transaction: the records the services changed
 // (RecordStore), the platform's header, and which byte file holds which bytes; the new
 // byte files are written and flushed before it commits; the database is in WAL mode with
-// synchronous=FULL, so a change answered has reached the disk. Byte files a committed
-// change no longer names are removed after it; files no committed change names (a crash
-// between writing them and committing) are removed at the next start. The cost of a
-// change is that of its records and their bytes, not of what is stored.
+// synchronous=FULL (a database SQLite will not put in WAL mode is refused at open), so a
+// change answered has reached the disk. Byte files a committed change no longer names
+// are removed after it; files no committed change names (a crash between writing them
+// and committing) are removed at the next start. The cost of a change is that of its
+// records and their bytes, not of what is stored; its statements are prepared once.
 #pragma once
 
 #include <sys/types.h>
@@ -19,7 +20,6 @@
 
 #include "core/error.h"
 #include "emulator/service.h"
-#include "emulator/state_file.h"
 
 struct sqlite3;
 
@@ -61,9 +61,14 @@ class StateDatabase : public RecordStore {
 
   // The schema version this build writes.
   static int schema_version();
+  // How many SQL statements the state databases of this process have prepared: those of
+  // a change once, when a database is opened, never for each change.
+  static std::size_t statements_prepared();
 
  private:
   class Files;
+  struct Prepared;
+  Outcome<bool> use_wal();
   Outcome<bool> migrate();
   Outcome<bool> link_snapshot_files(const std::string& dir);
   Outcome<bool> apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped);
@@ -72,6 +77,7 @@ class StateDatabase : public RecordStore {
   std::string bytes_dir_;
   sqlite3* db_ = nullptr;
   std::unique_ptr<Files> files_;
+  std::unique_ptr<Prepared> prepared_;  // the statements of a change, while open
 };
 
 // The one owner of the store at `path`: an exclusive flock(2) on `path`.lock, held for

@@ -1,7 +1,6 @@
-// Reading and durably replacing the state file and its byte files with POSIX calls:
-// write(2) to a temporary file in the same directory (a rename is atomic only within
-// one file system), fsync(2) it, rename(2) it into place, then fsync(2) the directory
-// so that the rename itself survives a crash.
+// Reading and durably replacing the state file and its byte files: each written whole
+// by core/files' write_durably (a temporary beside it, flushed, renamed into place, its
+// folder flushed), so that a crash leaves the old file or the new one.
 #include "emulator/state_file.h"
 
 #include <dirent.h>
@@ -44,18 +43,9 @@ const char* const kTemporarySuffix = ".tmp";
 // What `fill` writes to a file descriptor in `path`, whole and on the disk, or an
 // error; never a part of it, and no temporary left behind to fill a full disk further.
 Outcome<bool> write_file_durably(const std::string& path, const std::function<bool(int fd)>& fill) {
-  TemporaryFile created = create_temporary(path + ".", kTemporarySuffix);
-  const std::string& temporary = created.path;
-  int fd = created.fd;
-  if (fd < 0) return state_file_error("cannot create", temporary);
-  bool written = fill(fd) && ::fsync(fd) == 0;
-  int write_errno = errno;
-  ::close(fd);
-  if (written && ::rename(temporary.c_str(), path.c_str()) == 0) return true;
-  if (!written) errno = write_errno;
-  Error e = written ? state_file_error("cannot rename " + temporary + " to", path) : state_file_error("cannot write", temporary);
-  ::unlink(temporary.c_str());
-  return e;
+  std::string problem = write_durably(path, fill);
+  if (!problem.empty()) return make_error(ErrorKind::config, "StateFile", problem);
+  return true;
 }
 
 // Removes what a crash left of the temporary files of `path` ("<path>.XXXXXX.tmp"):
@@ -78,20 +68,6 @@ void remove_temporaries_of(const std::string& path) {
 
 Error state_file_error(const std::string& what, const std::string& path) {
   return make_error(ErrorKind::config, "StateFile", what + " " + path + ": " + std::strerror(errno));
-}
-
-std::string directory_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-bool fsync_directory(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
 }
 
 bool plain_file_name(const std::string& file) {
@@ -126,9 +102,7 @@ Outcome<json> read_state_file(const std::string& path) {
 Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write) {
   std::string text = state.dump();
   auto written = write_file_durably(path, [&](int fd) { return write_all(fd, text.data(), text.size(), write); });
-  if (!written.ok()) return written;
-  if (!fsync_directory(directory_of(path))) return state_file_error("cannot flush the directory of", path);
-  return true;
+  return written;
 }
 
 // ---------------------------------------------------------------- the byte files

@@ -46,19 +46,17 @@ class StateFile : public StateSink {
 
 // The document in `path`; JSON null when there is no such file.
 Outcome<json> read_state_file(const std::string& path);
-// Writes `state` to a temporary file beside `path` ("<path>.XXXXXX.tmp", made by
-// create_temporary: a new name, never through a link), flushes it to the disk, renames
-// it over `path` and flushes the directory.
+// Writes `state` in place of `path` by core/files' write_durably (a temporary file
+// "<path>.XXXXXX.tmp" beside it, made new and never through a link, flushed, renamed
+// over `path`, the folder flushed).
 Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write = ::write);
 
-// What the state's stores (this file's and state_db's) share about files on disk:
-// the error naming `path` and the system's reason; the folder a path is in; a folder's
-// entries made durable; whether `file` names a byte file inside its folder (letters,
+// What the state's stores (this file's and state_db's) share about their byte files
+// (the folder a path is in and a folder's flush are core/files'): the error naming
+// `path` and the system's reason; whether `file` names a byte file inside its folder (letters,
 // digits, '.', '-' and '_', not starting with '.': no "..", no '/', nothing hidden);
 // the serial after the last '.' of a byte file's name ("v000000000007.12": 12, 0 if none).
 Error state_file_error(const std::string& what, const std::string& path);
-std::string directory_of(const std::string& path);
-bool fsync_directory(const std::string& path);
 bool plain_file_name(const std::string& file);
 unsigned long long serial_of(const std::string& file);
 

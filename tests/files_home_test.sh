@@ -8,20 +8,17 @@
 # Usage: files_home_test.sh REPOSITORY_ROOT
 set -u
 root=${1:-.}
-# Each to remove once the file uses core/files.
-PENDING=(
-  emulator/state_file.cpp   # TO REMOVE: write_durably, fsync_directory (core/files has both)
-  emulator/state_db.cpp     # TO REMOVE: its O_EXCL write + fsync, link, the import's rename
-)
+# Each to remove once the file uses core/files (none left).
+PENDING=()
 cd "$root" || exit 2
-found=$(grep -rlE 'mkstemp|rename\(|fsync\(' core emulator lua repl | grep -vE '^core/files\.(h|cpp)$' | sort)
+found=$(grep -rlE '\b(mkstemp|rename\(|fsync\()' core emulator lua repl | grep -vE '^core/files\.(h|cpp)$' | sort)
 status=0
 for file in $found; do
   listed=0
   for p in "${PENDING[@]}"; do [ "$p" = "$file" ] && listed=1; done
   if [ $listed -eq 0 ]; then
     echo "files_home: $file calls mkstemp, rename or fsync; use core/files.h instead:"
-    grep -nE 'mkstemp|rename\(|fsync\(' "$file"
+    grep -nE '\b(mkstemp|rename\(|fsync\()' "$file"
     status=1
   fi
 done

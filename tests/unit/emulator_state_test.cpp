@@ -647,6 +647,35 @@ TEST_CASE("A change to the state database writes its own bytes only, and the byt
   CHECK(byte_files(path).size() == 20);
 }
 
+TEST_CASE("A change to the state database prepares no statement: they were prepared once, at open") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  auto p = platform();
+  StateDatabase db(path);
+  REQUIRE(open_state(*p, db, path).ok());
+  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "first"}});
+  std::size_t prepared = StateDatabase::statements_prepared();
+  for (int i = 0; i < 10; ++i)
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k" + std::to_string(i)}, {"Body", "five!"}});
+  call_ok(*p, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
+  call_ok(*p, "CreateBucket", {{"Bucket", "more"}});
+  CHECK(StateDatabase::statements_prepared() == prepared);
+  std::unique_ptr<StateDatabase> again;  // and what they saved is all there
+  auto q = restarted(path, again);
+  CHECK(q->state() == p->state());
+}
+
+TEST_CASE("A state database SQLite does not put in WAL mode is refused at open, saying why") {
+  TempDir dir;
+  StateDatabase memory(":memory:", ::write, dir.path + "/bytes");  // an in-memory database answers "memory"
+  auto opened = memory.open();
+  REQUIRE_FALSE(opened.ok());
+  CHECK_THAT(opened.error().message, Catch::Contains("cannot be in WAL mode") && Catch::Contains("'memory'") &&
+                                         Catch::Contains(":memory:"));
+  StateDatabase on_disk(dir.path + "/state");  // a file on a local disk is
+  CHECK(on_disk.open().ok());
+}
+
 TEST_CASE("The state database on a full disk: the change is answered 500 and undone, the next one saved") {
   TempDir dir;
   std::string path = dir.path + "/state";
