@@ -5,12 +5,16 @@
 --   cloudlua scripts/sync.lua SRC DST [--delete] [--dry-run] [--exclude GLOB]... [--include GLOB]...
 --                             [--checksum | --size-only] [--concurrency N] [--part-size SIZE]
 --                             [--delete-all] [--max-delete N] [--shard I/N] [--output json] [--verbose] [--progress]
+--                             [--content-type TYPE] [--cache-control VALUE] [--metadata K=V,...]
 --   cloudlua scripts/sync.lua ./build s3://site/www --delete --exclude '*.tmp'
 --   cloudlua scripts/sync.lua s3://site/www ./mirror
 --
 -- A bucket location is s3://BUCKET/PREFIX (or cloud://BUCKET/PREFIX), read by
 -- cloud.storage.location; anything else is a local folder, and a source folder must
 -- exist. --exclude and --include apply in the order given, the later winning.
+-- Uploads are typed from each file's name (the system's /etc/mime.types) unless
+-- --content-type says otherwise; --content-type, --cache-control and --metadata apply
+-- to every object uploaded or copied.
 -- Deletions come after the copies, and only when both sides were listed whole; an
 -- empty source never empties DST without --delete-all; --max-delete N stops at N.
 -- Output: a progress line on a terminal (with --progress, a line every few seconds
@@ -55,6 +59,17 @@ local args = lib.parse({
     { "output", value = "FORMAT", choices = { "text", "json" }, doc = "json: one JSON line per action and a summary record" },
     { "verbose", doc = "With --output json, a line for each path skipped too" },
     { "progress", doc = "Off a terminal too, a progress line every few seconds" },
+    { "content-type", value = "TYPE", doc = "The Content-Type of every object uploaded or copied (default: from each file's name)" },
+    { "cache-control", value = "VALUE", doc = "The Cache-Control of every object uploaded or copied" },
+    { "metadata", value = "K=V,...", check = function(text)
+        local map = {}
+        for pair in (text .. ","):gmatch("([^,]*),") do
+          local k, v = pair:match("^([^=]+)=(.*)$")
+          if not k then return nil, "K=V pairs separated by commas expected (got '" .. pair .. "')" end
+          map[k] = v
+        end
+        return map
+      end, doc = "User metadata of every object uploaded or copied: K=V pairs separated by commas" },
   },
 }, ...)
 if not args then return end
@@ -78,6 +93,7 @@ local ok, summary = pcall(cloud.storage.sync, {
   filters = args.filters, compare = args.checksum and "checksum" or args.size_only and "size" or nil,
   concurrency = args.concurrency, part_size = args.part_size, shard = args.shard,
   progress = args.progress or nil, on_action = on_action, collect = true,
+  content_type = args.content_type, cache_control = args.cache_control, metadata = args.metadata,
 })
 local interruption = nil  -- an interruption's error: raised again once its summary is out
 if not ok then
