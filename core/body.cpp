@@ -21,6 +21,7 @@
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/limits.h"
+#include "core/mime.h"
 
 namespace cloud {
 
@@ -59,6 +60,14 @@ std::optional<std::uint64_t> count_arg(const json& args, const std::string& name
 }
 
 }  // namespace
+
+void fill_media_type(const Operation& op, json& args) {
+  if (!op.payload_file || op.payload_file->media_type.empty() || !args.is_object()) return;
+  const PayloadFile& names = *op.payload_file;
+  if (args.contains(names.media_type) || !args.contains(names.path) || !args[names.path].is_string()) return;
+  std::string type = media_type_of(args[names.path].get<std::string>());
+  if (!type.empty()) args[names.media_type] = std::move(type);
+}
 
 std::optional<FileRange> payload_file_range(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
   if (!op.payload_file || !args.is_object()) return std::nullopt;

@@ -26,6 +26,11 @@ namespace cloud {
 // file, more than 5 GiB, the payload given as well) is appended to `problems`.
 std::optional<FileRange> payload_file_range(const Operation& op, const json& args, std::vector<FieldProblem>& problems);
 
+// The member Operation::payload_file's media_type names, set in `args` to the media
+// type of the file they send, from its name (core/mime: the system's table), when the
+// caller gave no such member and the table knows the name's extension; else nothing.
+void fill_media_type(const Operation& op, json& args);
+
 // What is wrong with writing an answer to `path` (Operation::output_file), appended
 // to `problems`: its directory does not exist, or it is a directory itself; with an
 // offset (Operation::output_file_offset) it is not an existing regular file, or the

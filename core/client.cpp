@@ -309,6 +309,7 @@ Outcome<Request> Client::operation_request(const std::string& name, json args) c
   const Operation* op = model_.find(name);
   if (!op) return make_error(ErrorKind::validation, "UnknownOperation", "no operation named '" + name + "'");
   const Api& api = model_.api_for(*op);
+  fill_media_type(*op, args);  // put_object{ file = }'s ContentType from the file's name
   auto input = validate_input(*op, std::move(args));
   if (!input.ok()) return input.error();
   WireRequest w = serialize_request(api, *op, std::move(*input));

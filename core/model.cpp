@@ -396,11 +396,16 @@ struct Model::Loader {
   void read_file_members(Operation& op, const ojson& spec, const std::string& where) {
     if (spec.contains("payloadFile")) {
       const ojson& f = spec["payloadFile"];
-      op.payload_file = PayloadFile{f.value("path", ""), f.value("offset", ""), f.value("length", "")};
+      op.payload_file = PayloadFile{f.value("path", ""), f.value("offset", ""), f.value("length", ""),
+                                    f.value("mediaType", "")};
       if (op.payload.empty()) fail(where + ".payloadFile", "needs a payload it stands in for");
       expect_local(op, op.payload_file->path, ShapeType::string, where + ".payloadFile.path");
       expect_local(op, op.payload_file->offset, ShapeType::integer, where + ".payloadFile.offset");
       expect_local(op, op.payload_file->length, ShapeType::integer, where + ".payloadFile.length");
+      const std::string& type = op.payload_file->media_type;
+      const Member* m = type.empty() ? nullptr : op.input->find_member(type);
+      if (!type.empty() && (!m || m->location != Location::header || m->shape->type != ShapeType::string))
+        fail(where + ".payloadFile.mediaType", "'" + type + "' must be an input member with \"in\": \"header\" of type string");
     }
     op.output_file = spec.value("outputFile", "");
     if (op.output_file.empty()) return;

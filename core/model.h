@@ -89,6 +89,8 @@ struct PayloadFile {
   std::string path;    // a string member: the file's path
   std::string offset;  // an integer member: the first byte sent (0 when left out)
   std::string length;  // an integer member: how many bytes (to the end when left out)
+  std::string media_type;  // a string member the client fills, when the caller left it out,
+                           // with the file's media type from its name (core/mime); "" for none
 };
 
 // How the pages of a listing follow each other (docs/model.md, "Paginators"): the

@@ -175,6 +175,17 @@ local checks = {
     if i and n and n >= 1 and i < n then return { index = math.tointeger(i), count = math.tointeger(n) } end
     return nil, "I/N with 0 <= I < N expected (shard I of N)"
   end,
+  -- K=V,... : user metadata (x-amz-meta-K), a table of strings; a value may hold '='.
+  metadata = function(text)
+    if type(text) == "table" then return text end
+    local map = {}
+    for pair in (tostring(text) .. ","):gmatch("([^,]*),") do
+      local k, v = pair:match("^([^=]+)=(.*)$")
+      if not k then return nil, ("K=V pairs separated by commas expected (got '%s')"):format(pair) end
+      map[k] = v
+    end
+    return map
+  end,
 }
 -- A byte rate, as curl's --limit-rate: 50M, 512K, 1G, 1000000 (bytes a second).
 checks.rate = checks.size
@@ -191,6 +202,9 @@ local SHARED = {
   ["limit-rate"] = { value = "RATE", check = "rate", doc = "Cap the bandwidth of all transfers together at RATE bytes a second (50M, 512K)" },
   ["part-size"] = { value = "SIZE", check = "size", doc = "Transfer in parts of SIZE (default 8M)" },
   recursive = { doc = "Every object under the prefix (every file under the folder)" },
+  ["content-type"] = { value = "TYPE", doc = "The Content-Type of every object uploaded or copied (default: from each file's name)" },
+  ["cache-control"] = { value = "VALUE", doc = "The Cache-Control of every object uploaded or copied" },
+  metadata = { value = "K=V,...", check = "metadata", doc = "User metadata of every object uploaded or copied (x-amz-meta-K)" },
 }
 
 local COMMANDS = {
@@ -207,7 +221,7 @@ local COMMANDS = {
                 "concurrency", "part-size",
                 { "shard", value = "I/N", check = "shard", doc = "Take only the paths of shard I of N (0-based; FNV-1a of the path)" },
                 "output", { "verbose", doc = "With --output json, a line for each path skipped too" },
-                "progress", "quiet", "limit-rate" },
+                "progress", "quiet", "limit-rate", "content-type", "cache-control", "metadata" },
   },
   check = {
     args = { "SRC", "DST" },
@@ -219,7 +233,7 @@ local COMMANDS = {
     about = "Copies a file or object: local to s3://, s3:// to local, s3:// to s3://; - is stdin or stdout; "
       .. "wildcards (* ? [...]) in an s3:// source; --recursive for a folder or prefix.",
     options = { "recursive", "dry-run", "exclude", "include", "concurrency", "part-size", "output", "progress",
-                "quiet", "limit-rate" },
+                "quiet", "limit-rate", "content-type", "cache-control", "metadata" },
   },
   ls = {
     args = { "LOCATION?" },
@@ -531,7 +545,8 @@ function M.sync(t)
       delete_all = o.delete_all, max_delete = o.max_delete, filters = o.filters,
       compare = o.checksum and "checksum" or o.size_only and "size" or nil,
       concurrency = o.concurrency, part_size = o.part_size, shard = o.shard,
-      progress = o.progress or (o.quiet and false) or nil, on_action = on_action, collect = true })
+      progress = o.progress or (o.quiet and false) or nil, on_action = on_action, collect = true,
+      content_type = o.content_type, cache_control = o.cache_control, metadata = o.metadata })
   end)
   if interruption then summary = interruption.summary end
   local elapsed = cloud_module().clock() - start
@@ -579,17 +594,19 @@ local function read_full(stream, n)
 end
 
 -- Uploads what `stream` holds to bucket/key a part at a time (one PutObject when it
--- all fits in one part); an upload that fails midway is aborted. The bytes sent.
-local function upload_stream(stream, bucket, key, part_size)
+-- all fits in one part), with the header fields and Metadata of `headers` (or nil);
+-- an upload that fails midway is aborted. The bytes sent.
+local function upload_stream(stream, bucket, key, part_size, headers)
   local storage = cloud_module().storage
-  local min_part = require("cloud.transfer_parts").limits()
+  local parts_of = require("cloud.transfer_parts")
+  local merge, min_part = parts_of.merge, parts_of.limits()
   part_size = math.max(part_size, min_part)
   local first = read_full(stream, part_size) or ""
   if #first < part_size then
-    storage.put_object{ Bucket = bucket, Object = key, Body = first }
+    storage.put_object(merge({ Bucket = bucket, Object = key, Body = first }, headers))
     return #first
   end
-  local up = storage.create_multipart_upload{ Bucket = bucket, Object = key }
+  local up = storage.create_multipart_upload(merge({ Bucket = bucket, Object = key }, headers))
   local parts, sent, chunk = {}, 0, first
   local ok, err = pcall(function()
     while chunk do
@@ -720,14 +737,23 @@ end
 -- How a side of a copy is named on the command line.
 local function named(s) return s.file or url(s.bucket, s.key) end
 
+-- The header fields and metadata --content-type, --cache-control and --metadata give,
+-- or nil when none is given.
+local function given_headers(o)
+  if not (o.content_type or o.cache_control or o.metadata) then return nil end
+  return { ContentType = o.content_type, CacheControl = o.cache_control, Metadata = o.metadata }
+end
+
 -- Makes one copy of the plan.
 local function copy_one(o, c)
   local storage = cloud_module().storage
+  local parts_of = require("cloud.transfer_parts")
   local common = { concurrency = o.concurrency, part_size = o.part_size, progress = o.progress or false }
+  local given = given_headers(o)
   if c.kind == "upload" then
     local args = { Bucket = c.to.bucket, Object = c.to.key, file = c.from.file }
     for k, v in pairs(common) do args[k] = v end
-    storage.upload_file(args)
+    storage.upload_file(parts_of.merge(args, given))
   elseif c.kind == "download" then
     local dir = c.to.file:match("^(.*)/[^/]*$")
     if dir and dir ~= "" then cloud_module().fs.mkdir(dir) end
@@ -736,7 +762,11 @@ local function copy_one(o, c)
     storage.download_file(args)
   else
     local source = (c.from.bucket .. "/" .. c.from.key):gsub("[^%w%-._~/]", function(ch) return ("%%%02X"):format(ch:byte()) end)
-    storage.copy_object{ Bucket = c.to.bucket, Object = c.to.key, CopySource = source }
+    local copy = { Bucket = c.to.bucket, Object = c.to.key, CopySource = source }
+    if given then  -- COPY (the default) keeps the source's; with options, REPLACE with both
+      parts_of.merge(copy, parts_of.source_headers(storage, c.from.bucket, c.from.key, given)).MetadataDirective = "REPLACE"
+    end
+    storage.copy_object(copy)
   end
 end
 
@@ -750,7 +780,8 @@ function M.cp(t)
     if copies[1] and copies[1].kind == "stdin" then
       local c = copies[1]
       if o.dry_run then return p.out("(dry run) upload: - to " .. url(c.to.Bucket, c.to.Prefix)) end
-      result.bytes, result.copied = upload_stream(io.stdin, c.to.Bucket, c.to.Prefix, o.part_size or 8 * MiB), 1
+      result.bytes, result.copied = upload_stream(io.stdin, c.to.Bucket, c.to.Prefix, o.part_size or 8 * MiB,
+                                                  given_headers(o)), 1
       return
     elseif copies[1] and copies[1].kind == "stdout" then
       local c = copies[1]

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/files.h"
+#include "core/mime.h"
 #include "core/pattern.h"
 #include "lua/binding.h"
 
@@ -441,6 +442,16 @@ int l_part_state(lua_State* L) {
   return 1;
 }
 
+// cloud.fs.media_type(name): the media type of a file named `name` from its extension
+// in the system's table (core/mime: /etc/mime.types), or nil when the table has none:
+// what an upload sends as its ContentType when the caller gives none.
+int l_media_type(lua_State* L) {
+  std::string type = media_type_of(luaL_checkstring(L, 1));
+  if (type.empty()) return lua_pushnil(L), 1;
+  lua_pushstring(L, type.c_str());
+  return 1;
+}
+
 // cloud.fs.set_mtime(path, seconds): sets the file's modification time (fractions
 // kept to the nanosecond); a download gets its object's time this way.
 int l_set_mtime(lua_State* L) {
@@ -514,7 +525,8 @@ int l_glob(lua_State* L) {
 
 void open_fs(lua_State* L, int module) {
   const luaL_Reg fns[] = {{"create", protect<l_create>},       {"glob", protect<l_glob>},
-                          {"list", protect<l_list>},           {"mkdir", protect<l_mkdir>},
+                          {"list", protect<l_list>},           {"media_type", protect<l_media_type>},
+                          {"mkdir", protect<l_mkdir>},
                           {"part", protect<l_part>},           {"part_state", protect<l_part_state>},
                           {"remove", protect<l_remove>},
                           {"set_mtime", protect<l_set_mtime>}, {"stat", protect<l_stat>},

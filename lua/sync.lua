@@ -6,7 +6,7 @@
 --     max_delete = nil, dry_run = false,
 --     include = {}, exclude = {}, filters = {}, compare = "size-mtime", concurrency = 16,
 --     part_size = 8 MiB, progress =, shard = { index =, count = }, collect = false,
---     follow_links = false }
+--     follow_links = false, content_type = nil, cache_control = nil, metadata = nil }
 --   local report = c.storage.check{ from =, to =, compare = "checksum", ... }
 --
 -- `from` and `to` are each a local directory (a string), a bucket location string
@@ -35,7 +35,20 @@
 --   grain). An object's LastModified is the time it was written, so after an upload or
 --   a server-side copy the target is never older than its source; a download gets its
 --   object's LastModified as its mtime. A second sync with nothing changed therefore
---   sends nothing, in every direction, with no metadata of its own.
+--   sends nothing, in every direction. An upload also keeps the file's mtime in the
+--   object's user metadata `mtime` (rclone's form), and a download sets the file's
+--   mtime from it (else from LastModified): when the listing says the source is newer
+--   but the sizes are equal, the object (or each object) is asked for it (HeadObject),
+--   and the two are compared to the second with the stored mtime in place of
+--   LastModified. So a file with a future mtime is not sent again on every run, and an
+--   object rclone wrote (or copied, keeping its metadata) compares by its file's time.
+-- * Headers: an upload sends the type of the file's name (cloud.fs.media_type: the
+--   system's table; none for an unknown extension, as aws-cli) unless content_type is
+--   given; content_type, cache_control and metadata apply to every object uploaded or
+--   copied. Between buckets a CopyObject keeps the source's headers and metadata (the
+--   COPY directive); with any of those options, the source's are read (HeadObject),
+--   the options laid over them and sent with REPLACE; a copy in parts creates its
+--   upload with them too.
 -- * checksum: a local file's MD5 against a single-part ETag; against a multipart ETag
 --   ("<hex>-<parts>") the MD5 of the parts' MD5s, for each part size that makes that
 --   many parts (the sync's part_size, the common 5, 8, 16 MiB ones, and the size over
@@ -59,7 +72,7 @@ local DELETE_BATCH = 1000           -- keys in one DeleteObjects
 
 local argcheck = require("cloud.check")
 local parts_of = require("cloud.transfer_parts")
-local cloud_module, etag_hex = argcheck.cloud, parts_of.etag_hex
+local cloud_module, etag_hex, epoch_of = argcheck.cloud, parts_of.etag_hex, parts_of.epoch_of
 
 -- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming the caller
 -- of sync or check (called from what options calls).
@@ -149,7 +162,7 @@ end
 
 local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filters", "compare", "concurrency",
                 "part_size", "progress", "shard", "collect", "follow_links", "on_action", "copy_limit",
-                "delete_all", "max_delete" }
+                "delete_all", "max_delete", "content_type", "cache_control", "metadata" }
 local COMPARE = { ["size-mtime"] = true, size = true, checksum = true }
 
 -- The arguments, checked and completed with their defaults.
@@ -178,6 +191,18 @@ local function options(args, fname, defaults)
   for _, field in ipairs{ "delete", "delete_all", "dry_run", "collect", "follow_links" } do
     if o[field] ~= nil and type(o[field]) ~= "boolean" then arg_error(fname, "field '" .. field .. "' must be a boolean") end
   end
+  for _, field in ipairs{ "content_type", "cache_control" } do
+    if o[field] ~= nil and type(o[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
+  end
+  if o.metadata ~= nil then
+    if type(o.metadata) ~= "table" then arg_error(fname, "field 'metadata' must be a table of strings") end
+    for k, v in pairs(o.metadata) do
+      if type(k) ~= "string" or type(v) ~= "string" then arg_error(fname, "field 'metadata' must be a table of strings") end
+    end
+  end
+  -- the fields every upload or copy sets (parts_of.HEADERS' names); nil when none
+  local given = { ContentType = o.content_type, CacheControl = o.cache_control, Metadata = o.metadata }
+  o.given = next(given) and given or nil
   o.filters = compile_filters(fname, args)
   return o
 end
@@ -198,14 +223,6 @@ local function selected(o, path)
     if f.match(path) then keep = f.include end
   end
   return keep and (o.shard == nil or fnv1a32(path) % o.shard.count == o.shard.index)
-end
-
--- Seconds since the epoch of a date as a listing (RFC 3339, "2026-11-26T09:42:01.000Z")
--- or a header (HTTP, "Thu, 26 Nov 2026 09:42:01 GMT") gives it (cloud.time.parse);
--- nil for anything else.
-local function epoch_of(text)
-  if type(text) ~= "string" then return nil end
-  return (cloud_module().time.parse(text))
 end
 
 -- Why a bucket's relative path cannot be a local file's name, or nil when it can.
@@ -416,13 +433,31 @@ local function file_matches_etag(o, e, etag)
   return false
 end
 
+-- The mtime the object of entry `e` (of `side`) keeps in its metadata (HeadObject),
+-- or nil: for a local file, an object without one, or one that cannot be asked.
+local function stored_mtime(o, side, e)
+  if not e.key then return nil end
+  local ok, r = pcall(o.client.storage.head_object, { Bucket = side.bucket, Object = e.key })
+  if not ok and parts_of.interrupted(r) then error(r, 0) end
+  return ok and parts_of.mtime_of(r.Metadata) or nil
+end
+
+-- Whether, under size-mtime, the source `a` is newer than the target `b` (to the
+-- second): by the listings' times, then, when they say so, by the mtimes the objects
+-- keep in their metadata in place of LastModified (stored_mtime).
+local function newer(o, a, b)
+  if a.mtime == nil or b.mtime == nil then return true end
+  if math.floor(a.mtime) <= math.floor(b.mtime) then return false end
+  local am, bm = stored_mtime(o, o.from, a), stored_mtime(o, o.to, b)
+  if am == nil and bm == nil then return true end
+  return math.floor(am or a.mtime) > math.floor(bm or b.mtime)
+end
+
 -- Whether the source entry `a` and the target entry `b` differ under o.compare.
 local function differ(o, a, b)
   if a.size ~= b.size then return true end
   if o.compare == "size" then return false end
-  if o.compare == "size-mtime" then
-    return a.mtime == nil or b.mtime == nil or math.floor(a.mtime) > math.floor(b.mtime)
-  end
+  if o.compare == "size-mtime" then return newer(o, a, b) end
   if a.etag and b.etag then return etag_hex(a.etag) ~= etag_hex(b.etag) end
   local file, object = a.file and a or b, a.file and b or a
   return not file_matches_etag(o, file, object.etag)
@@ -431,15 +466,17 @@ end
 ---------------------------------------------------------------- acting
 
 -- The object `e` of the source copied to `key` of the target bucket in parts on the
--- server: a multipart upload of UploadPartCopy ranges of part_size (larger when the
--- platform's part count needs it), completed in order; aborted on failure.
+-- server (its upload created with the source's headers,
+-- parts_of.source_headers): a multipart upload of UploadPartCopy ranges of part_size
+-- (larger when the platform's part count needs it), completed in order; aborted on failure.
 local function copy_in_parts(storage, o, e, key)
   local _, _, max_parts = parts_of.limits()
   local size = math.max(o.part_size, (e.size + max_parts - 1) // max_parts)
   local source, bucket = url_encoded(o.from.bucket .. "/" .. e.key), o.to.bucket
   local parts, done = {}, {}
   for n = 1, (e.size + size - 1) // size do parts[n] = { number = n, first = (n - 1) * size } end
-  parts_of.multipart(storage, { Bucket = bucket, Object = key }, done, function(upload)
+  local headers = parts_of.source_headers(storage, o.from.bucket, e.key, o.given)
+  parts_of.multipart(storage, { Bucket = bucket, Object = key, headers = headers }, done, function(upload)
     cloud_module().map(parts, function(p)
       local last = math.min(p.first + size, e.size) - 1
       done[p.number] = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload,
@@ -457,11 +494,12 @@ local function copy_one(storage, o, e)
     local problem = unsafe_key(to.prefix .. e.path)
     if problem then error(problem, 0) end
     local key = to.prefix .. e.path
+    local headers = parts_of.upload_headers(o.given or {}, e.file, e.mtime)
     if large then
-      storage.upload_file{ Bucket = to.bucket, Object = key, file = e.file, part_size = o.part_size,
-                           concurrency = o.concurrency, progress = false }
+      storage.upload_file(parts_of.merge({ Bucket = to.bucket, Object = key, file = e.file, part_size = o.part_size,
+                           concurrency = o.concurrency, progress = false }, headers))
     else
-      storage.put_object{ Bucket = to.bucket, Object = key, file = e.file }
+      storage.put_object(parts_of.merge({ Bucket = to.bucket, Object = key, file = e.file }, headers))
     end
   elseif to.dir then
     local problem = unsafe_local_name(e.path)
@@ -472,23 +510,26 @@ local function copy_one(storage, o, e)
       cloud.fs.mkdir(parent, { beneath = to.dir })  -- a link in the way is this file's failure
       o.folder_made = parent
     end
-    local mtime = e.mtime
-    if large then
+    if large then  -- sets the file's mtime itself (parts_of.object_mtime)
       storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
                              concurrency = o.concurrency, progress = false, durable = false, beneath = to.dir }
     else
       local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false,
                                     beneath = to.dir }
-      mtime = epoch_of(r.LastModified) or mtime
+      local mtime = parts_of.object_mtime(r) or e.mtime
+      if mtime then cloud.fs.set_mtime(target, mtime) end
     end
-    if mtime then cloud.fs.set_mtime(target, mtime) end
     o.downloaded = true
   else
     local key = to.prefix .. e.path
     if e.size > o.copy_limit then
       copy_in_parts(storage, o, e, key)
     else
-      storage.copy_object{ Bucket = to.bucket, Object = key, CopySource = url_encoded(from.bucket .. "/" .. e.key) }
+      local copy = { Bucket = to.bucket, Object = key, CopySource = url_encoded(from.bucket .. "/" .. e.key) }
+      if o.given then  -- COPY (the default) keeps the source's; with options, REPLACE with both
+        parts_of.merge(copy, parts_of.source_headers(storage, o.from.bucket, e.key, o.given)).MetadataDirective = "REPLACE"
+      end
+      storage.copy_object(copy)
     end
   end
   return e.size
@@ -808,6 +849,7 @@ end
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
 local function sync(client, args)
   local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
+  o.client = client  -- its HeadObject reads the mtime an object keeps (newer)
   local summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} }
   check_roots(o)
   o.writes = not o.dry_run  -- the target's stale part files are removed as it is listed
@@ -838,6 +880,7 @@ end
 -- nothing transferred.
 local function check(client, args)
   local o = options(args, "cloud.storage.check", { compare = "checksum" })
+  o.client = client
   local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
   check_roots(o)
   local function failure(path, err) out.failed[#out.failed + 1] = { path = path, error = err } end

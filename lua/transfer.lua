@@ -3,11 +3,16 @@
 --
 --   local r, meta = c.storage.upload_file{ Bucket =, Object =, file =, part_size = 8 MiB,
 --     concurrency = 8, progress = nil | true | false | function(done, total) end,
---     keep = false, upload_id = nil, parts = nil }
+--     keep = false, upload_id = nil, parts = nil, ContentType =, CacheControl =,
+--     ContentDisposition =, ContentEncoding =, ContentLanguage =, Expires =, Metadata = }
 --   local r, meta = c.storage.download_file{ Bucket =, Object =, file =, part_size = 8 MiB,
 --     concurrency = 8, progress =, durable = true, beneath = nil }
 --
--- Decisions: a file no larger than part_size goes up in one PutObject{file=}; a larger
+-- Decisions: the object gets the HTTP headers given (PutObject's or
+-- CreateMultipartUpload's), ContentType from the file's name when none is given
+-- (cloud.fs.media_type, the system's table; none for an unknown extension, as aws-cli),
+-- and the file's mtime in its user metadata `mtime` (rclone's form; a download sets
+-- the file's mtime from it, else from LastModified). A file no larger than part_size goes up in one PutObject{file=}; a larger
 -- one in parts, each an upload_part{file=, offset=, length=} read from disk as it is
 -- sent and retried on its own by the client's retry policy, at most `concurrency` at
 -- once, then completed with the parts in order. A failed multipart upload is aborted
@@ -53,7 +58,8 @@ local function arg_error(fname, message)
 end
 
 local KNOWN = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable",
-                "beneath" }
+                "beneath", "Metadata" }
+for _, field in ipairs(parts_of.HEADERS) do KNOWN[#KNOWN + 1] = field end
 
 -- The arguments, checked and completed with their defaults.
 local function options(args, fname)
@@ -68,7 +74,10 @@ local function options(args, fname)
     local v = o[field]
     if math.type(v) ~= "integer" or v < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
   end
-  if args.beneath ~= nil and type(args.beneath) ~= "string" then arg_error(fname, "field 'beneath' must be a string") end
+  for _, field in ipairs{ "beneath", table.unpack(parts_of.HEADERS) } do
+    if args[field] ~= nil and type(args[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
+  end
+  if args.Metadata ~= nil and type(args.Metadata) ~= "table" then arg_error(fname, "field 'Metadata' must be a table") end
   local p = args.progress
   if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then
     arg_error(fname, "field 'progress' must be a boolean or a function")
@@ -209,10 +218,12 @@ local function upload_file(client, args)
   local size = file_size("UploadFile", o.file)
   local start = cloud_module().clock()
   local report = make_progress(o, "upload " .. o.Object, size)
+  local st = cloud_module().fs.stat(o.file)
+  o.headers = parts_of.upload_headers(o, o.file, st and st.mtime)
   local r, sent, count
   if size <= o.part_size and o.upload_id == nil then
     parts_done(o)  -- parts without upload_id is refused the same way
-    r = storage.put_object{ Bucket = o.Bucket, Object = o.Object, file = o.file }
+    r = storage.put_object(parts_of.merge({ Bucket = o.Bucket, Object = o.Object, file = o.file }, o.headers))
     report(size)
     sent, count = 1, 1
   else
@@ -245,7 +256,9 @@ local function fetch_ranges(storage, o, temp, size, etag, report)
   end, { concurrency = o.concurrency })
 end
 
--- storage.download_file{...}: see the head of this file and docs/lua-api.md.
+-- storage.download_file{...}: see the head of this file and docs/lua-api.md. The
+-- file's mtime is the object's (parts_of.object_mtime: its `mtime` metadata, else
+-- LastModified).
 local function download_file(client, args)
   local o = options(args, "cloud.storage.download_file")
   local storage = client.storage
@@ -262,6 +275,8 @@ local function download_file(client, args)
     local got = cloud_module().fs.stat(part:path()).size
     if got ~= size then error(download_error(o, ("%d bytes written of %d"):format(got, size))) end
     part:commit(o.file, { durable = o.durable ~= false })
+    local mtime = parts_of.object_mtime(head)
+    if mtime then cloud_module().fs.set_mtime(o.file, mtime) end
   end)
   report(nil)
   if not ok then

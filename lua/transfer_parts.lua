@@ -1,7 +1,8 @@
 -- What storage.upload_file/download_file (lua/transfer.lua) and storage.sync
 -- (lua/sync.lua) share (require "cloud.transfer_parts"): the platform's part limits,
--- ETags as hex, byte counts as text, the progress line on stderr, and a multipart
--- upload that is completed in part order or aborted.
+-- ETags as hex, byte counts as text, the progress line on stderr, a multipart
+-- upload that is completed in part order or aborted, and what an object keeps of its
+-- file: its HTTP headers (the type from the file's name) and its mtime in metadata.
 local check = require("cloud.check")
 
 local M = {}
@@ -90,7 +91,7 @@ end
 function M.interrupted(err) return type(err) == "table" and err.code == "Interrupted" end
 
 -- A multipart upload to where.Bucket/where.Object (where.upload_id: one to go on
--- with, else a new one): send(upload_id) fills `done` (PartNumber -> ETag), then it
+-- with, else a new one, created with the fields of where.headers: its type, metadata): send(upload_id) fills `done` (PartNumber -> ETag), then it
 -- is completed with those parts in order; returns the completion's result (its
 -- UploadId set). On failure the upload is aborted unless where.keep, and the error
 -- (a table) carries upload_id and parts when it is kept, so that it can be resumed.
@@ -99,7 +100,7 @@ function M.multipart(storage, where, done, send)
   local bucket, object = where.Bucket, where.Object
   local upload_id = where.upload_id
   if upload_id == nil then
-    upload_id = storage.create_multipart_upload{ Bucket = bucket, Object = object }.UploadId
+    upload_id = storage.create_multipart_upload(M.merge({ Bucket = bucket, Object = object }, where.headers)).UploadId
     if not where.keep then open_uploads[upload_id] = { storage = storage, Bucket = bucket, Object = object } end
   end
   local ok, r = pcall(function()
@@ -120,6 +121,80 @@ function M.multipart(storage, where, done, send)
   open_uploads[upload_id] = nil
   r.UploadId = upload_id
   return r
+end
+
+-- The HTTP headers an object keeps (PutObject, CreateMultipartUpload and CopyObject
+-- take them, HeadObject and GetObject answer them), Metadata aside.
+M.HEADERS = { "ContentType", "CacheControl", "ContentDisposition", "ContentEncoding", "ContentLanguage", "Expires" }
+
+-- "1700000000" or "1700000000.25": a file's mtime as the user metadata `mtime` holds it,
+-- rclone's form (seconds since the epoch as a decimal string), so that each reads the
+-- other's.
+function M.mtime_text(seconds)
+  if seconds == math.floor(seconds) then return ("%d"):format(seconds) end
+  return (("%.9f"):format(seconds):gsub("0+$", ""))
+end
+
+-- The seconds the user metadata `mtime` of an object holds (`metadata` as HeadObject
+-- or GetObject answers it, any case of the name), or nil when it has none that reads.
+function M.mtime_of(metadata)
+  if type(metadata) ~= "table" then return nil end
+  for name, value in pairs(metadata) do
+    if type(name) == "string" and name:lower() == "mtime" and type(value) == "string" then
+      local t = tonumber(value:match("^%s*(%d+%.?%d*)%s*$"))
+      if t and t < 2^53 then return t end
+    end
+  end
+  return nil
+end
+
+-- The header fields (M.HEADERS and Metadata) of an upload of `file` (mtime: its
+-- seconds, or nil) from `given` (the caller's fields): those given, ContentType from
+-- the file's name when not given (cloud.fs.media_type: the system's table; none for an
+-- extension it does not know), and the mtime added to a copy of Metadata unless it has
+-- one.
+function M.upload_headers(given, file, mtime)
+  local h = {}
+  for _, field in ipairs(M.HEADERS) do h[field] = given[field] end
+  h.ContentType = h.ContentType or check.cloud().fs.media_type(file)
+  local meta = {}
+  for k, v in pairs(given.Metadata or {}) do meta[k] = v end
+  if mtime and M.mtime_of(meta) == nil then meta.mtime = M.mtime_text(mtime) end
+  h.Metadata = next(meta) and meta or nil
+  return h
+end
+
+-- The headers and metadata of the object bucket/key (HeadObject) with `given` (header
+-- fields and Metadata, or nil) laid over them: what a copy that replaces them
+-- (MetadataDirective REPLACE) sends so that it loses none the caller did not change.
+function M.source_headers(storage, bucket, key, given)
+  local head, h = storage.head_object{ Bucket = bucket, Object = key }, {}
+  for _, field in ipairs(M.HEADERS) do h[field] = head[field] end
+  local meta = M.merge(M.merge({}, head.Metadata), given and given.Metadata)
+  M.merge(h, given)
+  h.Metadata = next(meta) and meta or nil
+  return h
+end
+
+-- `into` with the fields of `from` set in it; returns `into`.
+function M.merge(into, from)
+  for k, v in pairs(from or {}) do into[k] = v end
+  return into
+end
+
+-- Seconds since the epoch of a date as a listing (RFC 3339, "2026-11-26T09:42:01.000Z")
+-- or a header (HTTP, "Thu, 26 Nov 2026 09:42:01 GMT") gives it (cloud.time.parse, the
+-- one reader of dates); nil for anything else.
+function M.epoch_of(text)
+  if type(text) ~= "string" then return nil end
+  return (check.cloud().time.parse(text))
+end
+
+-- The seconds a downloaded file's mtime is set to: the object's `mtime` metadata when
+-- it has one (what the uploader's file had), else its LastModified; `r` is HeadObject's
+-- or GetObject's answer.
+function M.object_mtime(r)
+  return M.mtime_of(r.Metadata) or M.epoch_of(r.LastModified)
 end
 
 return M

@@ -14,7 +14,7 @@ _cloudlua() {
   case $prev in
     --profile) COMPREPLY=($(compgen -W "$(_cloudlua_profiles)" -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -W "text json json-meta" -- "$cur")); return ;;
-    --exclude|--include|--concurrency|--part-size|--shard|--limit-rate) return ;;
+    --exclude|--include|--concurrency|--part-size|--shard|--limit-rate|--content-type|--cache-control|--metadata) return ;;
     --dialect) COMPREPLY=($(compgen -W "ext aws any" -- "$cur")); return ;;
     --state|--junit) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --record|--replay) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -28,9 +28,9 @@ _cloudlua() {
     serve) opts="--port --host --dialect --access-key --secret-key --region --profile --state --restore --settle --min-part-size --help" ;;
     config) opts=$config ;;
     test) opts="--filter --list --junit --seed -j --jobs --timeout --update-snapshots $config" ;;
-    sync) opts="--delete --delete-all --max-delete --dry-run --exclude --include --checksum --size-only --concurrency --part-size --shard --output --verbose --progress --quiet --limit-rate -h --debug $config" ;;
+    sync) opts="--delete --delete-all --max-delete --dry-run --exclude --include --checksum --size-only --concurrency --part-size --shard --output --verbose --progress --quiet --limit-rate --content-type --cache-control --metadata -h --debug $config" ;;
     check) opts="--size-only --exclude --include --output --quiet -h --debug $config" ;;
-    cp) opts="--recursive --dry-run --exclude --include --concurrency --part-size --output --progress --quiet --limit-rate -h --debug $config" ;;
+    cp) opts="--recursive --dry-run --exclude --include --concurrency --part-size --output --progress --quiet --limit-rate --content-type --cache-control --metadata -h --debug $config" ;;
     ls) opts="--recursive --human-readable --summarize --output --quiet -h --debug $config" ;;
     rm) opts="--recursive --dry-run --exclude --include --output --quiet -h --debug $config" ;;
     cat) opts="--part-size --limit-rate -h --debug $config" ;;

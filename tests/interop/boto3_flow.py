@@ -145,14 +145,14 @@ def overrides_parts_anonymous(s3, endpoint, bucket, big):
     url = s3.generate_presigned_url("get_object", Params={
         "Bucket": bucket, "Key": "small.txt", "ResponseContentType": "text/x-override",
         "ResponseContentDisposition": 'attachment; filename="x.txt"', "ResponseCacheControl": "no-store",
-        "ResponseContentLanguage": "ja", "ResponseExpires": "Thu, 01 Dec 2094 16:00:00 GMT"}, ExpiresIn=60)
+        "ResponseContentLanguage": "ja", "ResponseExpires": "Wed, 01 Dec 2094 16:00:00 GMT"}, ExpiresIn=60)
     with urllib.request.urlopen(url) as answer:
         h = answer.headers
         check(answer.read() == b"hello from boto3\n", "presigned GET's body")
         check(h["Content-Type"] == "text/x-override", "response-content-type: %r" % h["Content-Type"])
         check(h["Content-Disposition"] == 'attachment; filename="x.txt"', "disposition: %r" % h["Content-Disposition"])
         check(h["Cache-Control"] == "no-store" and h["Content-Language"] == "ja", "cache/language: %r" % dict(h))
-        check(h["Expires"] == "Thu, 01 Dec 2094 16:00:00 GMT", "expires: %r" % h["Expires"])
+        check(h["Expires"] == "Wed, 01 Dec 2094 16:00:00 GMT", "expires: %r" % h["Expires"])
     got = s3.get_object(Bucket=bucket, Key="small.txt", ResponseContentType="text/csv")
     check(got["ContentType"] == "text/csv", "get_object ResponseContentType: %r" % got["ContentType"])
     key, size = "dir/big file.bin", 12 * MIB + 9

@@ -144,6 +144,34 @@ TEST_CASE("The model refuses a payloadFile that names a member sent on the wire"
   CHECK(loaded.error().message.find("\"in\": \"local\"") != std::string::npos);
 }
 
+TEST_CASE("The model refuses a payloadFile mediaType that is not a string header member") {
+  const char* text = R"({ "api": "shop", "protocol": "xml", "service": "s3", "operations": { "Put": {
+      "method": "PUT", "path": "/{Key}", "payload": "Body",
+      "payloadFile": { "path": "file", "mediaType": "Kind" },
+      "input": { "Key": { "in": "path", "type": "string" }, "Body": { "type": "blob" },
+                 "Kind": { "in": "query", "type": "string" },
+                 "file": { "in": "local", "type": "string" } } } } })";
+  auto loaded = Model::load({{"shop.json", text}});
+  REQUIRE_FALSE(loaded.ok());
+  CHECK(loaded.error().message.find("payloadFile.mediaType") != std::string::npos);
+}
+
+TEST_CASE("PutObject's ContentType is filled from the file's name unless given; an unknown extension gets none") {
+  const Operation& put = op("PutObject");
+  json args = {{"Bucket", "b"}, {"Object", "k"}, {"file", "site/page.html"}};
+  fill_media_type(put, args);
+  CHECK(args.value("ContentType", "") == "text/html");
+  args = {{"Bucket", "b"}, {"Object", "k"}, {"file", "site/page.html"}, {"ContentType", "text/plain"}};
+  fill_media_type(put, args);
+  CHECK(args["ContentType"] == "text/plain");
+  args = {{"Bucket", "b"}, {"Object", "k"}, {"file", "site/notes.no-such-extension"}};
+  fill_media_type(put, args);
+  CHECK_FALSE(args.contains("ContentType"));
+  args = {{"Bucket", "b"}, {"Object", "k"}, {"file", "a.html"}, {"partNumber", 1}, {"uploadId", "u"}};
+  fill_media_type(op("UploadPart"), args);  // no mediaType: nothing
+  CHECK_FALSE(args.contains("ContentType"));
+}
+
 TEST_CASE("MD5 and SHA-256 in one pass are each digest of the whole, across block boundaries", "[body][crypto]") {
   std::string bytes;
   for (size_t i = 0; i < (200u << 10) + 7; ++i) bytes += static_cast<char>((i * 131) >> 3);
