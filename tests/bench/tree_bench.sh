@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trees of files against one `cloudlua serve` on loopback, measured side by side (not
-# ctest; no test asserts a time): scripts/sync.lua (cloud.storage.sync) beside rclone
+# ctest; no test asserts a time): `cloudlua sync` (cloud.storage.sync) beside rclone
 # (Debian's, `sync --transfers 16 --checkers 16`) and aws-cli (`s3 sync`,
 # max_concurrent_requests = 16). Rows: (a) FILES files of 16 KiB up into an empty
 # prefix; (b) the same down into an empty folder; (c) a second sync with nothing
@@ -21,7 +21,6 @@ ROUNDS=${2:-3}
 FILES=${FILES:-10000}
 BIG=${BIG:-20}
 BIG_MIB=${BIG_MIB:-64}
-SCRIPTS=$(cd "$(dirname "$0")/../../scripts" && pwd)
 source "$(dirname "$0")/../serve/lib.sh" "$BIN"
 source "$(dirname "$0")/lib.sh"
 
@@ -63,14 +62,14 @@ fi
 sync() {
   local tool=$1 from=$2 to=$3
   case $tool in
-    cloudlua) "$BIN" "$SCRIPTS/sync.lua" "${from/#bucket:/s3://bench/}" "${to/#bucket:/s3://bench/}" --concurrency 16 ;;
+    cloudlua) "$BIN" sync "${from/#bucket:/s3://bench/}" "${to/#bucket:/s3://bench/}" --concurrency 16 ;;
     rclone) /usr/bin/rclone sync --transfers 16 --checkers 16 "${from/#bucket:/serve:bench/}" "${to/#bucket:/serve:bench/}" ;;
     awscli) /usr/bin/aws --endpoint-url "$CLOUDLUA_ENDPOINT_STORAGE" s3 sync --only-show-errors \
               "${from/#bucket:/s3://bench/}" "${to/#bucket:/s3://bench/}" ;;
   esac
 }
 export -f sync
-export BIN SCRIPTS
+export BIN
 
 if [ -z "${TOOLS:-}" ]; then  # TOOLS="cloudlua rclone" leaves aws-cli out (its rows take minutes)
   TOOLS="cloudlua"
