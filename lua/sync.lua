@@ -443,24 +443,39 @@ local function stored_mtime(o, side, e)
 end
 
 -- Whether, under size-mtime, the source `a` is newer than the target `b` (to the
--- second): by the listings' times, then, when they say so, by the mtimes the objects
--- keep in their metadata in place of LastModified (stored_mtime).
-local function newer(o, a, b)
+-- second) by the listings' times: true, false, or "ask" when the listings say newer
+-- but an object among them may keep its file's time in its metadata (a LastModified
+-- is when the object was written; a download sets the file to the time kept).
+local function newer_listed(a, b)
   if a.mtime == nil or b.mtime == nil then return true end
   if math.floor(a.mtime) <= math.floor(b.mtime) then return false end
+  return (a.key or b.key) and "ask" or true
+end
+
+-- newer_listed's "ask" answered by the mtimes the objects keep in their metadata in
+-- place of LastModified (stored_mtime: a HeadObject each).
+local function newer_stored(o, a, b)
   local am, bm = stored_mtime(o, o.from, a), stored_mtime(o, o.to, b)
   if am == nil and bm == nil then return true end
   return math.floor(am or a.mtime) > math.floor(bm or b.mtime)
 end
 
--- Whether the source entry `a` and the target entry `b` differ under o.compare.
+-- Whether the source entry `a` and the target entry `b` differ under o.compare: true,
+-- false, or (size-mtime) "ask", which newer_stored answers.
 local function differ(o, a, b)
   if a.size ~= b.size then return true end
   if o.compare == "size" then return false end
-  if o.compare == "size-mtime" then return newer(o, a, b) end
+  if o.compare == "size-mtime" then return newer_listed(a, b) end
   if a.etag and b.etag then return etag_hex(a.etag) ~= etag_hex(b.etag) end
   local file, object = a.file and a or b, a.file and b or a
   return not file_matches_etag(o, file, object.etag)
+end
+
+-- differ with its "ask" answered at once, in this task.
+local function differ_now(o, a, b)
+  local d = differ(o, a, b)
+  if d == "ask" then return newer_stored(o, a, b) end
+  return d
 end
 
 ---------------------------------------------------------------- acting
@@ -689,11 +704,16 @@ end
 -- The next copy of the sync, as the merge finds it: the source's entry; nil at the
 -- end. The paths skipped are counted in summary.skipped (and shown to on_action) on
 -- the way; with o.delete, the target's entries the source lacks are held (held.add).
-local function next_copy(o, step, summary, held)
+-- With `defer`, a copy whose need only metadata can tell (differ's "ask") comes with
+-- the target's entry as its second value, for a worker to ask (the merge never waits
+-- on a HeadObject, as rclone's checkers); else that is asked here.
+local function next_copy(o, step, summary, held, defer)
   while true do
     local more, a, b = step()
     if not more then return nil end
-    if a and (b == nil or differ(o, a, b)) then return a end
+    local d = a and (b == nil or differ(o, a, b))
+    if d == "ask" and not defer then d = newer_stored(o, a, b) end
+    if d then return a, d == "ask" and b or nil end
     if a then
       summary.skipped = summary.skipped + 1
       if o.on_action then o.on_action("skip", a.path, a) end
@@ -796,9 +816,9 @@ local function run(client, o, step, summary, totals, report, held, listings)
       jobs.push(job)
       changed:signal()
     end
-    for e in function() return next_copy(o, step, summary, held) end do
+    for e, against in function() return next_copy(o, step, summary, held, true) end do
       totals.actions, totals.bytes = totals.actions + 1, totals.bytes + e.size
-      put{ copy = e, large = e.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit) }
+      put{ copy = e, against = against, large = e.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit) }
     end
     deletions = deletions_allowed(o, held, listings, summary)
     totals.actions = totals.actions + deletions
@@ -806,6 +826,12 @@ local function run(client, o, step, summary, totals, report, held, listings)
     changed:signal()
   end
   local function work(job)
+    if job.against and not newer_stored(o, job.copy, job.against) then  -- the same after all
+      totals.actions, totals.bytes = totals.actions - 1, totals.bytes - job.copy.size
+      summary.skipped = summary.skipped + 1
+      if o.on_action then o.on_action("skip", job.copy.path, job.copy) end
+      return report()
+    end
     local ok, result = pcall(copy_one, storage, o, job.copy)
     if not ok and parts_of.interrupted(result) then error(result, 0) end  -- stops the sync
     record(job.copy, ok, result, "copy")
@@ -887,7 +913,7 @@ local function check(client, args)
   local step = merged(entries(client, o, o.from, new_listing(failure)), entries(client, o, o.to, new_listing(failure)), o)
   for _, a, b in step do
     if a and b then
-      if differ(o, a, b) then out.differ[#out.differ + 1] = a.path else out.same = out.same + 1 end
+      if differ_now(o, a, b) then out.differ[#out.differ + 1] = a.path else out.same = out.same + 1 end
     elseif a then
       out.only_in_from[#out.only_in_from + 1] = a.path
     else
