@@ -65,7 +65,9 @@ local function next_args(op, args, result)
     given = given or out[input] ~= nil
     same = same and out[input] == args[input]
   end
-  if not given then error(pagination_error(op, p.more_results .. " is true but the answer has no " .. table.concat(p.output_token, ", ")), 0) end
+  if not given then
+    error(pagination_error(op, p.more_results .. " is true but the answer has no " .. table.concat(p.output_token, ", ")), 0)
+  end
   if same then error(pagination_error(op, "the answer gives the token the call was made with again"), 0) end
   return out
 end

@@ -183,7 +183,9 @@ local function options(args, fname, defaults)
     arg_error(fname, "field 'shard' must be { index = 0 .. count - 1, count = n >= 1 }")
   end
   local p = o.progress
-  if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then arg_error(fname, "field 'progress' must be a boolean or a function") end
+  if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then
+    arg_error(fname, "field 'progress' must be a boolean or a function")
+  end
   if o.on_action ~= nil and type(o.on_action) ~= "function" then arg_error(fname, "field 'on_action' must be a function") end
   if o.max_delete ~= nil and (math.type(o.max_delete) ~= "integer" or o.max_delete < 0) then
     arg_error(fname, "field 'max_delete' must be an integer >= 0")

@@ -291,7 +291,9 @@ function M.expect(actual, ...)
   function m.to_be_nil() if actual ~= nil then fail("expected nil, got " .. render(actual)) end end
   function m.to_be_a(type_name)
     local t = math.type(actual) or type(actual)
-    if t ~= type_name and type(actual) ~= type_name then fail(("expected a value of type %s, got %s (%s)"):format(type_name, render(actual), t)) end
+    if t ~= type_name and type(actual) ~= type_name then
+      fail(("expected a value of type %s, got %s (%s)"):format(type_name, render(actual), t))
+    end
   end
   function m.to_match(pattern)
     if type(actual) ~= "string" or not actual:find(pattern) then

@@ -91,8 +91,9 @@ end
 function M.interrupted(err) return type(err) == "table" and err.code == "Interrupted" end
 
 -- A multipart upload to where.Bucket/where.Object (where.upload_id: one to go on
--- with, else a new one, created with the fields of where.headers: its type, metadata): send(upload_id) fills `done` (PartNumber -> ETag), then it
--- is completed with those parts in order; returns the completion's result (its
+-- with, else a new one, created with the fields of where.headers: its type,
+-- metadata): send(upload_id) fills `done` (PartNumber -> ETag), then it is completed
+-- with those parts in order; returns the completion's result (its
 -- UploadId set). On failure the upload is aborted unless where.keep, and the error
 -- (a table) carries upload_id and parts when it is kept, so that it can be resumed.
 -- While it is open (and not kept) it is listed for abort_open.

@@ -90,7 +90,8 @@ end)
 
 test("cloud.error refuses what no error object holds", function()
   expect(message_of(cloud.error, { kind = "oops", code = "X" }))
-    .to_contain("bad argument #1 to 'cloud.error' (field 'kind' must be validation, api, transport, timeout, config, waiter or io, got 'oops')")
+    .to_contain("bad argument #1 to 'cloud.error' (field 'kind' must be validation, api, transport, timeout, config, "
+      .. "waiter or io, got 'oops')")
   expect(message_of(cloud.error, { kind = "api" })).to_contain("(field 'code' is required)")
   expect(message_of(cloud.error, { kind = "api", code = "X", status = "404" })).to_contain("(field 'status' must be an integer)")
 end)

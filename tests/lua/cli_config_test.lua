@@ -47,7 +47,8 @@ setup(function()
     "[nocreds]",
     "endpoint.cluster = " .. tostring(emulator.cluster),
   }, "\n") .. "\n", "644")
-  write("credentials", ("[good]\naccess_key_id = %s\nsecret_access_key = %s\n[bad]\naccess_key_id = %s\nsecret_access_key = not-the-secret\n")
+  write("credentials", ("[good]\naccess_key_id = %s\nsecret_access_key = %s\n"
+    .. "[bad]\naccess_key_id = %s\nsecret_access_key = not-the-secret\n")
     :format(KEY, SECRET, KEY))
   env = { CLOUDLUA_CONFIG_FILE = config }
 end)

@@ -106,7 +106,8 @@ end)
 
 -- What -e chunks return, one JSON document per line.
 local function json_lines()
-  local out, err, code = t.cloudlua([[--output json -e 'return {name = "snap-1", tags = {}, size = 3, ok = true, gone = cloud.null}, nil, 1.5' ]]
+  local out, err, code = t.cloudlua(
+    [[--output json -e 'return {name = "snap-1", tags = {}, size = 3, ok = true, gone = cloud.null}, nil, 1.5' ]]
     .. [[-e 'x = 1' -e 'return "two"']])
   return { out:match("^(.-)\n(.-)\n(.-)\n(.-)\n$") }, out, err, code
 end

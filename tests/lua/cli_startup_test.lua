@@ -106,7 +106,9 @@ test("every operation read on its own refuses arguments as the whole read's does
     table.sort(apis)
     for _, api in ipairs(apis) do
       local fns = {}
-      for fn, f in pairs(cloud[api]) do if type(f) == "function" and fn ~= "presign" and fn ~= "presign_post" then fns[#fns + 1] = fn end end
+      for fn, f in pairs(cloud[api]) do
+        if type(f) == "function" and fn ~= "presign" and fn ~= "presign_post" then fns[#fns + 1] = fn end
+      end
       table.sort(fns)
       for _, fn in ipairs(fns) do
         local _, e = pcall(cloud[api][fn], { Zz = 1 })

@@ -39,7 +39,8 @@ test("every operation: its Args and Result classes and its function on its API",
 end)
 
 test("fields: required without '?', allowed values as literal types, the model's documentation", function()
-  has_line("---@field Bucket string Bucket name. (3 to 63 characters; lowercase letters, digits, '.' and '-', beginning and ending with a letter or digit, no '.' after a '.' or a '-')")
+  has_line("---@field Bucket string Bucket name. (3 to 63 characters; lowercase letters, digits, '.' and '-', "
+    .. "beginning and ending with a letter or digit, no '.' after a '.' or a '-')")
   expect(text).to_contain('---@field ACL? "private"|"public-read"|"public-read-write"|')
   expect(text).to_contain("A canned ACL, given instead of Owner and AccessControlList.")
 end)

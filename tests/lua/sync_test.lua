@@ -195,7 +195,8 @@ test("compare: size ignores times, size-mtime sees a newer source, checksum sees
   expect(object.ETag).to_not_equal(s3.head_object{ Bucket = "site", Object = "index.html" }.ETag)
   fs.set_mtime(dir .. "/src/with space.txt", now + 3600)  -- newer than its object
   expect(s3.sync{ from = dir .. "/src", to = { Bucket = "site" }, progress = false }.copied).to_equal(1)
-  expect(s3.check{ from = dir .. "/src", to = { Bucket = "site" } }).to_equal{ same = 7, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
+  expect(s3.check{ from = dir .. "/src", to = { Bucket = "site" } })
+    .to_equal{ same = 7, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
 end)
 
 test("checksum compares a file with a multipart ETag through the parts' MD5s", function()
@@ -331,7 +332,8 @@ test("bad arguments are refused before anything is sent", function()
   expect(function() s3.sync{ from = dir, to = { Bucket = "site" }, dlete = true } end)
     .to_fail("unknown field 'dlete', did you mean 'delete'?")
   expect(function() s3.sync{ from = dir, to = { Bucket = "site" }, exclude = { "[a" } } end).to_fail{ code = "InvalidGlob" }
-  expect(function() s3.get_object{ Bucket = "site", Object = "x", durable = false } end).to_fail{ field = "durable", problem = "only with file" }
+  expect(function() s3.get_object{ Bucket = "site", Object = "x", durable = false } end)
+    .to_fail{ field = "durable", problem = "only with file" }
 end)
 
 test("bucket to bucket: an object above the copy limit is copied in UploadPartCopy parts on the server", function()
@@ -350,7 +352,8 @@ test("bucket to bucket: an object above the copy limit is copied in UploadPartCo
   expect(s3.get_object{ Bucket = "mirror", Object = "big.bin" }.Body).to_equal(big)
   expect(s3.head_object{ Bucket = "mirror", Object = "big.bin" }.ETag).to_match('%-3"$')
   expect(s3.sync{ from = { Bucket = "site" }, to = { Bucket = "mirror" }, copy_limit = 1000, progress = false }.copied).to_equal(0)
-  local part = s3.upload_part_copy{ Bucket = "mirror", Object = "x", uploadId = s3.create_multipart_upload{ Bucket = "mirror", Object = "x" }.UploadId,
+  local upload = s3.create_multipart_upload{ Bucket = "mirror", Object = "x" }.UploadId
+  local part = s3.upload_part_copy{ Bucket = "mirror", Object = "x", uploadId = upload,
                                     partNumber = 1, CopySource = "site/small.txt", CopySourceRange = "bytes=1-3" }
   expect(part.ETag).to_equal('"' .. cloud.md5("mal") .. '"')
   for range, code in pairs{ ["bytes=3-"] = "InvalidArgument", ["bytes=2-9"] = "InvalidRange", ["bytes=3-2"] = "InvalidRange" } do

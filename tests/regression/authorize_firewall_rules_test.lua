@@ -129,7 +129,8 @@ test("description: at most 40 characters, full-width or half-width", function()
 end)
 
 test("every broken rule is reported at once with its position, nothing is sent", function()
-  local err = expect(authorize, { ssh, { protocol = "TCP", port = 80, cidrIp = "::1" }, { protocol = "ICMP", cidrIp = "1.2.3.4", descripton = "x" } })
+  local err = expect(authorize, { ssh, { protocol = "TCP", port = 80, cidrIp = "::1" },
+                                  { protocol = "ICMP", cidrIp = "1.2.3.4", descripton = "x" } })
     .to_fail{ kind = "validation" }
   local paths = {}
   for _, f in ipairs(err.fields) do paths[#paths + 1] = f.path end

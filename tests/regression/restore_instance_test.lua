@@ -130,7 +130,8 @@ test("objectStorageConfig: account 1 to 128 letters and digits, region, bucket n
   local function broken(change, field)
     local c = { account = "acct", region = "jp-east-1", bucketUseObjects = { lfs = "abc", packages = "abc", containerRegistry = "abc" } }
     change(c)
-    expect(restore, { instanceId = "code-2", objectStorageConfig = c }).to_fail{ kind = "validation", field = "objectStorageConfig." .. field }
+    expect(restore, { instanceId = "code-2", objectStorageConfig = c })
+      .to_fail{ kind = "validation", field = "objectStorageConfig." .. field }
   end
   broken(function(c) c.account = "" end, "account")
   broken(function(c) c.account = ("a"):rep(129) end, "account")

@@ -82,7 +82,8 @@ test("--help prints the usage and describes every option, status 0", function()
   for _, option in ipairs{ "--help", "--description TEXT", "--location ZONE", "--no-wait", "--timeout SECONDS" } do
     expect(out).to_match("\n  %-?%-?[%w, -]*" .. option:gsub("%-", "%%-") .. " +%u")
   end
-  expect((cloudlua("scripts/restore_instance.lua --help"))).to_contain("--disk GB                Disk size in GB; one of 100, 200, 300, 400\n")
+  expect((cloudlua("scripts/restore_instance.lua --help")))
+    .to_contain("--disk GB                Disk size in GB; one of 100, 200, 300, 400\n")
 end)
 
 -- Runs a script that must refuse its command line: status 2, nothing on stdout, the

@@ -35,7 +35,8 @@ test("uploads a file in parts, completes, and verifies it by download", function
   local file = temp_file(eleven_mib)
   local out = run(file, "uploads", "backups/2024 Q1/data+1.bin", "--part-size", "5M", "--concurrency", "2")
   os.remove(file)
-  expect(out[1]).to_match('^uploaded .* to uploads/backups/2024 Q1/data%+1%.bin: 11534336 bytes in 3 parts, ETag "%x+%-3", verified by download$')
+  expect(out[1]).to_match('^uploaded .* to uploads/backups/2024 Q1/data%+1%.bin: 11534336 bytes in 3 parts, '
+    .. 'ETag "%x+%-3", verified by download$')
   expect(cloud.storage.get_object{ Bucket = "uploads", Object = "backups/2024 Q1/data+1.bin" }.Body == eleven_mib).to_equal(true)
   expect(emu.state().uploads).to_equal({})
 end)

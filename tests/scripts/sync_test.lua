@@ -53,7 +53,8 @@ after_each(function() if dir then files.remove_dir(dir) end end)
 test("up to s3://, down from cloud://, a second run copies nothing", function()
   local out = sync(dir .. "/build", "s3://site/www")
   expect(out).to_have_length(1)
-  expect(out[1]).to_match("^" .. dir:gsub("%p", "%%%0") .. "/build %-> s3://site/www: 4 copied %(25 B%), 0 the same, 0 deleted, 0 failed in [%d.]+ s$")
+  expect(out[1]).to_match("^" .. dir:gsub("%p", "%%%0")
+    .. "/build %-> s3://site/www: 4 copied %(25 B%), 0 the same, 0 deleted, 0 failed in [%d.]+ s$")
   expect(keys("site")).to_equal{ "www/img/logo.png", "www/index.html", "www/notes/a b.txt", "www/tmp/x.tmp" }
   out = sync("cloud://site/www", dir .. "/copy")
   expect(out[1]).to_contain(": 4 copied (25 B)")
@@ -67,7 +68,8 @@ test("--delete with --exclude, --dry-run, and filters in the order typed", funct
   os.remove(dir .. "/build/index.html")
   os.remove(dir .. "/build/tmp/x.tmp")
   local plan = sync(dir .. "/build", "s3://site", "--delete", "--exclude", "*.tmp", "--dry-run")
-  expect(plan).to_equal{ "(dry run) delete index.html", "(dry run) " .. dir .. "/build -> s3://site: would copy 0 (0 B), delete 1; 2 the same" }
+  expect(plan).to_equal{ "(dry run) delete index.html",
+                         "(dry run) " .. dir .. "/build -> s3://site: would copy 0 (0 B), delete 1; 2 the same" }
   expect(keys("site")).to_contain("index.html")
   sync(dir .. "/build", "s3://site", "--delete", "--exclude", "*.tmp")
   expect(keys("site")).to_equal{ "img/logo.png", "notes/a b.txt", "tmp/x.tmp" }
