@@ -147,16 +147,18 @@ TEST_CASE("The model refuses a payloadFile that names a member sent on the wire"
 TEST_CASE("The model refuses a payloadFile mediaType that is not a string header member") {
   const char* text = R"({ "api": "shop", "protocol": "xml", "service": "s3", "operations": { "Put": {
       "method": "PUT", "path": "/{Key}", "payload": "Body",
-      "payloadFile": { "path": "file", "mediaType": "Kind" },
+      "payloadFile": { "path": "file", "offset": "offset", "length": "length", "mediaType": "Kind" },
       "input": { "Key": { "in": "path", "type": "string" }, "Body": { "type": "blob" },
                  "Kind": { "in": "query", "type": "string" },
-                 "file": { "in": "local", "type": "string" } } } } })";
+                 "file": { "in": "local", "type": "string" }, "offset": { "in": "local", "type": "integer" },
+                 "length": { "in": "local", "type": "integer" } } } } })";
   auto loaded = Model::load({{"shop.json", text}});
   REQUIRE_FALSE(loaded.ok());
+  INFO(loaded.error().message);
   CHECK(loaded.error().message.find("payloadFile.mediaType") != std::string::npos);
 }
 
-TEST_CASE("PutObject's ContentType is filled from the file's name unless given; an unknown extension gets none") {
+TEST_CASE("PutObject's ContentType is filled from the file's name unless given, and an unknown extension gets none") {
   const Operation& put = op("PutObject");
   json args = {{"Bucket", "b"}, {"Object", "k"}, {"file", "site/page.html"}};
   fill_media_type(put, args);
