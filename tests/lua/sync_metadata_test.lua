@@ -25,16 +25,8 @@ local TYPES = {
   ["notes.no-such-extension"] = "binary/octet-stream",  -- none sent: the server's default
 }
 
--- The requests each operation was asked since the last mark().
-local marked = {}
-local function mark() marked = emu.requests() end
-local function since()
-  local out = {}
-  for op, n in pairs(emu.requests()) do
-    if n > (marked[op] or 0) then out[op] = n - (marked[op] or 0) end
-  end
-  return out
-end
+local requests = dofile("tests/lua/support/requests.lua")
+local mark, since = requests.mark, requests.since
 
 -- The ContentType of each object under bucket/prefix: relative path -> type.
 local function types_of(bucket, prefix)

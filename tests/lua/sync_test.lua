@@ -63,16 +63,8 @@ local function read_bucket(bucket, prefix)
   return out
 end
 
--- The requests each operation was asked since the last mark().
-local marked = {}
-local function mark() marked = emu.requests() end
-local function since()
-  local out = {}
-  for op, n in pairs(emu.requests()) do
-    if n > (marked[op] or 0) then out[op] = n - (marked[op] or 0) end
-  end
-  return out
-end
+local requests = dofile("tests/lua/support/requests.lua")
+local mark, since = requests.mark, requests.since
 
 -- The requests of the operations that write (and GetObject) since the last mark(); marks.
 local WRITES = { "PutObject", "CopyObject", "UploadPart", "UploadPartCopy", "CreateMultipartUpload",
