@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The table at the top of docs/project-tests.md: each feature, its test files, its ctest
-entries (a pattern for `ctest -R`), their label and how long they took in the last run.
+entries, their labels and how long they take.
 
-    tests/suites.py [BUILD_DIR]      print the table from BUILD_DIR's last ctest run
-                                     (Testing/Temporary/LastTest.log; default build)
+    tests/suites.py [BUILD_DIR]      print the table (default build); BUILD_DIR must
+                                     have run the suite once (ctest keeps each entry's
+                                     average time in Testing/Temporary/CTestCostData.txt)
 
 The features and their files are listed here; the entries, labels and times come from
-ctest itself (`ctest -N --show-only=json-v1` and the last run's log), so the table says
-what the suite is, not what someone remembered of it.
+ctest itself (`ctest -N --show-only=json-v1`, its cost data) and the Catch2 binary's
+list of cases with their source files, so the table says what the suite is, not what
+someone remembered of it. A Catch2 case is matched as "unit/FILE.cpp: NAME", every
+other entry by its ctest name.
 """
 import json
 import pathlib
@@ -15,17 +18,22 @@ import re
 import subprocess
 import sys
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
 # feature, test files, ctest -R pattern
 FEATURES = [
     ("Signing, verification, aws-chunked bodies", "unit/sigv4_test.cpp, aws_chunked_test.cpp, streamed_upload_test.cpp",
-     r"^(sigv4|aws-chunked|streamed|chunk)"),
+     r"^unit/(sigv4|aws_chunked|streamed_upload)_test"),
     ("The model: limits, validation, protocol, help", "unit/model_test.cpp, limits_test.cpp, protocol_test.cpp, "
-     "xml_writer_test.cpp, help_test.cpp, bounds_test.cpp", r"^(model|limits|protocol|xml|help|bounds|validation)"),
+     "xml_writer_test.cpp, help_test.cpp, bounds_test.cpp, mime_test.cpp, dates_test.cpp, body_test.cpp",
+     r"^unit/(model|limits|protocol|xml_writer|help|bounds|mime|dates|body)_test"),
     ("Transport, client, retries, trust", "unit/transport_test.cpp, client_test.cpp, client_trust_test.cpp, "
-     "loop_test.cpp, config_test.cpp", r"^(transport|client|loop|config|trust|retr)"),
+     "loop_test.cpp, config_test.cpp, scale_test.cpp, pattern_test.cpp", r"^unit/(transport|client|client_trust|loop|config|scale|pattern)_test"),
     ("Hostile input, redaction, recordings", "unit/hostile_input_test.cpp, redact_test.cpp, cassette_test.cpp",
-     r"^(hostile|redact|cassette|record)"),
-    ("The emulator in process", "unit/emulator_*_test.cpp, blob_test.cpp, checksum_test.cpp", r"^(emulator|blob|checksum|One owner|A link|A snapshots)"),
+     r"^unit/(hostile_input|redact|cassette)_test"),
+    ("The emulator in process", "unit/emulator_*_test.cpp, blob_test.cpp, checksum_test.cpp",
+     r"^unit/(emulator_\w+|blob|checksum)_test"),
+    ("The REPL and Lua errors", "unit/repl_terminal_test.cpp, lua_errors_test.cpp", r"^unit/(repl_terminal|lua_errors)_test"),
     ("The Lua API end to end", "lua/*_test.lua", r"^lua\."),
     ("The harness's matchers and waits", "helpers/*_test.lua", r"^helpers\."),
     ("Every operation", "regression/*_test.lua", r"^regression\."),
@@ -34,49 +42,63 @@ FEATURES = [
     ("Real peers: aws-cli, s3cmd, rclone, boto3, s3rver", "serve/{awscli,s3cmd,rclone,boto3*}_test.sh, interop/",
      r"^(serve\.(awscli|s3cmd|rclone|boto3)|interop\.)"),
     ("Fuzz targets, short runs", "fuzz/fuzz_*.cpp", r"^fuzz\."),
-    ("The repository's own rules", "luacheck, install/install_test.sh, bench/render.py, tour", r"^(luacheck|install|docs\.|tour|ctest_environment)"),
+    ("The repository's own rules", "luacheck, install/install_test.sh, bench/render.py, files_home_test.sh, tour",
+     r"^(luacheck|install|docs\.|tour|ctest_environment|files_home)"),
 ]
 
 
 def entries(build):
     """{name: [labels]} of every ctest entry."""
     out = subprocess.run(["ctest", "-N", "--show-only=json-v1"], cwd=build, capture_output=True, text=True, check=True)
-    tests = json.loads(out.stdout)["tests"]
     result = {}
-    for t in tests:
-        labels = []
-        for p in t.get("properties", []):
-            if p["name"] == "LABELS":
-                labels = p["value"]
-        result[t["name"]] = labels
+    for t in json.loads(out.stdout)["tests"]:
+        labels = [p["value"] for p in t.get("properties", []) if p["name"] == "LABELS"]
+        result[t["name"]] = labels[0] if labels else []
     return result
 
 
+def unit_files():
+    """{case name: "unit/FILE.cpp"} of the Catch2 cases, read from their TEST_CASE lines."""
+    files = {}
+    for source in sorted((ROOT / "tests" / "unit").glob("*.cpp")):
+        text = source.read_text(errors="replace")
+        for m in re.finditer(r'TEST_CASE\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)', text):
+            literals = re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
+            name = "".join(literals).encode().decode("unicode_escape").encode("latin-1").decode("utf-8")
+            files[name] = f"unit/{source.name}"
+    return files
+
+
 def times(build):
-    """{name: seconds} of the last run."""
-    log = pathlib.Path(build) / "Testing" / "Temporary" / "LastTest.log"
-    seconds, name = {}, None
-    for line in log.read_text(errors="replace").splitlines() if log.exists() else []:
-        m = re.match(r'^\d+/\d+ Test: (.*)$', line)
+    """{name: average seconds} of the runs ctest remembers (its cost data: NAME RUNS SECONDS)."""
+    data = pathlib.Path(build) / "Testing" / "Temporary" / "CTestCostData.txt"
+    seconds = {}
+    for line in data.read_text(errors="replace").splitlines() if data.exists() else []:
+        if line.startswith("---"):
+            break
+        m = re.match(r"^(.*) (\d+) ([\d.]+)$", line)
         if m:
-            name = m.group(1)
-        m = re.match(r'^"(.*)" end time:', line)
-        m2 = re.match(r'^Test time = +([\d.]+) sec', line)
-        if m2 and name:
-            seconds[name] = float(m2.group(1))
+            seconds[m.group(1)] = float(m.group(3))
     return seconds
 
 
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    all_entries, took = entries(build), times(build)
-    print("| feature | test files (under tests/) | entries (`ctest -R`) | label | entries, time in the last run |")
+    all_entries, took, files = entries(build), times(build), unit_files()
+    print("| feature | test files (under tests/) | entries (`ctest -R`, or Catch2's source file) | label | entries, seconds (summed) |")
     print("|---|---|---|---|---|")
-    for feature, files, pattern in FEATURES:
-        names = [n for n in all_entries if re.search(pattern, n)]
+    for feature, listed, pattern in FEATURES:
+        names = [n for n in all_entries if re.search(pattern, f"{files[n]}: {n}" if n in files else n)]
         labels = sorted({label for n in names for label in all_entries[n]} - {"long"})
         total = sum(took.get(n, 0) for n in names)
-        print(f"| {feature} | {files} | `{pattern}` | {', '.join(labels) or '-'} | {len(names)}, {total:.0f} s |")
+        cell = pattern.replace("|", "\\|")  # a pipe in a table's cell, code or not, is escaped
+        print(f"| {feature} | {listed.replace('|', chr(92) + '|')} | `{cell}` | {', '.join(labels) or '-'} | "
+              f"{len(names)}, {total:.0f} s |")
+    matched = {n for _, _, pattern in FEATURES for n in all_entries
+               if re.search(pattern, f"{files[n]}: {n}" if n in files else n)}
+    rest = sorted(set(all_entries) - matched)
+    if rest:
+        print(f"\n{len(rest)} entries in no feature: " + ", ".join(rest[:10]) + (" ..." if len(rest) > 10 else ""))
 
 
 if __name__ == "__main__":
