@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace cloud {
@@ -264,18 +265,51 @@ bool still_ours(const PartFile& part) {
          st.st_ino == part.ino;
 }
 
+// A part file made unnamed in `folder` (O_TMPFILE), locked and marked before it has a
+// name; -1 where the file system cannot (then create_part names it first).
+int unnamed_part(int folder) {
+  int fd = ::openat(folder, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  ::fsetxattr(fd, kMarkName, kMarkValue, sizeof kMarkValue - 1, 0);  // a file system without: never removed
+  return fd;
+}
+
+// Gives the unnamed file `fd` the name `name` in `folder` (through /proc/self/fd, which
+// needs no privilege, unlike AT_EMPTY_PATH); fails with EEXIST when the name is taken.
+bool name_unnamed(int fd, int folder, const std::string& name) {
+  std::string self = "/proc/self/fd/" + std::to_string(fd);
+  return ::linkat(AT_FDCWD, self.c_str(), folder, name.c_str(), AT_SYMLINK_FOLLOW) == 0;
+}
+
 }  // namespace
 
+// The part is made unnamed, locked and marked, then linked under its random name, so
+// that a process killed at any moment leaves nothing or a marked file (stale once the
+// lock is gone: removable). Where O_TMPFILE or /proc is missing, the file is created
+// by name and marked just after: a kill between the two leaves an unmarked file, which
+// is never removed (it could be anybody's).
 PartFile create_part(const std::string& target, const std::string& beneath) {
   PartFile part;
   part.target = name_of(target);
   part.folder = open_folder_of(target, beneath, part.problem);
   if (part.folder < 0) return part;
+  int unnamed = unnamed_part(part.folder);
   for (int attempt = 0; attempt < 100 && part.fd < 0; ++attempt) {
     part.name = random_part_name();
+    if (unnamed >= 0) {
+      if (name_unnamed(unnamed, part.folder, part.name)) std::swap(part.fd, unnamed);
+      if (part.fd >= 0 || errno == EEXIST) continue;
+      ::close(unnamed);  // no /proc here: by name from now on
+      unnamed = -1;
+    }
     part.fd = ::openat(part.folder, part.name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (part.fd < 0 && errno != EEXIST) break;
   }
+  if (unnamed >= 0) ::close(unnamed);
   struct stat st {};
   if (part.fd >= 0 && ::flock(part.fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(part.fd, &st) == 0) {
     ::fsetxattr(part.fd, kMarkName, kMarkValue, sizeof kMarkValue - 1, 0);  // after the lock; a file system without: never removed
