@@ -42,4 +42,23 @@ function M.options(args, known, n, fname, level)
   return M.fields(args, known, n, fname, level)
 end
 
+-- Option values, as the command lines type them (or a script gives them): each returns
+-- the value, or nil and what is allowed.
+
+-- Bytes: an integer from 1, or "8M", "16MiB", "5242880" (K, M and G binary units).
+function M.size(text)
+  if math.type(text) == "integer" and text >= 1 then return text end
+  local number, unit = tostring(text):upper():match("^(%d+)([KMG]?)I?B?$")
+  local size = number and math.tointeger(tonumber(number) * ({ [""] = 1, K = 1024, M = 1024 ^ 2, G = 1024 ^ 3 })[unit])
+  if not size or size < 1 then return nil, "a size such as 8M or 5242880 expected" end
+  return size
+end
+
+-- A whole number from 1 on.
+function M.count(text)
+  local n = math.tointeger(tonumber(text))
+  if n and n >= 1 then return n end
+  return nil, "a whole number from 1 on expected"
+end
+
 return M

@@ -150,19 +150,10 @@ end
 ---------------------------------------------------------------- options
 
 -- The option values' checks: each returns the value or nil and what is allowed.
+local value_check = require("cloud.check")
 local checks = {
-  size = function(text)
-    if math.type(text) == "integer" and text >= 1 then return text end
-    local number, unit = tostring(text):upper():match("^(%d+)([KMG]?)I?B?$")
-    local size = number and math.tointeger(tonumber(number) * ({ [""] = 1, K = 1024, M = MiB, G = 1024 * MiB })[unit])
-    if not size or size < 1 then return nil, "a size such as 8M, 512K or 5242880 expected" end
-    return size
-  end,
-  count = function(text)
-    local n = math.tointeger(tonumber(text))
-    if n and n >= 1 then return n end
-    return nil, "a whole number from 1 on expected"
-  end,
+  size = value_check.size,
+  count = value_check.count,
   limit = function(text)
     local n = math.tointeger(tonumber(text))
     if n and n >= 0 then return n end

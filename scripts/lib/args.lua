@@ -81,18 +81,8 @@ local checks = {
     if n and n > 0 and n < math.huge then return n end
     return nil, "a number of seconds above 0 expected"
   end,
-  -- "8M", "16MiB", "5242880": bytes (K, M and G binary units)
-  size = function(text)
-    local number, unit = tostring(text):upper():match("^(%d+)([KMG]?)I?B?$")
-    local size = number and math.tointeger(tonumber(number) * ({ [""] = 1, K = 1024, M = 1024 ^ 2, G = 1024 ^ 3 })[unit])
-    if not size or size < 1 then return nil, "a size such as 8M or 5242880 expected" end
-    return size
-  end,
-  count = function(text)
-    local n = math.tointeger(tonumber(text))
-    if n and n >= 1 then return n end
-    return nil, "a whole number from 1 on expected"
-  end,
+  size = require("cloud.check").size,    -- "8M", "16MiB", "5242880": bytes (K, M and G binary units)
+  count = require("cloud.check").count,  -- a whole number from 1 on
 }
 
 -- The value of --name checked and converted: a choice (as the model has it), what the
