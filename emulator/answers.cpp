@@ -11,8 +11,6 @@
 #include "core/dates.h"
 #include "core/limits.h"
 #include "core/protocol.h"
-#include "core/sigv4.h"
-#include "emulator/intake.h"
 
 namespace cloud {
 
@@ -101,11 +99,11 @@ void Answers::internal_error(const Api& api, httplib::Response& res, Headers& he
   send_error(api, res, 500, "InternalError", "We encountered an internal error. Please try again.", request_id);
 }
 
-void Answers::refuse(const Api& api, const httplib::Request& req, httplib::Response& res, const Refusal& refusal) {
+void Answers::refuse(const Api& api, httplib::Response& res, const Refusal& refusal, bool aws) {
   Headers head;
   std::string request_id = begin(api, head);
   send_error(api, res, refusal, request_id);
-  put_headers(res, std::move(head), is_aws_request(req));
+  put_headers(res, std::move(head), aws);
 }
 
 void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
@@ -163,11 +161,6 @@ void put_headers(httplib::Response& res, Headers head, bool aws) {
   for (Header& h : head)
     if (header_value_ok(h.first) && header_value_ok(h.second))
       res.headers.emplace_hint(res.headers.end(), std::move(h.first), std::move(h.second));
-}
-
-bool is_aws_request(const httplib::Request& req) {
-  return request_header_value(req, "Authorization").rfind(Dialect::aws().algorithm, 0) == 0 ||
-         req.has_param(Dialect::aws().query_prefix + "Algorithm");
 }
 
 // S3's RequestTimeout when it stalled, its RequestHeaderSectionTooLarge when its head

@@ -43,8 +43,8 @@ class Answers {
   // the failure's own text; the request id already in `head` kept.
   void internal_error(const Api& api, httplib::Response& res, Headers& head);
   // A request refused before it was read (its body, its head): `refusal` with fresh
-  // common headers, written in the client's dialect.
-  void refuse(const Api& api, const httplib::Request& req, httplib::Response& res, const Refusal& refusal);
+  // common headers, written in the client's dialect (`aws`: put_headers).
+  void refuse(const Api& api, httplib::Response& res, const Refusal& refusal, bool aws);
 
  private:
   std::string date_now();
@@ -74,8 +74,6 @@ json problems_of(const Error& e);
 // The emulator's headers of an answer into httplib's, as x-amz-* for an aws-dialect
 // client (`aws`); a header with a control character in it is left out.
 void put_headers(httplib::Response& res, Headers head, bool aws);
-// Signed in the aws dialect: by its Authorization header or as a presigned URL.
-bool is_aws_request(const httplib::Request& req);
 // The answer to a request its connection cut short (RequestTimeout, or its head too
 // large for `limits`).
 Refusal cut_short_refusal(Cut why, const ConnectionLimits& limits);

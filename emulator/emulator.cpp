@@ -68,7 +68,7 @@ struct Emulator::Impl {
   const Model& model;
   Platform platform;
   std::vector<std::unique_ptr<ApiServer>> servers;
-  Intake intake{options};     // requests taken in: matched once, bodies read
+  Intake intake{options.region, options.dialect, options.credentials};  // requests taken in: matched once
   Faults faults;              // injected, and the requests counted
   Answers answers{platform};  // request ids, dates, errors and results written
   std::unique_ptr<StoreLock> store_lock;    // with options.state_file: this process owns it
@@ -199,7 +199,7 @@ struct Emulator::Impl {
   bool refuse_body(const Api& api, const httplib::Request& req, httplib::Response& res) {
     std::optional<Refusal> refusal = intake.admit(api, const_cast<httplib::Request&>(req));
     if (!refusal) return false;
-    answers.refuse(api, req, res, *refusal);
+    answers.refuse(api, res, *refusal, is_aws_request(req));
     return true;
   }
 
@@ -209,7 +209,7 @@ struct Emulator::Impl {
     s->server.set_limits(options.limits);
     s->server.set_body_budget(budget);
     s->server.set_cut_short_handler([this, a = &api](Cut why, const httplib::Request& req, httplib::Response& res) {
-      answers.refuse(*a, req, res, cut_short_refusal(why, options.limits));
+      answers.refuse(*a, res, cut_short_refusal(why, options.limits), is_aws_request(req));
     });
     int listening = -1;
     s->server.set_socket_options([&listening](socket_t sock) {

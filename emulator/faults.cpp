@@ -1,6 +1,8 @@
 // Injected faults (faults.h): queued, taken one request at a time, acted out.
 #include "emulator/faults.h"
 
+#include <httplib.h>
+
 #include <chrono>
 
 #include "emulator/answers.h"

@@ -3,8 +3,6 @@
 // connection, an error answer, the request echoed back).
 #pragma once
 
-#include <httplib.h>
-
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -13,9 +11,32 @@
 #include <vector>
 
 #include "core/model.h"
-#include "emulator/emulator.h"
+
+namespace httplib {  // the requests and answers acted on (httplib.h stays out of emulator.h)
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace cloud {
+
+// A misbehaviour for the next `times` requests of `operation` (empty: any): wait
+// `delay` seconds first, then drop the connection, or answer `status` with `code`,
+// or answer 200 with an error body (the storage API's known trap). `echo` makes the
+// error's message the request as received (method, target, headers, body), as some
+// servers do: what a client must keep out of what it shows.
+struct Fault {
+  std::string operation;
+  int times = 1;
+  int status = 0;
+  std::string code;
+  std::string message;
+  double delay = 0;
+  bool drop = false;
+  bool error_in_200 = false;
+  bool echo = false;
+  bool json_only = false;  // matches requests to the JSON APIs only (the maintenance fault)
+};
+
 
 class Faults {
  public:

@@ -104,6 +104,11 @@ std::string request_header_value(const httplib::Request& req, std::string_view n
   return v ? *v : std::string();
 }
 
+bool is_aws_request(const httplib::Request& req) {
+  return request_header_value(req, "Authorization").rfind(Dialect::aws().algorithm, 0) == 0 ||
+         req.has_param(Dialect::aws().query_prefix + "Algorithm");
+}
+
 // The request's headers as sent, its path and query, and the one match of its
 // operation, which says where its body goes. Headers are taken back from the head only
 // in a connection (a request served without a socket came as it is meant).
@@ -198,12 +203,12 @@ std::optional<SignatureRefusal> Intake::check_signature(const Api& api, const ht
   in.headers = std::move(headers);  // lent, and taken back
   in.body_sha256 = sha256_hex;
   in.body_follows = later != nullptr;
-  in.region = options_.region;
+  in.region = region_;
   in.service = api.service;
   in.policy = api.signing;
-  in.dialect = Dialect::find(options_.dialect);  // nullptr for "any"
+  in.dialect = Dialect::find(dialect_);  // nullptr for "any"
   in.credentials = [this](const std::string& key) {
-    return key == options_.credentials.access_key_id ? &options_.credentials : nullptr;
+    return key == credentials_.access_key_id ? &credentials_ : nullptr;
   };
   std::optional<SignatureRefusal> refused = verify_signature(in, nullptr, later);
   headers = std::move(in.headers);

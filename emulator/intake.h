@@ -21,7 +21,6 @@
 #include "core/sigv4.h"
 #include "emulator/answers.h"
 #include "emulator/connection.h"
-#include "emulator/emulator.h"
 #include "emulator/incoming.h"
 
 namespace cloud {
@@ -30,6 +29,9 @@ namespace cloud {
 // it is absent.
 const std::string* request_header(const httplib::Request& req, std::string_view name);
 std::string request_header_value(const httplib::Request& req, std::string_view name);
+// Signed in the aws dialect: by its Authorization header or as a presigned URL (its
+// answer then says x-amz-* where the platform says x-ext-*).
+bool is_aws_request(const httplib::Request& req);
 
 // A request as taken in: what its handler serves it from.
 struct Arrival : RequestNote {
@@ -44,7 +46,9 @@ struct Arrival : RequestNote {
 
 class Intake {
  public:
-  explicit Intake(const EmulatorOptions& options) : options_(options) {}
+  // Signatures are checked for `region`, in `dialect` ("any": either), with `credentials`.
+  Intake(const std::string& region, const std::string& dialect, const Credentials& credentials)
+      : region_(region), dialect_(dialect), credentials_(credentials) {}
   // Where raw payloads go from now on ("": memory): serve's folder of bytes.
   void set_body_folder(std::string folder) { body_folder_ = std::move(folder); }
 
@@ -116,7 +120,9 @@ class Intake {
                                                   const std::string& sha256_hex,
                                                   std::unique_ptr<StreamCheck>* later) const;
 
-  const EmulatorOptions& options_;
+  const std::string& region_;
+  const std::string& dialect_;
+  const Credentials& credentials_;
   std::string body_folder_;
   static std::atomic<unsigned long> matched_;
 };
