@@ -109,6 +109,12 @@ Client::Client(ClientConfig config, const Model& model)
 
 Client::~Client() = default;
 
+void Client::set_cassette(std::shared_ptr<Cassette> cassette) {
+  cassette_ = std::move(cassette);
+  bool replaying = cassette_ && cassette_->mode() == Cassette::Mode::replay;
+  virtual_time_ = replaying ? transport_.loop().hold_virtual_time() : nullptr;
+}
+
 // What an answer to `request` might echo that must never be shown: the secret key,
 // the session token and the request's own signatures.
 std::vector<std::string> Client::secrets_of(const HttpRequest& request) const {
@@ -444,11 +450,6 @@ void Client::answered(Id id, Outcome<HttpResponse> outcome) {
   }
   x.verdict = judge(x.request, outcome, x.meta.attempts);
   if (!x.verdict.retry) return end(id, std::move(outcome));
-  if (cassette_ && cassette_->mode() == Cassette::Mode::replay) return attempt(id);  // a replay's back-off: no real time
-  if (const auto& pass = transport_.loop().sleeper()) {  // virtual time: the delay passes at once
-    pass(x.verdict.delay);
-    return attempt(id);
-  }
   x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); });
 }
 
