@@ -109,12 +109,6 @@ Client::Client(ClientConfig config, const Model& model)
 
 Client::~Client() = default;
 
-void Client::set_cassette(std::shared_ptr<Cassette> cassette) {
-  cassette_ = std::move(cassette);
-  bool replaying = cassette_ && cassette_->mode() == Cassette::Mode::replay;
-  virtual_time_ = replaying ? transport_.loop().hold_virtual_time() : nullptr;
-}
-
 // What an answer to `request` might echo that must never be shown: the secret key,
 // the session token and the request's own signatures.
 std::vector<std::string> Client::secrets_of(const HttpRequest& request) const {
@@ -450,7 +444,10 @@ void Client::answered(Id id, Outcome<HttpResponse> outcome) {
   }
   x.verdict = judge(x.request, outcome, x.meta.attempts);
   if (!x.verdict.retry) return end(id, std::move(outcome));
-  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); });
+  // On the loop's clock; a replay's skipped (a recorded answer is not the server's to spare).
+  const bool replaying = cassette_ && cassette_->mode() == Cassette::Mode::replay;
+  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); },
+                                   replaying ? Loop::Pace::skipped : Loop::Pace::clock);
 }
 
 // Finish: the call leaves the table, then its outcome becomes a result for its caller.

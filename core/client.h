@@ -179,9 +179,9 @@ class Client {
   Transport& transport() { return transport_; }
 
   // Sends every exchange through `cassette` (recording or replaying), or, when null,
-  // straight to the transport. Replaying, the client holds the loop's virtual time:
-  // its back-off (and every wait on the loop) is skipped, not waited for.
-  void set_cassette(std::shared_ptr<Cassette> cassette);
+  // straight to the transport. Replaying, its back-off is skipped on the loop's clock
+  // (Loop::Pace::skipped), not waited for.
+  void set_cassette(std::shared_ptr<Cassette> cassette) { cassette_ = std::move(cassette); }
   const std::shared_ptr<Cassette>& cassette() const { return cassette_; }
 
  private:
@@ -216,7 +216,6 @@ class Client {
   Completer completer_;                // empty once the configuration is complete
   bool discovered_ = false;            // endpoint_url's serve has been asked (or there is none)
   std::shared_ptr<Cassette> cassette_;  // null: exchanges go straight to the transport
-  std::shared_ptr<void> virtual_time_;  // replaying: the loop's virtual time (Loop::hold_virtual_time)
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
   Id last_id_ = 0;
 };

@@ -75,6 +75,8 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   auto client = make_client(session->config.client);
   if (!client.ok()) return client.error();
   session->client = std::move(client.value());
+  if (!session->config.client.replay.empty())  // a replayed session's waits are skipped (docs/design.md, One clock)
+    session->virtual_time = session->client->transport().loop().hold_virtual_time();
   if (session->emulated) {
     std::weak_ptr<Session> weak = session;  // the session owns the client: no cycle
     session->client->set_completer([weak](ClientConfig& config) -> std::optional<Error> {
