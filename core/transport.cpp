@@ -662,7 +662,7 @@ bool Loop::Impl::skips(const Timer& t) const {
 // runs, nothing has ended, and that timer is one whose time is skipped. It skips what
 // the timer asked for less what was skipped since (not less the real time that went
 // by meanwhile), so a follower advances by exactly the seconds waited for. Returns
-// whether it skipped.
+// whether it skipped. A follower that throws stays behind; nothing crosses the loop.
 bool Loop::Impl::skip_to_next_timer() {
   if (!transfers.empty() || !ended.empty() || due_order.empty()) return false;
   const Timer& next = timers.at(due_order.begin()->second);
@@ -670,7 +670,10 @@ bool Loop::Impl::skip_to_next_timer() {
   double seconds = std::max(0.0, next.skip_due - skipped);
   skipped += seconds;
   skipped_to = next.due;
-  if (follower && seconds > 0) follower(seconds);
+  try {
+    if (follower && seconds > 0) follower(seconds);
+  } catch (const std::exception&) {
+  }
   return true;
 }
 

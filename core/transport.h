@@ -87,9 +87,9 @@ class Loop {
   // cloud.sleep and the waiters all read it; a transfer's time-out counts real time.
   double now() const;
   // Virtual time, while a hold lives (`cloudlua test` with the embedded emulator, a
-  // session run with --replay): when no transfer is running and the earliest timer is not a
-  // `real` one, its time is skipped at once (the clock moves on by it) rather than
-  // waited for. Holds nest; the last one to go ends virtual time.
+  // session run with --replay): when no transfer is running and the earliest timer
+  // is not a `real` one, its time is skipped at once (the clock moves on by it)
+  // rather than waited for. Holds nest; the last one to go ends virtual time.
   std::shared_ptr<void> hold_virtual_time();
   // Who follows the seconds the clock skips (the embedded emulator advances by as
   // many), or null; returns the follower it replaces.

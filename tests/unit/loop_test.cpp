@@ -219,6 +219,25 @@ TEST_CASE("loop: in virtual time a timer's wait is skipped when nothing else run
   }
 }
 
+TEST_CASE("loop: in virtual time a timer is not skipped while a transfer runs, and skips leave time-outs alone") {
+  ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    res.set_content("ok", "text/plain");
+  });
+  cloud::Loop loop;
+  auto hold = loop.hold_virtual_time();
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  options.timeout_ms = 2000;
+  Transport transport(options);
+  std::vector<std::string> events;
+  transport.add_timer(3600, [&] { events.push_back("timer"); });
+  transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
+                  [&](Outcome<HttpResponse> r) { events.push_back(r.ok() ? "answer" : r.error().code); });
+  drain(transport);
+  CHECK(events == std::vector<std::string>{"answer", "timer"});
+}
+
 TEST_CASE("loop: the transports of two clients share one loop, each counts and abandons only its own") {
   cloud::Loop loop;
   cloud::TransportOptions options;
