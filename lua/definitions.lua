@@ -106,8 +106,10 @@ local function api_functions(apis)
   return names
 end
 
--- An option table of a usage ("{ timeout, interval }") as a class of optional fields.
+-- An option table of a usage ("{ timeout, interval }") as a class of optional fields;
+-- a table after " -> " is what the function returns, not an option table.
 local function options_class(name, usage)
+  usage = usage:gsub(" %->.*$", "")
   local fields = usage:match("%((.-)%)") and usage:match("%(.-{ ([^}]-) }") or usage:match("^[%w_.]+{ ([^}]-) }")
   if not fields then return nil end
   local class = name .. ".Options"

@@ -70,6 +70,13 @@ test("cloud's own functions, their option tables as classes", function()
   has_line("function cloud.storage.upload_file(options) end")
 end)
 
+test("a table a function returns is no option table", function()
+  has_line("function cloud.emulator.checkpoints(...) end")
+  for _, name in ipairs{ "checkpoints", "requests", "endpoints" } do
+    expect(text:find("cloud.emulator." .. name .. ".Options", 1, true)).to_be_nil()
+  end
+end)
+
 test("an old name kept for one release is marked deprecated, naming the new one", function()
   has_line("function cloud.emulator.checkpoint(...) end")
   has_line("---Old name of cloud.emulator.checkpoint, kept for one release.\n"
