@@ -49,7 +49,7 @@ struct ServeOptions {
   int port = 0;
   std::string dialect = "any";
   std::string state_file;  // --state: "" keeps state in memory only
-  std::string restore;     // --restore: the snapshot of the state to start from
+  std::string restore;     // --restore: the checkpoint of the state to start from
   std::string settle;      // --settle: every transition's duration ("2s", "500ms"); "" the defaults
   long long min_part_size = -1;  // --min-part-size: bytes a part must have unless last; -1 the default
 };
