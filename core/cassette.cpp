@@ -10,14 +10,13 @@
 #include <fstream>
 
 #include "core/body.h"
-#include "core/client.h"
 #include "core/crypto.h"
 #include "core/model.h"
 #include "core/limits.h"
 #include "core/protocol.h"
 #include "core/redact.h"
 #include "core/uri.h"
-#include "core/validate.h"
+#include "core/utf8.h"
 
 namespace cloud {
 
@@ -31,7 +30,6 @@ constexpr size_t kMaxBodyText = 64 * 1024;  // a longer request body is kept as 
 constexpr size_t kMaxLineBytes = size_t{2} * kMaxResponseBytes;
 constexpr size_t kMaxLines = 1000000;
 constexpr std::uintmax_t kMaxEndpointsBytes = 1 << 20;
-const char* const kReplayOrigin = "http://replay.invalid";
 
 Error cassette_error(const std::string& code, const std::string& message) {
   return make_error(ErrorKind::config, code, message);
@@ -454,24 +452,6 @@ std::vector<std::string> Cassette::unused() const {
   for (const Entry& e : entries_)
     if (!e.used) out.push_back(e.text("operation") + " (" + e.where() + ")");
   return out;
-}
-
-Outcome<std::shared_ptr<Cassette>> open_cassette(ClientConfig& config, const std::vector<std::string>& apis) {
-  if (!config.record.empty() && !config.replay.empty())
-    return cassette_error("RecordAndReplay", "record (" + config.record + ") and replay (" + config.replay +
-                                                 ") were both given: a client does one or the other");
-  if (config.record.empty() && config.replay.empty()) return std::shared_ptr<Cassette>();
-  bool replaying = !config.replay.empty();
-  auto cassette = Cassette::open(replaying ? Cassette::Mode::replay : Cassette::Mode::record,
-                                 replaying ? config.replay : config.record);
-  if (!cassette.ok() || !replaying) return cassette;
-  for (const std::string& api : apis) {  // nothing is sent: the recorded endpoints, a dummy key
-    std::string recorded = cassette.value()->endpoint(api);
-    config.endpoints[api] = recorded.empty() ? kReplayOrigin : recorded;
-  }
-  if (config.credentials.access_key_id.empty() || config.credentials.secret_access_key.empty())
-    config.credentials = {kRecordedAccessKey, "replay-dummy-secret", ""};
-  return cassette;
 }
 
 }  // namespace cloud

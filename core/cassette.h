@@ -22,9 +22,10 @@
 
 namespace cloud {
 
-struct ClientConfig;
-
+// Replaying, what a config that names no account is given: a dummy key, and each API's
+// endpoint when the cassette recorded none.
 inline constexpr const char* kRecordedAccessKey = "AKID-RECORDED";
+inline constexpr const char* kReplayOrigin = "http://replay.invalid";
 
 // What a call is matched on, and the endpoint it went to (kept, not matched).
 struct CallKey {
@@ -79,10 +80,5 @@ class Cassette {
   std::map<std::string, std::string> endpoints_;      // api -> base URL
 };
 
-// The cassette `config` asks for (its record or replay directory), or null for none.
-// Replaying, the config is made to need no account: each API's endpoint is the recorded
-// one (else http://replay.invalid) and empty credentials become a dummy key. Both
-// directories at once is an error (kind config, RecordAndReplay).
-Outcome<std::shared_ptr<Cassette>> open_cassette(ClientConfig& config, const std::vector<std::string>& apis);
 
 }  // namespace cloud

@@ -556,4 +556,22 @@ Outcome<RawResult> Client::request(const RawRequest& raw) {
   return wait_for(out);
 }
 
+Outcome<std::shared_ptr<Cassette>> open_cassette(ClientConfig& config, const std::vector<std::string>& apis) {
+  if (!config.record.empty() && !config.replay.empty())
+    return make_error(ErrorKind::config, "RecordAndReplay", "record (" + config.record + ") and replay (" + config.replay +
+                                                 ") were both given: a client does one or the other");
+  if (config.record.empty() && config.replay.empty()) return std::shared_ptr<Cassette>();
+  bool replaying = !config.replay.empty();
+  auto cassette = Cassette::open(replaying ? Cassette::Mode::replay : Cassette::Mode::record,
+                                 replaying ? config.replay : config.record);
+  if (!cassette.ok() || !replaying) return cassette;
+  for (const std::string& api : apis) {  // nothing is sent: the recorded endpoints, a dummy key
+    std::string recorded = cassette.value()->endpoint(api);
+    config.endpoints[api] = recorded.empty() ? kReplayOrigin : recorded;
+  }
+  if (config.credentials.access_key_id.empty() || config.credentials.secret_access_key.empty())
+    config.credentials = {kRecordedAccessKey, "replay-dummy-secret", ""};
+  return cassette;
+}
+
 }  // namespace cloud

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/cassette.h"
+#include "core/client_config.h"
 #include "core/error.h"
 #include "core/model.h"
 #include "core/sigv4.h"
@@ -20,44 +21,6 @@
 #include "core/uri.h"
 
 namespace cloud {
-
-struct RetryPolicy {
-  int max_attempts = 3;          // 1: no retries
-  double base_delay = 0.2;       // seconds; doubled per attempt, with full jitter
-  double max_delay = 5.0;
-  double invalid_part_delay = 3.0;  // the spec: wait a few seconds, then repeat
-  bool retry_non_idempotent = false;  // resend restores even after they may have arrived
-};
-
-struct ClientConfig {
-  std::string profile = "default";
-  std::string region = "jp-east-1";
-  const Dialect* dialect = &Dialect::ext();
-  Credentials credentials;
-  std::map<std::string, std::string> endpoints;  // api -> base URL
-  // A `cloudlua serve`'s URL (endpoint_url): the endpoints an API lacks, the region,
-  // and, when serve takes its built-in ones and none are set, the credentials are
-  // asked of it before the first call (core/discover.h).
-  std::string endpoint_url;
-  std::map<std::string, std::string> services;   // api -> signing service (default: the model's)
-  TransportOptions transport;
-  RetryPolicy retry;
-  // When set (--debug), called with every HTTP exchange as describe_exchange shows
-  // it, secrets redacted, once per attempt.
-  std::function<void(const std::string& text)> debug;
-  std::string redact_fields;    // the process's: more secret field names, comma-separated (core/redact)
-  bool quiet_emulator = false;  // the session's: no line on stderr when the embedded emulator serves
-  // The session's: what the process may hold at once of answers being received
-  // (process_buffer_budget(), core/limits.h), every client's transfers together.
-  std::uint64_t max_buffer_bytes = kMaxBufferedBytes;
-  // Record every exchange into this folder, or answer every call from it (core/cassette.h):
-  // --record DIR, --replay DIR, cloud.client{ record = DIR } / { replay = DIR }.
-  std::string record;
-  std::string replay;
-  // A file body's signature (payload_signing): streamed (aws-chunked, each chunk
-  // signed as it is read: the file read once) or whole (its SHA-256 first: read twice).
-  bool stream_payloads = true;
-};
 
 // What came back besides the result: the HTTP status and headers, the request id,
 // how many attempts it took and how long it all took.
@@ -219,6 +182,12 @@ class Client {
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
   Id last_id_ = 0;
 };
+
+// The cassette `config` asks for (its record or replay directory), or null for none.
+// Replaying, the config is made to need no account: each API's endpoint is the recorded
+// one (else http://replay.invalid) and empty credentials become a dummy key. Both
+// directories at once is an error (kind config, RecordAndReplay).
+Outcome<std::shared_ptr<Cassette>> open_cassette(ClientConfig& config, const std::vector<std::string>& apis);
 
 // Seeds the retry back-off's jitter of the calling thread (where cloud's calls run):
 // the same seed, the same delays (cloudlua test --seed).

@@ -470,16 +470,6 @@ Outcome<IniFile> parse_ini(const std::string& text, const std::string& path) {
   return file;
 }
 
-std::vector<std::string> api_names() {
-  return Model::builtin().api_names();
-}
-
-bool holds_user_info(const std::string& url) {
-  size_t start = url.find("://");
-  std::string rest = start == std::string::npos ? url : url.substr(start + 3);
-  return rest.substr(0, rest.find_first_of("/?#")).find('@') != std::string::npos;
-}
-
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting) {
   if (setting.rfind("http://", 0) == 0 || setting.rfind("https://", 0) == 0) return std::make_pair(std::string(), setting);
   size_t eq = setting.find('=');
@@ -640,6 +630,23 @@ Outcome<std::string> write_serve_profile(const std::string& name, const std::str
   auto written = replace_file(path, with_section(text, old, section), mode);
   if (!written.ok()) return written.error();
   return path;
+}
+
+Outcome<ClientConfig> client_config(const json& args, const ClientConfig& session, const EnvLookup& env) {
+  auto profile = client_profile(args);
+  if (!profile.ok()) return profile.error();
+  ClientConfig c = session;
+  if (!profile->empty()) {
+    auto loaded = load_profile(*profile, env);
+    if (!loaded.ok()) return loaded.error();
+    c = std::move(loaded->client);
+    c.debug = session.debug;  // --debug, --record and --replay cover every client
+    c.record = session.record;
+    c.replay = session.replay;
+  }
+  auto applied = apply_client_arguments(args, c);
+  if (!applied.ok()) return applied.error();
+  return c;
 }
 
 }  // namespace cloud

@@ -23,6 +23,7 @@
 
 #include "core/client.h"
 #include "core/error.h"
+#include "core/settings.h"
 
 namespace cloud {
 
@@ -112,15 +113,13 @@ struct IniFile {
 // Errors (kind config, code ConfigSyntax) read "path:line: what is wrong".
 Outcome<IniFile> parse_ini(const std::string& text, const std::string& path);
 
-// Whether `url` holds a user name or password (`https://user:pass@host`): endpoints
-// may not, the credentials are settings of their own.
-bool holds_user_info(const std::string& url);
-
 // Parses "api=url" (the --endpoint flag); a bare http:// or https:// URL is
 // endpoint_url's, returned with the API "".
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting);
 
-// The APIs an endpoint can be set for, in the model's order.
-std::vector<std::string> api_names();
+// The configuration of cloud.client{args}: the named profile on its own
+// (load_profile) or else `session`, with every other argument on top
+// (apply_client_arguments). Errors read "cloud.client: ...".
+Outcome<ClientConfig> client_config(const json& args, const ClientConfig& session, const EnvLookup& env);
 
 }  // namespace cloud

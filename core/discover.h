@@ -8,8 +8,9 @@
 
 #include <optional>
 
-#include "core/client.h"
+#include "core/client_config.h"
 #include "core/error.h"
+#include "core/model.h"
 #include "core/transport.h"
 
 namespace cloud {

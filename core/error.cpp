@@ -1,7 +1,6 @@
-// Error helpers: names of kinds and the one-line description shown to people.
+// Error helpers: names of kinds, the one constructor. (The text shown to people,
+// Error::describe, is in core/redact.cpp: it passes the redaction on its way out.)
 #include "core/error.h"
-
-#include "core/redact.h"
 
 namespace cloud {
 
@@ -24,20 +23,6 @@ Error make_error(ErrorKind kind, std::string code, std::string message) {
   e.code = std::move(code);
   e.message = std::move(message);
   return e;
-}
-
-std::string Error::describe() const {
-  std::string out = kind_name(kind);
-  out += " error";
-  if (!operation.empty()) out += " in " + operation;
-  if (status != 0) out += " (HTTP " + std::to_string(status) + ")";
-  out += ": ";
-  if (!code.empty()) out += code + ": ";
-  out += message;
-  for (const FieldProblem& f : fields) out += "\n  " + f.path + ": " + f.problem;
-  if (!request_id.empty()) out += "\n  request id: " + request_id;
-  if (attempts > 1) out += "\n  attempts: " + std::to_string(attempts);
-  return printable(redact(out));  // shown to people: never a secret nor a control sequence, whatever the message holds
 }
 
 }  // namespace cloud

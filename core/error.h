@@ -39,7 +39,8 @@ struct Error {
   std::vector<FieldProblem> fields;  // validation only: every problem at once
 
   // "kind: [operation] code: message" on one line, then one line per field problem;
-  // redacted and made printable (core/redact), as everything shown is.
+  // redacted and made printable, as everything shown is (defined in core/redact.cpp,
+  // beside the redaction it passes through).
   std::string describe() const;
 };
 

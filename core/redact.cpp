@@ -14,6 +14,7 @@
 #include "core/body.h"
 #include "core/pattern.h"
 #include "core/uri.h"
+#include "core/utf8.h"
 
 namespace cloud {
 
@@ -214,24 +215,6 @@ std::vector<std::string> signatures_in(const HttpRequest& request) {
   return found;
 }
 
-// Length of the valid UTF-8 sequence starting at s[i] (overlong forms, surrogates
-// and code points past U+10FFFF are not), 0 when none starts there.
-size_t utf8_length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = byte(0);
-  const size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
-  if (c == 0xE0) low = 0xA0;
-  if (c == 0xED) high = 0x9F;
-  if (c == 0xF0) low = 0x90;
-  if (c == 0xF4) high = 0x8F;
-  if (n > 1 && (byte(1) < low || byte(1) > high)) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
-  return n;
-}
-
 // Whether an ASCII byte is shown as it is: printable, a line feed or a tab.
 bool shown_as_is(unsigned char c) { return (c >= 0x20 && c != 0x7F) || c == '\n' || c == '\t'; }
 
@@ -247,7 +230,7 @@ std::string printable(std::string_view text) {
   char code[16];
   for (size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const size_t n = utf8_length(text, i);
+    const size_t n = utf8_sequence(text, i);
     if (n == 1 && shown_as_is(c)) {
       out += static_cast<char>(c);
     } else if (n == 1 && c == '\r') {
@@ -331,6 +314,21 @@ std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResp
   add_body(out, "< ", r.body, info);
   if (!r.body_file.empty()) add_file_body(out, "< ", "body written to '" + r.body_file + "'", info);
   return printable(out);
+}
+
+// Declared in core/error.h: the error as one text for people, through redact and printable.
+std::string Error::describe() const {
+  std::string out = kind_name(kind);
+  out += " error";
+  if (!operation.empty()) out += " in " + operation;
+  if (status != 0) out += " (HTTP " + std::to_string(status) + ")";
+  out += ": ";
+  if (!code.empty()) out += code + ": ";
+  out += message;
+  for (const FieldProblem& f : fields) out += "\n  " + f.path + ": " + f.problem;
+  if (!request_id.empty()) out += "\n  request id: " + request_id;
+  if (attempts > 1) out += "\n  attempts: " + std::to_string(attempts);
+  return printable(redact(out));  // shown to people: never a secret nor a control sequence, whatever the message holds
 }
 
 }  // namespace cloud

@@ -295,7 +295,7 @@ const SettingSpec* client_setting(const std::string& field) {
 
 // One field of cloud.client{} into `c`.
 Outcome<bool> apply_client_field(const std::string& field, const json& value, ClientConfig& c) {
-  if (field == "profile") return true;  // chosen first, by client_config
+  if (field == "profile") return true;  // chosen first, by client_config (core/config)
   if (field == "credentials") return apply_credentials(value, c.credentials);
   const SettingSpec* s = client_setting(field);
   if (!s) return setting_error("cloud.client", "unknown field '" + field + "' (fields: " + client_fields() + ")");
@@ -305,6 +305,16 @@ Outcome<bool> apply_client_field(const std::string& field, const json& value, Cl
 }  // namespace
 
 // ------------------------------------------------------------------ public
+
+std::vector<std::string> api_names() {
+  return Model::builtin().api_names();
+}
+
+bool holds_user_info(const std::string& url) {
+  size_t start = url.find("://");
+  std::string rest = start == std::string::npos ? url : url.substr(start + 3);
+  return rest.substr(0, rest.find_first_of("/?#")).find('@') != std::string::npos;
+}
 
 const std::vector<SettingSpec>& setting_specs() {
   static const std::vector<SettingSpec> specs = make_specs();
@@ -338,26 +348,21 @@ std::string shown_setting(const SettingSpec& spec, const std::string& api, const
   return v.is_null() ? "" : v.dump();
 }
 
-Outcome<ClientConfig> client_config(const json& args, const ClientConfig& session, const EnvLookup& env) {
+Outcome<std::string> client_profile(const json& args) {
   if (!args.is_object()) return setting_error("cloud.client", "the settings are a table of name = value (got " + quoted(args) + ")");
-  ClientConfig c = session;
   auto profile = args.find("profile");
-  if (profile != args.end() && !profile->is_string())
-    return setting_error("cloud.client", "profile must be a string (got " + quoted(*profile) + ")");
-  if (profile != args.end() && !profile->get<std::string>().empty()) {
-    auto loaded = load_profile(profile->get<std::string>(), env);
-    if (!loaded.ok()) return loaded.error();
-    c = std::move(loaded->client);
-    c.debug = session.debug;  // --debug, --record and --replay cover every client
-    c.record = session.record;
-    c.replay = session.replay;
-  }
+  if (profile == args.end()) return std::string();
+  if (!profile->is_string()) return setting_error("cloud.client", "profile must be a string (got " + quoted(*profile) + ")");
+  return profile->get<std::string>();
+}
+
+Outcome<bool> apply_client_arguments(const json& args, ClientConfig& c) {
   if (args.contains("record") != args.contains("replay")) c.record.clear(), c.replay.clear();  // its own replaces --record/--replay
   for (const auto& [field, value] : args.items()) {
     auto applied = apply_client_field(field, value, c);
     if (!applied.ok()) return applied.error();
   }
-  return c;
+  return true;
 }
 
 }  // namespace cloud

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/client.h"
-#include "core/config.h"
 #include "core/error.h"
 #include "core/model.h"
 
@@ -53,10 +52,20 @@ Outcome<bool> apply_setting(const SettingSpec& spec, const std::string& api, con
 // The value as `cloudlua config` shows it ("120" for a timeout); "" when not set.
 std::string shown_setting(const SettingSpec& spec, const std::string& api, const ClientConfig& config);
 
-// The configuration of cloud.client{args}: the named profile on its own
-// (load_profile) or else `session`, with every other argument on top, each through
-// the table and the credentials field by field. Errors read "cloud.client: ...";
-// an unknown argument is one of them.
-Outcome<ClientConfig> client_config(const json& args, const ClientConfig& session, const EnvLookup& env);
+// Whether `url` holds a user name or password (`https://user:pass@host`): endpoints
+// may not, the credentials are settings of their own.
+bool holds_user_info(const std::string& url);
+
+// The APIs an endpoint can be set for, in the model's order.
+std::vector<std::string> api_names();
+
+// cloud.client{args}'s profile ("" for none), once `args` is known to be a table and
+// its profile a string; errors read "cloud.client: ...".
+Outcome<std::string> client_profile(const json& args);
+
+// Every argument of cloud.client{args} but the profile, each through the table and the
+// credentials field by field, on top of `config`; an unknown argument is an error. A
+// record or replay of its own replaces the session's --record/--replay.
+Outcome<bool> apply_client_arguments(const json& args, ClientConfig& config);
 
 }  // namespace cloud

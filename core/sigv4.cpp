@@ -22,7 +22,7 @@
 #include "core/dates.h"
 #include "core/crypto.h"
 #include "core/uri.h"
-#include "core/validate.h"
+#include "core/utf8.h"
 
 namespace cloud {
 namespace {

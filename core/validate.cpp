@@ -10,6 +10,7 @@
 #include "core/http.h"
 #include "core/pattern.h"
 #include "core/suggest.h"
+#include "core/utf8.h"
 
 namespace cloud {
 
@@ -362,20 +363,6 @@ void normalise(const Shape& shape, json& v) {
 }
 
 }  // namespace
-
-long long utf8_length(const std::string& s) {
-  long long count = 0;
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return -1;
-    for (size_t k = 1; k < len; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return -1;
-    i += len;
-    ++count;
-  }
-  return count;
-}
 
 void validate_value(const Shape& shape, const json& value, const std::string& path,
                     std::vector<FieldProblem>& problems, Checker checker) {

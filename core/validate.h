@@ -30,7 +30,4 @@ Outcome<json> validate_input(const Operation& op, json&& args, Checker checker =
 // The one error of kind validation for `problems` found in a call of `op`.
 Error validation_error(const Operation& op, std::vector<FieldProblem> problems);
 
-// Number of Unicode characters in UTF-8 text; -1 when the text is not valid UTF-8.
-long long utf8_length(const std::string& s);
-
 }  // namespace cloud

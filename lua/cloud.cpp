@@ -11,6 +11,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/config.h"
 #include "core/protocol.h"
 #include "core/redact.h"
 #include "core/settings.h"

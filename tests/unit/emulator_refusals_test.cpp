@@ -3,6 +3,7 @@
 // and no header quoting an internal failure), and a credential scope naming another
 // region or service, refused as a real server refuses it.
 #include "core/protocol.h"
+#include "core/utf8.h"
 #include "core/validate.h"
 #include "emulator_harness.h"
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "core/utf8.h"
 #include "core/validate.h"
 #include "emulator/service.h"
 #include "validation_helpers.h"
