@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
-#include "core/redact.h"
-#include "core/utf8.h"
-#include "core/validate.h"
+#include "core/model/model.h"
+#include "core/net/redact.h"
+#include "core/base/utf8.h"
+#include "core/model/validate.h"
 
 namespace {
 
