@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/error.h"
-#include "core/model.h"
+#include "core/base/error.h"
+#include "core/model/model.h"
 
 namespace cloud {
 

@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/limits.h"
-#include "core/protocol.h"
-#include "core/validate.h"
+#include "core/base/limits.h"
+#include "core/model/protocol.h"
+#include "core/model/validate.h"
 #include "emulator/answers.h"
 #include "emulator/connection.h"
 #include "emulator/control.h"

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/model.h"
-#include "core/sigv4.h"
+#include "core/base/error.h"
+#include "core/model/model.h"
+#include "core/wire/sigv4.h"
 #include "emulator/faults.h"
 #include "emulator/serve_limits.h"
 

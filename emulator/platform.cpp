@@ -7,9 +7,9 @@
 #include <optional>
 #include <stdexcept>
 
-#include "core/crypto.h"
-#include "core/dates.h"
-#include "core/redact.h"
+#include "core/base/crypto.h"
+#include "core/base/dates.h"
+#include "core/net/redact.h"
 #include "emulator/service.h"
 
 namespace cloud {

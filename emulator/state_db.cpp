@@ -31,7 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/files.h"
+#include "core/base/files.h"
 #include "emulator/state_file.h"
 
 namespace cloud {

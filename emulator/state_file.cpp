@@ -1,5 +1,5 @@
 // Reading and durably replacing the state file and its byte files: each written whole
-// by core/files' write_durably (a temporary beside it, flushed, renamed into place, its
+// by core/base/files' write_durably (a temporary beside it, flushed, renamed into place, its
 // folder flushed), so that a crash leaves the old file or the new one.
 #include "emulator/state_file.h"
 
@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/files.h"
+#include "core/base/files.h"
 
 namespace cloud {
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "emulator/service.h"
 
 namespace cloud {
@@ -46,13 +46,13 @@ class StateFile : public StateSink {
 
 // The document in `path`; JSON null when there is no such file.
 Outcome<json> read_state_file(const std::string& path);
-// Writes `state` in place of `path` by core/files' write_durably (a temporary file
+// Writes `state` in place of `path` by core/base/files' write_durably (a temporary file
 // "<path>.XXXXXX.tmp" beside it, made new and never through a link, flushed, renamed
 // over `path`, the folder flushed).
 Outcome<bool> write_state_file(const std::string& path, const json& state, const WriteCall& write = ::write);
 
 // What the state's stores (this file's and state_db's) share about their byte files
-// (the folder a path is in and a folder's flush are core/files'): the error naming
+// (the folder a path is in and a folder's flush are core/base/files'): the error naming
 // `path` and the system's reason; whether `file` names a byte file inside its folder (letters,
 // digits, '.', '-' and '_', not starting with '.': no "..", no '/', nothing hidden);
 // the serial after the last '.' of a byte file's name ("v000000000007.12": 12, 0 if none).

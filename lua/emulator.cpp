@@ -6,7 +6,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "core/protocol.h"
+#include "core/model/protocol.h"
 #include "emulator/control.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"

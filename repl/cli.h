@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "core/client/config.h"
 
 struct lua_State;
 
@@ -86,7 +86,7 @@ void run_repl(lua_State* L);
 int protected_call(lua_State* L, int nargs, int nresults);
 void report_error(lua_State* L, int status);
 
-// Writes text that leaves the process (values shown, errors) redacted by core/redact.
+// Writes text that leaves the process (values shown, errors) redacted by core/net/redact.
 void write_redacted(std::FILE* to, const std::string& text);
 
 }  // namespace cloud

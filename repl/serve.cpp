@@ -21,9 +21,9 @@
 #include <optional>
 #include <string>
 
-#include "core/config.h"
-#include "core/redact.h"
-#include "core/settings.h"
+#include "core/client/config.h"
+#include "core/net/redact.h"
+#include "core/client/settings.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
 #include "repl/cli.h"
