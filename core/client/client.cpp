@@ -16,7 +16,7 @@
 #include <set>
 
 #include "core/model/body.h"
-#include "core/net/discover.h"
+#include "core/client/discover.h"
 #include "core/base/limits.h"
 #include "core/model/protocol.h"
 #include "core/net/redact.h"

@@ -30,7 +30,7 @@ struct ClientConfig {
   std::map<std::string, std::string> endpoints;  // api -> base URL
   // A `cloudlua serve`'s URL (endpoint_url): the endpoints an API lacks, the region,
   // and, when serve takes its built-in ones and none are set, the credentials are
-  // asked of it before the first call (core/net/discover.h).
+  // asked of it before the first call (core/client/discover.h).
   std::string endpoint_url;
   std::map<std::string, std::string> services;   // api -> signing service (default: the model's)
   TransportOptions transport;

@@ -1,6 +1,6 @@
 // endpoint_url: a serve's endpoints, region, dialect and (built-in) credentials asked
 // of it; see discover.h.
-#include "core/net/discover.h"
+#include "core/client/discover.h"
 
 #include "core/model/model.h"
 #include "core/model/protocol.h"
