@@ -1031,3 +1031,42 @@ TEST_CASE("The state database keeps an object's content headers and metadata, an
   json made = call_ok(*q, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "up"}});
   for (const char* m : {"ContentType", "CacheControl", "Metadata"}) CHECK(made[m] == content[m]);
 }
+
+TEST_CASE("A state database of schema 3 is migrated at start: its objects with their metadata and bytes read back") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  // written by cloudlua serve --state with schema 3 (tests/data/state_db_v3): a bucket
+  // with two objects (one with metadata, one with a checksum), one deleted, an upload
+  // with a part in progress
+  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v3/. " + dir.path).c_str()) == 0);
+  REQUIRE(count_rows(path, "PRAGMA user_version") == 3);
+  std::set<std::string> files = byte_files(path);
+  REQUIRE(files.size() == 3);
+  std::unique_ptr<StateDatabase> db;
+  auto p = restarted(path, db);
+  CHECK(count_rows(path, "PRAGMA user_version") == StateDatabase::schema_version());
+  CHECK(byte_files(path) == files);
+  json hello = call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}});
+  CHECK(hello["Body"] == "hello, state database v3\n");
+  CHECK(hello["ContentType"] == "text/plain");
+  CHECK(hello["Metadata"] == json({{"origin", "v3"}}));
+  CHECK(call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}})["ChecksumCRC32"] ==
+        "vRPIFQ==");
+  CHECK(call(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "gone"}}).error.code == "NoSuchKey");
+  call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}, {"Body", "replaced"}});
+  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
+                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
+                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  std::set<std::string> now = byte_files(path);  // the replaced object's file and the part's gone, two new ones come
+  CHECK(now.size() == 3);
+  CHECK(now.count("v000000000015.2"));
+  CHECK_FALSE(now.count("v000000000014.1"));
+  CHECK_FALSE(now.count("part-000000000018.4"));
+  json before = p->state();
+  db.reset();
+  auto q = restarted(path, db);
+  CHECK(q->state() == before);
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "replaced");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}})["Body"] == "with a checksum");
+}
