@@ -222,10 +222,6 @@ struct StoredObject {
   std::vector<std::uint64_t> part_sizes;  // a multipart upload's: its parts' sizes, in order (GetObject's PartNumber)
 };
 
-// Where a state row keeps an object's part sizes: beside its content headers, in their
-// JSON column, under a name no content member has (the row has no column of its own).
-const char* const kPartSizesColumn = "PartSizes";
-
 // The members that say what HTTP says of an object, stored with it and answered by
 // GetObject and HeadObject: its content headers and its user metadata.
 const char* const kContentMembers[] = {"ContentType", "ContentEncoding", "ContentDisposition", "ContentLanguage",
@@ -376,78 +372,24 @@ class StorageService : public Service {
   void reset() override {
     buckets_.clear();
     uploads_.clear();
-    cleared_ = true, changed_.clear();
+    cleared_ = true, changed_.clear(), changed_objects_.clear();
   }
 
-  // Bytes go to the store, named by the object's version id or the part's id (both
-  // unique to those bytes); a part's MD5 is kept (a state saved before it was is read
-  // once to compute it). Creation and initiation times are kept apart
-  // ("bucket_created", "initiated"): a dump written before they were kept restores
-  // with the time of the restore.
-  json dump(ByteStore& bytes) const override {
-    json buckets = json::object(), created = json::object(), uploads = json::object();
-    for (const auto& [name, b] : buckets_) {
-      json listed = json::object();
-      for (const auto& [key, o] : b.objects) {
-        bytes.put(o.version_id, o.bytes);
-        listed[key] = object_json(o);
-      }
-      buckets[name] = listed;
-      created[name] = b.created;
-    }
-    for (const auto& [id, u] : uploads_) uploads[id] = upload_json(u, &bytes);
-    return {{"buckets", buckets}, {"bucket_created", created}, {"uploads", uploads}};
-  }
-
-  // A part as dump() keeps it, its bytes named by its id.
+  // A part's record, its bytes named by its id.
   static json part_json(const Part& p) {
     return {{"id", p.id}, {"last_modified", p.last_modified}, {"checksum", p.checksum}, {"md5", hex(p.md5)}};
   }
 
-  // An object as dump() keeps it, its bytes named by its version id.
-  static json object_json(const StoredObject& o) {
-    json r = {{"etag", o.etag}, {"last_modified", o.last_modified}, {"version_id", o.version_id},
-              {"checksum", o.checksum}, {"upload_id", o.upload_id}};
-    if (!o.headers.empty()) r["headers"] = o.headers;
-    if (!o.part_sizes.empty()) r["part_sizes"] = o.part_sizes;
-    return r;
-  }
-
-  // An upload as dump() keeps it; its parts' bytes to `bytes` (when given), named by their ids.
-  static json upload_json(const Upload& u, ByteStore* bytes) {
-    json parts = json::object();
-    for (const auto& [number, p] : u.parts) {
-      if (bytes) bytes->put(p.id, p.bytes);
-      parts[std::to_string(number)] = part_json(p);
-    }
-    json r = {{"bucket", u.bucket}, {"key", u.key}, {"parts", parts}, {"initiated", u.initiated}};
+  // An upload's record, without its parts (records of their own).
+  static json upload_json(const Upload& u) {
+    json r = {{"bucket", u.bucket}, {"key", u.key}, {"initiated", u.initiated}};
     if (u.algorithm) r["algorithm"] = checksum_name(*u.algorithm);
     if (!u.headers.empty()) r["headers"] = u.headers;
     return r;
   }
 
-  void restore(const json& dumped, const ByteStore& bytes) override {
-    reset();
-    const json created = dumped.value("bucket_created", json::object());
-    for (const auto& [name, objects] : dumped.at("buckets").items()) {
-      Bucket& b = buckets_[name];
-      b.created = created.value(name, ctx_.clock.iso8601());
-      for (const auto& [key, o] : objects.items()) {
-        std::string version = o.at("version_id").get<std::string>();
-        b.objects[key] = {bytes.get(version), o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
-                          version, o.value("checksum", json::object()), o.value("upload_id", ""),
-                          o.value("headers", json::object()),
-                          o.value("part_sizes", std::vector<std::uint64_t>{})};
-      }
-    }
-    for (const auto& [id, u] : dumped.at("uploads").items()) {
-      Upload& upload = restored_upload(id, u);
-      for (const auto& [number, part] : u.at("parts").items()) upload.parts[std::stoll(number)] = restored_part(part, bytes);
-    }
-    cleared_ = false, changed_.clear();  // as saved: nothing changed since
-  }
-
-  // The upload `id` as dump() saved it, without its parts.
+  // The upload `id` as its record says, without its parts (a record without a time of
+  // initiation, imported from an older state, is dated now).
   Upload& restored_upload(const std::string& id, const json& u) {
     Upload& upload = uploads_[id];
     upload.bucket = u.at("bucket").get<std::string>(), upload.key = u.at("key").get<std::string>();
@@ -457,10 +399,10 @@ class StorageService : public Service {
     return upload;
   }
 
-  // Records: a bucket ("bucket", name: { created }), an object ("object", the JSON
-  // array [bucket, key]), an upload without its parts ("upload", id), a part ("part",
-  // [upload id, number]), each as dump() keeps it. Each change notes the records it
-  // touched (changed()).
+  // Records: a bucket ("bucket", name: { created }), an object ("object", named by its
+  // bucket and key, in columns: ObjectRow), an upload without its parts ("upload", id),
+  // a part ("part", the JSON array [upload id, number]). Each change notes the records
+  // it touched (changed(), object_changed()).
   StateRecords changed_records(ByteStore& bytes, bool all) override {
     StateRecords out;
     if (all || cleared_) {
@@ -475,15 +417,15 @@ class StorageService : public Service {
       }
     } else {
       for (const auto& [kind, key] : changed_) out.push_back(record_of(kind, key, bytes));
+      for (const auto& [bucket, key] : changed_objects_) out.push_back(object_record_of(bucket, key, bytes));
     }
-    cleared_ = false, changed_.clear();
+    cleared_ = false, changed_.clear(), changed_objects_.clear();
     return out;
   }
 
-  // What changed_records() gave, restored as restore() does, without a document in
-  // between: the objects come in order, each appended to its bucket's map; a bucket
-  // only its objects name is created now (as restore() does). An object's bytes are
-  // taken as their record's size says when it does.
+  // What changed_records() gave, in place of all it holds: the objects come in order,
+  // each appended to its bucket's map; a bucket only its objects name is created now.
+  // An object's bytes are taken as their record's size says when it does.
   void restore_records(RecordsByKind& records, ObjectRows& objects, const ByteStore& bytes) override {
     reset();
     for (auto& [name, b] : records["bucket"]) buckets_[name].created = b.at("created").get<std::string>();
@@ -498,8 +440,8 @@ class StorageService : public Service {
                                        : bytes.get(row.version_id);
       json sum = row.checksum == "{}" ? json::object() : json::parse(row.checksum);
       json headers = row.headers == "{}" ? json::object() : json::parse(row.headers);
-      std::vector<std::uint64_t> part_sizes = headers.value(kPartSizesColumn, std::vector<std::uint64_t>{});
-      headers.erase(kPartSizesColumn);
+      std::vector<std::uint64_t> part_sizes = headers.value(kPartSizesMember, std::vector<std::uint64_t>{});
+      headers.erase(kPartSizesMember);
       Objects& into = in->second.objects;
       into.emplace_hint(into.end(), std::move(row.key),
                         StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
@@ -511,10 +453,10 @@ class StorageService : public Service {
       json where = json::parse(key);
       uploads_.at(where.at(0).get<std::string>()).parts[where.at(1).get<long long>()] = restored_part(p, bytes);
     }
-    cleared_ = false, changed_.clear();  // as saved: nothing changed since
+    cleared_ = false, changed_.clear(), changed_objects_.clear();  // as saved: nothing changed since
   }
 
-  // A part as dump() saved it: { id, last_modified, checksum, md5 }, or only its id (a
+  // A part as its record says: { id, last_modified, checksum, md5 }, or only its id (a
   // state saved before parts had a time: it is the time of the restore); without its
   // MD5 (saved before it was kept), its bytes are read once for it.
   Part restored_part(const json& saved, const ByteStore& bytes) const {
@@ -1323,24 +1265,25 @@ class StorageService : public Service {
     if (ctx_.note_records) changed_.insert({kind, key});
   }
   void object_changed(const std::string& bucket, const std::string& key) {
-    if (ctx_.note_records) changed("object", json::array({bucket, key}).dump());
+    if (ctx_.note_records) changed_objects_.insert({bucket, key});
   }
 
   // The record of (kind, key) as it is now: null when it is gone.
   StateRecord record_of(const std::string& kind, const std::string& key, ByteStore& bytes) {
     if (kind == "bucket") return buckets_.count(key) ? bucket_record(key) : StateRecord{kind, key, nullptr};
     if (kind == "upload") return uploads_.count(key) ? upload_record(key) : StateRecord{kind, key, nullptr};
-    json where = json::parse(key);
-    if (kind == "part") {
-      auto u = uploads_.find(where.at(0).get<std::string>());
-      long long number = where.at(1).get<long long>();
-      if (u == uploads_.end() || !u->second.parts.count(number)) return {kind, key, nullptr};
-      return part_record(u->first, number, bytes);
-    }
-    std::string bucket = where.at(0), object = where.at(1);
+    json where = json::parse(key);  // a part's: [upload id, number]
+    auto u = uploads_.find(where.at(0).get<std::string>());
+    long long number = where.at(1).get<long long>();
+    if (u == uploads_.end() || !u->second.parts.count(number)) return {kind, key, nullptr};
+    return part_record(u->first, number, bytes);
+  }
+
+  // The record of the object `key` in `bucket` as it is now: without a row when it is gone.
+  StateRecord object_record_of(const std::string& bucket, const std::string& key, ByteStore& bytes) {
     auto b = buckets_.find(bucket);
-    if (b == buckets_.end() || !b->second.objects.count(object)) return {kind, key, nullptr};
-    return object_record(bucket, object, bytes);
+    if (b == buckets_.end() || !b->second.objects.count(key)) return {"object", key, nullptr, std::nullopt, bucket};
+    return object_record(bucket, key, bytes);
   }
 
   StateRecord bucket_record(const std::string& name) const {
@@ -1353,20 +1296,15 @@ class StorageService : public Service {
     StoredObject& o = buckets_.at(bucket).objects.at(key);
     o.bytes = bytes.put(o.version_id, o.bytes);
     json headers = o.headers;
-    if (!o.part_sizes.empty()) headers[kPartSizesColumn] = o.part_sizes;
+    if (!o.part_sizes.empty()) headers[kPartSizesMember] = o.part_sizes;
     ObjectRow row{bucket, key, o.etag, o.last_modified, o.version_id, o.checksum.dump(), o.upload_id,
                   static_cast<std::int64_t>(o.bytes->size()), headers.dump()};
-    return {"object", json::array({bucket, key}).dump(), nullptr, std::move(row)};
+    return {"object", key, nullptr, std::move(row), bucket};
   }
 
-  // An upload's record, as dump() keeps it but for its parts.
-  StateRecord upload_record(const std::string& id) const {
-    json r = upload_json(uploads_.at(id), nullptr);
-    r.erase("parts");
-    return {"upload", id, r};
-  }
+  StateRecord upload_record(const std::string& id) const { return {"upload", id, upload_json(uploads_.at(id))}; }
 
-  // A part's record, as dump() keeps it; its bytes to `bytes`, and from then on read
+  // A part's record; its bytes to `bytes`, and from then on read
   // from there.
   StateRecord part_record(const std::string& id, long long number, ByteStore& bytes) {
     Part& p = uploads_.at(id).parts.at(number);
@@ -1390,6 +1328,7 @@ class StorageService : public Service {
   std::map<std::string, Bucket> buckets_;   // by name
   std::map<std::string, Upload> uploads_;   // by upload id
   std::set<std::pair<std::string, std::string>> changed_;  // (kind, key) of the records changed since saved
+  std::set<std::pair<std::string, std::string>> changed_objects_;  // (bucket, key) of the objects changed since saved
   bool cleared_ = false;                                    // reset since saved: every record went
 };
 
