@@ -4,10 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <optional>
 #include <stdexcept>
 
-#include "core/crypto.h"
 #include "core/dates.h"
 #include "core/redact.h"
 #include "emulator/service.h"

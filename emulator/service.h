@@ -248,7 +248,7 @@ class Service {
 };
 
 // What keeps the platform's state as records (the database of `serve --state`): after
-// each change, before it is answered, the platform hands save() its header (a dump
+// each change, before it is answered, the platform hands save() its header (the records
 // without its services: the clock, ids, settings) and, by API, the records its services
 // changed, their bytes put through bytes(). An error makes the change's answer an error
 // and undoes it: the platform is restored from load(), the state last saved.
