@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -241,9 +242,13 @@ class Service {
   const char* api_;
 
  protected:
-  // A small service's whole state as its one record, and back (the defaults above).
-  virtual json record() const { return nullptr; }
-  virtual void restore_record(const json& saved) { (void)saved; }
+  // A small service's whole state as its one record, and back (the defaults above); a
+  // service that overrides neither these nor those is a mistake, caught by the first save.
+  virtual json record() const { throw std::logic_error(std::string("the ") + api_ + " service keeps no records"); }
+  virtual void restore_record(const json& saved) {
+    (void)saved;
+    throw std::logic_error(std::string("the ") + api_ + " service keeps no records");
+  }
   PlatformContext& ctx_;  // the clock, ids and settings every service shares
 };
 
