@@ -444,12 +444,10 @@ void Client::answered(Id id, Outcome<HttpResponse> outcome) {
   }
   x.verdict = judge(x.request, outcome, x.meta.attempts);
   if (!x.verdict.retry) return end(id, std::move(outcome));
-  if (cassette_ && cassette_->mode() == Cassette::Mode::replay) return attempt(id);  // a replay's back-off: no real time
-  if (const auto& pass = transport_.loop().sleeper()) {  // virtual time: the delay passes at once
-    pass(x.verdict.delay);
-    return attempt(id);
-  }
-  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); });
+  // On the loop's clock; a replay's skipped (a recorded answer is not the server's to spare).
+  const bool replaying = cassette_ && cassette_->mode() == Cassette::Mode::replay;
+  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); },
+                                   replaying ? Loop::Pace::skipped : Loop::Pace::clock);
 }
 
 // Finish: the call leaves the table, then its outcome becomes a result for its caller.

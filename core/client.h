@@ -179,7 +179,8 @@ class Client {
   Transport& transport() { return transport_; }
 
   // Sends every exchange through `cassette` (recording or replaying), or, when null,
-  // straight to the transport; a replaying one's back-off passes no real time.
+  // straight to the transport. Replaying, its back-off is skipped on the loop's clock
+  // (Loop::Pace::skipped), not waited for.
   void set_cassette(std::shared_ptr<Cassette> cassette) { cassette_ = std::move(cassette); }
   const std::shared_ptr<Cassette>& cassette() const { return cassette_; }
 

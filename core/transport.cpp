@@ -151,7 +151,7 @@ struct Transfer {
   Loop::Id id = 0;
   Owned* owner = nullptr;                // the transport's set of what it started
   const TransportOptions* options = nullptr;  // the transport's (it abandons its transfers when it goes)
-  double started = 0;                    // on the loop's clock: its time-out counts from here
+  double started = 0;                    // on the steady clock: its time-out counts from here
   HttpRequest owned;                     // kept here while curl sends it
   const HttpRequest* request = &owned;
   Loop::Completion completion;
@@ -601,11 +601,15 @@ struct Timer {
   std::function<void()> fire;
   Owned* owner;
   bool after_interrupt;  // set while the interrupt flag was raised: a clean-up's
+  Loop::Pace pace;
+  double skip_due;       // the loop's skipped seconds at which skipping has passed it
 };
 
 struct Loop::Impl {
-  std::function<double()> clock;         // null: the steady clock
-  std::function<void(double)> sleeper;   // virtual time for waits between attempts
+  double skipped = 0;                    // the seconds skipped so far (now() adds them)
+  int holds = 0;                         // the virtual-time holds alive
+  std::function<void(double)> follower;  // told each skip (the embedded emulator's clock)
+  double skipped_to = -HUGE_VAL;         // the moment the last skip brought due
   const std::atomic<bool>* interrupt = nullptr;
   bool was_raised = false;  // the interrupt flag, as the last turn saw it
   long max_host_connections = 16;
@@ -619,7 +623,10 @@ struct Loop::Impl {
   std::deque<Id> waiting_room;  // transfers started but not handed to curl yet, in order
   size_t handed = 0;            // transfers curl holds
 
-  double now() const;
+  static double real_now();
+  double now() const { return real_now() + skipped; }
+  bool skips(const Timer& t) const;
+  bool skip_to_next_timer();
   CURLM* multi_handle();
   EasyPtr acquire();
   void release(EasyPtr easy);
@@ -627,7 +634,7 @@ struct Loop::Impl {
   std::optional<Error> attach(Transfer& t);
   void admit();
   Id start(HttpRequest request, Completion done, const TransportOptions& options, Owned* owner);
-  Id add_timer(double seconds, std::function<void()> fire, Owned* owner);
+  Id add_timer(double seconds, std::function<void()> fire, Pace pace, Owned* owner);
   void end_transfer(Transfer& t);
   void collect_finished();
   bool interrupted() const;
@@ -642,9 +649,32 @@ struct Loop::Impl {
   Outcome<HttpResponse> finish_guarded(Transfer& t);
 };
 
-double Loop::Impl::now() const {
-  if (clock) return clock();
+double Loop::Impl::real_now() {
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+// Whether a timer's time is skipped rather than waited for, now.
+bool Loop::Impl::skips(const Timer& t) const {
+  return t.pace == Pace::skipped || (t.pace == Pace::clock && holds > 0);
+}
+
+// Skips the time to the earliest timer when nothing else could end sooner: no transfer
+// runs, nothing has ended, and that timer is one whose time is skipped. It skips what
+// the timer asked for less what was skipped since (not less the real time that went
+// by meanwhile), so a follower advances by exactly the seconds waited for. Returns
+// whether it skipped. A follower that throws stays behind; nothing crosses the loop.
+bool Loop::Impl::skip_to_next_timer() {
+  if (!transfers.empty() || !ended.empty() || due_order.empty()) return false;
+  const Timer& next = timers.at(due_order.begin()->second);
+  if (!skips(next) || next.due <= now()) return false;
+  double seconds = std::max(0.0, next.skip_due - skipped);
+  skipped += seconds;
+  skipped_to = next.due;
+  try {
+    if (follower && seconds > 0) follower(seconds);
+  } catch (const std::exception&) {
+  }
+  return true;
 }
 
 // The multi handle, made (and curl set up) for the first transfer; null when curl fails.
@@ -684,7 +714,7 @@ std::optional<Error> Loop::Impl::attach(Transfer& t) {
                         "header '" + h.first + "' holds a line break or control character; nothing was sent");
   long timeout_ms = options.timeout_ms;
   if (timeout_ms > 0) {
-    timeout_ms -= static_cast<long>((now() - t.started) * 1000);
+    timeout_ms -= static_cast<long>((real_now() - t.started) * 1000);
     if (timeout_ms <= 0)
       return make_error(ErrorKind::timeout, "Timeout",
                         "timed out talking to " + host_port(t.request->url) + ": no connection came free within " +
@@ -730,7 +760,7 @@ Loop::Id Loop::Impl::start(HttpRequest request, Completion done, const Transport
   t->completion = std::move(done);
   t->owner = owner;
   t->options = &options;
-  t->started = now();
+  t->started = real_now();
   t->after_interrupt = interrupted();
   t->id = ++last_id;
   if (handed >= most_handed() || !waiting_room.empty()) {
@@ -745,10 +775,10 @@ Loop::Id Loop::Impl::start(HttpRequest request, Completion done, const Transport
   return id;
 }
 
-Loop::Id Loop::Impl::add_timer(double seconds, std::function<void()> fire, Owned* owner) {
+Loop::Id Loop::Impl::add_timer(double seconds, std::function<void()> fire, Pace pace, Owned* owner) {
   Id id = ++last_id;
   double due = now() + seconds;
-  timers.emplace(id, Timer{due, std::move(fire), owner, interrupted()});
+  timers.emplace(id, Timer{due, std::move(fire), owner, interrupted(), pace, skipped + seconds});
   due_order.emplace(due, id);
   if (owner) owner->insert(id);
   return id;
@@ -813,7 +843,7 @@ void Loop::Impl::wait(double timeout) {
   if (mc == CURLM_OK && multi) collect_finished();
   const double start = now();
   const bool timer_due = !due_order.empty() && due_order.begin()->first <= start;
-  if (mc == CURLM_OK && ended.empty() && !timer_due) {
+  if (mc == CURLM_OK && !timer_due && !skip_to_next_timer() && ended.empty()) {
     double until = start + timeout;
     if (!due_order.empty()) until = std::min(until, due_order.begin()->first);
     // Rounded up: a timer 0.8 ms away is waited for, not turned past with a sleep of 0.
@@ -868,7 +898,8 @@ void Loop::Impl::hand_out_ended() {
 // Fires the timers due now (`interrupted`: and those set before the interrupt flag
 // was raised), earliest first; timers added meanwhile wait for the next turn.
 void Loop::Impl::fire_due_timers(bool interrupted) {
-  const double limit = now();
+  const double limit = std::max(now(), skipped_to);
+  skipped_to = -HUGE_VAL;
   std::vector<Id> due;
   for (auto it = due_order.begin(); it != due_order.end(); ++it) {
     if (it->first <= limit) due.push_back(it->second);
@@ -958,8 +989,8 @@ std::shared_ptr<Loop> thread_loop() {
 
 Loop& Loop::current() { return *thread_loop(); }
 
-Loop::Id Loop::add_timer(double seconds, std::function<void()> fire) {
-  return impl_->add_timer(seconds, std::move(fire), nullptr);
+Loop::Id Loop::add_timer(double seconds, std::function<void()> fire, Pace pace) {
+  return impl_->add_timer(seconds, std::move(fire), pace, nullptr);
 }
 
 // Removes the transfer or timer; the transfer's handle is detached and pooled here.
@@ -994,9 +1025,17 @@ void Loop::run_until(const std::function<bool()>& done) {
 size_t Loop::pending() const { return impl_->transfers.size() + impl_->timers.size(); }
 
 double Loop::now() const { return impl_->now(); }
-void Loop::set_clock(std::function<double()> now) { impl_->clock = std::move(now); }
-void Loop::set_sleeper(std::function<void(double)> pass) { impl_->sleeper = std::move(pass); }
-const std::function<void(double)>& Loop::sleeper() const { return impl_->sleeper; }
+
+// A hold that ends when its last copy goes (the loop must outlive it).
+std::shared_ptr<void> Loop::hold_virtual_time() {
+  ++impl_->holds;
+  return std::shared_ptr<void>(nullptr, [impl = impl_.get()](void*) { --impl->holds; });
+}
+
+std::function<void(double)> Loop::follow(std::function<void(double)> follower) {
+  std::swap(impl_->follower, follower);
+  return follower;
+}
 
 void Loop::set_max_host_connections(long n) {
   impl_->max_host_connections = n;
@@ -1033,8 +1072,8 @@ Transport::Id Transport::start(HttpRequest request, Completion done) {
   return impl_->loop->impl_->start(std::move(request), std::move(done), impl_->options, &impl_->owned);
 }
 
-Transport::Id Transport::add_timer(double seconds, std::function<void()> fire) {
-  return impl_->loop->impl_->add_timer(seconds, std::move(fire), &impl_->owned);
+Transport::Id Transport::add_timer(double seconds, std::function<void()> fire, Loop::Pace pace) {
+  return impl_->loop->impl_->add_timer(seconds, std::move(fire), pace, &impl_->owned);
 }
 
 void Transport::cancel(Id id) {

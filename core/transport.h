@@ -1,5 +1,5 @@
 // The HTTP transport on libcurl's multi interface, and the event loop it runs on.
-// A Loop is one curl multi handle, a timer heap and one clock: every Transport (every
+// A Loop is one curl multi handle, a timer heap and the one clock: every Transport (every
 // client) of a thread runs on the thread's Loop, so one wait covers all their transfers
 // and a turn hands back exactly the waits that ended (curl's completed transfers, the
 // timers that fell due), each to its own callback; nothing is scanned per turn.
@@ -64,8 +64,12 @@ class Loop {
   static constexpr double kPollSeconds = 0.1;
   using Completion = std::function<void(Outcome<HttpResponse>)>;
 
+  // How a timer's time passes. `clock`: as the loop's clock goes (waited for, or at
+  // once while time is virtual); `skipped`: at once whenever nothing else runs (a
+  // waiter's pause that the emulator's clock follows); `real`: always waited for.
+  enum class Pace { clock, skipped, real };
   // Calls `fire` once, from run_once, when `seconds` have passed on the loop's clock.
-  Id add_timer(double seconds, std::function<void()> fire);
+  Id add_timer(double seconds, std::function<void()> fire, Pace pace = Pace::clock);
   // Abandons a transfer or a timer: its callback is never called, a transfer's easy
   // handle goes back to the pool at once. An id that has already ended is ignored.
   void cancel(Id id);
@@ -78,16 +82,18 @@ class Loop {
   // How many transfers and timers have not ended yet.
   size_t pending() const;
 
-  // Seconds on the loop's clock (only differences mean anything): the clock the
-  // timers, cloud.clock and cloud.sleep read. `now` replaces it (null: the steady
-  // clock); a test's clock must move on by itself, the loop only reads it.
+  // Seconds on the loop's clock (only differences mean anything): the steady clock
+  // plus every second the loop skipped. Timers, retry back-off, cloud.clock,
+  // cloud.sleep and the waiters all read it; a transfer's time-out counts real time.
   double now() const;
-  void set_clock(std::function<double()> now);
-  // Virtual time for the clients' waits between attempts (back-off, the InvalidPart
-  // pause): when set, each is handed to `pass` and the next attempt follows at once
-  // (`cloudlua test` advances the emulator's clock; tests record the delays).
-  void set_sleeper(std::function<void(double seconds)> pass);
-  const std::function<void(double)>& sleeper() const;
+  // Virtual time, while a hold lives (`cloudlua test` with the embedded emulator, a
+  // session run with --replay): when no transfer is running and the earliest timer
+  // is not a `real` one, its time is skipped at once (the clock moves on by it)
+  // rather than waited for. Holds nest; the last one to go ends virtual time.
+  std::shared_ptr<void> hold_virtual_time();
+  // Who follows the seconds the clock skips (the embedded emulator advances by as
+  // many), or null; returns the follower it replaces.
+  std::function<void(double)> follow(std::function<void(double seconds)> follower);
 
   // At most this many connections to one host at once (CURLMOPT_MAX_HOST_CONNECTIONS,
   // 16 unless set): further transfers to it wait in curl's queue until one ends. A
@@ -131,8 +137,8 @@ class Transport {
   // error here) — unless the transfer is cancelled first. Nothing thrown inside
   // (std::bad_alloc) escapes: it ends its transfer with an Error.
   Id start(HttpRequest request, Completion done);
-  // Calls `fire` once, from the loop, when `seconds` have passed.
-  Id add_timer(double seconds, std::function<void()> fire);
+  // Calls `fire` once, from the loop, when `seconds` have passed (Loop::add_timer).
+  Id add_timer(double seconds, std::function<void()> fire, Loop::Pace pace = Loop::Pace::clock);
   // Abandons a transfer or timer of this transport (Loop::cancel).
   void cancel(Id id);
   // One turn of the loop (of every transport on it: Loop::run_once).

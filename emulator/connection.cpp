@@ -262,19 +262,22 @@ namespace {
 // thread touches are memory; the rest is address space.
 constexpr size_t kWorkerStackBytes = 32u << 20;
 
-// The connection this thread serves, what its answer decided and the body budget its
-// request took, given back when the request has been answered.
+// The connection this thread serves, what its answer decided, the body budget its
+// request took and the note kept of it, given back and dropped when the request has
+// been answered.
 struct Serving {
   Connection* connection;
   BodyBudget* budget;
   bool closes = false;         // the answer being written ends the connection
   std::uint64_t reserved = 0;  // of the budget, for the request's body
+  std::unique_ptr<RequestNote> note;
 
   Serving(Connection* c, BodyBudget* b);
   ~Serving();
-  void give_back() {
+  void answered() {
     if (budget && reserved) budget->give_back(reserved);
     reserved = 0;
+    note.reset();
   }
 };
 
@@ -282,7 +285,7 @@ thread_local Serving* serving = nullptr;
 
 Serving::Serving(Connection* c, BodyBudget* b) : connection(c), budget(b) { serving = this; }
 Serving::~Serving() {
-  give_back();
+  answered();
   serving = nullptr;
 }
 
@@ -421,6 +424,8 @@ bool ConnectionServer::reserve_body(std::uint64_t bytes) {
   return true;
 }
 
+std::unique_ptr<RequestNote>* ConnectionServer::request_note() { return serving ? &serving->note : nullptr; }
+
 // shutdown(SHUT_RD): a recv() waiting, or to come, sees the end of the input at once.
 void ConnectionServer::end_connections() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -478,7 +483,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
       bool closed = false;
       here.closes = false;
       ok = process_request(c, left == 1, closed, nullptr);
-      here.give_back();
+      here.answered();
       // Flushed even when the answer was cut short: its head goes out, as httplib sends it.
       if (!c.flush() || !ok || closed || here.closes) break;
     }

@@ -113,6 +113,12 @@ class Connection final : public httplib::Stream {
 // when the request came through no connection (answered without a socket).
 const std::string* current_request_head();
 
+// What a server keeps of the request a thread serves from httplib's first look at it
+// (Expect: 100-continue, pre-routing) to its handler (ConnectionServer::request_note).
+struct RequestNote {
+  virtual ~RequestNote() = default;
+};
+
 // What the declared bodies of the requests in flight may hold together (shared by the
 // servers of every API); a body that does not fit is refused (S3's 503 SlowDown).
 class BodyBudget {
@@ -151,6 +157,10 @@ class ConnectionServer : public httplib::Server {
   // given back when it has been answered; false when they do not fit. True outside a
   // connection (a request served without a socket) and without a budget.
   static bool reserve_body(std::uint64_t bytes);
+  // The note kept for the request this thread serves (empty until one is put there),
+  // dropped once the request has been answered; nullptr outside a connection (a
+  // request served without a socket).
+  static std::unique_ptr<RequestNote>* request_note();
 
   // Ends every connection's wait for input, now and from now on (call after stop()).
   void end_connections();

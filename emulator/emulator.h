@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/model.h"
 #include "core/sigv4.h"
+#include "emulator/faults.h"
 #include "emulator/serve_limits.h"
 
 namespace cloud {
@@ -46,24 +47,6 @@ struct EmulatorOptions {
 };
 
 class Platform;
-
-// A misbehaviour for the next `times` requests of `operation` (empty: any): wait
-// `delay` seconds first, then drop the connection, or answer `status` with `code`,
-// or answer 200 with an error body (the storage API's known trap). `echo` makes the
-// error's message the request as received (method, target, headers, body), as some
-// servers do: what a client must keep out of what it shows.
-struct Fault {
-  std::string operation;
-  int times = 1;
-  int status = 0;
-  std::string code;
-  std::string message;
-  double delay = 0;
-  bool drop = false;
-  bool error_in_200 = false;
-  bool echo = false;
-  bool json_only = false;  // matches requests to the JSON APIs only (the maintenance fault)
-};
 
 class Emulator {
  public:

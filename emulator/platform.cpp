@@ -120,15 +120,7 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
   if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", "no handler for " + op.name);
   std::lock_guard<std::mutex> lock(mutex_);
   settle_all();
-  context_.body = body;
-  HandlerResult r;
-  try {
-    r = it->second(op, input);
-  } catch (...) {
-    context_.body = nullptr;
-    throw;
-  }
-  context_.body = nullptr;
+  HandlerResult r = it->second(op, input, body);
   if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document
     r.result[op.output_payload] = r.payload.bytes->slice(r.payload.offset, r.payload.length);
     r.payload = {};

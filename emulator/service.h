@@ -126,17 +126,14 @@ struct RequestBody {
   std::map<ChecksumAlgorithm, std::string> checksums;  // raw, those taken as it arrived
 };
 
-// What every service may use: the clock, the region, the APIs' base URLs, fresh ids,
-// the settings, and the body of the call being handled.
+// What every service may use: the clock, the region, the APIs' base URLs, fresh ids
+// and the settings.
 struct PlatformContext {
   Clock clock;
   std::string region = "jp-east-1";
   std::map<std::string, std::string> endpoints;  // api -> base URL, once serving
   unsigned long long counter = 0;
   std::map<std::string, double> settings;        // those changed from their defaults
-  // The payload of the call being handled when the server kept it out of the
-  // arguments (Platform::handle's `body`); nullptr: it is in the arguments, if any.
-  RequestBody* body = nullptr;
   // Whether services note the records each change touches (Service::changed_records):
   // only while a RecordStore keeps them, so that the embedded emulator pays nothing.
   bool note_records = false;
@@ -204,9 +201,10 @@ using ObjectRows = std::vector<ObjectRow>;
 
 class Service {
  public:
-  // What the service does for one operation: the matched operation and its validated
-  // arguments in, the answer out.
-  using Handler = std::function<HandlerResult(const Operation&, const json&)>;
+  // What the service does for one operation: the matched operation, its validated
+  // arguments and the payload the server kept out of them (Platform::handle's `body`;
+  // nullptr: it is in the arguments, if any) in, the answer out.
+  using Handler = std::function<HandlerResult(const Operation&, const json&, RequestBody*)>;
   using Handlers = std::map<std::string, Handler>;
 
   Service(const char* api, PlatformContext& context) : api_(api), ctx_(context) {}
@@ -273,9 +271,16 @@ class RecordStore {
 };
 
 // The handler that calls member function `fn` of `service`: a row of a handler table.
+// An operation that takes a payload has `fn` take the body too; the others do not.
 template <class S>
 Service::Handler handler(S* service, HandlerResult (S::*fn)(const Operation&, const json&)) {
-  return [service, fn](const Operation& op, const json& input) { return (service->*fn)(op, input); };
+  return [service, fn](const Operation& op, const json& input, RequestBody*) { return (service->*fn)(op, input); };
+}
+template <class S>
+Service::Handler handler(S* service, HandlerResult (S::*fn)(const Operation&, const json&, RequestBody*)) {
+  return [service, fn](const Operation& op, const json& input, RequestBody* body) {
+    return (service->*fn)(op, input, body);
+  };
 }
 
 // A seed's bits spread over 64 (splitmix64), so that seeds 1 and 2 start far apart.

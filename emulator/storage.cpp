@@ -515,12 +515,13 @@ class StorageService : public Service {
   }
 
   // The handler calling `fn` once the call's bucket is known to exist; NoSuchBucket else.
-  Handler in_bucket(HandlerResult (StorageService::*fn)(const Operation&, const json&)) {
-    return [this, fn](const Operation& op, const json& input) {
+  template <class Fn>
+  Handler in_bucket(Fn fn) {
+    return [this, inner = handler(this, fn)](const Operation& op, const json& input, RequestBody* body) {
       std::string bucket = input.value("Bucket", "");
       if (!buckets_.count(bucket))
         return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", bucket}});
-      return (this->*fn)(op, input);
+      return inner(op, input, body);
     };
   }
 
@@ -539,9 +540,9 @@ class StorageService : public Service {
 
   // The object in one request; its ETag is the quoted MD5 of its bytes; its checksum,
   // when given, is checked, kept and echoed.
-  HandlerResult put_object(const Operation&, const json& input) {
+  HandlerResult put_object(const Operation&, const json& input, RequestBody* sent) {
     if (std::optional<HandlerResult> refused = write_condition(input)) return *refused;
-    RequestBody body = payload_of(input, "Body");
+    RequestBody body = payload_of(input, "Body", sent);
     json given = json::object();
     if (std::optional<HandlerResult> refused = check_checksum(input, body, given)) return *refused;
     std::string etag = quoted_md5(body.md5);
@@ -553,11 +554,11 @@ class StorageService : public Service {
   }
 
   // The call's payload (`member` of its arguments) with its raw MD5: the body the
-  // server kept out of the arguments, taken over as it is, or else the argument (a
-  // call made without a server, from a test).
-  RequestBody payload_of(const json& input, const char* member) {
+  // server kept out of the arguments (`sent`), taken over as it is, or else the
+  // argument (a call made without a server, from a test).
+  static RequestBody payload_of(const json& input, const char* member, RequestBody* sent) {
     RequestBody body;
-    if (ctx_.body && ctx_.body->bytes) body = std::move(*ctx_.body);
+    if (sent && sent->bytes) body = std::move(*sent);
     else body.bytes = memory_blob(input.value(member, ""));
     if (body.md5.empty()) body.md5 = md5(*body.bytes->in_memory());
     return body;
@@ -1013,10 +1014,10 @@ class StorageService : public Service {
 
   // A part number uploaded again replaces the earlier bytes; its checksum, when given,
   // is checked and echoed.
-  HandlerResult upload_part(const Operation&, const json& input) {
+  HandlerResult upload_part(const Operation&, const json& input, RequestBody* sent) {
     Upload* u = find_upload(input);
     if (!u) return no_such_upload(input);
-    RequestBody body = payload_of(input, "body");
+    RequestBody body = payload_of(input, "body", sent);
     json r = json::object();
     if (std::optional<HandlerResult> refused = check_checksum(input, body, r)) return *refused;
     json kept = r;

@@ -37,8 +37,7 @@ json table_argument(lua_State* L) {
 // `operation` sent to serve's control plane (POST /_cloudlua/<operation>, signed by
 // the session's client, recorded with --record as any request). An error answer is
 // the error run_control gave there: 400 and 404 are its validation errors.
-Outcome<json> served_control(lua_State* L, const std::string& operation, const json& args) {
-  Client& client = *session_of(L).client;
+Outcome<json> served_control(Client& client, const std::string& operation, const json& args) {
   RawRequest raw;
   raw.api = "storage";
   raw.method = "POST";
@@ -61,7 +60,8 @@ Outcome<json> served_control(lua_State* L, const std::string& operation, const j
 // nothing when it is an empty object. A wrong argument is lauxlib's "bad argument
 // #1"; any other error is raised as its value.
 int control(lua_State* L, const char* operation, const json& args) {
-  auto answer = session_of(L).served ? served_control(L, operation, args) : run_control(emulator_of(L), operation, args);
+  auto answer = session_of(L).served ? served_control(*session_of(L).client, operation, args)
+                                      : run_control(emulator_of(L), operation, args);
   if (!answer.ok() && answer.error().code == "InvalidArgument") arg_error(L, 1, answer.error().message);
   if (!answer.ok()) raise(L, answer.error());
   if (answer->is_object() && answer->empty()) return 0;
@@ -134,6 +134,36 @@ int l_endpoints(lua_State* L) {
   return 1;
 }
 
+// What serve's clock follows the loop's skips with: a client of the session's
+// configuration on a loop of its own, made at the first skip (a skip happens inside a
+// turn of the session's loop, which must not turn again inside itself).
+struct ServedClock {
+  Loop loop;
+  std::shared_ptr<Client> client;  // after `loop`: it goes first
+};
+
+// Makes serve's clock follow the seconds the loop's clock skips (a waiter's pause),
+// each sent as the control plane's advance, until the session goes. A skip whose
+// advance fails moves serve's clock no further: the waiter's next try sees so.
+void follow_served_clock(Session& session) {
+  auto clock = std::make_shared<ServedClock>();
+  std::weak_ptr<Client> main = session.client;
+  Loop& loop = session.client->transport().loop();
+  auto before = loop.follow([clock, main](double seconds) {
+    auto client = main.lock();
+    if (!client || client->ready()) return;
+    if (!clock->client) {
+      ClientConfig config = client->config();
+      config.transport.loop = &clock->loop;
+      auto made = make_client(config);
+      if (!made.ok()) return;
+      clock->client = made.value();
+    }
+    served_control(*clock->client, "advance", {{"seconds", seconds}});
+  });
+  session.clock_follower = std::shared_ptr<void>(nullptr, [client = session.client, &loop, before](void*) { loop.follow(before); });
+}
+
 }  // namespace
 
 void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
@@ -152,6 +182,7 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
 
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated && !session_of(L).served) return;
+  if (session_of(L).served && !session_of(L).clock_follower) follow_served_clock(session_of(L));
   const luaL_Reg fns[] = {{"advance", protect<l_advance>}, {"configure", protect<l_configure>}, {"endpoints", protect<l_endpoints>},
                           {"fault", protect<l_fault>},     {"requests", protect<l_requests>},   {"reset", protect<l_reset>},
                           {"restore", protect<l_restore>}, {"seed", protect<l_seed>},           {"snapshot", protect<l_snapshot>},

@@ -12,12 +12,23 @@
 
 #include "core/config.h"
 #include "core/uri.h"
+#include "emulator/service.h"
 
 namespace cloud {
 
 namespace {
 
 std::atomic<bool> interrupt_requested{false};  // constant-initialised: safe in a signal handler
+
+// Makes the emulator's clock follow the seconds the loop's clock skips (a waiter's
+// pause, and every wait under `cloudlua test`), and the previous follower return
+// when the session goes. The client is kept: its transport keeps the loop.
+void follow_loop_clock(Session& s) {
+  Loop& loop = s.client->transport().loop();
+  Platform* platform = &s.emulator->platform();
+  auto before = loop.follow([platform](double seconds) { platform->advance(seconds); });
+  s.clock_follower = std::shared_ptr<void>(nullptr, [client = s.client, &loop, before](void*) { loop.follow(before); });
+}
 
 Outcome<bool> start_embedded_emulator(Session& s) {
   EmulatorOptions options;
@@ -35,6 +46,7 @@ Outcome<bool> start_embedded_emulator(Session& s) {
   if (!started.ok()) return started.error();
   for (const auto& [api, url] : s.emulator->endpoints()) s.config.client.endpoints[api] = url;
   s.config.client.credentials = {kEmulatorAccessKey, kEmulatorSecretKey, ""};
+  follow_loop_clock(s);
   if (s.on_emulator_start) s.on_emulator_start();
   return true;
 }
@@ -63,6 +75,8 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   auto client = make_client(session->config.client);
   if (!client.ok()) return client.error();
   session->client = std::move(client.value());
+  if (!session->config.client.replay.empty())  // a replayed session's waits are skipped (docs/design.md, One clock)
+    session->virtual_time = session->client->transport().loop().hold_virtual_time();
   if (session->emulated) {
     std::weak_ptr<Session> weak = session;  // the session owns the client: no cycle
     session->client->set_completer([weak](ClientConfig& config) -> std::optional<Error> {

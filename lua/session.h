@@ -27,7 +27,10 @@ struct Session {
   std::shared_ptr<Client> client;     // the default client: `cloud` itself
   std::function<void()> on_emulator_start;  // the runner's notice, said when it starts
   std::optional<std::uint64_t> seed;        // the embedded emulator's, from its start
-  double skipped = 0;  // replaying: the seconds cloud.sleep passed without waiting (cloud.clock adds them)
+  // While the embedded emulator runs: its clock follows the seconds the loop's clock
+  // skips (Loop::follow), until the session goes (declared after `emulator`: it goes first).
+  std::shared_ptr<void> clock_follower;
+  std::shared_ptr<void> virtual_time;  // replaying (--replay): the loop's virtual time, held
 };
 
 Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags);
@@ -48,7 +51,7 @@ Error interrupt_error();
 
 // A client that honours interrupt_flag(): the session's and cloud.client{}'s. With
 // record or replay set it sends through that cassette (core/cassette.h); replaying,
-// its back-off passes no real time. Fails (kind config) when the cassette cannot open.
+// its back-off is skipped on the loop's clock. Fails (kind config) when the cassette cannot open.
 Outcome<std::shared_ptr<Client>> make_client(ClientConfig config);
 
 // What the REPL's prompt calls the session: "emulator" when the embedded emulator

@@ -20,6 +20,7 @@
 #include "core/body.h"
 #include "core/crypto.h"
 #include "core/dates.h"
+#include "core/suggest.h"
 #include "core/transport.h"
 #include "lua/binding.h"
 #include "lua/session.h"
@@ -29,17 +30,11 @@ namespace cloud {
 
 namespace {
 
-// Whether the session's client answers from a cassette (--replay): its time is virtual.
-bool replaying(const Session& session) {
-  const auto& cassette = session.client->cassette();
-  return cassette && cassette->mode() == Cassette::Mode::replay;
-}
-
-// cloud.clock(): seconds on the loop's clock, the one its timers and cloud.sleep
-// read (monotonic: only differences mean anything), the seconds a replay's
-// cloud.sleep skipped included.
+// cloud.clock(): seconds on the loop's clock, the one its timers, cloud.sleep, the
+// waiters and retry back-off read (monotonic: only differences mean anything); the
+// seconds skipped where time is virtual included.
 int l_clock(lua_State* L) {
-  lua_pushnumber(L, Loop::current().now() + session_of(L).skipped);
+  lua_pushnumber(L, Loop::current().now());
   return 1;
 }
 
@@ -48,27 +43,63 @@ int push_slept(lua_State* L, const Parked&) {
   return interrupt_flag().load() ? (push_error(L, interrupt_error()), -1) : 0;
 }
 
-// Starts a timer of `seconds` on the session's loop (parked: see tasks.h), of 0 s when
-// replaying; the index of the wait.
-int start_sleep(lua_State* L, double seconds) {
-  Session& session = session_of(L);
-  if (replaying(session)) session.skipped += seconds, seconds = 0;  // a replay's waiters wait no real time
-  const std::shared_ptr<Client>& client = session.client;
+// Starts a timer of `seconds` at `pace` on the session's loop (parked: see tasks.h);
+// the index of the wait.
+int start_sleep(lua_State* L, double seconds, Loop::Pace pace) {
+  const std::shared_ptr<Client>& client = session_of(L).client;
   Transport* transport = &client->transport();
   Parked& p = park(L, client, push_slept);
-  Transport::Id id = transport->add_timer(seconds, [&p] { p.end(std::monostate{}); });
+  Transport::Id id = transport->add_timer(seconds, [&p] { p.end(std::monostate{}); }, pace);
   p.cancel = [transport, id] { transport->cancel(id); };
   return lua_gettop(L);
 }
 
-// cloud.sleep(seconds): waits on the loop, so that inside a task other tasks run
-// meanwhile; Ctrl-C (the REPL's handler raised interrupt_flag()) ends it at once.
-int l_sleep(lua_State* L) {
+// The seconds argument of a sleep, checked.
+double seconds_arg(lua_State* L) {
   int is_number = 0;
   lua_Number seconds = lua_tonumberx(L, 1, &is_number);
   if (!is_number) type_error(L, 1, "number");
   if (!(seconds >= 0 && std::isfinite(seconds))) arg_error(L, 1, "seconds must be a non-negative number");
-  int at = start_sleep(L, seconds);
+  return seconds;
+}
+
+// The options table at `arg` of cloud.sleep: whether it says real_time; any other
+// field is an error naming the nearest.
+bool real_time_option(lua_State* L, int arg) {
+  check_type(L, arg, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, arg) != 0) {
+    lua_pop(L, 1);
+    std::string key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+    if (key == "real_time") continue;
+    auto near = nearest_name(key, {"real_time"});
+    arg_error(L, arg, "unknown field '" + key + "'" + (near ? ", did you mean '" + *near + "'?" : ""));
+  }
+  lua_getfield(L, arg, "real_time");
+  bool real = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return real;
+}
+
+// cloud.sleep(seconds [, { real_time = true }]): waits on the loop, so that inside a
+// task other tasks run meanwhile; where time is virtual (`cloudlua test` with the
+// embedded emulator, --replay) the wait is skipped when nothing else runs, unless
+// real_time. Ctrl-C (the REPL's handler raised interrupt_flag()) ends it at once.
+int l_sleep(lua_State* L) {
+  double seconds = seconds_arg(L);
+  bool real = !lua_isnoneornil(L, 2) && real_time_option(L, 2);
+  int at = start_sleep(L, seconds, real ? Loop::Pace::real : Loop::Pace::clock);
+  return wait_parked(L, at);
+}
+
+// cloud._sleep(seconds, pace): a sleep at pace "clock" (cloud.sleep's), "skipped" (at
+// once when nothing else runs, wherever the clock is: a waiter's pause when an emulator
+// serves the session) or "real" (always waited for); lua/wait.lua's.
+int l_sleep_at(lua_State* L) {
+  double seconds = seconds_arg(L);
+  static const char* const kPaces[] = {"clock", "skipped", "real", nullptr};
+  const Loop::Pace paces[] = {Loop::Pace::clock, Loop::Pace::skipped, Loop::Pace::real};
+  int at = start_sleep(L, seconds, paces[luaL_checkoption(L, 2, "clock", kPaces)]);
   return wait_parked(L, at);
 }
 
@@ -179,7 +210,8 @@ void open_time(lua_State* L, int module) {
 void open_system(lua_State* L, int module) {
   const luaL_Reg fns[] = {{"clock", protect<l_clock>}, {"isatty", protect<l_isatty>},
                           {"limit_rate", protect<l_limit_rate>}, {"md5", protect<l_md5>},
-                          {"md5_file", protect<l_md5_file>}, {"sleep", protect<l_sleep>}, {nullptr, nullptr}};
+                          {"md5_file", protect<l_md5_file>}, {"sleep", protect<l_sleep>},
+                          {"_sleep", protect<l_sleep_at>}, {nullptr, nullptr}};
   lua_pushvalue(L, module);
   luaL_setfuncs(L, fns, 0);
   lua_pop(L, 1);

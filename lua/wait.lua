@@ -20,9 +20,10 @@
 --   opts.delay, opts.max_attempts  override the waiter's; opts.progress, opts.real_time
 --   as for wait_until.
 --
--- Decisions: when the embedded emulator serves the session, time between tries is
--- the emulator's virtual time (cloud.emulator.advance), so a wait for a ten-minute
--- transition takes milliseconds and tests never sleep; otherwise it sleeps. Progress
+-- Decisions: time between tries is the loop's clock, which cloud.clock reads. When an
+-- emulator serves the session the pause is skipped and the emulator's clock follows
+-- (as cloud.emulator.advance), so a wait for a ten-minute transition takes milliseconds
+-- and tests never sleep; otherwise it waits as cloud.sleep does. Progress
 -- is one line rewritten on stderr, and only when stderr is a terminal, so pipes, logs
 -- and TAP output stay clean. Running out of time or tries raises an error object of
 -- kind "timeout", code "WaitTimeout", made by cloud.error, the constructor of the
@@ -42,17 +43,12 @@ local function options_table(opts, n, fname)
   return opts
 end
 
--- How time passes between tries: the emulator's virtual clock, or a real sleep.
-local function make_clock(real_time)
-  local cloud = cloud_module()
-  local emulator = not real_time and cloud.emulator
-  if emulator then
-    local elapsed = 0
-    return { elapsed = function() return elapsed end,
-             pass = function(seconds) emulator.advance(seconds); elapsed = elapsed + seconds end }
-  end
-  local start = cloud.clock()
-  return { elapsed = function() return cloud.clock() - start end, pass = cloud.sleep }
+-- How a pause between tries passes on the loop's clock (cloud._sleep's pace): waited
+-- for with real_time; skipped at once when an emulator serves the session (its clock
+-- follows the loop's); otherwise as cloud.sleep (skipped too where time is virtual).
+local function pace_of(o)
+  if o.real_time then return "real" end
+  return cloud_module().emulator and "skipped" or "clock"
 end
 
 -- The progress reporter: the caller's function, or the line on a terminal (none when
@@ -72,7 +68,10 @@ local function make_progress(o)
   end
 end
 
+-- A second or more is shown whole, as the progress line does: the tries' own calls add
+-- fractions to the pauses (40.0005 s after four 10 s pauses skipped).
 local function timeout_error(o, tries, elapsed, status)
+  if elapsed >= 1 then elapsed = math.floor(elapsed + 0.5) end
   local spent = o.timeout and ("%g s (%d tr%s)"):format(o.timeout, tries, tries == 1 and "y" or "ies")
                           or ("%d tr%s (%g s)"):format(tries, tries == 1 and "y" or "ies", elapsed)
   local message = ("%s not reached after %s"):format(o.what, spent)
@@ -83,8 +82,8 @@ end
 -- The one loop. try(attempt) returns true and the values to return, or false and a
 -- status; o: interval, what, and timeout (seconds) or max_attempts (tries).
 local function run(try, o)
-  local clock, progress = make_clock(o.real_time), make_progress(o)
-  local tries, status = 0, nil
+  local cloud, pace, progress = cloud_module(), pace_of(o), make_progress(o)
+  local start, tries, status = cloud.clock(), 0, nil
   while true do
     tries = tries + 1
     local results = table.pack(try(tries))
@@ -93,13 +92,13 @@ local function run(try, o)
       return table.unpack(results, 2, results.n)
     end
     status = results[2] ~= nil and tostring(results[2]) or status
-    local elapsed = clock.elapsed()
+    local elapsed = cloud.clock() - start
     if (o.timeout and elapsed >= o.timeout) or (o.max_attempts and tries >= o.max_attempts) then
       progress(nil, true)
       error(timeout_error(o, tries, elapsed, status))
     end
     progress({ what = o.what, attempt = tries, max_attempts = o.max_attempts, elapsed = elapsed, status = status })
-    clock.pass(o.timeout and math.min(o.interval, o.timeout - elapsed) or o.interval)
+    cloud._sleep(o.timeout and math.min(o.interval, o.timeout - elapsed) or o.interval, pace)
   end
 end
 

@@ -118,6 +118,13 @@ int make_directory(lua_State* L) {
   return 0;
 }
 
+// opts.clock(): seconds on the steady clock, what a case's time is measured on (the
+// loop's clock skips virtual time, which a report of how long cases took must not add).
+int real_clock(lua_State* L) {
+  lua_pushnumber(L, std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  return 1;
+}
+
 // Calls require("cloud.testing").run_file(path, opts), its events passed to `sink`.
 int call_harness(lua_State* L, const std::string& path, const TestOptions& o, const EventSink& sink) {
   lua_getglobal(L, "require");
@@ -125,7 +132,7 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   if (protected_call(L, 1, 1) != LUA_OK) return report_error(L, LUA_ERRRUN), LUA_ERRRUN;
   lua_getfield(L, -1, "run_file");
   lua_pushstring(L, path.c_str());
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
   if (!o.filter.empty()) lua_pushstring(L, o.filter.c_str()), lua_setfield(L, -2, "filter");
   lua_pushboolean(L, o.list);
   lua_setfield(L, -2, "list");
@@ -133,6 +140,8 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   lua_setfield(L, -2, "update_snapshots");
   lua_pushcfunction(L, make_directory);
   lua_setfield(L, -2, "make_directory");
+  lua_pushcfunction(L, real_clock);
+  lua_setfield(L, -2, "clock");
   lua_pushlightuserdata(L, const_cast<EventSink*>(&sink));
   lua_pushcclosure(L, emit_event, 1);
   lua_setfield(L, -2, "emit");
@@ -141,16 +150,15 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   return LUA_OK;
 }
 
-// The emulator's clock moves only when told, and the retry waits (back-off, the
-// InvalidPart pause) of every client on the loop pass virtual time instead of
-// sleeping, while the file runs; the loop's own sleeper again once it has.
+// Virtual time while the file runs: the emulator's clock moves only when told, and
+// the loop's clock skips every wait (back-off, cloud.sleep, waiters) when nothing else
+// runs, the emulator's clock following it (lua/session.cpp).
 struct VirtualTime {
-  Loop& loop = Loop::current();
+  std::shared_ptr<void> hold;
   void use(Emulator& emulator) {
     emulator.platform().set_real_time(false);
-    loop.set_sleeper([&emulator](double seconds) { emulator.platform().advance(seconds); });
+    hold = Loop::current().hold_virtual_time();
   }
-  ~VirtualTime() { loop.set_sleeper(nullptr); }
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -74,6 +74,19 @@ test("real_time = true sleeps instead of moving the emulator's clock", function(
   expect(group_state()).to_equal("PROCESSING")  -- no virtual time passed
 end)
 
+test("cloud.sleep passes virtual time under cloudlua test: the emulator's clock follows it", function()
+  emu.configure{ firewall_settle = 10 }  -- a case above made it 1000
+  make_busy()
+  local start = cloud.clock()
+  cloud.sleep(12)
+  expect(group_state()).to_equal("APPLIED")  -- settled at 10 s
+  expect(cloud.clock() - start >= 12).to_be_truthy()
+  cloud.devops.authorize_firewall_rules{ FirewallGroupName = "fw-1", rules = { { protocol = "ICMP", cidrIp = "10.0.0.2" } } }
+  cloud.sleep(0.02, { real_time = true })
+  expect(group_state()).to_equal("PROCESSING")  -- real time is not the emulator's
+  expect(cloud.sleep, 1, { real_tme = true }).to_fail("unknown field 'real_tme', did you mean 'real_time'?")
+end)
+
 test("bad arguments are named", function()
   expect(cloud.wait_until, 42).to_fail("bad argument #1 to 'cloud.wait_until' (function expected, got number)")
   expect(cloud.wait_until, function() end, "soon").to_fail("bad argument #2 to 'cloud.wait_until' (table expected")

@@ -71,3 +71,16 @@ test("advance settles what falls due; a negative time is a bad argument", functi
   expect(ok).to_equal(false)
   expect(tostring(message)).to_contain("seconds must not be negative")
 end)
+
+test("a waiter's pauses move the emulator's clock and cloud.clock alike, without waiting", function()
+  emu.configure{ real_time = false, instance_restore = 600 }
+  local backup = ("c"):rep(32)
+  emu.seed{ backups = { { backupId = backup } } }
+  cloud.devops.restore_instance{ backupId = backup, instanceId = "anywhere-2" }
+  local start, pauses = cloud.clock(), 0
+  local i = cloud.wait_for("InstanceRunning", { InstanceId = "anywhere-2" },
+                           { delay = 300, max_attempts = 3, progress = function() pauses = pauses + 1 end }).instance
+  expect(i.state).to_equal("RUNNING")
+  expect(pauses).to_equal(2)
+  expect(cloud.clock() - start >= 600).to_equal(true)
+end)

@@ -105,6 +105,16 @@ offline test -j 2 --replay tests-cassette suite/second_test.lua suite/bucket_tes
 grep -q "^2 passed, 0 failed$" test-j2.out || fail "test -j 2 replay: $(cat test-j2.out)"
 if grep -q "not replayed" test-replayed.out; then fail "a warning where every call was replayed: $(cat test-replayed.out)"; fi
 
+step "replayed, time is virtual on the loop's one clock: sleeps fall due in order, at once, on cloud.clock"
+offline --replay cassette -e '
+local order, start = {}, cloud.clock()
+local long = cloud.spawn(function() cloud.sleep(3600); order[#order + 1] = "long" end)
+local short = cloud.spawn(function() cloud.sleep(600); order[#order + 1] = "short" end)
+long:join(); short:join()
+local moved = cloud.clock() - start
+print(table.concat(order, ","), moved >= 3600 and moved < 4200)' >sleeps.out 2>&1 || fail "sleeps under replay: $(cat sleeps.out)"
+[ "$(cat sleeps.out)" = "short,long	true" ] || fail "sleeps under replay: $(cat sleeps.out)"
+
 step "cloud.client{ replay = DIR } and { record = DIR }: one client"
 offline -e 'local c = cloud.client{ replay = "cassette-e" }; print(#c.storage.list_buckets{}.Buckets)' >client.out ||
   fail "cloud.client{ replay } failed"

@@ -1,6 +1,6 @@
 // The client pipeline against the emulator and against a scripted loopback server:
 // a whole call, nothing sent when validation fails, the error kinds, and the retry
-// policy (with a fake sleeper, so no test waits for back-off).
+// policy (in the loop's virtual time, so no test waits for back-off).
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
@@ -26,13 +26,15 @@ ClientConfig config_for(const std::string& api, const std::string& url) {
   return c;
 }
 
-// A client whose sleeps are recorded instead of slept (on a loop of its own).
+// A client whose sleeps are recorded instead of slept: on a loop of its own, in
+// virtual time, the seconds it skips noted.
 struct FakeSleepClient {
   cloud::Loop loop;
   std::vector<double> sleeps;
+  std::shared_ptr<void> virtual_time = loop.hold_virtual_time();
   Client client;
   explicit FakeSleepClient(ClientConfig c) : client(on_loop(std::move(c), loop)) {
-    loop.set_sleeper([this](double s) { sleeps.push_back(s); });
+    loop.follow([this](double s) { sleeps.push_back(s); });
   }
   static ClientConfig on_loop(ClientConfig c, cloud::Loop& loop) {
     c.transport.loop = &loop;

@@ -175,26 +175,67 @@ TEST_CASE("loop: timers fire from run_once in the order they fall due, a cancell
   CHECK(fired == std::vector<int>{1, 2});
 }
 
-TEST_CASE("loop: timers read the loop's clock, which a test may replace") {
+TEST_CASE("loop: in virtual time a timer's wait is skipped when nothing else runs, exactly, and its follower told") {
   cloud::Loop loop;
-  double now = 1000;
-  loop.set_clock([&now] { return now; });
+  std::vector<double> skipped;
+  loop.follow([&skipped](double s) { skipped.push_back(s); });
   cloud::TransportOptions options;
   options.loop = &loop;
   Transport transport(options);
   std::vector<int> fired;
-  transport.add_timer(3600, [&] { fired.push_back(2); });
-  transport.add_timer(60, [&] { fired.push_back(1); });
-  loop.run_once(0);
-  CHECK(fired.empty());
-  CHECK(loop.now() == 1000);
-  now += 60;
-  loop.run_once(0);
-  CHECK(fired == std::vector<int>{1});
-  now += 3540;
-  loop.run_once(0);
-  CHECK(fired == std::vector<int>{1, 2});
-  CHECK(transport.pending() == 0);
+  const double start = loop.now();
+  {
+    auto hold = loop.hold_virtual_time();
+    transport.add_timer(3600, [&] { fired.push_back(2); });
+    transport.add_timer(60, [&] { fired.push_back(1); });
+    loop.run_once(10);
+    CHECK(fired == std::vector<int>{1});
+    loop.run_once(10);
+    CHECK(fired == std::vector<int>{1, 2});
+    CHECK(skipped == std::vector<double>{60, 3540});
+    CHECK(loop.now() - start >= 3600);
+  }
+  SECTION("a real timer is waited for, even in virtual time") {
+    auto hold = loop.hold_virtual_time();
+    transport.add_timer(0.02, [&] { fired.push_back(3); }, cloud::Loop::Pace::real);
+    loop.run_once(0);
+    CHECK(fired.size() == 2);
+    drain(transport);
+    CHECK(fired.back() == 3);
+    CHECK(skipped.size() == 2);
+  }
+  SECTION("once the last hold has gone, a timer is waited for") {
+    transport.add_timer(0.02, [&] { fired.push_back(3); });
+    loop.run_once(0);
+    CHECK(fired.size() == 2);
+    drain(transport);
+    CHECK(skipped.size() == 2);
+  }
+  SECTION("a skipped timer is skipped outside virtual time too") {
+    transport.add_timer(600, [&] { fired.push_back(3); }, cloud::Loop::Pace::skipped);
+    loop.run_once(10);
+    CHECK(fired.back() == 3);
+    CHECK(skipped.back() == 600);
+  }
+}
+
+TEST_CASE("loop: in virtual time a timer is not skipped while a transfer runs, and skips leave time-outs alone") {
+  ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    res.set_content("ok", "text/plain");
+  });
+  cloud::Loop loop;
+  auto hold = loop.hold_virtual_time();
+  cloud::TransportOptions options;
+  options.loop = &loop;
+  options.timeout_ms = 2000;
+  Transport transport(options);
+  std::vector<std::string> events;
+  transport.add_timer(3600, [&] { events.push_back("timer"); });
+  transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
+                  [&](Outcome<HttpResponse> r) { events.push_back(r.ok() ? "answer" : r.error().code); });
+  drain(transport);
+  CHECK(events == std::vector<std::string>{"answer", "timer"});
 }
 
 TEST_CASE("loop: the transports of two clients share one loop, each counts and abandons only its own") {
