@@ -7,10 +7,10 @@
 #include <memory>
 #include <string_view>
 
-#include "core/crypto.h"
-#include "core/dates.h"
-#include "core/limits.h"
-#include "core/protocol.h"
+#include "core/base/crypto.h"
+#include "core/base/dates.h"
+#include "core/base/limits.h"
+#include "core/model/protocol.h"
 
 namespace cloud {
 

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/error.h"
-#include "core/model.h"
+#include "core/base/error.h"
+#include "core/model/model.h"
 #include "emulator/connection.h"
 #include "emulator/service.h"
 

@@ -125,14 +125,14 @@ Outcome<json> requests(Emulator& e, const json& t) {
   return json(e.requests_served());
 }
 
-// The { name = } of snapshot and restore.
+// The { name = } of checkpoint and restore.
 Outcome<std::string> name_of(const json& t) {
   if (auto bad = unknown_member(t, {"name"})) return *bad;
   if (!t.contains("name") || !t["name"].is_string()) return invalid("name must be a string");
   return t["name"].get<std::string>();
 }
 
-// snapshot and restore: the emulator's `act` on the { name = } given.
+// checkpoint and restore: the emulator's `act` on the { name = } given.
 template <Outcome<bool> (Emulator::*act)(const std::string&)>
 Outcome<json> on_named(Emulator& e, const json& t) {
   auto name = name_of(t);
@@ -142,16 +142,24 @@ Outcome<json> on_named(Emulator& e, const json& t) {
   return json::object();
 }
 
-Outcome<json> snapshots(Emulator& e, const json& t) {
+Outcome<json> checkpoints(Emulator& e, const json& t) {
   if (auto bad = unknown_member(t, {})) return *bad;
-  return json(e.snapshots());
+  return json(e.checkpoints());
 }
 
 const std::map<std::string, Control>& controls() {
   static const std::map<std::string, Control> table = {
-      {"advance", advance},   {"configure", configure}, {"fault", fault},       {"requests", requests},
-      {"reset", reset},       {"restore", on_named<&Emulator::restore>},     {"seed", seed},         {"snapshot", on_named<&Emulator::snapshot>},
-      {"snapshots", snapshots}, {"state", state}};
+      {"advance", advance},     {"checkpoint", on_named<&Emulator::checkpoint>}, {"checkpoints", checkpoints},
+      {"configure", configure}, {"fault", fault},                               {"requests", requests},
+      {"reset", reset},         {"restore", on_named<&Emulator::restore>},       {"seed", seed},
+      {"state", state}};
+  return table;
+}
+
+// Old names of operations, kept for one release (docs/emulator.md): each runs the
+// operation it names; the list of known operations leaves them out.
+const std::map<std::string, std::string>& old_names() {
+  static const std::map<std::string, std::string> table = {{"snapshot", "checkpoint"}, {"snapshots", "checkpoints"}};
   return table;
 }
 
@@ -169,7 +177,8 @@ json discovery(const Emulator& emulator) {
 }
 
 Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args) {
-  auto it = controls().find(operation);
+  auto old = old_names().find(operation);
+  auto it = controls().find(old == old_names().end() ? operation : old->second);
   if (it == controls().end()) {
     std::string known;
     for (const auto& [name, fn] : controls()) known += (known.empty() ? "" : ", ") + name;

@@ -5,17 +5,17 @@
 
 #include <string>
 
-#include "core/error.h"
-#include "core/model.h"
+#include "core/base/error.h"
+#include "core/model/model.h"
 
 namespace cloud {
 
 class Emulator;
 
 // Runs cloud.emulator's `operation` ("seed", "fault", "advance", "configure", "state",
-// "reset", "requests", "snapshot", "restore", "snapshots") with `args` (an object:
-// the Lua function's table; advance's { seconds = }, snapshot's and restore's
-// { name = }). Arguments that are wrong are a validation error whose message names
+// "reset", "requests", "checkpoint", "restore", "checkpoints"; "snapshot" and
+// "snapshots", their old names, kept for one release) with `args` (an object: the Lua
+// function's table; advance's { seconds = }, checkpoint's and restore's { name = }). Arguments that are wrong are a validation error whose message names
 // them; an unknown operation is UnknownControl, listing the known ones.
 Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args);
 

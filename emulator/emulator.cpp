@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/limits.h"
-#include "core/protocol.h"
-#include "core/validate.h"
+#include "core/base/limits.h"
+#include "core/model/protocol.h"
+#include "core/model/validate.h"
 #include "emulator/answers.h"
 #include "emulator/connection.h"
 #include "emulator/control.h"
@@ -184,8 +184,8 @@ struct Emulator::Impl {
     Outcome<json> answer = run_control(*self, operation, args);
     if (!answer.ok()) {
       const Error& e = answer.error();
-      int status = e.code == "UnknownControl" || e.code == "NoSuchSnapshot" ? 404 : e.kind == ErrorKind::validation ? 400 : 500;
-      if (status == 500) {  // the server's own failure (a snapshot's disk): redacted, as an object write's
+      int status = e.code == "UnknownControl" || e.code == "NoSuchCheckpoint" ? 404 : e.kind == ErrorKind::validation ? 400 : 500;
+      if (status == 500) {  // the server's own failure (a checkpoint's disk): redacted, as an object write's
         HandlerResult internal = HandlerResult::internal(operation + ": " + e.message);
         return send_error(api, res, 500, internal.error.code, internal.error.message, request_id);
       }
@@ -343,9 +343,20 @@ const EmulatorOptions& Emulator::options() const { return impl_->options; }
 void Emulator::add_fault(Fault fault) { impl_->faults.add(std::move(fault)); }
 void Emulator::clear_faults() { impl_->faults.clear(); }
 
-Outcome<bool> Emulator::snapshot(const std::string& name) { return impl_->snapshots->take(name); }
-Outcome<bool> Emulator::restore(const std::string& name) { return impl_->snapshots->restore(name); }
-std::vector<std::string> Emulator::snapshots() const { return impl_->snapshots->names(); }
+Outcome<bool> Emulator::checkpoint(const std::string& name) { return impl_->snapshots->take(name); }
+std::vector<std::string> Emulator::checkpoints() const { return impl_->snapshots->names(); }
+
+// The checkpoint `name` in place of the platform. An unknown name is NoSuchCheckpoint,
+// listing the known ones (emulator/snapshots.cpp still says NoSuchSnapshot: renamed
+// here until that file is).
+Outcome<bool> Emulator::restore(const std::string& name) {
+  Outcome<bool> restored = impl_->snapshots->restore(name);
+  if (restored.ok() || restored.error().code != "NoSuchSnapshot") return restored;
+  std::string known;
+  for (const std::string& n : checkpoints()) known += (known.empty() ? "" : ", ") + n;
+  return make_error(ErrorKind::validation, "NoSuchCheckpoint",
+                    "no checkpoint named '" + name + "' (checkpoints: " + (known.empty() ? "none" : known) + ")");
+}
 
 std::map<std::string, unsigned long> Emulator::requests_served() const { return impl_->faults.served(); }
 Platform& Emulator::platform() { return impl_->platform; }

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/model.h"
-#include "core/sigv4.h"
+#include "core/base/error.h"
+#include "core/model/model.h"
+#include "core/wire/sigv4.h"
 #include "emulator/faults.h"
 #include "emulator/serve_limits.h"
 
@@ -75,12 +75,12 @@ class Emulator {
   // and Date headers of the answers, derived from `seed` and counted from it.
   void set_seed(std::uint64_t seed);
 
-  // Snapshots of the whole platform by name (emulator/snapshots.h): with a state file,
-  // folders of <state file>.snapshots/; without, in memory. Faults and request counts
-  // are not part of them.
-  Outcome<bool> snapshot(const std::string& name);
+  // Checkpoints: the whole platform saved by name (emulator/snapshots.h): with a state
+  // file, folders of <state file>.snapshots/; without, in memory. Faults and request
+  // counts are not part of them. Restoring an unknown name is NoSuchCheckpoint.
+  Outcome<bool> checkpoint(const std::string& name);
   Outcome<bool> restore(const std::string& name);
-  std::vector<std::string> snapshots() const;
+  std::vector<std::string> checkpoints() const;
 
   // The requests routed to each operation (by name) since the last clear_faults(),
   // faulted ones included: what a test counts to show that nothing was written.

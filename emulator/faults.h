@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 namespace httplib {  // the requests and answers acted on (httplib.h stays out of emulator.h)
 struct Request;

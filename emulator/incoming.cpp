@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/http.h"
+#include "core/wire/http.h"
 
 namespace cloud {
 

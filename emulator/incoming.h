@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/checksum.h"
-#include "core/crypto.h"
-#include "core/sigv4.h"
+#include "core/wire/checksum.h"
+#include "core/base/crypto.h"
+#include "core/wire/sigv4.h"
 #include "emulator/blob.h"
 
 namespace cloud {

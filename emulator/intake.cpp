@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <vector>
 
-#include "core/crypto.h"
-#include "core/limits.h"
-#include "core/protocol.h"
-#include "core/uri.h"
+#include "core/base/crypto.h"
+#include "core/base/limits.h"
+#include "core/model/protocol.h"
+#include "core/wire/uri.h"
 #include "emulator/control.h"
 #include "emulator/post_object.h"
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/http.h"
-#include "core/model.h"
-#include "core/sigv4.h"
+#include "core/wire/http.h"
+#include "core/model/model.h"
+#include "core/wire/sigv4.h"
 #include "emulator/answers.h"
 #include "emulator/connection.h"
 #include "emulator/incoming.h"

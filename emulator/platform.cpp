@@ -6,8 +6,8 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "core/dates.h"
-#include "core/redact.h"
+#include "core/base/dates.h"
+#include "core/net/redact.h"
 #include "emulator/service.h"
 
 namespace cloud {

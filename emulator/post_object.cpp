@@ -12,10 +12,10 @@
 #include <optional>
 #include <set>
 
-#include "core/crypto.h"
-#include "core/protocol.h"
-#include "core/uri.h"
-#include "core/validate.h"
+#include "core/base/crypto.h"
+#include "core/model/protocol.h"
+#include "core/wire/uri.h"
+#include "core/model/validate.h"
 
 namespace cloud {
 namespace {

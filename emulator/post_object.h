@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "core/model.h"
-#include "core/sigv4.h"
+#include "core/model/model.h"
+#include "core/wire/sigv4.h"
 #include "emulator/service.h"
 
 namespace cloud {

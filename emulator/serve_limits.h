@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/limits.h"
+#include "core/base/limits.h"
 
 namespace cloud {
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "core/checksum.h"
-#include "core/error.h"
-#include "core/model.h"
+#include "core/wire/checksum.h"
+#include "core/base/error.h"
+#include "core/model/model.h"
 #include "emulator/blob.h"
 
 namespace cloud {

@@ -32,7 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/files.h"
+#include "core/base/files.h"
 #include "emulator/state_import.h"
 
 namespace cloud {

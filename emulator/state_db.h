@@ -18,7 +18,7 @@
 #include <set>
 #include <string>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "emulator/service.h"
 
 struct sqlite3;

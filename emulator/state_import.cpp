@@ -17,8 +17,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/dates.h"
-#include "core/files.h"
+#include "core/base/dates.h"
+#include "core/base/files.h"
 #include "emulator/state_db.h"
 
 namespace cloud {

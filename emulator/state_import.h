@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "emulator/service.h"
 
 namespace cloud {

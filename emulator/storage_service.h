@@ -14,11 +14,11 @@
 #include <set>
 #include <string_view>
 #include <tuple>
-#include "core/checksum.h"
-#include "core/crypto.h"
-#include "core/http.h"
-#include "core/pattern.h"
-#include "core/uri.h"
+#include "core/wire/checksum.h"
+#include "core/base/crypto.h"
+#include "core/wire/http.h"
+#include "core/base/pattern.h"
+#include "core/wire/uri.h"
 #include "emulator/service.h"
 
 namespace cloud {

@@ -11,10 +11,11 @@
 #include <cstring>
 #include <optional>
 
-#include "core/protocol.h"
-#include "core/redact.h"
-#include "core/settings.h"
-#include "core/suggest.h"
+#include "core/client/config.h"
+#include "core/model/protocol.h"
+#include "core/net/redact.h"
+#include "core/client/settings.h"
+#include "core/base/suggest.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
@@ -608,7 +609,7 @@ int l_error(lua_State* L) {
 }
 
 // cloud.printable(text): the text as a terminal may show it, every control character
-// but line feed and tab written as an escape (core/redact's printable).
+// but line feed and tab written as an escape (core/net/redact's printable).
 int l_printable(lua_State* L) {
   size_t n = 0;
   const char* text = luaL_checklstring(L, 1, &n);

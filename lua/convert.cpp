@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "core/limits.h"
+#include "core/base/limits.h"
 #include "lua/binding.h"
 
 namespace cloud {

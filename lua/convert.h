@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 struct lua_State;
 
@@ -30,7 +30,7 @@ void set_mark(lua_State* L, int index, const char* mark);
 bool has_mark(lua_State* L, int index, const char* mark);
 
 // The Lua value at `index` as JSON; `path` names it in errors ("snapshot.tags[2]").
-// Tables nested more than kMaxDepth levels (core/limits.h) are a validation error.
+// Tables nested more than kMaxDepth levels (core/base/limits.h) are a validation error.
 Outcome<json> to_json(lua_State* L, int index, const std::string& path = "");
 
 // Pushes `value` as a Lua value (tables for objects and arrays, cloud.null for null).

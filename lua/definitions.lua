@@ -5,8 +5,9 @@
 -- type, allowed values (as literal types), whether it is required and the model's
 -- documentation; each API's functions (cloud.storage.put_object...) and those of any
 -- client; cloud.*'s own functions from lua/reference.lua, their option tables as
--- classes; the globals of `cloudlua test` files. `cloudlua --lua-definitions` prints
--- it; the build writes it to share/cloudlua/types/cloud.lua (docs/lua-api.md).
+-- classes (an old name kept for one release marked @deprecated); the globals of
+-- `cloudlua test` files. `cloudlua --lua-definitions` prints it; the build writes it
+-- to share/cloudlua/types/cloud.lua (docs/lua-api.md).
 -- Decisions: the model is read through cloud.operations and cloud.describe (the
 -- parameter list help() shows), so the definitions say what help() says.
 
@@ -105,8 +106,10 @@ local function api_functions(apis)
   return names
 end
 
--- An option table of a usage ("{ timeout, interval }") as a class of optional fields.
+-- An option table of a usage ("{ timeout, interval }") as a class of optional fields;
+-- a table after " -> " is what the function returns, not an option table.
 local function options_class(name, usage)
+  usage = usage:gsub(" %->.*$", "")
   local fields = usage:match("%((.-)%)") and usage:match("%(.-{ ([^}]-) }") or usage:match("^[%w_.]+{ ([^}]-) }")
   if not fields then return nil end
   local class = name .. ".Options"
@@ -133,6 +136,7 @@ local function functions(apis)
       local only = options and e.usage:find("^[%w_.]+{")  -- f{ ... }: the table is the one argument
       line("---" .. flat(e.summary))
       line("---`" .. e.usage .. "`" .. (e.see and " (" .. e.see .. ")" or ""))
+      if e.alias_of then line("---@deprecated") end  -- an old name, kept for one release
       if is_function and not tables[name] then
         if only then line(("---@param options %s"):format(options))
         else line(("---@param ... any%s"):format(options and " (the options table: " .. options .. ")" or "")) end

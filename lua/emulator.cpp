@@ -6,7 +6,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "core/protocol.h"
+#include "core/model/protocol.h"
 #include "emulator/control.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
@@ -107,14 +107,14 @@ int l_requests(lua_State* L) {
   return 1;
 }
 
-// cloud.emulator.snapshot(name): the whole platform saved as `name`.
-int l_snapshot(lua_State* L) { return control(L, "snapshot", {{"name", luaL_checkstring(L, 1)}}); }
+// cloud.emulator.checkpoint(name): the whole platform saved as `name`.
+int l_checkpoint(lua_State* L) { return control(L, "checkpoint", {{"name", luaL_checkstring(L, 1)}}); }
 
 // cloud.emulator.restore(name): the platform saved as `name` in place of this one.
 int l_restore(lua_State* L) { return control(L, "restore", {{"name", luaL_checkstring(L, 1)}}); }
 
-// cloud.emulator.snapshots(): the names of the snapshots, sorted.
-int l_snapshots(lua_State* L) { return control(L, "snapshots", json::object()); }
+// cloud.emulator.checkpoints(): the names of the checkpoints, sorted.
+int l_checkpoints(lua_State* L) { return control(L, "checkpoints", json::object()); }
 
 // cloud.emulator.endpoints(): { storage = url, ... }; of a serve, those its discovery gave.
 int l_endpoints(lua_State* L) {
@@ -183,10 +183,15 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated && !session_of(L).served) return;
   if (session_of(L).served && !session_of(L).clock_follower) follow_served_clock(session_of(L));
-  const luaL_Reg fns[] = {{"advance", protect<l_advance>}, {"configure", protect<l_configure>}, {"endpoints", protect<l_endpoints>},
-                          {"fault", protect<l_fault>},     {"requests", protect<l_requests>},   {"reset", protect<l_reset>},
-                          {"restore", protect<l_restore>}, {"seed", protect<l_seed>},           {"snapshot", protect<l_snapshot>},
-                          {"snapshots", protect<l_snapshots>}, {"state", protect<l_state>},     {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"advance", protect<l_advance>},         {"checkpoint", protect<l_checkpoint>},
+                          {"checkpoints", protect<l_checkpoints>}, {"configure", protect<l_configure>},
+                          {"endpoints", protect<l_endpoints>},     {"fault", protect<l_fault>},
+                          {"requests", protect<l_requests>},       {"reset", protect<l_reset>},
+                          {"restore", protect<l_restore>},         {"seed", protect<l_seed>},
+                          {"state", protect<l_state>},
+                          // old names, kept for one release (docs/emulator.md)
+                          {"snapshot", protect<l_checkpoint>},     {"snapshots", protect<l_checkpoints>},
+                          {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "emulator");
 }

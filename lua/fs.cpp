@@ -30,9 +30,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/files.h"
-#include "core/mime.h"
-#include "core/pattern.h"
+#include "core/base/files.h"
+#include "core/base/mime.h"
+#include "core/base/pattern.h"
 #include "lua/binding.h"
 
 namespace cloud {
@@ -348,7 +348,7 @@ int l_remove(lua_State* L) {
 }
 
 // cloud.fs.create(path): makes a new, empty file at `path`; a file or link already
-// there is an io error (EEXIST), never opened or followed (core/files).
+// there is an io error (EEXIST), never opened or followed (core/base/files).
 int l_create(lua_State* L) {
   const char* path = path_arg(L, 1);
   int fd = create_exclusive(path);
@@ -402,7 +402,7 @@ int part_gc(lua_State* L) {
 }
 
 // cloud.fs.part(target [, { beneath = root }]): the part file of a download of target
-// (core/files.h: a new random name in target's folder, made exclusively; with beneath,
+// (core/base/files.h: a new random name in target's folder, made exclusively; with beneath,
 // that folder reached without following links), as a handle: part:path(),
 // part:commit(target [, { durable }]), part:discard(). What download_file writes its
 // ranges into, as get_object{ file = } writes its body.
@@ -427,7 +427,7 @@ int l_part(lua_State* L) {
 }
 
 // cloud.fs.part_state(path [, { remove_stale = false, beneath = root }]): what the
-// file at path is to downloads (core/files.h part_state): nil for any file that is not
+// file at path is to downloads (core/base/files.h part_state): nil for any file that is not
 // a part file of cloudlua's (a user's, whatever its name), "live" for the part file of
 // a download under way, "stale" for one a killed run left; with remove_stale, a stale
 // one is removed (reached as beneath says) and "removed" is the answer.
@@ -443,7 +443,7 @@ int l_part_state(lua_State* L) {
 }
 
 // cloud.fs.media_type(name): the media type of a file named `name` from its extension
-// in the system's table (core/mime: /etc/mime.types), or nil when the table has none:
+// in the system's table (core/base/mime: /etc/mime.types), or nil when the table has none:
 // what an upload sends as its ContentType when the caller gives none.
 int l_media_type(lua_State* L) {
   std::string type = media_type_of(luaL_checkstring(L, 1));

@@ -1,10 +1,10 @@
 // help() and cloud.describe: the operation model's help, reached from Lua by an
 // operation function (cloud.devops.restore_instance), an API table (cloud.devops),
 // or a name ("RestoreInstance", "restore_instance", "devops"). The text and the
-// data both come from core/help, which reads them off the model. The other functions
+// data both come from core/model/help, which reads them off the model. The other functions
 // of cloud (cloud.wait_until, cloud.emulator...) are documented in one place, the
 // data of lua/reference.lua. A name help does not know lists the names containing it,
-// or is refused with the nearest one (core/suggest).
+// or is refused with the nearest one (core/base/suggest).
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -16,9 +16,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/help.h"
-#include "core/pager.h"
-#include "core/suggest.h"
+#include "core/model/help.h"
+#include "core/base/pager.h"
+#include "core/base/suggest.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
@@ -211,7 +211,7 @@ bool output_is_stdout(lua_State* L) {
 }
 
 // help([x]): writes the help for x, or the list of everything: through the pager on
-// a terminal (core/pager), else with io.write, so that io.output() can capture it;
+// a terminal (core/base/pager), else with io.write, so that io.output() can capture it;
 // with fwrite when io is not loaded.
 int l_help(lua_State* L) {
   std::string text = help_text(L);
@@ -289,7 +289,7 @@ int l_describe(lua_State* L) {
 }
 
 // cloud.nearest(word, names): the string of the list `names` nearest to `word` by the
-// rule of every "did you mean" (core/suggest), or nil when none is near enough.
+// rule of every "did you mean" (core/base/suggest), or nil when none is near enough.
 int l_nearest(lua_State* L) {
   check_type(L, 1, LUA_TSTRING);
   check_type(L, 2, LUA_TTABLE);

@@ -5,7 +5,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "core/protocol.h"
+#include "core/model/protocol.h"
 #include "lua/binding.h"
 #include "lua/convert.h"
 

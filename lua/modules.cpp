@@ -18,7 +18,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "core/embedded.h"
+#include "core/base/embedded.h"
 #include "lua/binding.h"
 
 namespace cloud {

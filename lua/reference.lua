@@ -8,8 +8,16 @@
 --   summary  what it does, one line
 --   text     more lines (optional), shown by help(name) after the summary
 --   see      the document that tells the whole story (optional)
+--   alias_of the name an old name stands for, kept for one release (made by old_name)
 -- An entry whose name does not resolve (cloud.emulator when an account is configured)
 -- is still found by name.
+
+-- The entry of `name`, an old name of `new` kept for one release, called as `usage`.
+local function old_name(name, usage, new)
+  return { name = name, usage = usage, alias_of = new, summary = "Old name of " .. new .. ", kept for one release.",
+           see = "docs/emulator.md" }
+end
+
 return {
   { name = "cloud.call", usage = "cloud.call(name, args) -> result, meta",
     summary = "Calls an operation by its name, CamelCase or snake_case.",
@@ -270,8 +278,9 @@ command's exit status (0 done, 1 failed or differs); a usage error is raised.]],
       .. "(nil against an account).",
     text = [[
 cloud.emulator.seed{...}, advance(seconds), fault{...}, configure{...}, state(),
-requests(), reset(), snapshot(name), restore(name), snapshots(), endpoints():
-help"cloud.emulator.fault" and so on describe each.]],
+requests(), reset(), checkpoint(name), restore(name), checkpoints(), endpoints():
+help"cloud.emulator.fault" and so on describe each. snapshot(name) and snapshots()
+are the old names of checkpoint(name) and checkpoints(), kept for one release.]],
     see = "docs/emulator.md" },
   { name = "cloud.emulator.seed", usage = "cloud.emulator.seed{ buckets, firewall_groups, backups, snapshots, mesh_clusters }",
     summary = "Adds resources; a field left out gets its default.", see = "docs/emulator.md" },
@@ -290,13 +299,16 @@ help"cloud.emulator.fault" and so on describe each.]],
     summary = "Every resource as tables, after settling what is due.", see = "docs/emulator.md" },
   { name = "cloud.emulator.reset", usage = "cloud.emulator.reset()",
     summary = "Removes every resource and queued fault (settings and the clock stay).", see = "docs/emulator.md" },
-  { name = "cloud.emulator.snapshot", usage = "cloud.emulator.snapshot(name)",
-    summary = "Saves the whole platform as name (1 to 64 letters, digits, '.', '-', '_').", see = "docs/emulator.md" },
-  { name = "cloud.emulator.restore", usage = "cloud.emulator.restore(name)",
-    summary = "Puts the platform saved as name in place of this one; an unknown name is NoSuchSnapshot.",
+  { name = "cloud.emulator.checkpoint", usage = "cloud.emulator.checkpoint(name)",
+    summary = "Saves the whole platform as the checkpoint name (1 to 64 letters, digits, '.', '-', '_').",
     see = "docs/emulator.md" },
-  { name = "cloud.emulator.snapshots", usage = "cloud.emulator.snapshots() -> { name, ... }",
-    summary = "The names of the snapshots, sorted.", see = "docs/emulator.md" },
+  { name = "cloud.emulator.restore", usage = "cloud.emulator.restore(name)",
+    summary = "Puts the checkpoint name in place of this platform; an unknown name is NoSuchCheckpoint.",
+    see = "docs/emulator.md" },
+  { name = "cloud.emulator.checkpoints", usage = "cloud.emulator.checkpoints() -> { name, ... }",
+    summary = "The names of the checkpoints, sorted.", see = "docs/emulator.md" },
+  old_name("cloud.emulator.snapshot", "cloud.emulator.snapshot(name)", "cloud.emulator.checkpoint"),
+  old_name("cloud.emulator.snapshots", "cloud.emulator.snapshots() -> { name, ... }", "cloud.emulator.checkpoints"),
   { name = "cloud.emulator.endpoints", usage = "cloud.emulator.endpoints() -> { storage = url, ... }",
     summary = "The URL of each API the emulator serves.", see = "docs/emulator.md" },
 }

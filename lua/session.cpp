@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "core/config.h"
-#include "core/uri.h"
+#include "core/client/config.h"
+#include "core/wire/uri.h"
 #include "emulator/service.h"
 
 namespace cloud {

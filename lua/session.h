@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "core/client.h"
-#include "core/config.h"
+#include "core/client/client.h"
+#include "core/client/config.h"
 #include "emulator/emulator.h"
 
 struct lua_State;
@@ -50,7 +50,7 @@ std::atomic<bool>& interrupt_flag();
 Error interrupt_error();
 
 // A client that honours interrupt_flag(): the session's and cloud.client{}'s. With
-// record or replay set it sends through that cassette (core/cassette.h); replaying,
+// record or replay set it sends through that cassette (core/net/cassette.h); replaying,
 // its back-off is skipped on the loop's clock. Fails (kind config) when the cassette cannot open.
 Outcome<std::shared_ptr<Client>> make_client(ClientConfig config);
 

@@ -2,7 +2,7 @@
 // helpers (cloud.wait_until, the test harness) and user scripts compose: a monotonic
 // clock, a sleep (a timer on the loop), whether a file handle is a terminal (progress lines belong on
 // terminals only), and the MD5 of a file range or a string (an ETag to compare: upload_file's
-// resume, storage.sync's checksums), cloud.time, the Lua side of core/dates, and the
+// resume, storage.sync's checksums), cloud.time, the Lua side of core/base/dates, and the
 // process's bandwidth cap.
 // Each follows the binding's order: check, act, push, return.
 #include <lauxlib.h>
@@ -17,11 +17,11 @@
 #include <cstring>
 #include <memory>
 
-#include "core/body.h"
-#include "core/crypto.h"
-#include "core/dates.h"
-#include "core/suggest.h"
-#include "core/transport.h"
+#include "core/model/body.h"
+#include "core/base/crypto.h"
+#include "core/base/dates.h"
+#include "core/base/suggest.h"
+#include "core/net/transport.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "lua/tasks.h"

@@ -8,7 +8,7 @@
 #include <optional>
 #include <variant>
 
-#include "core/client.h"
+#include "core/client/client.h"
 
 struct lua_State;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "core/client/config.h"
 
 struct lua_State;
 
@@ -49,7 +49,7 @@ struct ServeOptions {
   int port = 0;
   std::string dialect = "any";
   std::string state_file;  // --state: "" keeps state in memory only
-  std::string restore;     // --restore: the snapshot of the state to start from
+  std::string restore;     // --restore: the checkpoint of the state to start from
   std::string settle;      // --settle: every transition's duration ("2s", "500ms"); "" the defaults
   long long min_part_size = -1;  // --min-part-size: bytes a part must have unless last; -1 the default
 };
@@ -86,7 +86,7 @@ void run_repl(lua_State* L);
 int protected_call(lua_State* L, int nargs, int nresults);
 void report_error(lua_State* L, int status);
 
-// Writes text that leaves the process (values shown, errors) redacted by core/redact.
+// Writes text that leaves the process (values shown, errors) redacted by core/net/redact.
 void write_redacted(std::FILE* to, const std::string& text);
 
 }  // namespace cloud

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/client.h"
+#include "core/client/client.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 

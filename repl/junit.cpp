@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "core/redact.h"
+#include "core/net/redact.h"
 
 namespace cloud {
 

@@ -140,7 +140,7 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
       ->type_name("NAME");
   cmd->add_option("--state", serve.state_file, "Keep the platform's state across restarts in the SQLite database FILE, bytes in FILE.bytes/ (each change saved before it is answered; a JSON state file there is imported)")
       ->type_name("FILE");
-  cmd->add_option("--restore", serve.restore, "Start from the snapshot NAME of the --state (cloud.emulator.snapshot, the control plane's)")
+  cmd->add_option("--restore", serve.restore, "Start from the checkpoint NAME of the --state (saved by cloud.emulator.checkpoint or the control plane's checkpoint)")
       ->type_name("NAME");
   cmd->add_option("--settle", serve.settle, "Every transition takes DURATION (2s, 500ms, 1m) instead of its default")
       ->type_name("DURATION");

@@ -18,8 +18,8 @@
 #include <memory>
 #include <string>
 
-#include "core/pager.h"
-#include "core/redact.h"
+#include "core/base/pager.h"
+#include "core/net/redact.h"
 #include "lua/binding.h"
 #include "lua/session.h"
 #include "repl/chunk.h"

@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "core/redact.h"
+#include "core/net/redact.h"
 #include "lua/convert.h"
 #include "lua/session.h"
 #include "repl/cli.h"

@@ -21,9 +21,9 @@
 #include <optional>
 #include <string>
 
-#include "core/config.h"
-#include "core/redact.h"
-#include "core/settings.h"
+#include "core/client/config.h"
+#include "core/net/redact.h"
+#include "core/client/settings.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
 #include "repl/cli.h"
@@ -201,7 +201,7 @@ int run_serve(const ServeOptions& o) {
   auto started = o.restore.empty() || !o.state_file.empty()
                      ? emulator.start()
                      : Outcome<bool>(make_error(ErrorKind::config, "BadOption",
-                                                "--restore needs --state: snapshots without a state file live in memory"));
+                                                "--restore needs --state: checkpoints without a state file live in memory"));
   if (started.ok() && !o.restore.empty()) started = emulator.restore(o.restore);
   if (!started.ok()) {
     to_stderr("cloudlua serve: " + started.error().describe() + "\n", secret);

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/redact.h"
+#include "core/net/redact.h"
 
 namespace cloud {
 

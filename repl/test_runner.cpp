@@ -30,7 +30,7 @@
 #include <functional>
 #include <memory>
 
-#include "core/redact.h"
+#include "core/net/redact.h"
 #include "emulator/service.h"
 #include "lua/session.h"
 #include "repl/cli.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "core/client/config.h"
 
 namespace cloud {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/suggest.h"
+#include "core/base/suggest.h"
 
 namespace cloud {
 

@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "core/sigv4.h"
+#include "core/wire/sigv4.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
 #include "fuzz_input.h"

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/http.h"
-#include "core/model.h"
-#include "core/protocol.h"
+#include "core/wire/http.h"
+#include "core/model/model.h"
+#include "core/model/protocol.h"
 
 namespace fuzz {
 

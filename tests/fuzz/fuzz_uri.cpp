@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cstring>
 
-#include "core/sigv4.h"
-#include "core/uri.h"
+#include "core/wire/sigv4.h"
+#include "core/wire/uri.h"
 #include "fuzz_input.h"
 
 namespace {

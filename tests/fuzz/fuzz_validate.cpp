@@ -2,8 +2,8 @@
 // of the model, and what follows for a document the client accepts: the request it
 // is sent as reaches the emulator as the same operation with the same arguments, and
 // the emulator accepts them too. Input: a JSON document (other bytes are skipped).
-#include "core/http.h"
-#include "core/validate.h"
+#include "core/wire/http.h"
+#include "core/model/validate.h"
 #include "fuzz_input.h"
 
 namespace {

@@ -70,6 +70,22 @@ test("cloud's own functions, their option tables as classes", function()
   has_line("function cloud.storage.upload_file(options) end")
 end)
 
+test("a table a function returns is no option table", function()
+  has_line("function cloud.emulator.checkpoints(...) end")
+  for _, name in ipairs{ "checkpoints", "requests", "endpoints" } do
+    expect(text:find("cloud.emulator." .. name .. ".Options", 1, true)).to_be_nil()
+  end
+end)
+
+test("an old name kept for one release is marked deprecated, naming the new one", function()
+  has_line("function cloud.emulator.checkpoint(...) end")
+  has_line("---Old name of cloud.emulator.checkpoint, kept for one release.\n"
+           .. "---`cloud.emulator.snapshot(name)` (docs/emulator.md)\n---@deprecated")
+  local deprecated = {}
+  for name in text:gmatch("\n%-%-%-@deprecated\n[^f]*function ([%w_.]+)%(") do deprecated[#deprecated + 1] = name end
+  expect(deprecated).to_equal{ "cloud.emulator.snapshot", "cloud.emulator.snapshots" }
+end)
+
 test("the globals of test files", function()
   has_line("function test(name, fn) end")
   has_line("---@field to_match_snapshot fun(name: string)")

@@ -1,4 +1,4 @@
--- cloud.emulator's snapshot, restore, fault and advance, written once: this file
+-- cloud.emulator's checkpoint, restore, fault and advance, written once: this file
 -- passes unchanged against the embedded emulator (`cloudlua test FILE`, ctest
 -- lua.emulator_anywhere_test) and against `cloudlua serve` over its control plane
 -- (`cloudlua test --endpoint URL FILE`, with and without --record:
@@ -16,25 +16,25 @@ test("endpoints name the four APIs", function()
   for _, api in ipairs{ "storage", "devops", "cluster", "catalog" } do expect(urls[api]).to_match("^http://") end
 end)
 
-test("snapshot, change, restore: the change is gone", function()
+test("checkpoint, change, restore: the change is gone", function()
   s3.create_bucket{ Bucket = "anywhere" }
   s3.put_object{ Bucket = "anywhere", Object = "k", Body = "before" }
-  emu.snapshot("anywhere-base")
+  emu.checkpoint("anywhere-base")
   s3.put_object{ Bucket = "anywhere", Object = "k", Body = "after" }
   s3.put_object{ Bucket = "anywhere", Object = "new", Body = "x" }
   emu.restore("anywhere-base")
   expect(s3.get_object{ Bucket = "anywhere", Object = "k" }.Body).to_equal("before")
   expect(s3.get_object, { Bucket = "anywhere", Object = "new" }).to_fail{ code = "NoSuchKey" }
   local listed = false
-  for _, name in ipairs(emu.snapshots()) do listed = listed or name == "anywhere-base" end
+  for _, name in ipairs(emu.checkpoints()) do listed = listed or name == "anywhere-base" end
   expect(listed).to_equal(true)
 end)
 
-test("snapshot errors: an unknown name, a name that cannot be one", function()
-  local err = expect(emu.restore, "never-saved").to_fail{ kind = "validation", code = "NoSuchSnapshot" }
-  expect(err.message).to_match("^no snapshot named 'never%-saved'")
-  expect(emu.snapshot, "../x").to_fail{ kind = "validation", code = "InvalidSnapshotName" }
-  expect(emu.snapshot).to_fail()  -- no name: lauxlib's bad argument
+test("checkpoint errors: an unknown name, a name that cannot be one", function()
+  local err = expect(emu.restore, "never-saved").to_fail{ kind = "validation", code = "NoSuchCheckpoint" }
+  expect(err.message).to_match("^no checkpoint named 'never%-saved'")
+  expect(emu.checkpoint, "../x").to_fail{ kind = "validation", code = "InvalidSnapshotName" }
+  expect(emu.checkpoint).to_fail()  -- no name: lauxlib's bad argument
 end)
 
 test("a fault answers the next matching request, once", function()

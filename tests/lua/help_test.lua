@@ -153,6 +153,14 @@ test("every documented name reaches a value, and every function of cloud is docu
   end
 end)
 
+test("an old name kept for one release: help says which name it stands for", function()
+  expect(help_text("cloud.emulator.snapshot")).to_equal(
+    "cloud.emulator.snapshot(name)\n  Old name of cloud.emulator.checkpoint, kept for one release.\n\nMore in docs/emulator.md.\n")
+  expect(help_text("snapshots")).to_contain("Old name of cloud.emulator.checkpoints, kept for one release.")
+  expect(help_text("checkpoint")).to_match("^cloud%.emulator%.checkpoint%(name%)\n")
+  expect(help_text(cloud.emulator)).to_contain("snapshot(name) and snapshots()\nare the old names")
+end)
+
 test("the overview lists every documented function with its summary", function()
   local text = help_text()
   for _, entry in ipairs(reference) do expect(text).to_contain("  " .. entry.usage .. "\n      " .. entry.summary .. "\n") end

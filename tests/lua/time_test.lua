@@ -1,4 +1,4 @@
--- cloud.time: the Lua side of the one reader and writer of dates (core/dates), as
+-- cloud.time: the Lua side of the one reader and writer of dates (core/base/dates), as
 -- storage.sync reads a listing's LastModified and a header's Last-Modified with it.
 
 test("each form the APIs send is read as seconds since 1970", function()

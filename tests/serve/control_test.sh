@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The control plane of `cloudlua serve` (docs/emulator.md, "The control plane") driven
 # with curl's own SigV4 (--aws-sigv4), as the documentation's examples do: seed, state,
-# fault (never applied to control requests), advance, configure, snapshot, restore,
-# snapshots, requests, reset; a snapshot taken over HTTP restored after a restart
-# (`serve --state --restore`, and over HTTP); an unknown snapshot a clear error, at
-# start too; an unsigned request and one signed with a wrong secret refused (403, the
+# fault (never applied to control requests), advance, configure, checkpoint, restore,
+# checkpoints, requests, reset; the old names snapshot and snapshots (kept for one
+# release); a checkpoint taken over HTTP restored after a restart (`serve --state
+# --restore`, and over HTTP); an unknown checkpoint a clear error, at start too; an unsigned request and one signed with a wrong secret refused (403, the
 # S3 error body) and changing nothing.
 source "$(dirname "$0")/lib.sh"
 STATE="$WORK/platform.db"
@@ -36,19 +36,25 @@ ctl requests | grep -q '"GetObject":2' || fail "requests: $(cat "$WORK/ctl.out")
 step "faults never apply to control requests"
 ctl fault '{"status": 500, "code": "InternalError", "times": 3}' >/dev/null  # any operation
 ctl requests >/dev/null
-ctl snapshots >/dev/null
+ctl checkpoints >/dev/null
 lua 'local c = cloud.client{ max_attempts = 1 }
      for _ = 1, 3 do assert(not pcall(c.storage.head_bucket, { Bucket = "from-curl" }), "the fault should apply") end
      c.storage.head_bucket{ Bucket = "from-curl" }'
 
-step "snapshot, change, restore over HTTP"
-ctl snapshot '{"name": "prepared"}' >/dev/null
+step "checkpoint, change, restore over HTTP"
+ctl checkpoint '{"name": "prepared"}' >/dev/null
 lua 'cloud.storage.put_object{ Bucket = "from-curl", Object = "k", Body = "changed" }'
-[ "$(ctl snapshots)" = '["prepared"]' ] || fail "snapshots: $(cat "$WORK/ctl.out")"
-[ "$(curl -sS "${SIGN[@]}" "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/snapshots")" = '["prepared"]' ] || fail "GET snapshots"
+[ "$(ctl checkpoints)" = '["prepared"]' ] || fail "checkpoints: $(cat "$WORK/ctl.out")"
+[ "$(curl -sS "${SIGN[@]}" "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/checkpoints")" = '["prepared"]' ] || fail "GET checkpoints"
 ctl restore '{"name": "prepared"}' >/dev/null
 lua 'assert(cloud.storage.get_object{ Bucket = "from-curl", Object = "k" }.Body == "v", "restored")'
-[ -f "$STATE.snapshots/prepared/state.db" ] || fail "no snapshot folder beside the state"
+[ -f "$STATE.snapshots/prepared/state.db" ] || fail "no checkpoint folder beside the state"
+
+step "the old names snapshot and snapshots, kept for one release"
+ctl snapshot '{"name": "by-old-name"}' >/dev/null
+[ "$(ctl snapshots)" = '["by-old-name","prepared"]' ] || fail "snapshots: $(cat "$WORK/ctl.out")"
+[ "$(curl -sS "${SIGN[@]}" "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/snapshots")" = '["by-old-name","prepared"]' ] || fail "GET snapshots"
+[ "$(ctl checkpoints)" = '["by-old-name","prepared"]' ] || fail "checkpoints: $(cat "$WORK/ctl.out")"
 
 step "refused: unsigned, wrongly signed; nothing changes"
 status=$(curl -sS -o "$WORK/refused" -w '%{http_code}' -X POST --data-binary '{}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/reset")
@@ -60,15 +66,16 @@ status=$(curl -sS -o "$WORK/refused" -w '%{http_code}' --aws-sigv4 "aws:amz:jp-e
 grep -q '<Code>SignatureDoesNotMatch</Code>' "$WORK/refused" || fail "no SignatureDoesNotMatch: $(cat "$WORK/refused")"
 lua 'assert(cloud.storage.get_object{ Bucket = "from-curl", Object = "k" }.Body == "v", "a refused reset changed the platform")'
 
-step "errors: an unknown snapshot, a bad name, an unknown operation"
+step "errors: an unknown checkpoint, a bad name, an unknown operation"
 status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "nope"}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/restore")
-[ "$status" = 404 ] && grep -q 'NoSuchSnapshot' "$WORK/err" || fail "unknown snapshot: $status $(cat "$WORK/err")"
-status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "../x"}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/snapshot")
+[ "$status" = 404 ] && grep -q 'NoSuchCheckpoint' "$WORK/err" || fail "unknown checkpoint: $status $(cat "$WORK/err")"
+status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "../x"}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/checkpoint")
 [ "$status" = 400 ] && grep -q 'InvalidSnapshotName' "$WORK/err" || fail "bad name: $status $(cat "$WORK/err")"
 status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/explode")
 [ "$status" = 404 ] && grep -q 'UnknownControl' "$WORK/err" || fail "unknown operation: $status $(cat "$WORK/err")"
+grep -q 'checkpoints, configure' "$WORK/err" && ! grep -q 'snapshot' "$WORK/err" || fail "known operations: $(cat "$WORK/err")"
 
-step "a snapshot restored after a restart: serve --state --restore"
+step "a checkpoint restored after a restart: serve --state --restore"
 lua 'cloud.storage.put_object{ Bucket = "from-curl", Object = "k", Body = "changed again" }'
 stop_serve TERM
 start_serve --state "$STATE" --restore prepared
@@ -84,7 +91,7 @@ stop_serve TERM
 step "serve --restore: an unknown name, and no --state"
 status=0
 timeout 20 "$CLOUDLUA" serve --state "$STATE" --restore nope >"$WORK/out" 2>"$WORK/err" || status=$?
-[ "$status" = 1 ] && grep -q "no snapshot named 'nope' (snapshots: prepared)" "$WORK/err" || fail "--restore nope: $status $(cat "$WORK/err")"
+[ "$status" = 1 ] && grep -q "no checkpoint named 'nope' (checkpoints: by-old-name, prepared)" "$WORK/err" || fail "--restore nope: $status $(cat "$WORK/err")"
 status=0
 timeout 20 "$CLOUDLUA" serve --restore prepared >"$WORK/out" 2>"$WORK/err" || status=$?
 [ "$status" = 1 ] && grep -q -- "--restore needs --state" "$WORK/err" || fail "--restore without --state: $status $(cat "$WORK/err")"

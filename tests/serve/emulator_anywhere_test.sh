@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One test file that drives cloud.emulator (snapshot, restore, fault, advance,
+# One test file that drives cloud.emulator (checkpoint, restore, fault, advance,
 # tests/lua/emulator_anywhere_test.lua) passes unchanged three ways: against the
 # embedded emulator, against `cloudlua serve` reached by `--endpoint URL` (cloud.emulator
 # then works over serve's control plane), and so again under --record. Against an

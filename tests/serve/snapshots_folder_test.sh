@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The snapshots folder of `cloudlua serve --state FILE`: made by serve (mode 0700) at
-# start; a link planted in it never leads a removal elsewhere; one writable by others
-# or a symbolic link refused at start (exit status 1,
-# UnsafeFolder); a snapshot that fails answers the redacted 500 InternalError, the
-# detail (the server's path) on serve's stderr only.
+# The checkpoints folder of `cloudlua serve --state FILE`, FILE.snapshots/: made by
+# serve (mode 0700) at start; a link planted in it never leads a removal elsewhere; one
+# writable by others or a symbolic link refused at start (exit status 1, UnsafeFolder);
+# a checkpoint that fails answers the redacted 500 InternalError, the detail (the
+# server's path) on serve's stderr only.
 source "$(dirname "$0")/lib.sh"
 STATE="$WORK/platform.db"
 SIGN=(--aws-sigv4 "aws:amz:jp-east-1:s3" --user "CLOUDLUAEMULATORKEY:cloudlua-emulator-secret"
@@ -13,12 +13,12 @@ SIGN=(--aws-sigv4 "aws:amz:jp-east-1:s3" --user "CLOUDLUAEMULATORKEY:cloudlua-em
 refused_at_start() {
   local status=0
   timeout 20 "$CLOUDLUA" serve --state "$STATE" >"$WORK/refused.out" 2>"$WORK/refused.err" || status=$?
-  [ "$status" -eq 1 ] || fail "serve should refuse the snapshots folder (exit 1), got $status: $(cat "$WORK/refused.err")"
+  [ "$status" -eq 1 ] || fail "serve should refuse the checkpoints folder (exit 1), got $status: $(cat "$WORK/refused.err")"
   grep -q "UnsafeFolder" "$WORK/refused.err" || fail "no UnsafeFolder: $(cat "$WORK/refused.err")"
   grep -q "$1" "$WORK/refused.err" || fail "the reason '$1' is not given: $(cat "$WORK/refused.err")"
 }
 
-step "serve makes the snapshots folder at start, mode 0700"
+step "serve makes the checkpoints folder at start, mode 0700"
 start_serve --state "$STATE"
 [ "$(stat -c %a "$STATE.snapshots")" = 700 ] || fail "mode $(stat -c %a "$STATE.snapshots")"
 
@@ -27,27 +27,27 @@ mkdir "$WORK/victim"
 echo precious >"$WORK/victim/file"
 ln -s "$WORK/victim" "$STATE.snapshots/.night.new"
 status=$(curl -sS -o "$WORK/ctl.out" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "night"}' \
-  "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/snapshot")
+  "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/checkpoint")
 [ "$(cat "$WORK/victim/file" 2>/dev/null)" = precious ] || fail "the planted link's target lost its files: $(ls -la "$WORK/victim")"
-[ "$status" = 200 ] || fail "the snapshot should be taken, got $status: $(cat "$WORK/ctl.out")"
-[ -d "$STATE.snapshots/night" ] && [ ! -L "$STATE.snapshots/night" ] || fail "no snapshot night: $(ls -la "$STATE.snapshots")"
+[ "$status" = 200 ] || fail "the checkpoint should be taken, got $status: $(cat "$WORK/ctl.out")"
+[ -d "$STATE.snapshots/night" ] && [ ! -L "$STATE.snapshots/night" ] || fail "no checkpoint night: $(ls -la "$STATE.snapshots")"
 
-step "a snapshot that fails: 500 InternalError, no path in the answer, the detail on stderr"
-mkdir -p "$STATE.snapshots/.broken.new/bytes/too/deep"  # cannot be cleared away: the snapshot fails
+step "a checkpoint that fails: 500 InternalError, no path in the answer, the detail on stderr"
+mkdir -p "$STATE.snapshots/.broken.new/bytes/too/deep"  # cannot be cleared away: the checkpoint fails
 status=$(curl -sS -o "$WORK/ctl.out" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "broken"}' \
-  "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/snapshot")
-[ "$status" = 500 ] || fail "a failed snapshot should answer 500, got $status: $(cat "$WORK/ctl.out")"
+  "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/checkpoint")
+[ "$status" = 500 ] || fail "a failed checkpoint should answer 500, got $status: $(cat "$WORK/ctl.out")"
 grep -q "<Code>InternalError</Code>" "$WORK/ctl.out" || fail "not InternalError: $(cat "$WORK/ctl.out")"
 if grep -q "$WORK" "$WORK/ctl.out"; then fail "the answer shows the server's path: $(cat "$WORK/ctl.out")"; fi
-grep -q "snapshot: .*$STATE.snapshots/.broken.new" "$WORK/serve.err" || fail "no detail on stderr: $(cat "$WORK/serve.err")"
+grep -q "checkpoint: .*$STATE.snapshots/.broken.new" "$WORK/serve.err" || fail "no detail on stderr: $(cat "$WORK/serve.err")"
 stop_serve TERM
 
-step "a snapshots folder others can write is refused at start"
+step "a checkpoints folder others can write is refused at start"
 rm -rf "$STATE.snapshots"
 mkdir -m 0777 "$STATE.snapshots"
 refused_at_start "mode 0777"
 
-step "a snapshots folder that is a symbolic link is refused at start"
+step "a checkpoints folder that is a symbolic link is refused at start"
 rmdir "$STATE.snapshots"
 mkdir "$WORK/elsewhere"
 ln -s "$WORK/elsewhere" "$STATE.snapshots"

@@ -1,14 +1,14 @@
-// aws-chunked bodies: the framing (core/aws_chunked) and the chain of chunk signatures
-// (core/sigv4), against S3's worked example (sigv4-streaming: a 66560-byte body of 'a'
+// aws-chunked bodies: the framing (core/wire/aws_chunked) and the chain of chunk signatures
+// (core/wire/sigv4), against S3's worked example (sigv4-streaming: a 66560-byte body of 'a'
 // in 64 KiB chunks), then as the emulator's verifier sees them: unsigned chunks with
 // trailing checksums, signed trailers, both dialects, and each way a body is refused.
 #include <catch2/catch.hpp>
 #include <memory>
 
-#include "core/aws_chunked.h"
-#include "core/checksum.h"
-#include "core/crypto.h"
-#include "core/sigv4.h"
+#include "core/wire/aws_chunked.h"
+#include "core/wire/checksum.h"
+#include "core/base/crypto.h"
+#include "core/wire/sigv4.h"
 
 using namespace cloud;
 

@@ -1,4 +1,4 @@
-// Bodies kept out of memory (core/body): what validation says about a payload file
+// Bodies kept out of memory (core/model/body): what validation says about a payload file
 // and its range (file, offset, length on PutObject and UploadPart) and about a
 // download target (GetObject's file), that help() shows them, that the model refuses
 // a payloadFile naming a member that is not local, the hash of a range read once,
@@ -13,12 +13,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/body.h"
-#include "core/crypto.h"
-#include "core/help.h"
-#include "core/limits.h"
-#include "core/redact.h"
-#include "core/validate.h"
+#include "core/model/body.h"
+#include "core/base/crypto.h"
+#include "core/model/help.h"
+#include "core/base/limits.h"
+#include "core/net/redact.h"
+#include "core/model/validate.h"
 
 using namespace cloud;
 

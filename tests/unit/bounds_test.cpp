@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "core/limits.h"
+#include "core/base/limits.h"
 #include "emulator_harness.h"
 #include "lua/convert.h"
 #include "lua/session.h"

@@ -1,4 +1,4 @@
-// The cassette of record and replay (core/cassette.h) on its own: lines written by
+// The cassette of record and replay (core/net/cassette.h) on its own: lines written by
 // hand, replayed through a Transport that never sends. Matching is on the canonical
 // query and body (order and encoding of either do not matter), in order; a miss names
 // the nearest line and each differing field; a recorded failure replays as that error;
@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "core/cassette.h"
-#include "core/client.h"
+#include "core/net/cassette.h"
+#include "core/client/client.h"
 
 namespace {
 

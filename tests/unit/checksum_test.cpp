@@ -1,11 +1,11 @@
 // The storage API's checksums against their published check values (the CRC
 // catalogue's "123456789") and the digests' own test vectors; the wire form is the
 // base64 of the big-endian bytes.
-#include "core/checksum.h"
+#include "core/wire/checksum.h"
 
 #include <catch2/catch.hpp>
 
-#include "core/crypto.h"
+#include "core/base/crypto.h"
 
 using namespace cloud;
 

@@ -24,9 +24,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "core/client.h"
-#include "core/sigv4.h"
-#include "core/transport.h"
+#include "core/client/client.h"
+#include "core/wire/sigv4.h"
+#include "core/net/transport.h"
 #include "scripted_server.h"
 
 namespace {

@@ -13,8 +13,8 @@
 #include <map>
 #include <tuple>
 
-#include "core/config.h"
-#include "core/settings.h"
+#include "core/client/config.h"
+#include "core/client/settings.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// core/dates: the three forms written and read back, the calendar's edges (leap
+// core/base/dates: the three forms written and read back, the calendar's edges (leap
 // years, the epoch, years 0000 and 9999), offsets and fractions, and bad texts refused
 // with what was wrong.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/dates.h"
+#include "core/base/dates.h"
 
 using namespace cloud;
 

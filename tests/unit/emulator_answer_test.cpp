@@ -2,8 +2,8 @@
 // socket (the seam the emulator's fuzz target drives).
 #include <catch2/catch.hpp>
 
-#include "core/protocol.h"
-#include "core/sigv4.h"
+#include "core/model/protocol.h"
+#include "core/wire/sigv4.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
 

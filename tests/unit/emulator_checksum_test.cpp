@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/checksum.h"
-#include "core/sigv4.h"
+#include "core/wire/checksum.h"
+#include "core/wire/sigv4.h"
 #include "emulator_harness.h"
 
 namespace {

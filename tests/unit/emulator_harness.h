@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
-#include "core/client.h"
-#include "core/crypto.h"
+#include "core/client/client.h"
+#include "core/base/crypto.h"
 #include "emulator/emulator.h"
 
 namespace harness {

@@ -6,7 +6,7 @@
 
 #include <regex>
 
-#include "core/crypto.h"
+#include "core/base/crypto.h"
 #include "emulator/held_records.h"
 #include "emulator/service.h"
 

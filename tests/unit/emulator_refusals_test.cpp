@@ -2,8 +2,9 @@
 // client's error, bytes that are not UTF-8 where text is expected (400, never 500,
 // and no header quoting an internal failure), and a credential scope naming another
 // region or service, refused as a real server refuses it.
-#include "core/protocol.h"
-#include "core/validate.h"
+#include "core/model/protocol.h"
+#include "core/base/utf8.h"
+#include "core/model/validate.h"
 #include "emulator_harness.h"
 
 namespace {

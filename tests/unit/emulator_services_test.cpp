@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
-#include "core/validate.h"
+#include "core/model/model.h"
+#include "core/model/validate.h"
 #include "emulator/service.h"
 
 using namespace cloud;

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/validate.h"
+#include "core/model/validate.h"
 #include "emulator/service.h"
 #include "emulator/snapshots.h"
 #include "emulator/state_db.h"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/embedded.h"
+#include "core/base/embedded.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
 

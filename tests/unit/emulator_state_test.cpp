@@ -17,8 +17,8 @@
 #include <set>
 #include <vector>
 
-#include "core/crypto.h"
-#include "core/validate.h"
+#include "core/base/crypto.h"
+#include "core/model/validate.h"
 #include "emulator/held_records.h"
 #include "emulator/service.h"
 #include "emulator/state_db.h"

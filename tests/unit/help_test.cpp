@@ -1,10 +1,10 @@
-// core/help on a small model written here: each kind of limit in words, conditions,
+// core/model/help on a small model written here: each kind of limit in words, conditions,
 // defaults, nested fields under list elements, and the text laid out within a width.
 #include <catch2/catch.hpp>
 
 #include <sstream>
 
-#include "core/help.h"
+#include "core/model/help.h"
 
 using namespace cloud;
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "core/http.h"
-#include "core/model.h"
-#include "core/protocol.h"
-#include "core/redact.h"
-#include "core/transport.h"
-#include "core/validate.h"
+#include "core/wire/http.h"
+#include "core/model/model.h"
+#include "core/model/protocol.h"
+#include "core/net/redact.h"
+#include "core/net/transport.h"
+#include "core/model/validate.h"
 
 using namespace cloud;
 

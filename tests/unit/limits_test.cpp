@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
-#include "core/validate.h"
+#include "core/model/model.h"
+#include "core/base/utf8.h"
+#include "core/model/validate.h"
 #include "emulator/service.h"
 #include "validation_helpers.h"
 

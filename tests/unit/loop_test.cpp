@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/client.h"
+#include "core/client/client.h"
 #include "emulator/emulator.h"
 #include "scripted_server.h"
 

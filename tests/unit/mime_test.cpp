@@ -1,4 +1,4 @@
-#include "core/mime.h"
+#include "core/base/mime.h"
 
 #include <catch2/catch.hpp>
 

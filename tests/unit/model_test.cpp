@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/embedded.h"
-#include "core/model.h"
-#include "core/validate.h"
+#include "core/base/embedded.h"
+#include "core/model/model.h"
+#include "core/model/validate.h"
 #include "validation_helpers.h"
 
 using namespace cloud;

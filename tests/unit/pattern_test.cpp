@@ -1,4 +1,4 @@
-// core/pattern: RE2 behind a small handle. Whole-text matches with their groups,
+// core/base/pattern: RE2 behind a small handle. Whole-text matches with their groups,
 // replacement and search (redaction), UTF-8 characters or bytes, errors as values; and
 // the model's patterns, which are RE2 full matches.
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/model.h"
-#include "core/pattern.h"
+#include "core/model/model.h"
+#include "core/base/pattern.h"
 
 using namespace cloud;
 

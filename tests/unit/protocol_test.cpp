@@ -10,9 +10,9 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "core/crypto.h"
-#include "core/protocol.h"
-#include "core/validate.h"
+#include "core/base/crypto.h"
+#include "core/model/protocol.h"
+#include "core/model/validate.h"
 #include "lua/convert.h"
 
 using namespace cloud;

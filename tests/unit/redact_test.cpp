@@ -2,9 +2,9 @@
 // secret key, in either dialect, in headers, URLs and bodies, cut or not.
 #include <catch2/catch.hpp>
 
-#include "core/redact.h"
-#include "core/sigv4.h"
-#include "core/uri.h"
+#include "core/net/redact.h"
+#include "core/wire/sigv4.h"
+#include "core/wire/uri.h"
 
 namespace {
 

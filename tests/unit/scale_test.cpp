@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "core/client.h"
+#include "core/client/client.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
 

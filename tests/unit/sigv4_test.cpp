@@ -3,7 +3,7 @@
 // independently) in the ext dialect; then the S3-style and JSON-API path modes,
 // session tokens, presigned ext URLs, re-signing for verification, errors, and the
 // crypto and URL helpers underneath.
-#include "core/sigv4.h"
+#include "core/wire/sigv4.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/crypto.h"
-#include "core/uri.h"
+#include "core/base/crypto.h"
+#include "core/wire/uri.h"
 
 namespace fs = std::filesystem;
 using namespace cloud;

@@ -13,9 +13,9 @@
 #include <fstream>
 #include <thread>
 
-#include "core/aws_chunked.h"
-#include "core/body.h"
-#include "core/redact.h"
+#include "core/wire/aws_chunked.h"
+#include "core/model/body.h"
+#include "core/net/redact.h"
 #include "emulator_harness.h"
 
 using namespace cloud;

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/transport.h"
+#include "core/net/transport.h"
 
 namespace {
 

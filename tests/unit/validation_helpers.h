@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
-#include "core/validate.h"
+#include "core/model/model.h"
+#include "core/model/validate.h"
 
 namespace validation_helpers {
 

@@ -1,4 +1,4 @@
-// The XML bodies are written straight into a string (core/protocol.cpp), where they
+// The XML bodies are written straight into a string (core/model/protocol.cpp), where they
 // were built as a pugixml document and saved. These compare the two, byte for byte:
 // the reference below is the writer that was replaced, fed the same values, with
 // every byte value in element text and in an attribute, empty values and lists, a
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/protocol.h"
+#include "core/model/protocol.h"
 
 using namespace cloud;
 
