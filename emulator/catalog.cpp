@@ -65,14 +65,14 @@ class CatalogService : public Service {
   }
 
   // Keyed by resource group, then cluster name (JSON keys are strings, not pairs).
-  json dump(ByteStore&) const override {
+  json record() const override {
     json clusters = json::object(), configuring = json::object();
     for (const auto& [key, c] : clusters_) clusters[key.first][key.second] = c;
     for (const auto& [key, due] : configuring_) configuring[key.first][key.second] = due;
     return {{"mesh_clusters", clusters}, {"configuring", configuring}, {"next_ip", next_ip_}};
   }
 
-  void restore(const json& dumped, const ByteStore&) override {
+  void restore_record(const json& dumped) override {
     clusters_.clear();
     configuring_.clear();
     for (const auto& [group, named] : dumped.at("mesh_clusters").items())

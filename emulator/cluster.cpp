@@ -57,13 +57,13 @@ class ClusterService : public Service {
     next_node_ = 0;
   }
 
-  json dump(ByteStore&) const override {
+  json record() const override {
     json provisioning = json::object();
     for (const auto& [name, p] : provisioning_) provisioning[name] = {{"due", p.due}, {"snapshot_nrn", p.snapshot_nrn}};
     return {{"snapshots", snapshots_}, {"clusters", clusters_}, {"provisioning", provisioning}, {"next_node", next_node_}};
   }
 
-  void restore(const json& dumped, const ByteStore&) override {
+  void restore_record(const json& dumped) override {
     snapshots_ = dumped.at("snapshots").get<std::map<std::string, json>>();
     clusters_ = dumped.at("clusters").get<std::map<std::string, json>>();
     provisioning_.clear();

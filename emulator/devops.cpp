@@ -79,12 +79,12 @@ class DevopsService : public Service {
     next_ip_ = 0;
   }
 
-  json dump(ByteStore&) const override {
+  json record() const override {
     return {{"firewall_groups", groups_}, {"backups", backups_},       {"instances", instances_},
             {"group_due", group_due_},    {"instance_due", instance_due_}, {"next_ip", next_ip_}};
   }
 
-  void restore(const json& dumped, const ByteStore&) override {
+  void restore_record(const json& dumped) override {
     groups_ = dumped.at("firewall_groups").get<std::map<std::string, json>>();
     backups_ = dumped.at("backups").get<std::map<std::string, json>>();
     instances_ = dumped.at("instances").get<std::map<std::string, json>>();

@@ -4,10 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <optional>
 #include <stdexcept>
 
-#include "core/base/crypto.h"
 #include "core/base/dates.h"
 #include "core/net/redact.h"
 #include "emulator/service.h"
@@ -137,12 +135,12 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
 // answer is S3's InternalError, with no detail (it would show the server's paths and
 // errors to the client); the detail goes to the server's stderr, redacted.
 HandlerResult Platform::saved(HandlerResult r) {
-  if (!sink_ && !store_) return r;
-  Outcome<bool> written = sink_ ? save_locked() : save_records_locked(false);
+  if (!store_) return r;
+  Outcome<bool> written = save_records_locked(*store_, false);
   if (written.ok()) return r;
   std::string detail = "the change could not be saved, so it is not acknowledged and was undone: " +
                        written.error().message;
-  Outcome<bool> undone = sink_ ? restore_locked(last_saved_, sink_->bytes()) : load_records_locked(true);
+  Outcome<bool> undone = load_records_locked(true);
   if (!undone.ok()) detail += "; undoing it failed too, and it stays: " + undone.error().message;
   return HandlerResult::internal(detail);
 }
@@ -150,19 +148,6 @@ HandlerResult Platform::saved(HandlerResult r) {
 HandlerResult HandlerResult::internal(const std::string& detail) {
   std::fprintf(stderr, "cloudlua serve: %s\n", redact(detail).c_str());
   return failure(500, "InternalError", "We encountered an internal error. Please try again.");
-}
-
-// The platform as it is, to the sink; remembered once saved.
-Outcome<bool> Platform::save_locked() {
-  json document;
-  try {
-    document = dump_locked(sink_->bytes());
-  } catch (const std::runtime_error& e) {  // bytes that could not be kept
-    return make_error(ErrorKind::config, "StateFile", e.what());
-  }
-  Outcome<bool> written = sink_->save(document);
-  if (written.ok()) last_saved_ = std::move(document);
-  return written;
 }
 
 void Platform::settle_all() {
@@ -245,80 +230,25 @@ void Platform::set_endpoints(std::map<std::string, std::string> endpoints) {
   context_.endpoints = std::move(endpoints);
 }
 
-}  // namespace cloud
-
-namespace cloud {
-
-// ---------------------------------------------------------------- dump and restore
+// ---------------------------------------------------------------- records
 
 namespace {
 
-constexpr int kDumpFormat = 1;
+constexpr int kRecordsFormat = 1;  // the header's "format"
 
 double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Bytes in the document itself, as base64 by name: what a plain dump() carries.
-class InlineBytes : public ByteStore {
- public:
-  InlineBytes() = default;
-  explicit InlineBytes(const json& named) : named_(named.get<std::map<std::string, std::string>>()) {}
-
-  SharedBytes put(const std::string& name, const SharedBytes& bytes) override {
-    named_[name] = base64(bytes->all());
-    return bytes;
-  }
-  SharedBytes get(const std::string& name) const override {
-    auto it = named_.find(name);
-    std::optional<std::string> bytes = it == named_.end() ? std::nullopt : unbase64(it->second);
-    if (!bytes) throw std::runtime_error("no bytes named " + name);
-    return memory_blob(std::move(*bytes));
-  }
-  json document() const { return named_; }
-
- private:
-  std::map<std::string, std::string> named_;
-};
-
-Error not_a_dump(const std::string& why) {
+Error not_records(const std::string& why) {
   return make_error(ErrorKind::config, "BadStateFile", "not a state this emulator saved: " + why);
 }
 
 }  // namespace
 
-json Platform::dump() {
-  InlineBytes bytes;
-  json doc = dump(bytes);
-  doc["bytes"] = bytes.document();
-  return doc;
-}
-
-Outcome<bool> Platform::restore(const json& dumped) {
-  if (!dumped.is_object() || !dumped.contains("bytes")) return not_a_dump("no 'bytes'");
-  try {
-    return restore(dumped, InlineBytes(dumped["bytes"]));
-  } catch (const json::exception& e) {
-    return not_a_dump(e.what());
-  }
-}
-
-json Platform::dump(ByteStore& bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return dump_locked(bytes);
-}
-
-json Platform::dump_locked(ByteStore& bytes) const {
-  json services = json::object();
-  for (const auto& s : services_) services[s->api()] = s->dump(bytes);
-  json doc = header_locked();
-  doc["services"] = services;
-  return doc;
-}
-
-// A dump without its services: the clock, the ids, the settings.
+// The records without the services': the clock, the ids, the settings.
 json Platform::header_locked() const {
-  return {{"format", kDumpFormat},
+  return {{"format", kRecordsFormat},
           {"saved_at", wall_seconds()},
           {"clock", {{"now", context_.clock.now()}, {"advanced", context_.clock.advanced()}, {"real", context_.clock.real()}}},
           {"region", context_.region},
@@ -326,62 +256,64 @@ json Platform::header_locked() const {
           {"settings", context_.settings}};
 }
 
-Outcome<bool> Platform::restore(const json& dumped, const ByteStore& bytes) {
-  if (!dumped.is_object() || dumped.value("format", 0) != kDumpFormat)
-    return not_a_dump("format " + std::to_string(kDumpFormat) + " expected");
-  std::lock_guard<std::mutex> lock(mutex_);
-  return restore_locked(dumped, bytes);
-}
-
-// A document that fails half-way must change nothing here: it is tried on a scratch
-// platform first.
-Outcome<bool> Platform::restore_locked(const json& dumped, const ByteStore& bytes) {
-  try {
-    Platform scratch(context_.region, model_);
-    scratch.restore_unchecked(dumped, bytes);
-  } catch (const std::exception& e) {  // json's own, or bytes missing
-    return not_a_dump(e.what());
-  }
-  restore_unchecked(dumped, bytes);
-  return true;
-}
-
-// Throws (json::exception, std::runtime_error) on a document of another form.
-void Platform::restore_unchecked(const json& dumped, const ByteStore& bytes) {
-  restore_header(dumped);
-  for (auto& s : services_) s->restore(dumped.at("services").at(s->api()), bytes);
-  settle_all();
-}
-
-// The clock, ids and settings of a dump (or of a store's header); throws as above.
-void Platform::restore_header(const json& dumped) {
-  const json& clock = dumped.at("clock");
+// The clock, ids and settings of a header; throws (json::exception) on another form.
+void Platform::restore_header(const json& saved) {
+  const json& clock = saved.at("clock");
   bool real = clock.at("real").get<bool>();
-  double down = real ? std::max(0.0, wall_seconds() - dumped.at("saved_at").get<double>()) : 0;
+  double down = real ? std::max(0.0, wall_seconds() - saved.at("saved_at").get<double>()) : 0;
   context_.clock.set_real(real);
   context_.clock.resume(clock.at("now").get<double>() + down, clock.at("advanced").get<double>());
-  context_.counter = dumped.at("counter").get<unsigned long long>();
-  context_.settings = dumped.at("settings").get<std::map<std::string, double>>();
+  context_.counter = saved.at("counter").get<unsigned long long>();
+  context_.settings = saved.at("settings").get<std::map<std::string, double>>();
 }
 
-// The header and every service's records as a store saved them (taken apart on the
-// way); throws as restore_unchecked() does.
+// The header and every service's records (taken apart on the way); throws (json's own,
+// std::runtime_error) on records of another form.
 void Platform::restore_records_unchecked(RecordStore::Saved& saved, const ByteStore& bytes) {
   restore_header(saved.header);
   for (auto& s : services_) s->restore_records(saved.records[s->api()], saved.objects[s->api()], bytes);
   settle_all();
 }
 
-Outcome<bool> Platform::keep_state_in(StateSink* sink) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  sink_ = sink;
-  if (!sink_) return true;
-  Outcome<bool> written = save_locked();
-  if (!written.ok()) sink_ = nullptr;
-  return written;
+// With `checked` the records are tried on a scratch platform first, so that records
+// that fail change nothing; without, as at start, where a failure ends the start
+// anyway, they are restored once.
+Outcome<bool> Platform::restore_records_locked(RecordStore::Saved saved, const ByteStore& bytes, bool checked) {
+  if (!saved.header.is_object() || saved.header.value("format", 0) != kRecordsFormat)
+    return not_records("format " + std::to_string(kRecordsFormat) + " expected");
+  try {
+    if (checked) {
+      RecordStore::Saved tried = saved;
+      Platform scratch(context_.region, model_);
+      scratch.restore_records_unchecked(tried, bytes);
+    }
+    restore_records_unchecked(saved, bytes);
+  } catch (const std::exception& e) {  // json's own, a record missing, or bytes missing
+    return not_records(std::string("its records: ") + e.what());
+  }
+  return true;
 }
 
-// ---------------------------------------------------------------- records
+Outcome<bool> Platform::restore_records(RecordStore::Saved saved, const ByteStore& bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Outcome<bool> restored = restore_records_locked(std::move(saved), bytes, true);
+  if (restored.ok() && store_) restored = save_records_locked(*store_, true);
+  return restored;
+}
+
+Outcome<bool> Platform::restore_records_from(RecordStore& store) {
+  auto saved = store.load();
+  if (!saved.ok()) return saved.error();
+  if (!*saved) return not_records("no records saved");
+  return restore_records(std::move(**saved), store.bytes());
+}
+
+Outcome<bool> Platform::save_records_to(RecordStore& store) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (store_)
+    return make_error(ErrorKind::config, "StateStoreKept", "the platform's records are kept in a store: copy that one");
+  return save_records_locked(store, true);
+}
 
 Outcome<bool> Platform::keep_records_in(RecordStore* store) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -389,44 +321,30 @@ Outcome<bool> Platform::keep_records_in(RecordStore* store) {
   context_.note_records = store_ != nullptr;
   if (!store_) return true;
   Outcome<bool> loaded = load_records_locked(false);
-  Outcome<bool> written = loaded.ok() ? save_records_locked(!*loaded) : loaded;
+  Outcome<bool> written = loaded.ok() ? save_records_locked(*store_, !*loaded) : loaded;
   if (!written.ok()) store_ = nullptr, context_.note_records = false;
   return written;
 }
 
-// The records every service changed (all of them with `all`) and the header, to store_.
-Outcome<bool> Platform::save_records_locked(bool all) {
+// The records every service changed (all of them with `all`) and the header, to `store`.
+Outcome<bool> Platform::save_records_locked(RecordStore& store, bool all) {
   std::map<std::string, StateRecords> changes;
   try {
-    for (auto& s : services_) changes[s->api()] = s->changed_records(store_->bytes(), all);
+    for (auto& s : services_) changes[s->api()] = s->changed_records(store.bytes(), all);
   } catch (const std::runtime_error& e) {  // bytes that could not be kept
     return make_error(ErrorKind::config, "StateFile", e.what());
   }
-  return store_->save(header_locked(), changes);
+  return store.save(header_locked(), changes);
 }
 
-// The platform as store_ saved it, restored from its records without a document in
-// between (a restart reads them all); false when the store holds none (the platform is
-// left as it is). With `checked` they are tried on a scratch platform first, so that
-// records that fail change nothing; without, as at start, where a failure ends the
-// start anyway, they are restored once.
+// The platform as store_ saved it (a restart reads every record); false when the store
+// holds none (the platform is left as it is). `checked` as restore_records_locked().
 Outcome<bool> Platform::load_records_locked(bool checked) {
   auto saved = store_->load();
   if (!saved.ok()) return saved.error();
   if (!*saved) return false;
-  RecordStore::Saved got = std::move(**saved);
-  if (!got.header.is_object() || got.header.value("format", 0) != kDumpFormat)
-    return not_a_dump("format " + std::to_string(kDumpFormat) + " expected");
-  try {
-    if (checked) {
-      RecordStore::Saved tried = got;
-      Platform scratch(context_.region, model_);
-      scratch.restore_records_unchecked(tried, store_->bytes());
-    }
-    restore_records_unchecked(got, store_->bytes());
-  } catch (const std::exception& e) {  // json's own, a record missing, or bytes missing
-    return not_a_dump(std::string("its records: ") + e.what());
-  }
+  Outcome<bool> restored = restore_records_locked(std::move(**saved), store_->bytes(), checked);
+  if (!restored.ok()) return restored.error();
   return true;
 }
 

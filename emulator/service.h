@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -143,12 +144,12 @@ struct PlatformContext {
   double setting(const std::string& name) const;    // the value, else the default
 };
 
-// Where a dump keeps the bytes of objects and parts, and a restore finds them again:
-// under a name the service gives them, unique to those bytes (an object's version id,
-// a part's id), so that a store keeping them apart writes each only once. A plain
-// Platform::dump() keeps them inline, as base64; the state file and the database of
-// `serve --state` keep them in files of their own beside it, and give back blobs of
-// those files: a restart reads no bytes, and bytes once saved leave memory.
+// Where the records keep the bytes of objects and parts, and a restore finds them
+// again: under a name the service gives them, unique to those bytes (an object's
+// version id, a part's id), so that a store keeping them apart writes each only once.
+// Records held in memory (HeldRecords) share the blobs; the database of `serve
+// --state` keeps them in files of their own beside it, and gives back blobs of those
+// files: a restart reads no bytes, and bytes once saved leave memory.
 class ByteStore {
  public:
   virtual ~ByteStore() = default;
@@ -166,25 +167,31 @@ class ByteStore {
   }
 };
 
-// A stored object's record in columns (kind "object"): a large state is mostly
-// objects, and a restart reads them all, so the database keeps them typed rather than
-// as JSON documents. `checksum` is the JSON text of the checksum by member name ("{}":
-// none); `size` the length of its bytes, -1 when not known (saved before it was kept).
+// A stored object's record in columns (kind "object"), named by its bucket and key: a
+// large state is mostly objects, and a restart reads them all, so the database keeps
+// them typed rather than as JSON documents. `checksum` is the JSON text of the checksum
+// by member name ("{}": none); `size` the length of its bytes, -1 when not known (saved
+// before it was kept); its bytes are named by its version id.
 struct ObjectRow {
   std::string bucket, key, etag, last_modified, version_id, checksum = "{}", upload_id;
   std::int64_t size = -1;
-  std::string headers = "{}";  // the object's content headers and user metadata (JSON)
+  // The object's content headers and user metadata (JSON), and a multipart upload's
+  // object's part sizes under kPartSizesMember (the row has no column of its own).
+  std::string headers = "{}";
 };
+inline constexpr const char* kPartSizesMember = "PartSizes";
 
 // One record of a service's state, as a store that saves only what changed keeps it
 // (`serve --state`'s database): `kind` and `key` name it, `value` is its document, or
-// null when it is gone; an object's is `object` in place of a document. The kind "*"
-// (no key, no value) says that every record of the service went (a reset or a
-// restore), before the records that follow it.
+// null when it is gone. An object (kind "object") is named by `bucket` and `key`, and
+// its record is `object` in place of a document (none: it is gone). The kind "*" (no
+// key, no value) says that every record of the service went (a reset or a restore),
+// before the records that follow it.
 struct StateRecord {
   std::string kind, key;
   json value;
   std::optional<ObjectRow> object = std::nullopt;
+  std::string bucket = "";  // kind "object": the bucket of the object `key`
 };
 using StateRecords = std::vector<StateRecord>;
 // Every record of a service, by kind then key, and its objects in order of bucket and
@@ -211,48 +218,40 @@ class Service {
   virtual void settle() {}                     // apply transitions that are due
   virtual json state() const = 0;              // its part of cloud.emulator.state()
   virtual void reset() = 0;                    // empty
-  // Everything needed to carry on after a restart (`serve --state`): records, pending
-  // transitions (platform times), counters; bytes go to `bytes`, named in the
-  // document. restore() takes what dump() gave, in place of all it holds, and throws
-  // (json::exception, std::runtime_error) on a document of another form.
-  virtual json dump(ByteStore& bytes) const = 0;
-  virtual void restore(const json& dumped, const ByteStore& bytes) = 0;
-  // The records changed since the last call, their bytes put to `bytes` (every record,
-  // after a "*", with `all`), and restore_records() restore() from all of them, in place
-  // of all it holds: what `serve --state` saves after a change, at a cost that does not
-  // grow with what is stored, and reads at a restart. The defaults make the whole dump()
-  // one record ("service", ""): for a service whose state stays small. (The records are
-  // the service's to take apart: moved from, not copied.) Throws as restore() does.
+  // The one way its state leaves and comes back (`serve --state`, snapshots): records.
+  // Everything needed to carry on: resources, pending transitions (platform times),
+  // counters. changed_records() gives the records changed since the last call, their
+  // bytes put to `bytes` (every record, after a "*", with `all`); restore_records()
+  // takes all of them, in place of all it holds, and throws (json::exception,
+  // std::runtime_error) on records of another form. The cost of a change is that of
+  // what it changed, not of what is stored. The defaults make the service one record
+  // ("service", "": record()): for a service whose state stays small. (The records
+  // are the service's to take apart: moved from, not copied.)
   virtual StateRecords changed_records(ByteStore& bytes, bool all) {
-    (void)all;
-    return {{"service", "", dump(bytes), std::nullopt}};
+    (void)bytes, (void)all;
+    return {{"service", "", record()}};
   }
   virtual void restore_records(RecordsByKind& records, ObjectRows& objects, const ByteStore& bytes) {
-    (void)objects;
-    restore(records.at("service").at(""), bytes);
+    (void)objects, (void)bytes;
+    restore_record(records.at("service").at(""));
   }
 
  private:
   const char* api_;
 
  protected:
+  // A small service's whole state as its one record, and back (the defaults above); a
+  // service that overrides neither these nor those is a mistake, caught by the first save.
+  virtual json record() const { throw std::logic_error(std::string("the ") + api_ + " service keeps no records"); }
+  virtual void restore_record(const json& saved) {
+    (void)saved;
+    throw std::logic_error(std::string("the ") + api_ + " service keeps no records");
+  }
   PlatformContext& ctx_;  // the clock, ids and settings every service shares
 };
 
-// What keeps the platform's state outside the process (the state file of `serve
-// --state`): after each change, before the change is answered, the platform dumps
-// itself with bytes() and hands the document to save(). An error makes the change's
-// answer an error and undoes the change: the platform goes back to the last document
-// saved, its bytes read back through bytes(), as a restart would find it.
-class StateSink {
- public:
-  virtual ~StateSink() = default;
-  virtual ByteStore& bytes() = 0;
-  virtual Outcome<bool> save(const json& dumped) = 0;
-};
-
 // What keeps the platform's state as records (the database of `serve --state`): after
-// each change, before it is answered, the platform hands save() its header (a dump
+// each change, before it is answered, the platform hands save() its header (the records
 // without its services: the clock, ids, settings) and, by API, the records its services
 // changed, their bytes put through bytes(). An error makes the change's answer an error
 // and undoes it: the platform is restored from load(), the state last saved.
@@ -318,17 +317,17 @@ class Platform {
   Outcome<bool> set_setting(const std::string& name, double value);
   void set_endpoints(std::map<std::string, std::string> endpoints);
 
-  // The whole platform as one document (the clock, ids, settings and every service's
-  // dump()), and back; without a ByteStore the bytes are in the document too.
-  // restore() changes nothing when the document is not one dump() wrote. Time in real
-  // mode carries on from the saved clock plus the wall-clock time the platform was down.
-  json dump();
-  Outcome<bool> restore(const json& dumped);
-  json dump(ByteStore& bytes);
-  Outcome<bool> restore(const json& dumped, const ByteStore& bytes);
-  // Saves the platform to `sink` at once, and from then on every change before it is
-  // answered (nullptr: none). An error when that first save fails: no sink is kept.
-  Outcome<bool> keep_state_in(StateSink* sink);
+  // Every record of the platform (the header: clock, ids, settings; every service's
+  // records), to `store` at once: a copy (a snapshot in memory). Not while a store
+  // keeps the records (keep_records_in): that one's are copied whole instead.
+  Outcome<bool> save_records_to(RecordStore& store);
+  // The platform as `saved` says, its bytes from `bytes` (the records taken apart on the
+  // way), in place of all it holds; records that fail change nothing (BadStateFile).
+  // Time in real mode carries on from the saved clock plus the wall-clock time the
+  // platform was down. The records kept (keep_records_in) follow.
+  Outcome<bool> restore_records(RecordStore::Saved saved, const ByteStore& bytes);
+  // The same from what `store` saved (an error when it saved nothing).
+  Outcome<bool> restore_records_from(RecordStore& store);
   // The platform as `store` saved it, when it saved one (in place of all it holds);
   // then every record to it at once (all of them when it held none), and from then on
   // the records of every change before it is answered. An error when what it saved
@@ -343,13 +342,10 @@ class Platform {
 
  private:
   void settle_all();
-  json dump_locked(ByteStore& bytes) const;
-  void restore_unchecked(const json& dumped, const ByteStore& bytes);
-  void restore_header(const json& dumped);
+  void restore_header(const json& saved);
   void restore_records_unchecked(RecordStore::Saved& saved, const ByteStore& bytes);
-  Outcome<bool> restore_locked(const json& dumped, const ByteStore& bytes);
-  Outcome<bool> save_locked();
-  Outcome<bool> save_records_locked(bool all);
+  Outcome<bool> restore_records_locked(RecordStore::Saved saved, const ByteStore& bytes, bool checked);
+  Outcome<bool> save_records_locked(RecordStore& store, bool all);
   Outcome<bool> load_records_locked(bool checked);
   json header_locked() const;
   HandlerResult saved(HandlerResult r);  // r, or the failure to save the change it made
@@ -360,9 +356,7 @@ class Platform {
   std::vector<std::unique_ptr<Service>> services_;
   std::map<const Operation*, Service::Handler> handlers_;  // the model's operations, each to its handler
   std::vector<std::string> mismatches_;                     // where tables and model disagree
-  StateSink* sink_ = nullptr;
-  RecordStore* store_ = nullptr;
-  json last_saved_;  // the last document sink_ saved: what a failed save goes back to
+  RecordStore* store_ = nullptr;  // what keeps the records of every change, if anything
 };
 
 // The services, one per API (emulator/<api>.cpp).

@@ -1,6 +1,6 @@
 // Snapshots: names checked here, then either a folder per snapshot taken and restored
 // by the state database (state_db.cpp) under the platform's lock, or the platform's
-// dump held in memory. A folder is made under a hidden name and renamed into place,
+// records held in memory (HeldRecords). A folder is made under a hidden name and renamed into place,
 // so that a crash leaves a whole snapshot or none (a hidden leftover is removed by the
 // next snapshot of that name).
 #include "emulator/snapshots.h"
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "emulator/held_records.h"
 #include "emulator/state_db.h"
 
 namespace cloud {
@@ -23,21 +24,6 @@ namespace cloud {
 namespace {
 
 constexpr size_t kMaxNameLength = 64;
-
-// Bytes by name, in memory: a snapshot's without a database. A blob never changes once
-// made, so the snapshot shares it with the platform rather than copying it.
-class HeldBytes : public ByteStore {
- public:
-  SharedBytes put(const std::string& name, const SharedBytes& bytes) override { return named_[name] = bytes; }
-  SharedBytes get(const std::string& name) const override {
-    auto it = named_.find(name);
-    if (it == named_.end()) throw std::runtime_error("no bytes named " + name + " in the snapshot");
-    return it->second;
-  }
-
- private:
-  std::map<std::string, SharedBytes> named_;
-};
 
 // The entries of the folder open as `dir_fd` but "." and ".."; none when it cannot be read.
 std::vector<std::string> entries_at(int dir_fd) {
@@ -90,11 +76,6 @@ Outcome<bool> check_snapshot_name(const std::string& name) {
                     "or '_', starting with a letter or a digit");
 }
 
-struct Snapshots::Held {
-  json document;
-  HeldBytes bytes;
-};
-
 Snapshots::Snapshots(Platform& platform, StateDatabase* db, std::string folder)
     : platform_(platform), db_(db), folder_(std::move(folder)) {}
 
@@ -119,8 +100,8 @@ Outcome<bool> Snapshots::take(const std::string& name) {
   if (auto valid = check_snapshot_name(name); !valid.ok()) return valid;
   std::lock_guard<std::mutex> lock(mutex_);
   if (db_) return take_folder(name);
-  auto held = std::make_unique<Held>();
-  held->document = platform_.dump(held->bytes);
+  auto held = std::make_unique<HeldRecords>();
+  if (auto saved = platform_.save_records_to(*held); !saved.ok()) return saved;
   held_[name] = std::move(held);
   return true;
 }
@@ -157,8 +138,7 @@ Outcome<bool> Snapshots::restore(const std::string& name) {
                       "no snapshot named '" + name + "' (snapshots: " + (list.empty() ? "none" : list) + ")");
   }
   if (db_) return platform_.reload_records([&] { return db_->restore_from(folder_ + "/" + name); });
-  const Held& held = *held_.at(name);
-  return platform_.restore(held.document, held.bytes);
+  return platform_.restore_records_from(*held_.at(name));
 }
 
 std::vector<std::string> Snapshots::names() const {

@@ -2,7 +2,7 @@
 // the control plane's, and `serve --state PATH --restore NAME`. With a state database
 // a snapshot is a folder of PATH.snapshots/ (the records by VACUUM INTO, the byte files
 // hard-linked: nothing copied but the records), a folder serve made and owns; without, it is held in memory (the
-// platform's dump) and goes with the process.
+// platform's records, sharing their bytes) and goes with the process.
 #pragma once
 
 #include <map>
@@ -16,6 +16,7 @@
 
 namespace cloud {
 
+class HeldRecords;
 class StateDatabase;
 
 // Whether `name` may name a snapshot: 1 to 64 letters, digits, '.', '-' or '_',
@@ -47,7 +48,6 @@ class Snapshots {
   std::vector<std::string> names() const;
 
  private:
-  struct Held;
   Outcome<bool> take_folder(const std::string& name);
   std::vector<std::string> names_locked() const;
   Outcome<bool> open_locked() const;
@@ -56,7 +56,7 @@ class Snapshots {
   StateDatabase* db_;
   std::string folder_;
   mutable int dir_fd_ = -1;  // the snapshots folder, once opened
-  std::map<std::string, std::unique_ptr<Held>> held_;  // in memory, without db_
+  std::map<std::string, std::unique_ptr<HeldRecords>> held_;  // in memory, without db_
 };
 
 }  // namespace cloud

@@ -3,10 +3,11 @@
 // FULL ("the WAL file is synced after each transaction commits"; NORMAL may lose the
 // last transactions on a power cut). Schema: meta (the platform's header), records (one
 // row per service record, keyed by api, kind, key, its value a JSON document), objects
-// (the records of kind "object", in typed columns keyed by api, bucket, key: a restart
-// reads them without parsing JSON, in the order the service keeps them), byte_files
-// (which file holds which bytes, and the record that names them); its version is
-// SQLite's user_version, and kMigrations brings an older database up to it.
+// (the records of kind "object", in typed columns keyed by api, bucket, key, with the
+// file of their bytes: a restart reads them without parsing JSON, in the order the
+// service keeps them), byte_files (which file holds the bytes of another record, a
+// part's, and the record that names them); its version is SQLite's user_version, and
+// kMigrations brings an older database up to it.
 #include "emulator/state_db.h"
 
 #include <dirent.h>
@@ -32,7 +33,7 @@
 #include <vector>
 
 #include "core/base/files.h"
-#include "emulator/state_file.h"
+#include "emulator/state_import.h"
 
 namespace cloud {
 
@@ -59,8 +60,43 @@ const char* const kMigrations[] = {
     "DELETE FROM records WHERE kind = 'object';",
     // 2 -> 3: an object's content headers and user metadata (JSON); none before
     "ALTER TABLE objects ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';",
+    // 3 -> 4: an object's byte file in its row (named by its version id), not in
+    // byte_files under the text of [bucket, key]: an object is named by its columns only
+    "ALTER TABLE objects ADD COLUMN file TEXT;"
+    "UPDATE objects SET file = (SELECT b.file FROM byte_files b WHERE b.name = objects.version_id AND b.api = objects.api"
+    "  AND b.kind = 'object');"
+    "DELETE FROM byte_files WHERE kind = 'object';",
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
+
+// Every byte file the database names, as (name, file): the parts' and the objects'.
+const char* const kNamedFiles =
+    "SELECT name, file FROM byte_files UNION ALL SELECT version_id, file FROM objects WHERE file IS NOT NULL";
+const char* const kSnapshotFiles =
+    "SELECT file FROM snapshot.byte_files UNION ALL SELECT file FROM snapshot.objects WHERE file IS NOT NULL";
+
+// The error naming `path` and the system's reason (errno).
+Error state_file_error(const std::string& what, const std::string& path) {
+  return make_error(ErrorKind::config, "StateFile", what + " " + path + ": " + std::strerror(errno));
+}
+
+// Whether `file` names a byte file inside its folder: letters, digits, '.', '-' and '_',
+// not starting with '.' (no "..", no '/', nothing hidden).
+bool plain_file_name(const std::string& file) {
+  if (file.empty() || file[0] == '.') return false;
+  for (char c : file)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return false;
+  return true;
+}
+
+// The serial after the last '.' of a byte file's name ("v000000000007.12": 12, 0 if none).
+unsigned long long serial_of(const std::string& file) {
+  size_t dot = file.rfind('.');
+  if (dot == std::string::npos || dot + 1 == file.size()) return 0;
+  for (size_t i = dot + 1; i < file.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(file[i]))) return 0;
+  return std::strtoull(file.c_str() + dot + 1, nullptr, 10);
+}
 
 // How many statements this file has prepared (StateDatabase::statements_prepared).
 std::atomic<std::size_t> prepared_count{0};
@@ -87,6 +123,11 @@ class Statement {
     reset();
     int i = 1;
     for (const std::string& t : texts) sqlite3_bind_text(stmt_, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  // Binds `text` to ?`at` (after bind()).
+  Statement& bind_text(int at, const std::string& text) {
+    sqlite3_bind_text(stmt_, at, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
     return *this;
   }
   // Binds `value` to ?`at` (after bind()).
@@ -126,12 +167,13 @@ struct StateDatabase::Prepared {
         remove(db, "DELETE FROM records WHERE api = ?1 AND kind = ?2 AND key = ?3"),
         remove_all(db, "DELETE FROM records WHERE api = ?1"),
         remove_objects(db, "DELETE FROM objects WHERE api = ?1"),
+        object_owned(db, "SELECT version_id FROM objects WHERE api = ?1 AND bucket = ?2 AND key = ?3 AND file IS NOT NULL"),
+        all_objects_owned(db, "SELECT version_id FROM objects WHERE api = ?1 AND file IS NOT NULL"),
         put(db, "INSERT INTO records(api, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
                 "ON CONFLICT(api, kind, key) DO UPDATE SET value = ?4"),
-        remove_object(db, "DELETE FROM objects WHERE api = ?1 AND bucket = json_extract(?2, '$[0]') "
-                          "AND key = json_extract(?2, '$[1]')"),
+        remove_object(db, "DELETE FROM objects WHERE api = ?1 AND bucket = ?2 AND key = ?3"),
         put_object(db, "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
-                       " checksum, upload_id, headers) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)"),
+                       " checksum, upload_id, headers, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9, ?11)"),
         own(db, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
                 "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5") {}
 
@@ -145,13 +187,13 @@ struct StateDatabase::Prepared {
   void reset() {
     for (Statement* s : statements()) s->reset();
   }
-  std::array<Statement*, 15> statements() {
+  std::array<Statement*, 17> statements() {
     return {&begin, &commit, &rollback, &header, &owned, &all_owned, &unown, &unown_all, &remove, &remove_all,
-            &remove_objects, &put, &remove_object, &put_object, &own};
+            &remove_objects, &object_owned, &all_objects_owned, &put, &remove_object, &put_object, &own};
   }
 
-  Statement begin, commit, rollback, header, owned, all_owned, unown, unown_all, remove, remove_all, remove_objects, put,
-      remove_object, put_object, own;
+  Statement begin, commit, rollback, header, owned, all_owned, unown, unown_all, remove, remove_all, remove_objects,
+      object_owned, all_objects_owned, put, remove_object, put_object, own;
 };
 
 // ---------------------------------------------------------------- the byte files
@@ -347,9 +389,9 @@ Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::strin
     prepared_.reset();
     return e;
   }
-  Statement files(db_, "SELECT name, file FROM byte_files");
+  Statement files(db_, kNamedFiles);
   if (!files.ready()) return failure("cannot read the byte files of");
-  Statement count(db_, "SELECT count(*) FROM byte_files");
+  Statement count(db_, "SELECT (SELECT count(*) FROM byte_files) + (SELECT count(*) FROM objects)");
   Files::Names named(adopted.begin(), adopted.end());
   if (count.ready() && count.step() == SQLITE_ROW) named.reserve(named.size() + static_cast<size_t>(count.integer(0, 0)));
   while (files.step() == SQLITE_ROW) named[files.text(0)] = files.text(1);
@@ -420,44 +462,56 @@ Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string
   return true;
 }
 
-// The records of `changes`, in the open transaction: objects to their table, others to
-// records. A record's byte files are those of the names it holds: an object's
-// version_id, a part's id.
+// The records of `changes`, in the open transaction: objects to their table (their
+// byte file in their row), others to records (their byte files in byte_files). The
+// names of bytes a record holds: an object's version_id, a part's id. `dropped`
+// receives the names the records held before, but for those they still hold.
 Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped) {
   Prepared& p = *prepared_;
   std::set<std::string> named;  // names the records saved here hold
+  auto held_before = [&](Statement& s) {
+    while (s.step() == SQLITE_ROW) dropped.insert(s.text(0));
+  };
   for (const auto& [api, records] : changes) {
     for (const StateRecord& r : records) {
-      Statement& before = r.kind == "*" ? p.all_owned.bind({api}) : p.owned.bind({api, r.kind, r.key});
-      while (before.step() == SQLITE_ROW) dropped.insert(before.text(0));
-      bool ok = r.kind == "*" ? p.unown_all.bind({api}).run() && p.remove_all.bind({api}).run() &&
-                                    p.remove_objects.bind({api}).run()
-                              : p.unown.bind({api, r.kind, r.key}).run();
-      std::vector<std::string> names;  // of bytes, which this record holds
-      if (ok && r.object) {
-        const ObjectRow& o = *r.object;
-        ok = p.put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id,
-                                o.headers})
-                 .bind_int(10, o.size)
-                 .run();
-        names.push_back(o.version_id);
-      } else if (ok && r.kind == "object") {
-        ok = p.remove_object.bind({api, r.key}).run();
-      } else if (ok && r.kind != "*") {
-        ok = r.value.is_null() ? p.remove.bind({api, r.kind, r.key}).run() : p.put.bind({api, r.kind, r.key, r.value.dump()}).run();
-        if (r.value.is_object() && r.value.contains("id")) names.push_back(r.value.value("id", ""));
-      }
-      for (const std::string& name : names) {
-        std::string file = files_->file_of(name);
-        if (!ok || file.empty()) continue;  // not a name of bytes (an upload's id is not)
-        named.insert(name);
-        ok = p.own.bind({name, file, api, r.kind, r.key}).run();
+      bool ok;
+      if (r.kind == "*") {
+        held_before(p.all_owned.bind({api}));
+        held_before(p.all_objects_owned.bind({api}));
+        ok = p.unown_all.bind({api}).run() && p.remove_all.bind({api}).run() && p.remove_objects.bind({api}).run();
+      } else if (r.kind == "object") {
+        const std::string& bucket = r.object ? r.object->bucket : r.bucket;
+        held_before(p.object_owned.bind({api, bucket, r.key}));
+        ok = r.object ? put_object(api, *r.object, named) : p.remove_object.bind({api, bucket, r.key}).run();
+      } else {
+        held_before(p.owned.bind({api, r.kind, r.key}));
+        ok = p.unown.bind({api, r.kind, r.key}).run();
+        if (ok) ok = r.value.is_null() ? p.remove.bind({api, r.kind, r.key}).run() : p.put.bind({api, r.kind, r.key, r.value.dump()}).run();
+        std::string name = r.value.is_object() ? r.value.value("id", "") : "";
+        std::string file = name.empty() ? "" : files_->file_of(name);
+        if (ok && !file.empty()) {  // not every id names bytes (an upload's does not)
+          named.insert(name);
+          ok = p.own.bind({name, file, api, r.kind, r.key}).run();
+        }
       }
       if (!ok) return failure("cannot save a record in");
     }
   }
   for (const std::string& name : named) dropped.erase(name);
   return true;
+}
+
+// An object's row, with the file of its bytes (none when they were not kept).
+bool StateDatabase::put_object(const std::string& api, const ObjectRow& o, std::set<std::string>& named) {
+  Statement& put = prepared_->put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum,
+                                               o.upload_id, o.headers});
+  put.bind_int(10, o.size);
+  std::string file = files_->file_of(o.version_id);
+  if (!file.empty()) {
+    put.bind_text(11, file);
+    named.insert(o.version_id);
+  }
+  return put.run();
 }
 
 Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
@@ -519,7 +573,7 @@ Outcome<bool> StateDatabase::snapshot_to(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0) return state_file_error("cannot create", dir);
   Statement vacuum(db_, "VACUUM INTO ?1");
   if (!vacuum.ready() || !vacuum.bind({dir + "/state.db"}).run()) return failure("cannot snapshot");
-  Statement files(db_, "SELECT file FROM byte_files");
+  Statement files(db_, "SELECT file FROM byte_files UNION ALL SELECT file FROM objects WHERE file IS NOT NULL");
   if (!files.ready()) return failure("cannot read the byte files of");
   if (auto linked = link_listed(files, bytes_dir_, dir + "/bytes", "cannot link into the snapshot"); !linked.ok())
     return linked;
@@ -532,7 +586,7 @@ Outcome<bool> StateDatabase::link_snapshot_files(const std::string& dir) {
   Statement version(db_, "PRAGMA snapshot.user_version");
   if (!version.ready() || version.step() != SQLITE_ROW || std::atoi(version.text(0).c_str()) != kSchemaVersion)
     return make_error(ErrorKind::config, "BadSnapshot", "the snapshot " + dir + " is not of this cloudlua's schema");
-  Statement files(db_, "SELECT file FROM snapshot.byte_files");
+  Statement files(db_, kSnapshotFiles);
   if (!files.ready()) return failure("cannot read the byte files of the snapshot for");
   if (auto linked = link_listed(files, dir + "/bytes", bytes_dir_, "cannot link from the snapshot"); !linked.ok())
     return linked;
@@ -662,53 +716,6 @@ Outcome<int> open_own_folder(const std::string& path, const std::string& what) {
 }
 
 // ---------------------------------------------------------------- start
-
-bool is_json_state_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char c = 0;
-  ssize_t n;
-  while ((n = ::read(fd, &c, 1)) == 1 && std::isspace(static_cast<unsigned char>(c))) {
-  }
-  ::close(fd);
-  return n == 1 && c == '{';
-}
-
-namespace {
-
-// Removes the database at `path` and what SQLite keeps beside it.
-void remove_database(const std::string& path) {
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((path + suffix).c_str());
-}
-
-// The JSON state file in `path` made a database in its place (the platform restored
-// from it on the way), its byte files adopted as they are.
-Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
-  StateFile old(path);
-  if (auto opened = old.open(platform); !opened.ok()) return opened;
-  auto document = read_state_file(path);
-  if (!document.ok()) return document.error();
-  std::map<std::string, std::string> adopted;
-  if (document->is_object() && document->contains("byte_files"))
-    adopted = (*document)["byte_files"].get<std::map<std::string, std::string>>();
-  std::string importing = path + ".import";
-  remove_database(importing);
-  {
-    StateDatabase db(importing, ::write, path + ".bytes");
-    Outcome<bool> saved = db.open(false, std::move(adopted));
-    if (saved.ok()) saved = platform.keep_records_in(&db);
-    platform.keep_records_in(nullptr);
-    if (!saved.ok()) {
-      remove_database(importing);
-      return saved;
-    }
-  }  // closed: its WAL is in it
-  if (!commit_rename(importing, path) || !fsync_directory(directory_of(path)))
-    return state_file_error("cannot put the imported state database in place of", path);
-  return true;
-}
-
-}  // namespace
 
 Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path) {
   if (is_json_state_file(path)) {

@@ -72,6 +72,7 @@ class StateDatabase : public RecordStore {
   Outcome<bool> migrate();
   Outcome<bool> link_snapshot_files(const std::string& dir);
   Outcome<bool> apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped);
+  bool put_object(const std::string& api, const ObjectRow& o, std::set<std::string>& named);
   Error failure(const std::string& what) const;
   std::string path_;
   std::string bytes_dir_;
@@ -103,13 +104,8 @@ class StoreLock {
 // another user could plant links or files in it.
 Outcome<int> open_own_folder(const std::string& path, const std::string& what);
 
-// Whether `path` holds a state file of the JSON format (one written before the
-// database): a regular file whose first byte that is not blank is '{'.
-bool is_json_state_file(const std::string& path);
-
 // `serve --state PATH` at start: a JSON state file in PATH is imported into a database
-// (made beside it, then renamed over it: a crash leaves the state file or the whole
-// database), its byte files taken over as they are; then the database in PATH is
+// (import_state_file, emulator/state_import.h); then the database in PATH is
 // opened and `platform` restored from it, or, when it holds nothing yet, saved to it
 // whole. From then on every change of `platform` is saved to `db` before it is answered.
 Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path);

@@ -1,7 +1,7 @@
-// The platform's whole state as one document and back (what `serve --state` writes
-// and reads), its settings, its clock, and the save hook that runs before a change is
-// answered, and the state file it goes to. All on virtual time except where the wall
-// clock is the point.
+// The platform's state as records and back (what `serve --state` and snapshots save
+// and read), its settings, its clock, the save that runs before a change is answered,
+// the state database it goes to, and the JSON state file of earlier versions imported.
+// All on virtual time except where the wall clock is the point.
 #include <catch2/catch.hpp>
 #include <dirent.h>
 #include <sqlite3.h>
@@ -19,9 +19,10 @@
 
 #include "core/base/crypto.h"
 #include "core/model/validate.h"
+#include "emulator/held_records.h"
 #include "emulator/service.h"
 #include "emulator/state_db.h"
-#include "emulator/state_file.h"
+#include "emulator/state_import.h"
 
 using namespace cloud;
 
@@ -129,13 +130,14 @@ TEST_CASE("What falls due after 30 s has come after advances adding up to 30 s")
   CHECK(clock.reached(due));
 }
 
-TEST_CASE("dump and restore carry every record, the bytes and the pending transitions") {
+TEST_CASE("The records carry every resource, the bytes and the pending transitions") {
   auto p = platform();
   std::string upload = busy_platform(*p);
-  json text = json::parse(p->dump().dump());  // through text, as the state file does
+  HeldRecords held;
+  REQUIRE(p->save_records_to(held).ok());
 
   auto q = platform(false);
-  REQUIRE(q->restore(text).ok());
+  REQUIRE(q->restore_records_from(held).ok());
   CHECK(q->state() == p->state());
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}})["Body"] == kBinary);
 
@@ -162,54 +164,43 @@ TEST_CASE("dump and restore carry every record, the bytes and the pending transi
   CHECK(find(s, "snapshots", "name", "snap-1")["status"] == "AVAILABLE");
 }
 
-TEST_CASE("A state saved before parts had a time restores them, dated at the restore") {
-  auto p = platform();
-  std::string upload = busy_platform(*p);
-  json text = json::parse(p->dump().dump());
-  for (auto& [number, part] : text["services"]["storage"]["uploads"][upload]["parts"].items()) part = part["id"];
-  auto q = platform(false);
-  REQUIRE(q->restore(text).ok());
-  json listed = call_ok(*q, "ListParts", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}});
-  REQUIRE(listed["Part"].size() == 1);
-  CHECK(listed["Part"][0]["Size"] == kBinary.size());
-  CHECK(listed["Part"][0]["LastModified"].get<std::string>().size() == 20);  // 2026-01-31T12:00:00Z
-}
-
 TEST_CASE("In real time, what fell due while the platform was down has settled on restore") {
   auto p = std::make_unique<Platform>("jp-east-1", Model::builtin());
   p->load_fixtures();
   call_ok(*p, "RestoreInstance", {{"backupId", kBackup}, {"instanceId", "code-1"}});
-  json dumped = p->dump();
+  HeldRecords held;
+  REQUIRE(p->save_records_to(held).ok());
   auto restored = [&](double down) {
-    json d = dumped;
-    d["saved_at"] = d["saved_at"].get<double>() - down;
+    HeldRecords h = held;
+    h.header()["saved_at"] = h.header()["saved_at"].get<double>() - down;
     auto q = std::make_unique<Platform>("jp-east-1", Model::builtin());
-    REQUIRE(q->restore(d).ok());
+    REQUIRE(q->restore_records_from(h).ok());
     return find(q->state(), "instances", "instanceId", "code-1")["state"];
   };
   CHECK(restored(30) == "RESTORING");
   CHECK(restored(61) == "RUNNING");
 }
 
-TEST_CASE("restore refuses what dump did not write, and changes nothing then") {
+TEST_CASE("restore refuses records the platform did not save, and changes nothing then") {
   auto p = platform();
   json before = p->state();
-  json good = p->dump();
-  json wrong_format = good, missing = good, bad_bytes = good, wrong_type = good;
-  wrong_format["format"] = 99;
-  missing["services"].erase("devops");
-  bad_bytes["services"]["storage"]["buckets"]["demo-bucket"]["k"] = {
-      {"bytes", "!!!!"}, {"etag", "\"x\""}, {"last_modified", "x"}, {"version_id", "v"}};
-  wrong_type["services"]["cluster"]["snapshots"] = "snap-1";
-  for (const json& d : {json("not a dump"), wrong_format, missing, bad_bytes, wrong_type}) {
-    auto r = p->restore(d);
+  HeldRecords held;
+  REQUIRE(p->save_records_to(held).ok());
+  RecordStore::Saved good = **held.load();
+  RecordStore::Saved not_records = good, wrong_format = good, missing = good, bad_bytes = good, wrong_type = good;
+  not_records.header = "not records";
+  wrong_format.header["format"] = 99;
+  missing.records.erase("devops");
+  bad_bytes.objects["storage"].push_back({"demo-bucket", "k", "\"x\"", "x", "v-none", "{}", "", -1, "{}"});
+  wrong_type.records["cluster"]["service"][""]["snapshots"] = "snap-1";
+  for (const RecordStore::Saved& saved : {not_records, wrong_format, missing, bad_bytes, wrong_type}) {
+    auto r = p->restore_records(saved, held.bytes());
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == "BadStateFile");
     CHECK(p->state() == before);
   }
 }
 
-// A sink in memory: the documents saved, the bytes by name, and a switch to fail.
 // What is written to stderr while it lives (fd 2 sent to a file, then put back).
 struct CapturedStderr {
   std::string path = "/tmp/cloudlua-state-test-stderr-" + std::to_string(::getpid());
@@ -240,29 +231,26 @@ struct CapturedStderr {
   }
 };
 
-struct MemorySink : StateSink, ByteStore {
-  std::vector<json> saved;
-  std::map<std::string, SharedBytes> named;
+// Records held in memory, the saves counted, with a switch to fail.
+struct MemoryStore : HeldRecords {
+  size_t saves = 0;
   bool fail = false;
-  ByteStore& bytes() override { return *this; }
-  Outcome<bool> save(const json& d) override {
+  Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) override {
     if (fail) return make_error(ErrorKind::config, "StateFile", "disk full");
-    saved.push_back(d);
-    return true;
+    ++saves;
+    return HeldRecords::save(header, changes);
   }
-  SharedBytes put(const std::string& name, const SharedBytes& b) override { return named[name] = b; }
-  SharedBytes get(const std::string& name) const override { return named.at(name); }
 };
 
-TEST_CASE("The state sink is given each change before it is answered, and only changes") {
+TEST_CASE("The record store is given each change before it is answered, and only changes") {
   auto p = platform();
-  MemorySink sink;
-  REQUIRE(p->keep_state_in(&sink).ok());
-  CHECK(sink.saved.size() == 1);  // the platform as it was taken up
+  MemoryStore sink;
+  REQUIRE(p->keep_records_in(&sink).ok());
+  CHECK(sink.saves == 1);  // the platform as it was taken up
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
-  REQUIRE(sink.saved.size() == 2);
+  REQUIRE(sink.saves == 2);
   auto q = platform(false);
-  REQUIRE(q->restore(sink.saved.back(), sink).ok());
+  REQUIRE(q->restore_records_from(sink).ok());
   CHECK(q->state() == p->state());  // the saved document already holds the change
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == kBinary);
 
@@ -270,13 +258,13 @@ TEST_CASE("The state sink is given each change before it is answered, and only c
   call_ok(*p, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
   CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "none"}}).error.code == "NoSuchKey");
   CHECK(call(*p, "CreateBucket", {{"Bucket", "demo-bucket"}}).error.code == "BucketAlreadyOwnedByYou");
-  CHECK(sink.saved.size() == 2);  // reads and refusals change nothing
+  CHECK(sink.saves == 2);  // reads and refusals change nothing
 }
 
 TEST_CASE("A change that could not be saved is answered 500, undone, and blocks nothing once saving works") {
   auto p = platform();
-  MemorySink sink;
-  REQUIRE(p->keep_state_in(&sink).ok());
+  MemoryStore sink;
+  REQUIRE(p->keep_records_in(&sink).ok());
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
   json before = p->state();
 
@@ -300,7 +288,7 @@ TEST_CASE("A change that could not be saved is answered 500, undone, and blocks 
   call_ok(*p, "CreateBucket", {{"Bucket", "new"}});
   call_ok(*p, "PutObject", {{"Bucket", "new"}, {"Object", "k3"}, {"Body", "three"}});
   auto q = platform(false);
-  REQUIRE(q->restore(sink.saved.back(), sink).ok());
+  REQUIRE(q->restore_records_from(sink).ok());
   CHECK(q->state() == p->state());
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "new"}, {"Object", "k3"}})["Body"] == "three");
   CHECK(call(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}}).error.code == "NoSuchKey");
@@ -327,87 +315,98 @@ struct TempDir {
 
 }  // namespace
 
-TEST_CASE("A state file: the document and its byte files, written once, collected when unnamed") {
-  TempDir dir;
-  std::string path = dir.path + "/state.json";
-  auto p = platform();
-  StateFile file(path);
-  REQUIRE(file.open(*p).ok());  // no file yet: the platform as it is
-  REQUIRE(p->keep_state_in(&file).ok());  // saved at once
-  auto first = read_state_file(path);
-  REQUIRE(first.ok());
-  CHECK(first->value("format", 0) == 1);
-
-  p->set_setting("min_part_size", 1);
-  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
-  std::set<std::string> one = byte_files(path);
-  CHECK(one.size() == 1);
-  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "other"}, {"Body", "x"}});
-  CHECK(byte_files(path).size() == 2);
-  CHECK(std::includes(byte_files(path).begin(), byte_files(path).end(), one.begin(), one.end()));  // not rewritten
-  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "replaced"}});
-  std::set<std::string> after = byte_files(path);
-  CHECK(after.size() == 2);
-  CHECK_FALSE(after.count(*one.begin()));  // the replaced bytes are gone
-
-  std::string upload = call_ok(*p, "CreateMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "big"}})["UploadId"];
-  json part = call_ok(*p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"uploadId", upload},
-                                         {"partNumber", 1}, {"body", "part"}});
-  CHECK(byte_files(path).size() == 3);
-
-  // a restart: the same state, bytes and upload included
-  auto q = platform(false);
-  StateFile again(path);
-  REQUIRE(again.open(*q).ok());
-  CHECK(q->state() == p->state());
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "replaced");
-  REQUIRE(q->keep_state_in(&again).ok());
-  CHECK(byte_files(path).size() == 3);  // nothing written again
-  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "big"}, {"uploadId", upload},
-                                          {"Part", {{{"PartNumber", 1}, {"ETag", part["ETag"]}}}}});
-  CHECK(byte_files(path).size() == 3);  // the part's file gone, the object's come
-  q->keep_state_in(nullptr);
-
-  // a byte file gone missing: the state is refused, naming it
-  std::string lost = *byte_files(path).begin();
-  REQUIRE(::unlink((path + ".bytes/" + lost).c_str()) == 0);
-  REQUIRE(std::system(("touch " + path + ".bytes/half-written.tmp").c_str()) == 0);
-  auto r = platform(false);
-  StateFile broken(path);
-  auto refused = broken.open(*r);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().code == "BadStateFile");
-  CHECK(refused.error().message.find(lost) != std::string::npos);
-  CHECK(refused.error().message.find(path) != std::string::npos);
-  CHECK_FALSE(byte_files(path).count("half-written.tmp"));  // what a crash left half-written is cleared
+// A copy of the JSON state file of tests/data/state_json_v1 in `dir`: its path.
+std::string json_state_in(const TempDir& dir) {
+  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_json_v1/. " + dir.path).c_str()) == 0);
+  return dir.path + "/state.json";
 }
 
-TEST_CASE("The state file's document: none yet, written and read back, errors naming the file") {
+// `document` written in place of the JSON state file at `path`.
+void write_json(const std::string& path, const json& document) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f);
+  std::string text = document.dump();
+  CHECK(std::fwrite(text.data(), 1, text.size(), f) == text.size());
+  std::fclose(f);
+}
+
+TEST_CASE("The JSON state file's document: none yet, read, errors naming the file") {
   TempDir dir;
   std::string path = dir.path + "/state.json";
   auto none = read_state_file(path);
   REQUIRE(none.ok());
   CHECK(none->is_null());
 
-  auto p = platform();
-  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
-  REQUIRE(write_state_file(path, p->dump()).ok());
+  path = json_state_in(dir);
   auto back = read_state_file(path);
   REQUIRE(back.ok());
-  auto q = platform(false);
-  REQUIRE(q->restore(*back).ok());
-  CHECK(q->state() == p->state());
-  CHECK(std::system(("test ! -e " + path + ".tmp").c_str()) == 0);  // no temporary left behind
+  CHECK(back->value("format", 0) == 1);
 
   REQUIRE(std::system(("echo '{not json' > " + path).c_str()) == 0);
   auto garbled = read_state_file(path);
   REQUIRE_FALSE(garbled.ok());
   CHECK(garbled.error().code == "BadStateFile");
   CHECK(garbled.error().message.find(path) != std::string::npos);
+}
 
-  auto nowhere = write_state_file(dir.path + "/no/such/dir/state.json", p->dump());
-  REQUIRE_FALSE(nowhere.ok());
-  CHECK(nowhere.error().message.find("no/such/dir") != std::string::npos);
+TEST_CASE("A JSON state file saved before parts had a time is imported, its parts dated at the import") {
+  TempDir dir;
+  std::string path = json_state_in(dir);
+  json document = *read_state_file(path);
+  for (auto& [id, upload] : document["services"]["storage"]["uploads"].items())
+    for (auto& [number, part] : upload["parts"].items()) part = part["id"];
+  write_json(path, document);
+  auto q = platform(false);
+  StateDatabase db(path);
+  REQUIRE(open_state(*q, db, path).ok());
+  json listed = call_ok(*q, "ListParts", {{"Bucket", "kept"}, {"Object", "in progress"},
+                                          {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"}});
+  REQUIRE(listed["Part"].size() == 1);
+  CHECK(listed["Part"][0]["Size"] == 8);
+  CHECK(listed["Part"][0]["LastModified"].get<std::string>().size() == 20);  // 2026-01-31T12:00:00Z
+}
+
+TEST_CASE("A JSON state file naming a byte file outside its folder is refused at its import") {
+  TempDir dir;
+  std::string path = json_state_in(dir);
+  json saved = *read_state_file(path);
+  json& object = saved["services"]["storage"]["buckets"]["kept"]["hello.txt"];
+  std::string version = object["version_id"];
+  REQUIRE(std::system(("echo outside > " + dir.path + "/outside").c_str()) == 0);
+  REQUIRE(::symlink((dir.path + "/outside").c_str(), (path + ".bytes/link.9").c_str()) == 0);
+  json legacy = saved;  // a state file of an older version names no files: there, the id is the file
+  legacy.erase("byte_files");
+  legacy["services"]["storage"]["buckets"]["kept"]["hello.txt"]["version_id"] = "../outside";
+  std::vector<json> refused = {legacy};
+  for (const char* file : {"../outside", "/etc/hostname", "link.9", ".hidden"}) {
+    refused.push_back(saved);
+    refused.back()["byte_files"][version] = file;
+  }
+  for (const json& document : refused) {
+    INFO(document.value("byte_files", json()).dump());  // the legacy document has none: [] on a const json asserts
+    write_json(path, document);
+    auto q = platform(false);
+    StateDatabase db(path);
+    auto opened = open_state(*q, db, path);
+    REQUIRE_FALSE(opened.ok());
+    CHECK(opened.error().code == "BadStateFile");
+    CHECK(opened.error().message.find(path) != std::string::npos);
+    CHECK(q->state()["buckets"].empty());
+    CHECK(is_json_state_file(path));  // left as it was
+  }
+
+  // an older version's state file whose ids are the files is taken, its files as they are
+  json older = saved;
+  older.erase("byte_files");
+  for (const auto& [name, file] : saved["byte_files"].items())
+    REQUIRE(::rename((path + ".bytes/" + file.get<std::string>()).c_str(), (path + ".bytes/" + name).c_str()) == 0);
+  write_json(path, older);
+  auto q = platform(false);
+  StateDatabase db(path);
+  REQUIRE(open_state(*q, db, path).ok());
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "hello, state file\n");
+  CHECK(byte_files(path).count(version));
+  CHECK(byte_files(path).size() == 3);  // and the link planted, which no record names, is gone
 }
 
 namespace {
@@ -436,149 +435,8 @@ struct FailingDisk {
   }
 };
 
-bool any_temporary(const std::string& state) {
-  for (const std::string& f : byte_files(state))
-    if (f.size() > 4 && f.compare(f.size() - 4, 4, ".tmp") == 0) return true;
-  return std::system(("ls " + state + ".??????.tmp >/dev/null 2>&1").c_str()) == 0;
-}
 
 }  // namespace
-
-TEST_CASE("A state file on a full disk: the change is answered 500 and undone, the next one saved once space is back") {
-  TempDir dir;
-  std::string path = dir.path + "/state.json";
-  FailingDisk disk;
-  auto p = platform();
-  StateFile file(path, disk.call());
-  REQUIRE(file.open(*p).ok());
-  REQUIRE(p->keep_state_in(&file).ok());
-  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "kept"}});
-  // no byte file can be written; then the byte file can, the document cannot
-  for (std::string where : {"", "state.json."}) {
-    INFO("failing writes to '" << where << "'");
-    disk.full = true, disk.where = where, disk.except = where.empty() ? "" : ".bytes/";
-    CapturedStderr log;
-    HandlerResult r = call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}, {"Body", "lost"}});
-    CHECK(r.error.status == 500);
-    CHECK(r.error.message.find(path) == std::string::npos);  // neither the path nor the errno in the answer
-    CHECK(r.error.message.find(std::strerror(ENOSPC)) == std::string::npos);
-    std::string logged = log.text();
-    CHECK(logged.find(std::strerror(ENOSPC)) != std::string::npos);
-    CHECK(logged.find(path) != std::string::npos);
-    CHECK(call(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k2"}}).error.code == "NoSuchKey");
-    CHECK_FALSE(any_temporary(path));  // nothing left to fill the disk further
-
-    disk.full = false;
-    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}, {"Body", "three " + where}});
-    CHECK(call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}})["Body"] == "three " + where);
-    auto q = platform(false);  // a restart finds what was acknowledged, and only that
-    StateFile again(path);
-    REQUIRE(again.open(*q).ok());
-    CHECK(q->state() == p->state());
-    CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k3"}})["Body"] == "three " + where);
-    CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "kept");
-  }
-}
-
-TEST_CASE("A byte file left by a write that was never saved is not taken for a later write's bytes") {
-  TempDir dir;
-  std::string path = dir.path + "/state.json";
-  {  // the byte file is written, then the server dies before the document is
-    FailingDisk disk;
-    disk.where = "state.json.", disk.except = ".bytes/";
-    auto p = platform();
-    StateFile file(path, disk.call());
-    REQUIRE(file.open(*p).ok());
-    REQUIRE(p->keep_state_in(&file).ok());
-    disk.full = true;
-    CHECK(call(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "never acknowledged"}}).error.status == 500);
-    REQUIRE(byte_files(path).size() == 1);
-  }
-  auto q = platform(false);
-  StateFile again(path);
-  REQUIRE(again.open(*q).ok());
-  REQUIRE(q->keep_state_in(&again).ok());
-  CHECK(byte_files(path).empty());  // what no document names is removed at start
-  // the same version id as the write that was lost: other bytes, another file
-  call_ok(*q, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "acknowledged"}});
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "acknowledged");
-  auto r = platform(false);
-  StateFile third(path);
-  REQUIRE(third.open(*r).ok());
-  CHECK(call_ok(*r, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "acknowledged");
-}
-
-TEST_CASE("A state file naming a byte file outside its folder is refused at start") {
-  TempDir dir;
-  std::string path = dir.path + "/state.json";
-  {
-    auto p = platform();
-    StateFile file(path);
-    REQUIRE(file.open(*p).ok());
-    REQUIRE(p->keep_state_in(&file).ok());
-    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "inside"}});
-  }
-  json saved = *read_state_file(path);
-  json& object = saved["services"]["storage"]["buckets"]["demo-bucket"]["k"];
-  std::string version = object["version_id"];
-  REQUIRE(std::system(("echo outside > " + dir.path + "/outside").c_str()) == 0);
-  REQUIRE(::symlink((dir.path + "/outside").c_str(), (path + ".bytes/link.9").c_str()) == 0);
-  json legacy = saved;  // a state file of an older version names no files: there, the id is the file
-  legacy.erase("byte_files");
-  legacy["services"]["storage"]["buckets"]["demo-bucket"]["k"]["version_id"] = "../outside";
-  std::vector<json> refused = {legacy};
-  for (const char* file : {"../outside", "/etc/hostname", "link.9", ".hidden"}) {
-    refused.push_back(saved);
-    refused.back()["byte_files"][version] = file;
-  }
-  for (const json& document : refused) {
-    INFO(document.value("byte_files", json()).dump());  // the legacy document has none: [] on a const json asserts
-    REQUIRE(write_state_file(path, document).ok());
-    auto q = platform(false);
-    StateFile file(path);
-    auto opened = file.open(*q);
-    REQUIRE_FALSE(opened.ok());
-    CHECK(opened.error().code == "BadStateFile");
-    CHECK(opened.error().message.find(path) != std::string::npos);
-    CHECK(q->state()["buckets"].empty());
-  }
-
-  // an older version's state file whose ids are the files is taken, and its files renamed
-  json older = saved;
-  older.erase("byte_files");
-  REQUIRE(std::system(("cp " + path + ".bytes/" + saved["byte_files"][version].get<std::string>() + " " + path +
-                       ".bytes/" + version).c_str()) == 0);
-  REQUIRE(write_state_file(path, older).ok());
-  auto q = platform(false);
-  StateFile file(path);
-  REQUIRE(file.open(*q).ok());
-  REQUIRE(q->keep_state_in(&file).ok());
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "inside");
-  CHECK_FALSE(byte_files(path).count(version));
-  CHECK(byte_files(path).size() == 1);
-}
-
-TEST_CASE("A link planted where the state file's temporaries go is never followed, and its target is untouched") {
-  TempDir dir;
-  std::string path = dir.path + "/state.json", target = dir.path + "/precious";
-  REQUIRE(std::system(("echo precious > " + target).c_str()) == 0);
-  REQUIRE(::mkdir((path + ".bytes").c_str(), 0700) == 0);
-  // the names a temporary had (FILE.tmp), one of the names it has now, a byte file's
-  for (const std::string& at : {path + ".tmp", path + ".abcdef.tmp", path + ".bytes/v000000000001.1.tmp"})
-    REQUIRE(::symlink(target.c_str(), at.c_str()) == 0);
-  auto p = platform();
-  StateFile file(path);
-  REQUIRE(file.open(*p).ok());
-  REQUIRE(p->keep_state_in(&file).ok());
-  call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", kBinary}});
-  p->keep_state_in(nullptr);
-  CHECK(std::system(("grep -qx precious " + target).c_str()) == 0);
-  CHECK(std::system(("test -L " + path + ".tmp").c_str()) == 0);  // left as it was
-  CHECK(std::system(("test ! -e " + path + ".abcdef.tmp").c_str()) == 0);  // a crash's leftover: the link removed
-  auto back = read_state_file(path);
-  REQUIRE(back.ok());
-  CHECK(back->is_object());
-}
 
 // ---------------------------------------------------------------- the state database
 
@@ -878,7 +736,7 @@ TEST_CASE("The state database's schema has a version, and a newer one is refused
   TempDir dir;
   std::string path = dir.path + "/state";
   state_with(path, {});
-  CHECK(StateDatabase::schema_version() == 3);
+  CHECK(StateDatabase::schema_version() == 4);
   edit_database(path, "PRAGMA user_version=99");
   std::string why = refusal_at_start(path);
   CHECK(why.find("schema 99") != std::string::npos);
@@ -890,7 +748,7 @@ TEST_CASE("A state database naming a byte file outside its folder is refused at 
   std::string path = dir.path + "/state";
   state_with(path, {{"k", "kept"}});
   REQUIRE(std::system(("echo secret > " + dir.path + "/outside").c_str()) == 0);
-  edit_database(path, "UPDATE byte_files SET file = '../outside'");
+  edit_database(path, "UPDATE objects SET file = '../outside'");
   CHECK(refusal_at_start(path).find("../outside") != std::string::npos);
 }
 
@@ -955,7 +813,7 @@ TEST_CASE("A byte file the database names in another form than <name>.<serial> i
   state_with(path, {{"k", "kept"}});
   std::string file = *byte_files(path).begin();
   REQUIRE(::rename((path + ".bytes/" + file).c_str(), (path + ".bytes/other-form").c_str()) == 0);
-  edit_database(path, "UPDATE byte_files SET file = 'other-form'");
+  edit_database(path, "UPDATE objects SET file = 'other-form'");
   std::unique_ptr<StateDatabase> db;
   auto q = restarted(path, db);
   CHECK(byte_files(path) == std::set<std::string>{"other-form"});
@@ -984,7 +842,7 @@ TEST_CASE("A state database of schema 2 is migrated at start: its objects kept, 
   std::set<std::string> files = byte_files(path);
   std::unique_ptr<StateDatabase> db;
   auto p = restarted(path, db);
-  CHECK(count_rows(path, "PRAGMA user_version") == 3);
+  CHECK(count_rows(path, "PRAGMA user_version") == StateDatabase::schema_version());
   CHECK(count_rows(path, "SELECT count(*) FROM objects WHERE headers = '{}'") == 2);
   CHECK(byte_files(path) == files);
   json hello = call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}});
@@ -1030,4 +888,46 @@ TEST_CASE("The state database keeps an object's content headers and metadata, an
                                            {"Part", {{{"PartNumber", 1}, {"ETag", "\"f97c5d29941bfb1b2fdab0874906ab82\""}}}}});
   json made = call_ok(*q, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "up"}});
   for (const char* m : {"ContentType", "CacheControl", "Metadata"}) CHECK(made[m] == content[m]);
+}
+
+TEST_CASE("A state database of schema 3 is migrated at start: its objects with their metadata and bytes read back") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  // written by cloudlua serve --state with schema 3 (tests/data/state_db_v3): a bucket
+  // with two objects (one with metadata, one with a checksum), one deleted, an upload
+  // with a part in progress
+  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v3/. " + dir.path).c_str()) == 0);
+  REQUIRE(count_rows(path, "PRAGMA user_version") == 3);
+  std::set<std::string> files = byte_files(path);
+  REQUIRE(files.size() == 3);
+  std::unique_ptr<StateDatabase> db;
+  auto p = restarted(path, db);
+  CHECK(count_rows(path, "PRAGMA user_version") == StateDatabase::schema_version());
+  CHECK(byte_files(path) == files);
+  // an object is its row: the file of its bytes there, none in byte_files (the part's only)
+  CHECK(count_rows(path, "SELECT count(file) FROM objects") == 2);
+  CHECK(count_rows(path, "SELECT count(*) FROM byte_files") == 1);
+  json hello = call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}});
+  CHECK(hello["Body"] == "hello, state database v3\n");
+  CHECK(hello["ContentType"] == "text/plain");
+  CHECK(hello["Metadata"] == json({{"origin", "v3"}}));
+  CHECK(call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}})["ChecksumCRC32"] ==
+        "vRPIFQ==");
+  CHECK(call(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "gone"}}).error.code == "NoSuchKey");
+  call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}, {"Body", "replaced"}});
+  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
+                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
+                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  std::set<std::string> now = byte_files(path);  // the replaced object's file and the part's gone, two new ones come
+  CHECK(now.size() == 3);
+  CHECK(now.count("v000000000015.2"));
+  CHECK_FALSE(now.count("v000000000014.1"));
+  CHECK_FALSE(now.count("part-000000000018.4"));
+  json before = p->state();
+  db.reset();
+  auto q = restarted(path, db);
+  CHECK(q->state() == before);
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "replaced");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}})["Body"] == "with a checksum");
 }

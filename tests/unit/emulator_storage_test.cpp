@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "emulator/held_records.h"
 #include "emulator/service.h"
 
 using namespace cloud;
@@ -531,9 +532,10 @@ TEST_CASE("storage: PartNumber answers one part of a multipart object, all of a 
   CHECK_FALSE(one.result.contains("PartsCount"));
   check_error(f.call("HeadObject", object_args("digits", {{"PartNumber", 2}})), 416, "InvalidPartNumber");
 
-  // The part sizes survive a dump and restore (a snapshot, serve --state's file).
-  json dumped = f.p.dump();
-  REQUIRE(f.p.restore(dumped).ok());
+  // The part sizes survive the records saved and restored (a snapshot, serve --state's database).
+  HeldRecords saved;
+  REQUIRE(f.p.save_records_to(saved).ok());
+  REQUIRE(f.p.restore_records_from(saved).ok());
   HandlerResult after = f.call("GetObject", object_args("big.bin", {{"PartNumber", 2}}));
   CHECK(after.result["Body"] == "world");
   CHECK(after.result["PartsCount"] == 3);
