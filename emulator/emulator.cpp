@@ -31,7 +31,7 @@
 #include "emulator/intake.h"
 #include "emulator/post_object.h"
 #include "emulator/service.h"
-#include "emulator/snapshots.h"
+#include "emulator/checkpoints.h"
 #include "emulator/state_db.h"
 
 namespace cloud {
@@ -73,7 +73,7 @@ struct Emulator::Impl {
   Answers answers{platform};  // request ids, dates, errors and results written
   std::unique_ptr<StoreLock> store_lock;    // with options.state_file: this process owns it
   std::unique_ptr<StateDatabase> state_db;  // with options.state_file
-  std::unique_ptr<Snapshots> snapshots = std::make_unique<Snapshots>(platform, nullptr, "");  // in memory until start()
+  std::unique_ptr<Checkpoints> checkpoints = std::make_unique<Checkpoints>(platform, nullptr, "");  // in memory until start()
   // What the bodies of the requests in flight may hold, all APIs together.
   std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
 
@@ -296,9 +296,9 @@ Outcome<bool> Emulator::start() {
     impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
     auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
     if (!opened.ok()) return opened.error();
-    impl_->snapshots =
-        std::make_unique<Snapshots>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
-    if (auto owned = impl_->snapshots->open(); !owned.ok()) return owned.error();  // made now: nobody else's
+    impl_->checkpoints =
+        std::make_unique<Checkpoints>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
+    if (auto owned = impl_->checkpoints->open(); !owned.ok()) return owned.error();  // made now: nobody else's
   }
   // Raw payloads are streamed to options.body_folder, or the state's folder of bytes,
   // where the store links them in.
@@ -343,20 +343,12 @@ const EmulatorOptions& Emulator::options() const { return impl_->options; }
 void Emulator::add_fault(Fault fault) { impl_->faults.add(std::move(fault)); }
 void Emulator::clear_faults() { impl_->faults.clear(); }
 
-Outcome<bool> Emulator::checkpoint(const std::string& name) { return impl_->snapshots->take(name); }
-std::vector<std::string> Emulator::checkpoints() const { return impl_->snapshots->names(); }
+Outcome<bool> Emulator::checkpoint(const std::string& name) { return impl_->checkpoints->take(name); }
+std::vector<std::string> Emulator::checkpoints() const { return impl_->checkpoints->names(); }
 
-// The checkpoint `name` in place of the platform. An unknown name is NoSuchCheckpoint,
-// listing the known ones (emulator/snapshots.cpp still says NoSuchSnapshot: renamed
-// here until that file is).
-Outcome<bool> Emulator::restore(const std::string& name) {
-  Outcome<bool> restored = impl_->snapshots->restore(name);
-  if (restored.ok() || restored.error().code != "NoSuchSnapshot") return restored;
-  std::string known;
-  for (const std::string& n : checkpoints()) known += (known.empty() ? "" : ", ") + n;
-  return make_error(ErrorKind::validation, "NoSuchCheckpoint",
-                    "no checkpoint named '" + name + "' (checkpoints: " + (known.empty() ? "none" : known) + ")");
-}
+// The checkpoint `name` in place of the platform; an unknown name is NoSuchCheckpoint,
+// listing the known ones.
+Outcome<bool> Emulator::restore(const std::string& name) { return impl_->checkpoints->restore(name); }
 
 std::map<std::string, unsigned long> Emulator::requests_served() const { return impl_->faults.served(); }
 Platform& Emulator::platform() { return impl_->platform; }

@@ -75,7 +75,7 @@ class Emulator {
   // and Date headers of the answers, derived from `seed` and counted from it.
   void set_seed(std::uint64_t seed);
 
-  // Checkpoints: the whole platform saved by name (emulator/snapshots.h): with a state
+  // Checkpoints: the whole platform saved by name (emulator/checkpoints.h): with a state
   // file, folders of <state file>.snapshots/; without, in memory. Faults and request
   // counts are not part of them. Restoring an unknown name is NoSuchCheckpoint.
   Outcome<bool> checkpoint(const std::string& name);

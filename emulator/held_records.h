@@ -1,5 +1,5 @@
 // Records held in memory: a RecordStore that keeps what it is given, the bytes shared
-// with the platform (a blob never changes once made). An emulator's snapshot without a
+// with the platform (a blob never changes once made). An emulator's checkpoint without a
 // state database is one; the JSON state file's import reads its records into one.
 #pragma once
 

@@ -218,7 +218,7 @@ class Service {
   virtual void settle() {}                     // apply transitions that are due
   virtual json state() const = 0;              // its part of cloud.emulator.state()
   virtual void reset() = 0;                    // empty
-  // The one way its state leaves and comes back (`serve --state`, snapshots): records.
+  // The one way its state leaves and comes back (`serve --state`, checkpoints): records.
   // Everything needed to carry on: resources, pending transitions (platform times),
   // counters. changed_records() gives the records changed since the last call, their
   // bytes put to `bytes` (every record, after a "*", with `all`); restore_records()
@@ -318,7 +318,7 @@ class Platform {
   void set_endpoints(std::map<std::string, std::string> endpoints);
 
   // Every record of the platform (the header: clock, ids, settings; every service's
-  // records), to `store` at once: a copy (a snapshot in memory). Not while a store
+  // records), to `store` at once: a copy (a checkpoint in memory). Not while a store
   // keeps the records (keep_records_in): that one's are copied whole instead.
   Outcome<bool> save_records_to(RecordStore& store);
   // The platform as `saved` says, its bytes from `bytes` (the records taken apart on the
@@ -334,10 +334,10 @@ class Platform {
   // cannot be read or restored, or the first save fails: no store is kept then.
   Outcome<bool> keep_records_in(RecordStore* store);
   // Runs `fn` with the platform's lock held: no call, change or save happens meanwhile,
-  // so what `fn` copies of the store kept is consistent (a snapshot).
+  // so what `fn` copies of the store kept is consistent (a checkpoint).
   Outcome<bool> exclusive(const std::function<Outcome<bool>()>& fn);
   // Runs `replace`, which puts other records in the store kept (keep_records_in), and
-  // restores the platform from them, under one hold of the lock (a snapshot restored).
+  // restores the platform from them, under one hold of the lock (a checkpoint restored).
   Outcome<bool> reload_records(const std::function<Outcome<bool>()>& replace);
 
  private:

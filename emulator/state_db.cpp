@@ -72,8 +72,8 @@ constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 // Every byte file the database names, as (name, file): the parts' and the objects'.
 const char* const kNamedFiles =
     "SELECT name, file FROM byte_files UNION ALL SELECT version_id, file FROM objects WHERE file IS NOT NULL";
-const char* const kSnapshotFiles =
-    "SELECT file FROM snapshot.byte_files UNION ALL SELECT file FROM snapshot.objects WHERE file IS NOT NULL";
+const char* const kCheckpointFiles =
+    "SELECT file FROM checkpoint.byte_files UNION ALL SELECT file FROM checkpoint.objects WHERE file IS NOT NULL";
 
 // The error naming `path` and the system's reason (errno).
 Error state_file_error(const std::string& what, const std::string& path) {
@@ -211,7 +211,7 @@ class StateDatabase::Files : public ByteStore {
   // Creates the folder if needed and learns the serials its files took and which of
   // the files the database names (`named`, name -> file) are there; with `collect`,
   // every other file is removed, but for bodies being streamed in (kIncoming) after the
-  // first open: at the first they are what a crash cut off, later (a snapshot restored)
+  // first open: at the first they are what a crash cut off, later (a checkpoint restored)
   // live requests'. A file "<name>.<serial>" (the form put() gives them) is looked up
   // by its name; only when some named file was not found so is every named file looked
   // at (rare: a file gone, or named in another form).
@@ -544,7 +544,7 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
   return std::optional<Saved>(std::move(saved));
 }
 
-// ---------------------------------------------------------------- snapshots
+// ---------------------------------------------------------------- checkpoints
 
 namespace {
 
@@ -568,27 +568,27 @@ Outcome<bool> link_listed(Statement& files, const std::string& from, const std::
 
 }  // namespace
 
-Outcome<bool> StateDatabase::snapshot_to(const std::string& dir) {
+Outcome<bool> StateDatabase::checkpoint_to(const std::string& dir) {
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
   if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0) return state_file_error("cannot create", dir);
   Statement vacuum(db_, "VACUUM INTO ?1");
-  if (!vacuum.ready() || !vacuum.bind({dir + "/state.db"}).run()) return failure("cannot snapshot");
+  if (!vacuum.ready() || !vacuum.bind({dir + "/state.db"}).run()) return failure("cannot checkpoint");
   Statement files(db_, "SELECT file FROM byte_files UNION ALL SELECT file FROM objects WHERE file IS NOT NULL");
   if (!files.ready()) return failure("cannot read the byte files of");
-  if (auto linked = link_listed(files, bytes_dir_, dir + "/bytes", "cannot link into the snapshot"); !linked.ok())
+  if (auto linked = link_listed(files, bytes_dir_, dir + "/bytes", "cannot link into the checkpoint"); !linked.ok())
     return linked;
   if (!fsync_directory(dir + "/bytes") || !fsync_directory(dir)) return state_file_error("cannot flush", dir);
   return true;
 }
 
-// The byte files of the attached snapshot in `dir`, linked into the folder of bytes.
-Outcome<bool> StateDatabase::link_snapshot_files(const std::string& dir) {
-  Statement version(db_, "PRAGMA snapshot.user_version");
+// The byte files of the attached checkpoint in `dir`, linked into the folder of bytes.
+Outcome<bool> StateDatabase::link_checkpoint_files(const std::string& dir) {
+  Statement version(db_, "PRAGMA checkpoint.user_version");
   if (!version.ready() || version.step() != SQLITE_ROW || std::atoi(version.text(0).c_str()) != kSchemaVersion)
-    return make_error(ErrorKind::config, "BadSnapshot", "the snapshot " + dir + " is not of this cloudlua's schema");
-  Statement files(db_, kSnapshotFiles);
-  if (!files.ready()) return failure("cannot read the byte files of the snapshot for");
-  if (auto linked = link_listed(files, dir + "/bytes", bytes_dir_, "cannot link from the snapshot"); !linked.ok())
+    return make_error(ErrorKind::config, "BadCheckpoint", "the checkpoint " + dir + " is not of this cloudlua's schema");
+  Statement files(db_, kCheckpointFiles);
+  if (!files.ready()) return failure("cannot read the byte files of the checkpoint for");
+  if (auto linked = link_listed(files, dir + "/bytes", bytes_dir_, "cannot link from the checkpoint"); !linked.ok())
     return linked;
   if (!fsync_directory(bytes_dir_)) return state_file_error("cannot flush", bytes_dir_);
   return true;
@@ -596,10 +596,10 @@ Outcome<bool> StateDatabase::link_snapshot_files(const std::string& dir) {
 
 namespace {
 
-// The snapshot in `dir` brought up to this schema when it is of an older one (taken by
+// The checkpoint in `dir` brought up to this schema when it is of an older one (taken by
 // an older cloudlua): migrated in place as a state database is at start. One of a newer
-// schema is refused by link_snapshot_files().
-Outcome<bool> upgrade_snapshot(const std::string& dir) {
+// schema is refused by link_checkpoint_files().
+Outcome<bool> upgrade_checkpoint(const std::string& dir) {
   std::string path = dir + "/state.db";
   sqlite3* raw = nullptr;
   int version = kSchemaVersion;
@@ -615,28 +615,28 @@ Outcome<bool> upgrade_snapshot(const std::string& dir) {
 
 }  // namespace
 
-// The snapshot's byte files are linked in first, so that its records, once committed,
+// The checkpoint's byte files are linked in first, so that its records, once committed,
 // name files that are there; a crash before the commit leaves links no record names,
 // removed at the next start.
 Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
-  if (auto upgraded = upgrade_snapshot(dir); !upgraded.ok()) return upgraded;
+  if (auto upgraded = upgrade_checkpoint(dir); !upgraded.ok()) return upgraded;
   {
-    Statement attach(db_, "ATTACH DATABASE ?1 AS snapshot");
+    Statement attach(db_, "ATTACH DATABASE ?1 AS checkpoint");
     if (!attach.ready() || !attach.bind({dir + "/state.db"}).run())
-      return failure("cannot read the snapshot " + dir + " for");
+      return failure("cannot read the checkpoint " + dir + " for");
   }
-  Outcome<bool> done = link_snapshot_files(dir);
+  Outcome<bool> done = link_checkpoint_files(dir);
   const char* copy =
       "BEGIN IMMEDIATE; DELETE FROM main.meta; DELETE FROM main.records; DELETE FROM main.objects;"
-      "DELETE FROM main.byte_files; INSERT INTO main.meta SELECT * FROM snapshot.meta;"
-      "INSERT INTO main.records SELECT * FROM snapshot.records; INSERT INTO main.objects SELECT * FROM snapshot.objects;"
-      "INSERT INTO main.byte_files SELECT * FROM snapshot.byte_files; COMMIT;";
+      "DELETE FROM main.byte_files; INSERT INTO main.meta SELECT * FROM checkpoint.meta;"
+      "INSERT INTO main.records SELECT * FROM checkpoint.records; INSERT INTO main.objects SELECT * FROM checkpoint.objects;"
+      "INSERT INTO main.byte_files SELECT * FROM checkpoint.byte_files; COMMIT;";
   if (done.ok() && sqlite3_exec(db_, copy, nullptr, nullptr, nullptr) != SQLITE_OK) {
-    done = failure("cannot restore the snapshot " + dir + " into");
+    done = failure("cannot restore the checkpoint " + dir + " into");
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
-  sqlite3_exec(db_, "DETACH DATABASE snapshot", nullptr, nullptr, nullptr);
+  sqlite3_exec(db_, "DETACH DATABASE checkpoint", nullptr, nullptr, nullptr);
   if (done.ok()) done = open();
   return done;
 }

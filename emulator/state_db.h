@@ -48,15 +48,15 @@ class StateDatabase : public RecordStore {
   Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) override;
   Outcome<std::optional<Saved>> load() override;
 
-  // A snapshot in the folder `dir` (made here; it must not exist): the records in
+  // A checkpoint in the folder `dir` (made here; it must not exist): the records in
   // `dir`/state.db, written by VACUUM INTO in one read transaction, and the byte files
   // they name hard-linked into `dir`/bytes/ (shared, not copied: a byte file is never
   // changed once written). The caller holds the platform still meanwhile.
-  Outcome<bool> snapshot_to(const std::string& dir);
-  // The snapshot in `dir` in place of what the database holds: its byte files linked
+  Outcome<bool> checkpoint_to(const std::string& dir);
+  // The checkpoint in `dir` in place of what the database holds: its byte files linked
   // into the folder of bytes, then its records copied over this database's in one
   // transaction, then the database reopened (files it no longer names removed). A
-  // snapshot of an older schema is first brought up to this one, in its folder.
+  // checkpoint of an older schema is first brought up to this one, in its folder.
   Outcome<bool> restore_from(const std::string& dir);
 
   // The schema version this build writes.
@@ -70,7 +70,7 @@ class StateDatabase : public RecordStore {
   struct Prepared;
   Outcome<bool> use_wal();
   Outcome<bool> migrate();
-  Outcome<bool> link_snapshot_files(const std::string& dir);
+  Outcome<bool> link_checkpoint_files(const std::string& dir);
   Outcome<bool> apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped);
   bool put_object(const std::string& api, const ObjectRow& o, std::set<std::string>& named);
   Error failure(const std::string& what) const;

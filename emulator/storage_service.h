@@ -1,7 +1,7 @@
 // The storage service's rooms share this header, and nothing else includes it:
 // storage.cpp (the handler table, buckets and objects, their listings),
 // storage_multipart.cpp (multipart uploads and their parts) and storage_records.cpp
-// (its records: what `serve --state` and snapshots save and restore, and the view
+// (its records: what `serve --state` and checkpoints save and restore, and the view
 // cloud.emulator.state() shows). Here: what it stores (objects, parts, uploads,
 // buckets), the helpers more than one room uses, and the class.
 #pragma once

@@ -9,10 +9,21 @@ local M = {}
 -- The `cloud` table (package.loaded.cloud: the modules are loaded after it exists).
 function M.cloud() return package.loaded.cloud end
 
+-- The one wording: "bad argument #n to 'fname' (message)".
+function M.wording(n, fname, message) return ("bad argument #%d to '%s' (%s)"):format(n, fname, message) end
+
 -- Raises "bad argument #n to 'fname' (message)" at `level` (default 2) as seen from
 -- the caller.
 function M.arg_error(n, fname, message, level)
-  error(("bad argument #%d to '%s' (%s)"):format(n, fname, message), (level or 2) + 1)
+  error(M.wording(n, fname, message), (level or 2) + 1)
+end
+
+-- "unknown field 'name'", naming the nearest of `known` when one is near enough
+-- (cloud.nearest); nil when `name` is one of them.
+function M.unknown_field(name, known)
+  local near = M.cloud().nearest(name, known)
+  if near == name then return nil end
+  return "unknown field '" .. name .. "'" .. (near and (", did you mean '" .. near .. "'?") or "")
 end
 
 -- Raises unless `value` is of type `want` ("table expected, got nil").
@@ -25,12 +36,8 @@ end
 -- nearest known name when one is near enough (cloud.nearest).
 function M.fields(args, known, n, fname, level)
   for key in pairs(args) do
-    local name = tostring(key)
-    local near = M.cloud().nearest(name, known)
-    if near ~= key then
-      M.arg_error(n, fname, "unknown field '" .. name .. "'" .. (near and (", did you mean '" .. near .. "'?") or ""),
-        (level or 2) + 1)
-    end
+    local unknown = type(key) ~= "string" and ("unknown field '" .. tostring(key) .. "'") or M.unknown_field(key, known)
+    if unknown then M.arg_error(n, fname, unknown, (level or 2) + 1) end
   end
   return args
 end

@@ -40,7 +40,7 @@ local M = {}
 local MiB = 1024 * 1024
 local DELETE_BATCH = 1000  -- keys in one DeleteObjects
 
-local function cloud_module() return package.loaded.cloud end
+local cloud_module = require("cloud.check").cloud  -- the `cloud` table
 
 ---------------------------------------------------------------- errors
 
@@ -315,9 +315,8 @@ local function checked_options(name, t)
     if math.type(key) ~= "integer" then
       local opt = by_field[key]
       if not opt and key ~= "filters" then
-        local near = cloud_module().nearest(tostring(key), fields_of(name))
-        usage(("bad argument #1 to '%s' (unknown field '%s'%s)"):format(name, tostring(key),
-          near and (", did you mean '" .. near .. "'?") or ""))
+        usage(value_check.wording(1, name, value_check.unknown_field(tostring(key), fields_of(name))
+          or ("unknown field '" .. tostring(key) .. "'")))
       end
       if opt and opt.ordered then
         if type(value) ~= "table" then usage(("field '%s' must be a list of globs"):format(key)) end

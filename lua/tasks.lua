@@ -140,7 +140,7 @@ Event.__index = Event
 
 local function check_event(self, fname)
   if getmetatable(self) ~= Event then
-    error("bad argument #1 to '" .. fname .. "' (cloud.event expected, got " .. type(self) .. ")", 3)
+    arg_error(1, fname, "cloud.event expected, got " .. type(self), 3)
   end
 end
 

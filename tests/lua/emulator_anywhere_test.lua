@@ -33,7 +33,7 @@ end)
 test("checkpoint errors: an unknown name, a name that cannot be one", function()
   local err = expect(emu.restore, "never-saved").to_fail{ kind = "validation", code = "NoSuchCheckpoint" }
   expect(err.message).to_match("^no checkpoint named 'never%-saved'")
-  expect(emu.checkpoint, "../x").to_fail{ kind = "validation", code = "InvalidSnapshotName" }
+  expect(emu.checkpoint, "../x").to_fail{ kind = "validation", code = "InvalidCheckpointName" }
   expect(emu.checkpoint).to_fail()  -- no name: lauxlib's bad argument
 end)
 

@@ -32,7 +32,7 @@ test("an unknown name is a clear error and changes nothing", function()
 end)
 
 test("a name that cannot be one is refused, saying what is allowed", function()
-  expect(emu.checkpoint, "../x").to_fail{ kind = "validation", code = "InvalidSnapshotName" }
+  expect(emu.checkpoint, "../x").to_fail{ kind = "validation", code = "InvalidCheckpointName" }
   expect(emu.checkpoint).to_fail()  -- no name: lauxlib's bad argument
 end)
 

@@ -70,7 +70,7 @@ step "errors: an unknown checkpoint, a bad name, an unknown operation"
 status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "nope"}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/restore")
 [ "$status" = 404 ] && grep -q 'NoSuchCheckpoint' "$WORK/err" || fail "unknown checkpoint: $status $(cat "$WORK/err")"
 status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{"name": "../x"}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/checkpoint")
-[ "$status" = 400 ] && grep -q 'InvalidSnapshotName' "$WORK/err" || fail "bad name: $status $(cat "$WORK/err")"
+[ "$status" = 400 ] && grep -q 'InvalidCheckpointName' "$WORK/err" || fail "bad name: $status $(cat "$WORK/err")"
 status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/explode")
 [ "$status" = 404 ] && grep -q 'UnknownControl' "$WORK/err" || fail "unknown operation: $status $(cat "$WORK/err")"
 grep -q 'checkpoints, configure' "$WORK/err" && ! grep -q 'snapshot' "$WORK/err" || fail "known operations: $(cat "$WORK/err")"

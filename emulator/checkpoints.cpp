@@ -1,9 +1,9 @@
-// Snapshots: names checked here, then either a folder per snapshot taken and restored
+// Checkpoints: names checked here, then either a folder per checkpoint taken and restored
 // by the state database (state_db.cpp) under the platform's lock, or the platform's
 // records held in memory (HeldRecords). A folder is made under a hidden name and renamed into place,
-// so that a crash leaves a whole snapshot or none (a hidden leftover is removed by the
-// next snapshot of that name).
-#include "emulator/snapshots.h"
+// so that a crash leaves a whole checkpoint or none (a hidden leftover is removed by the
+// next checkpoint of that name).
+#include "emulator/checkpoints.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -42,9 +42,9 @@ std::vector<std::string> entries_at(int dir_fd) {
 }
 
 // Removes the entry `name` of the folder `dir_fd` and, when it is a folder, what is in
-// it, `depth` levels deep (a snapshot's layout is two). Nothing is followed: a link is
+// it, `depth` levels deep (a checkpoint's layout is two). Nothing is followed: a link is
 // removed as a link (unlinkat), a folder opened with O_NOFOLLOW relative to its parent,
-// so a link planted anywhere under the snapshots folder never leads a removal elsewhere.
+// so a link planted anywhere under the checkpoints folder never leads a removal elsewhere.
 void remove_at(int dir_fd, const std::string& name, int depth) {
   if (::unlinkat(dir_fd, name.c_str(), 0) == 0 || (errno != EISDIR && errno != EPERM)) return;
   int fd = depth > 0 ? ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
@@ -61,43 +61,43 @@ bool is_folder_at(int dir_fd, const std::string& name) {
   return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
-Error snapshot_error(const std::string& what, const std::string& path) {
-  return make_error(ErrorKind::config, "SnapshotFailed", what + " " + path + ": " + std::strerror(errno));
+Error checkpoint_error(const std::string& what, const std::string& path) {
+  return make_error(ErrorKind::config, "CheckpointFailed", what + " " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace
 
-Outcome<bool> check_snapshot_name(const std::string& name) {
+Outcome<bool> check_checkpoint_name(const std::string& name) {
   bool ok = !name.empty() && name.size() <= kMaxNameLength && std::isalnum(static_cast<unsigned char>(name[0]));
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_');
   if (ok) return true;
-  return make_error(ErrorKind::validation, "InvalidSnapshotName",
-                    "invalid snapshot name '" + name.substr(0, kMaxNameLength + 1) + "': 1 to 64 letters, digits, '.', '-' "
+  return make_error(ErrorKind::validation, "InvalidCheckpointName",
+                    "invalid checkpoint name '" + name.substr(0, kMaxNameLength + 1) + "': 1 to 64 letters, digits, '.', '-' "
                     "or '_', starting with a letter or a digit");
 }
 
-Snapshots::Snapshots(Platform& platform, StateDatabase* db, std::string folder)
+Checkpoints::Checkpoints(Platform& platform, StateDatabase* db, std::string folder)
     : platform_(platform), db_(db), folder_(std::move(folder)) {}
 
-Snapshots::~Snapshots() {
+Checkpoints::~Checkpoints() {
   if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
-Outcome<bool> Snapshots::open() {
+Outcome<bool> Checkpoints::open() {
   std::lock_guard<std::mutex> lock(mutex_);
   return open_locked();
 }
 
-Outcome<bool> Snapshots::open_locked() const {
+Outcome<bool> Checkpoints::open_locked() const {
   if (!db_ || dir_fd_ >= 0) return true;
-  auto fd = open_own_folder(folder_, "the snapshots folder");
+  auto fd = open_own_folder(folder_, "the checkpoints folder");
   if (!fd.ok()) return fd.error();
   dir_fd_ = *fd;
   return true;
 }
 
-Outcome<bool> Snapshots::take(const std::string& name) {
-  if (auto valid = check_snapshot_name(name); !valid.ok()) return valid;
+Outcome<bool> Checkpoints::take(const std::string& name) {
+  if (auto valid = check_checkpoint_name(name); !valid.ok()) return valid;
   std::lock_guard<std::mutex> lock(mutex_);
   if (db_) return take_folder(name);
   auto held = std::make_unique<HeldRecords>();
@@ -109,44 +109,44 @@ Outcome<bool> Snapshots::take(const std::string& name) {
 // Made as ".<name>.new", then renamed into place; one of that name before goes to
 // ".<name>.old" and is removed once the new one is in place. Every step is relative
 // to the folder's descriptor and follows no link.
-Outcome<bool> Snapshots::take_folder(const std::string& name) {
+Outcome<bool> Checkpoints::take_folder(const std::string& name) {
   if (auto opened = open_locked(); !opened.ok()) return opened;
   std::string made = "." + name + ".new", old = "." + name + ".old";
   remove_at(dir_fd_, made, 2);
-  Outcome<bool> taken = platform_.exclusive([&] { return db_->snapshot_to(folder_ + "/" + made); });
+  Outcome<bool> taken = platform_.exclusive([&] { return db_->checkpoint_to(folder_ + "/" + made); });
   if (!taken.ok()) {
     remove_at(dir_fd_, made, 2);
     return taken;
   }
   remove_at(dir_fd_, old, 2);
   if (is_folder_at(dir_fd_, name) && ::renameat(dir_fd_, name.c_str(), dir_fd_, old.c_str()) != 0)
-    return snapshot_error("cannot replace", folder_ + "/" + name);
+    return checkpoint_error("cannot replace", folder_ + "/" + name);
   if (::renameat(dir_fd_, made.c_str(), dir_fd_, name.c_str()) != 0)
-    return snapshot_error("cannot put in place", folder_ + "/" + name);
+    return checkpoint_error("cannot put in place", folder_ + "/" + name);
   remove_at(dir_fd_, old, 2);
   return true;
 }
 
-Outcome<bool> Snapshots::restore(const std::string& name) {
-  if (auto valid = check_snapshot_name(name); !valid.ok()) return valid;
+Outcome<bool> Checkpoints::restore(const std::string& name) {
+  if (auto valid = check_checkpoint_name(name); !valid.ok()) return valid;
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> known = names_locked();
   if (std::find(known.begin(), known.end(), name) == known.end()) {
     std::string list;
     for (const std::string& n : known) list += (list.empty() ? "" : ", ") + n;
-    return make_error(ErrorKind::validation, "NoSuchSnapshot",
-                      "no snapshot named '" + name + "' (snapshots: " + (list.empty() ? "none" : list) + ")");
+    return make_error(ErrorKind::validation, "NoSuchCheckpoint",
+                      "no checkpoint named '" + name + "' (checkpoints: " + (list.empty() ? "none" : list) + ")");
   }
   if (db_) return platform_.reload_records([&] { return db_->restore_from(folder_ + "/" + name); });
   return platform_.restore_records_from(*held_.at(name));
 }
 
-std::vector<std::string> Snapshots::names() const {
+std::vector<std::string> Checkpoints::names() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return names_locked();
 }
 
-std::vector<std::string> Snapshots::names_locked() const {
+std::vector<std::string> Checkpoints::names_locked() const {
   std::vector<std::string> out;
   if (!db_) {
     for (const auto& [name, held] : held_) out.push_back(name);
@@ -154,7 +154,7 @@ std::vector<std::string> Snapshots::names_locked() const {
   }
   if (!open_locked().ok()) return out;
   for (const std::string& e : entries_at(dir_fd_))
-    if (e[0] != '.' && check_snapshot_name(e).ok() && is_folder_at(dir_fd_, e)) out.push_back(e);
+    if (e[0] != '.' && check_checkpoint_name(e).ok() && is_folder_at(dir_fd_, e)) out.push_back(e);
   std::sort(out.begin(), out.end());
   return out;
 }

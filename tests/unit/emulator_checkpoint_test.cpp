@@ -1,4 +1,4 @@
-// Snapshots of the whole platform (emulator/snapshots.h): in memory without a state
+// Checkpoints of the whole platform (emulator/checkpoints.h): in memory without a state
 // database; with one, folders whose records survive a restart and whose byte files are
 // the state's own, hard-linked. Names are checked; an unknown one is an error that
 // changes nothing.
@@ -11,7 +11,7 @@
 
 #include "core/model/validate.h"
 #include "emulator/service.h"
-#include "emulator/snapshots.h"
+#include "emulator/checkpoints.h"
 #include "emulator/state_db.h"
 
 using namespace cloud;
@@ -19,7 +19,7 @@ using namespace cloud;
 namespace {
 
 struct TempDir {
-  std::string path = "/tmp/cloudlua-snapshot-test-" + std::to_string(::getpid());
+  std::string path = "/tmp/cloudlua-checkpoint-test-" + std::to_string(::getpid());
   TempDir() { REQUIRE(std::system(("rm -rf " + path + " && mkdir -p " + path).c_str()) == 0); }
   ~TempDir() { (void)std::system(("rm -rf " + path).c_str()); }
 };
@@ -60,64 +60,64 @@ int linked_files(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("Snapshot names: what is allowed and a clear error for what is not") {
-  for (const char* good : {"a", "base-1", "v1.2_prepared", "0"}) CHECK(check_snapshot_name(good).ok());
+TEST_CASE("Checkpoint names: what is allowed and a clear error for what is not") {
+  for (const char* good : {"a", "base-1", "v1.2_prepared", "0"}) CHECK(check_checkpoint_name(good).ok());
   for (const char* bad : {"", ".hidden", "..", "-x", "a/b", "a b", "é", "x?y"}) {
-    auto checked = check_snapshot_name(bad);
+    auto checked = check_checkpoint_name(bad);
     REQUIRE_FALSE(checked.ok());
-    CHECK(checked.error().code == "InvalidSnapshotName");
+    CHECK(checked.error().code == "InvalidCheckpointName");
     CHECK(checked.error().message.find("1 to 64 letters, digits") != std::string::npos);
   }
-  CHECK(check_snapshot_name(std::string(64, 'a')).ok());
-  CHECK_FALSE(check_snapshot_name(std::string(65, 'a')).ok());
+  CHECK(check_checkpoint_name(std::string(64, 'a')).ok());
+  CHECK_FALSE(check_checkpoint_name(std::string(65, 'a')).ok());
 }
 
-TEST_CASE("In memory: a change after a snapshot is gone once it is restored and an unknown name changes nothing") {
+TEST_CASE("In memory: a change after a checkpoint is gone once it is restored and an unknown name changes nothing") {
   auto p = platform();
-  Snapshots snapshots(*p, nullptr, "");
+  Checkpoints checkpoints(*p, nullptr, "");
   put(*p, "k", "before");
-  REQUIRE(snapshots.take("base").ok());
+  REQUIRE(checkpoints.take("base").ok());
   put(*p, "k", "after");
   put(*p, "new", "x");
   json changed = p->state();
-  auto unknown = snapshots.restore("nope");
+  auto unknown = checkpoints.restore("nope");
   REQUIRE_FALSE(unknown.ok());
-  CHECK(unknown.error().code == "NoSuchSnapshot");
-  CHECK(unknown.error().message == "no snapshot named 'nope' (snapshots: base)");
+  CHECK(unknown.error().code == "NoSuchCheckpoint");
+  CHECK(unknown.error().message == "no checkpoint named 'nope' (checkpoints: base)");
   CHECK(p->state() == changed);
-  REQUIRE(snapshots.restore("base").ok());
+  REQUIRE(checkpoints.restore("base").ok());
   CHECK(get(*p, "k") == "before");
   CHECK(get(*p, "new") == "<NoSuchKey>");
-  CHECK(snapshots.names() == std::vector<std::string>{"base"});
-  REQUIRE(snapshots.restore("base").ok());  // a snapshot is restored as often as asked
+  CHECK(checkpoints.names() == std::vector<std::string>{"base"});
+  REQUIRE(checkpoints.restore("base").ok());  // a checkpoint is restored as often as asked
   CHECK(get(*p, "k") == "before");
 }
 
-TEST_CASE("With a state database: the snapshot's byte files are hard links and it is restored after a restart") {
+TEST_CASE("With a state database: the checkpoint's byte files are hard links and it is restored after a restart") {
   TempDir dir;
   std::string path = dir.path + "/state";
   {
     auto p = platform();
     StateDatabase db(path);
     REQUIRE(open_state(*p, db, path).ok());
-    Snapshots snapshots(*p, &db, path + ".snapshots");
+    Checkpoints checkpoints(*p, &db, path + ".snapshots");
     put(*p, "k", std::string(1 << 16, 'b'));
     put(*p, "kept", "kept bytes");
-    REQUIRE(snapshots.take("prepared").ok());
+    REQUIRE(checkpoints.take("prepared").ok());
     CHECK(linked_files(path + ".snapshots/prepared/bytes") == 2);  // shared with state.bytes/, not copied
-    REQUIRE(snapshots.take("prepared").ok());  // taken again: replaced
+    REQUIRE(checkpoints.take("prepared").ok());  // taken again: replaced
     put(*p, "k", "changed");
     REQUIRE(call(*p, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "kept"}}).ok);
-    CHECK(snapshots.names() == std::vector<std::string>{"prepared"});
+    CHECK(checkpoints.names() == std::vector<std::string>{"prepared"});
   }
   auto q = platform();
   StateDatabase db(path);
   REQUIRE(open_state(*q, db, path).ok());
-  Snapshots snapshots(*q, &db, path + ".snapshots");
+  Checkpoints checkpoints(*q, &db, path + ".snapshots");
   CHECK(get(*q, "k") == "changed");
-  CHECK(snapshots.restore("unknown").error().code == "NoSuchSnapshot");
+  CHECK(checkpoints.restore("unknown").error().code == "NoSuchCheckpoint");
   CHECK(get(*q, "k") == "changed");
-  REQUIRE(snapshots.restore("prepared").ok());
+  REQUIRE(checkpoints.restore("prepared").ok());
   CHECK(get(*q, "k") == std::string(1 << 16, 'b'));
   CHECK(get(*q, "kept") == "kept bytes");
   put(*q, "later", "y");  // the restored state goes on being saved
@@ -129,27 +129,27 @@ TEST_CASE("With a state database: the snapshot's byte files are hard links and i
     CHECK(get(*r, "kept") == "kept bytes");
     CHECK(get(*r, "later") == "y");
   }
-  // The snapshot keeps its bytes whatever the state does after.
+  // The checkpoint keeps its bytes whatever the state does after.
   REQUIRE(call(*q, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "kept"}}).ok);
-  REQUIRE(snapshots.restore("prepared").ok());
+  REQUIRE(checkpoints.restore("prepared").ok());
   CHECK(get(*q, "kept") == "kept bytes");
   CHECK(get(*q, "later") == "<NoSuchKey>");
 }
 
-TEST_CASE("A snapshot taken with the schema before objects had columns is restored, brought up to this one") {
+TEST_CASE("A checkpoint taken with the schema before objects had columns is restored, brought up to this one") {
   TempDir dir;
   std::string path = dir.path + "/state";
   auto p = platform();
   StateDatabase db(path);
   REQUIRE(open_state(*p, db, path).ok());
-  Snapshots snapshots(*p, &db, path + ".snapshots");
+  Checkpoints checkpoints(*p, &db, path + ".snapshots");
   REQUIRE(call(*p, "CreateBucket", {{"Bucket", "later"}}).ok);
-  // a snapshot of schema 1: a state database written then (tests/data/state_db_v1), as one
-  std::string snapshot = path + ".snapshots/old";
-  REQUIRE(std::system(("mkdir -p " + snapshot + " && cp " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state " + snapshot +
-                       "/state.db && cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state.bytes " + snapshot + "/bytes")
+  // a checkpoint of schema 1: a state database written then (tests/data/state_db_v1), as one
+  std::string checkpoint = path + ".snapshots/old";
+  REQUIRE(std::system(("mkdir -p " + checkpoint + " && cp " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state " + checkpoint +
+                       "/state.db && cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state.bytes " + checkpoint + "/bytes")
                           .c_str()) == 0);
-  Outcome<bool> restored = snapshots.restore("old");
+  Outcome<bool> restored = checkpoints.restore("old");
   INFO((restored.ok() ? "" : restored.error().message));
   REQUIRE(restored.ok());
   json hello = call(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}}).result;
@@ -189,30 +189,30 @@ TEST_CASE("A link planted at .NAME.new never makes taking NAME remove what it po
   auto p = platform();
   StateDatabase db(path);
   REQUIRE(open_state(*p, db, path).ok());
-  Snapshots snapshots(*p, &db, path + ".snapshots");
-  REQUIRE(snapshots.open().ok());
+  Checkpoints checkpoints(*p, &db, path + ".snapshots");
+  REQUIRE(checkpoints.open().ok());
   for (const char* planted : {"/.night.new", "/.night.old"})
     REQUIRE(::symlink(victim.c_str(), (path + ".snapshots" + planted).c_str()) == 0);
-  REQUIRE(snapshots.take("night").ok());
-  REQUIRE(snapshots.take("night").ok());  // replaced: the old one goes through .night.old
+  REQUIRE(checkpoints.take("night").ok());
+  REQUIRE(checkpoints.take("night").ok());  // replaced: the old one goes through .night.old
   CHECK(exists(victim + "/precious"));
   CHECK(exists(victim + "/sub/deeper"));
-  CHECK(snapshots.names() == std::vector<std::string>{"night"});
-  // A link in place of a snapshot is neither listed nor restored.
+  CHECK(checkpoints.names() == std::vector<std::string>{"night"});
+  // A link in place of a checkpoint is neither listed nor restored.
   REQUIRE(::symlink((path + ".snapshots/night").c_str(), (path + ".snapshots/linked").c_str()) == 0);
-  CHECK(snapshots.names() == std::vector<std::string>{"night"});
-  CHECK(snapshots.restore("linked").error().code == "NoSuchSnapshot");
+  CHECK(checkpoints.names() == std::vector<std::string>{"night"});
+  CHECK(checkpoints.restore("linked").error().code == "NoSuchCheckpoint");
 }
 
-TEST_CASE("A snapshots folder that is not this user's own is refused, naming why") {
+TEST_CASE("A checkpoints folder that is not this user's own is refused, naming why") {
   TempDir dir;
   std::string path = dir.path + "/state", folder = path + ".snapshots";
   auto p = platform();
   StateDatabase db(path);
   REQUIRE(open_state(*p, db, path).ok());
   SECTION("made by serve: mode 0700") {
-    Snapshots snapshots(*p, &db, folder);
-    REQUIRE(snapshots.open().ok());
+    Checkpoints checkpoints(*p, &db, folder);
+    REQUIRE(checkpoints.open().ok());
     struct stat st{};
     REQUIRE(::stat(folder.c_str(), &st) == 0);
     CHECK((st.st_mode & 07777) == 0700);
@@ -220,36 +220,36 @@ TEST_CASE("A snapshots folder that is not this user's own is refused, naming why
   SECTION("writable by others") {
     REQUIRE(::mkdir(folder.c_str(), 0700) == 0);
     REQUIRE(::chmod(folder.c_str(), 0777) == 0);
-    Snapshots snapshots(*p, &db, folder);
-    Outcome<bool> opened = snapshots.open();
+    Checkpoints checkpoints(*p, &db, folder);
+    Outcome<bool> opened = checkpoints.open();
     REQUIRE_FALSE(opened.ok());
     CHECK(opened.error().code == "UnsafeFolder");
     CHECK_THAT(opened.error().message, Catch::Contains(folder) && Catch::Contains("mode 0777"));
-    CHECK(snapshots.take("x").error().code == "UnsafeFolder");
+    CHECK(checkpoints.take("x").error().code == "UnsafeFolder");
   }
   SECTION("a symbolic link") {
     std::string elsewhere = dir.path + "/elsewhere";
     REQUIRE(::mkdir(elsewhere.c_str(), 0700) == 0);
     REQUIRE(::symlink(elsewhere.c_str(), folder.c_str()) == 0);
-    Snapshots snapshots(*p, &db, folder);
-    Outcome<bool> opened = snapshots.open();
+    Checkpoints checkpoints(*p, &db, folder);
+    Outcome<bool> opened = checkpoints.open();
     REQUIRE_FALSE(opened.ok());
     CHECK(opened.error().code == "UnsafeFolder");
     CHECK_THAT(opened.error().message, Catch::Contains("symbolic link"));
-    CHECK(snapshots.take("x").error().code == "UnsafeFolder");
-    CHECK(snapshots.names().empty());
+    CHECK(checkpoints.take("x").error().code == "UnsafeFolder");
+    CHECK(checkpoints.names().empty());
   }
   SECTION("another user's (checked when the test runs as root, who can give it away)") {
     REQUIRE(::mkdir(folder.c_str(), 0700) == 0);
     if (::geteuid() != 0 || ::chown(folder.c_str(), 65534, 65534) != 0) return;
-    Snapshots snapshots(*p, &db, folder);
-    Outcome<bool> opened = snapshots.open();
+    Checkpoints checkpoints(*p, &db, folder);
+    Outcome<bool> opened = checkpoints.open();
     REQUIRE_FALSE(opened.ok());
     CHECK_THAT(opened.error().message, Catch::Contains("belongs to uid 65534"));
   }
 }
 
-TEST_CASE("A snapshot keeps objects' content headers and metadata, in memory and with a state database") {
+TEST_CASE("A checkpoint keeps objects' content headers and metadata, in memory and with a state database") {
   TempDir dir;
   std::string path = dir.path + "/state";
   for (bool on_disk : {false, true}) {
@@ -260,13 +260,13 @@ TEST_CASE("A snapshot keeps objects' content headers and metadata, in memory and
       db = std::make_unique<StateDatabase>(path);
       REQUIRE(open_state(*p, *db, path).ok());
     }
-    Snapshots snapshots(*p, db.get(), on_disk ? path + ".snapshots" : "");
+    Checkpoints checkpoints(*p, db.get(), on_disk ? path + ".snapshots" : "");
     json typed = {{"Bucket", "demo-bucket"}, {"Object", "page.html"}, {"Body", "<p>"}, {"ContentType", "text/html"},
                   {"Metadata", {{"mtime", "1"}}}};
     REQUIRE(call(*p, "PutObject", typed).ok);
-    REQUIRE(snapshots.take("typed").ok());
+    REQUIRE(checkpoints.take("typed").ok());
     put(*p, "page.html", "plain now");
-    REQUIRE(snapshots.restore("typed").ok());
+    REQUIRE(checkpoints.restore("typed").ok());
     HandlerResult head = call(*p, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "page.html"}});
     REQUIRE(head.ok);
     CHECK(head.result["ContentType"] == "text/html");
