@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/base/files.h"
+
 namespace cloud {
 
 namespace {
@@ -185,8 +187,10 @@ SharedBytes owned_file_blob(std::string path, std::uint64_t size) {
   return std::make_shared<OwnedFileBlob>(std::move(path), size);
 }
 
-BodyFile::BodyFile(const std::string& folder) : path_(folder + "/" + kIncoming + "XXXXXX") {
-  fd_ = ::mkostemp(&path_[0], O_CLOEXEC);
+BodyFile::BodyFile(const std::string& folder) {
+  TemporaryFile made = create_temporary(folder + "/" + kIncoming);
+  fd_ = made.fd;
+  path_ = std::move(made.path);
   if (fd_ < 0) throw std::runtime_error("cannot create a file for a body in " + folder + ": " + std::strerror(errno));
   held_.reserve(Blob::kPiece);
 }

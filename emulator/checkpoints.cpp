@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/base/files.h"
 #include "emulator/held_records.h"
 #include "emulator/state_db.h"
 
@@ -119,9 +120,9 @@ Outcome<bool> Checkpoints::take_folder(const std::string& name) {
     return taken;
   }
   remove_at(dir_fd_, old, 2);
-  if (is_folder_at(dir_fd_, name) && ::renameat(dir_fd_, name.c_str(), dir_fd_, old.c_str()) != 0)
+  if (is_folder_at(dir_fd_, name) && !commit_rename_at(dir_fd_, name, old))
     return checkpoint_error("cannot replace", folder_ + "/" + name);
-  if (::renameat(dir_fd_, made.c_str(), dir_fd_, name.c_str()) != 0)
+  if (!commit_rename_at(dir_fd_, made, name))
     return checkpoint_error("cannot put in place", folder_ + "/" + name);
   remove_at(dir_fd_, old, 2);
   return true;

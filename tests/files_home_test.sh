@@ -11,19 +11,19 @@ root=${1:-.}
 # Each to remove once the file uses core/base/files (none left).
 PENDING=()
 cd "$root" || exit 2
-found=$(grep -rlE '\b(mkstemp|rename\(|fsync\()' core emulator lua repl | grep -vE '^core/base/files\.(h|cpp)$' | sort)
+found=$(grep -rlE '\b(mk(o)?stemps?\(|rename(at2?)?\(|f(data)?sync\()' core emulator lua repl | grep -vE '^core/base/files\.(h|cpp)$' | sort)
 status=0
 for file in $found; do
   listed=0
   for p in "${PENDING[@]}"; do [ "$p" = "$file" ] && listed=1; done
   if [ $listed -eq 0 ]; then
-    echo "files_home: $file calls mkstemp, rename or fsync; use core/base/files.h instead:"
-    grep -nE '\b(mkstemp|rename\(|fsync\()' "$file"
+    echo "files_home: $file makes a temporary, renames or flushes by itself; use core/base/files.h instead:"
+    grep -nE '\b(mk(o)?stemps?\(|rename(at2?)?\(|f(data)?sync\()' "$file"
     status=1
   fi
 done
 for p in "${PENDING[@]}"; do
   grep -qxF "$p" <<<"$found" || { echo "files_home: $p no longer calls them: remove it from PENDING"; status=1; }
 done
-[ $status -eq 0 ] && echo "ok: only core/base/files (and ${#PENDING[@]} files pending) call mkstemp, rename or fsync"
+[ $status -eq 0 ] && echo "ok: only core/base/files (and ${#PENDING[@]} files pending) make temporaries, rename or flush (mkstemp, rename, fsync and their kin)"
 exit $status

@@ -59,6 +59,10 @@ bool commit_rename(const std::string& from, const std::string& to) { return ::re
 
 bool hard_link(const std::string& from, const std::string& to) { return ::link(from.c_str(), to.c_str()) == 0; }
 
+bool commit_rename_at(int dir_fd, const std::string& from, const std::string& to) {
+  return ::renameat(dir_fd, from.c_str(), dir_fd, to.c_str()) == 0;
+}
+
 TemporaryFile create_temporary(const std::string& base, const std::string& suffix) {
   TemporaryFile file;
   file.path = base + "XXXXXX" + suffix;

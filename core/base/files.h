@@ -32,6 +32,9 @@ bool fsync_directory(const std::string& path);
 bool commit_rename(const std::string& from, const std::string& to);
 // link(2): `to` becomes a second name of `from` (never replacing a file); false with errno.
 bool hard_link(const std::string& from, const std::string& to);
+// renameat(2) within the folder open as `dir_fd`: `from` put in place of `to`, both
+// names of that folder's own (no path), so no link on the way is followed.
+bool commit_rename_at(int dir_fd, const std::string& from, const std::string& to);
 
 struct TemporaryFile {
   int fd = -1;       // open for writing; -1 when the file could not be made (errno says why)

@@ -90,7 +90,8 @@ test("--output json: a line per action, --verbose adds the skips, then the summa
     out[4],
   }
   expect(out[4]).to_match('^{"summary":true,"copied":3,"skipped":0,"deleted":0,"failed":0,"bytes":18,"dry_run":false,"seconds":[%d.]+}$')
-  out = sync(dir .. "/build", "s3://site", "--output", "json", "--verbose", "--exclude", "/tmp/")
+  -- one worker, so the lines come in the paths' order (several report as each ends)
+  out = sync(dir .. "/build", "s3://site", "--output", "json", "--verbose", "--exclude", "/tmp/", "--concurrency", "1")
   expect(out[1]).to_equal('{"action":"skip","path":"img/logo.png","size":3}')
   expect(#out).to_equal(4)
   expect(check(dir .. "/build", "s3://site", "--output", "json", "--exclude", "/tmp/"))
