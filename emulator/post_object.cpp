@@ -13,6 +13,7 @@
 #include <set>
 
 #include "core/base/crypto.h"
+#include "core/base/dates.h"
 #include "core/model/protocol.h"
 #include "core/wire/uri.h"
 #include "core/model/validate.h"
@@ -236,13 +237,10 @@ ApiError denied(const std::string& why) {
 // Seconds since 1970 of an ISO 8601 UTC time ("2026-11-28T08:00:00Z", fractions of a
 // second allowed); nullopt when it is not one.
 std::optional<std::time_t> parse_expiration(const std::string& text) {
-  std::tm tm{};
-  const char* rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!rest) return std::nullopt;
-  if (*rest == '.')
-    for (++rest; *rest >= '0' && *rest <= '9';) ++rest;
-  if (std::string_view(rest) != "Z") return std::nullopt;
-  return timegm(&tm);
+  if (text.empty() || text.back() != 'Z') return std::nullopt;  // UTC, as S3 writes it
+  Outcome<std::int64_t> t = parse_date(text, DateForm::iso);
+  if (!t.ok()) return std::nullopt;
+  return static_cast<std::time_t>(*t);
 }
 
 // What the policy's conditions are checked against: the form's fields by lower-cased

@@ -31,35 +31,27 @@
 // that owner's FULL_CONTROL as its ACL (no ACL is kept: PutObjectAcl takes only that one).
 #include "emulator/storage_service.h"
 
+#include "core/base/dates.h"
+
 namespace cloud {
 namespace storage {
 
 namespace {
 
-// `text` read in the strptime format `from` and written in the strftime format `to`;
-// `text` itself when it is not in `from`.
-std::string reformat_time(const std::string& text, const char* from, const char* to) {
-  std::tm tm{};
-  if (!strptime(text.c_str(), from, &tm)) return text;
-  char buf[40];
-  std::strftime(buf, sizeof buf, to, &tm);
-  return buf;
+// ISO 8601 UTC (the platform clock's form) as an HTTP date, the form of Last-Modified;
+// `iso` itself when it is none. Dates are read and written by core/base/dates alone.
+std::string http_date(const std::string& iso) {
+  Outcome<std::int64_t> t = parse_date(iso, DateForm::iso);
+  return t.ok() ? format_date(*t, DateForm::http) : iso;
 }
 
-// ISO 8601 UTC (the platform clock's form) as an HTTP date, the form of Last-Modified.
-std::string http_date(const std::string& iso) { return reformat_time(iso, "%Y-%m-%dT%H:%M:%SZ", kHttpDate); }
-
-// An HTTP date (the form Last-Modified is kept in) as ISO 8601, the form of listings.
-// The fields of strftime's "Thu, 26 Nov 2026 09:42:01 GMT" are moved, not parsed again:
-// strptime's names of days and months, matched under the locale, took a tenth of a
-// listing's time. Any other text goes through strptime.
+// An HTTP date (the form Last-Modified is kept in) as ISO 8601 with milliseconds, the
+// form of listings; `http` itself when it is none.
 std::string iso_date(const std::string& http) {
-  static const std::string kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
-  size_t month = http.size() == 29 && http.compare(25, 4, " GMT") == 0 ? kMonths.find(http.substr(8, 3)) : std::string::npos;
-  if (month == std::string::npos || month % 3 != 0)
-    return reformat_time(http, kHttpDate, "%Y-%m-%dT%H:%M:%S.000Z");
-  char mm[3] = {static_cast<char>('0' + (month / 3 + 1) / 10), static_cast<char>('0' + (month / 3 + 1) % 10), 0};
-  return http.substr(12, 4) + "-" + mm + "-" + http.substr(5, 2) + "T" + http.substr(17, 8) + ".000Z";
+  Outcome<std::int64_t> t = parse_date(http, DateForm::http);
+  if (!t.ok()) return http;
+  std::string iso = format_date(*t, DateForm::iso);  // "2026-11-28T07:04:18Z"
+  return iso.insert(iso.size() - 1, ".000");
 }
 
 // Whether an If-Match or If-None-Match value names `etag`: `*`, or a list of ETags
@@ -82,10 +74,9 @@ bool etag_listed(const std::string& list, const std::string& etag) {
 // An HTTP date as seconds since 1970; nullopt for text that is none (such a condition
 // is ignored, as S3 and RFC 9110 ignore it).
 std::optional<std::time_t> http_time(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), kHttpDate, &tm);
-  if (!end || *end != '\0') return std::nullopt;
-  return timegm(&tm);
+  Outcome<std::int64_t> t = parse_date(text, DateForm::http);
+  if (!t.ok()) return std::nullopt;
+  return static_cast<std::time_t>(*t);
 }
 
 // 412 PreconditionFailed naming the condition that did not hold, as S3 answers it.

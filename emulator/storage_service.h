@@ -34,8 +34,6 @@ inline std::string unquoted(const std::string& etag) {
   return etag;
 }
 
-constexpr const char* kHttpDate = "%a, %d %b %Y %H:%M:%S GMT";
-
 // The one owner of every bucket, object and upload: { ID, DisplayName }.
 inline json owner() { return {{"ID", sha256_hex("cloudlua-emulator")}, {"DisplayName", "cloudlua"}}; }
 
