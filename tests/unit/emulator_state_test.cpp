@@ -764,12 +764,33 @@ long long count_rows(const std::string& path, const char* sql) {
   return n;
 }
 
+// A copy in `dir` of the state database tests/data/state_db_v<schema> (written by
+// `cloudlua serve --state` with that schema), checked to be of it: its path.
+std::string old_database(const TempDir& dir, int schema) {
+  std::string source = std::string(CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v") + std::to_string(schema) + "/.";
+  REQUIRE(std::system(("cp -r " + source + " " + dir.path).c_str()) == 0);
+  std::string path = dir.path + "/state";
+  REQUIRE(count_rows(path, "PRAGMA user_version") == schema);
+  return path;
+}
+
+// The migrated fixture's platform `p` restarted from `path`: the same state, and its
+// three objects read back (hello.txt as the test replaced it, the upload completed into
+// "in progress", dir/sum with its checksum).
+void reads_back_after_restart(const std::string& path, std::unique_ptr<StateDatabase>& db, Platform& p) {
+  json before = p.state();
+  db.reset();
+  auto q = restarted(path, db);
+  CHECK(q->state() == before);
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "replaced");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
+  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}})["Body"] == "with a checksum");
+}
+
 TEST_CASE("A state database of schema 1 is migrated at start: its objects in columns, read back whole") {
   TempDir dir;
-  std::string path = dir.path + "/state";
   // written by cloudlua serve --state with schema 1, objects as JSON records (tests/data/state_db_v1)
-  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/. " + dir.path).c_str()) == 0);
-  REQUIRE(count_rows(path, "PRAGMA user_version") == 1);
+  std::string path = old_database(dir, 1);
   std::set<std::string> files = byte_files(path);
   std::unique_ptr<StateDatabase> db;
   auto p = restarted(path, db);
@@ -787,13 +808,7 @@ TEST_CASE("A state database of schema 1 is migrated at start: its objects in col
                                            {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
   call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}, {"Body", "replaced"}});
   CHECK(count_rows(path, "SELECT count(size) FROM objects") == 2);  // the objects saved again know their size
-  json before = p->state();
-  db.reset();
-  auto q = restarted(path, db);
-  CHECK(q->state() == before);
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "replaced");
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}})["Body"] == "with a checksum");
+  reads_back_after_restart(path, db, *p);
 }
 
 TEST_CASE("A state database whose byte file went missing is refused at start, naming it") {
@@ -835,10 +850,8 @@ TEST_CASE("One owner per state: a second lock on it is refused naming the holder
 
 TEST_CASE("A state database of schema 2 is migrated at start: its objects kept, without content headers or metadata") {
   TempDir dir;
-  std::string path = dir.path + "/state";
   // written by cloudlua serve --state with schema 2, before objects kept their metadata (tests/data/state_db_v2)
-  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v2/. " + dir.path).c_str()) == 0);
-  REQUIRE(count_rows(path, "PRAGMA user_version") == 2);
+  std::string path = old_database(dir, 2);
   std::set<std::string> files = byte_files(path);
   std::unique_ptr<StateDatabase> db;
   auto p = restarted(path, db);
@@ -892,12 +905,10 @@ TEST_CASE("The state database keeps an object's content headers and metadata, an
 
 TEST_CASE("A state database of schema 3 is migrated at start: its objects with their metadata and bytes read back") {
   TempDir dir;
-  std::string path = dir.path + "/state";
   // written by cloudlua serve --state with schema 3 (tests/data/state_db_v3): a bucket
   // with two objects (one with metadata, one with a checksum), one deleted, an upload
   // with a part in progress
-  REQUIRE(std::system(("cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v3/. " + dir.path).c_str()) == 0);
-  REQUIRE(count_rows(path, "PRAGMA user_version") == 3);
+  std::string path = old_database(dir, 3);
   std::set<std::string> files = byte_files(path);
   REQUIRE(files.size() == 3);
   std::unique_ptr<StateDatabase> db;
@@ -923,11 +934,5 @@ TEST_CASE("A state database of schema 3 is migrated at start: its objects with t
   CHECK(now.count("v000000000015.2"));
   CHECK_FALSE(now.count("v000000000014.1"));
   CHECK_FALSE(now.count("part-000000000018.4"));
-  json before = p->state();
-  db.reset();
-  auto q = restarted(path, db);
-  CHECK(q->state() == before);
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "replaced");
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "in progress"}})["Body"] == "part one");
-  CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}})["Body"] == "with a checksum");
+  reads_back_after_restart(path, db, *p);
 }
