@@ -81,7 +81,8 @@ Imported import_document(const json& document) {
   return out;
 }
 
-// Removes the database at `path` and what SQLite keeps beside it.
+// Removes the database at `path` (the import's own temporary) and what SQLite keeps
+// beside it.
 void remove_database(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((path + suffix).c_str());
 }
@@ -132,8 +133,11 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
   } catch (const std::exception& e) {  // json's own, a part number that is none
     return make_error(ErrorKind::config, "BadStateFile", "state file " + path + ": not a state this emulator saved: " + e.what());
   }
-  std::string importing = path + ".import";
-  remove_database(importing);
+  // made exclusively under a name of its own: never a file of the user's, none removed
+  TemporaryFile made = create_temporary(path + ".", ".import");
+  if (made.fd < 0) return file_error("cannot create a database to import into beside", path);
+  ::close(made.fd);
+  const std::string& importing = made.path;
   {
     StateDatabase db(importing, ::write, path + ".bytes");
     Outcome<bool> saved = db.open(false, std::move(imported.files));

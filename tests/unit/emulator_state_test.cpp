@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <fstream>
 #include <set>
 #include <vector>
 
@@ -356,9 +357,13 @@ TEST_CASE("A JSON state file saved before parts had a time is imported, its part
   for (auto& [id, upload] : document["services"]["storage"]["uploads"].items())
     for (auto& [number, part] : upload["parts"].items()) part = part["id"];
   write_json(path, document);
+  REQUIRE(std::system(("echo mine > " + path + ".import").c_str()) == 0);  // a user's file of that name
   auto q = platform(false);
   StateDatabase db(path);
   REQUIRE(open_state(*q, db, path).ok());
+  std::ifstream users(path + ".import");
+  std::string kept((std::istreambuf_iterator<char>(users)), std::istreambuf_iterator<char>());
+  CHECK(kept == "mine\n");  // the import took a name of its own, and left this one alone
   json listed = call_ok(*q, "ListParts", {{"Bucket", "kept"}, {"Object", "in progress"},
                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"}});
   REQUIRE(listed["Part"].size() == 1);
