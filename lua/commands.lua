@@ -37,10 +37,9 @@
 --   at the top; the keys keep their path below the prefix's last folder.
 
 local M = {}
-local MiB = 1024 * 1024
-local DELETE_BATCH = 1000  -- keys in one DeleteObjects
 
 local cloud_module = require("cloud.check").cloud  -- the `cloud` table
+local copy = require("cloud.copy")  -- every copy and deletion (lua/copy.lua)
 
 ---------------------------------------------------------------- errors
 
@@ -75,8 +74,6 @@ local function url(bucket, key) return "s3://" .. bucket .. "/" .. (key or "") e
 -- The last segment of a key or path ("" for one ending with '/').
 local function basename(path) return path:match("([^/]*)$") end
 
--- Whether `key` holds a wildcard of cloud.fs.glob (* ? [).
-local function has_wildcard(key) return key:find("[*?[]") ~= nil end
 
 ---------------------------------------------------------------- output
 
@@ -226,6 +223,8 @@ local COMMANDS = {
       .. "wildcards (* ? [...]) in an s3:// source; --recursive for a folder or prefix.",
     options = { "recursive", "dry-run", "exclude", "include", "concurrency", "part-size", "output", "progress",
                 "quiet", "limit-rate", "content-type", "cache-control", "metadata" },
+    -- the table form's fields that no command line types, with the check of each
+    fields = { copy_limit = "size" },  -- CopyObject's limit lowered (a copy in parts above it), as sync's
   },
   ls = {
     args = { "LOCATION?" },
@@ -280,6 +279,7 @@ local function field_of(option_name) return (option_name:gsub("-", "_")) end
 local function fields_of(name)
   local names = { "filters" }
   for _, o in ipairs(options_of(name)) do names[#names + 1] = field_of(o.name) end
+  for field in pairs(COMMANDS[name].fields or {}) do names[#names + 1] = field end
   return names
 end
 
@@ -313,7 +313,7 @@ local function checked_options(name, t)
   local o = { filters = {} }
   for key, value in pairs(t) do
     if math.type(key) ~= "integer" then
-      local opt = by_field[key]
+      local opt = by_field[key] or (spec.fields and spec.fields[key] and { value = true, check = spec.fields[key] })
       if not opt and key ~= "filters" then
         usage(value_check.wording(1, name, value_check.unknown_field(tostring(key), fields_of(name))
           or ("unknown field '" .. tostring(key) .. "'")))
@@ -410,30 +410,23 @@ end
 
 ---------------------------------------------------------------- shared steps
 
--- Runs `body` with the process's bandwidth cap at o.limit_rate (when given), the cap
--- before it restored after, error or not.
-local function with_rate(o, body)
-  if not o.limit_rate then return body() end
+-- Runs body(...) with the process's bandwidth cap at o.limit_rate (when given), the
+-- cap before it restored after, error or not.
+local function with_rate(o, body, ...)
+  if not o.limit_rate then return body(...) end
   local cloud = cloud_module()
   local before = cloud.limit_rate(o.limit_rate)
-  local results = table.pack(pcall(body))
+  local results = table.pack(pcall(body, ...))
   cloud.limit_rate(before)
   if not results[1] then error(results[2], 0) end
   return table.unpack(results, 2, results.n)
 end
 
--- A matcher of relative paths for o.filters (the last filter that matches decides;
--- everything is taken when none does, as sync does).
+-- A matcher of relative paths for o.filters (copy.filters and copy.selected: the last
+-- filter that matches decides; everything is taken when none does, as sync does).
 local function filter_of(o)
-  local compiled = {}
-  for i, f in ipairs(o.filters) do compiled[i] = { include = f[1] == "include", match = cloud_module().fs.glob(f[2]) } end
-  return function(path)
-    local take = true
-    for _, f in ipairs(compiled) do
-      if f.match(path) then take = f.include end
-    end
-    return take
-  end
+  local compiled = copy.filters(o.filters)
+  return function(path) return copy.selected(compiled, path) end
 end
 
 -- Every object under `prefix` of `bucket`, read to the end of the listing before it
@@ -450,26 +443,6 @@ end
 local function folder(prefix)
   if prefix == "" or prefix:sub(-1) == "/" then return prefix end
   return prefix .. "/"
-end
-
--- Deletes `keys` of `bucket` in DeleteObjects batches; calls done(key, err) for each.
-local function delete_keys(bucket, keys, done)
-  local storage = cloud_module().storage
-  for first = 1, #keys, DELETE_BATCH do
-    local batch = {}
-    for i = first, math.min(first + DELETE_BATCH - 1, #keys) do batch[#batch + 1] = { Key = keys[i] } end
-    local ok, r = pcall(storage.delete_objects, { Bucket = bucket, Object = batch, Quiet = true })
-    local failed = {}
-    if not ok then
-      for _, k in ipairs(batch) do failed[k.Key] = true; done(k.Key, r) end
-    else
-      for _, problem in ipairs(r.Error or {}) do
-        failed[problem.Key] = true
-        done(problem.Key, ("%s: %s"):format(tostring(problem.Code), tostring(problem.Message)))
-      end
-    end
-    for _, k in ipairs(batch) do if not failed[k.Key] then done(k.Key, nil) end end
-  end
 end
 
 ---------------------------------------------------------------- sync and check
@@ -573,67 +546,6 @@ end
 
 ---------------------------------------------------------------- streams
 
--- Reads `stream` up to `n` bytes (fewer only at its end); nil at the end.
-local function read_full(stream, n)
-  local parts, got = {}, 0
-  while got < n do
-    local chunk = stream:read(n - got)
-    if not chunk then break end
-    parts[#parts + 1], got = chunk, got + #chunk
-  end
-  return got > 0 and table.concat(parts) or nil
-end
-
--- Uploads what `stream` holds to bucket/key a part at a time (one PutObject when it
--- all fits in one part), with the header fields and Metadata of `headers` (or nil);
--- an upload that fails midway is aborted. The bytes sent.
-local function upload_stream(stream, bucket, key, part_size, headers)
-  local storage = cloud_module().storage
-  local parts_of = require("cloud.transfer_parts")
-  local merge, min_part = parts_of.merge, parts_of.limits()
-  part_size = math.max(part_size, min_part)
-  local first = read_full(stream, part_size) or ""
-  if #first < part_size then
-    storage.put_object(merge({ Bucket = bucket, Object = key, Body = first }, headers))
-    return #first
-  end
-  local up = storage.create_multipart_upload(merge({ Bucket = bucket, Object = key }, headers))
-  local parts, sent, chunk = {}, 0, first
-  local ok, err = pcall(function()
-    while chunk do
-      local n = #parts + 1
-      local r = storage.upload_part{ Bucket = bucket, Object = key, uploadId = up.UploadId, partNumber = n, body = chunk }
-      parts[n], sent = { PartNumber = n, ETag = r.ETag }, sent + #chunk
-      chunk = read_full(stream, part_size)
-    end
-    storage.complete_multipart_upload{ Bucket = bucket, Object = key, uploadId = up.UploadId, Part = parts }
-  end)
-  if not ok then
-    pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = up.UploadId })
-    error(err, 0)
-  end
-  return sent
-end
-
--- Writes the object bucket/key to `stream` in ranged GETs of part_size, each checked
--- against the ETag the object had at the start. The bytes written.
-local function download_stream(bucket, key, stream, part_size)
-  local storage = cloud_module().storage
-  local head = storage.head_object{ Bucket = bucket, Object = key }
-  local size, etag = head.ContentLength or 0, head.ETag
-  for offset = 0, size - 1, part_size do
-    local last = math.min(offset + part_size, size) - 1
-    local r = storage.get_object{ Bucket = bucket, Object = key, Range = ("bytes=%d-%d"):format(offset, last) }
-    if r.ETag ~= etag then
-      error(cloud_module().error{ kind = "api", code = "ObjectChanged", operation = "GetObject",
-        message = ("%s changed while it was read (ETag %s, then %s)"):format(url(bucket, key), tostring(etag), tostring(r.ETag)) }, 0)
-    end
-    stream:write(r.Body)
-  end
-  stream:flush()
-  return size
-end
-
 -- cloud.commands.cat{ "s3://b/key" }: the object to stdout, a part at a time.
 function M.cat(t)
   local o = checked_options("cat", t)
@@ -641,16 +553,61 @@ function M.cat(t)
   if not where or where.Prefix == "" or where.Prefix:sub(-1) == "/" then
     usage(("'%s' is not an object: cat takes s3://BUCKET/KEY"):format(o.args[1]))
   end
-  local size = with_rate(o, function() return download_stream(where.Bucket, where.Prefix, io.stdout, o.part_size or 8 * MiB) end)
+  local size = with_rate(o, function()
+    return copy.download_stream(cloud_module().storage, { Bucket = where.Bucket, Object = where.Prefix,
+                                                          part_size = o.part_size }, io.stdout)
+  end)
   return { bytes = size, status = 0 }
 end
 
 ---------------------------------------------------------------- cp
 
--- The copies of `cp`: { from =, to =, size =, kind = "upload" | "download" | "copy" } each.
+-- `where` (a location typed as `text`) checked as the model checks a bucket and a key
+-- (a bucket name's rule; a key of UTF-8, at most 1,024 bytes): a usage error naming
+-- it, before any copy. storage.presign validates so and sends nothing.
+local function checked_location(text, where)
+  if not where then return nil end
+  local ok, err = pcall(cloud_module().storage.presign, { Bucket = where.Bucket,
+    Object = where.Prefix ~= "" and where.Prefix or "-" })
+  if not ok and type(err) == "table" and err.kind == "validation" then
+    local problems = {}
+    for i, f in ipairs(err.fields or {}) do problems[i] = ("%s %s"):format(f.path == "Object" and "its key" or "its bucket", f.problem) end
+    usage(("'%s' is not a location an object can have: %s"):format(text,
+      #problems > 0 and table.concat(problems, "; ") or tostring(err.message)))
+  end
+  return where
+end
+
+-- Whether bucket/key names an object (HeadObject): a source that names one IS that
+-- object, wildcard characters or not. An error but "not found" is raised.
+local function object_exists(bucket, key)
+  local ok, err = pcall(cloud_module().storage.head_object, { Bucket = bucket, Object = key })
+  if ok then return true end
+  if type(err) == "table" and (err.status == 404 or err.code == "NoSuchKey" or err.code == "NotFound") then return false end
+  error(err, 0)
+end
+
+-- The folder a local DST names for what goes into it ("dir/" and "dir" alike).
+local function local_root(dst)
+  local root = dst:gsub("/+$", "")
+  return root ~= "" and root or "/"
+end
+
+-- `copies` with the kind of each set: "upload", "download" or "copy".
+local function with_kinds(copies)
+  for _, c in ipairs(copies) do
+    c.kind = c.from.file and "upload" or c.to.root and "download" or "copy"
+  end
+  return copies
+end
+
+-- The copies of `cp`: { from =, to =, size =, kind = "upload" | "download" | "copy" }
+-- each; a download's `to` is { root =, path =, file = } (copy.download writes path
+-- beneath root; file is how it is shown). `none_matched` when a wildcard matched no key.
 local function plan_copies(o)
   local src, dst = o.args[1], o.args[2]
-  local from, to = src ~= "-" and parse_location(src), dst ~= "-" and parse_location(dst)
+  local from = src ~= "-" and checked_location(src, parse_location(src))
+  local to = dst ~= "-" and checked_location(dst, parse_location(dst))
   local cloud = cloud_module()
   local take = filter_of(o)
   if src == "-" or dst == "-" then
@@ -658,7 +615,7 @@ local function plan_copies(o)
     if o.recursive then usage("--recursive cannot copy from stdin or to stdout") end
     local where = from or to
     if not where then usage("a copy from stdin or to stdout takes an s3://BUCKET/KEY on its other side, not a local path") end
-    if where.Prefix == "" or where.Prefix:sub(-1) == "/" or has_wildcard(where.Prefix) then
+    if where.Prefix == "" or where.Prefix:sub(-1) == "/" or copy.has_wildcard(where.Prefix) then
       usage(("'%s' is not one object: with -, the other side is s3://BUCKET/KEY"):format(from and src or dst))
     end
     return { { kind = src == "-" and "stdin" or "stdout", from = from, to = to } }
@@ -670,39 +627,49 @@ local function plan_copies(o)
   -- the target of a relative path `rel`
   local function target(rel)
     if to then return { bucket = to.Bucket, key = folder(to.Prefix) .. rel } end
-    return { file = dst:gsub("/+$", "") .. "/" .. rel }
+    local root = local_root(dst)
+    return { root = root, path = rel, file = root .. "/" .. rel }
   end
-  if from and (o.recursive or has_wildcard(from.Prefix)) then
-    local base, match
-    if has_wildcard(from.Prefix) then
-      local literal = from.Prefix:match("^[^*?[]*")
-      base = literal:match("^(.*/)") or ""
-      match = cloud.fs.glob("/" .. from.Prefix)
-      if o.recursive then usage("--recursive and a wildcard cannot be given together: the wildcard says which keys") end
-      for _, c in ipairs(list_all(from.Bucket, literal)) do
-        local rel = c.Key:sub(#base + 1)
-        if match(c.Key) and take(rel) then
-          copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
-        end
-      end
-    else
-      base = folder(from.Prefix)
-      for _, c in ipairs(list_all(from.Bucket, base)) do
-        local rel = c.Key:sub(#base + 1)
-        if rel ~= "" and take(rel) then
-          copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
-        end
+  -- every key under `prefix` that `match` takes, kept below `base`
+  local function add_listed(prefix, base, match)
+    for _, c in ipairs(list_all(from.Bucket, prefix)) do
+      local rel = c.Key:sub(#base + 1)
+      if rel ~= "" and match(c.Key) and take(rel) then
+        copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
       end
     end
+  end
+  if from and o.recursive then
+    if copy.has_wildcard(from.Prefix) then
+      usage("--recursive and a wildcard cannot be given together: the wildcard says which keys")
+    end
+    add_listed(folder(from.Prefix), folder(from.Prefix), function() return true end)
   elseif from then
-    if from.Prefix == "" or from.Prefix:sub(-1) == "/" then
+    local key = from.Prefix
+    if key:find("[*?[\\]") and not object_exists(from.Bucket, key) then
+      if copy.has_wildcard(key) then  -- one listing of the literal prefix, each key matched
+        local literal = copy.literal_prefix(key)
+        add_listed(literal, literal:match("^(.*/)") or "", cloud.fs.glob("/" .. key))
+        copies.none_matched = #copies == 0
+        return with_kinds(copies)
+      end
+      key = copy.unescaped(key)  -- escapes only: the one key they name
+    end
+    if key == "" or key:sub(-1) == "/" then
       usage(("'%s' is a prefix, not an object: give --recursive to copy what is under it"):format(src))
     end
     local into_folder = to and (to.Prefix == "" or to.Prefix:sub(-1) == "/")
       or not to and (dst:sub(-1) == "/" or (cloud.fs.stat(dst) or {}).type == "dir")
-    local dest = into_folder and target(basename(from.Prefix))
-      or to and { bucket = to.Bucket, key = to.Prefix } or { file = dst }
-    copies[1] = { from = { bucket = from.Bucket, key = from.Prefix }, to = dest }
+    local dest
+    if into_folder then
+      dest = target(basename(key))
+    elseif to then
+      dest = { bucket = to.Bucket, key = to.Prefix }
+    else  -- DST is the file: written beneath its folder
+      local dir = dst:match("^(.*)/[^/]*$")
+      dest = { root = dir == nil and "." or dir == "" and "/" or dir, path = basename(dst), file = dst }
+    end
+    copies[1] = { from = { bucket = from.Bucket, key = key }, to = dest }
   else
     local stat = cloud.fs.stat(src)
     if not stat then usage(("'%s': no such file (a location is s3://BUCKET/KEY)"):format(src)) end
@@ -719,10 +686,7 @@ local function plan_copies(o)
       copies[1] = { from = { file = src }, to = { bucket = to.Bucket, key = key }, size = stat.size }
     end
   end
-  for _, c in ipairs(copies) do
-    c.kind = c.from.file and "upload" or c.to.file and "download" or "copy"
-  end
-  return copies
+  return with_kinds(copies)
 end
 
 -- How a side of a copy is named on the command line.
@@ -735,66 +699,75 @@ local function given_headers(o)
   return { ContentType = o.content_type, CacheControl = o.cache_control, Metadata = o.metadata }
 end
 
--- Makes one copy of the plan.
+-- Makes one copy of the plan through the one module of copies (lua/copy.lua); returns
+-- the bytes copied.
 local function copy_one(o, c)
-  local storage = cloud_module().storage
-  local parts_of = require("cloud.transfer_parts")
-  local common = { concurrency = o.concurrency, part_size = o.part_size, progress = o.progress or false }
-  local given = given_headers(o)
+  local storage, merge = cloud_module().storage, require("cloud.transfer_parts").merge
+  local common = { concurrency = o.concurrency, part_size = o.part_size, progress = o.progress or false,
+                   size = c.size, given = given_headers(o) }
   if c.kind == "upload" then
-    local args = { Bucket = c.to.bucket, Object = c.to.key, file = c.from.file }
-    for k, v in pairs(common) do args[k] = v end
-    storage.upload_file(parts_of.merge(args, given))
+    return copy.upload(storage, merge({ file = c.from.file, Bucket = c.to.bucket, Object = c.to.key }, common))
   elseif c.kind == "download" then
-    local dir = c.to.file:match("^(.*)/[^/]*$")
-    if dir and dir ~= "" then cloud_module().fs.mkdir(dir) end
-    local args = { Bucket = c.from.bucket, Object = c.from.key, file = c.to.file }
-    for k, v in pairs(common) do args[k] = v end
-    storage.download_file(args)
-  else
-    local source = (c.from.bucket .. "/" .. c.from.key):gsub("[^%w%-._~/]", function(ch) return ("%%%02X"):format(ch:byte()) end)
-    local copy = { Bucket = c.to.bucket, Object = c.to.key, CopySource = source }
-    if given then  -- COPY (the default) keeps the source's; with options, REPLACE with both
-      parts_of.merge(copy, parts_of.source_headers(storage, c.from.bucket, c.from.key, given)).MetadataDirective = "REPLACE"
-    end
-    storage.copy_object(copy)
+    return (copy.download(storage, merge({ Bucket = c.from.bucket, Object = c.from.key, root = c.to.root,
+                                           path = c.to.path }, common)))
   end
+  return copy.server(storage, merge({ from = { Bucket = c.from.bucket, Object = c.from.key }, Bucket = c.to.bucket,
+                                      Object = c.to.key, copy_limit = o.copy_limit }, common))
 end
 
--- cloud.commands.cp{ SRC, DST, ... }: see the head of this file and docs/cli.md.
+-- A stream's copy (`cp - s3://b/k`, `cp s3://b/k -`): the bytes, or nothing on a dry run.
+local function copy_stream(o, p, c)
+  local storage = cloud_module().storage
+  if c.kind == "stdin" then
+    if o.dry_run then return p.out("(dry run) upload: - to " .. url(c.to.Bucket, c.to.Prefix)) end
+    return copy.upload_stream(storage, io.stdin, { Bucket = c.to.Bucket, Object = c.to.Prefix, part_size = o.part_size,
+                                                   given = given_headers(o) })
+  end
+  if o.dry_run then return io.stderr:write("(dry run) download: " .. url(c.from.Bucket, c.from.Prefix) .. " to -\n") end
+  return copy.download_stream(storage, { Bucket = c.from.Bucket, Object = c.from.Prefix, part_size = o.part_size }, io.stdout)
+end
+
+-- Makes the copies of the plan, `concurrency` at once, each printed as it ends (a
+-- failure on stderr, the others go on); counts them in `result`.
+local function copy_all(o, p, copies, result)
+  cloud_module().map(copies, function(c)
+    local action = o.dry_run and "plan-" .. c.kind or c.kind
+    local ok, got = true, c.size or 0
+    if not o.dry_run then ok, got = pcall(copy_one, o, c) end
+    if not ok and require("cloud.transfer_parts").interrupted(got) then error(got, 0) end
+    if ok then
+      result.copied, result.bytes = result.copied + 1, result.bytes + (got or 0)
+      p.out(("%s%s: %s to %s"):format(o.dry_run and "(dry run) " or "", c.kind, named(c.from), named(c.to)))
+      p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "size", c.size } }
+    else
+      result.failed = result.failed + 1
+      result.errors[#result.errors + 1] = { path = named(c.from), error = got }
+      p.fail(named(c.from), got)
+      p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "error", tostring(got) } }
+    end
+  end, { concurrency = o.concurrency or 16 })
+end
+
+-- cloud.commands.cp{ SRC, DST, ... }: see the head of this file and docs/cli.md. An
+-- interruption aborts the multipart uploads left open (copy.guarded) and is raised again.
 function M.cp(t)
   local o = checked_options("cp", t)
   local p = printer(o)
   local result = { copied = 0, failed = 0, bytes = 0, errors = {} }
-  with_rate(o, function()
+  with_rate(o, copy.guarded, function()
     local copies = plan_copies(o)
-    if copies[1] and copies[1].kind == "stdin" then
-      local c = copies[1]
-      if o.dry_run then return p.out("(dry run) upload: - to " .. url(c.to.Bucket, c.to.Prefix)) end
-      result.bytes, result.copied = upload_stream(io.stdin, c.to.Bucket, c.to.Prefix, o.part_size or 8 * MiB,
-                                                  given_headers(o)), 1
-      return
-    elseif copies[1] and copies[1].kind == "stdout" then
-      local c = copies[1]
-      if o.dry_run then return io.stderr:write("(dry run) download: " .. url(c.from.Bucket, c.from.Prefix) .. " to -\n") end
-      result.bytes, result.copied = download_stream(c.from.Bucket, c.from.Prefix, io.stdout, o.part_size or 8 * MiB), 1
+    local c = copies[1]
+    if c and (c.kind == "stdin" or c.kind == "stdout") then
+      local bytes = copy_stream(o, p, c)
+      if not o.dry_run then result.bytes, result.copied = bytes, 1 end
       return
     end
-    cloud_module().map(copies, function(c)
-      local action = o.dry_run and "plan-" .. c.kind or c.kind
-      local ok, err = true, nil
-      if not o.dry_run then ok, err = pcall(copy_one, o, c) end
-      if ok then
-        result.copied, result.bytes = result.copied + 1, result.bytes + (c.size or 0)
-        p.out(("%s%s: %s to %s"):format(o.dry_run and "(dry run) " or "", c.kind, named(c.from), named(c.to)))
-        p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "size", c.size } }
-      else
-        result.failed = result.failed + 1
-        result.errors[#result.errors + 1] = { path = named(c.from), error = err }
-        p.fail(named(c.from), err)
-        p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "error", tostring(err) } }
-      end
-    end, { concurrency = o.concurrency or 16 })
+    if copies.none_matched then
+      result.failed = 1
+      result.errors[1] = { path = o.args[1], error = "no objects matched" }
+      p.fail(o.args[1], "no objects matched (a '\\' before * ? [ names the character itself)")
+    end
+    copy_all(o, p, copies, result)
     p.json{ { "summary", true }, { "copied", result.copied }, { "failed", result.failed }, { "bytes", result.bytes },
             { "dry_run", o.dry_run or false } }
   end)
@@ -865,8 +838,10 @@ local function remove_all(o, p, bucket, prefix)
     end
     return #keys, 0
   end
-  local deleted, failed = 0, 0
-  delete_keys(bucket, keys, function(key, err)
+  local deleted, failed, entries = 0, 0, {}
+  for i, k in ipairs(keys) do entries[i] = { key = k } end
+  copy.delete(cloud_module().storage, { bucket = bucket }, entries, function(e, err)
+    local key = e.key
     if err then
       failed = failed + 1
       p.fail(url(bucket, key), err)

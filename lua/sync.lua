@@ -68,10 +68,11 @@
 --   is made durable once at the end of the batch (cloud.fs.sync).
 
 local MiB = 1024 * 1024
-local DELETE_BATCH = 1000           -- keys in one DeleteObjects
 
 local argcheck = require("cloud.check")
 local parts_of = require("cloud.transfer_parts")
+local copy = require("cloud.copy")
+local DELETE_BATCH = copy.DELETE_BATCH  -- keys in one DeleteObjects
 local cloud_module, etag_hex, epoch_of = argcheck.cloud, parts_of.etag_hex, parts_of.epoch_of
 
 -- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming the caller
@@ -138,13 +139,13 @@ local function describe(side)
   return side.given or side.dir or ("s3://" .. side.bucket .. "/" .. side.prefix)
 end
 
--- The filters in order: { { include = bool, match = glob }, ... }; `filters` as given,
--- else every exclude and then every include.
+-- The filters in order, compiled (copy.filters): `filters` as given, else every
+-- exclude and then every include.
 local function compile_filters(fname, args)
-  local out = {}
+  local list = {}
   local function add(kind, glob)
     if type(glob) ~= "string" then arg_error(fname, kind .. " globs must be strings", 6) end
-    out[#out + 1] = { include = kind == "include", match = cloud_module().fs.glob(glob) }
+    list[#list + 1] = { kind, glob }
   end
   for _, kind in ipairs{ "exclude", "include" } do
     if args[kind] ~= nil and type(args[kind]) ~= "table" then arg_error(fname, "field '" .. kind .. "' must be a list of globs", 5) end
@@ -157,7 +158,7 @@ local function compile_filters(fname, args)
     end
     add(f[1], f[2])
   end
-  return out
+  return copy.filters(list)
 end
 
 local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filters", "compare", "concurrency",
@@ -172,7 +173,7 @@ local function options(args, fname, defaults)
   for key, value in pairs(args) do o[key] = value end
   o.from, o.to = location(fname, "from", args.from), location(fname, "to", args.to)
   if o.from.dir and o.to.dir then arg_error(fname, "'from' and 'to' cannot both be local directories") end
-  o.copy_limit = o.copy_limit or cloud_module().describe("CopyObject").limits.maxSourceBytes
+  o.copy_limit = o.copy_limit or copy.copy_limit()
   for _, field in ipairs{ "part_size", "concurrency", "copy_limit" } do
     if math.type(o[field]) ~= "integer" or o[field] < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
   end
@@ -218,33 +219,9 @@ local function fnv1a32(s)
   return h
 end
 
--- Whether `path` takes part: the filters (the last one matching decides) and the shard.
+-- Whether `path` takes part: the filters (copy.selected) and the shard.
 local function selected(o, path)
-  local keep = true
-  for _, f in ipairs(o.filters) do
-    if f.match(path) then keep = f.include end
-  end
-  return keep and (o.shard == nil or fnv1a32(path) % o.shard.count == o.shard.index)
-end
-
--- Why a bucket's relative path cannot be a local file's name, or nil when it can.
-local function unsafe_local_name(path)
-  if path:sub(1, 1) == "/" then return "a key that would be an absolute path" end
-  for part in (path .. "/"):gmatch("(.-)/") do
-    if part == "" or part == "." or part == ".." then return "a key with an empty, '.' or '..' folder" end
-  end
-  if path:find("\0", 1, true) then return "a key with a NUL byte" end
-end
-
--- Why a local relative path cannot be an object key, or nil when it can.
-local function unsafe_key(key)
-  if not utf8.len(key) then return "the name is not UTF-8, which an object key must be" end
-  if #key > 1024 then return ("the key would be %d bytes, more than 1024"):format(#key) end
-end
-
--- The key `path` with each byte but unreserved ones and '/' percent-encoded (CopySource).
-local function url_encoded(path)
-  return (path:gsub("[^%w%-%._~/]", function(c) return ("%%%02X"):format(c:byte()) end))
+  return copy.selected(o.filters, path) and (o.shard == nil or fnv1a32(path) % o.shard.count == o.shard.index)
 end
 
 ---------------------------------------------------------------- the two listings
@@ -482,102 +459,24 @@ end
 
 ---------------------------------------------------------------- acting
 
--- The object `e` of the source copied to `key` of the target bucket in parts on the
--- server (its upload created with the source's headers,
--- parts_of.source_headers): a multipart upload of UploadPartCopy ranges of part_size
--- (larger when the platform's part count needs it), completed in order; aborted on failure.
-local function copy_in_parts(storage, o, e, key)
-  local _, _, max_parts = parts_of.limits()
-  local size = math.max(o.part_size, (e.size + max_parts - 1) // max_parts)
-  local source, bucket = url_encoded(o.from.bucket .. "/" .. e.key), o.to.bucket
-  local parts, done = {}, {}
-  for n = 1, (e.size + size - 1) // size do parts[n] = { number = n, first = (n - 1) * size } end
-  local headers = parts_of.source_headers(storage, o.from.bucket, e.key, o.given)
-  parts_of.multipart(storage, { Bucket = bucket, Object = key, headers = headers }, done, function(upload)
-    cloud_module().map(parts, function(p)
-      local last = math.min(p.first + size, e.size) - 1
-      done[p.number] = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload,
-        partNumber = p.number, CopySource = source, CopySourceRange = ("bytes=%d-%d"):format(p.first, last) }.ETag
-    end, { concurrency = o.concurrency })
-  end)
-end
-
--- Copies the entry `e` (of the source) to the target; returns the bytes copied.
+-- Copies the entry `e` (of the source) to the target through the one module of
+-- copies (lua/copy.lua: its guards on names, links and uploads); returns the bytes.
 local function copy_one(storage, o, e)
   local from, to = o.from, o.to
-  local cloud = cloud_module()
-  local large = e.size > o.part_size
+  local common = { part_size = o.part_size, concurrency = o.concurrency, size = e.size }
   if from.dir then
-    local problem = unsafe_key(to.prefix .. e.path)
-    if problem then error(problem, 0) end
-    local key = to.prefix .. e.path
-    local headers = parts_of.upload_headers(o.given or {}, e.file, e.mtime)
-    if large then
-      storage.upload_file(parts_of.merge({ Bucket = to.bucket, Object = key, file = e.file, part_size = o.part_size,
-                           concurrency = o.concurrency, progress = false }, headers))
-    else
-      storage.put_object(parts_of.merge({ Bucket = to.bucket, Object = key, file = e.file }, headers))
-    end
+    copy.upload(storage, parts_of.merge({ file = e.file, Bucket = to.bucket, Object = to.prefix .. e.path,
+                                          mtime = e.mtime, given = o.given }, common))
   elseif to.dir then
-    local problem = unsafe_local_name(e.path)
-    if problem then error(problem, 0) end
-    local target = to.dir .. "/" .. e.path
-    local parent = target:match("^(.*)/[^/]*$")
-    if o.folder_made ~= parent then  -- paths come in order: a folder's files one after another
-      cloud.fs.mkdir(parent, { beneath = to.dir })  -- a link in the way is this file's failure
-      o.folder_made = parent
-    end
-    if large then  -- sets the file's mtime itself (parts_of.object_mtime)
-      storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
-                             concurrency = o.concurrency, progress = false, durable = false, beneath = to.dir }
-    else
-      local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false,
-                                    beneath = to.dir }
-      local mtime = parts_of.object_mtime(r) or e.mtime
-      if mtime then cloud.fs.set_mtime(target, mtime) end
-    end
+    o.made = o.made or {}  -- paths come in order: a folder's files one after another
+    copy.download(storage, parts_of.merge({ Bucket = from.bucket, Object = e.key, root = to.dir, path = e.path,
+                                            mtime = e.mtime, durable = false, made = o.made }, common))
     o.downloaded = true
   else
-    local key = to.prefix .. e.path
-    if e.size > o.copy_limit then
-      copy_in_parts(storage, o, e, key)
-    else
-      local copy = { Bucket = to.bucket, Object = key, CopySource = url_encoded(from.bucket .. "/" .. e.key) }
-      if o.given then  -- COPY (the default) keeps the source's; with options, REPLACE with both
-        parts_of.merge(copy, parts_of.source_headers(storage, o.from.bucket, e.key, o.given)).MetadataDirective = "REPLACE"
-      end
-      storage.copy_object(copy)
-    end
+    copy.server(storage, parts_of.merge({ from = { Bucket = from.bucket, Object = e.key }, Bucket = to.bucket,
+                                          Object = to.prefix .. e.path, given = o.given, copy_limit = o.copy_limit }, common))
   end
   return e.size
-end
-
--- Deletes the target entries of `batch` (a list): one DeleteObjects for a bucket,
--- each file for a directory; calls done(entry, err) for each.
-local function delete_batch(storage, o, batch, done)
-  if o.to.dir then
-    for _, e in ipairs(batch) do
-      local ok, err = pcall(cloud_module().fs.remove, e.file, { beneath = o.to.dir })  -- never through a link
-      done(e, not ok and err or nil)
-    end
-    return
-  end
-  local keys, by_key = {}, {}
-  for i, e in ipairs(batch) do keys[i], by_key[e.key] = { Key = e.key }, e end
-  local ok, r = pcall(storage.delete_objects, { Bucket = o.to.bucket, Object = keys, Quiet = true })
-  if not ok then
-    for _, e in ipairs(batch) do done(e, r) end
-    return
-  end
-  local failed = {}
-  for _, problem in ipairs(r.Error or {}) do
-    failed[problem.Key] = true
-    done(by_key[problem.Key], cloud_module().error{ kind = "api", code = problem.Code or "DeleteFailed",
-      operation = "DeleteObjects", message = tostring(problem.Message) })
-  end
-  for _, e in ipairs(batch) do
-    if not failed[e.key] then done(e, nil) end
-  end
 end
 
 ---------------------------------------------------------------- progress
@@ -645,7 +544,7 @@ local function held_deletions()
   return h
 end
 
--- The target's entry of a relative path, for delete_batch and on_action.
+-- The target's entry of a relative path, for copy.delete and on_action.
 local function target_entry(o, path)
   if o.to.dir then return { path = path, file = o.to.dir .. "/" .. path } end
   return { path = path, key = o.to.prefix .. path }
@@ -696,7 +595,7 @@ local function delete_held(storage, o, held, n, record)
   for i = 1, math.min(o.concurrency, (n + DELETE_BATCH - 1) // DELETE_BATCH) do workers[i] = i end
   cloud_module().map(workers, function()
     for batch in next_batch do
-      delete_batch(storage, o, batch, function(e, err) record(e, err == nil, err, "delete") end)
+      copy.delete(storage, o.to, batch, function(e, err) record(e, err == nil, err, "delete") end)
     end
   end, { concurrency = math.max(1, #workers) })
 end
@@ -865,11 +764,11 @@ local function run(client, o, step, summary, totals, report, held, listings)
 end
 
 -- An interruption (SIGINT, SIGTERM) of a sync: no new work (its tasks are not resumed),
--- the multipart uploads it left open aborted, and the summary so far, marked
--- interrupted, in the error raised again (err.summary). Any other error: nothing.
+-- the multipart uploads it left open aborted (copy.guarded, around run), and the
+-- summary so far, marked interrupted, in the error raised again (err.summary). Any
+-- other error: nothing.
 local function interrupted(summary, err)
   if not parts_of.interrupted(err) then return end
-  parts_of.abort_open()
   summary.interrupted = true
   err.summary = summary
 end
@@ -890,7 +789,7 @@ local function sync(client, args)
   end
   local totals = { actions = 0, bytes = 0, planning = true }
   local report = make_progress(o, summary, totals)
-  local ok, err = pcall(run, client, o, step, summary, totals, report, held, listings)
+  local ok, err = pcall(copy.guarded, run, client, o, step, summary, totals, report, held, listings)
   report(true)
   if not ok then
     interrupted(summary, err)
