@@ -166,13 +166,17 @@ local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filter
                 "delete_all", "max_delete", "content_type", "cache_control", "metadata" }
 local COMPARE = { ["size-mtime"] = true, size = true, checksum = true }
 
--- The arguments, checked and completed with their defaults.
+-- The arguments, checked and completed with `defaults` (compare, operation; folders:
+-- whether two local folders may be compared, as check's may).
 local function options(args, fname, defaults)
   argcheck.options(args, KNOWN, 1, fname, 3)
   local o = { concurrency = 16, part_size = 8 * MiB, compare = defaults.compare }
   for key, value in pairs(args) do o[key] = value end
+  o.operation = defaults.operation  -- "Sync" or "Check": the operation its errors name
   o.from, o.to = location(fname, "from", args.from), location(fname, "to", args.to)
-  if o.from.dir and o.to.dir then arg_error(fname, "'from' and 'to' cannot both be local directories") end
+  if o.from.dir and o.to.dir and not defaults.folders then
+    arg_error(fname, "'from' and 'to' cannot both be local directories")
+  end
   o.copy_limit = o.copy_limit or copy.copy_limit()
   for _, field in ipairs{ "part_size", "concurrency", "copy_limit" } do
     if math.type(o[field]) ~= "integer" or o[field] < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
@@ -226,9 +230,10 @@ end
 
 ---------------------------------------------------------------- the two listings
 
--- The error that ends a sync or check: kind, code and message as cloud.error's.
-local function sync_failure(kind, code, message)
-  return cloud_module().error{ kind = kind, code = code, operation = "Sync", message = message }
+-- The error that ends a sync or check (o.operation: "Sync" or "Check"): kind, code and
+-- message as cloud.error's.
+local function sync_failure(o, kind, code, message)
+  return cloud_module().error{ kind = kind, code = code, operation = o.operation, message = message }
 end
 
 -- Refuses a source folder that is not there or is not a folder, and a target that is
@@ -239,17 +244,17 @@ local function check_roots(o)
   if o.from.dir then
     local st = fs.stat(o.from.dir)
     if st == nil then
-      error(sync_failure("validation", "NoSuchSource", ("the source '%s' does not exist: it is neither an existing local path "
+      error(sync_failure(o, "validation", "NoSuchSource", ("the source '%s' does not exist: it is neither an existing local path "
         .. "nor a bucket location; %s expected; nothing was done"):format(printable(o.from.dir), FORMS)), 0)
     elseif st.type ~= "dir" then
-      error(sync_failure("validation", "SourceNotAFolder", ("the source '%s' is not a folder; nothing was done")
+      error(sync_failure(o, "validation", "SourceNotAFolder", ("the source '%s' is not a folder; nothing was done")
         :format(printable(o.from.dir))), 0)
     end
   end
   if o.to.dir then
     local st = fs.stat(o.to.dir)
     if st ~= nil and st.type ~= "dir" then
-      error(sync_failure("validation", "TargetNotAFolder", ("the target '%s' is not a folder; nothing was done")
+      error(sync_failure(o, "validation", "TargetNotAFolder", ("the target '%s' is not a folder; nothing was done")
         :format(printable(o.to.dir))), 0)
     end
   end
@@ -290,8 +295,8 @@ end
 -- An iterator over the objects under a bucket location, { path, size, mtime, etag,
 -- key }, a page of the listing at a time, the next page's call under way meanwhile
 -- (pages.ahead: the server lists while the merge works); keys ending with '/' (folder
--- markers) left out. A failed page is an error: the sync ends, nothing deleted; a
--- source bucket that does not exist is NoSuchSource.
+-- markers) left out, but a source's that holds bytes. A failed page is an error: the
+-- sync ends, nothing deleted; a source bucket that does not exist is NoSuchSource.
 local function bucket_entries(client, o, side)
   local pages = cloud_module().pages
   if client ~= cloud_module() then pages = client.pages end
@@ -304,7 +309,7 @@ local function bucket_entries(client, o, side)
     local ok, page = pcall(ahead)
     if ok then return page end
     if side == o.from and type(page) == "table" and page.code == "NoSuchBucket" then
-      error(sync_failure("validation", "NoSuchSource", ("the source bucket '%s' does not exist; nothing was done")
+      error(sync_failure(o, "validation", "NoSuchSource", ("the source bucket '%s' does not exist; nothing was done")
         :format(cloud_module().printable(side.bucket))), 0)
     end
     error(page, 0)
@@ -313,11 +318,13 @@ local function bucket_entries(client, o, side)
   return function()
     while true do
       i = i + 1
-      local o = page and page.Contents and page.Contents[i]
-      if o then
-        local path = o.Key:sub(#side.prefix + 1)
-        if path ~= "" and path:sub(-1) ~= "/" then
-          return { path = path, size = o.Size, mtime = epoch_of(o.LastModified), etag = o.ETag, key = o.Key }
+      local c = page and page.Contents and page.Contents[i]
+      if c then
+        local path = c.Key:sub(#side.prefix + 1)
+        -- a key ending with '/' is a folder marker, left out when empty; one of the source
+        -- that holds bytes takes part (a copy down refuses its name: that key's failure)
+        if path ~= "" and (path:sub(-1) ~= "/" or (side == o.from and c.Size ~= 0)) then
+          return { path = path, size = c.Size, mtime = epoch_of(c.LastModified), etag = c.ETag, key = c.Key }
         end
       else
         page, i = next_page(), 0
@@ -348,14 +355,14 @@ end
 -- `next_entry` checked to go strictly forward in the bytes of the paths (rclone's
 -- march checks so): a path that comes back, or repeats, is an error naming the side,
 -- raised before anything could be deleted for it.
-local function in_order(next_entry, side)
+local function in_order(next_entry, side, o)
   local last
   return function()
     local e = next_entry()
     if e ~= nil then
       if last ~= nil and e.path <= last then
         local printable = cloud_module().printable
-        error(sync_failure("api", "ListingOutOfOrder", ("the listing of %s is not in byte order: '%s' came after '%s'; "
+        error(sync_failure(o, "api", "ListingOutOfOrder", ("the listing of %s is not in byte order: '%s' came after '%s'; "
           .. "the sync stopped and nothing was deleted"):format(printable(describe(side)), printable(e.path),
           printable(last))), 0)
       end
@@ -370,7 +377,7 @@ end
 -- nothing once both streams have ended. Only the two heads are held; each stream is
 -- checked to be in order (in_order).
 local function merged(next_from, next_to, o)
-  next_from, next_to = in_order(next_from, o.from), in_order(next_to, o.to)
+  next_from, next_to = in_order(next_from, o.from, o), in_order(next_to, o.to, o)
   local a, b = next_from(), next_to()
   return function()
     if a == nil and b == nil then return nil end
@@ -446,6 +453,7 @@ local function differ(o, a, b)
   if o.compare == "size" then return false end
   if o.compare == "size-mtime" then return newer_listed(a, b) end
   if a.etag and b.etag then return etag_hex(a.etag) ~= etag_hex(b.etag) end
+  if a.file and b.file then return cloud_module().md5_file(a.file) ~= cloud_module().md5_file(b.file) end  -- check's two folders
   local file, object = a.file and a or b, a.file and b or a
   return not file_matches_etag(o, file, object.etag)
 end
@@ -565,7 +573,7 @@ local function deletions_allowed(o, held, listings, summary)
   end
   if listings.from.count == 0 and not o.delete_all then
     local printable = cloud_module().printable
-    error(sync_failure("validation", "EmptySource", ("the source %s holds nothing to compare (after the filters) while "
+    error(sync_failure(o, "validation", "EmptySource", ("the source %s holds nothing to compare (after the filters) while "
       .. "the target %s holds %d; refusing to delete them all: pass delete_all = true (--delete-all) if that is "
       .. "meant; nothing was deleted"):format(printable(describe(o.from)), printable(describe(o.to)), held.count)), 0)
   end
@@ -626,7 +634,7 @@ end
 
 -- The error raised when something failed: the first failure's kind, the summary in
 -- it, and why deletions were not made when they were not.
-local function sync_error(summary, total)
+local function sync_error(o, summary, total)
   local first = summary.errors[1]
   local message, kind
   if first then
@@ -638,7 +646,7 @@ local function sync_error(summary, total)
   else
     message = summary.delete_note
   end
-  local err = sync_failure(kind or "api", "SyncFailed", message)
+  local err = sync_failure(o, kind or "api", "SyncFailed", message)
   err.summary = summary
   return err
 end
@@ -775,7 +783,7 @@ end
 
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
 local function sync(client, args)
-  local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
+  local o = options(args, "cloud.storage.sync", { compare = "size-mtime", operation = "Sync" })
   o.client = client  -- its HeadObject reads the mtime an object keeps (newer)
   local summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} }
   check_roots(o)
@@ -796,7 +804,7 @@ local function sync(client, args)
     error(err, 0)
   end
   if (summary.failed > 0 or summary.not_deleted) and not o.collect then
-    error(sync_error(summary, totals.actions), 0)
+    error(sync_error(o, summary, totals.actions), 0)
   end
   return summary
 end
@@ -806,7 +814,7 @@ end
 -- storage.check{...}: { same =, differ = {}, only_in_from = {}, only_in_to = {} },
 -- nothing transferred.
 local function check(client, args)
-  local o = options(args, "cloud.storage.check", { compare = "checksum" })
+  local o = options(args, "cloud.storage.check", { compare = "checksum", operation = "Check", folders = true })
   o.client = client
   local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
   check_roots(o)
