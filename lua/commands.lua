@@ -25,16 +25,22 @@
 -- * One spec per command lists its positional arguments and options; the shared ones
 --   (SHARED) are defined once. The argument parser turns a command line into exactly
 --   the table a script would pass, and the same check then runs on both.
+-- * The commands keep their arguments and their printing; every copy and deletion
+--   goes through lua/copy.lua (require "cloud.copy"), as sync's do: a download writes
+--   beneath DST's folder (a key that cannot be a name there is that key's failure; no
+--   link inside DST followed), a multipart upload is aborted when interrupted.
 -- * Everything that deletes (rm --recursive, rb --force) reads the whole listing,
 --   completely and without error, before the first deletion; deletions go 1,000 keys
 --   to a DeleteObjects, and each key the server refuses is reported.
--- * Streams (`cp - s3://b/k`, `cp s3://b/k -`, `cat`) hold one part at a time: stdin
---   goes up in parts of part_size read as they come (one PutObject when it all fits in
---   one), an object comes down in ranged GETs of part_size, each checked against the
---   ETag the object had when the stream began.
--- * A wildcard source (`s3://b/logs/2024-*/*.gz`) is one listing of its literal prefix
---   (the key up to the first wildcard), every key matched with cloud.fs.glob anchored
---   at the top; the keys keep their path below the prefix's last folder.
+-- * Streams (`cp - s3://b/k`, `cp s3://b/k -`, `cat`) hold one part at a time:
+--   copy.upload_stream and copy.download_stream.
+-- * cp's source: one that names an object (HeadObject) is that object; else a wildcard
+--   (`s3://b/logs/2024-*/*.gz`) is one listing of its literal prefix (the key up to
+--   the first wildcard, '\' escapes undone as cloud.fs.glob reads them), every key
+--   matched with cloud.fs.glob anchored at the top; the keys keep their path below
+--   the prefix's last folder; no key matched is status 1. One object goes to DST as a
+--   file unless DST ends with '/' or is a folder. A typed location is checked as the
+--   model checks a bucket and a key before any copy (a usage error).
 
 local M = {}
 

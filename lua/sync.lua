@@ -1,6 +1,8 @@
 -- Trees of files and whole buckets: storage.sync and storage.check, composed from
--- cloud.fs, the listing's pages (cloud.pages), the storage operations,
--- upload_file/download_file (lua/transfer.lua) and cloud.map; no transfer logic in C++.
+-- cloud.fs, the listing's pages (cloud.pages) and cloud.map. This file holds the merge
+-- of the two sorted listings, the comparison and the rules before any deletion; each
+-- copy and deletion is lua/copy.lua's (require "cloud.copy"), the one module every
+-- command copies through, with its guards (names, links, uploads left open).
 --
 --   local summary = c.storage.sync{ from =, to =, delete = false, delete_all = false,
 --     max_delete = nil, dry_run = false,
@@ -11,7 +13,8 @@
 --
 -- `from` and `to` are each a local directory (a string), a bucket location string
 -- "s3://BUCKET/PREFIX" (storage.location, the one grammar) or { Bucket =, Prefix = }
--- (a Prefix is a folder: "site" means the keys under "site/").
+-- (a Prefix is a folder: "site" means the keys under "site/"); check's may both be
+-- local directories (compared by MD5, as rclone check does).
 --
 -- Decisions:
 -- * Both sides are listed in the byte order of their relative paths (cloud.fs.walk
