@@ -311,18 +311,10 @@ end
 ---------------------------------------------------------------- cp
 
 -- `where` (a location typed as `text`) checked as the model checks a bucket and a key
--- (a bucket name's rule; a key of UTF-8, at most 1,024 bytes): a usage error naming
--- it, before any copy. storage.presign validates so and sends nothing.
+-- (location.unfit): a usage error naming it, before any copy.
 local function checked_location(text, where)
-  if not where then return nil end
-  local ok, err = pcall(cloud_module().storage.presign, { Bucket = where.Bucket,
-    Object = where.Prefix ~= "" and where.Prefix or "-" })
-  if not ok and type(err) == "table" and err.kind == "validation" then
-    local problems = {}
-    for i, f in ipairs(err.fields or {}) do problems[i] = ("%s %s"):format(f.path == "Object" and "its key" or "its bucket", f.problem) end
-    usage(("'%s' is not a location an object can have: %s"):format(text,
-      #problems > 0 and table.concat(problems, "; ") or tostring(err.message)))
-  end
+  local problem = where and require("cloud.location").unfit(where)
+  if problem then usage(("'%s' is not a location an object can have: %s"):format(text, problem)) end
   return where
 end
 

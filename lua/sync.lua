@@ -33,34 +33,15 @@
 --   apply to both sides, so `delete` never removes what an exclude keeps out. A shard
 --   takes the paths whose FNV-1a 32-bit hash of the relative path's bytes, modulo
 --   count, is its index (0 .. count - 1), on both sides too.
--- * size-mtime (the default, `aws s3 sync`'s): changed when the sizes differ or the
---   source is newer, compared in whole seconds (a listing's LastModified has no finer
---   grain). An object's LastModified is the time it was written, so after an upload or
---   a server-side copy the target is never older than its source; a download gets its
---   object's LastModified as its mtime. A second sync with nothing changed therefore
---   sends nothing, in every direction. An upload also keeps the file's mtime in the
---   object's user metadata `mtime` (rclone's form), and a download sets the file's
---   mtime from it (else from LastModified): when the listing says the source is newer
---   but the sizes are equal, the object (or each object) is asked for it (HeadObject),
---   and the two are compared to the second with the stored mtime in place of
---   LastModified. So a file with a future mtime is not sent again on every run, and an
---   object rclone wrote (or copied, keeping its metadata) compares by its file's time.
+-- * Whether two entries differ (size-mtime, the default, `aws s3 sync`'s; size;
+--   checksum) is lua/compare.lua's; its head says how each compares.
 -- * Headers: an upload sends the type of the file's name (cloud.fs.media_type: the
 --   system's table; none for an unknown extension, as aws-cli) unless content_type is
 --   given; content_type, cache_control and metadata apply to every object uploaded or
---   copied. Between buckets a CopyObject keeps the source's headers and metadata (the
---   COPY directive); with any of those options, the source's are read (HeadObject),
---   the options laid over them and sent with REPLACE; a copy in parts creates its
---   upload with them too.
--- * checksum: a local file's MD5 against a single-part ETag; against a multipart ETag
---   ("<hex>-<parts>") the MD5 of the parts' MD5s, for each part size that makes that
---   many parts (the sync's part_size, the common 5, 8, 16 MiB ones, and the size over
---   the parts rounded up to a MiB): equal only when one of them gives the ETag. Two
---   objects are the same when their ETags are. Never "same" for different bytes; two
---   equal objects put in different parts are reported different (and copied again).
+--   copied (lua/copy.lua keeps or replaces a copied object's, as it says).
 -- * Files no larger than part_size go `concurrency` at once; a larger one waits until
---   the copies in hand have ended and goes alone, through upload_file/download_file
---   with the same `concurrency` for its parts: one budget. Between buckets every
+--   the copies in hand have ended and goes alone, through copy.upload/copy.download
+--   (upload_file/download_file) with the same `concurrency` for its parts: one budget. Between buckets every
 --   object is one CopyObject up to the model's CopyObject limit (copy_limit lowers it),
 --   and a larger one a multipart upload of UploadPartCopy parts, `concurrency` at once.
 -- * Each copy or deletion is tried on its own (every call retried by the client's
@@ -75,8 +56,12 @@ local MiB = 1024 * 1024
 local argcheck = require("cloud.check")
 local parts_of = require("cloud.transfer_parts")
 local copy = require("cloud.copy")
+local locations = require("cloud.location")
+local compare = require("cloud.compare")  -- whether two entries differ
+local differ, differ_now, newer_stored = compare.differ, compare.differ_now, compare.newer_stored
+local FORMS, describe = locations.FORMS, locations.describe
 local DELETE_BATCH = copy.DELETE_BATCH  -- keys in one DeleteObjects
-local cloud_module, etag_hex, epoch_of = argcheck.cloud, parts_of.etag_hex, parts_of.epoch_of
+local cloud_module, epoch_of = argcheck.cloud, parts_of.epoch_of
 
 -- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming the caller
 -- of sync or check (called from what options calls).
@@ -85,62 +70,6 @@ local function arg_error(fname, message, level)
 end
 
 ---------------------------------------------------------------- options
-
--- The two forms a location takes, for messages.
-local FORMS = "a local folder or a bucket location s3://BUCKET[/PREFIX] (or { Bucket =, Prefix = })"
-local SCHEMES = { s3 = true, cloud = true }  -- cloud:// is the platform's own spelling of s3://
-
--- storage.location(text): the bucket location `text` names, s3://BUCKET[/PREFIX] (or
--- cloud://BUCKET[/PREFIX]), as { Bucket =, Prefix = } (Prefix nil for the whole
--- bucket); nil and the reason for any other string. The one grammar of a location:
--- sync, check and the commands read their strings through it.
-local function parse_location(text)
-  if type(text) ~= "string" then return nil, "a string expected, got " .. type(text) end
-  local shown = cloud_module().printable(text)
-  local scheme, rest = text:match("^([%a][%w+.-]*)://(.*)$")
-  if not scheme then return nil, ("'%s' is not a bucket location: s3://BUCKET[/PREFIX] expected"):format(shown) end
-  if not SCHEMES[scheme] then
-    return nil, ("'%s': unknown scheme '%s'; a bucket location is s3://BUCKET[/PREFIX]"):format(shown, scheme)
-  end
-  local bucket, prefix = rest:match("^([^/]*)/?(.*)$")
-  if bucket == "" then return nil, ("'%s' names no bucket: s3://BUCKET[/PREFIX] expected"):format(shown) end
-  if bucket:find("[%c%s\\]") then return nil, ("'%s': a bucket name has no spaces, control characters or '\\'"):format(shown) end
-  return { Bucket = bucket, Prefix = prefix ~= "" and prefix or nil }
-end
-
--- Whether `text` starts as a location would ("s3:", "S3://", "gs://"): such a string
--- is never taken for a new local folder.
-local function looks_like_location(text)
-  return text:match("^[%a][%w+.-]*:") ~= nil
-end
-
--- A side of the transfer: { dir = } for a local directory, { bucket =, prefix = } for
--- a bucket location (prefix "" or ending with '/'). A string is a location when it
--- has a scheme (parse_location), else a local path; a string that starts like a
--- location but is not a valid one, and names nothing on disk, is refused.
-local function location(fname, field, value)
-  if type(value) == "string" then
-    if value == "" then arg_error(fname, "field '" .. field .. "' must not be empty", 5) end
-    local where, why = parse_location(value)
-    if not where and looks_like_location(value) and cloud_module().fs.stat(value) == nil then
-      arg_error(fname, "field '" .. field .. "': " .. why .. "; neither an existing local path nor a bucket location", 5)
-    end
-    if not where then return { dir = value:gsub("(.)/+$", "%1"), given = value } end
-    value = where
-  end
-  if type(value) ~= "table" or type(value.Bucket) ~= "string" then
-    arg_error(fname, "field '" .. field .. "' must be " .. FORMS, 5)
-  end
-  local prefix = value.Prefix or ""
-  if type(prefix) ~= "string" then arg_error(fname, "field '" .. field .. ".Prefix' must be a string", 5) end
-  if prefix ~= "" and prefix:sub(-1) ~= "/" then prefix = prefix .. "/" end
-  return { bucket = value.Bucket, prefix = prefix }
-end
-
--- A side as the command line names it: the folder as given, or s3://BUCKET/PREFIX.
-local function describe(side)
-  return side.given or side.dir or ("s3://" .. side.bucket .. "/" .. side.prefix)
-end
 
 -- The filters in order, compiled (copy.filters): `filters` as given, else every
 -- exclude and then every include.
@@ -176,7 +105,7 @@ local function options(args, fname, defaults)
   local o = { concurrency = 16, part_size = 8 * MiB, compare = defaults.compare }
   for key, value in pairs(args) do o[key] = value end
   o.operation = defaults.operation  -- "Sync" or "Check": the operation its errors name
-  o.from, o.to = location(fname, "from", args.from), location(fname, "to", args.to)
+  o.from, o.to = locations.side(fname, "from", args.from), locations.side(fname, "to", args.to)
   if o.from.dir and o.to.dir and not defaults.folders then
     arg_error(fname, "'from' and 'to' cannot both be local directories")
   end
@@ -394,78 +323,6 @@ local function merged(next_from, next_to, o)
     end
     return true, x, y
   end
-end
-
----------------------------------------------------------------- comparing
-
-local function from_hex(hex) return (hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)) end
-
--- Whether the local file `e` has the bytes an object of ETag `etag` has.
-local function file_matches_etag(o, e, etag)
-  local cloud = cloud_module()
-  local hex, parts = etag_hex(etag):match("^(%x+)%-(%d+)$")
-  if not hex then return cloud.md5_file(e.file) == etag_hex(etag) end
-  parts = tonumber(parts)
-  local tried = {}
-  local sizes = { o.part_size, 8 * MiB, 5 * MiB, 16 * MiB, ((e.size + parts - 1) // parts + MiB - 1) // MiB * MiB }
-  for _, size in ipairs(sizes) do
-    if not tried[size] and size > 0 and (e.size + size - 1) // size == parts then
-      tried[size] = true
-      local digests = {}
-      for n = 1, parts do
-        local offset = (n - 1) * size
-        digests[n] = from_hex(cloud.md5_file(e.file, offset, math.min(size, e.size - offset)) or "")
-      end
-      if cloud.md5(table.concat(digests)) == hex then return true end
-    end
-  end
-  return false
-end
-
--- The mtime the object of entry `e` (of `side`) keeps in its metadata (HeadObject),
--- or nil: for a local file, an object without one, or one that cannot be asked.
-local function stored_mtime(o, side, e)
-  if not e.key then return nil end
-  local ok, r = pcall(o.client.storage.head_object, { Bucket = side.bucket, Object = e.key })
-  if not ok and parts_of.interrupted(r) then error(r, 0) end
-  return ok and parts_of.mtime_of(r.Metadata) or nil
-end
-
--- Whether, under size-mtime, the source `a` is newer than the target `b` (to the
--- second) by the listings' times: true, false, or "ask" when the listings say newer
--- but an object among them may keep its file's time in its metadata (a LastModified
--- is when the object was written; a download sets the file to the time kept).
-local function newer_listed(a, b)
-  if a.mtime == nil or b.mtime == nil then return true end
-  if math.floor(a.mtime) <= math.floor(b.mtime) then return false end
-  return (a.key or b.key) and "ask" or true
-end
-
--- newer_listed's "ask" answered by the mtimes the objects keep in their metadata in
--- place of LastModified (stored_mtime: a HeadObject each).
-local function newer_stored(o, a, b)
-  local am, bm = stored_mtime(o, o.from, a), stored_mtime(o, o.to, b)
-  if am == nil and bm == nil then return true end
-  return math.floor(am or a.mtime) > math.floor(bm or b.mtime)
-end
-
--- Whether the source entry `a` and the target entry `b` differ under o.compare: true,
--- false, or (size-mtime) "ask", which newer_stored answers.
-local function differ(o, a, b)
-  if a.size ~= b.size then return true end
-  if o.compare == "size" then return false end
-  if o.compare == "size-mtime" then return newer_listed(a, b) end
-  if a.etag and b.etag then return etag_hex(a.etag) ~= etag_hex(b.etag) end
-  if a.file and b.file then return cloud_module().md5_file(a.file) ~= cloud_module().md5_file(b.file) end  -- check's two folders
-  local file, object = a.file and a or b, a.file and b or a
-  return not file_matches_etag(o, file, object.etag)
-end
-
--- differ with its "ask" answered at once, in this task.
-local function differ_now(o, a, b)
-  local d = differ(o, a, b)
-  if d == "ask" then return newer_stored(o, a, b) end
-  return d
 end
 
 ---------------------------------------------------------------- acting
@@ -835,4 +692,4 @@ local function check(client, args)
   return out
 end
 
-return { sync = sync, check = check, location = parse_location, fnv1a32 = fnv1a32, describe = describe }
+return { sync = sync, check = check, location = locations.parse, fnv1a32 = fnv1a32, describe = describe }
