@@ -370,11 +370,13 @@ local function plan_copies(o)
     local root = local_root(dst)
     return { root = root, path = rel, file = root .. "/" .. rel }
   end
-  -- every key under `prefix` that `match` takes, kept below `base`
+  -- every key under `prefix` that `match` takes, kept below `base`; going down, an
+  -- empty key ending with '/' (a folder marker) is left out, as sync leaves it
   local function add_listed(prefix, base, match)
     for _, c in ipairs(list_all(from.Bucket, prefix)) do
       local rel = c.Key:sub(#base + 1)
-      if rel ~= "" and match(c.Key) and take(rel) then
+      local marker = not to and rel:sub(-1) == "/" and c.Size == 0
+      if rel ~= "" and not marker and match(c.Key) and take(rel) then
         copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
       end
     end
