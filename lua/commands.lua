@@ -22,18 +22,14 @@
 -- (the one that checks the table form too), the function called, its status returned.
 --
 -- Decisions:
--- * One spec per command lists its positional arguments and options; the shared ones
---   (SHARED) are defined once. The argument parser turns a command line into exactly
---   the table a script would pass, and the same check then runs on both.
--- * The commands keep their arguments and their printing; every copy and deletion
---   goes through lua/copy.lua (require "cloud.copy"), as sync's do: a download writes
---   beneath DST's folder (a key that cannot be a name there is that key's failure; no
---   link inside DST followed), a multipart upload is aborted when interrupted.
+-- * One spec per command lists its positional arguments and options (the shared ones,
+--   SHARED, once); lua/command_line.lua turns a command line into exactly the table a
+--   script would pass, and the same check then runs on both.
+-- * The commands keep their arguments and their printing; every copy, deletion and
+--   stream goes through lua/copy.lua, as sync's do: a download writes beneath DST's
+--   folder, a multipart upload is aborted when interrupted (its head says the rest).
 -- * Everything that deletes (rm --recursive, rb --force) reads the whole listing,
---   completely and without error, before the first deletion; deletions go 1,000 keys
---   to a DeleteObjects, and each key the server refuses is reported.
--- * Streams (`cp - s3://b/k`, `cp s3://b/k -`, `cat`) hold one part at a time:
---   copy.upload_stream and copy.download_stream.
+--   completely and without error, before the first deletion.
 -- * cp's source: one that names an object (HeadObject) is that object; else a wildcard
 --   (`s3://b/logs/2024-*/*.gz`) is one listing of its literal prefix (the key up to
 --   the first wildcard, '\' escapes undone as cloud.fs.glob reads them), every key
