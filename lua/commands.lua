@@ -22,36 +22,30 @@
 -- (the one that checks the table form too), the function called, its status returned.
 --
 -- Decisions:
--- * One spec per command lists its positional arguments and options; the shared ones
---   (SHARED) are defined once. The argument parser turns a command line into exactly
---   the table a script would pass, and the same check then runs on both.
+-- * One spec per command lists its positional arguments and options (the shared ones,
+--   SHARED, once); lua/command_line.lua turns a command line into exactly the table a
+--   script would pass, and the same check then runs on both.
+-- * The commands keep their arguments and their printing; every copy, deletion and
+--   stream goes through lua/copy.lua, as sync's do: a download writes beneath DST's
+--   folder, a multipart upload is aborted when interrupted (its head says the rest).
 -- * Everything that deletes (rm --recursive, rb --force) reads the whole listing,
---   completely and without error, before the first deletion; deletions go 1,000 keys
---   to a DeleteObjects, and each key the server refuses is reported.
--- * Streams (`cp - s3://b/k`, `cp s3://b/k -`, `cat`) hold one part at a time: stdin
---   goes up in parts of part_size read as they come (one PutObject when it all fits in
---   one), an object comes down in ranged GETs of part_size, each checked against the
---   ETag the object had when the stream began.
--- * A wildcard source (`s3://b/logs/2024-*/*.gz`) is one listing of its literal prefix
---   (the key up to the first wildcard), every key matched with cloud.fs.glob anchored
---   at the top; the keys keep their path below the prefix's last folder.
+--   completely and without error, before the first deletion.
+-- * cp's source: one that names an object (HeadObject) is that object; else a wildcard
+--   (`s3://b/logs/2024-*/*.gz`) is one listing of its literal prefix (the key up to
+--   the first wildcard, '\' escapes undone as cloud.fs.glob reads them), every key
+--   matched with cloud.fs.glob anchored at the top; the keys keep their path below
+--   the prefix's last folder; no key matched is status 1. One object goes to DST as a
+--   file unless DST ends with '/' or is a folder. A typed location is checked as the
+--   model checks a bucket and a key before any copy (a usage error).
 
 local M = {}
-local MiB = 1024 * 1024
-local DELETE_BATCH = 1000  -- keys in one DeleteObjects
 
 local cloud_module = require("cloud.check").cloud  -- the `cloud` table
-
----------------------------------------------------------------- errors
-
--- Raises the usage error `message` (what was wrong and what is allowed).
-local function usage(message)
-  error(cloud_module().error{ kind = "validation", code = "UsageError", message = message }, 0)
-end
-
-local function is_usage_error(err)
-  return type(err) == "table" and err.code == "UsageError"
-end
+local copy = require("cloud.copy")  -- every copy and deletion (lua/copy.lua)
+local command_line = require("cloud.command_line")  -- the parser, usage errors, the printer
+local usage, printer = command_line.usage, command_line.printer
+local size_shown, time_shown = command_line.size_shown, command_line.time_shown
+M.json_line = command_line.json_line
 
 ---------------------------------------------------------------- locations
 
@@ -75,111 +69,7 @@ local function url(bucket, key) return "s3://" .. bucket .. "/" .. (key or "") e
 -- The last segment of a key or path ("" for one ending with '/').
 local function basename(path) return path:match("([^/]*)$") end
 
--- Whether `key` holds a wildcard of cloud.fs.glob (* ? [).
-local function has_wildcard(key) return key:find("[*?[]") ~= nil end
-
----------------------------------------------------------------- output
-
--- A JSON string: UTF-8 text as it is, control characters and bytes that are not UTF-8
--- escaped (\u00XX: a name's bytes still show).
-local function json_string(s)
-  local short = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-  local out = s:gsub('[%c"\\]', function(c) return short[c] or ("\\u%04x"):format(c:byte()) end)
-  if utf8.len(out) then return '"' .. out .. '"' end
-  local fixed, i = {}, 1
-  while i <= #out do
-    local ok, after = pcall(utf8.offset, out, 2, i)
-    local code = ok and after and utf8.len(out:sub(i, after - 1)) and out:sub(i, after - 1)
-    if code then fixed[#fixed + 1], i = code, after
-    else fixed[#fixed + 1], i = ("\\u%04x"):format(out:byte(i)), i + 1 end
-  end
-  return '"' .. table.concat(fixed) .. '"'
-end
-
--- One JSON object on one line from `fields`, a list of { name, value } (strings,
--- numbers, booleans, lists of strings), in that order; nil values left out.
-function M.json_line(fields)
-  local parts = {}
-  for _, f in ipairs(fields) do
-    local v, text = f[2], nil
-    if type(v) == "string" then text = json_string(v)
-    elseif type(v) == "table" then
-      local items = {}
-      for i, item in ipairs(v) do items[i] = json_string(tostring(item)) end
-      text = "[" .. table.concat(items, ",") .. "]"
-    elseif math.type(v) == "float" and v == math.floor(v) and v < 2 ^ 53 then text = ("%d"):format(v)
-    elseif v ~= nil then text = tostring(v) end
-    if text then parts[#parts + 1] = json_string(f[1]) .. ":" .. text end
-  end
-  return "{" .. table.concat(parts, ",") .. "}"
-end
-
--- The printer of a command: out(text) writes a line for people (unless quiet or
--- JSON), json(fields) a JSON line (with --output json), fail(what, err) a failure on
--- stderr (always). Every text from outside goes through cloud.printable.
-local function printer(o)
-  local cloud = cloud_module()
-  local p = { json_mode = o.output == "json" }
-  function p.out(text)
-    if not o.quiet and not p.json_mode then print(cloud.printable(text)) end
-  end
-  function p.json(fields)
-    if p.json_mode and not o.quiet then print(M.json_line(fields)) end
-  end
-  function p.fail(what, err)
-    p.note(("failed: %s: %s"):format(what, tostring(err)))
-  end
-  function p.note(text)
-    io.stderr:write(cloud.printable(text), "\n")
-  end
-  return p
-end
-
--- "12.5 MiB", or the exact count of bytes.
-local function size_shown(n, human)
-  if not human then return tostring(n) end
-  return require("cloud.transfer_parts").size_text(n)
-end
-
--- "2024-05-01 12:00:00" from an ISO 8601 time.
-local function time_shown(iso)
-  local d, t = tostring(iso or ""):match("^(%d+%-%d+%-%d+)T(%d+:%d+:%d+)")
-  return d and (d .. " " .. t) or tostring(iso or "")
-end
-
 ---------------------------------------------------------------- options
-
--- The option values' checks: each returns the value or nil and what is allowed.
-local value_check = require("cloud.check")
-local checks = {
-  size = value_check.size,
-  count = value_check.count,
-  limit = function(text)
-    local n = math.tointeger(tonumber(text))
-    if n and n >= 0 then return n end
-    return nil, "a count >= 0 expected"
-  end,
-  shard = function(text)
-    if type(text) == "table" then return text end
-    local i, n = tostring(text):match("^(%d+)/(%d+)$")
-    i, n = tonumber(i), tonumber(n)
-    if i and n and n >= 1 and i < n then return { index = math.tointeger(i), count = math.tointeger(n) } end
-    return nil, "I/N with 0 <= I < N expected (shard I of N)"
-  end,
-  -- K=V,... : user metadata (x-amz-meta-K), a table of strings; a value may hold '='.
-  metadata = function(text)
-    if type(text) == "table" then return text end
-    local map = {}
-    for pair in (tostring(text) .. ","):gmatch("([^,]*),") do
-      local k, v = pair:match("^([^=]+)=(.*)$")
-      if not k then return nil, ("K=V pairs separated by commas expected (got '%s')"):format(pair) end
-      map[k] = v
-    end
-    return map
-  end,
-}
--- A byte rate, as curl's --limit-rate: 50M, 512K, 1G, 1000000 (bytes a second).
-checks.rate = checks.size
 
 -- The options every command may take, defined once (its spec names those it takes).
 local SHARED = {
@@ -226,6 +116,8 @@ local COMMANDS = {
       .. "wildcards (* ? [...]) in an s3:// source; --recursive for a folder or prefix.",
     options = { "recursive", "dry-run", "exclude", "include", "concurrency", "part-size", "output", "progress",
                 "quiet", "limit-rate", "content-type", "cache-control", "metadata" },
+    -- the table form's fields that no command line types, with the check of each
+    fields = { copy_limit = "size" },  -- CopyObject's limit lowered (a copy in parts above it), as sync's
   },
   ls = {
     args = { "LOCATION?" },
@@ -255,185 +147,30 @@ local COMMANDS = {
   },
 }
 
--- The options of a command: { name =, value =, check =, choices =, ordered =, doc = }
--- each, in the order of its spec (the shared ones from SHARED), made once.
-local function options_of(name)
-  local spec = COMMANDS[name]
-  if spec.resolved then return spec.resolved end
-  local list = {}
-  for _, o in ipairs(spec.options) do
-    if type(o) == "string" then
-      local shared = assert(SHARED[o], o)
-      list[#list + 1] = { name = o, value = shared.value, check = shared.check, choices = shared.choices,
-                          ordered = shared.ordered, doc = shared.doc }
-    else
-      list[#list + 1] = { name = o[1], value = o.value, check = o.check, choices = o.choices, doc = o.doc }
-    end
-  end
-  spec.resolved = list
-  return list
-end
-
-local function field_of(option_name) return (option_name:gsub("-", "_")) end
-
--- The names allowed in the table form of `name`: its options' fields and `filters`.
-local function fields_of(name)
-  local names = { "filters" }
-  for _, o in ipairs(options_of(name)) do names[#names + 1] = field_of(o.name) end
-  return names
-end
-
--- The " (did you mean 'x'?)" part for `typed` among `names`.
-local function hint(typed, names)
-  local near = cloud_module().nearest(typed, names)
-  return near and near ~= typed and ("; did you mean '%s'?"):format(near) or ""
-end
-
--- The value of option `o` checked and converted; a usage error names `shown` (how it
--- was given: --concurrency or concurrency) and the value.
-local function checked(o, shown, value)
-  if o.choices then
-    for _, c in ipairs(o.choices) do if c == value then return value end end
-    usage(("%s %s: must be one of %s%s"):format(shown, tostring(value), table.concat(o.choices, ", "),
-      hint(tostring(value), o.choices)))
-  end
-  if not o.check then return value end
-  local v, why = checks[o.check](value)
-  if v == nil then usage(("%s %s: %s"):format(shown, tostring(value), why)) end
-  return v
-end
-
--- The table form of a command, checked: unknown fields refused (with the nearest
--- known one), values converted, positional arguments counted; the options table the
--- command runs with (include/exclude folded into filters, in order).
-local function checked_options(name, t)
-  if type(t) ~= "table" then usage(("%s takes a table, got %s"):format(name, type(t))) end
-  local spec, by_field = COMMANDS[name], {}
-  for _, o in ipairs(options_of(name)) do by_field[field_of(o.name)] = o end
-  local o = { filters = {} }
-  for key, value in pairs(t) do
-    if math.type(key) ~= "integer" then
-      local opt = by_field[key]
-      if not opt and key ~= "filters" then
-        usage(value_check.wording(1, name, value_check.unknown_field(tostring(key), fields_of(name))
-          or ("unknown field '" .. tostring(key) .. "'")))
-      end
-      if opt and opt.ordered then
-        if type(value) ~= "table" then usage(("field '%s' must be a list of globs"):format(key)) end
-      elseif opt and opt.value then
-        o[key] = checked(opt, key, value)
-      elseif opt then
-        o[key] = value and true or nil
-      end
-    end
-  end
-  for _, kind in ipairs{ "exclude", "include" } do
-    for _, glob in ipairs(t[kind] or {}) do o.filters[#o.filters + 1] = { kind, glob } end
-  end
-  for i, f in ipairs(t.filters or {}) do
-    if type(f) ~= "table" or (f[1] ~= "include" and f[1] ~= "exclude") or type(f[2]) ~= "string" then
-      usage(("filters[%d] must be { \"include\" | \"exclude\", glob }"):format(i))
-    end
-    o.filters[#o.filters + 1] = f
-  end
-  local positional = {}
-  for i, a in ipairs(t) do
-    if type(a) ~= "string" then usage(("argument %d must be a string"):format(i)) end
-    positional[i] = a
-  end
-  for i, arg in ipairs(spec.args) do
-    local label, optional = arg:match("^([^?]+)(%??)$")
-    if positional[i] == nil and optional == "" then usage("missing " .. label) end
-  end
-  if #positional > #spec.args then usage(("unexpected argument '%s'"):format(positional[#spec.args + 1])) end
-  o.args = positional
-  return o
-end
-
--- `list` (a command line's words) as the table form of `name`: --opt, --opt=value,
--- --opt value; "--" ends the options.
-local function parse_words(name, list)
-  local t, by_name, names = {}, {}, { "--help" }
-  for _, o in ipairs(options_of(name)) do by_name[o.name], names[#names + 1] = o, "--" .. o.name end
-  local i, ended = 1, false
-  while i <= #list do
-    local a = list[i]
-    if ended or a == "-" or not a:match("^%-") then
-      t[#t + 1] = a
-    elseif a == "--" then
-      ended = true
-    else
-      local typed, value = a:match("^(%-%-[^=]+)=(.*)$")
-      typed = typed or a
-      local o = by_name[typed:match("^%-%-(.*)") or ""]
-      if not o then usage(("unknown option %s%s"):format(typed, hint(typed, names))) end
-      if not o.value then
-        if value then usage(typed .. " takes no value") end
-        t[field_of(o.name)] = true
-      else
-        if not value then
-          i = i + 1
-          value = list[i]
-          if value == nil then usage(("%s needs a value (%s)"):format(typed, o.value)) end
-        end
-        value = checked(o, typed, value)
-        if o.ordered then t.filters = t.filters or {}; t.filters[#t.filters + 1] = { o.name, value }
-        else t[field_of(o.name)] = value end
-      end
-    end
-    i = i + 1
-  end
-  return t
-end
-
--- The text of `cloudlua NAME --help`.
-function M.help_text(name)
-  local spec = COMMANDS[name]
-  local words = {}
-  for _, a in ipairs(spec.args) do
-    local label, optional = a:match("^([^?]+)(%??)$")
-    words[#words + 1] = optional == "" and label or "[" .. label .. "]"
-  end
-  local lines = { ("usage: cloudlua %s %s [options]"):format(name, table.concat(words, " ")), "", spec.about, "",
-                  "Options:", ("  %-24s %s"):format("-h, --help", "Show this help") }
-  for _, o in ipairs(options_of(name)) do
-    local doc = o.doc .. (o.choices and ("; one of " .. table.concat(o.choices, ", ")) or "")
-    lines[#lines + 1] = ("  %-24s %s"):format("--" .. o.name .. (o.value and " " .. o.value or ""), doc)
-  end
-  lines[#lines + 1] = ""
-  lines[#lines + 1] = "The configuration flags of cloudlua (--profile, --endpoint, --region...) may come before or after"
-  lines[#lines + 1] = "the command; --debug shows every exchange. A location is s3://BUCKET[/PREFIX]."
-  lines[#lines + 1] = "Exit status: 0 done; 1 something failed (check: something differs; sync: deletions held back);"
-  lines[#lines + 1] = "2 a usage error or a refusal (a SRC that does not exist, an empty SRC under --delete); 130 interrupted."
-  return table.concat(lines, "\n") .. "\n"
-end
+-- The parser of those specs: the command line's words and the table form, one check.
+local parser = command_line.parser(COMMANDS, SHARED)
+local checked_options, parse_words = parser.checked_options, parser.parse_words
+M.help_text = parser.help_text  -- the text of `cloudlua NAME --help`
 
 ---------------------------------------------------------------- shared steps
 
--- Runs `body` with the process's bandwidth cap at o.limit_rate (when given), the cap
--- before it restored after, error or not.
-local function with_rate(o, body)
-  if not o.limit_rate then return body() end
+-- Runs body(...) with the process's bandwidth cap at o.limit_rate (when given), the
+-- cap before it restored after, error or not.
+local function with_rate(o, body, ...)
+  if not o.limit_rate then return body(...) end
   local cloud = cloud_module()
   local before = cloud.limit_rate(o.limit_rate)
-  local results = table.pack(pcall(body))
+  local results = table.pack(pcall(body, ...))
   cloud.limit_rate(before)
   if not results[1] then error(results[2], 0) end
   return table.unpack(results, 2, results.n)
 end
 
--- A matcher of relative paths for o.filters (the last filter that matches decides;
--- everything is taken when none does, as sync does).
+-- A matcher of relative paths for o.filters (copy.filters and copy.selected: the last
+-- filter that matches decides; everything is taken when none does, as sync does).
 local function filter_of(o)
-  local compiled = {}
-  for i, f in ipairs(o.filters) do compiled[i] = { include = f[1] == "include", match = cloud_module().fs.glob(f[2]) } end
-  return function(path)
-    local take = true
-    for _, f in ipairs(compiled) do
-      if f.match(path) then take = f.include end
-    end
-    return take
-  end
+  local compiled = copy.filters(o.filters)
+  return function(path) return copy.selected(compiled, path) end
 end
 
 -- Every object under `prefix` of `bucket`, read to the end of the listing before it
@@ -450,26 +187,6 @@ end
 local function folder(prefix)
   if prefix == "" or prefix:sub(-1) == "/" then return prefix end
   return prefix .. "/"
-end
-
--- Deletes `keys` of `bucket` in DeleteObjects batches; calls done(key, err) for each.
-local function delete_keys(bucket, keys, done)
-  local storage = cloud_module().storage
-  for first = 1, #keys, DELETE_BATCH do
-    local batch = {}
-    for i = first, math.min(first + DELETE_BATCH - 1, #keys) do batch[#batch + 1] = { Key = keys[i] } end
-    local ok, r = pcall(storage.delete_objects, { Bucket = bucket, Object = batch, Quiet = true })
-    local failed = {}
-    if not ok then
-      for _, k in ipairs(batch) do failed[k.Key] = true; done(k.Key, r) end
-    else
-      for _, problem in ipairs(r.Error or {}) do
-        failed[problem.Key] = true
-        done(problem.Key, ("%s: %s"):format(tostring(problem.Code), tostring(problem.Message)))
-      end
-    end
-    for _, k in ipairs(batch) do if not failed[k.Key] then done(k.Key, nil) end end
-  end
 end
 
 ---------------------------------------------------------------- sync and check
@@ -573,67 +290,6 @@ end
 
 ---------------------------------------------------------------- streams
 
--- Reads `stream` up to `n` bytes (fewer only at its end); nil at the end.
-local function read_full(stream, n)
-  local parts, got = {}, 0
-  while got < n do
-    local chunk = stream:read(n - got)
-    if not chunk then break end
-    parts[#parts + 1], got = chunk, got + #chunk
-  end
-  return got > 0 and table.concat(parts) or nil
-end
-
--- Uploads what `stream` holds to bucket/key a part at a time (one PutObject when it
--- all fits in one part), with the header fields and Metadata of `headers` (or nil);
--- an upload that fails midway is aborted. The bytes sent.
-local function upload_stream(stream, bucket, key, part_size, headers)
-  local storage = cloud_module().storage
-  local parts_of = require("cloud.transfer_parts")
-  local merge, min_part = parts_of.merge, parts_of.limits()
-  part_size = math.max(part_size, min_part)
-  local first = read_full(stream, part_size) or ""
-  if #first < part_size then
-    storage.put_object(merge({ Bucket = bucket, Object = key, Body = first }, headers))
-    return #first
-  end
-  local up = storage.create_multipart_upload(merge({ Bucket = bucket, Object = key }, headers))
-  local parts, sent, chunk = {}, 0, first
-  local ok, err = pcall(function()
-    while chunk do
-      local n = #parts + 1
-      local r = storage.upload_part{ Bucket = bucket, Object = key, uploadId = up.UploadId, partNumber = n, body = chunk }
-      parts[n], sent = { PartNumber = n, ETag = r.ETag }, sent + #chunk
-      chunk = read_full(stream, part_size)
-    end
-    storage.complete_multipart_upload{ Bucket = bucket, Object = key, uploadId = up.UploadId, Part = parts }
-  end)
-  if not ok then
-    pcall(storage.abort_multipart_upload, { Bucket = bucket, Object = key, uploadId = up.UploadId })
-    error(err, 0)
-  end
-  return sent
-end
-
--- Writes the object bucket/key to `stream` in ranged GETs of part_size, each checked
--- against the ETag the object had at the start. The bytes written.
-local function download_stream(bucket, key, stream, part_size)
-  local storage = cloud_module().storage
-  local head = storage.head_object{ Bucket = bucket, Object = key }
-  local size, etag = head.ContentLength or 0, head.ETag
-  for offset = 0, size - 1, part_size do
-    local last = math.min(offset + part_size, size) - 1
-    local r = storage.get_object{ Bucket = bucket, Object = key, Range = ("bytes=%d-%d"):format(offset, last) }
-    if r.ETag ~= etag then
-      error(cloud_module().error{ kind = "api", code = "ObjectChanged", operation = "GetObject",
-        message = ("%s changed while it was read (ETag %s, then %s)"):format(url(bucket, key), tostring(etag), tostring(r.ETag)) }, 0)
-    end
-    stream:write(r.Body)
-  end
-  stream:flush()
-  return size
-end
-
 -- cloud.commands.cat{ "s3://b/key" }: the object to stdout, a part at a time.
 function M.cat(t)
   local o = checked_options("cat", t)
@@ -641,16 +297,53 @@ function M.cat(t)
   if not where or where.Prefix == "" or where.Prefix:sub(-1) == "/" then
     usage(("'%s' is not an object: cat takes s3://BUCKET/KEY"):format(o.args[1]))
   end
-  local size = with_rate(o, function() return download_stream(where.Bucket, where.Prefix, io.stdout, o.part_size or 8 * MiB) end)
+  local size = with_rate(o, function()
+    return copy.download_stream(cloud_module().storage, { Bucket = where.Bucket, Object = where.Prefix,
+                                                          part_size = o.part_size }, io.stdout)
+  end)
   return { bytes = size, status = 0 }
 end
 
 ---------------------------------------------------------------- cp
 
--- The copies of `cp`: { from =, to =, size =, kind = "upload" | "download" | "copy" } each.
+-- `where` (a location typed as `text`) checked as the model checks a bucket and a key
+-- (location.unfit): a usage error naming it, before any copy.
+local function checked_location(text, where)
+  local problem = where and require("cloud.location").unfit(where)
+  if problem then usage(("'%s' is not a location an object can have: %s"):format(text, problem)) end
+  return where
+end
+
+-- Whether bucket/key names an object (HeadObject): a source that names one IS that
+-- object, wildcard characters or not. An error but "not found" is raised.
+local function object_exists(bucket, key)
+  local ok, err = pcall(cloud_module().storage.head_object, { Bucket = bucket, Object = key })
+  if ok then return true end
+  if type(err) == "table" and (err.status == 404 or err.code == "NoSuchKey" or err.code == "NotFound") then return false end
+  error(err, 0)
+end
+
+-- The folder a local DST names for what goes into it ("dir/" and "dir" alike).
+local function local_root(dst)
+  local root = dst:gsub("/+$", "")
+  return root ~= "" and root or "/"
+end
+
+-- `copies` with the kind of each set: "upload", "download" or "copy".
+local function with_kinds(copies)
+  for _, c in ipairs(copies) do
+    c.kind = c.from.file and "upload" or c.to.root and "download" or "copy"
+  end
+  return copies
+end
+
+-- The copies of `cp`: { from =, to =, size =, kind = "upload" | "download" | "copy" }
+-- each; a download's `to` is { root =, path =, file = } (copy.download writes path
+-- beneath root; file is how it is shown). `none_matched` when a wildcard matched no key.
 local function plan_copies(o)
   local src, dst = o.args[1], o.args[2]
-  local from, to = src ~= "-" and parse_location(src), dst ~= "-" and parse_location(dst)
+  local from = src ~= "-" and checked_location(src, parse_location(src))
+  local to = dst ~= "-" and checked_location(dst, parse_location(dst))
   local cloud = cloud_module()
   local take = filter_of(o)
   if src == "-" or dst == "-" then
@@ -658,7 +351,7 @@ local function plan_copies(o)
     if o.recursive then usage("--recursive cannot copy from stdin or to stdout") end
     local where = from or to
     if not where then usage("a copy from stdin or to stdout takes an s3://BUCKET/KEY on its other side, not a local path") end
-    if where.Prefix == "" or where.Prefix:sub(-1) == "/" or has_wildcard(where.Prefix) then
+    if where.Prefix == "" or where.Prefix:sub(-1) == "/" or copy.has_wildcard(where.Prefix) then
       usage(("'%s' is not one object: with -, the other side is s3://BUCKET/KEY"):format(from and src or dst))
     end
     return { { kind = src == "-" and "stdin" or "stdout", from = from, to = to } }
@@ -670,39 +363,51 @@ local function plan_copies(o)
   -- the target of a relative path `rel`
   local function target(rel)
     if to then return { bucket = to.Bucket, key = folder(to.Prefix) .. rel } end
-    return { file = dst:gsub("/+$", "") .. "/" .. rel }
+    local root = local_root(dst)
+    return { root = root, path = rel, file = root .. "/" .. rel }
   end
-  if from and (o.recursive or has_wildcard(from.Prefix)) then
-    local base, match
-    if has_wildcard(from.Prefix) then
-      local literal = from.Prefix:match("^[^*?[]*")
-      base = literal:match("^(.*/)") or ""
-      match = cloud.fs.glob("/" .. from.Prefix)
-      if o.recursive then usage("--recursive and a wildcard cannot be given together: the wildcard says which keys") end
-      for _, c in ipairs(list_all(from.Bucket, literal)) do
-        local rel = c.Key:sub(#base + 1)
-        if match(c.Key) and take(rel) then
-          copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
-        end
-      end
-    else
-      base = folder(from.Prefix)
-      for _, c in ipairs(list_all(from.Bucket, base)) do
-        local rel = c.Key:sub(#base + 1)
-        if rel ~= "" and take(rel) then
-          copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
-        end
+  -- every key under `prefix` that `match` takes, kept below `base`; going down, an
+  -- empty key ending with '/' (a folder marker) is left out, as sync leaves it
+  local function add_listed(prefix, base, match)
+    for _, c in ipairs(list_all(from.Bucket, prefix)) do
+      local rel = c.Key:sub(#base + 1)
+      local marker = not to and rel:sub(-1) == "/" and c.Size == 0
+      if rel ~= "" and not marker and match(c.Key) and take(rel) then
+        copies[#copies + 1] = { from = { bucket = from.Bucket, key = c.Key }, to = target(rel), size = c.Size }
       end
     end
+  end
+  if from and o.recursive then
+    if copy.has_wildcard(from.Prefix) then
+      usage("--recursive and a wildcard cannot be given together: the wildcard says which keys")
+    end
+    add_listed(folder(from.Prefix), folder(from.Prefix), function() return true end)
   elseif from then
-    if from.Prefix == "" or from.Prefix:sub(-1) == "/" then
+    local key = from.Prefix
+    if key:find("[*?[\\]") and not object_exists(from.Bucket, key) then
+      if copy.has_wildcard(key) then  -- one listing of the literal prefix, each key matched
+        local literal = copy.literal_prefix(key)
+        add_listed(literal, literal:match("^(.*/)") or "", cloud.fs.glob("/" .. key))
+        copies.none_matched = #copies == 0
+        return with_kinds(copies)
+      end
+      key = copy.unescaped(key)  -- escapes only: the one key they name
+    end
+    if key == "" or key:sub(-1) == "/" then
       usage(("'%s' is a prefix, not an object: give --recursive to copy what is under it"):format(src))
     end
     local into_folder = to and (to.Prefix == "" or to.Prefix:sub(-1) == "/")
       or not to and (dst:sub(-1) == "/" or (cloud.fs.stat(dst) or {}).type == "dir")
-    local dest = into_folder and target(basename(from.Prefix))
-      or to and { bucket = to.Bucket, key = to.Prefix } or { file = dst }
-    copies[1] = { from = { bucket = from.Bucket, key = from.Prefix }, to = dest }
+    local dest
+    if into_folder then
+      dest = target(basename(key))
+    elseif to then
+      dest = { bucket = to.Bucket, key = to.Prefix }
+    else  -- DST is the file: written beneath its folder
+      local dir = dst:match("^(.*)/[^/]*$")
+      dest = { root = dir == nil and "." or dir == "" and "/" or dir, path = basename(dst), file = dst }
+    end
+    copies[1] = { from = { bucket = from.Bucket, key = key }, to = dest }
   else
     local stat = cloud.fs.stat(src)
     if not stat then usage(("'%s': no such file (a location is s3://BUCKET/KEY)"):format(src)) end
@@ -719,10 +424,7 @@ local function plan_copies(o)
       copies[1] = { from = { file = src }, to = { bucket = to.Bucket, key = key }, size = stat.size }
     end
   end
-  for _, c in ipairs(copies) do
-    c.kind = c.from.file and "upload" or c.to.file and "download" or "copy"
-  end
-  return copies
+  return with_kinds(copies)
 end
 
 -- How a side of a copy is named on the command line.
@@ -735,66 +437,75 @@ local function given_headers(o)
   return { ContentType = o.content_type, CacheControl = o.cache_control, Metadata = o.metadata }
 end
 
--- Makes one copy of the plan.
+-- Makes one copy of the plan through the one module of copies (lua/copy.lua); returns
+-- the bytes copied.
 local function copy_one(o, c)
-  local storage = cloud_module().storage
-  local parts_of = require("cloud.transfer_parts")
-  local common = { concurrency = o.concurrency, part_size = o.part_size, progress = o.progress or false }
-  local given = given_headers(o)
+  local storage, merge = cloud_module().storage, require("cloud.transfer_parts").merge
+  local common = { concurrency = o.concurrency, part_size = o.part_size, progress = o.progress or false,
+                   size = c.size, given = given_headers(o) }
   if c.kind == "upload" then
-    local args = { Bucket = c.to.bucket, Object = c.to.key, file = c.from.file }
-    for k, v in pairs(common) do args[k] = v end
-    storage.upload_file(parts_of.merge(args, given))
+    return copy.upload(storage, merge({ file = c.from.file, Bucket = c.to.bucket, Object = c.to.key }, common))
   elseif c.kind == "download" then
-    local dir = c.to.file:match("^(.*)/[^/]*$")
-    if dir and dir ~= "" then cloud_module().fs.mkdir(dir) end
-    local args = { Bucket = c.from.bucket, Object = c.from.key, file = c.to.file }
-    for k, v in pairs(common) do args[k] = v end
-    storage.download_file(args)
-  else
-    local source = (c.from.bucket .. "/" .. c.from.key):gsub("[^%w%-._~/]", function(ch) return ("%%%02X"):format(ch:byte()) end)
-    local copy = { Bucket = c.to.bucket, Object = c.to.key, CopySource = source }
-    if given then  -- COPY (the default) keeps the source's; with options, REPLACE with both
-      parts_of.merge(copy, parts_of.source_headers(storage, c.from.bucket, c.from.key, given)).MetadataDirective = "REPLACE"
-    end
-    storage.copy_object(copy)
+    return (copy.download(storage, merge({ Bucket = c.from.bucket, Object = c.from.key, root = c.to.root,
+                                           path = c.to.path }, common)))
   end
+  return copy.server(storage, merge({ from = { Bucket = c.from.bucket, Object = c.from.key }, Bucket = c.to.bucket,
+                                      Object = c.to.key, copy_limit = o.copy_limit }, common))
 end
 
--- cloud.commands.cp{ SRC, DST, ... }: see the head of this file and docs/cli.md.
+-- A stream's copy (`cp - s3://b/k`, `cp s3://b/k -`): the bytes, or nothing on a dry run.
+local function copy_stream(o, p, c)
+  local storage = cloud_module().storage
+  if c.kind == "stdin" then
+    if o.dry_run then return p.out("(dry run) upload: - to " .. url(c.to.Bucket, c.to.Prefix)) end
+    return copy.upload_stream(storage, io.stdin, { Bucket = c.to.Bucket, Object = c.to.Prefix, part_size = o.part_size,
+                                                   given = given_headers(o) })
+  end
+  if o.dry_run then return io.stderr:write("(dry run) download: " .. url(c.from.Bucket, c.from.Prefix) .. " to -\n") end
+  return copy.download_stream(storage, { Bucket = c.from.Bucket, Object = c.from.Prefix, part_size = o.part_size }, io.stdout)
+end
+
+-- Makes the copies of the plan, `concurrency` at once, each printed as it ends (a
+-- failure on stderr, the others go on); counts them in `result`.
+local function copy_all(o, p, copies, result)
+  cloud_module().map(copies, function(c)
+    local action = o.dry_run and "plan-" .. c.kind or c.kind
+    local ok, got = true, c.size or 0
+    if not o.dry_run then ok, got = pcall(copy_one, o, c) end
+    if not ok and require("cloud.transfer_parts").interrupted(got) then error(got, 0) end
+    if ok then
+      result.copied, result.bytes = result.copied + 1, result.bytes + (got or 0)
+      p.out(("%s%s: %s to %s"):format(o.dry_run and "(dry run) " or "", c.kind, named(c.from), named(c.to)))
+      p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "size", c.size } }
+    else
+      result.failed = result.failed + 1
+      result.errors[#result.errors + 1] = { path = named(c.from), error = got }
+      p.fail(named(c.from), got)
+      p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "error", tostring(got) } }
+    end
+  end, { concurrency = o.concurrency or 16 })
+end
+
+-- cloud.commands.cp{ SRC, DST, ... }: see the head of this file and docs/cli.md. An
+-- interruption aborts the multipart uploads left open (copy.guarded) and is raised again.
 function M.cp(t)
   local o = checked_options("cp", t)
   local p = printer(o)
   local result = { copied = 0, failed = 0, bytes = 0, errors = {} }
-  with_rate(o, function()
+  with_rate(o, copy.guarded, function()
     local copies = plan_copies(o)
-    if copies[1] and copies[1].kind == "stdin" then
-      local c = copies[1]
-      if o.dry_run then return p.out("(dry run) upload: - to " .. url(c.to.Bucket, c.to.Prefix)) end
-      result.bytes, result.copied = upload_stream(io.stdin, c.to.Bucket, c.to.Prefix, o.part_size or 8 * MiB,
-                                                  given_headers(o)), 1
-      return
-    elseif copies[1] and copies[1].kind == "stdout" then
-      local c = copies[1]
-      if o.dry_run then return io.stderr:write("(dry run) download: " .. url(c.from.Bucket, c.from.Prefix) .. " to -\n") end
-      result.bytes, result.copied = download_stream(c.from.Bucket, c.from.Prefix, io.stdout, o.part_size or 8 * MiB), 1
+    local c = copies[1]
+    if c and (c.kind == "stdin" or c.kind == "stdout") then
+      local bytes = copy_stream(o, p, c)
+      if not o.dry_run then result.bytes, result.copied = bytes, 1 end
       return
     end
-    cloud_module().map(copies, function(c)
-      local action = o.dry_run and "plan-" .. c.kind or c.kind
-      local ok, err = true, nil
-      if not o.dry_run then ok, err = pcall(copy_one, o, c) end
-      if ok then
-        result.copied, result.bytes = result.copied + 1, result.bytes + (c.size or 0)
-        p.out(("%s%s: %s to %s"):format(o.dry_run and "(dry run) " or "", c.kind, named(c.from), named(c.to)))
-        p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "size", c.size } }
-      else
-        result.failed = result.failed + 1
-        result.errors[#result.errors + 1] = { path = named(c.from), error = err }
-        p.fail(named(c.from), err)
-        p.json{ { "action", action }, { "from", named(c.from) }, { "to", named(c.to) }, { "error", tostring(err) } }
-      end
-    end, { concurrency = o.concurrency or 16 })
+    if copies.none_matched then
+      result.failed = 1
+      result.errors[1] = { path = o.args[1], error = "no objects matched" }
+      p.fail(o.args[1], "no objects matched (a '\\' before * ? [ names the character itself)")
+    end
+    copy_all(o, p, copies, result)
     p.json{ { "summary", true }, { "copied", result.copied }, { "failed", result.failed }, { "bytes", result.bytes },
             { "dry_run", o.dry_run or false } }
   end)
@@ -865,8 +576,10 @@ local function remove_all(o, p, bucket, prefix)
     end
     return #keys, 0
   end
-  local deleted, failed = 0, 0
-  delete_keys(bucket, keys, function(key, err)
+  local deleted, failed, entries = 0, 0, {}
+  for i, k in ipairs(keys) do entries[i] = { key = k } end
+  copy.delete(cloud_module().storage, { bucket = bucket }, entries, function(e, err)
+    local key = e.key
     if err then
       failed = failed + 1
       p.fail(url(bucket, key), err)
@@ -973,7 +686,7 @@ function M.main(name, ...)
   if not refused then error(result, 0) end
   io.stdout:flush()
   local printable = cloud_module().printable
-  if not is_usage_error(result) then  -- refused as typed (NoSuchSource, EmptySource): the reason only
+  if not command_line.is_usage_error(result) then  -- refused as typed (NoSuchSource, EmptySource): the reason only
     io.stderr:write(printable(("cloudlua %s: %s"):format(name, tostring(result))), "\n")
     return 2
   end

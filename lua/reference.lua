@@ -190,7 +190,8 @@ failed, bytes, errors, not_deleted }; raises SyncFailed (with .summary) after
 everything when something failed, unless collect = true.]],
     see = "docs/lua-api.md" },
   { name = "cloud.storage.check", usage = "cloud.storage.check{ from, to, compare, include, exclude, filters, shard } -> report",
-    summary = "What differs between two sides, by content unless asked: { same, differ, only_in_from, only_in_to, failed }.",
+    summary = "What differs between two sides (two local folders too), by content unless asked: "
+      .. "{ same, differ, only_in_from, only_in_to, failed }.",
     see = "docs/lua-api.md" },
   { name = "cloud.fs", usage = "cloud.fs",
     summary = "The file-system calls Lua lacks: list, walk, stat, mkdir, remove, part, set_mtime, sync, glob.",
@@ -250,7 +251,9 @@ message names the path: help"cloud.fs.list" and so on describe each.]],
 cloud.commands.cp{ "s3://logs/2024-*/*.gz", "dir/", dry_run = true }: the same options
 as `cloudlua cp --dry-run ...` (--dry-run: dry_run); each prints what its command
 prints (quiet = true: nothing but failures) and returns a table whose status is the
-command's exit status (0 done, 1 failed or differs); a usage error is raised.]],
+command's exit status (0 done, 1 failed or differs); a usage error is raised. cp's
+table form also takes copy_limit (bytes: above it a copy between buckets goes in parts),
+as storage.sync does.]],
     see = "docs/cli.md" },
   { name = "cloud.md5", usage = "cloud.md5(text) -> hex",
     summary = "The hex MD5 of a string's bytes (a multipart ETag is the MD5 of its parts' MD5s).",

@@ -20,11 +20,11 @@ end
 
 -- sync(client): the client's storage.sync and check, calling require "cloud.sync"'s
 -- with the client (its pages list the bucket), and location, the parser of
--- s3://BUCKET/PREFIX they read their strings with.
+-- s3://BUCKET/PREFIX they read their strings with (require "cloud.location").
 function M.sync(client)
   rawset(client.storage, "sync", function(args) return require("cloud.sync").sync(client, args) end)
   rawset(client.storage, "check", function(args) return require("cloud.sync").check(client, args) end)
-  rawset(client.storage, "location", function(text) return require("cloud.sync").location(text) end)
+  rawset(client.storage, "location", function(text) return require("cloud.location").parse(text) end)
 end
 
 -- client(client): a cloud.client{}'s own pages and wait_for, calling the modules'

@@ -1,6 +1,8 @@
 -- Trees of files and whole buckets: storage.sync and storage.check, composed from
--- cloud.fs, the listing's pages (cloud.pages), the storage operations,
--- upload_file/download_file (lua/transfer.lua) and cloud.map; no transfer logic in C++.
+-- cloud.fs, the listing's pages (cloud.pages) and cloud.map. This file holds the merge
+-- of the two sorted listings, the comparison and the rules before any deletion; each
+-- copy and deletion is lua/copy.lua's (require "cloud.copy"), the one module every
+-- command copies through, with its guards (names, links, uploads left open).
 --
 --   local summary = c.storage.sync{ from =, to =, delete = false, delete_all = false,
 --     max_delete = nil, dry_run = false,
@@ -11,7 +13,8 @@
 --
 -- `from` and `to` are each a local directory (a string), a bucket location string
 -- "s3://BUCKET/PREFIX" (storage.location, the one grammar) or { Bucket =, Prefix = }
--- (a Prefix is a folder: "site" means the keys under "site/").
+-- (a Prefix is a folder: "site" means the keys under "site/"); check's may both be
+-- local directories (compared by MD5, as rclone check does).
 --
 -- Decisions:
 -- * Both sides are listed in the byte order of their relative paths (cloud.fs.walk
@@ -30,34 +33,15 @@
 --   apply to both sides, so `delete` never removes what an exclude keeps out. A shard
 --   takes the paths whose FNV-1a 32-bit hash of the relative path's bytes, modulo
 --   count, is its index (0 .. count - 1), on both sides too.
--- * size-mtime (the default, `aws s3 sync`'s): changed when the sizes differ or the
---   source is newer, compared in whole seconds (a listing's LastModified has no finer
---   grain). An object's LastModified is the time it was written, so after an upload or
---   a server-side copy the target is never older than its source; a download gets its
---   object's LastModified as its mtime. A second sync with nothing changed therefore
---   sends nothing, in every direction. An upload also keeps the file's mtime in the
---   object's user metadata `mtime` (rclone's form), and a download sets the file's
---   mtime from it (else from LastModified): when the listing says the source is newer
---   but the sizes are equal, the object (or each object) is asked for it (HeadObject),
---   and the two are compared to the second with the stored mtime in place of
---   LastModified. So a file with a future mtime is not sent again on every run, and an
---   object rclone wrote (or copied, keeping its metadata) compares by its file's time.
+-- * Whether two entries differ (size-mtime, the default, `aws s3 sync`'s; size;
+--   checksum) is lua/compare.lua's; its head says how each compares.
 -- * Headers: an upload sends the type of the file's name (cloud.fs.media_type: the
 --   system's table; none for an unknown extension, as aws-cli) unless content_type is
 --   given; content_type, cache_control and metadata apply to every object uploaded or
---   copied. Between buckets a CopyObject keeps the source's headers and metadata (the
---   COPY directive); with any of those options, the source's are read (HeadObject),
---   the options laid over them and sent with REPLACE; a copy in parts creates its
---   upload with them too.
--- * checksum: a local file's MD5 against a single-part ETag; against a multipart ETag
---   ("<hex>-<parts>") the MD5 of the parts' MD5s, for each part size that makes that
---   many parts (the sync's part_size, the common 5, 8, 16 MiB ones, and the size over
---   the parts rounded up to a MiB): equal only when one of them gives the ETag. Two
---   objects are the same when their ETags are. Never "same" for different bytes; two
---   equal objects put in different parts are reported different (and copied again).
+--   copied (lua/copy.lua keeps or replaces a copied object's, as it says).
 -- * Files no larger than part_size go `concurrency` at once; a larger one waits until
---   the copies in hand have ended and goes alone, through upload_file/download_file
---   with the same `concurrency` for its parts: one budget. Between buckets every
+--   the copies in hand have ended and goes alone, through copy.upload/copy.download
+--   (upload_file/download_file) with the same `concurrency` for its parts: one budget. Between buckets every
 --   object is one CopyObject up to the model's CopyObject limit (copy_limit lowers it),
 --   and a larger one a multipart upload of UploadPartCopy parts, `concurrency` at once.
 -- * Each copy or deletion is tried on its own (every call retried by the client's
@@ -68,11 +52,16 @@
 --   is made durable once at the end of the batch (cloud.fs.sync).
 
 local MiB = 1024 * 1024
-local DELETE_BATCH = 1000           -- keys in one DeleteObjects
 
 local argcheck = require("cloud.check")
 local parts_of = require("cloud.transfer_parts")
-local cloud_module, etag_hex, epoch_of = argcheck.cloud, parts_of.etag_hex, parts_of.epoch_of
+local copy = require("cloud.copy")
+local locations = require("cloud.location")
+local compare = require("cloud.compare")  -- whether two entries differ
+local differ, differ_now, newer_stored = compare.differ, compare.differ_now, compare.newer_stored
+local FORMS, describe = locations.FORMS, locations.describe
+local DELETE_BATCH = copy.DELETE_BATCH  -- keys in one DeleteObjects
+local cloud_module, epoch_of = argcheck.cloud, parts_of.epoch_of
 
 -- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming the caller
 -- of sync or check (called from what options calls).
@@ -82,69 +71,13 @@ end
 
 ---------------------------------------------------------------- options
 
--- The two forms a location takes, for messages.
-local FORMS = "a local folder or a bucket location s3://BUCKET[/PREFIX] (or { Bucket =, Prefix = })"
-local SCHEMES = { s3 = true, cloud = true }  -- cloud:// is the platform's own spelling of s3://
-
--- storage.location(text): the bucket location `text` names, s3://BUCKET[/PREFIX] (or
--- cloud://BUCKET[/PREFIX]), as { Bucket =, Prefix = } (Prefix nil for the whole
--- bucket); nil and the reason for any other string. The one grammar of a location:
--- sync, check and the commands read their strings through it.
-local function parse_location(text)
-  if type(text) ~= "string" then return nil, "a string expected, got " .. type(text) end
-  local shown = cloud_module().printable(text)
-  local scheme, rest = text:match("^([%a][%w+.-]*)://(.*)$")
-  if not scheme then return nil, ("'%s' is not a bucket location: s3://BUCKET[/PREFIX] expected"):format(shown) end
-  if not SCHEMES[scheme] then
-    return nil, ("'%s': unknown scheme '%s'; a bucket location is s3://BUCKET[/PREFIX]"):format(shown, scheme)
-  end
-  local bucket, prefix = rest:match("^([^/]*)/?(.*)$")
-  if bucket == "" then return nil, ("'%s' names no bucket: s3://BUCKET[/PREFIX] expected"):format(shown) end
-  if bucket:find("[%c%s\\]") then return nil, ("'%s': a bucket name has no spaces, control characters or '\\'"):format(shown) end
-  return { Bucket = bucket, Prefix = prefix ~= "" and prefix or nil }
-end
-
--- Whether `text` starts as a location would ("s3:", "S3://", "gs://"): such a string
--- is never taken for a new local folder.
-local function looks_like_location(text)
-  return text:match("^[%a][%w+.-]*:") ~= nil
-end
-
--- A side of the transfer: { dir = } for a local directory, { bucket =, prefix = } for
--- a bucket location (prefix "" or ending with '/'). A string is a location when it
--- has a scheme (parse_location), else a local path; a string that starts like a
--- location but is not a valid one, and names nothing on disk, is refused.
-local function location(fname, field, value)
-  if type(value) == "string" then
-    if value == "" then arg_error(fname, "field '" .. field .. "' must not be empty", 5) end
-    local where, why = parse_location(value)
-    if not where and looks_like_location(value) and cloud_module().fs.stat(value) == nil then
-      arg_error(fname, "field '" .. field .. "': " .. why .. "; neither an existing local path nor a bucket location", 5)
-    end
-    if not where then return { dir = value:gsub("(.)/+$", "%1"), given = value } end
-    value = where
-  end
-  if type(value) ~= "table" or type(value.Bucket) ~= "string" then
-    arg_error(fname, "field '" .. field .. "' must be " .. FORMS, 5)
-  end
-  local prefix = value.Prefix or ""
-  if type(prefix) ~= "string" then arg_error(fname, "field '" .. field .. ".Prefix' must be a string", 5) end
-  if prefix ~= "" and prefix:sub(-1) ~= "/" then prefix = prefix .. "/" end
-  return { bucket = value.Bucket, prefix = prefix }
-end
-
--- A side as the command line names it: the folder as given, or s3://BUCKET/PREFIX.
-local function describe(side)
-  return side.given or side.dir or ("s3://" .. side.bucket .. "/" .. side.prefix)
-end
-
--- The filters in order: { { include = bool, match = glob }, ... }; `filters` as given,
--- else every exclude and then every include.
+-- The filters in order, compiled (copy.filters): `filters` as given, else every
+-- exclude and then every include.
 local function compile_filters(fname, args)
-  local out = {}
+  local list = {}
   local function add(kind, glob)
     if type(glob) ~= "string" then arg_error(fname, kind .. " globs must be strings", 6) end
-    out[#out + 1] = { include = kind == "include", match = cloud_module().fs.glob(glob) }
+    list[#list + 1] = { kind, glob }
   end
   for _, kind in ipairs{ "exclude", "include" } do
     if args[kind] ~= nil and type(args[kind]) ~= "table" then arg_error(fname, "field '" .. kind .. "' must be a list of globs", 5) end
@@ -157,7 +90,7 @@ local function compile_filters(fname, args)
     end
     add(f[1], f[2])
   end
-  return out
+  return copy.filters(list)
 end
 
 local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filters", "compare", "concurrency",
@@ -165,14 +98,18 @@ local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filter
                 "delete_all", "max_delete", "content_type", "cache_control", "metadata" }
 local COMPARE = { ["size-mtime"] = true, size = true, checksum = true }
 
--- The arguments, checked and completed with their defaults.
+-- The arguments, checked and completed with `defaults` (compare, operation; folders:
+-- whether two local folders may be compared, as check's may).
 local function options(args, fname, defaults)
   argcheck.options(args, KNOWN, 1, fname, 3)
   local o = { concurrency = 16, part_size = 8 * MiB, compare = defaults.compare }
   for key, value in pairs(args) do o[key] = value end
-  o.from, o.to = location(fname, "from", args.from), location(fname, "to", args.to)
-  if o.from.dir and o.to.dir then arg_error(fname, "'from' and 'to' cannot both be local directories") end
-  o.copy_limit = o.copy_limit or cloud_module().describe("CopyObject").limits.maxSourceBytes
+  o.operation = defaults.operation  -- "Sync" or "Check": the operation its errors name
+  o.from, o.to = locations.side(fname, "from", args.from), locations.side(fname, "to", args.to)
+  if o.from.dir and o.to.dir and not defaults.folders then
+    arg_error(fname, "'from' and 'to' cannot both be local directories")
+  end
+  o.copy_limit = o.copy_limit or copy.copy_limit()
   for _, field in ipairs{ "part_size", "concurrency", "copy_limit" } do
     if math.type(o[field]) ~= "integer" or o[field] < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
   end
@@ -218,40 +155,17 @@ local function fnv1a32(s)
   return h
 end
 
--- Whether `path` takes part: the filters (the last one matching decides) and the shard.
+-- Whether `path` takes part: the filters (copy.selected) and the shard.
 local function selected(o, path)
-  local keep = true
-  for _, f in ipairs(o.filters) do
-    if f.match(path) then keep = f.include end
-  end
-  return keep and (o.shard == nil or fnv1a32(path) % o.shard.count == o.shard.index)
-end
-
--- Why a bucket's relative path cannot be a local file's name, or nil when it can.
-local function unsafe_local_name(path)
-  if path:sub(1, 1) == "/" then return "a key that would be an absolute path" end
-  for part in (path .. "/"):gmatch("(.-)/") do
-    if part == "" or part == "." or part == ".." then return "a key with an empty, '.' or '..' folder" end
-  end
-  if path:find("\0", 1, true) then return "a key with a NUL byte" end
-end
-
--- Why a local relative path cannot be an object key, or nil when it can.
-local function unsafe_key(key)
-  if not utf8.len(key) then return "the name is not UTF-8, which an object key must be" end
-  if #key > 1024 then return ("the key would be %d bytes, more than 1024"):format(#key) end
-end
-
--- The key `path` with each byte but unreserved ones and '/' percent-encoded (CopySource).
-local function url_encoded(path)
-  return (path:gsub("[^%w%-%._~/]", function(c) return ("%%%02X"):format(c:byte()) end))
+  return copy.selected(o.filters, path) and (o.shard == nil or fnv1a32(path) % o.shard.count == o.shard.index)
 end
 
 ---------------------------------------------------------------- the two listings
 
--- The error that ends a sync or check: kind, code and message as cloud.error's.
-local function sync_failure(kind, code, message)
-  return cloud_module().error{ kind = kind, code = code, operation = "Sync", message = message }
+-- The error that ends a sync or check (o.operation: "Sync" or "Check"): kind, code and
+-- message as cloud.error's.
+local function sync_failure(o, kind, code, message)
+  return cloud_module().error{ kind = kind, code = code, operation = o.operation, message = message }
 end
 
 -- Refuses a source folder that is not there or is not a folder, and a target that is
@@ -262,17 +176,17 @@ local function check_roots(o)
   if o.from.dir then
     local st = fs.stat(o.from.dir)
     if st == nil then
-      error(sync_failure("validation", "NoSuchSource", ("the source '%s' does not exist: it is neither an existing local path "
+      error(sync_failure(o, "validation", "NoSuchSource", ("the source '%s' does not exist: it is neither an existing local path "
         .. "nor a bucket location; %s expected; nothing was done"):format(printable(o.from.dir), FORMS)), 0)
     elseif st.type ~= "dir" then
-      error(sync_failure("validation", "SourceNotAFolder", ("the source '%s' is not a folder; nothing was done")
+      error(sync_failure(o, "validation", "SourceNotAFolder", ("the source '%s' is not a folder; nothing was done")
         :format(printable(o.from.dir))), 0)
     end
   end
   if o.to.dir then
     local st = fs.stat(o.to.dir)
     if st ~= nil and st.type ~= "dir" then
-      error(sync_failure("validation", "TargetNotAFolder", ("the target '%s' is not a folder; nothing was done")
+      error(sync_failure(o, "validation", "TargetNotAFolder", ("the target '%s' is not a folder; nothing was done")
         :format(printable(o.to.dir))), 0)
     end
   end
@@ -313,8 +227,8 @@ end
 -- An iterator over the objects under a bucket location, { path, size, mtime, etag,
 -- key }, a page of the listing at a time, the next page's call under way meanwhile
 -- (pages.ahead: the server lists while the merge works); keys ending with '/' (folder
--- markers) left out. A failed page is an error: the sync ends, nothing deleted; a
--- source bucket that does not exist is NoSuchSource.
+-- markers) left out, but a source's that holds bytes. A failed page is an error: the
+-- sync ends, nothing deleted; a source bucket that does not exist is NoSuchSource.
 local function bucket_entries(client, o, side)
   local pages = cloud_module().pages
   if client ~= cloud_module() then pages = client.pages end
@@ -327,7 +241,7 @@ local function bucket_entries(client, o, side)
     local ok, page = pcall(ahead)
     if ok then return page end
     if side == o.from and type(page) == "table" and page.code == "NoSuchBucket" then
-      error(sync_failure("validation", "NoSuchSource", ("the source bucket '%s' does not exist; nothing was done")
+      error(sync_failure(o, "validation", "NoSuchSource", ("the source bucket '%s' does not exist; nothing was done")
         :format(cloud_module().printable(side.bucket))), 0)
     end
     error(page, 0)
@@ -336,11 +250,13 @@ local function bucket_entries(client, o, side)
   return function()
     while true do
       i = i + 1
-      local o = page and page.Contents and page.Contents[i]
-      if o then
-        local path = o.Key:sub(#side.prefix + 1)
-        if path ~= "" and path:sub(-1) ~= "/" then
-          return { path = path, size = o.Size, mtime = epoch_of(o.LastModified), etag = o.ETag, key = o.Key }
+      local c = page and page.Contents and page.Contents[i]
+      if c then
+        local path = c.Key:sub(#side.prefix + 1)
+        -- a key ending with '/' is a folder marker, left out when empty; one of the source
+        -- that holds bytes takes part (a copy down refuses its name: that key's failure)
+        if path ~= "" and (path:sub(-1) ~= "/" or (side == o.from and c.Size ~= 0)) then
+          return { path = path, size = c.Size, mtime = epoch_of(c.LastModified), etag = c.ETag, key = c.Key }
         end
       else
         page, i = next_page(), 0
@@ -371,14 +287,14 @@ end
 -- `next_entry` checked to go strictly forward in the bytes of the paths (rclone's
 -- march checks so): a path that comes back, or repeats, is an error naming the side,
 -- raised before anything could be deleted for it.
-local function in_order(next_entry, side)
+local function in_order(next_entry, side, o)
   local last
   return function()
     local e = next_entry()
     if e ~= nil then
       if last ~= nil and e.path <= last then
         local printable = cloud_module().printable
-        error(sync_failure("api", "ListingOutOfOrder", ("the listing of %s is not in byte order: '%s' came after '%s'; "
+        error(sync_failure(o, "api", "ListingOutOfOrder", ("the listing of %s is not in byte order: '%s' came after '%s'; "
           .. "the sync stopped and nothing was deleted"):format(printable(describe(side)), printable(e.path),
           printable(last))), 0)
       end
@@ -393,7 +309,7 @@ end
 -- nothing once both streams have ended. Only the two heads are held; each stream is
 -- checked to be in order (in_order).
 local function merged(next_from, next_to, o)
-  next_from, next_to = in_order(next_from, o.from), in_order(next_to, o.to)
+  next_from, next_to = in_order(next_from, o.from, o), in_order(next_to, o.to, o)
   local a, b = next_from(), next_to()
   return function()
     if a == nil and b == nil then return nil end
@@ -409,175 +325,26 @@ local function merged(next_from, next_to, o)
   end
 end
 
----------------------------------------------------------------- comparing
-
-local function from_hex(hex) return (hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)) end
-
--- Whether the local file `e` has the bytes an object of ETag `etag` has.
-local function file_matches_etag(o, e, etag)
-  local cloud = cloud_module()
-  local hex, parts = etag_hex(etag):match("^(%x+)%-(%d+)$")
-  if not hex then return cloud.md5_file(e.file) == etag_hex(etag) end
-  parts = tonumber(parts)
-  local tried = {}
-  local sizes = { o.part_size, 8 * MiB, 5 * MiB, 16 * MiB, ((e.size + parts - 1) // parts + MiB - 1) // MiB * MiB }
-  for _, size in ipairs(sizes) do
-    if not tried[size] and size > 0 and (e.size + size - 1) // size == parts then
-      tried[size] = true
-      local digests = {}
-      for n = 1, parts do
-        local offset = (n - 1) * size
-        digests[n] = from_hex(cloud.md5_file(e.file, offset, math.min(size, e.size - offset)) or "")
-      end
-      if cloud.md5(table.concat(digests)) == hex then return true end
-    end
-  end
-  return false
-end
-
--- The mtime the object of entry `e` (of `side`) keeps in its metadata (HeadObject),
--- or nil: for a local file, an object without one, or one that cannot be asked.
-local function stored_mtime(o, side, e)
-  if not e.key then return nil end
-  local ok, r = pcall(o.client.storage.head_object, { Bucket = side.bucket, Object = e.key })
-  if not ok and parts_of.interrupted(r) then error(r, 0) end
-  return ok and parts_of.mtime_of(r.Metadata) or nil
-end
-
--- Whether, under size-mtime, the source `a` is newer than the target `b` (to the
--- second) by the listings' times: true, false, or "ask" when the listings say newer
--- but an object among them may keep its file's time in its metadata (a LastModified
--- is when the object was written; a download sets the file to the time kept).
-local function newer_listed(a, b)
-  if a.mtime == nil or b.mtime == nil then return true end
-  if math.floor(a.mtime) <= math.floor(b.mtime) then return false end
-  return (a.key or b.key) and "ask" or true
-end
-
--- newer_listed's "ask" answered by the mtimes the objects keep in their metadata in
--- place of LastModified (stored_mtime: a HeadObject each).
-local function newer_stored(o, a, b)
-  local am, bm = stored_mtime(o, o.from, a), stored_mtime(o, o.to, b)
-  if am == nil and bm == nil then return true end
-  return math.floor(am or a.mtime) > math.floor(bm or b.mtime)
-end
-
--- Whether the source entry `a` and the target entry `b` differ under o.compare: true,
--- false, or (size-mtime) "ask", which newer_stored answers.
-local function differ(o, a, b)
-  if a.size ~= b.size then return true end
-  if o.compare == "size" then return false end
-  if o.compare == "size-mtime" then return newer_listed(a, b) end
-  if a.etag and b.etag then return etag_hex(a.etag) ~= etag_hex(b.etag) end
-  local file, object = a.file and a or b, a.file and b or a
-  return not file_matches_etag(o, file, object.etag)
-end
-
--- differ with its "ask" answered at once, in this task.
-local function differ_now(o, a, b)
-  local d = differ(o, a, b)
-  if d == "ask" then return newer_stored(o, a, b) end
-  return d
-end
-
 ---------------------------------------------------------------- acting
 
--- The object `e` of the source copied to `key` of the target bucket in parts on the
--- server (its upload created with the source's headers,
--- parts_of.source_headers): a multipart upload of UploadPartCopy ranges of part_size
--- (larger when the platform's part count needs it), completed in order; aborted on failure.
-local function copy_in_parts(storage, o, e, key)
-  local _, _, max_parts = parts_of.limits()
-  local size = math.max(o.part_size, (e.size + max_parts - 1) // max_parts)
-  local source, bucket = url_encoded(o.from.bucket .. "/" .. e.key), o.to.bucket
-  local parts, done = {}, {}
-  for n = 1, (e.size + size - 1) // size do parts[n] = { number = n, first = (n - 1) * size } end
-  local headers = parts_of.source_headers(storage, o.from.bucket, e.key, o.given)
-  parts_of.multipart(storage, { Bucket = bucket, Object = key, headers = headers }, done, function(upload)
-    cloud_module().map(parts, function(p)
-      local last = math.min(p.first + size, e.size) - 1
-      done[p.number] = storage.upload_part_copy{ Bucket = bucket, Object = key, uploadId = upload,
-        partNumber = p.number, CopySource = source, CopySourceRange = ("bytes=%d-%d"):format(p.first, last) }.ETag
-    end, { concurrency = o.concurrency })
-  end)
-end
-
--- Copies the entry `e` (of the source) to the target; returns the bytes copied.
+-- Copies the entry `e` (of the source) to the target through the one module of
+-- copies (lua/copy.lua: its guards on names, links and uploads); returns the bytes.
 local function copy_one(storage, o, e)
   local from, to = o.from, o.to
-  local cloud = cloud_module()
-  local large = e.size > o.part_size
+  local common = { part_size = o.part_size, concurrency = o.concurrency, size = e.size }
   if from.dir then
-    local problem = unsafe_key(to.prefix .. e.path)
-    if problem then error(problem, 0) end
-    local key = to.prefix .. e.path
-    local headers = parts_of.upload_headers(o.given or {}, e.file, e.mtime)
-    if large then
-      storage.upload_file(parts_of.merge({ Bucket = to.bucket, Object = key, file = e.file, part_size = o.part_size,
-                           concurrency = o.concurrency, progress = false }, headers))
-    else
-      storage.put_object(parts_of.merge({ Bucket = to.bucket, Object = key, file = e.file }, headers))
-    end
+    copy.upload(storage, parts_of.merge({ file = e.file, Bucket = to.bucket, Object = to.prefix .. e.path,
+                                          mtime = e.mtime, given = o.given }, common))
   elseif to.dir then
-    local problem = unsafe_local_name(e.path)
-    if problem then error(problem, 0) end
-    local target = to.dir .. "/" .. e.path
-    local parent = target:match("^(.*)/[^/]*$")
-    if o.folder_made ~= parent then  -- paths come in order: a folder's files one after another
-      cloud.fs.mkdir(parent, { beneath = to.dir })  -- a link in the way is this file's failure
-      o.folder_made = parent
-    end
-    if large then  -- sets the file's mtime itself (parts_of.object_mtime)
-      storage.download_file{ Bucket = from.bucket, Object = e.key, file = target, part_size = o.part_size,
-                             concurrency = o.concurrency, progress = false, durable = false, beneath = to.dir }
-    else
-      local r = storage.get_object{ Bucket = from.bucket, Object = e.key, file = target, durable = false,
-                                    beneath = to.dir }
-      local mtime = parts_of.object_mtime(r) or e.mtime
-      if mtime then cloud.fs.set_mtime(target, mtime) end
-    end
+    o.made = o.made or {}  -- paths come in order: a folder's files one after another
+    copy.download(storage, parts_of.merge({ Bucket = from.bucket, Object = e.key, root = to.dir, path = e.path,
+                                            mtime = e.mtime, durable = false, made = o.made }, common))
     o.downloaded = true
   else
-    local key = to.prefix .. e.path
-    if e.size > o.copy_limit then
-      copy_in_parts(storage, o, e, key)
-    else
-      local copy = { Bucket = to.bucket, Object = key, CopySource = url_encoded(from.bucket .. "/" .. e.key) }
-      if o.given then  -- COPY (the default) keeps the source's; with options, REPLACE with both
-        parts_of.merge(copy, parts_of.source_headers(storage, o.from.bucket, e.key, o.given)).MetadataDirective = "REPLACE"
-      end
-      storage.copy_object(copy)
-    end
+    copy.server(storage, parts_of.merge({ from = { Bucket = from.bucket, Object = e.key }, Bucket = to.bucket,
+                                          Object = to.prefix .. e.path, given = o.given, copy_limit = o.copy_limit }, common))
   end
   return e.size
-end
-
--- Deletes the target entries of `batch` (a list): one DeleteObjects for a bucket,
--- each file for a directory; calls done(entry, err) for each.
-local function delete_batch(storage, o, batch, done)
-  if o.to.dir then
-    for _, e in ipairs(batch) do
-      local ok, err = pcall(cloud_module().fs.remove, e.file, { beneath = o.to.dir })  -- never through a link
-      done(e, not ok and err or nil)
-    end
-    return
-  end
-  local keys, by_key = {}, {}
-  for i, e in ipairs(batch) do keys[i], by_key[e.key] = { Key = e.key }, e end
-  local ok, r = pcall(storage.delete_objects, { Bucket = o.to.bucket, Object = keys, Quiet = true })
-  if not ok then
-    for _, e in ipairs(batch) do done(e, r) end
-    return
-  end
-  local failed = {}
-  for _, problem in ipairs(r.Error or {}) do
-    failed[problem.Key] = true
-    done(by_key[problem.Key], cloud_module().error{ kind = "api", code = problem.Code or "DeleteFailed",
-      operation = "DeleteObjects", message = tostring(problem.Message) })
-  end
-  for _, e in ipairs(batch) do
-    if not failed[e.key] then done(e, nil) end
-  end
 end
 
 ---------------------------------------------------------------- progress
@@ -645,7 +412,7 @@ local function held_deletions()
   return h
 end
 
--- The target's entry of a relative path, for delete_batch and on_action.
+-- The target's entry of a relative path, for copy.delete and on_action.
 local function target_entry(o, path)
   if o.to.dir then return { path = path, file = o.to.dir .. "/" .. path } end
   return { path = path, key = o.to.prefix .. path }
@@ -666,7 +433,7 @@ local function deletions_allowed(o, held, listings, summary)
   end
   if listings.from.count == 0 and not o.delete_all then
     local printable = cloud_module().printable
-    error(sync_failure("validation", "EmptySource", ("the source %s holds nothing to compare (after the filters) while "
+    error(sync_failure(o, "validation", "EmptySource", ("the source %s holds nothing to compare (after the filters) while "
       .. "the target %s holds %d; refusing to delete them all: pass delete_all = true (--delete-all) if that is "
       .. "meant; nothing was deleted"):format(printable(describe(o.from)), printable(describe(o.to)), held.count)), 0)
   end
@@ -696,7 +463,7 @@ local function delete_held(storage, o, held, n, record)
   for i = 1, math.min(o.concurrency, (n + DELETE_BATCH - 1) // DELETE_BATCH) do workers[i] = i end
   cloud_module().map(workers, function()
     for batch in next_batch do
-      delete_batch(storage, o, batch, function(e, err) record(e, err == nil, err, "delete") end)
+      copy.delete(storage, o.to, batch, function(e, err) record(e, err == nil, err, "delete") end)
     end
   end, { concurrency = math.max(1, #workers) })
 end
@@ -727,7 +494,7 @@ end
 
 -- The error raised when something failed: the first failure's kind, the summary in
 -- it, and why deletions were not made when they were not.
-local function sync_error(summary, total)
+local function sync_error(o, summary, total)
   local first = summary.errors[1]
   local message, kind
   if first then
@@ -739,7 +506,7 @@ local function sync_error(summary, total)
   else
     message = summary.delete_note
   end
-  local err = sync_failure(kind or "api", "SyncFailed", message)
+  local err = sync_failure(o, kind or "api", "SyncFailed", message)
   err.summary = summary
   return err
 end
@@ -865,18 +632,18 @@ local function run(client, o, step, summary, totals, report, held, listings)
 end
 
 -- An interruption (SIGINT, SIGTERM) of a sync: no new work (its tasks are not resumed),
--- the multipart uploads it left open aborted, and the summary so far, marked
--- interrupted, in the error raised again (err.summary). Any other error: nothing.
+-- the multipart uploads it left open aborted (copy.guarded, around run), and the
+-- summary so far, marked interrupted, in the error raised again (err.summary). Any
+-- other error: nothing.
 local function interrupted(summary, err)
   if not parts_of.interrupted(err) then return end
-  parts_of.abort_open()
   summary.interrupted = true
   err.summary = summary
 end
 
 -- storage.sync{...}: see the head of this file and docs/lua-api.md.
 local function sync(client, args)
-  local o = options(args, "cloud.storage.sync", { compare = "size-mtime" })
+  local o = options(args, "cloud.storage.sync", { compare = "size-mtime", operation = "Sync" })
   o.client = client  -- its HeadObject reads the mtime an object keeps (newer)
   local summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} }
   check_roots(o)
@@ -890,14 +657,14 @@ local function sync(client, args)
   end
   local totals = { actions = 0, bytes = 0, planning = true }
   local report = make_progress(o, summary, totals)
-  local ok, err = pcall(run, client, o, step, summary, totals, report, held, listings)
+  local ok, err = pcall(copy.guarded, run, client, o, step, summary, totals, report, held, listings)
   report(true)
   if not ok then
     interrupted(summary, err)
     error(err, 0)
   end
   if (summary.failed > 0 or summary.not_deleted) and not o.collect then
-    error(sync_error(summary, totals.actions), 0)
+    error(sync_error(o, summary, totals.actions), 0)
   end
   return summary
 end
@@ -907,7 +674,7 @@ end
 -- storage.check{...}: { same =, differ = {}, only_in_from = {}, only_in_to = {} },
 -- nothing transferred.
 local function check(client, args)
-  local o = options(args, "cloud.storage.check", { compare = "checksum" })
+  local o = options(args, "cloud.storage.check", { compare = "checksum", operation = "Check", folders = true })
   o.client = client
   local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
   check_roots(o)
@@ -925,4 +692,4 @@ local function check(client, args)
   return out
 end
 
-return { sync = sync, check = check, location = parse_location, fnv1a32 = fnv1a32, describe = describe }
+return { sync = sync, check = check, location = locations.parse, fnv1a32 = fnv1a32, describe = describe }

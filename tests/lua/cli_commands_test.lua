@@ -80,6 +80,27 @@ test("check: 0 the same, 1 when they differ, 2 on a usage error; --output json",
   usage_error("check " .. t.quote(dir) .. " s3://demo-bucket --checksum", "unknown option --checksum")
 end)
 
+test("check takes sync's --include/--exclude, compares two local folders, and names Check in its errors", function()
+  cloud.fs.mkdir(dir .. "/site")
+  cloud.fs.mkdir(dir .. "/copy")
+  write("site/a.txt", "aaa")
+  write("site/b.tmp", "tmp")
+  local script = t.temp_file(([[
+cloud.commands.sync{ %q, "s3://demo-bucket/w", exclude = { "*.tmp" }, quiet = true }
+print(cloud.commands.check{ %q, "s3://demo-bucket/w", exclude = { "*.tmp" }, quiet = true }.status)
+print(cloud.commands.check{ %q, "s3://demo-bucket/w", quiet = true }.status)
+]]):format(dir .. "/site", dir .. "/site", dir .. "/site"))
+  expect(run(0, t.quote(script))).to_equal("0\n1\n")
+  write("copy/a.txt", "aaa")
+  run(0, "check " .. t.quote(dir .. "/site") .. " " .. t.quote(dir .. "/copy") .. " --exclude '*.tmp'")
+  write("copy/a.txt", "aab")
+  local out = run(1, "check " .. t.quote(dir .. "/site") .. " " .. t.quote(dir .. "/copy"))
+  expect(out).to_contain("differ: a.txt\n")
+  expect(out).to_contain("only in " .. dir .. "/site: b.tmp\n")
+  local _, err = run(2, "check " .. t.quote(dir .. "/missing") .. " s3://demo-bucket")
+  expect(err).to_contain("validation error in Check: NoSuchSource")
+end)
+
 test("cp: 0 copied, 1 when a copy failed, 2 on a usage error; --output json", function()
   write("a.txt", "aaa")
   local out = run(0, "cp " .. t.quote(dir .. "/a.txt") .. " s3://demo-bucket/in/")
@@ -98,7 +119,7 @@ end)
 
 test("cp: a wildcard source, --recursive down, and - streams stdin and stdout", function()
   local objects = with_objects{ ["logs/2024-01/a.gz"] = "a", ["logs/2024-02/b.gz"] = "bb", ["logs/2024-02/c.txt"] = "c",
-                                ["logs/2023-12/d.gz"] = "d" }
+                                ["logs/2023-12/d.gz"] = "d", ["logs/2024-02/"] = "" }  -- a folder marker: left out
   local out = run(0, "cp 's3://demo-bucket/logs/2024-*/*.gz' " .. t.quote(dir .. "/") .. " --quiet", objects)
   expect(out).to_equal("")
   expect(files.read(dir .. "/2024-01/a.gz")).to_equal("a")
@@ -115,6 +136,69 @@ cloud.commands.cp{ "s3://demo-bucket/from-stdin", "-" }
   out = run(0, t.quote(script), { input = data })
   expect(#out).to_equal(#data)
   expect(out == data).to_be(true)
+end)
+
+test("cp down never writes outside DST: a key with '..' fails alone, a link inside DST is not followed", function()
+  local objects = with_objects{ ["a/../../X"] = "evil", ["a/ok.txt"] = "ok", ["a/link/y"] = "through" }
+  cloud.fs.mkdir(dir .. "/d/e")
+  cloud.fs.mkdir(dir .. "/elsewhere")
+  local _, err = run(1, "cp --recursive s3://demo-bucket/a out", { cd = dir .. "/d/e", env = objects.env })
+  expect(err).to_contain("failed: s3://demo-bucket/a/../../X: a key with an empty, '.' or '..' folder")
+  expect(cloud.fs.stat(dir .. "/d/X")).to_be_nil()
+  expect(files.read(dir .. "/d/e/out/ok.txt")).to_equal("ok")
+  run(1, "cp 's3://demo-bucket/a/**' wild/", { cd = dir .. "/d/e", env = objects.env })
+  expect(cloud.fs.stat(dir .. "/d/X")).to_be_nil()
+  expect(files.read(dir .. "/d/e/wild/ok.txt")).to_equal("ok")
+  -- a folder of DST that is a link to elsewhere: nothing written through it
+  cloud.fs.mkdir(dir .. "/linked")
+  assert(os.execute("ln -s " .. t.quote(dir .. "/elsewhere") .. " " .. t.quote(dir .. "/linked/link")))
+  _, err = run(1, "cp --recursive s3://demo-bucket/a " .. t.quote(dir .. "/linked"), objects)
+  expect(err).to_contain("failed: s3://demo-bucket/a/link/y: ")
+  expect(cloud.fs.stat(dir .. "/elsewhere/y")).to_be_nil()
+  expect(files.read(dir .. "/linked/ok.txt")).to_equal("ok")
+end)
+
+test("cp: a source naming an object is that object, '\\' escapes a wildcard, no match is status 1", function()
+  local objects = with_objects{ ["data[1].csv"] = "one", ["data1.csv"] = "plain", ["data[1]b.csv"] = "b" }
+  local opts = { cd = dir, env = objects.env }
+  run(0, "cp 's3://demo-bucket/data[1].csv' out.csv", opts)
+  expect(files.read(dir .. "/out.csv")).to_equal("one")  -- DST is the file, not a folder
+  run(0, "cp 's3://demo-bucket/data\\[1\\].csv' escaped.csv", opts)
+  expect(files.read(dir .. "/escaped.csv")).to_equal("one")
+  run(0, "cp 's3://demo-bucket/data\\[1\\]*.csv' some/", opts)  -- lists prefix data[1], matches two
+  expect(files.read(dir .. "/some/data[1].csv")).to_equal("one")
+  expect(files.read(dir .. "/some/data[1]b.csv")).to_equal("b")
+  expect(cloud.fs.stat(dir .. "/some/data1.csv")).to_be_nil()
+  local _, err = run(1, "cp 's3://demo-bucket/nothing*' none/", opts)
+  expect(err).to_contain("failed: s3://demo-bucket/nothing*: no objects matched")
+end)
+
+test("cp: a bad location is a usage error (status 2) before any copy", function()
+  write("a.txt", "aaa")
+  usage_error("cp s3://GRM/x " .. t.quote(dir .. "/x"), "'s3://GRM/x' is not a location an object can have: its bucket")
+  usage_error("cp " .. t.quote(dir .. "/a.txt") .. " s3://demo-bucket/caf\xe9", "its key is not valid UTF-8")
+  usage_error("cp " .. t.quote(dir .. "/a.txt") .. " s3://demo-bucket/" .. ("k"):rep(1025), "its key at most 1024 bytes")
+end)
+
+test("cp between buckets above the copy limit goes in parts (UploadPartCopy)", function()
+  local script = t.temp_file([[
+local big = ("x"):rep(6 * 1024 * 1024)
+cloud.storage.put_object{ Bucket = "demo-bucket", Object = "big", Body = big }
+local r = cloud.commands.cp{ "s3://demo-bucket/big", "s3://demo-bucket/copy", copy_limit = 5 * 1024 * 1024,
+                             part_size = "5M", quiet = true }
+local asked = cloud.emulator.requests()
+local got = cloud.storage.get_object{ Bucket = "demo-bucket", Object = "copy" }.Body
+print(r.status, asked.UploadPartCopy, asked.CopyObject, got == big)
+]])
+  expect(run(0, t.quote(script))).to_equal("0\t2\tnil\ttrue\n")
+end)
+
+test("sync down: a key ending with '/' that holds bytes is that key's failure; an empty marker is left out", function()
+  local objects = with_objects{ ["d/"] = "bytes", ["e/"] = "", ["f.txt"] = "f" }
+  local _, err = run(1, "sync s3://demo-bucket " .. t.quote(dir .. "/down"), objects)
+  expect(err).to_contain("failed: d/: a key with an empty, '.' or '..' folder")
+  expect(err:find("e/", 1, true)).to_be_nil()
+  expect(files.read(dir .. "/down/f.txt")).to_equal("f")
 end)
 
 test("ls: 0 listed, 1 when the bucket is missing, 2 on a usage error; --output json", function()

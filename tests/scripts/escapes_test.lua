@@ -82,7 +82,7 @@ test("sync.lua: dry-run lines, deletions, failed: lines, the summary, --progress
   clean(out, "sync --output json")
 end)
 
-test("sync.lua and check.lua: a missing source and a usage error exit 2, their messages printable", function()
+test("sync.lua and check.lua: a missing source and a usage error exit 2, their messages printable; check compares folders", function()
   local out, status = run(script("scripts/sync.lua", src .. "/no such " .. HOSTILE, "s3://demo-bucket/p", "--delete"), REMOTE)
   clean(out, "sync, missing source")
   expect(status).to_equal(2)
@@ -90,9 +90,12 @@ test("sync.lua and check.lua: a missing source and a usage error exit 2, their m
   out, status = run(script("scripts/check.lua", src .. "/no such " .. HOSTILE, "s3://demo-bucket/p"))
   clean(out, "check, missing source")
   expect(status).to_equal(2)
-  out, status = run(script("scripts/check.lua", src, dir))  -- two local folders: a usage error, not "differs"
+  out, status = run(script("scripts/sync.lua", src, dir))  -- two local folders: a usage error of sync
   expect(out).to_contain("cannot both be local directories")
   expect(status).to_equal(2)
+  out, status = run(script("scripts/check.lua", src, dir))  -- which check compares, as rclone check
+  clean(out, "check, two local folders")
+  expect(status).to_equal(1)
   out, status = run(script("scripts/check.lua", src, "s3:/" .. HOSTILE))
   clean(out, "check, a typo in the location")
   expect(status).to_equal(2)

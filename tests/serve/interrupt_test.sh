@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Ctrl-C and SIGTERM in the middle of a sync and of an upload_file, each a process of
+# Ctrl-C and SIGTERM in the middle of a sync, of an upload_file and of a cp (under
+# --limit-rate and --progress, and from stdin), each a process of
 # its own as a user runs them, against `cloudlua serve` whose UploadPart answers are
 # delayed (a fault) so that the multipart uploads are open when the signal comes: the
 # process stops, aborts the uploads it opened (ListMultipartUploads shows none left),
@@ -73,6 +74,16 @@ for signal in INT TERM; do
                                                     part_size = 5 * 1024 * 1024, progress = false }'
   stop "$signal"
   expect_clean_exit "upload_file, SIG$signal"
+
+  step "cp (rate-limited, with progress) interrupted by SIG$signal"
+  start "$CLOUDLUA" cp src/a.bin "s3://int/cp-$signal.bin" --part-size 5M --limit-rate 40M --progress
+  stop "$signal"
+  expect_clean_exit "cp, SIG$signal"
+
+  step "cp from stdin interrupted by SIG$signal"
+  start sh -c 'exec "$0" cp - "s3://int/stdin-$1.bin" --part-size 5M <src/b.bin' "$CLOUDLUA" "$signal"
+  stop "$signal"
+  expect_clean_exit "cp -, SIG$signal"
 done
 
 step "a second Ctrl-C during the clean-up ends the process at once"

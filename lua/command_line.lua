@@ -1,0 +1,288 @@
+-- What every sub-command shares of its command line (require "cloud.command_line"),
+-- from the specs lua/commands.lua holds: usage errors; the parser of a command's
+-- words and the check of its table form, both from one spec so that they cannot
+-- drift; --help; and the printer of its output (lines for people, JSON lines,
+-- failures on stderr, every text from outside through cloud.printable).
+
+local M = {}
+
+local cloud_module = require("cloud.check").cloud  -- the `cloud` table
+
+---------------------------------------------------------------- errors
+
+-- Raises the usage error `message` (what was wrong and what is allowed).
+function M.usage(message)
+  error(cloud_module().error{ kind = "validation", code = "UsageError", message = message }, 0)
+end
+
+-- Whether `err` is such a usage error.
+function M.is_usage_error(err)
+  return type(err) == "table" and err.code == "UsageError"
+end
+
+---------------------------------------------------------------- output
+
+-- A JSON string: UTF-8 text as it is, control characters and bytes that are not UTF-8
+-- escaped (\u00XX: a name's bytes still show).
+local function json_string(s)
+  local short = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+  local out = s:gsub('[%c"\\]', function(c) return short[c] or ("\\u%04x"):format(c:byte()) end)
+  if utf8.len(out) then return '"' .. out .. '"' end
+  local fixed, i = {}, 1
+  while i <= #out do
+    local ok, after = pcall(utf8.offset, out, 2, i)
+    local code = ok and after and utf8.len(out:sub(i, after - 1)) and out:sub(i, after - 1)
+    if code then fixed[#fixed + 1], i = code, after
+    else fixed[#fixed + 1], i = ("\\u%04x"):format(out:byte(i)), i + 1 end
+  end
+  return '"' .. table.concat(fixed) .. '"'
+end
+
+-- One JSON object on one line from `fields`, a list of { name, value } (strings,
+-- numbers, booleans, lists of strings), in that order; nil values left out.
+function M.json_line(fields)
+  local parts = {}
+  for _, f in ipairs(fields) do
+    local v, text = f[2], nil
+    if type(v) == "string" then text = json_string(v)
+    elseif type(v) == "table" then
+      local items = {}
+      for i, item in ipairs(v) do items[i] = json_string(tostring(item)) end
+      text = "[" .. table.concat(items, ",") .. "]"
+    elseif math.type(v) == "float" and v == math.floor(v) and v < 2 ^ 53 then text = ("%d"):format(v)
+    elseif v ~= nil then text = tostring(v) end
+    if text then parts[#parts + 1] = json_string(f[1]) .. ":" .. text end
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+-- The printer of a command: out(text) writes a line for people (unless quiet or
+-- JSON), json(fields) a JSON line (with --output json), fail(what, err) a failure on
+-- stderr (always). Every text from outside goes through cloud.printable.
+function M.printer(o)
+  local cloud = cloud_module()
+  local p = { json_mode = o.output == "json" }
+  function p.out(text)
+    if not o.quiet and not p.json_mode then print(cloud.printable(text)) end
+  end
+  function p.json(fields)
+    if p.json_mode and not o.quiet then print(M.json_line(fields)) end
+  end
+  function p.fail(what, err)
+    p.note(("failed: %s: %s"):format(what, tostring(err)))
+  end
+  function p.note(text)
+    io.stderr:write(cloud.printable(text), "\n")
+  end
+  return p
+end
+
+-- "12.5 MiB", or the exact count of bytes.
+function M.size_shown(n, human)
+  if not human then return tostring(n) end
+  return require("cloud.transfer_parts").size_text(n)
+end
+
+-- "2024-05-01 12:00:00" from an ISO 8601 time.
+function M.time_shown(iso)
+  local d, t = tostring(iso or ""):match("^(%d+%-%d+%-%d+)T(%d+:%d+:%d+)")
+  return d and (d .. " " .. t) or tostring(iso or "")
+end
+
+---------------------------------------------------------------- options
+
+-- The option values' checks: each returns the value or nil and what is allowed.
+local value_check = require("cloud.check")
+local checks = {
+  size = value_check.size,
+  count = value_check.count,
+  limit = function(text)
+    local n = math.tointeger(tonumber(text))
+    if n and n >= 0 then return n end
+    return nil, "a count >= 0 expected"
+  end,
+  shard = function(text)
+    if type(text) == "table" then return text end
+    local i, n = tostring(text):match("^(%d+)/(%d+)$")
+    i, n = tonumber(i), tonumber(n)
+    if i and n and n >= 1 and i < n then return { index = math.tointeger(i), count = math.tointeger(n) } end
+    return nil, "I/N with 0 <= I < N expected (shard I of N)"
+  end,
+  -- K=V,... : user metadata (x-amz-meta-K), a table of strings; a value may hold '='.
+  metadata = function(text)
+    if type(text) == "table" then return text end
+    local map = {}
+    for pair in (tostring(text) .. ","):gmatch("([^,]*),") do
+      local k, v = pair:match("^([^=]+)=(.*)$")
+      if not k then return nil, ("K=V pairs separated by commas expected (got '%s')"):format(pair) end
+      map[k] = v
+    end
+    return map
+  end,
+}
+-- A byte rate, as curl's --limit-rate: 50M, 512K, 1G, 1000000 (bytes a second).
+checks.rate = checks.size
+
+-- The parser of the commands `COMMANDS` (name -> { args =, about =, options =, fields = })
+-- whose options may name the shared ones of `SHARED`: { checked_options(name, t),
+-- parse_words(name, list), help_text(name) }.
+function M.parser(COMMANDS, SHARED)
+  local usage = M.usage
+
+  -- The options of a command: { name =, value =, check =, choices =, ordered =, doc = }
+  -- each, in the order of its spec (the shared ones from SHARED), made once.
+  local function options_of(name)
+    local spec = COMMANDS[name]
+    if spec.resolved then return spec.resolved end
+    local list = {}
+    for _, o in ipairs(spec.options) do
+      if type(o) == "string" then
+        local shared = assert(SHARED[o], o)
+        list[#list + 1] = { name = o, value = shared.value, check = shared.check, choices = shared.choices,
+                            ordered = shared.ordered, doc = shared.doc }
+      else
+        list[#list + 1] = { name = o[1], value = o.value, check = o.check, choices = o.choices, doc = o.doc }
+      end
+    end
+    spec.resolved = list
+    return list
+  end
+
+  local function field_of(option_name) return (option_name:gsub("-", "_")) end
+
+  -- The names allowed in the table form of `name`: its options' fields and `filters`.
+  local function fields_of(name)
+    local names = { "filters" }
+    for _, o in ipairs(options_of(name)) do names[#names + 1] = field_of(o.name) end
+    for field in pairs(COMMANDS[name].fields or {}) do names[#names + 1] = field end
+    return names
+  end
+
+  -- The " (did you mean 'x'?)" part for `typed` among `names`.
+  local function hint(typed, names)
+    local near = cloud_module().nearest(typed, names)
+    return near and near ~= typed and ("; did you mean '%s'?"):format(near) or ""
+  end
+
+  -- The value of option `o` checked and converted; a usage error names `shown` (how it
+  -- was given: --concurrency or concurrency) and the value.
+  local function checked(o, shown, value)
+    if o.choices then
+      for _, c in ipairs(o.choices) do if c == value then return value end end
+      usage(("%s %s: must be one of %s%s"):format(shown, tostring(value), table.concat(o.choices, ", "),
+        hint(tostring(value), o.choices)))
+    end
+    if not o.check then return value end
+    local v, why = checks[o.check](value)
+    if v == nil then usage(("%s %s: %s"):format(shown, tostring(value), why)) end
+    return v
+  end
+
+  -- The table form of a command, checked: unknown fields refused (with the nearest
+  -- known one), values converted, positional arguments counted; the options table the
+  -- command runs with (include/exclude folded into filters, in order).
+  local function checked_options(name, t)
+    if type(t) ~= "table" then usage(("%s takes a table, got %s"):format(name, type(t))) end
+    local spec, by_field = COMMANDS[name], {}
+    for _, o in ipairs(options_of(name)) do by_field[field_of(o.name)] = o end
+    local o = { filters = {} }
+    for key, value in pairs(t) do
+      if math.type(key) ~= "integer" then
+        local opt = by_field[key] or (spec.fields and spec.fields[key] and { value = true, check = spec.fields[key] })
+        if not opt and key ~= "filters" then
+          usage(value_check.wording(1, name, value_check.unknown_field(tostring(key), fields_of(name))
+            or ("unknown field '" .. tostring(key) .. "'")))
+        end
+        if opt and opt.ordered then
+          if type(value) ~= "table" then usage(("field '%s' must be a list of globs"):format(key)) end
+        elseif opt and opt.value then
+          o[key] = checked(opt, key, value)
+        elseif opt then
+          o[key] = value and true or nil
+        end
+      end
+    end
+    for _, kind in ipairs{ "exclude", "include" } do
+      for _, glob in ipairs(t[kind] or {}) do o.filters[#o.filters + 1] = { kind, glob } end
+    end
+    for i, f in ipairs(t.filters or {}) do
+      if type(f) ~= "table" or (f[1] ~= "include" and f[1] ~= "exclude") or type(f[2]) ~= "string" then
+        usage(("filters[%d] must be { \"include\" | \"exclude\", glob }"):format(i))
+      end
+      o.filters[#o.filters + 1] = f
+    end
+    local positional = {}
+    for i, a in ipairs(t) do
+      if type(a) ~= "string" then usage(("argument %d must be a string"):format(i)) end
+      positional[i] = a
+    end
+    for i, arg in ipairs(spec.args) do
+      local label, optional = arg:match("^([^?]+)(%??)$")
+      if positional[i] == nil and optional == "" then usage("missing " .. label) end
+    end
+    if #positional > #spec.args then usage(("unexpected argument '%s'"):format(positional[#spec.args + 1])) end
+    o.args = positional
+    return o
+  end
+
+  -- `list` (a command line's words) as the table form of `name`: --opt, --opt=value,
+  -- --opt value; "--" ends the options.
+  local function parse_words(name, list)
+    local t, by_name, names = {}, {}, { "--help" }
+    for _, o in ipairs(options_of(name)) do by_name[o.name], names[#names + 1] = o, "--" .. o.name end
+    local i, ended = 1, false
+    while i <= #list do
+      local a = list[i]
+      if ended or a == "-" or not a:match("^%-") then
+        t[#t + 1] = a
+      elseif a == "--" then
+        ended = true
+      else
+        local typed, value = a:match("^(%-%-[^=]+)=(.*)$")
+        typed = typed or a
+        local o = by_name[typed:match("^%-%-(.*)") or ""]
+        if not o then usage(("unknown option %s%s"):format(typed, hint(typed, names))) end
+        if not o.value then
+          if value then usage(typed .. " takes no value") end
+          t[field_of(o.name)] = true
+        else
+          if not value then
+            i = i + 1
+            value = list[i]
+            if value == nil then usage(("%s needs a value (%s)"):format(typed, o.value)) end
+          end
+          value = checked(o, typed, value)
+          if o.ordered then t.filters = t.filters or {}; t.filters[#t.filters + 1] = { o.name, value }
+          else t[field_of(o.name)] = value end
+        end
+      end
+      i = i + 1
+    end
+    return t
+  end
+
+  -- The text of `cloudlua NAME --help`.
+  local function help_text(name)
+    local spec = COMMANDS[name]
+    local words = {}
+    for _, a in ipairs(spec.args) do
+      local label, optional = a:match("^([^?]+)(%??)$")
+      words[#words + 1] = optional == "" and label or "[" .. label .. "]"
+    end
+    local lines = { ("usage: cloudlua %s %s [options]"):format(name, table.concat(words, " ")), "", spec.about, "",
+                    "Options:", ("  %-24s %s"):format("-h, --help", "Show this help") }
+    for _, o in ipairs(options_of(name)) do
+      local doc = o.doc .. (o.choices and ("; one of " .. table.concat(o.choices, ", ")) or "")
+      lines[#lines + 1] = ("  %-24s %s"):format("--" .. o.name .. (o.value and " " .. o.value or ""), doc)
+    end
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = "The configuration flags of cloudlua (--profile, --endpoint, --region...) may come before or after"
+    lines[#lines + 1] = "the command; --debug shows every exchange. A location is s3://BUCKET[/PREFIX]."
+    lines[#lines + 1] = "Exit status: 0 done; 1 something failed (check: something differs; sync: deletions held back);"
+    lines[#lines + 1] = "2 a usage error or a refusal (a SRC that does not exist, an empty SRC under --delete); 130 interrupted."
+    return table.concat(lines, "\n") .. "\n"
+  end
+  return { checked_options = checked_options, parse_words = parse_words, help_text = help_text }
+end
+
+return M
