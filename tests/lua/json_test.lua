@@ -91,3 +91,17 @@ test("integers from 2^63 up become floats as tonumber makes them, never other in
   expect(json.decode("12345678901234567890") > 0).to_equal(true)
   expect(math.type(json.decode('{"n":18446744073709551615}').n)).to_equal("float")
 end)
+
+-- A number beyond a double's range is malformed JSON like any other: InvalidJSON with
+-- the byte it starts at, in cloudlua's words, never the parser library's.
+test("a number out of a double's range is InvalidJSON naming its byte", function()
+  local err = expect(json.decode, "1e999").to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message).to_equal("the text is not JSON: at byte 1: the number 1e999 is out of range"
+                               .. " (a JSON number here is at most about 1.8e308 in size)")
+  err = expect(json.decode, '{"a": [1, -1e999]}').to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message:match("at byte (%d+):")).to_equal("11")
+  expect(err.message:find("json.exception", 1, true)).to_be_nil()
+  err = expect(json.decode, "1" .. ("0"):rep(400)).to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message:find("the number 1000", 1, true) ~= nil).to_equal(true)
+  expect(#err.message < 200).to_equal(true)  -- a long number is shown cut
+end)
