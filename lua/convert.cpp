@@ -8,6 +8,7 @@
 #include <lua.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "core/base/limits.h"
 #include "lua/binding.h"
@@ -161,6 +162,14 @@ Outcome<json> to_json(lua_State* L, int index, const std::string& path) {
 
 namespace {
 
+// An unsigned JSON integer: a Lua integer when it fits one, else (2^63 to 2^64-1) the
+// nearest float, as Lua's tonumber reads the same digits; a cast would make another
+// integer (18446744073709551615 as -1).
+void push_unsigned(lua_State* L, std::uint64_t n) {
+  if (n <= static_cast<std::uint64_t>(LUA_MAXINTEGER)) return lua_pushinteger(L, static_cast<lua_Integer>(n));
+  lua_pushnumber(L, static_cast<lua_Number>(n));
+}
+
 // One value of push_json, `depth` levels below the document's top (which is 0).
 void push_value(lua_State* L, const json& value, int depth) {
   if ((value.is_structured() && depth >= kMaxDepth) || !lua_checkstack(L, 3))
@@ -169,8 +178,8 @@ void push_value(lua_State* L, const json& value, int depth) {
   switch (value.type()) {
     case json::value_t::null: return push_null(L);
     case json::value_t::boolean: return lua_pushboolean(L, value.get<bool>());
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return lua_pushinteger(L, value.get<lua_Integer>());
+    case json::value_t::number_integer: return lua_pushinteger(L, value.get<lua_Integer>());
+    case json::value_t::number_unsigned: return push_unsigned(L, value.get<std::uint64_t>());
     case json::value_t::number_float: return lua_pushnumber(L, value.get<double>());
     case json::value_t::string: {
       const std::string& s = value.get_ref<const std::string&>();

@@ -6,7 +6,8 @@
 // runs in place of the script (run_command). A failure prints "cloudlua: <message>"
 // on stderr and makes the exit status 1, or 130 when SIGINT or SIGTERM interrupted it
 // (repl/interrupt.h: the first signal surfaces in Lua as an "Interrupted" error, which
-// sync and the transfers clean up after). With --output json the values a -e chunk or the script returns
+// sync and the transfers clean up after); an interruption prints the one line
+// "cloudlua: interrupted", wherever it stopped the run. With --output json the values a -e chunk or the script returns
 // are printed as JSON, one document per line.
 #include <lauxlib.h>
 #include <lua.h>
@@ -264,6 +265,21 @@ bool push_json_text(lua_State* L, int index, int position) {
   return true;
 }
 
+// Whether the error being reported (the value raised, kErrorValueKey) is an
+// interruption: code "Interrupted" (SIGINT, SIGTERM; repl/interrupt.h), whichever
+// request or instruction it stopped. It is said in one plain line, as lua.c says
+// "interrupted!": no kind, code or traceback, and a sync's summary already said so.
+bool reporting_interruption(lua_State* L) {
+  int top = lua_gettop(L);
+  bool interrupted = false;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, kErrorValueKey) == LUA_TTABLE) {
+    lua_pushliteral(L, "code");
+    interrupted = lua_rawget(L, -2) == LUA_TSTRING && std::strcmp(lua_tostring(L, -1), "Interrupted") == 0;
+  }
+  lua_settop(L, top);
+  return interrupted;
+}
+
 // The error on top (its message, with the traceback) as one JSON document: the error
 // object raised (kind, code, message, status, request_id, fields...), or for any other
 // value {"kind":"lua","message":...} without the traceback.
@@ -311,6 +327,7 @@ void report_error(lua_State* L, int status) {
   if (status == LUA_OK) return;
   const char* msg = lua_tostring(L, -1);
   if (error_output != Output::text) write_redacted(stderr, error_document(L) + "\n");
+  else if (reporting_interruption(L)) write_redacted(stderr, "cloudlua: interrupted\n");
   else write_redacted(stderr, printable(std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n"));
   lua_pop(L, 1);
   lua_pushnil(L);

@@ -284,7 +284,7 @@ Outcome<bool> apply_settings(const Sources& s, LoadedConfig& out) {
         if (!applied.ok()) return applied.error();
         if (spec.key == "endpoint" || spec.key == "endpoint_url") out.endpoints_configured = true;
       }
-      out.settings.push_back({name, f.value.empty() ? default_shown(spec, api) : f.value, f.origin, false});
+      out.settings.push_back({name, f.value.empty() ? default_shown(spec, api) : f.value, f.origin, false, ""});
     }
   }
   return true;
@@ -364,9 +364,9 @@ void apply_credentials(const CredentialLayer& c, LoadedConfig& out) {
   Credentials& creds = out.client.credentials;
   creds = {c.key.value, c.secret.value, c.token.value};
   out.credentials_configured = !creds.access_key_id.empty();
-  out.settings.push_back({"access_key_id", c.key.value, c.key.origin, false});
-  out.settings.push_back({"secret_access_key", c.secret.value, c.secret.origin, true});
-  out.settings.push_back({"session_token", c.token.value, c.token.origin, true});
+  out.settings.push_back({"access_key_id", c.key.value, c.key.origin, false, ""});
+  out.settings.push_back({"secret_access_key", c.secret.value, c.secret.origin, true, ""});
+  out.settings.push_back({"session_token", c.token.value, c.token.origin, true, ""});
 }
 
 // ------------------------------------------------------------------ the profile
@@ -395,8 +395,7 @@ void describe_defaults(LoadedConfig& out) {
     bool credential = s.name == "access_key_id" || s.name == "secret_access_key";
     if (!s.value.empty() || s.origin != "default" || !(endpoint || credential)) continue;
     if (!out.account_configured) {
-      s.value = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
-      s.secret = false;  // a placeholder, not the secret
+      s.placeholder = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
     } else if (!out.client.endpoint_url.empty()) {
       s.origin = endpoint ? "asked of endpoint_url's serve" : "serve's built-in one when it uses it (asked of endpoint_url)";
     } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
@@ -495,7 +494,7 @@ Outcome<LoadedConfig> load_layers(const ConfigOverrides& flags, const EnvLookup&
   out.client.debug = flags.debug;
   out.client.record = flags.record;
   out.client.replay = flags.replay;
-  out.settings.push_back({"profile", profile->value, profile->origin, false});
+  out.settings.push_back({"profile", profile->value, profile->origin, false, ""});
   s.profile = file ? file->find(profile->value) : nullptr;
   auto applied = apply_settings(s, out);
   if (!applied.ok()) return applied.error();
@@ -531,7 +530,7 @@ Outcome<LoadedConfig> load_profile(const std::string& profile, const EnvLookup& 
 }
 
 std::string masked_value(const Setting& s) {
-  if (s.value.empty()) return "(not set)";
+  if (s.value.empty()) return s.placeholder.empty() ? "(not set)" : s.placeholder;  // no value: nothing to mask
   if (s.secret) return "********";
   if (s.name == "access_key_id")
     return s.value.size() <= 4 ? std::string(s.value.size(), '*') : std::string(s.value.size() - 4, '*') + s.value.substr(s.value.size() - 4);

@@ -47,6 +47,7 @@ struct Setting {
   std::string value;   // "" when not set
   std::string origin;  // "flag --region", "env CLOUDLUA_REGION", "file /home/u/.config/cloudlua/config:7", "default"
   bool secret = false;
+  std::string placeholder;  // shown as it is when nothing sets the value: "(the embedded emulator)"
 };
 
 struct LoadedConfig {
@@ -89,7 +90,7 @@ Outcome<std::string> write_serve_profile(const std::string& name, const std::str
 std::string config_report(const LoadedConfig& config);
 
 // The value as it may be shown: secrets as "********", the access key id with its
-// last four characters only, "(not set)" for nothing.
+// last four characters only; for nothing, the placeholder as it is, else "(not set)".
 std::string masked_value(const Setting& setting);
 
 // The config file's syntax, exposed for tests: sections of key = value entries.

@@ -475,6 +475,43 @@ std::string parse_reason(const json::parse_error& e) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
+// Where the parser stops on a text, and the token it read last: its SAX interface
+// alone tells where a refusal other than a syntax error sits (a number beyond a
+// double's range: nlohmann's out_of_range 406, which carries no position). Every
+// event is accepted; only the error is kept.
+struct ErrorSpot : nlohmann::json_sax<json> {
+  size_t end = 0;     // the byte (from 1) the parser stopped at: a token's last
+  std::string token;  // the token read last, as the text has it
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(size_t position, const std::string& last, const json::exception&) override {
+    end = position, token = last;
+    return false;
+  }
+};
+
+// The InvalidJSON error of a text the parser refused for a reason other than its
+// syntax: the number out of range, named with the byte it starts at.
+Error out_of_range_json(const std::string& text, const std::string& what) {
+  ErrorSpot spot;
+  json::sax_parse(text, &spot);
+  size_t start = spot.end >= spot.token.size() ? spot.end - spot.token.size() + 1 : spot.end;
+  std::string number = spot.token.size() > 40 ? spot.token.substr(0, 40) + "..." : spot.token;
+  return make_error(ErrorKind::validation, "InvalidJSON",
+                    what + " is not JSON: at byte " + std::to_string(start) + ": the number " + number +
+                        " is out of range (a JSON number here is at most about 1.8e308 in size)");
+}
+
 // True when an element sits more than kMaxDepth levels deep (the root is level 1).
 // pugixml parses and walks without recursion; the model-driven reader would stop at
 // the model's depth, but one limit for every document keeps the rule simple.
@@ -507,6 +544,9 @@ Outcome<json> parse_json_document(const std::string& text, const std::string& wh
     if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
     return make_error(ErrorKind::validation, "InvalidJSON",
                       what + " is not JSON: at byte " + std::to_string(e.byte) + ": " + parse_reason(e));
+  } catch (const json::exception&) {  // the parser's one other refusal: a number beyond a double
+    if (too_deep) return make_error(ErrorKind::validation, "DocumentTooDeep", too_deep_message(what));
+    return out_of_range_json(text, what);
   }
 }
 

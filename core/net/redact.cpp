@@ -199,8 +199,34 @@ void add_file_body(std::string& out, const std::string& mark, const std::string&
   out += mark.substr(0, 1) + "\n" + mark + "(" + redact(what, info.secrets) + ")\n";
 }
 
+// The words of a header's name, lower-cased: the parts between '-', '_' and '.'.
+std::vector<std::string> name_words(std::string_view name) {
+  std::vector<std::string> words(1);
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') words.emplace_back();
+    else words.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return words;
+}
+
+// Whether a header's value is a credential by its name: one of the name's words is
+// secret, token, password, passwd, passphrase, key or apikey (X-My-Secret, X-Api-Key,
+// X-Auth-Token), but not when the next word is "id", which names a key rather than
+// holding it, as an access key id does (X-Kms-Key-Id). Whole words: X-Monkey,
+// X-Tokens-Left and x-amz-content-sha256 keep their values.
+bool secret_header(std::string_view name) {
+  static const std::set<std::string> secret_words{"secret", "token", "password", "passwd", "passphrase", "key", "apikey"};
+  std::vector<std::string> words = name_words(name);
+  for (size_t i = 0; i < words.size(); ++i)
+    if (secret_words.count(words[i]) && (i + 1 == words.size() || words[i + 1] != "id")) return true;
+  return false;
+}
+
+// The headers, one a line; a credential's value by its name (secret_header), any
+// other value through redact().
 void add_headers(std::string& out, const std::string& mark, const Headers& headers, const ExchangeInfo& info) {
-  for (const Header& h : headers) out += mark + redact(h.first + ": " + h.second, info.secrets) + "\n";
+  for (const Header& h : headers)
+    out += mark + redact(h.first + ": " + (secret_header(h.first) ? std::string(kRedacted) : h.second), info.secrets) + "\n";
 }
 
 // The signatures a request carries (Authorization header, presigned URL, a streamed

@@ -64,7 +64,10 @@ std::vector<std::string> request_signatures(const HttpRequest& request);
 // What --debug prints for one HTTP exchange, curl -v style: "* " a title line, "> "
 // the request (method, URL, headers, body), "< " the answer (status, headers, body)
 // or the error that stood for it. Bodies longer than `body_limit` bytes are cut,
-// binary ones summarised, ones kept in files named (path, offset, length). Everything goes through `redact`, with the request's own
+// binary ones summarised, ones kept in files named (path, offset, length). A header
+// whose name has secret, token, password, passwd, passphrase, key or apikey as a word
+// (between '-', '_', '.'; any case; not followed by "id") shows kRedacted for its
+// value. Everything goes through `redact`, with the request's own
 // signatures added to the known secrets (an answer may echo them), then `printable`.
 struct ExchangeInfo {
   std::string label;   // "UpdateSnapshot", or "request" for cloud.request

@@ -187,13 +187,17 @@ local TOKEN = "FwoGZXIvYXdzEJr-cloudlua-test-session-token"
 local debug_out, debug_err, debug_code  -- what the --debug run gave, once it ran
 
 -- Runs, once, a script under --debug that makes a call, a raw request holding the
--- secret in its body, and a call refused for a wrong secret.
+-- secret in its body and custom headers (secret ones by name, and near misses), and a
+-- call refused for a wrong secret.
 local function debug_run()
   if not debug_code then
     local script = t.temp_file(([[
 cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "debugged" } }
 cloud.request{ api = "cluster", method = "PUT", path = "/v1/snapshots/snap-1",
-               body = '{"snapshot":{"description":"secret is %s"}}' }
+               body = '{"snapshot":{"description":"secret is %s"}}',
+               headers = { ["X-My-Secret"] = "header-value-1", ["x-api-key"] = "header-value-2",
+                           ["X-Auth-Token"] = "header-value-3", ["X-DB-Password"] = "header-value-4",
+                           ["X-Monkey"] = "banana", ["X-Tokens-Left"] = "7", ["X-Kms-Key-Id"] = "key-7" } }
 pcall(cloud.client{ credentials = { secret_access_key = "a-wrong-secret-value" } }.cluster.update_snapshot,
       { SnapshotName = "snap-1" })
 print("done")
@@ -220,6 +224,19 @@ test("--debug redacts the signature, the token header and a secret in a body", f
   expect(err).to_contain("Signature=<redacted>")
   expect(err).to_contain("X-Ext-Security-Token: <redacted>")
   expect(err).to_contain("secret is <redacted>")
+end)
+
+test("--debug redacts a header whose name has secret, token, password or key as a word", function()
+  local _, err = debug_run()
+  expect(err:find("header-value-", 1, true)).to_be_nil()
+  for _, name in ipairs{ "X-My-Secret", "x-api-key", "X-Auth-Token", "X-DB-Password" } do
+    expect(err).to_contain("> " .. name .. ": <redacted>\n")
+  end
+  -- near misses keep their values: a word holding "key", a count of tokens, a key's id
+  expect(err).to_contain("> X-Monkey: banana\n")
+  expect(err).to_contain("> X-Tokens-Left: 7\n")
+  expect(err).to_contain("> X-Kms-Key-Id: key-7\n")
+  expect(err).to_contain("> X-Ext-Date: 2")
 end)
 
 for _, secret in ipairs { { "the secret", SECRET }, { "the session token", TOKEN },

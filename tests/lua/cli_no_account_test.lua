@@ -112,6 +112,15 @@ test("config: the emulator serves, quiet_emulator shown", function()
   expect(out).to_contain("quiet_emulator     false")
 end)
 
+-- A placeholder says what stands in for a value: shown as it is, never masked as if
+-- it were the key it stands for.
+test("config: the emulator's credentials are named as they are, not masked", function()
+  local out = t.cloudlua("config", { env = LOUD })
+  expect(out).to_contain("access_key_id      (the emulator's built-in one)  default")
+  expect(out).to_contain("secret_access_key  (the emulator's built-in one)  default")
+  expect(out:find("*", 1, true)).to_be_nil()
+end)
+
 test("config: credentials without an endpoint fail, no emulator", function()
   local out = t.cloudlua("config --access-key AKIDPROD --secret-key prod-secret-key-0001")
   expect(out).to_contain("calls to this API fail: no endpoint")

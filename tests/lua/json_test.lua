@@ -67,3 +67,41 @@ test("a text that is not JSON names the byte it stopped at", function()
   expect(json.decode, ("["):rep(300) .. ("]"):rep(300)).to_fail{ kind = "validation", code = "DocumentTooDeep" }
   expect(json.decode, {}).to_fail()  -- not a string: lauxlib's bad argument
 end)
+
+-- Integers beyond a Lua integer (2^63 to 2^64-1, which JSON parsers read as unsigned)
+-- become floats, as Lua's own tonumber makes them; those within stay integers.
+test("integers from 2^63 up become floats as tonumber makes them, never other integers", function()
+  local function decoded(text)
+    local v = json.decode(text)
+    return v, math.type(v)
+  end
+  for _, text in ipairs{ "9223372036854775807", "-9223372036854775808", "0", "-1" } do
+    local v, kind = decoded(text)
+    expect(kind).to_equal("integer")
+    expect(v).to_equal(math.tointeger(tonumber(text)))
+  end
+  for _, text in ipairs{ "9223372036854775808", "18446744073709551615", "12345678901234567890",
+                         "-9223372036854775809", "18446744073709551616" } do
+    local v, kind = decoded(text)
+    expect(kind).to_equal("float")
+    expect(v).to_equal(tonumber(text))
+  end
+  expect(json.decode("18446744073709551615")).to_equal(1.8446744073709552e+19)
+  expect(json.decode("9223372036854775808")).to_equal(2^63)
+  expect(json.decode("12345678901234567890") > 0).to_equal(true)
+  expect(math.type(json.decode('{"n":18446744073709551615}').n)).to_equal("float")
+end)
+
+-- A number beyond a double's range is malformed JSON like any other: InvalidJSON with
+-- the byte it starts at, in cloudlua's words, never the parser library's.
+test("a number out of a double's range is InvalidJSON naming its byte", function()
+  local err = expect(json.decode, "1e999").to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message).to_equal("the text is not JSON: at byte 1: the number 1e999 is out of range"
+                               .. " (a JSON number here is at most about 1.8e308 in size)")
+  err = expect(json.decode, '{"a": [1, -1e999]}').to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message:match("at byte (%d+):")).to_equal("11")
+  expect(err.message:find("json.exception", 1, true)).to_be_nil()
+  err = expect(json.decode, "1" .. ("0"):rep(400)).to_fail{ kind = "validation", code = "InvalidJSON" }
+  expect(err.message:find("the number 1000", 1, true) ~= nil).to_equal(true)
+  expect(#err.message < 200).to_equal(true)  -- a long number is shown cut
+end)

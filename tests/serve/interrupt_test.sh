@@ -4,7 +4,8 @@
 # its own as a user runs them, against `cloudlua serve` whose UploadPart answers are
 # delayed (a fault) so that the multipart uploads are open when the signal comes: the
 # process stops, aborts the uploads it opened (ListMultipartUploads shows none left),
-# prints the sync's summary so far marked "(interrupted)" and exits 130. A second
+# prints the sync's summary so far marked "(interrupted)", says "cloudlua: interrupted"
+# on stderr, that line alone, and exits 130: the script, -e and the sub-command alike. A second
 # Ctrl-C while the clean-up waits (its AbortMultipartUpload delayed too) ends the
 # process at once: no summary, the upload still open.
 source "$(dirname "$0")/lib.sh"
@@ -30,20 +31,24 @@ asked() {
   echo "${n:-0}"
 }
 
-# start CMD...: runs CMD in $WORK in the background (output in $WORK/out), then waits
+# said: what the process wrote, stdout then stderr, for a failure's message.
+said() { cat "$WORK/out" "$WORK/err"; }
+
+# start CMD...: runs CMD in $WORK in the background (stdout in $WORK/out, stderr in
+# $WORK/err), then waits
 # (20 s at most) until it has a multipart upload open and has sent a part of it (so it
 # knows the upload: a signal between serve's answer to CreateMultipartUpload and the
 # process reading it would leave an upload the process never learnt of); sets PID.
 start() {
   local parts
   parts=$(asked UploadPart)
-  (cd "$WORK" && exec "$@") >"$WORK/out" 2>&1 &
+  (cd "$WORK" && exec "$@") >"$WORK/out" 2>"$WORK/err" &
   PID=$!
   local tries=0
   until [ "$(open_uploads)" -ge 1 ] && [ "$(asked UploadPart)" -gt "$parts" ]; do
-    kill -0 "$PID" 2>/dev/null || fail "$* ended before opening an upload: $(cat "$WORK/out")"
+    kill -0 "$PID" 2>/dev/null || fail "$* ended before opening an upload: $(said)"
     tries=$((tries + 1))
-    [ "$tries" -lt 200 ] || fail "no multipart upload open after 20 s: $(cat "$WORK/out")"
+    [ "$tries" -lt 200 ] || fail "no multipart upload open after 20 s: $(said)"
     sleep 0.1
   done
 }
@@ -55,19 +60,33 @@ stop() {
   wait "$PID" || STATUS=$?
 }
 
+# expect_clean_exit WHAT: status 130, no upload left open, and stderr the one line
+# that says the run was interrupted.
 expect_clean_exit() {
-  [ "$STATUS" = 130 ] || fail "$1: exit status $STATUS, expected 130: $(cat "$WORK/out")"
-  [ "$(open_uploads)" = 0 ] || fail "$1: multipart uploads left open: $(cat "$WORK/out")"
+  [ "$STATUS" = 130 ] || fail "$1: exit status $STATUS, expected 130: $(said)"
+  [ "$(open_uploads)" = 0 ] || fail "$1: multipart uploads left open: $(said)"
+  [ "$(cat "$WORK/err")" = "cloudlua: interrupted" ] || fail "$1: stderr is not the one line 'cloudlua: interrupted': $(said)"
+}
+
+# expect_summary WHAT DST: stdout is the sync's summary so far, marked interrupted.
+expect_summary() {
+  grep -qx "./src -> $2: 0 copied (0 B), 0 the same, 0 deleted, 0 failed in .* s (interrupted)" "$WORK/out" ||
+    fail "$1: no summary marked interrupted: $(said)"
+  [ "$(wc -l <"$WORK/out")" = 1 ] || fail "$1: more than the summary on stdout: $(said)"
 }
 
 for signal in INT TERM; do
   step "sync.lua interrupted by SIG$signal"
   start "$CLOUDLUA" "$SCRIPTS/sync.lua" ./src "s3://int/$signal" --part-size 5M
   stop "$signal"
-  expect_clean_exit "sync, SIG$signal"
-  grep -q "^./src -> s3://int/$signal: 0 copied (0 B), 0 the same, 0 deleted, 0 failed in .* s (interrupted)$" "$WORK/out" ||
-    fail "sync, SIG$signal: no summary marked interrupted: $(cat "$WORK/out")"
-  grep -q "Interrupted" "$WORK/out" || fail "sync, SIG$signal: the interruption is not said: $(cat "$WORK/out")"
+  expect_clean_exit "sync.lua, SIG$signal"
+  expect_summary "sync.lua, SIG$signal" "s3://int/$signal"
+
+  step "cloudlua sync interrupted by SIG$signal"
+  start "$CLOUDLUA" sync ./src "s3://int/command-$signal" --part-size 5M
+  stop "$signal"
+  expect_clean_exit "cloudlua sync, SIG$signal"
+  expect_summary "cloudlua sync, SIG$signal" "s3://int/command-$signal"
 
   step "upload_file interrupted by SIG$signal"
   start "$CLOUDLUA" -e 'cloud.storage.upload_file{ Bucket = "int", Object = "one.bin", file = "src/a.bin",
@@ -94,11 +113,11 @@ kill -INT "$PID"
 tries=0
 until [ "$(asked AbortMultipartUpload)" -gt "$before" ]; do
   tries=$((tries + 1))
-  [ "$tries" -lt 200 ] || fail "the first Ctrl-C sent no AbortMultipartUpload within 20 s: $(cat "$WORK/out")"
+  [ "$tries" -lt 200 ] || fail "the first Ctrl-C sent no AbortMultipartUpload within 20 s: $(said)"
   sleep 0.1
 done
 stop INT
 [ "$STATUS" = 130 ] || fail "second Ctrl-C: exit status $STATUS, expected 130"
-if grep -q "(interrupted)" "$WORK/out"; then fail "second Ctrl-C: the clean-up went on to the summary: $(cat "$WORK/out")"; fi
+if grep -q "(interrupted)" "$WORK/out"; then fail "second Ctrl-C: the clean-up went on to the summary: $(said)"; fi
 [ "$(open_uploads)" = 1 ] || fail "second Ctrl-C: the delayed abort should not have been waited for"
 echo "interrupt_test: ok"

@@ -188,3 +188,29 @@ TEST_CASE("redact: names users add (redact_fields) are redacted from then on, '*
   CHECK(redact(R"({"PIN":"1234","otp_code":"999","pinned":true})") == R"({"PIN":"<redacted>","otp_code":"<redacted>","pinned":true})");
   CHECK(redact("pin=1234&other=1") == "pin=<redacted>&other=1");
 }
+
+TEST_CASE("describe_exchange: a header named with secret, token, password or key as a word shows no value", "[redact]") {
+  cloud::Headers secret{{"X-My-Secret", "v1"}, {"x-api-key", "v2"}, {"X-Auth-Token", "v3"}, {"X-DB-Password", "v4"},
+                        {"X-Amz-Server-Side-Encryption-Customer-Key", "v5"}, {"x_client_secret", "v6"},
+                        {"Token", "v7"}, {"X-ApiKey", "v8"}, {"X-Api.Key", "v9"}, {"X-SECRET-KEY-ID", "v10"}};
+  cloud::Headers kept{{"X-Monkey", "banana"}, {"x-amz-content-sha256", "UNSIGNED-PAYLOAD"}, {"X-Keyword", "k"},
+                      {"X-Tokens-Left", "7"}, {"X-Secretary", "s"}, {"X-Kms-Key-Id", "arn-1"}, {"Key-Id", "k1"},
+                      {"X-Passwords-Allowed", "2"}, {"X-Turnkey", "t"}};
+  cloud::Headers all = secret;
+  all.insert(all.end(), kept.begin(), kept.end());
+  cloud::HttpRequest request{"GET", "http://127.0.0.1:1/x", all, ""};
+  cloud::HttpResponse response{200, all, ""};
+  cloud::ExchangeInfo info;
+  info.label = "request";
+  std::string dump = cloud::describe_exchange(request, response, info);
+  for (const auto& [name, value] : secret) {
+    INFO(name);
+    CHECK(contains(dump, "> " + name + ": <redacted>\n"));
+    CHECK(contains(dump, "< " + name + ": <redacted>\n"));
+  }
+  for (const auto& [name, value] : kept) {
+    INFO(name);
+    CHECK(contains(dump, "> " + name + ": " + value + "\n"));
+    CHECK(contains(dump, "< " + name + ": " + value + "\n"));
+  }
+}
