@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -28,8 +29,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 
+#include "core/net/cassette.h"
 #include "core/net/redact.h"
 #include "emulator/service.h"
 #include "lua/session.h"
@@ -71,6 +74,77 @@ bool collect_files(const std::vector<std::string>& paths, std::vector<std::strin
     else return std::fprintf(stderr, "cloudlua test: no such file or folder: %s\n", p.c_str()), false;
   }
   return true;
+}
+
+// A file to run, and the name of its recording under --record DIR and --replay DIR.
+struct TestFile {
+  std::string path;
+  std::string recording;
+};
+
+// The path as the file system has it from the root: absolute, "." and ".." resolved
+// lexically (a link is not followed: its name is the file's).
+fs::path absolute_path(const std::string& path) {
+  std::error_code ec;
+  fs::path whole = fs::absolute(path, ec);
+  return (ec ? fs::path(path) : whole).lexically_normal();
+}
+
+// The deepest folder every file lies in (for one file, its own folder).
+fs::path common_folder(const std::vector<std::string>& paths) {
+  fs::path root = absolute_path(paths.front()).parent_path();
+  for (const std::string& p : paths) {
+    fs::path folder = absolute_path(p).parent_path(), common;
+    for (auto a = root.begin(), b = folder.begin(); a != root.end() && b != folder.end() && *a == *b; ++a, ++b) common /= *a;
+    root = common;
+  }
+  return root;
+}
+
+// The files to run with their recordings' names: each file's path from the folder all
+// of them lie in, its extension dropped (a/x_test.lua: a/x_test), the one name --record
+// writes under and --replay reads from. Files of one name in two folders are apart, and
+// files of one folder (a file alone above all) keep DIR/<file name>, as always.
+std::vector<TestFile> with_recordings(const std::vector<std::string>& paths) {
+  const fs::path root = common_folder(paths);
+  std::vector<TestFile> files;
+  for (const std::string& p : paths)
+    files.push_back({p, absolute_path(p).lexically_relative(root).replace_extension().generic_string()});
+  return files;
+}
+
+// `text` in lower case (ASCII): what a file system that ignores case compares.
+std::string folded(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Under --record DIR, why two files' recordings would meet ("" when none would): the
+// same file given twice, two names one folder (x_test.lua, x_test.txt; or names that
+// differ only in case, one folder where case is ignored), or a recording whose folder
+// is a file of another's (x_test/storage.jsonl.lua beside x_test.lua). Checked before
+// any file runs, so that no recording replaces another, which only the account could
+// make again.
+std::string recording_clash(const std::vector<TestFile>& files, const std::string& dir) {
+  std::map<std::string, const TestFile*> seen;  // by the folded name
+  for (const TestFile& f : files) {
+    auto [it, added] = seen.emplace(folded(f.recording), &f);
+    if (added) continue;
+    const TestFile& other = *it->second;
+    if (absolute_path(other.path) == absolute_path(f.path)) return f.path + " is given twice";
+    std::string where = (fs::path(dir) / other.recording).string();
+    if (other.recording != f.recording) where += " (and " + (fs::path(dir) / f.recording).string() + ", one folder where case is ignored)";
+    return other.path + " and " + f.path + " would both be recorded into " + where;
+  }
+  const std::vector<std::string> names = Cassette::file_names();
+  for (const TestFile& f : files) {
+    fs::path name(f.recording);
+    auto owner = seen.find(folded(name.parent_path().generic_string()));
+    if (owner != seen.end() && std::count(names.begin(), names.end(), name.filename().string()) > 0)
+      return f.path + " would be recorded into " + (fs::path(dir) / f.recording).string() + ", a file of " +
+             owner->second->path + "'s recording";
+  }
+  return "";
 }
 
 // The text field `name` of the table at `table`; "" when it is absent, false when it is
@@ -184,11 +258,10 @@ int file_main(lua_State* L) {
 }
 
 // Under --record DIR or --replay DIR each file has a cassette of its own,
-// DIR/<file name without .lua>, so that a file replays alone, in any order, with -j N.
-ConfigOverrides file_config(const std::string& path, ConfigOverrides config) {
-  std::string name = fs::path(path).stem().string();
-  if (!config.record.empty()) config.record = (fs::path(config.record) / name).string();
-  if (!config.replay.empty()) config.replay = (fs::path(config.replay) / name).string();
+// DIR/<its recording>, so that a file replays in any order, with -j N.
+ConfigOverrides file_config(const TestFile& file, ConfigOverrides config) {
+  if (!config.record.empty()) config.record = (fs::path(config.record) / file.recording).string();
+  if (!config.replay.empty()) config.replay = (fs::path(config.replay) / file.recording).string();
   return config;
 }
 
@@ -208,8 +281,9 @@ void warn_unused(const Session& session, const EventSink& sink) {
 
 // One file in a state and session of its own, its events passed to `sink`; false when
 // the runner itself failed.
-bool run_file(const std::string& path, const TestOptions& o, const EventSink& sink) {
-  auto session = open_session(file_config(path, o.config));
+bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink) {
+  const std::string& path = file.path;
+  auto session = open_session(file_config(file, o.config));
   if (!session.ok()) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
     return false;
@@ -248,7 +322,7 @@ void print_summary(const TestReporter& r) {
 // (std::tmpfile: no name in any folder, so nothing is left behind whatever ends the
 // runner), read back once it ended; when it must end; how it ended.
 struct Job {
-  const std::string* file = nullptr;
+  const TestFile* file = nullptr;
   pid_t pid = -1;
   FILE* events = nullptr;
   FILE* out = nullptr;
@@ -377,15 +451,15 @@ std::string ending(const Job& job) {
 bool finish_job(Job& job, TestReporter& reporter) {
   copy_output(job.err, stderr);
   TestEvent e;
-  e.event = "file", e.file = *job.file;
+  e.event = "file", e.file = job.file->path;
   reporter.on(e);
-  std::string why = replay_events(job.events, *job.file, reporter);
+  std::string why = replay_events(job.events, job.file->path, reporter);
   copy_output(job.out, stdout);
   std::string ended = ending(job);
   if (!ended.empty()) why = why.empty() ? ended : why + "; " + ended;
   if (!why.empty()) {
     e = TestEvent();
-    e.event = "case", e.name = *job.file, e.outcome = "error", e.message = bounded_field(why);
+    e.event = "case", e.name = job.file->path, e.outcome = "error", e.message = bounded_field(why);
     reporter.on(e);
   }
   reporter.end_file(std::chrono::duration<double>(job.finished - job.started).count());
@@ -441,7 +515,7 @@ void kill_overdue(std::vector<Job>& jobs, double timeout) {
 // limit passes is killed and failed. SIGINT, SIGTERM or SIGHUP kill every running file
 // (failed) and start no other: the run ends with what it has. Returns the exit status:
 // -1 to carry on, 2 when the runner failed, 128 + the signal that stopped it.
-int run_in_processes(const std::vector<std::string>& files, const TestOptions& o, TestReporter& reporter) {
+int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, TestReporter& reporter) {
   const double timeout = o.timeout.value_or(kDefaultTimeout);
   const sigset_t signals = runner_signals();
   sigset_t mask;
@@ -482,10 +556,13 @@ int run_in_processes(const std::vector<std::string>& files, const TestOptions& o
 }  // namespace
 
 int run_tests(const TestOptions& o) {
-  std::vector<std::string> files;
+  std::vector<std::string> paths;
   if (o.paths.empty()) return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
-  if (!collect_files(o.paths, files)) return 2;
-  if (files.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
+  if (!collect_files(o.paths, paths)) return 2;
+  if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
+  const std::vector<TestFile> files = with_recordings(paths);
+  if (std::string clash = o.config.record.empty() ? "" : recording_clash(files, o.config.record); !clash.empty())
+    return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n", printable(clash).c_str()), 2;
   JunitReport report;
   TestReporter reporter(report);
   const auto start = std::chrono::steady_clock::now();
@@ -493,7 +570,7 @@ int run_tests(const TestOptions& o) {
   if ((o.jobs > 1 || o.timeout) && !o.list) {
     status = run_in_processes(files, o, reporter);
   } else {
-    for (const std::string& f : files) {
+    for (const TestFile& f : files) {
       const auto file_start = std::chrono::steady_clock::now();
       if (!run_file(f, o, [&reporter](const TestEvent& e) { reporter.on(e); })) return 2;
       reporter.end_file(seconds_since(file_start));
