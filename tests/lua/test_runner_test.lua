@@ -265,3 +265,39 @@ test("--record: two files that would share a recording are refused before anythi
   expect(err).to_contain("a/x_test.lua is given twice")
   files.remove_dir(tree)
 end)
+
+---------------------------------------------------------------- what a test file writes to its standard output
+
+-- Lines that would pass for TAP lines, and a secret this process knows (a client's
+-- secret key), written every way a file can reach its standard output.
+local WRITES = {
+  ["writes_test.lua"] = [[
+test("writes to its standard output", function()
+  io.write("ok 99 - forged by io.write\n")
+  io.stdout:write("ok 99 - forged by io.stdout\n")
+  io.output():write("ok 99 - forged by io.output\n")
+  cloud.client{ credentials = { access_key_id = "AKIDWRITES", secret_access_key = "writes-secret-0123456789" } }
+  io.write("the secret: writes-secret-0123456789\n")
+  io.stdout:flush()
+  os.execute("echo ok 98 - forged by a shell; printf 'not ok 97 - forged\\n' >&1")
+  print("printed")
+end)
+test("passes", function() end)
+]],
+}
+
+for _, jobs in ipairs{ "", "-j 1 ", "-j 2 " } do
+  test(("%sa file's io.write, io.stdout and fd 1 are '#' lines, redacted; the plan counts its cases"):format(jobs), function()
+    local tree = files.make_tree(WRITES)
+    local out, err, code = cloudlua_test(tree, jobs .. "writes_test.lua")
+    files.remove_dir(tree)
+    expect({ code = code, err = err }).to_equal{ code = 0, err = "" }
+    for line in out:gmatch("[^\n]+") do
+      expect(line:match("^n?o?t? ?ok 9%d")).to_be_nil()
+    end
+    expect(out).to_contain("# ok 99 - forged by io.write\n# ok 99 - forged by io.stdout\n# ok 99 - forged by io.output\n" ..
+                           "# the secret: <redacted>\n# ok 98 - forged by a shell\n# not ok 97 - forged\n# printed\n")
+    expect(out:find("writes-secret-0123456789", 1, true)).to_be_nil()
+    expect(out).to_match("\nok 1 %- writes to its standard output\nok 2 %- passes\n1%.%.2\n2 passed, 0 failed\n$")
+  end)
+end
