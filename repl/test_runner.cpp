@@ -227,9 +227,7 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   lua_setfield(L, -2, "make_directory");
   lua_pushcfunction(L, real_clock);
   lua_setfield(L, -2, "clock");
-  lua_pushlightuserdata(L, out);
-  lua_pushcclosure(L, write_line, 1);
-  lua_setfield(L, -2, "write_line");
+  if (out) lua_pushlightuserdata(L, out), lua_pushcclosure(L, write_line, 1), lua_setfield(L, -2, "write_line");
   lua_pushlightuserdata(L, const_cast<EventSink*>(&sink));
   lua_pushcclosure(L, emit_event, 1);
   lua_setfield(L, -2, "emit");
@@ -321,7 +319,7 @@ StdoutCapture::StdoutCapture() {
   std::fflush(stdout);
   file_ = std::tmpfile();
   if (!file_) return;
-  int held = dup(STDOUT_FILENO);
+  int held = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);  // no command the file runs inherits it
   fcntl(fileno(file_), F_SETFL, fcntl(fileno(file_), F_GETFL) | O_APPEND);  // whoever writes, at its end
   if (held >= 0 && dup2(fileno(file_), STDOUT_FILENO) >= 0) saved_ = held;
   else if (held >= 0) close(held);
@@ -661,7 +659,7 @@ int run_tests(const TestOptions& o) {
     return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n", printable(clash).c_str()), 2;
   // The TAP stream: standard output as the run found it, written by the runner only
   // (a file's own descriptor 1 is held apart while it runs: StdoutCapture).
-  int tap_fd = dup(STDOUT_FILENO);
+  int tap_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);  // no command a file runs inherits it
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(tap_fd >= 0 ? fdopen(tap_fd, "w") : nullptr, std::fclose);
   if (!out) return std::fprintf(stderr, "cloudlua test: cannot write to standard output: %s\n", std::strerror(errno)), 2;
   JunitReport report;
