@@ -55,6 +55,49 @@ Outcome<json> served_control(Client& client, const std::string& operation, const
   return parse_json_document(r.body, "the control plane's answer");
 }
 
+// What serve's clock follows the loop's skips with: a client of the session's
+// configuration on a loop of its own, made at the first skip (a skip happens inside a
+// turn of the session's loop, which must not turn again inside itself).
+struct ServedClock {
+  Loop loop;
+  std::shared_ptr<Client> client;  // after `loop`: it goes first
+};
+
+// Makes serve's clock follow the seconds the loop's clock skips (a waiter's pause),
+// each sent as the control plane's advance, until clock_follower goes. A skip whose
+// advance fails moves serve's clock no further: the waiter's next try sees so. The
+// advances go by a client with no cassette: they are the library's calls, not the
+// script's, and a recording holds the script's only (its replay needs none of them).
+void follow_served_clock(Session& session) {
+  auto clock = std::make_shared<ServedClock>();
+  std::weak_ptr<Client> main = session.client;
+  Loop& loop = session.client->transport().loop();
+  auto before = loop.follow([clock, main](double seconds) {
+    auto client = main.lock();
+    if (!client || client->ready()) return;
+    if (!clock->client) {
+      ClientConfig config = client->config();
+      config.transport.loop = &clock->loop;
+      config.record.clear(), config.replay.clear();
+      auto made = make_client(config);
+      if (!made.ok()) return;
+      clock->client = made.value();
+    }
+    served_control(*clock->client, "advance", {{"seconds", seconds}});
+  });
+  session.clock_follower = std::shared_ptr<void>(nullptr, [client = session.client, &loop, before](void*) { loop.follow(before); });
+}
+
+// After configure{ real_time = ... } reached serve: the session holds serve's virtual
+// time (false) or gives it back (true). While it holds it, its waiters' pauses are
+// skipped (waits_skipped) and serve's clock follows; replaying, nothing is sent (no
+// serve is there, the recording answers).
+void hold_served_time(Session& session, bool real_time) {
+  session.served_virtual_time = !real_time;
+  session.clock_follower.reset();
+  if (!real_time && session.config.client.replay.empty()) follow_served_clock(session);
+}
+
 // Runs cloud.emulator's `operation` in the emulator (emulator/control.h, the control
 // plane's too; over HTTP when a serve serves the session) and pushes its answer, or
 // nothing when it is an empty object. A wrong argument is lauxlib's "bad argument
@@ -87,10 +130,12 @@ int l_fault(lua_State* L) { return control(L, "fault", table_argument(L)); }
 // cloud.emulator.configure{ firewall_settle=, instance_restore=, cluster_provision=,
 // mesh_upgrade=, min_part_size=, real_time=, seed= }: an unknown name is an error
 // listing the known ones. A seed also seeds the session (math.random, the retries'
-// jitter).
+// jitter); real_time against serve says whether the session holds serve's virtual time.
 int l_configure(lua_State* L) {
   json t = table_argument(L);
   control(L, "configure", t);
+  if (session_of(L).served && t.contains("real_time") && t["real_time"].is_boolean())
+    hold_served_time(session_of(L), t["real_time"].get<bool>());
   if (t.contains("seed")) seed_session(L, session_of(L), t["seed"].get<std::uint64_t>());
   return 0;
 }
@@ -134,36 +179,6 @@ int l_endpoints(lua_State* L) {
   return 1;
 }
 
-// What serve's clock follows the loop's skips with: a client of the session's
-// configuration on a loop of its own, made at the first skip (a skip happens inside a
-// turn of the session's loop, which must not turn again inside itself).
-struct ServedClock {
-  Loop loop;
-  std::shared_ptr<Client> client;  // after `loop`: it goes first
-};
-
-// Makes serve's clock follow the seconds the loop's clock skips (a waiter's pause),
-// each sent as the control plane's advance, until the session goes. A skip whose
-// advance fails moves serve's clock no further: the waiter's next try sees so.
-void follow_served_clock(Session& session) {
-  auto clock = std::make_shared<ServedClock>();
-  std::weak_ptr<Client> main = session.client;
-  Loop& loop = session.client->transport().loop();
-  auto before = loop.follow([clock, main](double seconds) {
-    auto client = main.lock();
-    if (!client || client->ready()) return;
-    if (!clock->client) {
-      ClientConfig config = client->config();
-      config.transport.loop = &clock->loop;
-      auto made = make_client(config);
-      if (!made.ok()) return;
-      clock->client = made.value();
-    }
-    served_control(*clock->client, "advance", {{"seconds", seconds}});
-  });
-  session.clock_follower = std::shared_ptr<void>(nullptr, [client = session.client, &loop, before](void*) { loop.follow(before); });
-}
-
 }  // namespace
 
 void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
@@ -182,7 +197,6 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
 
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated && !session_of(L).served) return;
-  if (session_of(L).served && !session_of(L).clock_follower) follow_served_clock(session_of(L));
   const luaL_Reg fns[] = {{"advance", protect<l_advance>},         {"checkpoint", protect<l_checkpoint>},
                           {"checkpoints", protect<l_checkpoints>}, {"configure", protect<l_configure>},
                           {"endpoints", protect<l_endpoints>},     {"fault", protect<l_fault>},

@@ -92,6 +92,8 @@ Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags) {
   return session;
 }
 
+bool waits_skipped(const Session& session) { return session.emulated || session.served_virtual_time; }
+
 std::atomic<bool>& interrupt_flag() { return interrupt_requested; }
 
 Error interrupt_error() { return make_error(ErrorKind::transport, "Interrupted", "interrupted!"); }

@@ -23,6 +23,10 @@ struct Session {
   LoadedConfig config;                // as loaded; the emulator's endpoints filled in once it runs
   bool emulated = false;              // the embedded emulator serves the session (nothing configured)
   bool served = false;                // a `cloudlua serve` does, reached by endpoint_url (cloud.emulator over HTTP)
+  // This session asked serve for virtual time (cloud.emulator.configure{ real_time =
+  // false }): its waiters' pauses are then skipped and serve's clock follows. A serve
+  // is shared, so its clock is real time, and waits are, unless the session asks.
+  bool served_virtual_time = false;
   std::unique_ptr<Emulator> emulator; // set once the embedded emulator has started
   std::shared_ptr<Client> client;     // the default client: `cloud` itself
   std::function<void()> on_emulator_start;  // the runner's notice, said when it starts
@@ -34,6 +38,12 @@ struct Session {
 };
 
 Outcome<std::shared_ptr<Session>> open_session(const ConfigOverrides& flags);
+
+// Whether a waiter's pause is skipped, the emulator's clock following it (docs/design.md,
+// One clock): with the embedded emulator, which is the process's own, or a serve whose
+// virtual time this session asked for. Against a shared serve otherwise, waits are real
+// time (or virtual where the whole session's time is: --replay).
+bool waits_skipped(const Session& session);
 
 // The session's configuration, complete: when the emulator serves the session, it is
 // started first (once), which fills in its endpoints and credentials.

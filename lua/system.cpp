@@ -92,13 +92,14 @@ int l_sleep(lua_State* L) {
   return wait_parked(L, at);
 }
 
-// cloud._sleep(seconds, pace): a sleep at pace "clock" (cloud.sleep's), "skipped" (at
-// once when nothing else runs, wherever the clock is: a waiter's pause when an emulator
-// serves the session) or "real" (always waited for); lua/wait.lua's.
+// cloud._sleep(seconds, pace): a sleep at pace "clock" (cloud.sleep's), "waiter" (a
+// waiter's pause: skipped at once when nothing else runs where the session says so,
+// waits_skipped, else as "clock") or "real" (always waited for); lua/wait.lua's.
 int l_sleep_at(lua_State* L) {
   double seconds = seconds_arg(L);
-  static const char* const kPaces[] = {"clock", "skipped", "real", nullptr};
-  const Loop::Pace paces[] = {Loop::Pace::clock, Loop::Pace::skipped, Loop::Pace::real};
+  static const char* const kPaces[] = {"clock", "waiter", "real", nullptr};
+  const Loop::Pace waiter = waits_skipped(session_of(L)) ? Loop::Pace::skipped : Loop::Pace::clock;
+  const Loop::Pace paces[] = {Loop::Pace::clock, waiter, Loop::Pace::real};
   int at = start_sleep(L, seconds, paces[luaL_checkoption(L, 2, "clock", kPaces)]);
   return wait_parked(L, at);
 }

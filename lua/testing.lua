@@ -20,17 +20,16 @@
 -- Decisions: hooks are per file (files are the unit of isolation: each has its own
 -- emulator); a file that declares no case but runs without error counts as one passing
 -- case, so plain scripts can be run by the same command; print() inside a test file
--- writes "# " lines so that nothing it prints can pass for a TAP line.
+-- writes "# " lines so that nothing it prints can pass for a TAP line (what it writes
+-- to its standard output otherwise the runner makes "# " lines: repl/test_runner.cpp).
 
 local M = {}
 local arg_error = require("cloud.check").arg_error  -- lauxlib's wording
 
--- A line of --list leaves the process: redacted and printable, as all cloudlua output is.
-local redact, printable = package.loaded.cloud.redact, package.loaded.cloud.printable
-local function write(line) io.stdout:write(printable(redact(line)), "\n") io.stdout:flush() end
-
--- Where the events of the file being run go (run_file's opts.emit).
-local emit
+-- Where the events of the file being run go (run_file's opts.emit), and where a line
+-- of --list goes (opts.write_line: the run's standard output, redacted and printable;
+-- the file's own io.stdout is not it).
+local emit, write
 
 ---------------------------------------------------------------- rendering values
 
@@ -484,13 +483,13 @@ local function load_suite(path)
   return suite
 end
 
--- run_file(path, { filter=, list=, update_snapshots=, make_directory=, emit=, clock= }):
+-- run_file(path, { filter=, list=, update_snapshots=, make_directory=, emit=, write_line=, clock= }):
 -- runs the file's cases, each event passed to emit(event) (a table: event=, and file=,
 -- name=, outcome=, message=, traceback=, text=, time= as repl/test_events.h has them);
 -- with `list`, writes the selected cases' names instead. A case's time is on
 -- opts.clock, real time (cloud.clock counts the virtual time a test skips).
 function M.run_file(path, opts)
-  emit = opts.emit
+  emit, write = opts.emit, opts.write_line
   local folder = path:match("^(.*)/[^/]*$")
   snapshots.dir = (folder and folder .. "/" or "") .. "__snapshots__/" .. path:match("([^/]*)$"):gsub("%.lua$", "")
   snapshots.update, snapshots.make_directory = opts.update_snapshots, opts.make_directory

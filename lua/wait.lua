@@ -20,10 +20,12 @@
 --   opts.delay, opts.max_attempts  override the waiter's; opts.progress, opts.real_time
 --   as for wait_until.
 --
--- Decisions: time between tries is the loop's clock, which cloud.clock reads. When an
--- emulator serves the session the pause is skipped and the emulator's clock follows
--- (as cloud.emulator.advance), so a wait for a ten-minute transition takes milliseconds
--- and tests never sleep; otherwise it waits as cloud.sleep does. Progress
+-- Decisions: time between tries is the loop's clock, which cloud.clock reads. When the
+-- embedded emulator serves the session (or a serve whose virtual time the session
+-- asked for) the pause is skipped and the emulator's clock follows (as
+-- cloud.emulator.advance), so a wait for a ten-minute transition takes milliseconds
+-- and tests never sleep; otherwise it waits as cloud.sleep does: a shared serve's
+-- clock is never moved by a waiter that did not ask. Progress
 -- is one line rewritten on stderr, and only when stderr is a terminal, so pipes, logs
 -- and TAP output stay clean. Running out of time or tries raises an error object of
 -- kind "timeout", code "WaitTimeout", made by cloud.error, the constructor of the
@@ -44,11 +46,11 @@ local function options_table(opts, n, fname)
 end
 
 -- How a pause between tries passes on the loop's clock (cloud._sleep's pace): waited
--- for with real_time; skipped at once when an emulator serves the session (its clock
--- follows the loop's); otherwise as cloud.sleep (skipped too where time is virtual).
+-- for with real_time; else a waiter's, which C++ decides (skipped at once, the
+-- emulator's clock following, when the embedded emulator serves the session or a
+-- serve whose virtual time the session asked for; otherwise as cloud.sleep).
 local function pace_of(o)
-  if o.real_time then return "real" end
-  return cloud_module().emulator and "skipped" or "clock"
+  return o.real_time and "real" or "waiter"
 end
 
 -- The progress reporter: the caller's function, or the line on a terminal (none when

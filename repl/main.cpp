@@ -158,7 +158,9 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
   cmd->add_option("paths", test.paths, "Test files and folders");
   cmd->add_option("--filter", test.filter, "Run only the cases whose name matches PATTERN")->type_name("PATTERN");
   cmd->add_flag("--list", test.list, "List the cases without running them");
-  cmd->add_option("-j,--jobs", test.jobs, "Run N files at once, each in a process of its own (output in order)")
+  cmd->add_option("-j,--jobs", test.jobs,
+                  "Run N files at once, each in a process of its own (output in order; -j 1: one at a time; "
+                  "without -j: in the runner's process)")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--timeout", test.timeout,

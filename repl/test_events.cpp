@@ -160,8 +160,8 @@ bool decode_event(const std::string& line, TestEvent& e, std::string& why) {
 void TestReporter::tap(const std::string& line) {
   std::string shown = printable(redact(line));
   shown += '\n';
-  std::fwrite(shown.data(), 1, shown.size(), stdout);
-  std::fflush(stdout);
+  std::fwrite(shown.data(), 1, shown.size(), out_);
+  std::fflush(out_);
 }
 
 void TestReporter::header() {

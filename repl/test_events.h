@@ -46,15 +46,17 @@ bool decode_event(const std::string& line, TestEvent& e, std::string& why);
 // The two consumers of a run's events, in the order the files ran.
 class TestReporter {
  public:
-  explicit TestReporter(JunitReport& junit) : junit_(junit) {}
-  void on(const TestEvent& e);             // TAP lines on stdout, the counts, the report's case
+  // TAP goes to `out`, the run's standard output.
+  TestReporter(JunitReport& junit, std::FILE* out) : junit_(junit), out_(out) {}
+  void on(const TestEvent& e);             // TAP lines on `out`, the counts, the report's case
   void end_file(double time);              // the file's <testsuite> (when a file began)
   long passed = 0, failed = 0, skipped = 0, number = 0;
 
  private:
-  void tap(const std::string& line);       // one line on stdout, redacted and printable
+  void tap(const std::string& line);       // one line on `out`, redacted and printable
   void header();                           // "# FILE" once, as the file's first case ends
   JunitReport& junit_;
+  std::FILE* out_;
   SuiteResult suite_;
   bool began_ = false, header_ = false, in_case_ = false;
   std::string case_output_;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -28,8 +29,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 
+#include "core/net/cassette.h"
 #include "core/net/redact.h"
 #include "emulator/service.h"
 #include "lua/session.h"
@@ -71,6 +74,77 @@ bool collect_files(const std::vector<std::string>& paths, std::vector<std::strin
     else return std::fprintf(stderr, "cloudlua test: no such file or folder: %s\n", p.c_str()), false;
   }
   return true;
+}
+
+// A file to run, and the name of its recording under --record DIR and --replay DIR.
+struct TestFile {
+  std::string path;
+  std::string recording;
+};
+
+// The path as the file system has it from the root: absolute, "." and ".." resolved
+// lexically (a link is not followed: its name is the file's).
+fs::path absolute_path(const std::string& path) {
+  std::error_code ec;
+  fs::path whole = fs::absolute(path, ec);
+  return (ec ? fs::path(path) : whole).lexically_normal();
+}
+
+// The deepest folder every file lies in (for one file, its own folder).
+fs::path common_folder(const std::vector<std::string>& paths) {
+  fs::path root = absolute_path(paths.front()).parent_path();
+  for (const std::string& p : paths) {
+    fs::path folder = absolute_path(p).parent_path(), common;
+    for (auto a = root.begin(), b = folder.begin(); a != root.end() && b != folder.end() && *a == *b; ++a, ++b) common /= *a;
+    root = common;
+  }
+  return root;
+}
+
+// The files to run with their recordings' names: each file's path from the folder all
+// of them lie in, its extension dropped (a/x_test.lua: a/x_test), the one name --record
+// writes under and --replay reads from. Files of one name in two folders are apart, and
+// files of one folder (a file alone above all) keep DIR/<file name>, as always.
+std::vector<TestFile> with_recordings(const std::vector<std::string>& paths) {
+  const fs::path root = common_folder(paths);
+  std::vector<TestFile> files;
+  for (const std::string& p : paths)
+    files.push_back({p, absolute_path(p).lexically_relative(root).replace_extension().generic_string()});
+  return files;
+}
+
+// `text` in lower case (ASCII): what a file system that ignores case compares.
+std::string folded(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Under --record DIR, why two files' recordings would meet ("" when none would): the
+// same file given twice, two names one folder (x_test.lua, x_test.txt; or names that
+// differ only in case, one folder where case is ignored), or a recording whose folder
+// is a file of another's (x_test/storage.jsonl.lua beside x_test.lua). Checked before
+// any file runs, so that no recording replaces another, which only the account could
+// make again.
+std::string recording_clash(const std::vector<TestFile>& files, const std::string& dir) {
+  std::map<std::string, const TestFile*> seen;  // by the folded name
+  for (const TestFile& f : files) {
+    auto [it, added] = seen.emplace(folded(f.recording), &f);
+    if (added) continue;
+    const TestFile& other = *it->second;
+    if (absolute_path(other.path) == absolute_path(f.path)) return f.path + " is given twice";
+    std::string where = (fs::path(dir) / other.recording).string();
+    if (other.recording != f.recording) where += " (and " + (fs::path(dir) / f.recording).string() + ", one folder where case is ignored)";
+    return other.path + " and " + f.path + " would both be recorded into " + where;
+  }
+  const std::vector<std::string> names = Cassette::file_names();
+  for (const TestFile& f : files) {
+    fs::path name(f.recording);
+    auto owner = seen.find(folded(name.parent_path().generic_string()));
+    if (owner != seen.end() && std::count(names.begin(), names.end(), name.filename().string()) > 0)
+      return f.path + " would be recorded into " + (fs::path(dir) / f.recording).string() + ", a file of " +
+             owner->second->path + "'s recording";
+  }
+  return "";
 }
 
 // The text field `name` of the table at `table`; "" when it is absent, false when it is
@@ -118,6 +192,16 @@ int make_directory(lua_State* L) {
   return 0;
 }
 
+// opts.write_line(text): a line of --list on the run's standard output (the upvalue:
+// a file's own descriptor 1 is held apart while it runs), redacted and printable.
+int write_line(lua_State* L) {
+  auto* out = static_cast<std::FILE*>(lua_touserdata(L, lua_upvalueindex(1)));
+  std::string line = printable(redact(luaL_checkstring(L, 1))) + "\n";
+  std::fwrite(line.data(), 1, line.size(), out);
+  std::fflush(out);
+  return 0;
+}
+
 // opts.clock(): seconds on the steady clock, what a case's time is measured on (the
 // loop's clock skips virtual time, which a report of how long cases took must not add).
 int real_clock(lua_State* L) {
@@ -125,8 +209,9 @@ int real_clock(lua_State* L) {
   return 1;
 }
 
-// Calls require("cloud.testing").run_file(path, opts), its events passed to `sink`.
-int call_harness(lua_State* L, const std::string& path, const TestOptions& o, const EventSink& sink) {
+// Calls require("cloud.testing").run_file(path, opts), its events passed to `sink`,
+// the lines of --list written to `out`.
+int call_harness(lua_State* L, const std::string& path, const TestOptions& o, const EventSink& sink, std::FILE* out) {
   lua_getglobal(L, "require");
   lua_pushstring(L, "cloud.testing");
   if (protected_call(L, 1, 1) != LUA_OK) return report_error(L, LUA_ERRRUN), LUA_ERRRUN;
@@ -142,6 +227,7 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   lua_setfield(L, -2, "make_directory");
   lua_pushcfunction(L, real_clock);
   lua_setfield(L, -2, "clock");
+  if (out) lua_pushlightuserdata(L, out), lua_pushcclosure(L, write_line, 1), lua_setfield(L, -2, "write_line");
   lua_pushlightuserdata(L, const_cast<EventSink*>(&sink));
   lua_pushcclosure(L, emit_event, 1);
   lua_setfield(L, -2, "emit");
@@ -170,6 +256,7 @@ struct FileRun {
   const TestOptions& options;
   std::shared_ptr<Session> session;
   const EventSink& sink;
+  std::FILE* out;  // the run's standard output, for --list
 };
 
 // The state made ready and the harness run, inside one protected call as lua.c's
@@ -179,16 +266,15 @@ int file_main(lua_State* L) {
   luaL_openlibs(L);
   open_cloud(L, run.session);
   if (run.options.seed) seed_session(L, *run.session, *run.options.seed);
-  lua_pushboolean(L, call_harness(L, run.path, run.options, run.sink) == LUA_OK);
+  lua_pushboolean(L, call_harness(L, run.path, run.options, run.sink, run.out) == LUA_OK);
   return 1;
 }
 
 // Under --record DIR or --replay DIR each file has a cassette of its own,
-// DIR/<file name without .lua>, so that a file replays alone, in any order, with -j N.
-ConfigOverrides file_config(const std::string& path, ConfigOverrides config) {
-  std::string name = fs::path(path).stem().string();
-  if (!config.record.empty()) config.record = (fs::path(config.record) / name).string();
-  if (!config.replay.empty()) config.replay = (fs::path(config.replay) / name).string();
+// DIR/<its recording>, so that a file replays in any order, with -j N.
+ConfigOverrides file_config(const TestFile& file, ConfigOverrides config) {
+  if (!config.record.empty()) config.record = (fs::path(config.record) / file.recording).string();
+  if (!config.replay.empty()) config.replay = (fs::path(config.replay) / file.recording).string();
   return config;
 }
 
@@ -206,10 +292,77 @@ void warn_unused(const Session& session, const EventSink& sink) {
   sink(e);
 }
 
-// One file in a state and session of its own, its events passed to `sink`; false when
-// the runner itself failed.
-bool run_file(const std::string& path, const TestOptions& o, const EventSink& sink) {
-  auto session = open_session(file_config(path, o.config));
+// A file's standard output while it runs. Descriptor 1 points at an unnamed temporary
+// file (std::tmpfile: no name in any folder) while this lives, so that nothing the
+// file writes there (io.write, io.stdout, io.output(), a command os.execute runs, C
+// code) reaches the TAP stream; what arrived is passed on as output events, as
+// print's: before each event of the harness (the order stays) and when the file
+// ends, redacted in the process that knows the file's secrets, "# " lines in TAP.
+class StdoutCapture {
+ public:
+  StdoutCapture();
+  ~StdoutCapture();
+  StdoutCapture(const StdoutCapture&) = delete;
+  StdoutCapture& operator=(const StdoutCapture&) = delete;
+  // Whether descriptor 1 is held; false (errno set) when it could not be.
+  bool held() const { return saved_ >= 0; }
+  // What arrived since the last call, as output events to `sink`.
+  void drain(const EventSink& sink);
+
+ private:
+  std::FILE* file_ = nullptr;
+  int saved_ = -1;  // descriptor 1 as it was, set back at the end
+  off_t read_ = 0;  // how much of file_ was passed on
+};
+
+StdoutCapture::StdoutCapture() {
+  std::fflush(stdout);
+  file_ = std::tmpfile();
+  if (!file_) return;
+  int held = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);  // no command the file runs inherits it
+  fcntl(fileno(file_), F_SETFL, fcntl(fileno(file_), F_GETFL) | O_APPEND);  // whoever writes, at its end
+  if (held >= 0 && dup2(fileno(file_), STDOUT_FILENO) >= 0) saved_ = held;
+  else if (held >= 0) close(held);
+}
+
+StdoutCapture::~StdoutCapture() {
+  std::fflush(stdout);
+  if (saved_ >= 0) dup2(saved_, STDOUT_FILENO), close(saved_);
+  if (file_) std::fclose(file_);
+}
+
+// One output event of `text` (one newline at its end dropped: a print's has none).
+void emit_output(std::string text, const EventSink& sink) {
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  TestEvent e;
+  e.event = "output";
+  e.text = bounded_field(redact(text));
+  sink(e);
+}
+
+// Pieces of kMaxEventField bytes at most, each cut after its last newline when it has one.
+void StdoutCapture::drain(const EventSink& sink) {
+  std::fflush(stdout);
+  std::string pending;
+  char buffer[65536];
+  for (ssize_t n; (n = pread(fileno(file_), buffer, sizeof buffer, read_)) > 0; read_ += n) {
+    pending.append(buffer, static_cast<size_t>(n));
+    while (pending.size() >= kMaxEventField) {
+      size_t cut = pending.rfind('\n', kMaxEventField - 1);
+      cut = cut == std::string::npos ? kMaxEventField : cut + 1;
+      emit_output(pending.substr(0, cut), sink);
+      pending.erase(0, cut);
+    }
+  }
+  if (!pending.empty()) emit_output(pending, sink);
+}
+
+// One file in a state and session of its own, its events passed to `sink`, what it
+// writes to its standard output among them (StdoutCapture), the lines of --list
+// written to `out`; false when the runner itself failed.
+bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink, std::FILE* out) {
+  const std::string& path = file.path;
+  auto session = open_session(file_config(file, o.config));
   if (!session.ok()) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
     return false;
@@ -224,34 +377,42 @@ bool run_file(const std::string& path, const TestOptions& o, const EventSink& si
     }
     virtual_time.use(*session.value()->emulator);
   }
+  StdoutCapture output;  // outlives the state: its finalizers may write too
+  if (!output.held())
+    return std::fprintf(stderr, "cloudlua test: cannot hold %s's standard output apart: %s\n", printable(path).c_str(),
+                        std::strerror(errno)), false;
+  const EventSink in_order = [&output, &sink](const TestEvent& e) { output.drain(sink), sink(e); };
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
-  FileRun run{path, o, session.value(), sink};
+  FileRun run{path, o, session.value(), in_order, out};
   lua_pushcfunction(L.get(), file_main);
   lua_pushlightuserdata(L.get(), &run);
   int status = protected_call(L.get(), 1, 1);
-  if (status != LUA_OK) return report_error(L.get(), status), false;
-  warn_unused(*session.value(), sink);
-  return lua_toboolean(L.get(), -1);
+  if (status != LUA_OK) report_error(L.get(), status);
+  bool ok = status == LUA_OK && lua_toboolean(L.get(), -1);
+  L.reset();
+  warn_unused(*session.value(), in_order);
+  output.drain(sink);
+  return ok;
 }
 
-void print_summary(const TestReporter& r) {
-  std::printf("1..%ld\n", r.number);
-  if (r.skipped) std::printf("%ld passed, %ld failed, %ld skipped\n", r.passed, r.failed, r.skipped);
-  else std::printf("%ld passed, %ld failed\n", r.passed, r.failed);
-  std::fflush(stdout);
+void print_summary(const TestReporter& r, std::FILE* out) {
+  std::fprintf(out, "1..%ld\n", r.number);
+  if (r.skipped) std::fprintf(out, "%ld passed, %ld failed, %ld skipped\n", r.passed, r.failed, r.skipped);
+  else std::fprintf(out, "%ld passed, %ld failed\n", r.passed, r.failed);
+  std::fflush(out);
 }
 
 // ---------------------------------------------------------------- -j N: files in processes
 
 // A file run in a process of its own (its pid is also its process group's): its events
-// (a line each, encode_event), stdout and stderr go to unnamed temporary files
-// (std::tmpfile: no name in any folder, so nothing is left behind whatever ends the
-// runner), read back once it ended; when it must end; how it ended.
+// (a line each, encode_event; what it writes to its standard output among them) and
+// its stderr go to unnamed temporary files (std::tmpfile: no name in any folder, so
+// nothing is left behind whatever ends the runner), read back once it ended; when it
+// must end; how it ended.
 struct Job {
-  const std::string* file = nullptr;
+  const TestFile* file = nullptr;
   pid_t pid = -1;
   FILE* events = nullptr;
-  FILE* out = nullptr;
   FILE* err = nullptr;
   std::chrono::steady_clock::time_point started, deadline, finished;
   bool ended = false;
@@ -270,13 +431,17 @@ sigset_t runner_signals() {
 
 void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
 
-// In the child: the file run with its events, stdout and stderr in the job's files,
-// each event written (and flushed) as it happens, so that a process that dies leaves
-// the events before; exit status 0, or 2 when the runner itself failed. Never returns.
+// In the child: the file run with its events and stderr in the job's files, each
+// event written (and flushed) as it happens, so that a process that dies leaves the
+// events before. Its standard output is never the run's: /dev/null, and the file's
+// own output while it runs (run_file). Exit status 0, or 2 when the runner itself
+// failed. Never returns.
 [[noreturn]] void run_child(const Job& job, const TestOptions& o, const sigset_t& mask) {
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) std::signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &mask, nullptr);
-  dup2(fileno(job.out), STDOUT_FILENO);
+  int nothing = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (nothing < 0 || dup2(nothing, STDOUT_FILENO) < 0) _exit(2);
+  close(nothing);
   dup2(fileno(job.err), STDERR_FILENO);
   FILE* events = job.events;
   fcntl(fileno(events), F_SETFL, fcntl(fileno(events), F_GETFL) | O_APPEND);  // whole lines, whoever else writes
@@ -284,7 +449,7 @@ void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
     std::string line = encode_event(e) + "\n";
     std::fwrite(line.data(), 1, line.size(), events);
     std::fflush(events);
-  });
+  }, nullptr);
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(ok ? 0 : 2);
@@ -293,12 +458,14 @@ void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
 // Starts the job's process, in a process group of its own (the runner kills the group:
 // the file's own children go too) and killed by the kernel when the runner dies
 // (PR_SET_PDEATHSIG, then getppid: the runner may have died before it was set). It
-// closes the files of the other jobs, so that one file cannot write another's events.
-bool start_job(Job& job, const std::vector<Job>& jobs, const TestOptions& o, double timeout, const sigset_t& mask) {
+// closes the files of the other jobs, so that one file cannot write another's events,
+// and the run's standard output (`out`), which only the runner writes.
+bool start_job(Job& job, const std::vector<Job>& jobs, const TestOptions& o, double timeout, const sigset_t& mask,
+               std::FILE* out) {
   job.events = std::tmpfile();
-  job.out = std::tmpfile();
   job.err = std::tmpfile();
-  if (!job.events || !job.out || !job.err) return false;
+  if (!job.events || !job.err) return false;
+  std::fflush(out);
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t runner = getpid();
@@ -308,8 +475,9 @@ bool start_job(Job& job, const std::vector<Job>& jobs, const TestOptions& o, dou
     setpgid(0, 0);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != runner) _exit(2);
     for (const Job& other : jobs)
-      for (FILE* f : {other.events, other.out, other.err})
+      for (FILE* f : {other.events, other.err})
         if (&other != &job && f) close(fileno(f));
+    close(fileno(out));
     run_child(job, o, mask);
   }
   setpgid(job.pid, job.pid);  // also here: whichever of the two runs first
@@ -377,19 +545,18 @@ std::string ending(const Job& job) {
 bool finish_job(Job& job, TestReporter& reporter) {
   copy_output(job.err, stderr);
   TestEvent e;
-  e.event = "file", e.file = *job.file;
+  e.event = "file", e.file = job.file->path;
   reporter.on(e);
-  std::string why = replay_events(job.events, *job.file, reporter);
-  copy_output(job.out, stdout);
+  std::string why = replay_events(job.events, job.file->path, reporter);
   std::string ended = ending(job);
   if (!ended.empty()) why = why.empty() ? ended : why + "; " + ended;
   if (!why.empty()) {
     e = TestEvent();
-    e.event = "case", e.name = *job.file, e.outcome = "error", e.message = bounded_field(why);
+    e.event = "case", e.name = job.file->path, e.outcome = "error", e.message = bounded_field(why);
     reporter.on(e);
   }
   reporter.end_file(std::chrono::duration<double>(job.finished - job.started).count());
-  for (FILE** f : {&job.events, &job.out, &job.err}) std::fclose(*f), *f = nullptr;
+  for (FILE** f : {&job.events, &job.err}) std::fclose(*f), *f = nullptr;
   return !job.killed.empty() || !WIFEXITED(job.status) || WEXITSTATUS(job.status) != 2;
 }
 
@@ -441,8 +608,9 @@ void kill_overdue(std::vector<Job>& jobs, double timeout) {
 // limit passes is killed and failed. SIGINT, SIGTERM or SIGHUP kill every running file
 // (failed) and start no other: the run ends with what it has. Returns the exit status:
 // -1 to carry on, 2 when the runner failed, 128 + the signal that stopped it.
-int run_in_processes(const std::vector<std::string>& files, const TestOptions& o, TestReporter& reporter) {
+int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, TestReporter& reporter, std::FILE* out) {
   const double timeout = o.timeout.value_or(kDefaultTimeout);
+  const size_t processes = static_cast<size_t>(std::max(o.jobs, 1));
   const sigset_t signals = runner_signals();
   sigset_t mask;
   struct sigaction action{}, previous{};
@@ -454,9 +622,9 @@ int run_in_processes(const std::vector<std::string>& files, const TestOptions& o
   bool runner_ok = true;
   int stopped = 0;
   while (printed < end) {
-    for (; running < static_cast<size_t>(o.jobs) && started < end; ++started, ++running) {
+    for (; running < processes && started < end; ++started, ++running) {
       jobs[started].file = &files[started];
-      if (start_job(jobs[started], jobs, o, timeout, mask)) continue;
+      if (start_job(jobs[started], jobs, o, timeout, mask, out)) continue;
       std::perror("cloudlua test: cannot start a process");
       stopped = SIGTERM, runner_ok = false;
       break;
@@ -464,7 +632,7 @@ int run_in_processes(const std::vector<std::string>& files, const TestOptions& o
     reap(jobs, running);
     for (; printed < started && jobs[printed].ended; ++printed) runner_ok = finish_job(jobs[printed], reporter) && runner_ok;
     if (printed == end) break;
-    if (running < static_cast<size_t>(o.jobs) && started < end) continue;  // a process ended: start the next
+    if (running < processes && started < end) continue;  // a process ended: start the next
     int sig = stopped ? 0 : wait_signal(jobs, signals);
     if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) stopped = sig;
     if (stopped) stop_jobs(jobs, running, stopped), end = started;
@@ -482,27 +650,35 @@ int run_in_processes(const std::vector<std::string>& files, const TestOptions& o
 }  // namespace
 
 int run_tests(const TestOptions& o) {
-  std::vector<std::string> files;
+  std::vector<std::string> paths;
   if (o.paths.empty()) return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
-  if (!collect_files(o.paths, files)) return 2;
-  if (files.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
+  if (!collect_files(o.paths, paths)) return 2;
+  if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
+  const std::vector<TestFile> files = with_recordings(paths);
+  if (std::string clash = o.config.record.empty() ? "" : recording_clash(files, o.config.record); !clash.empty())
+    return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n", printable(clash).c_str()), 2;
+  // The TAP stream: standard output as the run found it, written by the runner only
+  // (a file's own descriptor 1 is held apart while it runs: StdoutCapture).
+  int tap_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);  // no command a file runs inherits it
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(tap_fd >= 0 ? fdopen(tap_fd, "w") : nullptr, std::fclose);
+  if (!out) return std::fprintf(stderr, "cloudlua test: cannot write to standard output: %s\n", std::strerror(errno)), 2;
   JunitReport report;
-  TestReporter reporter(report);
+  TestReporter reporter(report, out.get());
   const auto start = std::chrono::steady_clock::now();
   int status = -1;  // the exit status when the run itself decided it
-  if ((o.jobs > 1 || o.timeout) && !o.list) {
-    status = run_in_processes(files, o, reporter);
+  if ((o.jobs > 0 || o.timeout) && !o.list) {  // -j N (1 too) or --timeout: each file in a process of its own
+    status = run_in_processes(files, o, reporter, out.get());
   } else {
-    for (const std::string& f : files) {
+    for (const TestFile& f : files) {
       const auto file_start = std::chrono::steady_clock::now();
-      if (!run_file(f, o, [&reporter](const TestEvent& e) { reporter.on(e); })) return 2;
+      if (!run_file(f, o, [&reporter](const TestEvent& e) { reporter.on(e); }, out.get())) return 2;
       reporter.end_file(seconds_since(file_start));
     }
   }
   if (o.list) return 0;
   if (!o.junit.empty() && !report.save(o.junit, seconds_since(start)))
     return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", o.junit.c_str()), 2;
-  print_summary(reporter);
+  print_summary(reporter, out.get());
   if (status >= 0) return status;
   if (reporter.number == 0) std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
   return reporter.failed == 0 && reporter.number > 0 ? 0 : 1;

@@ -17,7 +17,9 @@ struct TestOptions {
   bool list = false;               // print the cases instead of running them
   std::string junit;               // write a JUnit XML report there
   bool update_snapshots = false;   // write to_match_snapshot's files instead of comparing
-  int jobs = 1;                    // files run in this many processes at once
+  // Files run in this many processes at once, each in its own (-j 1 too); 0 (no -j):
+  // one after another in the runner's own process, unless a timeout is given.
+  int jobs = 0;
   // Seconds a file may run in its process before it is killed and failed (0: no limit).
   // Files run in processes under -j N, or alone when this is given; the default is
   // kDefaultTimeout.

@@ -308,8 +308,7 @@ std::optional<Error> read_cassette_file(const fs::path& path, std::vector<Casset
   return std::nullopt;
 }
 
-// The files a recording writes in its folder: DIR/<api>.jsonl for each API of the
-// model, and DIR/endpoints.json. Nothing else in DIR is read, replaced or removed.
+// The files of the exchanges: DIR/<api>.jsonl for each API of the model.
 std::vector<std::string> cassette_files() {
   std::vector<std::string> out;
   for (const Api& api : Model::builtin().apis()) out.push_back(api.name + ".jsonl");
@@ -317,6 +316,12 @@ std::vector<std::string> cassette_files() {
 }
 
 }  // namespace
+
+std::vector<std::string> Cassette::file_names() {
+  std::vector<std::string> files = cassette_files();
+  files.push_back("endpoints.json");
+  return files;
+}
 
 Outcome<std::shared_ptr<Cassette>> Cassette::open(Mode mode, const std::string& dir) {
   std::error_code ec;
@@ -329,8 +334,7 @@ Outcome<std::shared_ptr<Cassette>> Cassette::open(Mode mode, const std::string& 
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
       return cassette_error("CassetteUnwritable", "--record: cannot make the folder " + dir + ": " + ec.message());
-    std::vector<std::string> files = cassette_files();  // a recording replaces the one before, by name
-    files.push_back("endpoints.json");
+    const std::vector<std::string> files = file_names();  // a recording replaces the one before, by name
     for (const std::string& f : files)
       if (!fs::remove(fs::path(dir) / f, ec) && ec)
         return cassette_error("CassetteUnwritable", "--record: cannot replace " + (fs::path(dir) / f).string() + ": " + ec.message());

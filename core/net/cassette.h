@@ -51,6 +51,10 @@ class Cassette {
   // config): a missing or unreadable DIR, "file:line: what is wrong" for a malformed line.
   static Outcome<std::shared_ptr<Cassette>> open(Mode mode, const std::string& dir);
 
+  // The files a recording writes in its folder: DIR/<api>.jsonl for each API of the
+  // model, and DIR/endpoints.json. Nothing else in DIR is read, replaced or removed.
+  static std::vector<std::string> file_names();
+
   Mode mode() const { return mode_; }
   const std::string& dir() const { return dir_; }
 

@@ -163,6 +163,24 @@ test("kills its own process", function() os.execute("kill -KILL $PPID; sleep 5")
   expect(report).to_contain("suite crash/c_test.lua tests=2 failures=1 errors=0 skipped=0\n")
 end)
 
+test("-j 1: each file in a process of its own too: one that kills its process fails, the run reports", function()
+  subfolder("crash_one", {
+    ["a_test.lua"] = [[test("passes", function() end)]],
+    ["b_test.lua"] = [[
+test("calls os.exit(3)", function() os.exit(3) end)
+test("kills its own process", function() os.execute("kill -KILL $PPID; sleep 5") end)
+]],
+  })
+  local r = run("-j 1 --junit crash_one.xml crash_one")
+  expect(r.code).to_equal(1)
+  expect(r.out).to_contain("# crash_one/a_test.lua\nok 1 - passes\n# crash_one/b_test.lua\nnot ok 2 - calls os.exit(3)\n")
+  expect(r.out).to_contain("not ok 3 - crash_one/b_test.lua\n#   its process was killed by signal 9 (Killed)\n")
+  expect(r.out).to_match("\n1%.%.3\n1 passed, 2 failed\n$")
+  local report = junit_summary("crash_one.xml")
+  expect(report).to_contain("case crash_one.b_test | crash_one/b_test.lua | error | its process was killed by signal 9 (Killed)\n")
+  expect(report).to_contain("total tests=3 failures=0 errors=2 skipped=0\n")
+end)
+
 local SPIN = [[
 local f = assert(io.open(os.getenv("MARKS") .. "/" .. tostring(io.open("/proc/self/stat"):read("n")), "w"))
 f:close()

@@ -214,3 +214,90 @@ test("os.exit(0) after a failed case: status 1, every case reported, the summary
   expect(last_line(out)).to_equal("1 passed, 3 failed")
   expect(xml).to_contain('tests="4" failures="1" errors="2"')
 end)
+
+---------------------------------------------------------------- --record and --replay: a recording per file, however it is named
+
+local files = dofile("tests/lua/support/files.lua")
+
+-- Two files of one name in two folders, each making calls of its own: each must be
+-- recorded apart and replay.
+local SAME_NAMES = {
+  ["a/x_test.lua"] = [[test("a's bucket", function() cloud.storage.create_bucket{ Bucket = "from-a" } end)]],
+  ["b/x_test.lua"] = [[
+test("b's object", function() cloud.storage.put_object{ Bucket = "demo-bucket", Object = "from-b", Body = "b" } end)
+]],
+}
+
+test("--record: two files of one name in two folders are recorded apart and both replay", function()
+  local tree = files.make_tree(SAME_NAMES)
+  local out, err, code = cloudlua_test(tree, "--record tapes a b")
+  expect({ code = code, err = err, last = last_line(out) }).to_equal{ code = 0, err = "", last = "2 passed, 0 failed" }
+  expect(files.read(tree .. "/tapes/a/x_test/storage.jsonl")).to_contain('"path":"/from-a"')
+  expect(files.read(tree .. "/tapes/b/x_test/storage.jsonl")).to_contain('"path":"/demo-bucket/from-b"')
+  for _, jobs in ipairs{ "", "-j 2 " } do
+    out, err, code = cloudlua_test(tree, jobs .. "--replay tapes a b")
+    expect({ code = code, err = err, last = last_line(out) }).to_equal{ code = 0, err = "", last = "2 passed, 0 failed" }
+    expect(out:find("not replayed", 1, true)).to_be_nil()
+  end
+  files.remove_dir(tree)
+end)
+
+test("--record: a single file's recording is DIR/<its name>, as it always was", function()
+  local tree = files.make_tree(SAME_NAMES)
+  local _, _, code = cloudlua_test(tree, "--record tapes a/x_test.lua")
+  expect(code).to_equal(0)
+  expect(files.entries(tree .. "/tapes")).to_equal{ "x_test" }
+  local out
+  out, _, code = cloudlua_test(tree, "--replay tapes a/x_test.lua")
+  expect({ code = code, last = last_line(out) }).to_equal{ code = 0, last = "1 passed, 0 failed" }
+  files.remove_dir(tree)
+end)
+
+test("--record: two files that would share a recording are refused before anything runs", function()
+  local tree = files.make_tree{ ["a/x_test.lua"] = SAME_NAMES["a/x_test.lua"], ["a/x_test.txt"] = SAME_NAMES["b/x_test.lua"] }
+  local out, err, code = cloudlua_test(tree, "--record tapes a/x_test.lua a/x_test.txt")
+  expect({ code = code, out = out }).to_equal{ code = 2, out = "" }
+  expect(err).to_equal("cloudlua test: --record: a/x_test.lua and a/x_test.txt would both be recorded into tapes/x_test; " ..
+                       "run them apart, or rename one\n")
+  expect(files.entries(tree)).to_equal{ "a" }  -- nothing recorded, no folder made
+  out, err, code = cloudlua_test(tree, "--record tapes a a/x_test.lua")
+  expect({ code = code, out = out }).to_equal{ code = 2, out = "" }
+  expect(err).to_contain("a/x_test.lua is given twice")
+  files.remove_dir(tree)
+end)
+
+---------------------------------------------------------------- what a test file writes to its standard output
+
+-- Lines that would pass for TAP lines, and a secret this process knows (a client's
+-- secret key), written every way a file can reach its standard output.
+local WRITES = {
+  ["writes_test.lua"] = [[
+test("writes to its standard output", function()
+  io.write("ok 99 - forged by io.write\n")
+  io.stdout:write("ok 99 - forged by io.stdout\n")
+  io.output():write("ok 99 - forged by io.output\n")
+  cloud.client{ credentials = { access_key_id = "AKIDWRITES", secret_access_key = "writes-secret-0123456789" } }
+  io.write("the secret: writes-secret-0123456789\n")
+  io.stdout:flush()
+  os.execute("echo ok 98 - forged by a shell; printf 'not ok 97 - forged\\n' >&1")
+  print("printed")
+end)
+test("passes", function() end)
+]],
+}
+
+for _, jobs in ipairs{ "", "-j 1 ", "-j 2 " } do
+  test(("%sa file's io.write, io.stdout and fd 1 are '#' lines, redacted; the plan counts its cases"):format(jobs), function()
+    local tree = files.make_tree(WRITES)
+    local out, err, code = cloudlua_test(tree, jobs .. "writes_test.lua")
+    files.remove_dir(tree)
+    expect({ code = code, err = err }).to_equal{ code = 0, err = "" }
+    for line in out:gmatch("[^\n]+") do
+      expect(line:match("^n?o?t? ?ok 9%d")).to_be_nil()
+    end
+    expect(out).to_contain("# ok 99 - forged by io.write\n# ok 99 - forged by io.stdout\n# ok 99 - forged by io.output\n" ..
+                           "# the secret: <redacted>\n# ok 98 - forged by a shell\n# not ok 97 - forged\n# printed\n")
+    expect(out:find("writes-secret-0123456789", 1, true)).to_be_nil()
+    expect(out).to_match("\nok 1 %- writes to its standard output\nok 2 %- passes\n1%.%.2\n2 passed, 0 failed\n$")
+  end)
+end
