@@ -207,6 +207,22 @@ class StateDatabase::Files : public ByteStore {
   using Names = std::unordered_map<std::string, std::string>;
 
   Files(std::string dir, WriteCall write) : dir_(std::move(dir)), write_(std::move(write)) {}
+  ~Files() override {
+    if (dir_fd_ >= 0) ::close(dir_fd_);
+  }
+  Files(const Files&) = delete;
+  Files& operator=(const Files&) = delete;
+
+  // The folder made or, when there, checked as this user's own (open_own_folder, the
+  // rule of the checkpoints folder too) and opened afresh: its files are swept and
+  // removed relative to it, so a link at its name never leads a removal elsewhere.
+  Outcome<bool> open_folder() {
+    auto fd = open_own_folder(dir_, "the folder of bytes");
+    if (!fd.ok()) return fd.error();
+    if (dir_fd_ >= 0) ::close(dir_fd_);
+    dir_fd_ = *fd;
+    return true;
+  }
 
   // Creates the folder if needed and learns the serials its files took and which of
   // the files the database names (`named`, name -> file) are there; with `collect`,
@@ -216,32 +232,27 @@ class StateDatabase::Files : public ByteStore {
   // by its name; only when some named file was not found so is every named file looked
   // at (rare: a file gone, or named in another form).
   Outcome<bool> open(Names named, bool collect) {
-    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
-    DIR* d = ::opendir(dir_.c_str());
-    if (!d) return state_file_error("cannot read", dir_);
+    if (auto opened = open_folder(); !opened.ok()) return opened;
     size_t found = 0;                // named files found by their name
     std::vector<std::string> other;  // files not found so: unnamed, or named in another form
-    while (dirent* e = ::readdir(d)) {
-      std::string file = e->d_name;
-      if (file == "." || file == "..") continue;
+    for (std::string& file : folder_entries(dir_fd_)) {
       next_serial_ = std::max(next_serial_, serial_of(file) + 1);
       auto it = named.find(file.substr(0, file.rfind('.')));
       if (it != named.end() && it->second == file) ++found;
       else other.push_back(std::move(file));
     }
-    ::closedir(d);
     missing_.clear();
     std::set<std::string> files;  // every named file, when some were not found by name
     if (found != named.size()) {
       struct stat st;
       for (const auto& [name, file] : named) {
         files.insert(file);
-        if (!plain_file_name(file) || ::lstat((dir_ + "/" + file).c_str(), &st) != 0) missing_.insert(name);
+        if (!plain_file_name(file) || ::fstatat(dir_fd_, file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) missing_.insert(name);
       }
     }
     for (const std::string& file : other) {
       bool incoming = file.rfind(kIncoming, 0) == 0;
-      if (collect && !files.count(file) && !(opened_before_ && incoming)) ::unlink((dir_ + "/" + file).c_str());
+      if (collect && !files.count(file) && !(opened_before_ && incoming)) ::unlinkat(dir_fd_, file.c_str(), 0);
     }
     opened_before_ = true;
     known_ = std::move(named);
@@ -326,19 +337,20 @@ class StateDatabase::Files : public ByteStore {
     for (const std::string& name : dropped) {
       auto it = known_.find(name);
       if (it == known_.end()) continue;
-      ::unlink((dir_ + "/" + it->second).c_str());
+      ::unlinkat(dir_fd_, it->second.c_str(), 0);
       known_.erase(it);
     }
   }
 
   // The change was not committed: what it wrote goes.
   void rolled_back() {
-    for (const auto& [name, file] : pending_) ::unlink((dir_ + "/" + file).c_str());
+    for (const auto& [name, file] : pending_) ::unlinkat(dir_fd_, file.c_str(), 0);
     pending_.clear();
   }
 
  private:
   std::string dir_;
+  int dir_fd_ = -1;  // the folder, opened by open_folder()
   WriteCall write_;
   Names known_;                                 // name -> file, as the database says
   Names pending_;                               // name -> file, written for the change being saved
