@@ -178,7 +178,10 @@ struct Emulator::Impl {
     operation = operation.substr(0, operation.find('?'));
     if (method != "POST" && method != "GET")
       return send_error(api, res, 405, "MethodNotAllowed", "the control plane takes POST (or GET), not " + method, request_id);
-    json args = body.empty() ? json::object() : json::parse(body, nullptr, false);
+    bool too_deep = false;  // depth watched, as every body
+    json args = body.empty() ? json::object() : parse_json_text(body, too_deep);
+    if (too_deep)
+      return send_error(api, res, 400, "InvalidArgument", too_deep_message("the body of a control request"), request_id);
     if (args.is_discarded())
       return send_error(api, res, 400, "InvalidArgument", "the body of a control request must be a JSON object", request_id);
     Outcome<json> answer = run_control(*self, operation, args);

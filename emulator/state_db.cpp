@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/base/files.h"
+#include "core/model/protocol.h"
 #include "emulator/state_import.h"
 
 namespace cloud {
@@ -532,15 +533,19 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
   if (!header.ready()) return failure("cannot read");
   if (header.step() != SQLITE_ROW) return std::optional<Saved>();
   Saved saved;
-  saved.header = json::parse(header.text(0), nullptr, false);
+  bool too_deep = false;  // depth watched: a record is the file's, which anyone may have written
+  saved.header = parse_json_text(header.text(0), too_deep);
   Statement records(db_, "SELECT api, kind, key, value FROM records");
   if (!records.ready()) return failure("cannot read the records of");
-  while (records.step() == SQLITE_ROW) {
-    json value = json::parse(records.text(3), nullptr, false);
+  while (!too_deep && records.step() == SQLITE_ROW) {
+    json value = parse_json_text(records.text(3), too_deep);
+    if (too_deep) break;
     if (value.is_discarded() || saved.header.is_discarded())
       return make_error(ErrorKind::config, "BadStateFile", "the state database " + path_ + " holds a record that is not JSON");
     saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
   }
+  if (too_deep)
+    return make_error(ErrorKind::config, "BadStateFile", too_deep_message("a record of the state database " + path_));
   Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id, "
                          "headers FROM objects ORDER BY api, bucket, key");
   if (!objects.ready()) return failure("cannot read the objects of");

@@ -19,6 +19,7 @@
 
 #include "core/base/dates.h"
 #include "core/base/files.h"
+#include "core/model/protocol.h"
 #include "emulator/state_db.h"
 
 namespace cloud {
@@ -119,7 +120,9 @@ Outcome<json> read_state_file(const std::string& path) {
   if (n < 0) return file_error("cannot read the state file", path);
   if (text.size() > kMaxDocument)
     return make_error(ErrorKind::config, "BadStateFile", "the state file " + path + " is larger than 1 GiB");
-  json doc = json::parse(text, nullptr, false);
+  bool too_deep = false;
+  json doc = parse_json_text(text, too_deep);  // depth watched: a deep document is never walked
+  if (too_deep) return make_error(ErrorKind::config, "BadStateFile", too_deep_message("the state file " + path));
   if (doc.is_discarded()) return make_error(ErrorKind::config, "BadStateFile", "the state file " + path + " is not JSON");
   return doc;
 }

@@ -10,12 +10,15 @@
 
 namespace cloud {
 
+class StoreLock;
+
 // Whether `path` holds a state file of the JSON format: a regular file whose first byte
 // that is not blank is '{'.
 bool is_json_state_file(const std::string& path);
 
 // The document of the JSON state file in `path`; JSON null when there is no such file.
-// An error naming the file when it cannot be read or is not JSON (BadStateFile).
+// An error naming the file when it cannot be read, is not JSON, or is nested deeper than
+// any document may be (BadStateFile, naming the depth: never walked).
 Outcome<json> read_state_file(const std::string& path);
 
 // The JSON state file in `path` made a state database in its place: its document made
