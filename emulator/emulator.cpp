@@ -297,7 +297,7 @@ Outcome<bool> Emulator::start() {
       impl_->store_lock = std::move(*lock);
     }
     impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
-    auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
+    auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file, &impl_->store_lock);
     if (!opened.ok()) return opened.error();
     impl_->checkpoints =
         std::make_unique<Checkpoints>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");

@@ -127,7 +127,7 @@ Outcome<json> read_state_file(const std::string& path) {
   return doc;
 }
 
-Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
+Outcome<bool> import_state_file(Platform& platform, const std::string& path, std::unique_ptr<StoreLock>* lock) {
   auto document = read_state_file(path);
   if (!document.ok()) return document.error();
   Imported imported;
@@ -154,8 +154,19 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
       return e;
     }
   }  // closed: its WAL is in it
+  std::unique_ptr<StoreLock> moved;  // the owner's lock on the new database, before it is in place
+  if (lock) {
+    auto taken = StoreLock::take(importing);
+    if (!taken.ok()) {
+      remove_database(importing);
+      return taken.error();
+    }
+    moved = std::move(*taken);
+  }
   if (!commit_rename(importing, path) || !fsync_directory(directory_of(path)))
     return file_error("cannot put the imported state database in place of", path);
+  if (lock && *lock) moved->keep_earlier_of(**lock);
+  if (lock) *lock = std::move(moved);  // the state file's lock given up only now
   return true;
 }
 
