@@ -55,8 +55,8 @@ std::vector<FieldProblem> seeded_name_problems(const json& t) {
   std::vector<FieldProblem> problems;
   for (const SeededName& n : kSeededNames) {
     const json& entries = t.contains(n.kind) ? t[n.kind] : json();
-    if (!entries.is_array()) {
-      if (!entries.is_null()) problems.emplace_back(n.kind, "expected a list");
+    if (!entries.is_array()) {  // none, or an empty Lua table ({}): nothing to check
+      if (!entries.is_null() && !(entries.is_object() && entries.empty())) problems.emplace_back(n.kind, "expected a list");
       continue;
     }
     const Member* rule = Model::builtin().find(n.operation)->input->find_member(n.member);
