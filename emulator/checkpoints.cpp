@@ -5,7 +5,6 @@
 // next checkpoint of that name).
 #include "emulator/checkpoints.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,22 +25,6 @@ namespace {
 
 constexpr size_t kMaxNameLength = 64;
 
-// The entries of the folder open as `dir_fd` but "." and ".."; none when it cannot be read.
-std::vector<std::string> entries_at(int dir_fd) {
-  std::vector<std::string> out;
-  int fd = ::dup(dir_fd);
-  DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
-  if (!d) {
-    if (fd >= 0) ::close(fd);
-    return out;
-  }
-  ::rewinddir(d);  // the duplicate shares its position with dir_fd
-  while (dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
-  ::closedir(d);
-  return out;
-}
-
 // Removes the entry `name` of the folder `dir_fd` and, when it is a folder, what is in
 // it, `depth` levels deep (a checkpoint's layout is two). Nothing is followed: a link is
 // removed as a link (unlinkat), a folder opened with O_NOFOLLOW relative to its parent,
@@ -50,7 +33,7 @@ void remove_at(int dir_fd, const std::string& name, int depth) {
   if (::unlinkat(dir_fd, name.c_str(), 0) == 0 || (errno != EISDIR && errno != EPERM)) return;
   int fd = depth > 0 ? ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
   if (fd >= 0) {
-    for (const std::string& e : entries_at(fd)) remove_at(fd, e, depth - 1);
+    for (const std::string& e : folder_entries(fd)) remove_at(fd, e, depth - 1);
     ::close(fd);
   }
   ::unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR);
@@ -154,7 +137,7 @@ std::vector<std::string> Checkpoints::names_locked() const {
     return out;
   }
   if (!open_locked().ok()) return out;
-  for (const std::string& e : entries_at(dir_fd_))
+  for (const std::string& e : folder_entries(dir_fd_))
     if (e[0] != '.' && check_checkpoint_name(e).ok() && is_folder_at(dir_fd_, e)) out.push_back(e);
   std::sort(out.begin(), out.end());
   return out;

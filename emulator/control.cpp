@@ -4,7 +4,9 @@
 #include "emulator/control.h"
 
 #include <functional>
+#include <vector>
 
+#include "core/model/validate.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
 
@@ -27,10 +29,64 @@ std::optional<Error> unknown_member(const json& t, std::initializer_list<const c
   return std::nullopt;
 }
 
+// A name seed{} takes: the member `field` of an entry of `kind` (for buckets, an entry
+// may be the name itself), and the request member that names that resource on the
+// platform, whose rule in the model (CreateBucket's for a bucket) it must pass.
+struct SeededName {
+  const char* kind;
+  const char* field;
+  const char* operation;
+  const char* member;
+};
+constexpr SeededName kSeededNames[] = {
+    {"buckets", "name", "CreateBucket", "Bucket"},
+    {"firewall_groups", "firewallGroupName", "GetFirewallGroup", "FirewallGroupName"},
+    {"backups", "backupId", "RestoreInstance", "backupId"},
+    {"instances", "instanceId", "GetInstance", "InstanceId"},
+    {"snapshots", "name", "GetSnapshot", "SnapshotName"},
+    {"clusters", "name", "GetCluster", "ClusterName"},
+    {"mesh_clusters", "resourceGroupName", "GetMeshplatformCluster", "ResourceGroupName"},
+    {"mesh_clusters", "name", "GetMeshplatformCluster", "ClusterName"},
+};
+
+// The problems of the names `t` seeds, each with its path (`buckets[2]`, 1-based as Lua
+// counts), checked as the platform checks them in a request (validate_value).
+std::vector<FieldProblem> seeded_name_problems(const json& t) {
+  std::vector<FieldProblem> problems;
+  for (const SeededName& n : kSeededNames) {
+    const json& entries = t.contains(n.kind) ? t[n.kind] : json();
+    if (!entries.is_array()) {  // none, or an empty Lua table ({}): nothing to check
+      if (!entries.is_null() && !(entries.is_object() && entries.empty())) problems.emplace_back(n.kind, "expected a list");
+      continue;
+    }
+    const Member* rule = Model::builtin().find(n.operation)->input->find_member(n.member);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      std::string path = std::string(n.kind) + "[" + std::to_string(i + 1) + "]";
+      const json& entry = entries[i];
+      if (entry.is_object() && entry.contains(n.field))
+        validate_value(*rule->shape, entry[n.field], path + "." + n.field, problems, Checker::server);
+      else if (!entry.is_object() && std::string(n.kind) == "buckets")
+        validate_value(*rule->shape, entry, path, problems, Checker::server);
+      else if (!entry.is_object())
+        problems.emplace_back(path, "expected a table of the resource's fields");
+    }
+  }
+  return problems;
+}
+
+// Every name checked first (all problems reported at once); nothing is seeded when one is wrong.
 Outcome<json> seed(Emulator& e, const json& t) {
   if (auto bad = unknown_member(t, {"buckets", "firewall_groups", "backups", "instances", "snapshots", "clusters",
                                     "mesh_clusters"}))
     return *bad;
+  std::vector<FieldProblem> problems = seeded_name_problems(t);
+  if (!problems.empty()) {
+    std::string message = "nothing was seeded: a name must pass the platform's rule for it";
+    for (const FieldProblem& p : problems) message += "; " + p.path + ": " + p.problem;
+    Error error = invalid(message);
+    error.fields = std::move(problems);
+    return error;
+  }
   e.platform().seed(t);
   return json::object();
 }
@@ -39,8 +95,8 @@ Outcome<json> advance(Emulator& e, const json& t) {
   if (auto bad = unknown_member(t, {"seconds"})) return *bad;
   const json& seconds = t.contains("seconds") ? t["seconds"] : json();
   if (!seconds.is_number()) return invalid("seconds must be a number");
-  if (!(seconds.get<double>() >= 0)) return invalid("seconds must not be negative");
-  e.platform().advance(seconds.get<double>());
+  auto moved = e.platform().advance(seconds.get<double>());
+  if (!moved.ok()) return moved.error();
   return json::object();
 }
 

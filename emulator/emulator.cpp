@@ -178,7 +178,10 @@ struct Emulator::Impl {
     operation = operation.substr(0, operation.find('?'));
     if (method != "POST" && method != "GET")
       return send_error(api, res, 405, "MethodNotAllowed", "the control plane takes POST (or GET), not " + method, request_id);
-    json args = body.empty() ? json::object() : json::parse(body, nullptr, false);
+    bool too_deep = false;  // depth watched, as every body
+    json args = body.empty() ? json::object() : parse_json_text(body, too_deep);
+    if (too_deep)
+      return send_error(api, res, 400, "InvalidArgument", too_deep_message("the body of a control request"), request_id);
     if (args.is_discarded())
       return send_error(api, res, 400, "InvalidArgument", "the body of a control request must be a JSON object", request_id);
     Outcome<json> answer = run_control(*self, operation, args);
@@ -294,7 +297,7 @@ Outcome<bool> Emulator::start() {
       impl_->store_lock = std::move(*lock);
     }
     impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
-    auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file);
+    auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file, &impl_->store_lock);
     if (!opened.ok()) return opened.error();
     impl_->checkpoints =
         std::make_unique<Checkpoints>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");

@@ -2,6 +2,7 @@
 // model's operations once, under one mutex; the clock, ids and resource names shared
 // by every service.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <stdexcept>
@@ -32,6 +33,11 @@ void Clock::resume(double now, double advanced) {
 std::time_t Clock::wall(double later) const {
   return epoch_ >= 0 ? static_cast<std::time_t>(epoch_ + now() + later)
                      : std::time(nullptr) + static_cast<std::time_t>(advanced_ + later);
+}
+
+double Clock::room() const {
+  double wall_now = epoch_ >= 0 ? epoch_ + now() : static_cast<double>(std::time(nullptr)) + advanced_;
+  return static_cast<double>(kLatestClock) - wall_now;
 }
 
 std::string Clock::iso8601(double later) const { return format_date(wall(later), DateForm::iso); }
@@ -179,10 +185,22 @@ void Platform::reset() {
   // state file names byte files by ids).
 }
 
-void Platform::advance(double seconds) {
+Outcome<bool> Platform::advance(double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
+  auto refuse = [](const std::string& message) { return make_error(ErrorKind::validation, "InvalidArgument", message); };
+  if (seconds < 0) return refuse("seconds must not be negative");
+  double room = std::max(0.0, std::floor(context_.clock.room()));
+  if (!(seconds <= room)) {  // NaN, infinity, or too far
+    char given[32], most[32];
+    std::snprintf(given, sizeof given, "%.17g", seconds);
+    std::snprintf(most, sizeof most, "%.0f", room);
+    return refuse(std::string("seconds must be at most ") + most + " (got " + given + "): the platform's clock, now " +
+                  context_.clock.iso8601() + ", reads " + format_date(kLatestClock, DateForm::iso) +
+                  " at the latest (dates have four-digit years)");
+  }
   context_.clock.advance(seconds);
   settle_all();
+  return true;
 }
 
 // splitmix64: well-spread bits from any seed, small ones included.

@@ -72,6 +72,11 @@ inline HandlerResult read_record(const std::map<std::string, json>& records, con
   return HandlerResult::success({{wrapper, it->second}});
 }
 
+// The latest the platform's clock may read: 9000-01-01T00:00:00Z. A date is written with
+// a four-digit year (format_date: up to 9999), and times set later than now (an
+// expiry, a transition due) need room after it; advance() goes no further.
+constexpr std::time_t kLatestClock = 221845392000;
+
 // Platform time in seconds. Virtual time (advance()) always counts; real time counts
 // too while the clock runs in real mode (`serve`, and sessions outside `cloudlua test`).
 // Switching modes keeps now() where it is, so nothing due jumps.
@@ -93,6 +98,8 @@ class Clock {
   // Wall-clock ISO 8601 UTC of the platform's now plus `later` seconds.
   std::string iso8601(double later = 0) const;
   std::time_t wall(double later = 0) const;  // the same, as seconds since 1970
+  // Seconds the clock may still move on before its wall clock reads kLatestClock.
+  double room() const;
   // Wall-clock times from `epoch` (seconds since 1970) plus now(), not from the
   // machine's clock: what a seed makes repeatable.
   void set_epoch(double epoch) { epoch_ = epoch; }
@@ -306,7 +313,9 @@ class Platform {
   void seed(const json& fixtures);
   json state();
   void reset();
-  void advance(double seconds);
+  // Moves the clock on `seconds` (finite, 0 or more, and not past kLatestClock) and
+  // settles what falls due; InvalidArgument saying what is allowed otherwise, nothing moved.
+  Outcome<bool> advance(double seconds);
   void set_real_time(bool real);
   // From now on ids come from a counter that starts where `seed` says and times from
   // 2026-01-01T00:00:00Z plus the platform's time: the same seed and the same calls

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "core/base/files.h"
+#include "core/model/protocol.h"
 #include "emulator/state_import.h"
 
 namespace cloud {
@@ -207,6 +209,22 @@ class StateDatabase::Files : public ByteStore {
   using Names = std::unordered_map<std::string, std::string>;
 
   Files(std::string dir, WriteCall write) : dir_(std::move(dir)), write_(std::move(write)) {}
+  ~Files() override {
+    if (dir_fd_ >= 0) ::close(dir_fd_);
+  }
+  Files(const Files&) = delete;
+  Files& operator=(const Files&) = delete;
+
+  // The folder made or, when there, checked as this user's own (open_own_folder, the
+  // rule of the checkpoints folder too) and opened afresh: its files are swept and
+  // removed relative to it, so a link at its name never leads a removal elsewhere.
+  Outcome<bool> open_folder() {
+    auto fd = open_own_folder(dir_, "the folder of bytes");
+    if (!fd.ok()) return fd.error();
+    if (dir_fd_ >= 0) ::close(dir_fd_);
+    dir_fd_ = *fd;
+    return true;
+  }
 
   // Creates the folder if needed and learns the serials its files took and which of
   // the files the database names (`named`, name -> file) are there; with `collect`,
@@ -216,32 +234,27 @@ class StateDatabase::Files : public ByteStore {
   // by its name; only when some named file was not found so is every named file looked
   // at (rare: a file gone, or named in another form).
   Outcome<bool> open(Names named, bool collect) {
-    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create", dir_);
-    DIR* d = ::opendir(dir_.c_str());
-    if (!d) return state_file_error("cannot read", dir_);
+    if (auto opened = open_folder(); !opened.ok()) return opened;
     size_t found = 0;                // named files found by their name
     std::vector<std::string> other;  // files not found so: unnamed, or named in another form
-    while (dirent* e = ::readdir(d)) {
-      std::string file = e->d_name;
-      if (file == "." || file == "..") continue;
+    for (std::string& file : folder_entries(dir_fd_)) {
       next_serial_ = std::max(next_serial_, serial_of(file) + 1);
       auto it = named.find(file.substr(0, file.rfind('.')));
       if (it != named.end() && it->second == file) ++found;
       else other.push_back(std::move(file));
     }
-    ::closedir(d);
     missing_.clear();
     std::set<std::string> files;  // every named file, when some were not found by name
     if (found != named.size()) {
       struct stat st;
       for (const auto& [name, file] : named) {
         files.insert(file);
-        if (!plain_file_name(file) || ::lstat((dir_ + "/" + file).c_str(), &st) != 0) missing_.insert(name);
+        if (!plain_file_name(file) || ::fstatat(dir_fd_, file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) missing_.insert(name);
       }
     }
     for (const std::string& file : other) {
       bool incoming = file.rfind(kIncoming, 0) == 0;
-      if (collect && !files.count(file) && !(opened_before_ && incoming)) ::unlink((dir_ + "/" + file).c_str());
+      if (collect && !files.count(file) && !(opened_before_ && incoming)) ::unlinkat(dir_fd_, file.c_str(), 0);
     }
     opened_before_ = true;
     known_ = std::move(named);
@@ -326,19 +339,20 @@ class StateDatabase::Files : public ByteStore {
     for (const std::string& name : dropped) {
       auto it = known_.find(name);
       if (it == known_.end()) continue;
-      ::unlink((dir_ + "/" + it->second).c_str());
+      ::unlinkat(dir_fd_, it->second.c_str(), 0);
       known_.erase(it);
     }
   }
 
   // The change was not committed: what it wrote goes.
   void rolled_back() {
-    for (const auto& [name, file] : pending_) ::unlink((dir_ + "/" + file).c_str());
+    for (const auto& [name, file] : pending_) ::unlinkat(dir_fd_, file.c_str(), 0);
     pending_.clear();
   }
 
  private:
   std::string dir_;
+  int dir_fd_ = -1;  // the folder, opened by open_folder()
   WriteCall write_;
   Names known_;                                 // name -> file, as the database says
   Names pending_;                               // name -> file, written for the change being saved
@@ -520,15 +534,19 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
   if (!header.ready()) return failure("cannot read");
   if (header.step() != SQLITE_ROW) return std::optional<Saved>();
   Saved saved;
-  saved.header = json::parse(header.text(0), nullptr, false);
+  bool too_deep = false;  // depth watched: a record is the file's, which anyone may have written
+  saved.header = parse_json_text(header.text(0), too_deep);
   Statement records(db_, "SELECT api, kind, key, value FROM records");
   if (!records.ready()) return failure("cannot read the records of");
-  while (records.step() == SQLITE_ROW) {
-    json value = json::parse(records.text(3), nullptr, false);
+  while (!too_deep && records.step() == SQLITE_ROW) {
+    json value = parse_json_text(records.text(3), too_deep);
+    if (too_deep) break;
     if (value.is_discarded() || saved.header.is_discarded())
       return make_error(ErrorKind::config, "BadStateFile", "the state database " + path_ + " holds a record that is not JSON");
     saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
   }
+  if (too_deep)
+    return make_error(ErrorKind::config, "BadStateFile", too_deep_message("a record of the state database " + path_));
   Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id, "
                          "headers FROM objects ORDER BY api, bucket, key");
   if (!objects.ready()) return failure("cannot read the objects of");
@@ -645,8 +663,8 @@ Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
 
 namespace {
 
-// The PID the lock file `fd` names, read a few times over 0.1 s (its holder writes it
-// just after taking the lock); "unknown" when it names none.
+// The PID an earlier version's lock file `fd` names, read a few times over 0.1 s (its
+// holder wrote it just after taking the lock); "unknown" when it names none.
 std::string holder_of(int fd) {
   for (int tries = 0; tries < 20; ++tries) {
     char text[32] = {};
@@ -658,32 +676,102 @@ std::string holder_of(int fd) {
   return "unknown";
 }
 
+// The PID of the process holding a flock(2) lock on the file `st`, as /proc/locks
+// lists it ("1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF"); the device too
+// when it matches, since a layered file system may show another; "unknown" when none.
+std::string flock_holder(const struct stat& st) {
+  std::FILE* locks = std::fopen("/proc/locks", "re");
+  if (!locks) return "unknown";
+  std::string by_inode = "unknown", by_both;
+  char line[256];
+  while (by_both.empty() && std::fgets(line, sizeof line, locks)) {
+    char kind[16] = {};
+    long pid = 0;
+    unsigned major_id = 0, minor_id = 0;
+    unsigned long long inode = 0;
+    if (std::sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &major_id, &minor_id, &inode) != 5 ||
+        std::strcmp(kind, "FLOCK") != 0 || pid <= 0 || inode != st.st_ino)
+      continue;
+    if (makedev(major_id, minor_id) == st.st_dev) by_both = std::to_string(pid);
+    else by_inode = std::to_string(pid);
+  }
+  std::fclose(locks);
+  return by_both.empty() ? by_inode : by_both;
+}
+
+// StateInUse: the state at `path` is held by `holder` (a PID, or "unknown").
+Error state_in_use(const std::string& path, const std::string& holder, const std::string& by) {
+  return make_error(ErrorKind::config, "StateInUse",
+                    "the state " + path + " is in use by " + by + " (pid " + holder +
+                        "): one process at a time owns a state, whatever name reaches its file; stop that one, "
+                        "or give another --state FILE");
+}
+
+// Why the state file `path` (open as `fd`, `st`) is not taken by the name it was given,
+// or "": a symbolic link or a second name (a hard link) would give SQLite's journal, kept
+// beside the name (FILE-wal, FILE-shm), a second place.
+std::string name_problem(const std::string& path, bool link, const struct stat& st) {
+  const std::string why = ": SQLite keeps a state's journal beside the name it is given (" + path + "-wal, " + path +
+                          "-shm), so that two names of one file would lose changes; ";
+  if (link) {
+    char* target = ::realpath(path.c_str(), nullptr);
+    std::string to = target ? target : "the file it points to";
+    std::free(target);
+    return "the state file " + path + " is a symbolic link" + why + "give --state " + to + " itself";
+  }
+  if (st.st_nlink > 1)
+    return "the state file " + path + " has " + std::to_string(st.st_nlink) + " names (hard links)" + why +
+           "remove the other names (find / -xdev -samefile " + path + " lists them) or give --state a copy";
+  return "";
+}
+
 }  // namespace
 
+// The state file opened without following a link (made empty when there is none; SQLite
+// takes an empty file as a new database), or, at a link, opened through it only to name
+// the serve that holds it. Locked before anything else is looked at, so that a second
+// serve by any name is refused as StateInUse; then a name serve does not take is refused.
 Outcome<std::unique_ptr<StoreLock>> StoreLock::take(const std::string& path) {
-  std::string file = path + ".lock";
-  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return state_file_error("cannot open the lock file", file);
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    int failed = errno;
-    std::string holder = failed == EWOULDBLOCK ? holder_of(fd) : "";
-    ::close(fd);
-    errno = failed;
-    if (failed != EWOULDBLOCK) return state_file_error("cannot lock", file);
-    return make_error(ErrorKind::config, "StateInUse",
-                      "the state " + path + " is in use by another cloudlua serve (pid " + holder + ", holding " + file +
-                          "): one process at a time owns a state; stop that one, or give another --state FILE");
-  }
-  std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
-    Error e = state_file_error("cannot write the lock file", file);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool link = fd < 0 && errno == ELOOP;
+  if (link) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st{};
+  if (fd < 0 && !link) return state_file_error("cannot open the state file", path);
+  if (fd >= 0 && ::fstat(fd, &st) != 0) {
+    Error e = state_file_error("cannot examine the state file", path);
     ::close(fd);
     return e;
   }
-  return std::unique_ptr<StoreLock>(new StoreLock(fd));
+  if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int failed = errno;
+    ::close(fd);
+    errno = failed;
+    if (failed != EWOULDBLOCK) return state_file_error("cannot lock the state file", path);
+    return state_in_use(path, flock_holder(st), "another cloudlua serve");
+  }
+  if (std::string problem = name_problem(path, link, st); !problem.empty()) {
+    if (fd >= 0) ::close(fd);
+    return make_error(ErrorKind::config, "StateFile", problem);
+  }
+  auto lock = std::unique_ptr<StoreLock>(new StoreLock(fd));
+  if (auto earlier = lock->take_earlier(path); !earlier.ok()) return earlier.error();
+  return lock;
 }
 
-StoreLock::~StoreLock() { ::close(fd_); }
+// An earlier version locked `path`.lock instead: when that file is there it is locked
+// too (never made, written or removed), so that such a serve still running is refused.
+Outcome<bool> StoreLock::take_earlier(const std::string& path) {
+  std::string file = path + ".lock";
+  earlier_fd_ = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (earlier_fd_ < 0 || ::flock(earlier_fd_, LOCK_EX | LOCK_NB) == 0) return true;
+  if (errno != EWOULDBLOCK) return state_file_error("cannot lock", file);
+  return state_in_use(path, holder_of(earlier_fd_), "an earlier version's cloudlua serve");
+}
+
+StoreLock::~StoreLock() {
+  ::close(fd_);
+  if (earlier_fd_ >= 0) ::close(earlier_fd_);
+}
 
 Outcome<int> open_own_folder(const std::string& path, const std::string& what) {
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create " + what, path);
@@ -717,9 +805,10 @@ Outcome<int> open_own_folder(const std::string& path, const std::string& what) {
 
 // ---------------------------------------------------------------- start
 
-Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path) {
+Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path,
+                         std::unique_ptr<StoreLock>* lock) {
   if (is_json_state_file(path)) {
-    Outcome<bool> imported = import_state_file(platform, path);
+    Outcome<bool> imported = import_state_file(platform, path, lock);
     if (!imported.ok()) return imported;
   }
   Outcome<bool> opened = db.open();

@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/base/error.h"
 #include "emulator/service.h"
@@ -81,21 +82,28 @@ class StateDatabase : public RecordStore {
   std::unique_ptr<Prepared> prepared_;  // the statements of a change, while open
 };
 
-// The one owner of the store at `path`: an exclusive flock(2) on `path`.lock, held for
-// as long as this object lives (the process's life, for serve), the holder's PID
-// written in it. The lock file is never removed (removing it would let two owners in).
+// The one owner of the state at `path`: an exclusive flock(2) on the state file itself
+// (one lock per file, whatever name reaches it: a hard or a symbolic link to it is
+// refused as the same state), held for as long as this object lives (the process's
+// life, for serve). The holder's PID is read from /proc/locks for the message.
 class StoreLock {
  public:
   // The lock, or StateInUse naming the PID that holds it (a second serve on the same
-  // state, even in this process), or the reason the lock file cannot be opened.
+  // state, even in this process); StateFile when `path` is a symbolic link or has a
+  // second name (SQLite's journal follows the name), or cannot be opened.
   static Outcome<std::unique_ptr<StoreLock>> take(const std::string& path);
+  // Takes over `older`'s lock of an earlier version's lock file, when it holds one (the
+  // import's new database taking the state file's place).
+  void keep_earlier_of(StoreLock& older) { std::swap(earlier_fd_, older.earlier_fd_); }
   ~StoreLock();
   StoreLock(const StoreLock&) = delete;
   StoreLock& operator=(const StoreLock&) = delete;
 
  private:
   explicit StoreLock(int fd) : fd_(fd) {}
+  Outcome<bool> take_earlier(const std::string& path);
   int fd_;
+  int earlier_fd_ = -1;  // an earlier version's lock file, `path`.lock, when there
 };
 
 // The folder `path` open (O_DIRECTORY|O_NOFOLLOW), made with mode 0700 when there is
@@ -105,9 +113,11 @@ class StoreLock {
 Outcome<int> open_own_folder(const std::string& path, const std::string& what);
 
 // `serve --state PATH` at start: a JSON state file in PATH is imported into a database
-// (import_state_file, emulator/state_import.h); then the database in PATH is
-// opened and `platform` restored from it, or, when it holds nothing yet, saved to it
-// whole. From then on every change of `platform` is saved to `db` before it is answered.
-Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path);
+// (import_state_file, emulator/state_import.h; `lock`, when given, moved onto the new
+// database before it takes PATH's place); then the database in PATH is opened and
+// `platform` restored from it, or, when it holds nothing yet, saved to it whole. From
+// then on every change of `platform` is saved to `db` before it is answered.
+Outcome<bool> open_state(Platform& platform, StateDatabase& db, const std::string& path,
+                         std::unique_ptr<StoreLock>* lock = nullptr);
 
 }  // namespace cloud

@@ -19,6 +19,7 @@
 
 #include "core/base/dates.h"
 #include "core/base/files.h"
+#include "core/model/protocol.h"
 #include "emulator/state_db.h"
 
 namespace cloud {
@@ -119,12 +120,14 @@ Outcome<json> read_state_file(const std::string& path) {
   if (n < 0) return file_error("cannot read the state file", path);
   if (text.size() > kMaxDocument)
     return make_error(ErrorKind::config, "BadStateFile", "the state file " + path + " is larger than 1 GiB");
-  json doc = json::parse(text, nullptr, false);
+  bool too_deep = false;
+  json doc = parse_json_text(text, too_deep);  // depth watched: a deep document is never walked
+  if (too_deep) return make_error(ErrorKind::config, "BadStateFile", too_deep_message("the state file " + path));
   if (doc.is_discarded()) return make_error(ErrorKind::config, "BadStateFile", "the state file " + path + " is not JSON");
   return doc;
 }
 
-Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
+Outcome<bool> import_state_file(Platform& platform, const std::string& path, std::unique_ptr<StoreLock>* lock) {
   auto document = read_state_file(path);
   if (!document.ok()) return document.error();
   Imported imported;
@@ -151,8 +154,19 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path) {
       return e;
     }
   }  // closed: its WAL is in it
+  std::unique_ptr<StoreLock> moved;  // the owner's lock on the new database, before it is in place
+  if (lock) {
+    auto taken = StoreLock::take(importing);
+    if (!taken.ok()) {
+      remove_database(importing);
+      return taken.error();
+    }
+    moved = std::move(*taken);
+  }
   if (!commit_rename(importing, path) || !fsync_directory(directory_of(path)))
     return file_error("cannot put the imported state database in place of", path);
+  if (lock && *lock) moved->keep_earlier_of(**lock);
+  if (lock) *lock = std::move(moved);  // the state file's lock given up only now
   return true;
 }
 

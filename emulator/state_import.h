@@ -3,6 +3,7 @@
 // records: a state database in FILE's place. Nothing writes that format any more.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/base/error.h"
@@ -10,12 +11,15 @@
 
 namespace cloud {
 
+class StoreLock;
+
 // Whether `path` holds a state file of the JSON format: a regular file whose first byte
 // that is not blank is '{'.
 bool is_json_state_file(const std::string& path);
 
 // The document of the JSON state file in `path`; JSON null when there is no such file.
-// An error naming the file when it cannot be read or is not JSON (BadStateFile).
+// An error naming the file when it cannot be read, is not JSON, or is nested deeper than
+// any document may be (BadStateFile, naming the depth: never walked).
 Outcome<json> read_state_file(const std::string& path);
 
 // The JSON state file in `path` made a state database in its place: its document made
@@ -24,6 +28,9 @@ Outcome<json> read_state_file(const std::string& path);
 // whole to a database made beside it (FILE.import) and renamed over FILE, so that a
 // crash leaves the state file or the whole database. Its byte files are taken over as
 // they are: an older document, which names no files, names each by its bytes' name.
-Outcome<bool> import_state_file(Platform& platform, const std::string& path);
+// `lock`, when given (the state's owner), is moved onto the new database before it is
+// renamed over FILE, so that no other serve can take the state meanwhile.
+Outcome<bool> import_state_file(Platform& platform, const std::string& path,
+                                std::unique_ptr<StoreLock>* lock = nullptr);
 
 }  // namespace cloud

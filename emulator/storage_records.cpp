@@ -3,6 +3,10 @@
 // changes noted as they are made, and the view cloud.emulator.state() shows.
 #include "emulator/storage_service.h"
 
+#include <stdexcept>
+
+#include "core/model/protocol.h"
+
 namespace cloud {
 namespace storage {
 
@@ -25,6 +29,18 @@ std::optional<std::string> unhex(const std::string& text) {
     out += static_cast<char>(high * 16 + low);
   }
   return out;
+}
+
+// The JSON document of an object's column (its checksum, its headers), its depth watched
+// (the state file is anyone's); throws when it is too deep or not JSON.
+// `what` and `key` name it in the error.
+json column_json(const std::string& text, const char* what, const std::string& key) {
+  if (text == "{}") return json::object();
+  bool too_deep = false;
+  json doc = parse_json_text(text, too_deep);
+  if (too_deep) throw std::runtime_error(too_deep_message(what + (" of " + key)));
+  if (doc.is_discarded()) throw std::runtime_error(what + (" of " + key) + " is not JSON");
+  return doc;
 }
 
 }  // namespace
@@ -94,8 +110,8 @@ void StorageService::restore_records(RecordsByKind& records, ObjectRows& objects
     }
     SharedBytes kept = row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size))
                                      : bytes.get(row.version_id);
-    json sum = row.checksum == "{}" ? json::object() : json::parse(row.checksum);
-    json headers = row.headers == "{}" ? json::object() : json::parse(row.headers);
+    json sum = column_json(row.checksum, "the checksum", row.key);
+    json headers = column_json(row.headers, "the headers", row.key);
     std::vector<std::uint64_t> part_sizes = headers.value(kPartSizesMember, std::vector<std::uint64_t>{});
     headers.erase(kPartSizesMember);
     Objects& into = in->second.objects;

@@ -26,7 +26,8 @@ std::atomic<bool> interrupt_requested{false};  // constant-initialised: safe in 
 void follow_loop_clock(Session& s) {
   Loop& loop = s.client->transport().loop();
   Platform* platform = &s.emulator->platform();
-  auto before = loop.follow([platform](double seconds) { platform->advance(seconds); });
+  // a wait's seconds: a refusal (a clock at its latest) leaves the clock where it is
+  auto before = loop.follow([platform](double seconds) { (void)platform->advance(seconds); });
   s.clock_follower = std::shared_ptr<void>(nullptr, [client = s.client, &loop, before](void*) { loop.follow(before); });
 }
 

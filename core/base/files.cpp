@@ -6,6 +6,7 @@
 // a walk, one O_NOFOLLOW | O_DIRECTORY openat per component from the root's descriptor.
 #include "core/base/files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
@@ -93,6 +94,21 @@ std::string write_durably(const std::string& path, const std::function<bool(int 
   if (problem.empty() && !fsync_directory(directory_of(path))) problem = failure("cannot flush the folder of", path);
   if (!problem.empty()) ::unlink(made.path.c_str());  // gone already when renamed
   return problem;
+}
+
+std::vector<std::string> folder_entries(int dir_fd) {
+  std::vector<std::string> out;
+  int fd = ::dup(dir_fd);
+  DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (!d) {
+    if (fd >= 0) ::close(fd);
+    return out;
+  }
+  ::rewinddir(d);  // the duplicate shares its position with dir_fd
+  while (dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
+  ::closedir(d);
+  return out;
 }
 
 // ---------------------------------------------------------------- destinations

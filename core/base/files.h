@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace cloud {
 
@@ -55,6 +56,11 @@ int create_exclusive(const std::string& path, mode_t mode = 0666);
 // what went wrong (naming the file and the system's reason); never a part of the bytes
 // at `path`, and no temporary left behind.
 std::string write_durably(const std::string& path, const std::function<bool(int fd)>& fill);
+
+// The names in the folder open as `dir_fd`, but "." and ".."; none when it cannot be
+// read. Read through a duplicate of `dir_fd`, from its start: what a sweep relative to
+// an opened folder walks (nothing reached by a path, so no link on the way is followed).
+std::vector<std::string> folder_entries(int dir_fd);
 
 // ---------------------------------------------------------------- destinations
 

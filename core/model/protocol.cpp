@@ -409,12 +409,11 @@ void write_header_members(const Shape& shape, const json& v, Headers& headers) {
   }
 }
 
-// "the answer is nested more than 200 levels deep (...)": the words of DocumentTooDeep.
+}  // namespace
+
 std::string too_deep_message(const std::string& what) {
   return what + " is nested more than " + std::to_string(kMaxDepth) + " levels deep (the limit for any document)";
 }
-
-}  // namespace
 
 // A JSON text parsed with its depth watched: the parser is not recursive, but copying,
 // dumping or pushing a document to Lua is, so a document deeper than kMaxDepth is

@@ -88,6 +88,9 @@ void xml_escape(std::string& out, std::string_view s, bool attribute);
 // Whether `text` may open more than kMaxDepth containers one inside another (brackets
 // counted outside strings; never fewer than a parser meets).
 bool may_be_too_deep(std::string_view text);
+// "<what> is nested more than 200 levels deep (the limit for any document)": the words
+// of every refusal of a document deeper than kMaxDepth.
+std::string too_deep_message(const std::string& what);
 // A JSON text parsed with its depth watched: deeper than kMaxDepth, it is dropped as it
 // is read (`too_deep` set, discarded) and never walked. Not JSON: discarded.
 json parse_json_text(const std::string& text, bool& too_deep);

@@ -69,3 +69,23 @@ end)
 test("advance refuses a negative time", function()
   expect(emu.advance, -1).to_fail("must not be negative")
 end)
+
+test("advance refuses a time that is not finite or would take the clock past what a date can say", function()
+  expect(emu.advance, 1e308).to_fail("seconds must be at most")
+  expect(emu.advance, math.huge).to_fail("seconds must be")
+  expect(emu.advance, 0 / 0).to_fail("seconds must be")
+  emu.seed{ buckets = { "dated" } }
+  cloud.storage.put_object{ Bucket = "dated", Object = "k", Body = "x" }
+  local year = tonumber(tostring(cloud.storage.head_object{ Bucket = "dated", Object = "k" }.LastModified):match("%d%d%d%d"))
+  expect(year >= 2020 and year < 9000).to_be_truthy()
+end)
+
+test("seed refuses a name the platform refuses, naming where and what is allowed", function()
+  expect(emu.seed, { buckets = { "../../x" } }).to_fail("buckets[1]")
+  expect(emu.seed, { buckets = { { name = "Upper_Case" } } }).to_fail("lowercase letters")
+  expect(emu.seed, { firewall_groups = { { firewallGroupName = "" } } }).to_fail("firewall_groups[1].firewallGroupName")
+  expect(emu.seed, { backups = { { backupId = "../x" } } }).to_fail("backups[1].backupId")
+  expect(emu.seed, { snapshots = { { name = 7 } } }).to_fail("snapshots[1].name")
+  expect(emu.seed, { mesh_clusters = { { resourceGroupName = "" } } }).to_fail("mesh_clusters[1].resourceGroupName")
+  for _, b in ipairs(emu.state().buckets) do expect(b.name).to_not_equal("../../x") end
+end)

@@ -2,7 +2,7 @@
 # The control plane of `cloudlua serve` (docs/emulator.md, "The control plane") driven
 # with curl's own SigV4 (--aws-sigv4), as the documentation's examples do: seed, state,
 # fault (never applied to control requests), advance, configure, checkpoint, restore,
-# checkpoints, requests, reset; the old names snapshot and snapshots (kept for one
+# checkpoints, requests, reset; a seeded name and an advance the platform cannot hold refused; the old names snapshot and snapshots (kept for one
 # release); a checkpoint taken over HTTP restored after a restart (`serve --state
 # --restore`, and over HTTP); an unknown checkpoint a clear error, at start too; an unsigned request and one signed with a wrong secret refused (403, the
 # S3 error body) and changing nothing.
@@ -74,6 +74,21 @@ status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-b
 status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary '{}' "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/explode")
 [ "$status" = 404 ] && grep -q 'UnknownControl' "$WORK/err" || fail "unknown operation: $status $(cat "$WORK/err")"
 grep -q 'checkpoints, configure' "$WORK/err" && ! grep -q 'snapshot' "$WORK/err" || fail "known operations: $(cat "$WORK/err")"
+
+step "refused: a seeded name the platform refuses, an advance past what a date can say; nothing changes"
+# refused OPERATION JSON TEXT: the control request answers 400 with TEXT.
+refused() {
+  status=$(curl -sS -o "$WORK/err" -w '%{http_code}' "${SIGN[@]}" -X POST --data-binary "$2" "$CLOUDLUA_ENDPOINT_STORAGE/_cloudlua/$1")
+  [ "$status" = 400 ] && grep -q "$3" "$WORK/err" || fail "$1 $2: $status $(cat "$WORK/err")"
+}
+refused seed '{"buckets": ["../../x"]}' 'buckets\[1\]'
+refused seed '{"backups": [{"backupId": "../x"}]}' 'backups\[1\].backupId'
+refused advance '{"seconds": 1e308}' 'seconds must be at most'
+refused advance '{"seconds": -1}' 'must not be negative'
+if ctl state | grep -q '"\.\./'; then fail "a refused seed made its resource: $(cat "$WORK/ctl.out")"; fi
+lua 'local at = cloud.storage.head_object{ Bucket = "from-curl", Object = "k" }.LastModified
+     local year = tonumber(at:match("%d%d%d%d"))
+     assert(year >= 2020 and year < 9000, "the clock moved: " .. at)'
 
 step "a checkpoint restored after a restart: serve --state --restore"
 lua 'cloud.storage.put_object{ Bucket = "from-curl", Object = "k", Body = "changed again" }'

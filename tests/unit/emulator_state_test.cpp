@@ -848,9 +848,27 @@ TEST_CASE("One owner per state: a second lock on it is refused naming the holder
   auto second = StoreLock::take(path);  // another open file description: refused even in this process
   REQUIRE_FALSE(second.ok());
   CHECK(second.error().code == "StateInUse");
-  CHECK_THAT(second.error().message, Catch::Contains("pid " + std::to_string(::getpid())) && Catch::Contains(path + ".lock"));
+  CHECK_THAT(second.error().message, Catch::Contains("pid " + std::to_string(::getpid())));
+  REQUIRE(::link(path.c_str(), (path + "-second-name").c_str()) == 0);  // the lock is the file's, not the name's
+  auto by_link = StoreLock::take(path + "-second-name");
+  REQUIRE_FALSE(by_link.ok());
+  CHECK(by_link.error().code == "StateInUse");
   first->reset();
+  auto two_names = StoreLock::take(path);  // free, but a file of two names is refused
+  REQUIRE_FALSE(two_names.ok());
+  CHECK_THAT(two_names.error().message, Catch::Contains("2 names"));
+  REQUIRE(::unlink((path + "-second-name").c_str()) == 0);
   CHECK(StoreLock::take(path).ok());
+  CHECK(::access((path + ".lock").c_str(), F_OK) != 0);  // no lock file made beside it
+}
+
+TEST_CASE("A record of the state database nested deeper than any document is refused at start, never walked") {
+  TempDir dir;
+  std::string path = dir.path + "/state";
+  state_with(path, {});
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  edit_database(path, ("UPDATE records SET value = '" + deep + "'").c_str());
+  CHECK_THAT(refusal_at_start(path), Catch::Contains("nested more than 200 levels deep"));
 }
 
 TEST_CASE("A state database of schema 2 is migrated at start: its objects kept, without content headers or metadata") {
