@@ -4,8 +4,10 @@
 // sorted keys, to DIR/<api>.jsonl; replaying, it never touches the network and answers
 // from those lines through a timer of 0 s, so that everything above the seam (parsing,
 // errors, retries, waiters, tasks) runs as it did. Secrets never reach the file: the
-// request side holds only what is matched (no headers, no signature), every text
-// passes through core/net/redact and the access key id becomes AKID-RECORDED. A call is
+// request side holds only what is matched (no headers, no signature), an answer's
+// header named like a credential keeps only its name (is_secret_header, the rule of
+// --debug), every text passes through core/net/redact and the access key id becomes
+// AKID-RECORDED. A call is
 // matched on api, operation, method, path, canonical query and canonical body, in order:
 // the n-th call with those fields takes the n-th recorded one. It knows nothing of Lua.
 #pragma once

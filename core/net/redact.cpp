@@ -209,24 +209,29 @@ std::vector<std::string> name_words(std::string_view name) {
   return words;
 }
 
-// Whether a header's value is a credential by its name: one of the name's words is
-// secret, token, password, passwd, passphrase, key or apikey (X-My-Secret, X-Api-Key,
-// X-Auth-Token), but not when the next word is "id", which names a key rather than
-// holding it, as an access key id does (X-Kms-Key-Id). Whole words: X-Monkey,
-// X-Tokens-Left and x-amz-content-sha256 keep their values.
-bool secret_header(std::string_view name) {
-  static const std::set<std::string> secret_words{"secret", "token", "password", "passwd", "passphrase", "key", "apikey"};
-  std::vector<std::string> words = name_words(name);
-  for (size_t i = 0; i < words.size(); ++i)
-    if (secret_words.count(words[i]) && (i + 1 == words.size() || words[i + 1] != "id")) return true;
-  return false;
+// The headers, one a line, each value as it may leave the process (redact_header).
+void add_headers(std::string& out, const std::string& mark, const Headers& headers, const ExchangeInfo& info) {
+  for (const Header& h : headers) out += mark + h.first + ": " + redact_header(h.first, h.second, info.secrets) + "\n";
 }
 
-// The headers, one a line; a credential's value by its name (secret_header), any
-// other value through redact().
-void add_headers(std::string& out, const std::string& mark, const Headers& headers, const ExchangeInfo& info) {
-  for (const Header& h : headers)
-    out += mark + redact(h.first + ": " + (secret_header(h.first) ? std::string(kRedacted) : h.second), info.secrets) + "\n";
+// A value redacted as "name: value", so that a name redact() knows (Signature:,
+// session_token:) takes its value with it; kRedacted should the name itself change.
+std::string redacted_value(std::string_view name, std::string_view value, const std::vector<std::string>& known_secrets) {
+  std::string prefix = std::string(name) + ": ";
+  std::string line = redact(prefix + std::string(value), known_secrets);
+  return line.compare(0, prefix.size(), prefix) == 0 ? line.substr(prefix.size()) : std::string(kRedacted);
+}
+
+// Whether a header carries credentials after its scheme: "Bearer abc", "Basic dXNlcg==".
+bool authorization_header(const std::string& lower) {
+  return lower == "authorization" || lower == "proxy-authorization";
+}
+
+// An Authorization the client signed ("EXT4-HMAC-SHA256 Credential=..."): its only
+// secret is the Signature, which redact() removes; the rest says how it was signed.
+bool signed_authorization(std::string_view value) {
+  static const Pattern re = Pattern::builtin(R"((?s)[A-Z0-9]+-HMAC-SHA256 Credential=.*)", Pattern::Text::bytes);
+  return re.full_match(value);
 }
 
 // The signatures a request carries (Authorization header, presigned URL, a streamed
@@ -318,6 +323,24 @@ void redact_error(Error& e, const std::vector<std::string>& known_secrets) {
 }
 
 std::vector<std::string> request_signatures(const HttpRequest& request) { return signatures_in(request); }
+
+bool is_secret_header(std::string_view name) {
+  static const std::set<std::string> secret_words{"secret", "token", "password", "passwd", "passphrase", "key", "apikey"};
+  static const std::set<std::string> credential_names{"authorization", "proxy-authorization", "cookie", "set-cookie"};
+  if (credential_names.count(to_lower(name))) return true;
+  std::vector<std::string> words = name_words(name);
+  for (size_t i = 0; i < words.size(); ++i)
+    if (secret_words.count(words[i]) && (i + 1 == words.size() || words[i + 1] != "id")) return true;
+  return false;
+}
+
+std::string redact_header(std::string_view name, std::string_view value, const std::vector<std::string>& known_secrets) {
+  if (!is_secret_header(name)) return redacted_value(name, value, known_secrets);
+  if (!authorization_header(to_lower(name))) return kRedacted;
+  if (signed_authorization(value)) return redact(value, known_secrets);
+  size_t space = value.find(' ');
+  return space == std::string_view::npos ? std::string(kRedacted) : redact(value.substr(0, space + 1), known_secrets) + kRedacted;
+}
 
 std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResponse>& response,
                               const ExchangeInfo& given) {

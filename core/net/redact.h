@@ -5,7 +5,8 @@
 // value of every field named like a credential (password, token, api_key, *secret*...:
 // redact.cpp's list, and the names users add) in JSON, form, query and XML text, and
 // any literal secret the caller knows (the configured secret key and token, also in
-// their percent-encoded form). Access key ids are not secret and stay visible.
+// their percent-encoded form), and the value of every header named like a credential
+// (is_secret_header, redact_header). Access key ids are not secret and stay visible.
 #pragma once
 
 #include <optional>
@@ -61,14 +62,28 @@ void redact_error(Error& error, const std::vector<std::string>& known_secrets);
 // its exchange, since an answer may echo them in free text.
 std::vector<std::string> request_signatures(const HttpRequest& request);
 
+// Whether a header's value is a credential by its name: Authorization,
+// Proxy-Authorization, Cookie, Set-Cookie, or one of the name's words (the parts
+// between '-', '_', '.'; any case) is secret, token, password, passwd, passphrase, key
+// or apikey, and the next word is not "id", which names a key rather than holding it
+// (X-My-Secret, X-Api-Key, x-amz-security-token; not X-Monkey, X-Tokens-Left,
+// X-Kms-Key-Id). The one rule for --debug and recordings (docs/configuration.md).
+bool is_secret_header(std::string_view name);
+
+// A header's value as it may leave the process (--debug, a recording): kRedacted for a
+// secret header's (is_secret_header), but an Authorization keeps its scheme ("Bearer
+// <redacted>") and, when the client signed it, its credential scope and signed headers
+// (the Signature redacted); any other value through redact().
+std::string redact_header(std::string_view name, std::string_view value,
+                          const std::vector<std::string>& known_secrets = {});
+
 // What --debug prints for one HTTP exchange, curl -v style: "* " a title line, "> "
 // the request (method, URL, headers, body), "< " the answer (status, headers, body)
 // or the error that stood for it. Bodies longer than `body_limit` bytes are cut,
-// binary ones summarised, ones kept in files named (path, offset, length). A header
-// whose name has secret, token, password, passwd, passphrase, key or apikey as a word
-// (between '-', '_', '.'; any case; not followed by "id") shows kRedacted for its
-// value. Everything goes through `redact`, with the request's own
-// signatures added to the known secrets (an answer may echo them), then `printable`.
+// binary ones summarised, ones kept in files named (path, offset, length). Header
+// values as redact_header gives them. Everything goes through `redact`, with the
+// request's own signatures added to the known secrets (an answer may echo them), then
+// `printable`.
 struct ExchangeInfo {
   std::string label;   // "UpdateSnapshot", or "request" for cloud.request
   int attempt = 1;

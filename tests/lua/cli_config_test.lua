@@ -251,3 +251,61 @@ test("--debug output holds no 64-hex-digit signature anywhere", function()
   local _, err = debug_run()
   expect(err:find(("%x"):rep(64))).to_be_nil()
 end)
+
+---------------------------------------------------------------- --record
+
+-- A test file recorded under --debug (the embedded emulator answering) and replayed:
+-- a raw request with custom headers holding credentials, and an object whose metadata
+-- comes back as an answer header named like a secret.
+local HEADER_SECRETS = { "s3cr3t-value", "abc.def", "cHJveHk6cHc", "cookie-value-1", "tok-value-1" }
+local recorded  -- what the recording and the replay gave, once they ran
+
+-- Records the file, then replays it; the recording's files are read (grep) and removed.
+local function record_run()
+  if not recorded then
+    local file = t.temp_file([[
+test("a request with credentials in its headers", function()
+  cloud.storage.create_bucket{ Bucket = "taped" }
+  local r = cloud.request{ api = "storage", method = "PUT", path = "/taped/o", body = "x",
+    headers = { { "X-My-Secret", "s3cr3t-value" }, { "Authorization", "Bearer abc.def" },
+                { "Proxy-Authorization", "Basic cHJveHk6cHc=" }, { "Cookie", "sid=cookie-value-1" },
+                { "x-amz-security-token", "tok-value-1" }, { "X-Ext-Meta-My-Secret", "s3cr3t-value" } } }
+  expect(r.status).to_equal(200)
+  r = cloud.request{ api = "storage", method = "GET", path = "/taped/o" }
+  expect(r.status).to_equal(200)
+  expect(r.body).to_equal("x")
+  expect(r.headers["x-ext-meta-my-secret"]).to_be_truthy()  -- recorded by its name
+end)
+]])
+    local tapes = os.tmpname()
+    os.remove(tapes)
+    recorded = { record = { t.cloudlua("--debug test --record " .. q(tapes) .. " " .. q(file)) },
+                 replay = { t.cloudlua("test --replay " .. q(tapes) .. " " .. q(file)) }, holding = {} }
+    for _, secret in ipairs(HEADER_SECRETS) do
+      local ok = os.execute("grep -rqF -- " .. q(secret) .. " " .. q(tapes))
+      if ok then recorded.holding[#recorded.holding + 1] = secret end
+    end
+    recorded.secret_header = os.execute("grep -rqF '\"x-ext-meta-my-secret\":\"<redacted>\"' " .. q(tapes)) == true
+    assert(os.execute("rm -rf " .. q(tapes)))
+  end
+  return recorded
+end
+
+test("--record keeps no header's credential; the recording replays", function()
+  local r = record_run()
+  expect(r.record[3]).to_equal(0)
+  expect(r.record[1]).to_contain("ok 1 - a request with credentials in its headers")
+  expect(r.holding).to_equal({})
+  expect(r.secret_header).to_be(true)  -- kept by its name, its value redacted
+  expect(r.replay[3]).to_equal(0)
+  expect(r.replay[1]).to_contain("ok 1 - a request with credentials in its headers")
+end)
+
+test("--debug shows no header's credential: Authorization's, Proxy-Authorization, Cookie", function()
+  local err = record_run().record[2]
+  for _, secret in ipairs(HEADER_SECRETS) do expect(err:find(secret, 1, true)).to_be_nil() end
+  expect(err).to_contain("> X-My-Secret: <redacted>\n")
+  expect(err).to_contain("> Proxy-Authorization: Basic <redacted>\n")
+  expect(err).to_contain("> Cookie: <redacted>\n")
+  expect(err).to_contain("< x-ext-meta-my-secret: <redacted>\n")
+end)

@@ -14,6 +14,7 @@
 
 #include "core/net/cassette.h"
 #include "core/client/client.h"
+#include "emulator/emulator.h"
 
 namespace {
 
@@ -223,4 +224,52 @@ TEST_CASE("cassette: recording replaces only its own files, and replaying reads 
   auto replaying = Cassette::open(Cassette::Mode::replay, dir.path.string());
   REQUIRE(replaying.ok());  // data.jsonl is not a recording, and is not read as one
   CHECK((*replaying)->unused().empty());
+}
+
+// The text of `path`, whole.
+std::string file_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_CASE("cassette: an answer header named like a credential is recorded with its name, not its value", "[cassette]") {
+  cloud::Emulator emulator;
+  REQUIRE(emulator.start().ok());
+  Folder dir("");
+  cloud::ClientConfig config;
+  for (const auto& [api, url] : emulator.endpoints()) config.endpoints[api] = url;
+  config.credentials = {cloud::kEmulatorAccessKey, cloud::kEmulatorSecretKey, ""};
+  config.record = dir.path.string();
+  auto recording = cloud::open_cassette(config, {"storage"});
+  REQUIRE(recording.ok());
+  cloud::Client recorder(config);
+  recorder.set_cassette(*recording);
+  // the object's metadata comes back as answer headers named like credentials
+  REQUIRE(recorder.request({"storage", "PUT", "/taped", {}, {}, ""})->response.status == 200);
+  cloud::RawRequest put{"storage", "PUT", "/taped/o", {}, {{"X-Ext-Meta-My-Secret", "s3cr3t-value"},
+                        {"X-Ext-Meta-Auth-Token", "t0ken-value"}, {"X-Ext-Meta-Colour", "blue"}}, "x"};
+  REQUIRE(recorder.request(put)->response.status == 200);
+  auto got = recorder.request({"storage", "GET", "/taped/o", {}, {}, ""});
+  REQUIRE(got.ok());
+  REQUIRE(cloud::header_value(got->response.headers, "x-ext-meta-my-secret") == "s3cr3t-value");  // the live answer
+  std::string recorded = file_text(dir.path / "storage.jsonl");
+  CHECK(recorded.find("s3cr3t-value") == std::string::npos);
+  CHECK(recorded.find("t0ken-value") == std::string::npos);
+  CHECK(recorded.find(R"("x-ext-meta-my-secret":"<redacted>")") != std::string::npos);
+  CHECK(recorded.find(R"("x-ext-meta-auth-token":"<redacted>")") != std::string::npos);
+  CHECK(recorded.find(R"("x-ext-meta-colour":"blue")") != std::string::npos);
+  // replayed, the header is there, its value redacted
+  cloud::ClientConfig again;
+  again.replay = dir.path.string();
+  auto replaying = cloud::open_cassette(again, {"storage"});
+  REQUIRE(replaying.ok());
+  cloud::Client player(again);
+  player.set_cassette(*replaying);
+  CHECK(player.request({"storage", "PUT", "/taped", {}, {}, ""}).ok());
+  CHECK(player.request(put).ok());
+  auto replayed = player.request({"storage", "GET", "/taped/o", {}, {}, ""});
+  REQUIRE(replayed.ok());
+  CHECK(replayed->response.body == "x");
+  CHECK(cloud::header_value(replayed->response.headers, "x-ext-meta-my-secret") == "<redacted>");
+  CHECK(cloud::header_value(replayed->response.headers, "x-ext-meta-auth-token") == "<redacted>");
 }

@@ -214,3 +214,29 @@ TEST_CASE("describe_exchange: a header named with secret, token, password or key
     CHECK(contains(dump, "< " + name + ": " + value + "\n"));
   }
 }
+
+TEST_CASE("describe_exchange: an Authorization's credential, Proxy-Authorization and cookies show no value", "[redact]") {
+  const std::string signed_value =
+      "EXT4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261129/jp-east-1/s3/ext4_request, SignedHeaders=host, Signature=" +
+      std::string(64, 'a');
+  cloud::Headers request_headers{{"Authorization", "Bearer abc.def-bearer-1"}, {"Proxy-Authorization", "Basic cHJveHk6cHc="},
+                                 {"Cookie", "sid=cookie-value-1"}, {"x-amz-security-token", "tok-value-1"}};
+  cloud::Headers answer_headers{{"Set-Cookie", "sid=cookie-value-2; Path=/"}, {"authorization", "Token raw-value-1"}};
+  cloud::HttpRequest request{"GET", "http://127.0.0.1:1/x", request_headers, ""};
+  cloud::HttpResponse response{200, answer_headers, ""};
+  cloud::ExchangeInfo info;
+  std::string dump = cloud::describe_exchange(request, response, info);
+  for (const char* value : {"abc.def", "cHJveHk6cHc", "cookie-value", "tok-value", "raw-value"}) {
+    INFO(value);
+    CHECK_FALSE(contains(dump, value));
+  }
+  CHECK(contains(dump, "> Authorization: Bearer <redacted>\n"));  // the scheme stays, to read what was sent
+  CHECK(contains(dump, "> Proxy-Authorization: Basic <redacted>\n"));
+  CHECK(contains(dump, "> Cookie: <redacted>\n"));
+  CHECK(contains(dump, "< Set-Cookie: <redacted>\n"));
+  // a signed request's Authorization keeps its credential scope and signed headers
+  request.headers = {{"Authorization", signed_value}};
+  CHECK(contains(cloud::describe_exchange(request, response, info),
+                 "> Authorization: EXT4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261129/jp-east-1/s3/ext4_request, "
+                 "SignedHeaders=host, Signature=<redacted>\n"));
+}
