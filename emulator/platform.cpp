@@ -279,8 +279,12 @@ void Platform::restore_header(const json& saved) {
   const json& clock = saved.at("clock");
   bool real = clock.at("real").get<bool>();
   double down = real ? std::max(0.0, wall_seconds() - saved.at("saved_at").get<double>()) : 0;
+  double now = clock.at("now").get<double>() + down, advanced = clock.at("advanced").get<double>();
   context_.clock.set_real(real);
-  context_.clock.resume(clock.at("now").get<double>() + down, clock.at("advanced").get<double>());
+  context_.clock.resume(now, advanced);
+  // A saved clock holds what advance holds a live one to: finite, and readable as a date.
+  if (!std::isfinite(now) || now < 0 || !std::isfinite(advanced) || !(context_.clock.room() >= 0))
+    throw std::runtime_error("its clock is past " + format_date(kLatestClock, DateForm::iso) + " or not a time");
   context_.counter = saved.at("counter").get<unsigned long long>();
   context_.settings = saved.at("settings").get<std::map<std::string, double>>();
 }

@@ -189,12 +189,15 @@ TEST_CASE("restore refuses records the platform did not save, and changes nothin
   REQUIRE(p->save_records_to(held).ok());
   RecordStore::Saved good = **held.load();
   RecordStore::Saved not_records = good, wrong_format = good, missing = good, bad_bytes = good, wrong_type = good;
+  RecordStore::Saved far_clock = good, no_clock = good;
   not_records.header = "not records";
+  far_clock.header["clock"]["advanced"] = 1e308;  // as an unbounded advance once left it: year 0000 on every date
+  no_clock.header["clock"]["now"] = -1e308;
   wrong_format.header["format"] = 99;
   missing.records.erase("devops");
   bad_bytes.objects["storage"].push_back({"demo-bucket", "k", "\"x\"", "x", "v-none", "{}", "", -1, "{}"});
   wrong_type.records["cluster"]["service"][""]["snapshots"] = "snap-1";
-  for (const RecordStore::Saved& saved : {not_records, wrong_format, missing, bad_bytes, wrong_type}) {
+  for (const RecordStore::Saved& saved : {not_records, wrong_format, missing, bad_bytes, wrong_type, far_clock, no_clock}) {
     auto r = p->restore_records(saved, held.bytes());
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == "BadStateFile");
