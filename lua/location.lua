@@ -79,7 +79,7 @@ function M.unfit(where)
   if ok or type(err) ~= "table" or err.kind ~= "validation" then return nil end
   local problems = {}
   for i, f in ipairs(err.fields or {}) do
-    problems[i] = ("%s %s"):format(f.path == "Object" and "its key" or "its bucket", f.problem)
+    problems[i] = ("%s: %s"):format(f.path == "Object" and "its key" or "its bucket", f.problem)
   end
   return #problems > 0 and table.concat(problems, "; ") or tostring(err.message)
 end
