@@ -467,13 +467,73 @@ TEST_CASE("REPL on a terminal: Tab completes globals, fields after a dot and an 
   t.type("cloud.clu\t");
   CHECK(t.expect("cloud.cluster"));
   t.type(".\t");  // several operations: listed under the line
-  CHECK(t.expect("cloud.cluster.restore_cluster_from_snapshot  cloud.cluster.update_snapshot"));
+  CHECK(t.expect("\ncloud.cluster.restore_cluster_from_snapshot\ncloud.cluster.update_snapshot"));
   t.type("update_sn\t");
   CHECK(t.expect("cloud.cluster.update_snapshot"));
   t.type("{Sn\t");
   CHECK(t.expect("SnapshotName"));
   t.type(" = 'snap-1' }.snapshot.name\r");
   CHECK(t.expect("\nsnap-1"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
+TEST_CASE("REPL on a terminal: Tab completes the model's fields at any depth of an operation's arguments") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.cluster.update_snapshot{ snapshot = { ta\t");
+  CHECK(t.expect("tags"));
+  t.type(" = { { k\t");  // an element of the list: the fields of its structure
+  CHECK(t.expect("key"));
+  t.type("\x03");
+  REQUIRE(t.expect_prompt());
+  CHECK(t.screen().find("table") == std::string::npos);
+  t.type("cloud.cluster.update_snapshot({ snapshot = { \t");  // every field of that place, listed
+  CHECK(t.expect("\ndescription     expirationTime  name            tags\n"));
+  t.type("\x03");
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
+TEST_CASE("REPL on a terminal: Tab completes a library function's options from its usage line") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.storage.sync{ from = 'a', dry\t");
+  CHECK(t.expect("dry_run"));
+  t.type("\x03");
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.wait_for('ClusterRunning', {}, { max_\t");
+  CHECK(t.expect("max_attempts"));
+  t.type("\x03");
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
+TEST_CASE("REPL on a terminal: a list of candidates is laid out in columns the terminal's width, no word broken") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.storage.\t");
+  REQUIRE(t.expect("\n"));
+  REQUIRE(t.expect_prompt());
+  std::string screen = t.screen();
+  size_t typed = screen.find("> cloud.storage.\n");
+  REQUIRE(typed != std::string::npos);
+  CHECK(screen.find("cloud.storage.copy_object", typed) != std::string::npos);
+  std::istringstream lines(screen.substr(screen.find('\n', typed) + 1));
+  int listed = 0;
+  for (std::string line; std::getline(lines, line) && line.find("cloudlua[") == std::string::npos; ++listed) {
+    INFO("line: " << line);
+    CHECK(line.size() < 80);  // the terminal is 80 wide: a longer line would wrap mid-word
+    CHECK(line.rfind("cloud.storage.", 0) == 0);
+  }
+  CHECK(listed > 1);
+  t.type("\x03");
   REQUIRE(t.expect_prompt());
   t.type("\x04");
   CHECK(t.wait_exit() == 0);
