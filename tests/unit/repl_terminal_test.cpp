@@ -479,37 +479,27 @@ TEST_CASE("REPL on a terminal: Tab completes globals, fields after a dot and an 
   CHECK(t.wait_exit() == 0);
 }
 
-TEST_CASE("REPL on a terminal: Tab completes the model's fields at any depth of an operation's arguments") {
-  TempDir home;
-  Terminal t(session_env(home));
-  REQUIRE(t.expect_prompt());
-  t.type("cloud.cluster.update_snapshot{ snapshot = { ta\t");
-  CHECK(t.expect("tags"));
-  t.type(" = { { k\t");  // an element of the list: the fields of its structure
-  CHECK(t.expect("key"));
+// Types `line` and Tab; whether `offered` then shows. The line is cancelled after.
+bool tab_offers(Terminal& t, const std::string& line, const std::string& offered) {
+  t.type(line + "\t");
+  bool shown = t.expect(offered);
   t.type("\x03");
-  REQUIRE(t.expect_prompt());
-  CHECK(t.screen().find("table") == std::string::npos);
-  t.type("cloud.cluster.update_snapshot({ snapshot = { \t");  // every field of that place, listed
-  CHECK(t.expect("\ndescription     expirationTime  name            tags\n"));
-  t.type("\x03");
-  REQUIRE(t.expect_prompt());
-  t.type("\x04");
-  CHECK(t.wait_exit() == 0);
+  return t.expect_prompt() && shown;
 }
 
-TEST_CASE("REPL on a terminal: Tab completes a library function's options from its usage line") {
+TEST_CASE("REPL on a terminal: Tab completes an operation's fields at any depth and a library function's options") {
   TempDir home;
   Terminal t(session_env(home));
   REQUIRE(t.expect_prompt());
-  t.type("cloud.storage.sync{ from = 'a', dry\t");
-  CHECK(t.expect("dry_run"));
-  t.type("\x03");
-  REQUIRE(t.expect_prompt());
-  t.type("cloud.wait_for('ClusterRunning', {}, { max_\t");
-  CHECK(t.expect("max_attempts"));
-  t.type("\x03");
-  REQUIRE(t.expect_prompt());
+  CHECK(tab_offers(t, "cloud.cluster.update_snapshot{ snapshot = { ta", "tags"));
+  CHECK(t.screen().find("table") == std::string::npos);
+  // an element of a list: the fields of its structure
+  CHECK(tab_offers(t, "cloud.cluster.update_snapshot{ snapshot = { tags = { { k", "key"));
+  // every field of that place, listed in columns
+  CHECK(tab_offers(t, "cloud.cluster.update_snapshot({ snapshot = { ", "\ndescription     expirationTime  name            tags\n"));
+  // options declared by the usage line in lua/reference.lua
+  CHECK(tab_offers(t, "cloud.storage.sync{ from = 'a', dry", "dry_run"));
+  CHECK(tab_offers(t, "cloud.wait_for('ClusterRunning', {}, { max_", "max_attempts"));
   t.type("\x04");
   CHECK(t.wait_exit() == 0);
 }
