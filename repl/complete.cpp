@@ -1,6 +1,7 @@
 // Tab completion (complete.h): the word before the cursor, then either the field
 // names of the table being typed (an operation's arguments at any depth, from the
-// model; a library function's options, from lua/reference.lua), or the keys of the
+// model; a library function's options, from lua/reference.lua or a sub-command's
+// spec in lua/commands.lua), or the keys of the
 // table its dotted path reaches.
 #include "repl/complete.h"
 
@@ -141,6 +142,24 @@ std::vector<std::string> usage_fields(const std::string& usage, int argument) {
   return names;
 }
 
+// The fields of the table form of a sub-command ("cloud.commands.cp" -> dry_run,
+// recursive, ...), as lua/commands.lua declares them; empty for anything else.
+std::vector<std::string> command_fields(lua_State* L, const std::string& callee) {
+  const std::string module = "cloud.commands.";
+  if (callee.compare(0, module.size(), module) != 0) return {};
+  std::vector<std::string> names;
+  int top = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "cloud.commands");
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_getfield(L, -1, "fields_of") == LUA_TFUNCTION) {
+    lua_pushstring(L, callee.c_str() + module.size());
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
+      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; ++i, lua_pop(L, 1)) names.push_back(lua_tostring(L, -1));
+  }
+  lua_settop(L, top);
+  return names;
+}
+
 // The field names for the table being typed at `end`: the model's members of that
 // place when the outermost call it lies in is an operation's, or the fields the
 // reference declares for a library function's option table.
@@ -164,7 +183,8 @@ std::vector<std::string> table_fields(lua_State* L, const std::string& text, siz
       if (shape && shape->type == ShapeType::structure)
         for (const Member& m : shape->members) names.push_back(m.name);
     } else if (steps.empty()) {
-      names = usage_fields(reference_usage(L, -1), s.argument);
+      if (s.argument == 1) names = command_fields(L, s.callee);
+      if (names.empty()) names = usage_fields(reference_usage(L, -1), s.argument);
     }
     lua_pop(L, 1);
     return names;
