@@ -70,6 +70,10 @@ const char* operation_name_of(lua_State* L, int index);
 // globals themselves for "" (help.cpp).
 void push_global_path(lua_State* L, const std::string& path);
 
+// The usage line lua/reference.lua gives the function or table at `index`
+// ("cloud.storage.sync{ from, to, ... } -> summary"); "" when it has none.
+std::string reference_usage(lua_State* L, int index);
+
 // Sets cloud.help, cloud.describe, cloud.nearest and the global help in the table at `module`.
 void open_help(lua_State* L, int module);
 

@@ -125,7 +125,7 @@ checks.rate = checks.size
 
 -- The parser of the commands `COMMANDS` (name -> { args =, about =, options =, fields = })
 -- whose options may name the shared ones of `SHARED`: { checked_options(name, t),
--- parse_words(name, list), help_text(name) }.
+-- parse_words(name, list), help_text(name), fields_of(name) }.
 function M.parser(COMMANDS, SHARED)
   local usage = M.usage
 
@@ -282,7 +282,7 @@ function M.parser(COMMANDS, SHARED)
     lines[#lines + 1] = "2 a usage error or a refusal (a SRC that does not exist, an empty SRC under --delete); 130 interrupted."
     return table.concat(lines, "\n") .. "\n"
   end
-  return { checked_options = checked_options, parse_words = parse_words, help_text = help_text }
+  return { checked_options = checked_options, parse_words = parse_words, help_text = help_text, fields_of = fields_of }
 end
 
 return M

@@ -151,6 +151,8 @@ local COMMANDS = {
 local parser = command_line.parser(COMMANDS, SHARED)
 local checked_options, parse_words = parser.checked_options, parser.parse_words
 M.help_text = parser.help_text  -- the text of `cloudlua NAME --help`
+-- The field names the table form of command `name` takes (the REPL completes them); {} for no command.
+function M.fields_of(name) return COMMANDS[name] and parser.fields_of(name) or {} end
 
 ---------------------------------------------------------------- shared steps
 

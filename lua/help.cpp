@@ -320,6 +320,13 @@ void push_global_path(lua_State* L, const std::string& path) {
   }
 }
 
+std::string reference_usage(lua_State* L, int index) {
+  index = lua_absindex(L, index);
+  std::vector<Reference> entries = reference_entries(L);
+  const Reference* r = lua_isfunction(L, index) || lua_istable(L, index) ? reference_at(L, index, entries) : nullptr;
+  return r ? r->usage : "";
+}
+
 void open_help(lua_State* L, int module) {
   lua_pushcfunction(L, protect<l_help>);
   lua_pushvalue(L, -1);

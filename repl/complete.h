@@ -11,9 +11,12 @@ struct lua_State;
 namespace cloud {
 
 // Globals and the fields of a table reached by a dotted path from them
-// ("cloud.clu" -> "cloud.cluster", "string.fo" -> "string.format"), and inside the
-// braces of an operation's call ("cloud.cluster.update_snapshot{Sn") the names of its
-// top-level arguments, from the model. Candidates sorted.
+// ("cloud.clu" -> "cloud.cluster", "string.fo" -> "string.format"). Where a field's
+// name is typed inside an operation's argument table, at any depth
+// ("cloud.cluster.update_snapshot{ snapshot = { ta" -> tags), the names the model
+// gives that place; inside a library function's option table
+// ("cloud.storage.sync{ dr" -> dry_run), the fields its usage line in
+// lua/reference.lua declares. Names only, no " = " added. Candidates sorted.
 Completion complete_at(lua_State* L, const std::string& before_cursor);
 
 }  // namespace cloud

@@ -7,8 +7,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <clocale>
@@ -73,6 +75,34 @@ std::string common_start(const std::vector<std::string>& words) {
     common.resize(n);
   }
   return common;
+}
+
+// The terminal's width in characters: the window's (TIOCGWINSZ), else $COLUMNS, else 80.
+size_t terminal_width() {
+  struct winsize size {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  const char* columns = std::getenv("COLUMNS");
+  long n = columns ? std::strtol(columns, nullptr, 10) : 0;
+  return n > 0 ? static_cast<size_t>(n) : 80;
+}
+
+// The words in columns down then across, as bash lists completions: each line
+// shorter than `width`, so no word is broken by the terminal's wrap (a word longer
+// than the width has a line to itself). The last line has no newline: libedit's
+// redisplay starts the prompt on a line of its own.
+std::string in_columns(const std::vector<std::string>& words, size_t width) {
+  size_t longest = 0;
+  for (const std::string& w : words) longest = std::max(longest, w.size());
+  size_t column = longest + 2;
+  size_t columns = std::max<size_t>(1, width / column);
+  size_t rows = (words.size() + columns - 1) / columns;
+  std::string out;
+  for (size_t r = 0; r < rows; ++r) {
+    std::string line;
+    for (size_t i = r; i < words.size(); i += rows) line += words[i] + std::string(i + rows < words.size() ? column - words[i].size() : 0, ' ');
+    out += (r > 0 ? "\n" : "") + line;
+  }
+  return out;
 }
 
 class EditReader : public LineReader {
@@ -164,9 +194,7 @@ class EditReader : public LineReader {
       return CC_REFRESH;
     }
     if (c.candidates.size() == 1) return CC_REFRESH;
-    std::string list = "\n";
-    for (const std::string& word : c.candidates) list += word + "  ";
-    std::fputs((list + "\n").c_str(), stdout);
+    std::fputs(("\n" + in_columns(c.candidates, terminal_width())).c_str(), stdout);
     std::fflush(stdout);
     return CC_REDISPLAY;
   }

@@ -467,13 +467,65 @@ TEST_CASE("REPL on a terminal: Tab completes globals, fields after a dot and an 
   t.type("cloud.clu\t");
   CHECK(t.expect("cloud.cluster"));
   t.type(".\t");  // several operations: listed under the line
-  CHECK(t.expect("cloud.cluster.restore_cluster_from_snapshot  cloud.cluster.update_snapshot"));
+  CHECK(t.expect("\ncloud.cluster.restore_cluster_from_snapshot\ncloud.cluster.update_snapshot"));
   t.type("update_sn\t");
   CHECK(t.expect("cloud.cluster.update_snapshot"));
   t.type("{Sn\t");
   CHECK(t.expect("SnapshotName"));
   t.type(" = 'snap-1' }.snapshot.name\r");
   CHECK(t.expect("\nsnap-1"));
+  REQUIRE(t.expect_prompt());
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
+// Types `line` and Tab; whether `offered` then shows. The line is cancelled after.
+bool tab_offers(Terminal& t, const std::string& line, const std::string& offered) {
+  t.type(line + "\t");
+  bool shown = t.expect(offered);
+  t.type("\x03");
+  return t.expect_prompt() && shown;
+}
+
+TEST_CASE("REPL on a terminal: Tab completes an operation's fields at any depth and a library function's options") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  CHECK(tab_offers(t, "cloud.cluster.update_snapshot{ snapshot = { ta", "tags"));
+  CHECK(t.screen().find("table") == std::string::npos);
+  // an element of a list: the fields of its structure
+  CHECK(tab_offers(t, "cloud.cluster.update_snapshot{ snapshot = { tags = { { k", "key"));
+  // every field of that place, listed in columns
+  CHECK(tab_offers(t, "cloud.cluster.update_snapshot({ snapshot = { ", "\ndescription     expirationTime  name            tags\n"));
+  // options declared by the usage line in lua/reference.lua
+  CHECK(tab_offers(t, "cloud.storage.sync{ from = 'a', dry", "dry_run"));
+  CHECK(tab_offers(t, "cloud.wait_for('ClusterRunning', {}, { max_", "max_attempts"));
+  // a sub-command's table form: the fields its spec in lua/commands.lua declares
+  CHECK(tab_offers(t, "cloud.commands.cp{ 'a', 'b', dry", "dry_run"));
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
+TEST_CASE("REPL on a terminal: a list of candidates is laid out in columns the terminal's width, no word broken") {
+  TempDir home;
+  Terminal t(session_env(home));
+  REQUIRE(t.expect_prompt());
+  t.type("cloud.storage.\t");
+  REQUIRE(t.expect("\n"));
+  REQUIRE(t.expect_prompt());
+  std::string screen = t.screen();
+  size_t typed = screen.find("> cloud.storage.\n");
+  REQUIRE(typed != std::string::npos);
+  CHECK(screen.find("cloud.storage.copy_object", typed) != std::string::npos);
+  std::istringstream lines(screen.substr(screen.find('\n', typed) + 1));
+  int listed = 0;
+  for (std::string line; std::getline(lines, line) && line.find("cloudlua[") == std::string::npos; ++listed) {
+    INFO("line: " << line);
+    CHECK(line.size() < 80);  // the terminal is 80 wide: a longer line would wrap mid-word
+    CHECK(line.rfind("cloud.storage.", 0) == 0);
+  }
+  CHECK(listed > 1);
+  t.type("\x03");
   REQUIRE(t.expect_prompt());
   t.type("\x04");
   CHECK(t.wait_exit() == 0);
