@@ -356,6 +356,15 @@ test("cloud.request and cloud.sign take a body byte for byte, NULs included", fu
   expect(signature(body) ~= signature("a")).to_be_truthy()  -- what follows the NUL is signed too
 end)
 
+test("an empty bucket's listing: Contents and CommonPrefixes are empty lists, not nil", function()
+  s3.create_bucket{ Bucket = "empty-listing" }
+  local r = s3.list_objects_v2{ Bucket = "empty-listing", Delimiter = "/" }
+  expect(r.Contents).to_equal{}
+  expect(r.CommonPrefixes).to_equal{}
+  expect(r.KeyCount).to_equal(0)
+  s3.delete_bucket{ Bucket = "empty-listing" }
+end)
+
 test("a listing's LastModified is the object's Last-Modified in ISO 8601, in every month", function()
   if not emu then skip("needs the embedded emulator's clock") end
   local MONTHS = { Jan = "01", Feb = "02", Mar = "03", Apr = "04", May = "05", Jun = "06", Jul = "07", Aug = "08",
