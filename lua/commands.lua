@@ -180,7 +180,7 @@ end
 local function list_all(bucket, prefix)
   local out = {}
   for page in cloud_module().pages("list_objects_v2", { Bucket = bucket, Prefix = prefix ~= "" and prefix or nil }) do
-    for _, c in ipairs(page.Contents or {}) do out[#out + 1] = c end
+    for _, c in ipairs(page.Contents) do out[#out + 1] = c end
   end
   return out
 end
@@ -525,11 +525,11 @@ function M.ls(t)
   local storage = cloud_module().storage
   if not o.args[1] then
     local r = storage.list_buckets{}
-    for _, b in ipairs(r.Buckets or {}) do
+    for _, b in ipairs(r.Buckets) do
       p.out(("%s %s"):format(time_shown(b.CreationDate), b.Name))
       p.json{ { "bucket", b.Name }, { "created", b.CreationDate } }
     end
-    return { buckets = r.Buckets or {}, status = 0 }
+    return { buckets = r.Buckets, status = 0 }
   end
   local where = parse_location(o.args[1])
   if not where then usage(("'%s' is not a location: ls takes s3://BUCKET[/PREFIX]"):format(o.args[1])) end
@@ -538,12 +538,12 @@ function M.ls(t)
                  Delimiter = not o.recursive and "/" or nil }
   local base = o.recursive and "" or (where.Prefix:match("^(.*/)") or "")
   for page in cloud_module().pages("list_objects_v2", args) do
-    for _, cp in ipairs(page.CommonPrefixes or {}) do
+    for _, cp in ipairs(page.CommonPrefixes) do
       out.prefixes[#out.prefixes + 1] = cp.Prefix
       p.out(("%30s %s"):format("PRE", cp.Prefix:sub(#base + 1)))
       p.json{ { "prefix", cp.Prefix } }
     end
-    for _, c in ipairs(page.Contents or {}) do
+    for _, c in ipairs(page.Contents) do
       out.objects[#out.objects + 1] = c
       out.bytes = out.bytes + (c.Size or 0)
       p.out(("%s %10s %s"):format(time_shown(c.LastModified), size_shown(c.Size or 0, o.human_readable),

@@ -230,7 +230,7 @@ function M.delete(storage, where, entries, done)
     if not ok then
       for _, k in ipairs(keys) do failed[k.Key] = true; done(by_key[k.Key], r) end
     else
-      for _, problem in ipairs(r.Error or {}) do
+      for _, problem in ipairs(r.Error) do
         failed[problem.Key] = true
         done(by_key[problem.Key] or { key = problem.Key }, cloud_module().error{ kind = "api",
           code = problem.Code or "DeleteFailed", operation = "DeleteObjects", message = tostring(problem.Message) })

@@ -143,7 +143,7 @@ end
 local function listed_parts(o)
   local listed = {}
   for page in o.pages("ListParts", { Bucket = o.Bucket, Object = o.Object, uploadId = o.upload_id }) do
-    for _, p in ipairs(page.Part or {}) do listed[p.PartNumber] = p end
+    for _, p in ipairs(page.Part) do listed[p.PartNumber] = p end
   end
   return listed
 end

@@ -260,6 +260,7 @@ struct Model::Loader {
     if (spec.contains("format")) shape.format = spec["format"].get<std::string>();
     if (spec.contains("xmlNamespace")) read_xml_namespace(shape, spec["xmlNamespace"], where + ".xmlNamespace");
     if (spec.contains("patternText")) shape.pattern_text = spec["patternText"].get<std::string>();
+    if (spec.contains("otherNames")) read_other_names(shape, spec["otherNames"], where + ".otherNames");
     if (spec.contains("pattern")) {
       Outcome<Pattern> p = Pattern::compile(spec["pattern"].get<std::string>());
       if (p.ok()) shape.pattern = std::move(p.value());
@@ -276,6 +277,19 @@ struct Model::Loader {
       bool known = std::find(std::begin(rules), std::end(rules), it.key()) != std::end(rules);
       if (!known || !it.value().is_string()) return fail(where + "." + it.key(), "not a rule of a shape, or its code not a string");
       shape.error_codes[it.key()] = it.value().get<std::string>();
+    }
+  }
+
+  // "otherNames": { "Key": { "what": "the object's key", "elsewhere": "S3's Key" } }:
+  // the names other APIs give to what a member of this shape holds.
+  void read_other_names(Shape& shape, const ojson& spec, const std::string& where) {
+    if (!spec.is_object()) return fail(where, "must be an object of name -> { what, elsewhere }");
+    for (auto it = spec.begin(); it != spec.end(); ++it) {
+      const ojson& v = it.value();
+      std::string what = v.is_object() ? v.value("what", "") : "", elsewhere = v.is_object() ? v.value("elsewhere", "") : "";
+      if (what.empty() || elsewhere.empty() || v.size() != 2)
+        return fail(where + "." + it.key(), "must be { what, elsewhere }, both non-empty text");
+      shape.other_names[it.key()] = {what, elsewhere};
     }
   }
 

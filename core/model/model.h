@@ -79,6 +79,14 @@ struct Shape {
   // xml structure: the namespace its element declares for the prefixes of its
   // attributes (xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"); "" for none.
   std::string xml_namespace_prefix, xml_namespace_uri;
+  // A member of this shape stands for what another API calls by another name: that
+  // name -> { what the member holds, the other API's name for it } ("Key" -> { "the
+  // object's key", "S3's Key" }). An unknown field of that name beside such a member is
+  // told the member's name.
+  struct OtherName {
+    std::string what, elsewhere;
+  };
+  std::map<std::string, OtherName> other_names;
 
   const Member* find_member(std::string_view name) const;
 };

@@ -692,6 +692,23 @@ Outcome<json> checked_answer(const Operation& op, json result) {
   return make_error(ErrorKind::api, "MalformedResponse", "the answer does not fit the API: " + problem);
 }
 
+// Every list the model knows in `v` (of `shape`) made a list: a list member the answer
+// left out (an XML element or JSON member servers omit when empty) or gave as null
+// becomes [], in nested structures, list items and map values too, so that a script
+// can always loop over a result's lists.
+void fill_lists(const Shape& shape, json& v) {
+  if (shape.type == ShapeType::list && v.is_array())
+    for (json& item : v) fill_lists(*shape.member, item);
+  if (shape.type == ShapeType::map && v.is_object())
+    for (auto& [name, value] : v.items()) fill_lists(*shape.member, value);
+  if (shape.type != ShapeType::structure || !v.is_object()) return;
+  for (const Member& m : shape.members) {
+    auto it = v.find(m.name);
+    if (m.shape->type == ShapeType::list && (it == v.end() || it->is_null())) v[m.name] = json::array();
+    else if (it != v.end()) fill_lists(*m.shape, *it);
+  }
+}
+
 }  // namespace
 
 Outcome<json> parse_result(const Api& api, const Operation& op, const HttpResponse& response) {
@@ -715,6 +732,7 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
     result = std::move(parsed.value());
   }
   read_header_members(*op.output, response.headers, result);
+  fill_lists(*op.output, result);
   return checked_answer(op, std::move(result));
 }
 

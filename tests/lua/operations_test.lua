@@ -81,6 +81,14 @@ test("RestoreInstance: no global IP, default type and zone, empty network config
   expect(instance.createTime).to_match("^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d:%d%d UTC$")
 end)
 
+test("a JSON answer that leaves a list out gives it as an empty list (a nested one too)", function()
+  if not emu then skip("needs cloud.emulator.seed to store a server without the list") end
+  emu.seed{ instances = { { instanceId = "code-no-versions", upgradableCodehostVersions = cloud.null } } }
+  local got = cloud.devops.get_instance{ InstanceId = "code-no-versions" }.instance
+  expect(got.instanceId).to_equal("code-no-versions")
+  expect(got.upgradableCodehostVersions).to_equal{}
+end)
+
 ---------------------------------------------------------------- RestoreClusterFromSnapshot
 
 test("RestoreClusterFromSnapshot answers { cluster } PROVISIONING with defaults and tags", function()

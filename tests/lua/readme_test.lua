@@ -216,6 +216,16 @@ for _, where in ipairs(SECTIONS) do
   blocks = blocks + n
 end
 
+-- The README's listing loop over a prefix with no objects: no line, no error (a
+-- result's lists are tables also when empty).
+test("README's loop over page.Contents runs on an empty prefix", function()
+  local code = read("README.md"):match("```lua\n([^`]-ipairs%(page%.Contents%)[^`]-)```")
+  assert(code, "README.md has no example looping over page.Contents")
+  local empty, n = code:gsub('Prefix = "[^"]*"', 'Prefix = "no-such-prefix/"')
+  assert(n > 0, "the README's loop names no Prefix")
+  expect(run(empty, "README's loop on an empty prefix")).to_equal{}
+end)
+
 test("enough examples are checked", function()
   assert(blocks >= 30 and lines >= 50, ("too few examples checked: %d blocks, %d lines"):format(blocks, lines))
 end)

@@ -303,6 +303,14 @@ test("file= only where the body is bytes: elsewhere an unknown field", function(
   expect(err.fields[1].problem).to_contain("unknown field")
 end)
 
+test("S3's Key for the object's key is told its name here, Object", function()
+  local err = expect(s3.get_object, { Bucket = BUCKET, Key = "a.txt" }).to_fail{ kind = "validation" }
+  expect(err.fields[1]).to_equal{ path = "Key", problem = "unknown field (the object's key is 'Object' here, S3's Key)" }
+  expect(tostring(err)).to_contain("Key: unknown field (the object's key is 'Object' here, S3's Key)")
+  -- where Key is the name (DeleteObjects' items), it is taken
+  expect(s3.delete_objects{ Bucket = BUCKET, Object = { { Key = "not-there" } } }.Deleted[1].Key).to_equal("not-there")
+end)
+
 ---------------------------------------------------------------- checksums
 
 -- The published check values of "123456789": CRC-32 0xCBF43926, CRC-32C 0xE3069283.
@@ -354,6 +362,15 @@ test("cloud.request and cloud.sign take a body byte for byte, NULs included", fu
                        region = "jp-east-1", service = "s3", time = "20150830T123600Z", sign_body = true }.signature
   end
   expect(signature(body) ~= signature("a")).to_be_truthy()  -- what follows the NUL is signed too
+end)
+
+test("an empty bucket's listing: Contents and CommonPrefixes are empty lists, not nil", function()
+  s3.create_bucket{ Bucket = "empty-listing" }
+  local r = s3.list_objects_v2{ Bucket = "empty-listing", Delimiter = "/" }
+  expect(r.Contents).to_equal{}
+  expect(r.CommonPrefixes).to_equal{}
+  expect(r.KeyCount).to_equal(0)
+  s3.delete_bucket{ Bucket = "empty-listing" }
 end)
 
 test("a listing's LastModified is the object's Last-Modified in ISO 8601, in every month", function()

@@ -53,6 +53,6 @@ test("pages: NextKeyMarker and NextUploadIdMarker, by hand and through cloud.pag
 end)
 
 test("an empty bucket has no uploads; an unknown bucket is NoSuchBucket", function()
-  expect(s3.list_multipart_uploads{ Bucket = "ups" }.Upload).to_be_nil()
+  expect(s3.list_multipart_uploads{ Bucket = "ups" }.Upload).to_equal{}
   expect(s3.list_multipart_uploads, { Bucket = "nope" }).to_fail{ kind = "api", code = "NoSuchBucket", status = 404 }
 end)

@@ -41,7 +41,7 @@ test("Prefix and Delimiter: CommonPrefixes stand for the keys under them", funct
   expect({ top.KeyCount, top.Delimiter }).to_equal{ 3, "/" }
   expect(names(s3.list_objects_v2{ Bucket = "lib", Prefix = "photos/", Delimiter = "/" }))
     .to_equal{ "photos/top.jpg", "photos/2024/", "photos/2025/" }
-  expect(s3.list_objects_v2{ Bucket = "lib", Prefix = "none/" }.Contents).to_be_nil()
+  expect(s3.list_objects_v2{ Bucket = "lib", Prefix = "none/" }.Contents).to_equal{}
 end)
 
 test("MaxKeys and continuation tokens: each key once, a common prefix counted once", function()

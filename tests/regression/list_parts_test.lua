@@ -68,7 +68,7 @@ test("pages: MaxParts at a time, NextPartNumberMarker leads to the next page, th
   until not r.IsTruncated
   expect(pages).to_equal{ { 1, 2 }, { 4, 5 }, { 9 } }
   local after = list(id, { PartNumberMarker = 9 })  -- past the last: an empty page
-  expect(after.Part).to_equal(nil)
+  expect(after.Part).to_equal{}
   expect(after.IsTruncated).to_equal(false)
   expect(list(id, { PartNumberMarker = 3, MaxParts = 1 }).Part[1].PartNumber).to_equal(4)
 end)
@@ -82,7 +82,7 @@ end)
 
 test("an upload with no parts lists none", function()
   local r = list(upload{})
-  expect(r.Part).to_equal(nil)
+  expect(r.Part).to_equal{}
   expect({ r.IsTruncated, r.NextPartNumberMarker }).to_equal{ false, 0 }
 end)
 

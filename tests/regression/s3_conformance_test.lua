@@ -150,7 +150,7 @@ end)
 test("test_abort_multipart_upload: no object after an abort", function()
   local id = multipart_upload("mymultipart", data(10 * MIB), 5 * MIB)
   s3.abort_multipart_upload{ Bucket = BUCKET, Object = "mymultipart", uploadId = id }
-  expect(s3.list_objects_v2{ Bucket = BUCKET, Prefix = "mymultipart" }.Contents).to_equal(nil)
+  expect(s3.list_objects_v2{ Bucket = BUCKET, Prefix = "mymultipart" }.Contents).to_equal{}
 end)
 
 test("test_abort_multipart_upload_not_found: NoSuchUpload, 404", function()
@@ -170,7 +170,7 @@ test("test_list_multipart_upload: every upload in progress is listed", function(
   for i, key in ipairs{ "mymultipart", "mymultipart", "mymultipart2" } do
     s3.abort_multipart_upload{ Bucket = BUCKET, Object = key, uploadId = ids[i] }
   end
-  expect(s3.list_multipart_uploads{ Bucket = BUCKET }.Upload).to_equal(nil)
+  expect(s3.list_multipart_uploads{ Bucket = BUCKET }.Upload).to_equal{}
 end)
 
 test("test_multipart_upload_missing_part: a part number never uploaded is InvalidPart", function()

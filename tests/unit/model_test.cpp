@@ -799,6 +799,32 @@ TEST_CASE("unknown fields are rejected with a suggestion", "[validate]") {
         "unknown field (known: FirewallGroupName, rules)");
 }
 
+TEST_CASE("a field named as another API names it is told the name here (the model's otherNames)", "[validate]") {
+  const std::string told = "unknown field (the object's key is 'Object' here, S3's Key)";
+  for (const char* name : {"GetObject", "PutObject", "HeadObject", "CreateMultipartUpload"}) {
+    INFO(name);
+    Outcome<json> r = validate_input(op(name), R"({ "Bucket": "bkt", "Key": "a.txt" })"_json);
+    REQUIRE_FALSE(r.ok());
+    CHECK(reports(r.error(), "Key", told));
+    CHECK(reports(r.error(), "Object", "required"));
+  }
+  fails("GetObject", R"({ "Bucket": "bkt", "Object": "a", "Key": "a" })"_json, "Key", told);
+  passes("DeleteObjects", R"({ "Bucket": "bkt", "Object": [ { "Key": "a" } ] })"_json);  // Key is the item's name there
+
+  auto load = [](const std::string& other_names) {
+    return Model::load({{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"input":{"Object":{"shape":"K"}}}},)" +
+                                       R"("shapes":{"K":{"type":"string","otherNames":)" + other_names + "}}}"}});
+  };
+  auto good = load(R"({"Key":{"what":"the object's key","elsewhere":"S3's Key"}})");
+  REQUIRE(good.ok());
+  Outcome<json> r = validate_input(*good.value()->find("A"), R"({ "Key": "a" })"_json);
+  REQUIRE_FALSE(r.ok());
+  CHECK(reports(r.error(), "Key", told));
+  auto bad = load(R"({"Key":"S3's Key"})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("K.otherNames.Key: must be { what, elsewhere }"));
+}
+
 TEST_CASE("arguments that are not a table are named", "[validate]") {
   fails("UpdateSnapshot", json("snap-1"), "(arguments)", "table expected, got string");
   fails("UpdateSnapshot", with(update_snapshot_args(), "/snapshot", json::array({1})), "snapshot", "table expected, got list");
