@@ -40,17 +40,18 @@ void send_bytes(httplib::Response& res, const BytesSlice& slice, const char* typ
   if (slice.length < kCopyBelow) return res.set_content(slice.bytes->slice(slice.offset, slice.length), type);
   const std::string* memory = slice.bytes->in_memory();
   auto piece = std::make_shared<std::string>();
-  res.set_content_provider(slice.length, type, [slice, memory, piece](size_t offset, size_t length, httplib::DataSink& sink) {
-    if (memory) return sink.write(memory->data() + slice.offset + offset, length);
-    size_t n = std::min(length, Blob::kPiece);
-    piece->resize(n);
-    try {
-      slice.bytes->read(slice.offset + offset, n, &(*piece)[0]);
-    } catch (const std::runtime_error&) {
-      return false;
-    }
-    return sink.write(piece->data(), n);
-  });
+  res.set_content_provider(slice.length, type,
+                           [slice, memory, piece](size_t offset, size_t length, httplib::DataSink& sink) {
+                             if (memory) return sink.write(memory->data() + slice.offset + offset, length);
+                             size_t n = std::min(length, Blob::kPiece);
+                             piece->resize(n);
+                             try {
+                               slice.bytes->read(slice.offset + offset, n, &(*piece)[0]);
+                             } catch (const std::runtime_error&) {
+                               return false;
+                             }
+                             return sink.write(piece->data(), n);
+                           });
 }
 
 }  // namespace
@@ -106,8 +107,8 @@ void Answers::refuse(const Api& api, httplib::Response& res, const Refusal& refu
   put_headers(res, std::move(head), aws);
 }
 
-void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
-                const std::string& message, const std::string& request_id, const json& details) {
+void send_error(const Api& api, httplib::Response& res, int status, const std::string& code, const std::string& message,
+                const std::string& request_id, const json& details) {
   res.status = status;
   res.set_content(serialize_error(api, code, message, request_id, details), content_type_of(api));
 }
@@ -123,7 +124,8 @@ void send_result(const Api& api, const Operation& op, const HandlerResult& r, ht
   // would send, so it says the same.
   bool bytes = !op.output_payload.empty() || op.method == "HEAD";
   std::string type = bytes ? "binary/octet-stream" : content_type_of(api);
-  auto declared = std::find_if(head.begin(), head.end(), [](const Header& h) { return iequals(h.first, "Content-Type"); });
+  auto declared =
+      std::find_if(head.begin(), head.end(), [](const Header& h) { return iequals(h.first, "Content-Type"); });
   if (declared != head.end()) type = declared->second, head.erase(declared);
   if (r.payload.bytes) return send_bytes(res, r.payload, type.c_str());
   res.set_content(body, type);

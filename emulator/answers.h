@@ -58,8 +58,8 @@ class Answers {
 };
 
 // The API's error body with `status`.
-void send_error(const Api& api, httplib::Response& res, int status, const std::string& code,
-                const std::string& message, const std::string& request_id, const json& details = json::object());
+void send_error(const Api& api, httplib::Response& res, int status, const std::string& code, const std::string& message,
+                const std::string& request_id, const json& details = json::object());
 inline void send_error(const Api& api, httplib::Response& res, const Refusal& r, const std::string& request_id) {
   send_error(api, res, r.status, r.code, r.message, request_id, r.details);
 }

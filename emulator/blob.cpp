@@ -36,7 +36,9 @@ void read_at(int fd, const std::string& path, std::uint64_t offset, size_t lengt
   for (size_t done = 0; done < length;) {
     ssize_t n = ::pread(fd, into + done, length - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error("cannot read " + path + ": " + (n == 0 ? "it is shorter than kept" : std::strerror(errno)));
+    if (n <= 0)
+      throw std::runtime_error("cannot read " + path + ": " +
+                               (n == 0 ? "it is shorter than kept" : std::strerror(errno)));
     done += static_cast<size_t>(n);
   }
 }
@@ -47,7 +49,9 @@ class OpenFileBlob final : public Blob {
   OpenFileBlob(int fd, std::string path, std::uint64_t size) : fd_(fd), path_(std::move(path)), size_(size) {}
   ~OpenFileBlob() override { ::close(fd_); }
   std::uint64_t size() const override { return size_; }
-  void read(std::uint64_t offset, size_t length, char* into) const override { read_at(fd_, path_, offset, length, into); }
+  void read(std::uint64_t offset, size_t length, char* into) const override {
+    read_at(fd_, path_, offset, length, into);
+  }
   SharedBytes opened() const override { return shared_from_this(); }
   std::string file() const override { return path_; }
 
@@ -128,7 +132,9 @@ class SliceBlob final : public Blob {
   SliceBlob(SharedBytes whole, std::uint64_t offset, std::uint64_t length)
       : whole_(std::move(whole)), offset_(offset), length_(length) {}
   std::uint64_t size() const override { return length_; }
-  void read(std::uint64_t offset, size_t length, char* into) const override { whole_->read(offset_ + offset, length, into); }
+  void read(std::uint64_t offset, size_t length, char* into) const override {
+    whole_->read(offset_ + offset, length, into);
+  }
   SharedBytes opened() const override { return std::make_shared<SliceBlob>(whole_->opened(), offset_, length_); }
   // A piece at a time from the blob it is a slice of, each read opening what it reads
   // (opened() would open every part of joined bytes at once).
@@ -175,7 +181,9 @@ SharedBytes sliced_blob(SharedBytes whole, std::uint64_t offset, std::uint64_t l
   return std::make_shared<SliceBlob>(std::move(whole), offset, length);
 }
 SharedBytes memory_blob(std::string bytes) { return std::make_shared<MemoryBlob>(std::move(bytes)); }
-SharedBytes file_blob(std::string path, std::uint64_t size) { return std::make_shared<FileBlob>(std::move(path), size); }
+SharedBytes file_blob(std::string path, std::uint64_t size) {
+  return std::make_shared<FileBlob>(std::move(path), size);
+}
 SharedBytes stored_file(const std::string& path) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
@@ -241,7 +249,8 @@ bool write_blob(int fd, const Blob& blob, const WriteCall& write) {
   int failed = 0;
   bool ok = false;
   try {
-    ok = blob.each_piece([&](const char* data, size_t size) { return write_all(fd, data, size, write) || (failed = errno, false); });
+    ok = blob.each_piece(
+        [&](const char* data, size_t size) { return write_all(fd, data, size, write) || (failed = errno, false); });
   } catch (const std::runtime_error&) {
     failed = EIO;
   }

@@ -99,22 +99,31 @@ class CatalogService : public Service {
   json instance(const std::string& id, const json& group, const std::string& firewall) {
     json place = {{"region", group["region"]}, {"availabilityZone", group["availabilityZone"]}};
     json volume = place;
-    volume.update({{"volumeId", id + "-vol"}, {"volumeUniqueId", ctx_.uuid()},
-                   {"type", group["volumeType"]}, {"size", group["volumeSize"]}});
+    volume.update({{"volumeId", id + "-vol"},
+                   {"volumeUniqueId", ctx_.uuid()},
+                   {"type", group["volumeType"]},
+                   {"size", group["volumeSize"]}});
     json out = place;
-    out.update({{"instanceId", id}, {"instanceUniqueId", ctx_.uuid()}, {"instanceType", group["instanceType"]},
-                {"securityGroupName", firewall},
-                {"networkInterfaces", json::array({{{"networkId", "net-COMMON_PRIVATE"}, {"ipAddress", next_address()}}})},
-                {"volumes", json::array({volume})}});
+    out.update(
+        {{"instanceId", id},
+         {"instanceUniqueId", ctx_.uuid()},
+         {"instanceType", group["instanceType"]},
+         {"securityGroupName", firewall},
+         {"networkInterfaces", json::array({{{"networkId", "net-COMMON_PRIVATE"}, {"ipAddress", next_address()}}})},
+         {"volumes", json::array({volume})}});
     return out;
   }
 
   // A node group (the control plane or a worker pool) with `count` servers.
   json node_group(const std::string& cluster, const std::string& name, const std::string& type, int count) {
-    json g = {{"name", name},         {"region", ctx_.region},
-              {"availabilityZone", default_zone(ctx_.region)}, {"instanceType", type},
-              {"volumeType", "standard-flash-storage-a"}, {"volumeSize", 100},
-              {"nodeCount", count},   {"instances", json::array()}};
+    json g = {{"name", name},
+              {"region", ctx_.region},
+              {"availabilityZone", default_zone(ctx_.region)},
+              {"instanceType", type},
+              {"volumeType", "standard-flash-storage-a"},
+              {"volumeSize", 100},
+              {"nodeCount", count},
+              {"instances", json::array()}};
     for (int i = 1; i <= count; ++i)
       g["instances"].push_back(instance(cluster + "-" + name + "-" + std::to_string(i), g, cluster + "-fw"));
     return g;
@@ -122,11 +131,17 @@ class CatalogService : public Service {
 
   // The elastic load balancer in front of the control plane, listening on `vip`.
   json load_balancer(const std::string& cluster, const std::string& vip, const json& system) {
-    json lb = {{"region", ctx_.region}, {"availabilityZone", default_zone(ctx_.region)}, {"id", ctx_.uuid()},
-               {"name", cluster + "-cp-lb"}, {"dnsName", vip}};
-    lb["networkInterfaces"] = json::array(
-        {{{"networkId", "net-COMMON_PRIVATE"}, {"ipAddress", vip}, {"isVipNetwork", true}, {"systemIpAddresses", system}}});
-    return {{"type", "elastic-load-balancer"}, {"vip", vip}, {"systemIpAddresses", system}, {"elasticLoadBalancer", lb}};
+    json lb = {{"region", ctx_.region},
+               {"availabilityZone", default_zone(ctx_.region)},
+               {"id", ctx_.uuid()},
+               {"name", cluster + "-cp-lb"},
+               {"dnsName", vip}};
+    lb["networkInterfaces"] = json::array({{{"networkId", "net-COMMON_PRIVATE"},
+                                            {"ipAddress", vip},
+                                            {"isVipNetwork", true},
+                                            {"systemIpAddresses", system}}});
+    return {
+        {"type", "elastic-load-balancer"}, {"vip", vip}, {"systemIpAddresses", system}, {"elasticLoadBalancer", lb}};
   }
 
   // A whole cluster record: control plane of three, one worker pool of two.
@@ -181,7 +196,8 @@ class CatalogService : public Service {
     if (!found) return not_found(key);
     json& c = *found;
     if (c["status"] == "configuring")
-      return HandlerResult::failure(409, "ClusterBusy", "cluster '" + key.second + "' is configuring; wait until it is running");
+      return HandlerResult::failure(409, "ClusterBusy",
+                                    "cluster '" + key.second + "' is configuring; wait until it is running");
     c["meshplatformServiceMeshConfig"] = {{"enabled", true}, {"version", input.value("version", kDefaultMeshVersion)}};
     c["status"] = "configuring";
     configuring_[key] = ctx_.clock.now() + ctx_.setting("mesh_upgrade");

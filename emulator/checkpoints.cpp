@@ -41,7 +41,7 @@ void remove_at(int dir_fd, const std::string& name, int depth) {
 
 // Whether `name` in the folder `dir_fd` is a folder itself (a link to one is not).
 bool is_folder_at(int dir_fd, const std::string& name) {
-  struct stat st{};
+  struct stat st {};
   return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -56,8 +56,9 @@ Outcome<bool> check_checkpoint_name(const std::string& name) {
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_');
   if (ok) return true;
   return make_error(ErrorKind::validation, "InvalidCheckpointName",
-                    "invalid checkpoint name '" + name.substr(0, kMaxNameLength + 1) + "': 1 to 64 letters, digits, '.', '-' "
-                    "or '_', starting with a letter or a digit");
+                    "invalid checkpoint name '" + name.substr(0, kMaxNameLength + 1) +
+                        "': 1 to 64 letters, digits, '.', '-' "
+                        "or '_', starting with a letter or a digit");
 }
 
 Checkpoints::Checkpoints(Platform& platform, StateDatabase* db, std::string folder)
@@ -105,8 +106,7 @@ Outcome<bool> Checkpoints::take_folder(const std::string& name) {
   remove_at(dir_fd_, old, 2);
   if (is_folder_at(dir_fd_, name) && !commit_rename_at(dir_fd_, name, old))
     return checkpoint_error("cannot replace", folder_ + "/" + name);
-  if (!commit_rename_at(dir_fd_, made, name))
-    return checkpoint_error("cannot put in place", folder_ + "/" + name);
+  if (!commit_rename_at(dir_fd_, made, name)) return checkpoint_error("cannot put in place", folder_ + "/" + name);
   remove_at(dir_fd_, old, 2);
   return true;
 }

@@ -55,7 +55,7 @@ class Checkpoints {
   Platform& platform_;
   StateDatabase* db_;
   std::string folder_;
-  mutable int dir_fd_ = -1;  // the checkpoints folder, once opened
+  mutable int dir_fd_ = -1;                                   // the checkpoints folder, once opened
   std::map<std::string, std::unique_ptr<HeldRecords>> held_;  // in memory, without db_
 };
 

@@ -60,7 +60,8 @@ class ClusterService : public Service {
   json record() const override {
     json provisioning = json::object();
     for (const auto& [name, p] : provisioning_) provisioning[name] = {{"due", p.due}, {"snapshot_nrn", p.snapshot_nrn}};
-    return {{"snapshots", snapshots_}, {"clusters", clusters_}, {"provisioning", provisioning}, {"next_node", next_node_}};
+    return {
+        {"snapshots", snapshots_}, {"clusters", clusters_}, {"provisioning", provisioning}, {"next_node", next_node_}};
   }
 
   void restore_record(const json& dumped) override {
@@ -84,9 +85,10 @@ class ClusterService : public Service {
   json default_snapshot(const std::string& name) {
     return {
         {"name", name},
-        {"cluster", {{"name", "prod-cluster"},
-                     {"kubernetesVersion", "1.29.4"},
-                     {"nodePools", json::array({{{"name", "pool-1"}, {"instanceType", "e-large"}, {"nodeCount", 3}}})}}},
+        {"cluster",
+         {{"name", "prod-cluster"},
+          {"kubernetesVersion", "1.29.4"},
+          {"nodePools", json::array({{{"name", "pool-1"}, {"instanceType", "e-large"}, {"nodeCount", 3}}})}}},
         {"expirationTime", ctx_.clock.iso8601(30 * 24 * 3600)},
         {"description", ""},
         {"resourceVersion", "1"},
@@ -118,7 +120,8 @@ class ClusterService : public Service {
   // GetCluster: the cluster as it is now, { cluster = ... }; an unknown name is the
   // platform's Client.InvalidParameterNotFound.Cluster (the vendor's ClusterDeleted waiter).
   HandlerResult get_cluster(const Operation&, const json& input) {
-    return read_record(clusters_, input["ClusterName"], "cluster", "Client.InvalidParameterNotFound.Cluster", "cluster");
+    return read_record(clusters_, input["ClusterName"], "cluster", "Client.InvalidParameterNotFound.Cluster",
+                       "cluster");
   }
 
   // GetSnapshot: the snapshot as it is now, { snapshot = ... }.
@@ -179,10 +182,14 @@ class ClusterService : public Service {
     int count = source.value("nodeCount", 1);
     json nodes = json::array();
     for (int i = 0; i < count; ++i) nodes.push_back(provisioning_node(name, i, locations));
-    return {{"name", name},           {"instanceType", source.value("instanceType", "e-large")},
-            {"nodeCount", count},     {"initialNodeCount", count},
-            {"status", "PROVISIONING"}, {"nodes", nodes},
-            {"nrn", ctx_.nrn("cluster", "node-pool")}, {"tags", json::array()}};
+    return {{"name", name},
+            {"instanceType", source.value("instanceType", "e-large")},
+            {"nodeCount", count},
+            {"initialNodeCount", count},
+            {"status", "PROVISIONING"},
+            {"nodes", nodes},
+            {"nrn", ctx_.nrn("cluster", "node-pool")},
+            {"tags", json::array()}};
   }
 
   // The cluster record of a restore that has just begun: the snapshot's version and
@@ -198,15 +205,23 @@ class ClusterService : public Service {
     }
     bool disabled = request.value("/addonsConfig/httpLoadBalancing/disabled"_json_pointer, false);
     std::string version = source.value("kubernetesVersion", "1.29.4");
-    return {{"name", request["name"]}, {"description", request.value("description", "")},
-            {"kubernetesVersion", version}, {"initialKubernetesVersion", version},
-            {"addonsConfig", {{"httpLoadBalancing", {{"disabled", disabled}}}}},
-            {"nodePools", pools}, {"locations", locations},
-            {"networkConfig", {{"networkId", request.value("/networkConfig/networkId"_json_pointer, std::string("net-COMMON_PRIVATE"))}}},
-            {"firewallGroup", request.value("firewallGroup", "")},
-            {"nodeCount", total}, {"initialNodeCount", total},
-            {"createTime", ctx_.clock.iso8601()}, {"status", "PROVISIONING"},
-            {"nrn", ctx_.nrn("cluster", "cluster")}, {"tags", with_ids(request.value("tags", json::array()))}};
+    return {
+        {"name", request["name"]},
+        {"description", request.value("description", "")},
+        {"kubernetesVersion", version},
+        {"initialKubernetesVersion", version},
+        {"addonsConfig", {{"httpLoadBalancing", {{"disabled", disabled}}}}},
+        {"nodePools", pools},
+        {"locations", locations},
+        {"networkConfig",
+         {{"networkId", request.value("/networkConfig/networkId"_json_pointer, std::string("net-COMMON_PRIVATE"))}}},
+        {"firewallGroup", request.value("firewallGroup", "")},
+        {"nodeCount", total},
+        {"initialNodeCount", total},
+        {"createTime", ctx_.clock.iso8601()},
+        {"status", "PROVISIONING"},
+        {"nrn", ctx_.nrn("cluster", "cluster")},
+        {"tags", with_ids(request.value("tags", json::array()))}};
   }
 
   // Why the restore is refused, or nullopt: the snapshot unknown or busy, the name taken.
@@ -219,7 +234,8 @@ class ClusterService : public Service {
       return HandlerResult::failure(409, "ClusterAlreadyExists", "a cluster named '" + name + "' exists already");
     std::string status = it->second.value("status", "");
     if (status != "AVAILABLE")
-      return HandlerResult::failure(409, "SnapshotNotAvailable", "snapshot '" + snapshot + "' is " + status + ", not AVAILABLE");
+      return HandlerResult::failure(409, "SnapshotNotAvailable",
+                                    "snapshot '" + snapshot + "' is " + status + ", not AVAILABLE");
     return std::nullopt;
   }
 
@@ -272,10 +288,10 @@ class ClusterService : public Service {
     std::string snapshot_nrn;  // the snapshot to set AVAILABLE again
   };
 
-  std::map<std::string, json> snapshots_;  // by name
-  std::map<std::string, json> clusters_;   // by name
+  std::map<std::string, json> snapshots_;             // by name
+  std::map<std::string, json> clusters_;              // by name
   std::map<std::string, Provisioning> provisioning_;  // by cluster name
-  unsigned next_node_ = 0;                 // addresses handed out so far
+  unsigned next_node_ = 0;                            // addresses handed out so far
 };
 
 }  // namespace

@@ -64,8 +64,7 @@ Connection::Connection(int sock, ConnectionLimits limits) : sock_(sock), limits_
 bool Connection::poll_for(short events, int ms) const {
   pollfd fd{sock_, events, 0};
   int n;
-  while ((n = ::poll(&fd, 1, ms)) < 0 && errno == EINTR) {
-  }
+  while ((n = ::poll(&fd, 1, ms)) < 0 && errno == EINTR) {}
   return n > 0;
 }
 
@@ -142,8 +141,7 @@ bool Connection::wait_in_head() {
 // cuts the request short as stalled.
 ssize_t Connection::receive(char* into, size_t size) {
   ssize_t n;
-  while ((n = ::recv(sock_, into, size, 0)) < 0 && errno == EINTR) {
-  }
+  while ((n = ::recv(sock_, into, size, 0)) < 0 && errno == EINTR) {}
   if ((n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) || (n == 0 && phase_.load() == Phase::ending))
     cut_ = Cut::timed_out;
   return n;
@@ -389,14 +387,14 @@ ConnectionServer::ConnectionServer(ReadWhole read_whole) {
     return pool;
   };
   // Called for every answer, just before its head is written.
-  set_post_routing_handler([this, read_whole = std::move(read_whole)](const httplib::Request& req,
-                                                                       httplib::Response& res) {
-    Cut cut = serving ? serving->connection->cut() : Cut::none;
-    if (cut != Cut::none) answer_cut_short(cut, req, res);
-    else if (read_whole(req)) return;
-    if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
-    if (serving) serving->closes = true;
-  });
+  set_post_routing_handler(
+      [this, read_whole = std::move(read_whole)](const httplib::Request& req, httplib::Response& res) {
+        Cut cut = serving ? serving->connection->cut() : Cut::none;
+        if (cut != Cut::none) answer_cut_short(cut, req, res);
+        else if (read_whole(req)) return;
+        if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+        if (serving) serving->closes = true;
+      });
 }
 
 void ConnectionServer::set_limits(const ConnectionLimits& limits) {

@@ -90,7 +90,7 @@ class Connection final : public httplib::Stream {
   const ConnectionLimits limits_;
   std::string in_;  // read ahead: in_[in_at_, in_end_) not yet taken
   size_t in_at_ = 0, in_end_ = 0;
-  std::string out_;   // written, not yet sent
+  std::string out_;  // written, not yet sent
   bool failed_ = false;
   Cut cut_ = Cut::none;
   std::atomic<Phase> phase_{Phase::busy};

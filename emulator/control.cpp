@@ -56,7 +56,8 @@ std::vector<FieldProblem> seeded_name_problems(const json& t) {
   for (const SeededName& n : kSeededNames) {
     const json& entries = t.contains(n.kind) ? t[n.kind] : json();
     if (!entries.is_array()) {  // none, or an empty Lua table ({}): nothing to check
-      if (!entries.is_null() && !(entries.is_object() && entries.empty())) problems.emplace_back(n.kind, "expected a list");
+      if (!entries.is_null() && !(entries.is_object() && entries.empty()))
+        problems.emplace_back(n.kind, "expected a list");
       continue;
     }
     const Member* rule = Model::builtin().find(n.operation)->input->find_member(n.member);
@@ -67,8 +68,7 @@ std::vector<FieldProblem> seeded_name_problems(const json& t) {
         validate_value(*rule->shape, entry[n.field], path + "." + n.field, problems, Checker::server);
       else if (!entry.is_object() && std::string(n.kind) == "buckets")
         validate_value(*rule->shape, entry, path, problems, Checker::server);
-      else if (!entry.is_object())
-        problems.emplace_back(path, "expected a table of the resource's fields");
+      else if (!entry.is_object()) problems.emplace_back(path, "expected a table of the resource's fields");
     }
   }
   return problems;
@@ -76,8 +76,8 @@ std::vector<FieldProblem> seeded_name_problems(const json& t) {
 
 // Every name checked first (all problems reported at once); nothing is seeded when one is wrong.
 Outcome<json> seed(Emulator& e, const json& t) {
-  if (auto bad = unknown_member(t, {"buckets", "firewall_groups", "backups", "instances", "snapshots", "clusters",
-                                    "mesh_clusters"}))
+  if (auto bad = unknown_member(
+          t, {"buckets", "firewall_groups", "backups", "instances", "snapshots", "clusters", "mesh_clusters"}))
     return *bad;
   std::vector<FieldProblem> problems = seeded_name_problems(t);
   if (!problems.empty()) {
@@ -149,7 +149,8 @@ Outcome<json> configure(Emulator& e, const json& t) {
       continue;
     }
     if (it.key() == "seed") {
-      if (!it->is_number_integer() || it->get<long long>() < 0) return invalid("seed must be a whole number, 0 or more");
+      if (!it->is_number_integer() || it->get<long long>() < 0)
+        return invalid("seed must be a whole number, 0 or more");
       e.set_seed(it->get<std::uint64_t>());
       continue;
     }
@@ -204,11 +205,16 @@ Outcome<json> checkpoints(Emulator& e, const json& t) {
 }
 
 const std::map<std::string, Control>& controls() {
-  static const std::map<std::string, Control> table = {
-      {"advance", advance},     {"checkpoint", on_named<&Emulator::checkpoint>}, {"checkpoints", checkpoints},
-      {"configure", configure}, {"fault", fault},                               {"requests", requests},
-      {"reset", reset},         {"restore", on_named<&Emulator::restore>},       {"seed", seed},
-      {"state", state}};
+  static const std::map<std::string, Control> table = {{"advance", advance},
+                                                       {"checkpoint", on_named<&Emulator::checkpoint>},
+                                                       {"checkpoints", checkpoints},
+                                                       {"configure", configure},
+                                                       {"fault", fault},
+                                                       {"requests", requests},
+                                                       {"reset", reset},
+                                                       {"restore", on_named<&Emulator::restore>},
+                                                       {"seed", seed},
+                                                       {"state", state}};
   return table;
 }
 
@@ -225,8 +231,12 @@ json discovery(const Emulator& emulator) {
   const EmulatorOptions& o = emulator.options();
   json apis = json::object();
   for (const auto& [api, url] : emulator.endpoints()) apis[api] = std::stoi(url.substr(url.rfind(':') + 1));
-  bool built_in = o.credentials.access_key_id == kEmulatorAccessKey && o.credentials.secret_access_key == kEmulatorSecretKey;
-  json answer = {{"server", "cloudlua serve"}, {"apis", apis}, {"region", o.region}, {"dialect", o.dialect},
+  bool built_in =
+      o.credentials.access_key_id == kEmulatorAccessKey && o.credentials.secret_access_key == kEmulatorSecretKey;
+  json answer = {{"server", "cloudlua serve"},
+                 {"apis", apis},
+                 {"region", o.region},
+                 {"dialect", o.dialect},
                  {"credentials", built_in ? "built-in" : "own"}};
   if (built_in) answer["access_key_id"] = kEmulatorAccessKey, answer["secret_access_key"] = kEmulatorSecretKey;
   return answer;
@@ -238,7 +248,8 @@ Outcome<json> run_control(Emulator& emulator, const std::string& operation, cons
   if (it == controls().end()) {
     std::string known;
     for (const auto& [name, fn] : controls()) known += (known.empty() ? "" : ", ") + name;
-    return make_error(ErrorKind::validation, "UnknownControl", "no control operation '" + operation + "'; known: " + known);
+    return make_error(ErrorKind::validation, "UnknownControl",
+                      "no control operation '" + operation + "'; known: " + known);
   }
   if (!args.is_object()) return invalid("the arguments must be a JSON object");
   return it->second(emulator, args);

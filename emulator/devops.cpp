@@ -47,8 +47,11 @@ class DevopsService : public Service {
     add_group({{"firewallGroupName", "fw-1"},
                {"availabilityZone", "east-11"},
                {"state", "APPLIED"},
-               {"rules", json::array({{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "203.0.113.0/24"},
-                                       {"description", "ssh from the office"}, {"state", "AUTHORIZED"}}})}});
+               {"rules", json::array({{{"protocol", "TCP"},
+                                       {"port", 22},
+                                       {"cidrIp", "203.0.113.0/24"},
+                                       {"description", "ssh from the office"},
+                                       {"state", "AUTHORIZED"}}})}});
     add_backup({{"backupId", "0123456789abcdef0123456789abcdef"}});
   }
 
@@ -80,7 +83,7 @@ class DevopsService : public Service {
   }
 
   json record() const override {
-    return {{"firewall_groups", groups_}, {"backups", backups_},       {"instances", instances_},
+    return {{"firewall_groups", groups_}, {"backups", backups_},           {"instances", instances_},
             {"group_due", group_due_},    {"instance_due", instance_due_}, {"next_ip", next_ip_}};
   }
 
@@ -126,8 +129,8 @@ class DevopsService : public Service {
 
   // A rule as the platform keeps it: an id, and no port at all for ICMP.
   json make_rule(const json& given, const std::string& state) {
-    json r = {{"id", ctx_.next_id("rule-")}, {"protocol", "TCP"}, {"port", 22}, {"cidrIp", "0.0.0.0/0"},
-              {"description", ""}, {"state", state}};
+    json r = {{"id", ctx_.next_id("rule-")}, {"protocol", "TCP"}, {"port", 22},
+              {"cidrIp", "0.0.0.0/0"},       {"description", ""}, {"state", state}};
     r.merge_patch(given);
     if (r["protocol"] == "ICMP") r.erase("port");
     return r;
@@ -136,8 +139,8 @@ class DevopsService : public Service {
   // A group from a fixture; one seeded in motion settles as a group that took rules.
   void add_group(const json& given) {
     std::string name = given.value("firewallGroupName", ctx_.next_id("fw-"));
-    json g = {{"region", ctx_.region}, {"availabilityZone", default_zone(ctx_.region)},
-              {"description", ""},     {"firewallGroupName", name},
+    json g = {{"region", ctx_.region},  {"availabilityZone", default_zone(ctx_.region)},
+              {"description", ""},      {"firewallGroupName", name},
               {"rules", json::array()}, {"state", "APPLIED"}};
     for (const char* field : {"region", "availabilityZone", "description", "state"})
       if (given.contains(field)) g[field] = given[field];
@@ -177,8 +180,7 @@ class DevopsService : public Service {
     if (group["state"] == "PROCESSING") return "the firewall group is PROCESSING";
     for (const json& r : group["rules"]) {
       std::string state = r.value("state", "");
-      if (state == "AUTHORIZING" || state == "REVOKING")
-        return "rule " + r.value("id", "?") + " is " + state;
+      if (state == "AUTHORIZING" || state == "REVOKING") return "rule " + r.value("id", "?") + " is " + state;
     }
     return "";
   }
@@ -219,9 +221,11 @@ class DevopsService : public Service {
     const json& rules = input.at("rules");
     std::string busy = busy_reason(group);
     if (!busy.empty())
-      return HandlerResult::failure(409, "FirewallGroupBusy", "firewall group '" + name + "' refuses operations: " + busy);
+      return HandlerResult::failure(409, "FirewallGroupBusy",
+                                    "firewall group '" + name + "' refuses operations: " + busy);
     if (const json* dup = duplicate_of(group, rules))
-      return HandlerResult::failure(409, "DuplicateRule", "firewall group '" + name + "' already has the rule " + rule_text(*dup));
+      return HandlerResult::failure(409, "DuplicateRule",
+                                    "firewall group '" + name + "' already has the rule " + rule_text(*dup));
     for (const json& r : rules) group["rules"].push_back(make_rule(r, "AUTHORIZED"));
     group["state"] = "PROCESSING";
     group_due_[name] = ctx_.clock.now() + ctx_.setting("firewall_settle");
@@ -233,7 +237,9 @@ class DevopsService : public Service {
   // A backup from a fixture: what a restore copies (application version, alert address).
   void add_backup(const json& given) {
     std::string id = given.value("backupId", ctx_.next_id("00000000000000000000"));
-    json b = {{"backupId", id}, {"codehostVersion", "16.11.2"}, {"to", "alerts@example.com"},
+    json b = {{"backupId", id},
+              {"codehostVersion", "16.11.2"},
+              {"to", "alerts@example.com"},
               {"createTime", codehost_time(ctx_.clock)}};
     b.merge_patch(given);
     backups_[id] = b;
@@ -258,8 +264,9 @@ class DevopsService : public Service {
             {"instanceType", input.value("instanceType", "e-large")},
             {"publicIpAddress", ""},
             {"networkConfig", input.value("networkConfig", json::object())},
-            {"objectStorageConfig", input.value("objectStorageConfig",
-                                                json{{"account", ""}, {"region", ""}, {"bucketUseObjects", empty_buckets}})},
+            {"objectStorageConfig",
+             input.value("objectStorageConfig",
+                         json{{"account", ""}, {"region", ""}, {"bucketUseObjects", empty_buckets}})},
             {"to", backup.value("to", "")},
             {"state", "RESTORING"},
             {"status", {{"code", 200}, {"name", "RESTORING"}}},
@@ -295,7 +302,8 @@ class DevopsService : public Service {
 
   // GetInstance: the server as it is now, { instance = ... }.
   HandlerResult get_instance(const Operation&, const json& input) {
-    return read_record(instances_, input["InstanceId"], "instance", "Client.InvalidParameterNotFound.Instance", "server");
+    return read_record(instances_, input["InstanceId"], "instance", "Client.InvalidParameterNotFound.Instance",
+                       "server");
   }
 
   // A restored server comes up: RUNNING (status 100) with a global IP address.
@@ -306,9 +314,9 @@ class DevopsService : public Service {
     instance["publicIpAddress"] = "198.51.100." + std::to_string(next_ip_ % 254 + 1);
   }
 
-  std::map<std::string, json> groups_;     // by firewallGroupName
-  std::map<std::string, json> backups_;    // by backupId
-  std::map<std::string, json> instances_;  // by instanceId
+  std::map<std::string, json> groups_;          // by firewallGroupName
+  std::map<std::string, json> backups_;         // by backupId
+  std::map<std::string, json> instances_;       // by instanceId
   std::map<std::string, double> group_due_;     // group -> when PROCESSING ends
   std::map<std::string, double> instance_due_;  // server -> when RESTORING ends
   unsigned next_ip_ = 0;

@@ -69,11 +69,12 @@ struct Emulator::Impl {
   Platform platform;
   std::vector<std::unique_ptr<ApiServer>> servers;
   Intake intake{options.region, options.dialect, options.credentials};  // requests taken in: matched once
-  Faults faults;              // injected, and the requests counted
-  Answers answers{platform};  // request ids, dates, errors and results written
+  Faults faults;                                                        // injected, and the requests counted
+  Answers answers{platform};                // request ids, dates, errors and results written
   std::unique_ptr<StoreLock> store_lock;    // with options.state_file: this process owns it
   std::unique_ptr<StateDatabase> state_db;  // with options.state_file
-  std::unique_ptr<Checkpoints> checkpoints = std::make_unique<Checkpoints>(platform, nullptr, "");  // in memory until start()
+  std::unique_ptr<Checkpoints> checkpoints =
+      std::make_unique<Checkpoints>(platform, nullptr, "");  // in memory until start()
   // What the bodies of the requests in flight may hold, all APIs together.
   std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
 
@@ -127,7 +128,8 @@ struct Emulator::Impl {
     const Operation& op = *in.op;
     if (std::string sub = untaken_subresource(op, in.query); !sub.empty())
       return send_error(api, res, 501, "NotImplemented",
-                        "cloudlua's emulator does not implement ?" + sub + " on " + req.method + " " + in.path, request_id);
+                        "cloudlua's emulator does not implement ?" + sub + " on " + req.method + " " + in.path,
+                        request_id);
     if (std::optional<Fault> fault = faults.take(api, op.name))
       if (faults.act(api, *fault, req, body, res, request_id)) return;
     const Headers& trailers = incoming->trailers();
@@ -152,12 +154,20 @@ struct Emulator::Impl {
   // in its form, not by the request; the form read whole, bounded as every body is.
   void post_form(const Api& api, const httplib::Request& req, const httplib::ContentReader* reader,
                  httplib::Response& res, Headers& head, const std::string& path, const std::string& request_id) {
-    PostObjectRequest in{&api, &platform, path, request_header_value(req, "Host"),
-                         request_header_value(req, "Content-Type"), {}, &options.credentials, options.region,
+    PostObjectRequest in{&api,
+                         &platform,
+                         path,
+                         request_header_value(req, "Host"),
+                         request_header_value(req, "Content-Type"),
+                         {},
+                         &options.credentials,
+                         options.region,
                          Dialect::find(options.dialect)};
     bool whole = Intake::read_into(req, reader, [&in](std::string_view piece) { in.body.append(piece); });
     if (reader) Intake::note_read_whole(req);
-    if (!whole) return send_error(api, res, 400, "IncompleteBody", "the request's body ended before its declared length", request_id);
+    if (!whole)
+      return send_error(api, res, 400, "IncompleteBody", "the request's body ended before its declared length",
+                        request_id);
     if (std::optional<Fault> fault = faults.take(api, "PostObject"))
       if (faults.act(api, *fault, req, "", res, request_id)) return;
     PostObjectAnswer a = post_object(in);
@@ -177,17 +187,22 @@ struct Emulator::Impl {
     std::string operation = target.substr(std::strlen(kControlPrefix));
     operation = operation.substr(0, operation.find('?'));
     if (method != "POST" && method != "GET")
-      return send_error(api, res, 405, "MethodNotAllowed", "the control plane takes POST (or GET), not " + method, request_id);
+      return send_error(api, res, 405, "MethodNotAllowed", "the control plane takes POST (or GET), not " + method,
+                        request_id);
     bool too_deep = false;  // depth watched, as every body
     json args = body.empty() ? json::object() : parse_json_text(body, too_deep);
     if (too_deep)
-      return send_error(api, res, 400, "InvalidArgument", too_deep_message("the body of a control request"), request_id);
+      return send_error(api, res, 400, "InvalidArgument", too_deep_message("the body of a control request"),
+                        request_id);
     if (args.is_discarded())
-      return send_error(api, res, 400, "InvalidArgument", "the body of a control request must be a JSON object", request_id);
+      return send_error(api, res, 400, "InvalidArgument", "the body of a control request must be a JSON object",
+                        request_id);
     Outcome<json> answer = run_control(*self, operation, args);
     if (!answer.ok()) {
       const Error& e = answer.error();
-      int status = e.code == "UnknownControl" || e.code == "NoSuchCheckpoint" ? 404 : e.kind == ErrorKind::validation ? 400 : 500;
+      int status = e.code == "UnknownControl" || e.code == "NoSuchCheckpoint" ? 404
+                   : e.kind == ErrorKind::validation                          ? 400
+                                                                              : 500;
       if (status == 500) {  // the server's own failure (a checkpoint's disk): redacted, as an object write's
         HandlerResult internal = HandlerResult::internal(operation + ": " + e.message);
         return send_error(api, res, 500, internal.error.code, internal.error.message, request_id);
@@ -253,8 +268,9 @@ struct Emulator::Impl {
     s->port = port ? (s->server.bind_to_port(options.host.c_str(), port) ? port : -1)
                    : s->server.bind_to_any_port(options.host.c_str());
     if (s->port <= 0)
-      return make_error(ErrorKind::config, "BindFailed",
-                        "cannot listen on " + options.host + ":" + std::to_string(port) + " for the " + api.name + " API");
+      return make_error(
+          ErrorKind::config, "BindFailed",
+          "cannot listen on " + options.host + ":" + std::to_string(port) + " for the " + api.name + " API");
     // httplib listens with a backlog of 5: a burst of new connections (aws-cli opens
     // ten) would see SYNs dropped and retried a second later. Listening again on the
     // bound socket only raises the backlog.
@@ -285,8 +301,9 @@ Outcome<bool> Emulator::start() {
   if (!is_loopback(o.host) &&
       (o.credentials.access_key_id == kEmulatorAccessKey || o.credentials.secret_access_key == kEmulatorSecretKey))
     return make_error(ErrorKind::config, "PublicCredentials",
-                      "listening on " + o.host + ", beyond loopback, needs an access key and secret of your own "
-                      "(serve: --access-key and --secret-key): the built-in test credentials are public");
+                      "listening on " + o.host +
+                          ", beyond loopback, needs an access key and secret of your own "
+                          "(serve: --access-key and --secret-key): the built-in test credentials are public");
   if (!impl_->options.state_file.empty()) {
     // The database's platform in place of the fixtures (or the fixtures into a new
     // one; a JSON state file imported first); from then on every change is saved

@@ -29,21 +29,21 @@ bool is_loopback(const std::string& host);
 
 struct EmulatorOptions {
   std::string host = "127.0.0.1";  // beyond loopback, the built-in credentials are refused
-  int port = 0;                 // 0: a free port per API; N: APIs on N, N+1, N+2, N+3
-  std::string dialect = "any";  // "ext", "aws" or "any": which signatures are accepted
+  int port = 0;                    // 0: a free port per API; N: APIs on N, N+1, N+2, N+3
+  std::string dialect = "any";     // "ext", "aws" or "any": which signatures are accepted
   Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};
   std::string region = "jp-east-1";
-  bool fixtures = true;         // start with the documented fixture set
+  bool fixtures = true;               // start with the documented fixture set
   std::optional<std::uint64_t> seed;  // repeatable ids and times from the start (set_seed)
-  std::string state_file;       // "": state in memory only; else the database read at
-                                // start (when it holds a platform, in place of the
-                                // fixtures) and saved to after every change, before
-                                // the change is answered (state_db.h)
-  std::string body_folder;      // "": the bodies of PutObject and UploadPart in memory;
-                                // else streamed to files there as they arrive, the
-                                // objects and parts made from those files (serve
-                                // without --state; with it, the state's folder of bytes)
-  ConnectionLimits limits;      // what a connection may take (docs/emulator.md, "Limits")
+  std::string state_file;             // "": state in memory only; else the database read at
+                                      // start (when it holds a platform, in place of the
+                                      // fixtures) and saved to after every change, before
+                                      // the change is answered (state_db.h)
+  std::string body_folder;            // "": the bodies of PutObject and UploadPart in memory;
+                                      // else streamed to files there as they arrive, the
+                                      // objects and parts made from those files (serve
+                                      // without --state; with it, the state's folder of bytes)
+  ConnectionLimits limits;            // what a connection may take (docs/emulator.md, "Limits")
 };
 
 class Platform;

@@ -68,7 +68,9 @@ bool Faults::act(const Api& api, const Fault& f, const httplib::Request& req, co
   if (f.drop) return drop(res);
   if (!f.status && !f.error_in_200 && f.code.empty() && !f.echo) return false;
   std::string code = f.code.empty() ? "InternalError" : f.code;
-  std::string message = f.echo ? echo_of(req, body) : f.message.empty() ? "fault injected by cloud.emulator.fault" : f.message;
+  std::string message = f.echo              ? echo_of(req, body)
+                        : f.message.empty() ? "fault injected by cloud.emulator.fault"
+                                            : f.message;
   int status = f.error_in_200 ? 200 : (f.status ? f.status : 500);
   send_error(api, res, status, code, message, request_id);
   return true;

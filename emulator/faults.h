@@ -37,7 +37,6 @@ struct Fault {
   bool json_only = false;  // matches requests to the JSON APIs only (the maintenance fault)
 };
 
-
 class Faults {
  public:
   void add(Fault fault);

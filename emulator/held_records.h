@@ -26,8 +26,8 @@ class HeldRecords : public RecordStore, private ByteStore {
   SharedBytes put(const std::string& name, const SharedBytes& bytes) override { return named_[name] = bytes; }
   SharedBytes get(const std::string& name) const override;
 
-  json header_;                                             // null: nothing saved yet
-  std::map<std::string, RecordsByKind> records_;            // by API
+  json header_;                                                                              // null: nothing saved yet
+  std::map<std::string, RecordsByKind> records_;                                             // by API
   std::map<std::string, std::map<std::pair<std::string, std::string>, ObjectRow>> objects_;  // by API, bucket, key
   std::map<std::string, SharedBytes> named_;
 };

@@ -40,7 +40,7 @@ void take_header_values(httplib::Request& req) {
   const std::string* head = current_request_head();
   if (!head || head->empty()) return encode_copy_source(req);
   std::map<std::string, std::vector<std::string>> sent;  // lower-cased name -> values
-  size_t at = head->find('\n');  // after the request line
+  size_t at = head->find('\n');                          // after the request line
   while (at != std::string::npos && at + 1 < head->size()) {
     size_t end = head->find('\n', at + 1);
     std::string_view line(head->data() + at + 1, (end == std::string::npos ? head->size() : end) - at - 1);
@@ -183,7 +183,8 @@ std::optional<Refusal> Intake::admit(const Api& api, httplib::Request& req) {
     return std::nullopt;
   if (fits) return Refusal{503, "SlowDown", "Please reduce your request rate."};  // S3's "slow down": retried later
   if (undeclared) return Refusal{411, "MissingContentLength", "give the Content-Length of the body"};
-  return Refusal{400, "EntityTooLarge",
+  return Refusal{400,
+                 "EntityTooLarge",
                  "the body of " + length + " bytes is larger than " + size_text(kMaxBodyBytes) +
                      ", the most one request may carry",
                  {{"ProposedSize", declared}, {"MaxSizeAllowed", kMaxBodyBytes}}};
@@ -246,7 +247,8 @@ std::optional<Refusal> Intake::check_content_md5(const httplib::Request& req, co
   const std::string& given = *sent;
   if (given.size() != 24 || given.compare(22, 2, "==") != 0)
     return Refusal{400, "InvalidDigest", "the Content-MD5 you specified is not the base64 of a 16-byte MD5"};
-  if (given != base64(md5)) return Refusal{400, "BadDigest", "the Content-MD5 you specified did not match what was received"};
+  if (given != base64(md5))
+    return Refusal{400, "BadDigest", "the Content-MD5 you specified did not match what was received"};
   return std::nullopt;
 }
 
@@ -256,8 +258,9 @@ std::optional<Refusal> Intake::check_checksum_sent(const Operation& op, const He
     std::string lower = to_lower(name);
     if (lower.rfind("x-amz-checksum-", 0) == 0 || lower.rfind("x-ext-checksum-", 0) == 0) return std::nullopt;
   }
-  return Refusal{400, "InvalidRequest",
-                 "Missing required header for this request: Content-MD5 (or an x-ext-checksum-* or x-amz-checksum-* header)"};
+  return Refusal{
+      400, "InvalidRequest",
+      "Missing required header for this request: Content-MD5 (or an x-ext-checksum-* or x-amz-checksum-* header)"};
 }
 
 bool Intake::is_discovery(const httplib::Request& req) {

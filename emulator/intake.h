@@ -37,11 +37,11 @@ bool is_aws_request(const httplib::Request& req);
 struct Arrival : RequestNote {
   Headers headers;  // as sent (httplib's decoding undone), a signed one sent empty put back
   std::string path, query;
-  bool post_form = false;         // a browser upload (post_object.h): matched to no operation
-  const Operation* op = nullptr;  // the operation that answers it; nullptr: none
+  bool post_form = false;                     // a browser upload (post_object.h): matched to no operation
+  const Operation* op = nullptr;              // the operation that answers it; nullptr: none
   std::map<std::string, std::string> labels;  // the path's labels, by name
-  bool raw_payload = false;  // its body is op's payload as it is, kept beside the arguments
-  std::string body_folder;   // where its body goes: "" memory, else a file there
+  bool raw_payload = false;                   // its body is op's payload as it is, kept beside the arguments
+  std::string body_folder;                    // where its body goes: "" memory, else a file there
 };
 
 class Intake {

@@ -44,7 +44,8 @@ std::string Clock::iso8601(double later) const { return format_date(wall(later),
 
 const std::vector<PlatformSetting>& platform_settings() {
   static const std::vector<PlatformSetting> settings = {
-      {"firewall_settle", 10, "seconds a firewall group stays PROCESSING (and its rules AUTHORIZING or REVOKING)", true},
+      {"firewall_settle", 10, "seconds a firewall group stays PROCESSING (and its rules AUTHORIZING or REVOKING)",
+       true},
       {"instance_restore", 60, "seconds a restored code-host server stays RESTORING", true},
       {"cluster_provision", 120, "seconds a restored cluster, its node pools and nodes stay PROVISIONING", true},
       {"mesh_upgrade", 30, "seconds a service-mesh cluster stays configuring after an upgrade", true},
@@ -95,14 +96,16 @@ void Platform::route(const Model& model) {
   std::map<std::string, Service*> by_api;
   for (auto& s : services_) by_api[s->api()] = s.get();
   for (const Api& api : model.apis())
-    if (!by_api.count(api.name)) mismatches_.push_back("the model's " + api.name + " API has no service in the emulator");
+    if (!by_api.count(api.name))
+      mismatches_.push_back("the model's " + api.name + " API has no service in the emulator");
   for (auto& [name, service] : by_api) {
     const Api* api = model.api(name);
     Service::Handlers table = service->handlers();
     for (const Operation* op : api ? api->operations : std::vector<const Operation*>{}) {
       auto row = table.find(op->name);
       if (row == table.end()) {
-        mismatches_.push_back(name + "." + op->name + " has no handler (add its row to the table in emulator/" + name + ".cpp)");
+        mismatches_.push_back(name + "." + op->name + " has no handler (add its row to the table in emulator/" + name +
+                              ".cpp)");
         continue;
       }
       handlers_[op] = std::move(row->second);
@@ -144,8 +147,8 @@ HandlerResult Platform::saved(HandlerResult r) {
   if (!store_) return r;
   Outcome<bool> written = save_records_locked(*store_, false);
   if (written.ok()) return r;
-  std::string detail = "the change could not be saved, so it is not acknowledged and was undone: " +
-                       written.error().message;
+  std::string detail =
+      "the change could not be saved, so it is not acknowledged and was undone: " + written.error().message;
   Outcome<bool> undone = load_records_locked(true);
   if (!undone.ok()) detail += "; undoing it failed too, and it stays: " + undone.error().message;
   return HandlerResult::internal(detail);
@@ -187,7 +190,9 @@ void Platform::reset() {
 
 Outcome<bool> Platform::advance(double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto refuse = [](const std::string& message) { return make_error(ErrorKind::validation, "InvalidArgument", message); };
+  auto refuse = [](const std::string& message) {
+    return make_error(ErrorKind::validation, "InvalidArgument", message);
+  };
   if (seconds < 0) return refuse("seconds must not be negative");
   double room = std::max(0.0, std::floor(context_.clock.room()));
   if (!(seconds <= room)) {  // NaN, infinity, or too far
@@ -268,7 +273,8 @@ Error not_records(const std::string& why) {
 json Platform::header_locked() const {
   return {{"format", kRecordsFormat},
           {"saved_at", wall_seconds()},
-          {"clock", {{"now", context_.clock.now()}, {"advanced", context_.clock.advanced()}, {"real", context_.clock.real()}}},
+          {"clock",
+           {{"now", context_.clock.now()}, {"advanced", context_.clock.advanced()}, {"real", context_.clock.real()}}},
           {"region", context_.region},
           {"counter", context_.counter},
           {"settings", context_.settings}};

@@ -29,7 +29,7 @@ struct Field {
 struct Form {
   std::vector<Field> fields;  // those before the file, in order
   bool has_file = false;
-  std::string filename;       // the file part's, for ${filename}
+  std::string filename;                 // the file part's, for ${filename}
   size_t file_begin = 0, file_end = 0;  // the file's bytes in the body
 
   // The value of the field `name` (lower case), or nullptr.
@@ -113,7 +113,8 @@ std::optional<PartHead> read_part_head(std::string_view head) {
 // one named "file" (S3 ignores those after it), the file's place in the body.
 std::optional<ApiError> parse_form(const std::string& content_type, const std::string& body, Form& form) {
   std::optional<std::string> boundary = header_param(content_type, "boundary");
-  if (!boundary || boundary->empty() || boundary->size() > 70) return malformed("no usable boundary in its Content-Type");
+  if (!boundary || boundary->empty() || boundary->size() > 70)
+    return malformed("no usable boundary in its Content-Type");
   const std::string delimiter = "\r\n--" + *boundary;
   // The body begins with the first delimiter, without its line break.
   if (body.compare(0, delimiter.size() - 2, delimiter, 2, std::string::npos) != 0)
@@ -168,8 +169,9 @@ const Dialect* form_dialect(const Form& form) {
 }
 
 ApiError missing_field(const std::string& name) {
-  return refusal(400, "InvalidArgument", "Bucket POST must contain a field named '" + name +
-                                             "'. If it is specified, please check the order of the fields.",
+  return refusal(400, "InvalidArgument",
+                 "Bucket POST must contain a field named '" + name +
+                     "'. If it is specified, please check the order of the fields.",
                  {{"ArgumentName", name}});
 }
 
@@ -208,10 +210,10 @@ std::optional<ApiError> check_signature(const PostObjectRequest& in, const Form&
     return refusal(403, "InvalidAccessKeyId", "The access key id you provided does not exist in our records.",
                    {{"AWSAccessKeyId", scope[0]}});
   if (scope[2] != in.region)
-    return refusal(400, "AuthorizationHeaderMalformed",
-                   "The authorization header is malformed; the region '" + scope[2] + "' is wrong; expecting '" +
-                       in.region + "'",
-                   {{"Region", in.region}});
+    return refusal(
+        400, "AuthorizationHeaderMalformed",
+        "The authorization header is malformed; the region '" + scope[2] + "' is wrong; expecting '" + in.region + "'",
+        {{"Region", in.region}});
   if (scope[3] != in.api->service)
     return refusal(400, "AuthorizationHeaderMalformed",
                    "The authorization header is malformed; incorrect service '" + scope[3] +
@@ -230,9 +232,7 @@ ApiError invalid_policy(const std::string& why) {
   return refusal(400, "InvalidPolicyDocument", "Invalid Policy: " + why);
 }
 
-ApiError denied(const std::string& why) {
-  return refusal(403, "AccessDenied", "Invalid according to Policy: " + why);
-}
+ApiError denied(const std::string& why) { return refusal(403, "AccessDenied", "Invalid according to Policy: " + why); }
 
 // Seconds since 1970 of an ISO 8601 UTC time ("2026-11-28T08:00:00Z", fractions of a
 // second allowed); nullopt when it is not one.
@@ -279,8 +279,7 @@ std::optional<ApiError> check_condition(const json& c, Checked& checked) {
       return denied("Policy Condition failed: " + shown);
     return std::nullopt;
   }
-  if (!c.is_array() || c.size() != 3 || !c[0].is_string())
-    return invalid_policy("Invalid Condition: " + shown);
+  if (!c.is_array() || c.size() != 3 || !c[0].is_string()) return invalid_policy("Invalid Condition: " + shown);
   const std::string op = to_lower(c[0].get<std::string>());
   if (op == "content-length-range") {
     if (!c[1].is_number_integer() || !c[2].is_number_integer() || c[1].get<long long>() < 0 ||
@@ -316,8 +315,7 @@ std::optional<ApiError> check_policy(const std::string& policy64, const Form& fo
   json policy = parse_json_text(*text, too_deep);  // depth watched: the policy is the client's
   if (policy.is_discarded() || !policy.is_object()) return invalid_policy("the policy is not a JSON object");
   auto expiration = policy.find("expiration");
-  if (expiration == policy.end() || !expiration->is_string())
-    return invalid_policy("Policy missing expiration.");
+  if (expiration == policy.end() || !expiration->is_string()) return invalid_policy("Policy missing expiration.");
   std::optional<std::time_t> expires = parse_expiration(expiration->get<std::string>());
   if (!expires) return invalid_policy("Invalid 'expiration' value: '" + expiration->get<std::string>() + "'");
   if (*expires <= now) return denied("Policy expired.");
@@ -347,7 +345,7 @@ std::optional<ApiError> check_policy(const std::string& policy64, const Form& fo
 // would carry, so PutObject's model reads whichever of them it has members for (its
 // ContentType, Metadata and the rest, where the model has them; ignored where not).
 Headers object_headers(const Form& form) {
-  static const char* const content[] = {"content-type",     "cache-control", "content-disposition",
+  static const char* const content[] = {"content-type",     "cache-control",    "content-disposition",
                                         "content-encoding", "content-language", "expires"};
   Headers headers;
   for (const Field& f : form.fields) {
@@ -393,7 +391,8 @@ HandlerResult store(PostObjectRequest& in, const Form& form, const std::string& 
 // A success_action_redirect (or redirect) the client may be sent to: an http(s) URL.
 bool redirect_ok(const std::string& url) {
   bool scheme = url.size() > 8 && (iequals(url.substr(0, 7), "http://") || iequals(url.substr(0, 8), "https://"));
-  return scheme && std::none_of(url.begin(), url.end(), [](char c) { return static_cast<unsigned char>(c) < 33 || c == 127; });
+  return scheme &&
+         std::none_of(url.begin(), url.end(), [](char c) { return static_cast<unsigned char>(c) < 33 || c == 127; });
 }
 
 // The answer S3 gives a stored upload: a 303 to the redirect, with bucket, key and
@@ -453,8 +452,9 @@ PostObjectAnswer post_object(PostObjectRequest& in) {
   if (!form.has_file) return failure(missing_field("file"));
   const std::string* policy = form.value("policy");
   if (!policy)  // unsigned: an anonymous write, which no bucket of the emulator allows
-    return failure(refusal(403, "AccessDenied", "Access Denied: an upload without a signed policy is anonymous, "
-                                                "and the emulator's buckets take no anonymous writes"));
+    return failure(refusal(403, "AccessDenied",
+                           "Access Denied: an upload without a signed policy is anonymous, "
+                           "and the emulator's buckets take no anonymous writes"));
   if (std::optional<ApiError> bad = check_signature(in, form, *policy)) return failure(std::move(*bad));
   if (std::optional<ApiError> bad = check_policy(*policy, form, bucket, *form_dialect(form), in.platform->now_wall()))
     return failure(std::move(*bad));

@@ -27,10 +27,10 @@ bool is_post_object(const std::string& method, const std::string& path, const st
 struct PostObjectRequest {
   const Api* api = nullptr;
   Platform* platform = nullptr;
-  std::string path;          // "/bucket"
-  std::string host;          // the Host header, for the object's Location
-  std::string content_type;  // the request's, with the boundary
-  std::string body;          // the whole form; its file part becomes the object's bytes
+  std::string path;                          // "/bucket"
+  std::string host;                          // the Host header, for the object's Location
+  std::string content_type;                  // the request's, with the boundary
+  std::string body;                          // the whole form; its file part becomes the object's bytes
   const Credentials* credentials = nullptr;  // the one access key accepted
   std::string region;
   const Dialect* dialect = nullptr;  // the one dialect accepted; nullptr: either

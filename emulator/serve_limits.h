@@ -11,9 +11,9 @@
 namespace cloud {
 
 struct ConnectionLimits {
-  int read_ms = 5000;   // the longest wait for more of a request (a stalled body: RequestTimeout)
-  int write_ms = 5000;  // the longest wait for room to send
-  int head_ms = 15000;  // a request's head, from its first byte to its blank line, at any pace
+  int read_ms = 5000;            // the longest wait for more of a request (a stalled body: RequestTimeout)
+  int write_ms = 5000;           // the longest wait for room to send
+  int head_ms = 15000;           // a request's head, from its first byte to its blank line, at any pace
   size_t head_lines = 100;       // header lines of one request
   size_t head_bytes = 64 << 10;  // its request line and header lines together
   size_t threads = 256;          // connections served at once, per API

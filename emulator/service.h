@@ -68,7 +68,8 @@ struct HandlerResult {
 inline HandlerResult read_record(const std::map<std::string, json>& records, const std::string& name,
                                  const char* wrapper, const char* code, const char* what) {
   auto it = records.find(name);
-  if (it == records.end()) return HandlerResult::failure(404, code, std::string("no ") + what + " named '" + name + "'");
+  if (it == records.end())
+    return HandlerResult::failure(404, code, std::string("no ") + what + " named '" + name + "'");
   return HandlerResult::success({{wrapper, it->second}});
 }
 
@@ -106,9 +107,9 @@ class Clock {
 
  private:
   bool real_;
-  double epoch_ = -1;    // < 0: the machine's wall clock
+  double epoch_ = -1;                            // < 0: the machine's wall clock
   std::chrono::steady_clock::time_point start_;  // when real time began to count
-  double base_ = 0;      // now() when real time began to count
+  double base_ = 0;                              // now() when real time began to count
   double advanced_ = 0;
 };
 
@@ -128,8 +129,8 @@ const std::vector<PlatformSetting>& platform_settings();
 // that its bytes go into the store without a copy (in memory, or the file it was
 // streamed to); its MD5 and the checksums it names, taken as it arrived.
 struct RequestBody {
-  SharedBytes bytes;   // a handler may take them; nullptr: none kept
-  std::string md5;     // raw 16 bytes; empty: not hashed yet
+  SharedBytes bytes;                                   // a handler may take them; nullptr: none kept
+  std::string md5;                                     // raw 16 bytes; empty: not hashed yet
   std::map<ChecksumAlgorithm, std::string> checksums;  // raw, those taken as it arrived
 };
 
@@ -140,15 +141,15 @@ struct PlatformContext {
   std::string region = "jp-east-1";
   std::map<std::string, std::string> endpoints;  // api -> base URL, once serving
   unsigned long long counter = 0;
-  std::map<std::string, double> settings;        // those changed from their defaults
+  std::map<std::string, double> settings;  // those changed from their defaults
   // Whether services note the records each change touches (Service::changed_records):
   // only while a RecordStore keeps them, so that the embedded emulator pays nothing.
   bool note_records = false;
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
-  std::string uuid();                               // 8-4-4-4-12 hex
+  std::string uuid();                              // 8-4-4-4-12 hex
   std::string nrn(const std::string& service, const std::string& kind);
-  double setting(const std::string& name) const;    // the value, else the default
+  double setting(const std::string& name) const;  // the value, else the default
 };
 
 // Where the records keep the bytes of objects and parts, and a restore finds them
@@ -220,11 +221,11 @@ class Service {
   // Operation name -> handler, one row per operation of its API. Adding an operation
   // to the model means adding its row here and the handler it names.
   virtual Handlers handlers() = 0;
-  virtual void load_fixtures() = 0;            // the documented default set
-  virtual void seed(const json& fixtures) = 0; // its part of cloud.emulator.seed{}
-  virtual void settle() {}                     // apply transitions that are due
-  virtual json state() const = 0;              // its part of cloud.emulator.state()
-  virtual void reset() = 0;                    // empty
+  virtual void load_fixtures() = 0;             // the documented default set
+  virtual void seed(const json& fixtures) = 0;  // its part of cloud.emulator.seed{}
+  virtual void settle() {}                      // apply transitions that are due
+  virtual json state() const = 0;               // its part of cloud.emulator.state()
+  virtual void reset() = 0;                     // empty
   // The one way its state leaves and comes back (`serve --state`, checkpoints): records.
   // Everything needed to carry on: resources, pending transitions (platform times),
   // counters. changed_records() gives the records changed since the last call, their
@@ -364,8 +365,8 @@ class Platform {
   PlatformContext context_;
   std::vector<std::unique_ptr<Service>> services_;
   std::map<const Operation*, Service::Handler> handlers_;  // the model's operations, each to its handler
-  std::vector<std::string> mismatches_;                     // where tables and model disagree
-  RecordStore* store_ = nullptr;  // what keeps the records of every change, if anything
+  std::vector<std::string> mismatches_;                    // where tables and model disagree
+  RecordStore* store_ = nullptr;                           // what keeps the records of every change, if anything
 };
 
 // The services, one per API (emulator/<api>.cpp).

@@ -55,7 +55,8 @@ const char* const kMigrations[] = {
     "CREATE TABLE objects(api TEXT NOT NULL, bucket TEXT NOT NULL, key TEXT NOT NULL, etag TEXT NOT NULL,"
     "  last_modified TEXT NOT NULL, version_id TEXT NOT NULL, size INTEGER, checksum TEXT NOT NULL,"
     "  upload_id TEXT NOT NULL, PRIMARY KEY(api, bucket, key)) WITHOUT ROWID;"
-    "INSERT INTO objects SELECT api, json_extract(key, '$[0]'), json_extract(key, '$[1]'), json_extract(value, '$.etag'),"
+    "INSERT INTO objects SELECT api, json_extract(key, '$[0]'), json_extract(key, '$[1]'), json_extract(value, "
+    "'$.etag'),"
     "  json_extract(value, '$.last_modified'), json_extract(value, '$.version_id'), NULL,"
     "  coalesce(json_extract(value, '$.checksum'), '{}'), coalesce(json_extract(value, '$.upload_id'), '')"
     "  FROM records WHERE kind = 'object';"
@@ -65,7 +66,8 @@ const char* const kMigrations[] = {
     // 3 -> 4: an object's byte file in its row (named by its version id), not in
     // byte_files under the text of [bucket, key]: an object is named by its columns only
     "ALTER TABLE objects ADD COLUMN file TEXT;"
-    "UPDATE objects SET file = (SELECT b.file FROM byte_files b WHERE b.name = objects.version_id AND b.api = objects.api"
+    "UPDATE objects SET file = (SELECT b.file FROM byte_files b WHERE b.name = objects.version_id AND b.api = "
+    "objects.api"
     "  AND b.kind = 'object');"
     "DELETE FROM byte_files WHERE kind = 'object';",
 };
@@ -124,7 +126,8 @@ class Statement {
   Statement& bind(std::initializer_list<std::string> texts) {
     reset();
     int i = 1;
-    for (const std::string& t : texts) sqlite3_bind_text(stmt_, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+    for (const std::string& t : texts)
+      sqlite3_bind_text(stmt_, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
     return *this;
   }
   // Binds `text` to ?`at` (after bind()).
@@ -145,7 +148,8 @@ class Statement {
   bool run() { return step() == SQLITE_DONE; }
   std::string text(int column) const {
     const unsigned char* t = sqlite3_column_text(stmt_, column);
-    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : "";
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
+             : "";
   }
 
  private:
@@ -169,15 +173,19 @@ struct StateDatabase::Prepared {
         remove(db, "DELETE FROM records WHERE api = ?1 AND kind = ?2 AND key = ?3"),
         remove_all(db, "DELETE FROM records WHERE api = ?1"),
         remove_objects(db, "DELETE FROM objects WHERE api = ?1"),
-        object_owned(db, "SELECT version_id FROM objects WHERE api = ?1 AND bucket = ?2 AND key = ?3 AND file IS NOT NULL"),
+        object_owned(db,
+                     "SELECT version_id FROM objects WHERE api = ?1 AND bucket = ?2 AND key = ?3 AND file IS NOT NULL"),
         all_objects_owned(db, "SELECT version_id FROM objects WHERE api = ?1 AND file IS NOT NULL"),
-        put(db, "INSERT INTO records(api, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
-                "ON CONFLICT(api, kind, key) DO UPDATE SET value = ?4"),
+        put(db,
+            "INSERT INTO records(api, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
+            "ON CONFLICT(api, kind, key) DO UPDATE SET value = ?4"),
         remove_object(db, "DELETE FROM objects WHERE api = ?1 AND bucket = ?2 AND key = ?3"),
-        put_object(db, "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
-                       " checksum, upload_id, headers, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9, ?11)"),
-        own(db, "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
-                "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5") {}
+        put_object(db,
+                   "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
+                   " checksum, upload_id, headers, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9, ?11)"),
+        own(db,
+            "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
+            "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5") {}
 
   // Whether every statement could be prepared.
   bool ready() {
@@ -190,8 +198,9 @@ struct StateDatabase::Prepared {
     for (Statement* s : statements()) s->reset();
   }
   std::array<Statement*, 17> statements() {
-    return {&begin, &commit, &rollback, &header, &owned, &all_owned, &unown, &unown_all, &remove, &remove_all,
-            &remove_objects, &object_owned, &all_objects_owned, &put, &remove_object, &put_object, &own};
+    return {&begin,         &commit,     &rollback,   &header,         &owned,        &all_owned,         &unown,
+            &unown_all,     &remove,     &remove_all, &remove_objects, &object_owned, &all_objects_owned, &put,
+            &remove_object, &put_object, &own};
   }
 
   Statement begin, commit, rollback, header, owned, all_owned, unown, unown_all, remove, remove_all, remove_objects,
@@ -249,7 +258,8 @@ class StateDatabase::Files : public ByteStore {
       struct stat st;
       for (const auto& [name, file] : named) {
         files.insert(file);
-        if (!plain_file_name(file) || ::fstatat(dir_fd_, file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) missing_.insert(name);
+        if (!plain_file_name(file) || ::fstatat(dir_fd_, file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+          missing_.insert(name);
       }
     }
     for (const std::string& file : other) {
@@ -354,9 +364,9 @@ class StateDatabase::Files : public ByteStore {
   std::string dir_;
   int dir_fd_ = -1;  // the folder, opened by open_folder()
   WriteCall write_;
-  Names known_;                                 // name -> file, as the database says
-  Names pending_;                               // name -> file, written for the change being saved
-  std::set<std::string> missing_;               // names whose file was not there at open()
+  Names known_;                    // name -> file, as the database says
+  Names pending_;                  // name -> file, written for the change being saved
+  std::set<std::string> missing_;  // names whose file was not there at open()
   unsigned long long next_serial_ = 1;
   bool opened_before_ = false;
 };
@@ -389,8 +399,8 @@ void StateDatabase::close() {
 
 Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::string> adopted) {
   close();
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, nullptr) !=
-      SQLITE_OK)
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+                      nullptr) != SQLITE_OK)
     return failure("cannot open the state database");
   sqlite3_busy_timeout(db_, 5000);
   if (auto wal = use_wal(); !wal.ok()) return wal;
@@ -407,7 +417,8 @@ Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::strin
   if (!files.ready()) return failure("cannot read the byte files of");
   Statement count(db_, "SELECT (SELECT count(*) FROM byte_files) + (SELECT count(*) FROM objects)");
   Files::Names named(adopted.begin(), adopted.end());
-  if (count.ready() && count.step() == SQLITE_ROW) named.reserve(named.size() + static_cast<size_t>(count.integer(0, 0)));
+  if (count.ready() && count.step() == SQLITE_ROW)
+    named.reserve(named.size() + static_cast<size_t>(count.integer(0, 0)));
   while (files.step() == SQLITE_ROW) named[files.text(0)] = files.text(1);
   return files_->open(std::move(named), collect);
 }
@@ -425,9 +436,12 @@ Outcome<bool> StateDatabase::use_wal() {
   std::transform(answered.begin(), answered.end(), answered.begin(), [](unsigned char c) { return std::tolower(c); });
   if (answered == "wal") return true;
   return make_error(ErrorKind::config, "StateDatabase",
-                    "the state database " + path_ + " cannot be in WAL mode (SQLite answered journal_mode '" + answered +
+                    "the state database " + path_ + " cannot be in WAL mode (SQLite answered journal_mode '" +
+                        answered +
                         "'): a change is on the disk when answered only in WAL mode, which needs a file system "
-                        "that supports its shared memory file (" + path_ + "-shm, not a network file system); "
+                        "that supports its shared memory file (" +
+                        path_ +
+                        "-shm, not a network file system); "
                         "give --state a path on a local disk");
 }
 
@@ -438,11 +452,11 @@ Outcome<bool> StateDatabase::migrate() {
   int at = std::atoi(version.text(0).c_str());
   if (at > kSchemaVersion)
     return make_error(ErrorKind::config, "StateDatabase",
-                      "the state database " + path_ + " has schema " + std::to_string(at) + ", newer than this cloudlua's " +
-                          std::to_string(kSchemaVersion) + ": use a newer cloudlua");
+                      "the state database " + path_ + " has schema " + std::to_string(at) +
+                          ", newer than this cloudlua's " + std::to_string(kSchemaVersion) + ": use a newer cloudlua");
   for (; at < kSchemaVersion; ++at) {
-    std::string step = std::string("BEGIN IMMEDIATE;") + kMigrations[at] + "PRAGMA user_version=" + std::to_string(at + 1) +
-                       ";COMMIT;";
+    std::string step = std::string("BEGIN IMMEDIATE;") + kMigrations[at] +
+                       "PRAGMA user_version=" + std::to_string(at + 1) + ";COMMIT;";
     if (sqlite3_exec(db_, step.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       Error e = failure("cannot migrate to schema " + std::to_string(at + 1));
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -456,7 +470,8 @@ Outcome<bool> StateDatabase::migrate() {
 // byte files are flushed before it commits. `dropped`, the names no longer named, are
 // removed once it has.
 Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string, StateRecords>& changes) {
-  if (!db_ || !prepared_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  if (!db_ || !prepared_)
+    return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
   std::set<std::string> dropped;
   Outcome<bool> done = files_->flush();
   Prepared& p = *prepared_;
@@ -500,7 +515,9 @@ Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& ch
       } else {
         held_before(p.owned.bind({api, r.kind, r.key}));
         ok = p.unown.bind({api, r.kind, r.key}).run();
-        if (ok) ok = r.value.is_null() ? p.remove.bind({api, r.kind, r.key}).run() : p.put.bind({api, r.kind, r.key, r.value.dump()}).run();
+        if (ok)
+          ok = r.value.is_null() ? p.remove.bind({api, r.kind, r.key}).run()
+                                 : p.put.bind({api, r.kind, r.key, r.value.dump()}).run();
         std::string name = r.value.is_object() ? r.value.value("id", "") : "";
         std::string file = name.empty() ? "" : files_->file_of(name);
         if (ok && !file.empty()) {  // not every id names bytes (an upload's does not)
@@ -517,8 +534,8 @@ Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& ch
 
 // An object's row, with the file of its bytes (none when they were not kept).
 bool StateDatabase::put_object(const std::string& api, const ObjectRow& o, std::set<std::string>& named) {
-  Statement& put = prepared_->put_object.bind({api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum,
-                                               o.upload_id, o.headers});
+  Statement& put = prepared_->put_object.bind(
+      {api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id, o.headers});
   put.bind_int(10, o.size);
   std::string file = files_->file_of(o.version_id);
   if (!file.empty()) {
@@ -542,22 +559,25 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
     json value = parse_json_text(records.text(3), too_deep);
     if (too_deep) break;
     if (value.is_discarded() || saved.header.is_discarded())
-      return make_error(ErrorKind::config, "BadStateFile", "the state database " + path_ + " holds a record that is not JSON");
+      return make_error(ErrorKind::config, "BadStateFile",
+                        "the state database " + path_ + " holds a record that is not JSON");
     saved.records[records.text(0)][records.text(1)][records.text(2)] = std::move(value);
   }
   if (too_deep)
     return make_error(ErrorKind::config, "BadStateFile", too_deep_message("a record of the state database " + path_));
-  Statement objects(db_, "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id, "
-                         "headers FROM objects ORDER BY api, bucket, key");
+  Statement objects(db_,
+                    "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id, "
+                    "headers FROM objects ORDER BY api, bucket, key");
   if (!objects.ready()) return failure("cannot read the objects of");
   Statement count(db_, "SELECT api, count(*) FROM objects GROUP BY api");
-  while (count.ready() && count.step() == SQLITE_ROW) saved.objects[count.text(0)].reserve(static_cast<size_t>(count.integer(1, 0)));
+  while (count.ready() && count.step() == SQLITE_ROW)
+    saved.objects[count.text(0)].reserve(static_cast<size_t>(count.integer(1, 0)));
   ObjectRows* rows = nullptr;
   std::string api;
   while (objects.step() == SQLITE_ROW) {
     if (!rows || objects.text(0) != api) rows = &saved.objects[api = objects.text(0)];
-    rows->push_back({objects.text(1), objects.text(2), objects.text(3), objects.text(4), objects.text(5), objects.text(7),
-                     objects.text(8), objects.integer(6, -1), objects.text(9)});
+    rows->push_back({objects.text(1), objects.text(2), objects.text(3), objects.text(4), objects.text(5),
+                     objects.text(7), objects.text(8), objects.integer(6, -1), objects.text(9)});
   }
   return std::optional<Saved>(std::move(saved));
 }
@@ -569,7 +589,8 @@ namespace {
 // `from` hard-linked as `to`; one already there is taken when it is that same file.
 bool link_file(const std::string& from, const std::string& to) {
   if (hard_link(from, to)) return true;
-  struct stat a{}, b{};
+  struct stat a {
+  }, b{};
   return errno == EEXIST && ::stat(from.c_str(), &a) == 0 && ::stat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
          a.st_ino == b.st_ino;
 }
@@ -579,7 +600,8 @@ bool link_file(const std::string& from, const std::string& to) {
 Outcome<bool> link_listed(Statement& files, const std::string& from, const std::string& to, const char* what) {
   while (files.step() == SQLITE_ROW) {
     std::string file = files.text(0);
-    if (!plain_file_name(file) || !link_file(from + "/" + file, to + "/" + file)) return state_file_error(what, from + "/" + file);
+    if (!plain_file_name(file) || !link_file(from + "/" + file, to + "/" + file))
+      return state_file_error(what, from + "/" + file);
   }
   return true;
 }
@@ -588,7 +610,8 @@ Outcome<bool> link_listed(Statement& files, const std::string& from, const std::
 
 Outcome<bool> StateDatabase::checkpoint_to(const std::string& dir) {
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
-  if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0) return state_file_error("cannot create", dir);
+  if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0)
+    return state_file_error("cannot create", dir);
   Statement vacuum(db_, "VACUUM INTO ?1");
   if (!vacuum.ready() || !vacuum.bind({dir + "/state.db"}).run()) return failure("cannot checkpoint");
   Statement files(db_, "SELECT file FROM byte_files UNION ALL SELECT file FROM objects WHERE file IS NOT NULL");
@@ -603,7 +626,8 @@ Outcome<bool> StateDatabase::checkpoint_to(const std::string& dir) {
 Outcome<bool> StateDatabase::link_checkpoint_files(const std::string& dir) {
   Statement version(db_, "PRAGMA checkpoint.user_version");
   if (!version.ready() || version.step() != SQLITE_ROW || std::atoi(version.text(0).c_str()) != kSchemaVersion)
-    return make_error(ErrorKind::config, "BadCheckpoint", "the checkpoint " + dir + " is not of this cloudlua's schema");
+    return make_error(ErrorKind::config, "BadCheckpoint",
+                      "the checkpoint " + dir + " is not of this cloudlua's schema");
   Statement files(db_, kCheckpointFiles);
   if (!files.ready()) return failure("cannot read the byte files of the checkpoint for");
   if (auto linked = link_listed(files, dir + "/bytes", bytes_dir_, "cannot link from the checkpoint"); !linked.ok())
@@ -648,7 +672,8 @@ Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
   const char* copy =
       "BEGIN IMMEDIATE; DELETE FROM main.meta; DELETE FROM main.records; DELETE FROM main.objects;"
       "DELETE FROM main.byte_files; INSERT INTO main.meta SELECT * FROM checkpoint.meta;"
-      "INSERT INTO main.records SELECT * FROM checkpoint.records; INSERT INTO main.objects SELECT * FROM checkpoint.objects;"
+      "INSERT INTO main.records SELECT * FROM checkpoint.records; INSERT INTO main.objects SELECT * FROM "
+      "checkpoint.objects;"
       "INSERT INTO main.byte_files SELECT * FROM checkpoint.byte_files; COMMIT;";
   if (done.ok() && sqlite3_exec(db_, copy, nullptr, nullptr, nullptr) != SQLITE_OK) {
     done = failure("cannot restore the checkpoint " + dir + " into");
@@ -735,7 +760,7 @@ Outcome<std::unique_ptr<StoreLock>> StoreLock::take(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   bool link = fd < 0 && errno == ELOOP;
   if (link) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st{};
+  struct stat st {};
   if (fd < 0 && !link) return state_file_error("cannot open the state file", path);
   if (fd >= 0 && ::fstat(fd, &st) != 0) {
     Error e = state_file_error("cannot examine the state file", path);
@@ -777,11 +802,12 @@ Outcome<int> open_own_folder(const std::string& path, const std::string& what) {
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return state_file_error("cannot create " + what, path);
   auto unsafe = [&](const std::string& why) {
     return make_error(ErrorKind::config, "UnsafeFolder",
-                      what + " " + path + " " + why + ": serve uses only a folder it made, or one of this user's that "
-                      "no one else can write; remove it or move it away, or give another --state FILE");
+                      what + " " + path + " " + why +
+                          ": serve uses only a folder it made, or one of this user's that "
+                          "no one else can write; remove it or move it away, or give another --state FILE");
   };
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  struct stat st{};
+  struct stat st {};
   if (fd < 0) {
     int failed = errno;
     if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return unsafe("is a symbolic link");
@@ -792,7 +818,8 @@ Outcome<int> open_own_folder(const std::string& path, const std::string& what) {
   std::string why;
   if (::fstat(fd, &st) != 0) why = std::string("cannot be examined (") + std::strerror(errno) + ")";
   else if (st.st_uid != ::geteuid())
-    why = "belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " + std::to_string(::geteuid()) + ")";
+    why =
+        "belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " + std::to_string(::geteuid()) + ")";
   else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));

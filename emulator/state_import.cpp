@@ -45,9 +45,15 @@ void import_storage(const json& part, RecordsByKind& records, ObjectRows& object
     for (const auto& [key, o] : listed.items()) {  // in order of bucket and key, as a store gives them
       json headers = o.value("headers", json::object());
       if (o.contains("part_sizes")) headers[kPartSizesMember] = o.at("part_sizes");
-      ObjectRow row{bucket, key, o.at("etag").get<std::string>(), o.at("last_modified").get<std::string>(),
-                    o.at("version_id").get<std::string>(), o.value("checksum", json::object()).dump(),
-                    o.value("upload_id", ""), -1, headers.dump()};
+      ObjectRow row{bucket,
+                    key,
+                    o.at("etag").get<std::string>(),
+                    o.at("last_modified").get<std::string>(),
+                    o.at("version_id").get<std::string>(),
+                    o.value("checksum", json::object()).dump(),
+                    o.value("upload_id", ""),
+                    -1,
+                    headers.dump()};
       names.insert(row.version_id);
       objects.push_back(std::move(row));
     }
@@ -99,8 +105,7 @@ bool is_json_state_file(const std::string& path) {
   if (fd < 0) return false;
   char c = 0;
   ssize_t n;
-  while ((n = ::read(fd, &c, 1)) == 1 && std::isspace(static_cast<unsigned char>(c))) {
-  }
+  while ((n = ::read(fd, &c, 1)) == 1 && std::isspace(static_cast<unsigned char>(c))) {}
   ::close(fd);
   return n == 1 && c == '{';
 }
@@ -123,7 +128,8 @@ Outcome<json> read_state_file(const std::string& path) {
   bool too_deep = false;
   json doc = parse_json_text(text, too_deep);  // depth watched: a deep document is never walked
   if (too_deep) return make_error(ErrorKind::config, "BadStateFile", too_deep_message("the state file " + path));
-  if (doc.is_discarded()) return make_error(ErrorKind::config, "BadStateFile", "the state file " + path + " is not JSON");
+  if (doc.is_discarded())
+    return make_error(ErrorKind::config, "BadStateFile", "the state file " + path + " is not JSON");
   return doc;
 }
 
@@ -134,7 +140,8 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path, std
   try {
     imported = import_document(*document);
   } catch (const std::exception& e) {  // json's own, a part number that is none
-    return make_error(ErrorKind::config, "BadStateFile", "state file " + path + ": not a state this emulator saved: " + e.what());
+    return make_error(ErrorKind::config, "BadStateFile",
+                      "state file " + path + ": not a state this emulator saved: " + e.what());
   }
   // made exclusively under a name of its own: never a file of the user's, none removed
   TemporaryFile made = create_temporary(path + ".", ".import");
@@ -153,7 +160,7 @@ Outcome<bool> import_state_file(Platform& platform, const std::string& path, std
       if (e.message.find(path) == std::string::npos) e.message = "state file " + path + ": " + e.message;
       return e;
     }
-  }  // closed: its WAL is in it
+  }                                  // closed: its WAL is in it
   std::unique_ptr<StoreLock> moved;  // the owner's lock on the new database, before it is in place
   if (lock) {
     auto taken = StoreLock::take(importing);

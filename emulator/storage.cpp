@@ -81,7 +81,8 @@ std::optional<std::time_t> http_time(const std::string& text) {
 
 // 412 PreconditionFailed naming the condition that did not hold, as S3 answers it.
 HandlerResult precondition_failed(const char* condition) {
-  return HandlerResult::failure(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold",
+  return HandlerResult::failure(412, "PreconditionFailed",
+                                "At least one of the pre-conditions you specified did not hold",
                                 {{"Condition", condition}});
 }
 
@@ -203,12 +204,18 @@ RequestBody StorageService::payload_of(const json& input, const char* member, Re
 }
 
 // Replaces whatever the key held, with a fresh version id and modification time.
-StoredObject& StorageService::store(const std::string& bucket, const std::string& key, SharedBytes bytes, std::string etag,
-                    json checksum) {
+StoredObject& StorageService::store(const std::string& bucket, const std::string& key, SharedBytes bytes,
+                                    std::string etag, json checksum) {
   object_changed(bucket, key);
   StoredObject& o = buckets_[bucket].objects[key];
-  o = {std::move(bytes), std::move(etag), http_date(ctx_.clock.iso8601()), ctx_.next_id("v"), std::move(checksum), "",
-       json::object(), {}};
+  o = {std::move(bytes),
+       std::move(etag),
+       http_date(ctx_.clock.iso8601()),
+       ctx_.next_id("v"),
+       std::move(checksum),
+       "",
+       json::object(),
+       {}};
   return o;
 }
 
@@ -233,7 +240,8 @@ HandlerResult StorageService::read_object(const Operation& op, const json& input
   const StoredObject& o = found->second;
   bool part = input.contains("PartNumber");
   if (part && input.contains("Range"))
-    return HandlerResult::failure(400, "InvalidRequest", "Cannot specify both Range header and partNumber query parameter.");
+    return HandlerResult::failure(400, "InvalidRequest",
+                                  "Cannot specify both Range header and partNumber query parameter.");
   if (std::optional<HandlerResult> stop = read_condition(o, input)) return *stop;
   json r = write_headers(o);
   r["LastModified"] = o.last_modified;
@@ -332,11 +340,13 @@ HandlerResult StorageService::put_object_acl(const Operation&, const json& input
   if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
   bool canned = input.contains("ACL"), full = input.contains("Owner") || input.contains("AccessControlList");
   if (!canned && !full)
-    return HandlerResult::failure(400, "MalformedACLError",
-                                  "The XML you provided was not well-formed or did not validate against our published schema");
+    return HandlerResult::failure(
+        400, "MalformedACLError",
+        "The XML you provided was not well-formed or did not validate against our published schema");
   if ((canned && input["ACL"] != "private") || (full && !is_owner_acl(input)))
-    return HandlerResult::failure(501, "NotImplemented",
-                                  "The emulator keeps one access control list, the owner's FULL_CONTROL (canned: private)");
+    return HandlerResult::failure(
+        501, "NotImplemented",
+        "The emulator keeps one access control list, the owner's FULL_CONTROL (canned: private)");
   return HandlerResult::success(json::object());
 }
 
@@ -370,7 +380,7 @@ HandlerResult StorageService::answer_range(const StoredObject& o, const std::str
 // `length` bytes of the object from `first`: 206 with Content-Range when `partial`,
 // else 200; HeadObject says their length instead of sending them.
 HandlerResult StorageService::answer_bytes(const StoredObject& o, std::uint64_t first, std::uint64_t length, json r,
-                                  bool with_body, bool partial) {
+                                           bool with_body, bool partial) {
   if (partial)
     r["ContentRange"] = "bytes " + std::to_string(first) + "-" + std::to_string(first + length - 1) + "/" +
                         std::to_string(o.bytes->size());
@@ -447,17 +457,17 @@ StorageService::Source StorageService::copy_source(const json& input) {
   source = source.substr(0, source.find('?'));
   size_t slash = source.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == source.size())
-    return {nullptr, "", "", HandlerResult::failure(400, "InvalidArgument",
-                                  "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
-                                  {{"ArgumentName", "x-amz-copy-source"}, {"ArgumentValue", input.value("CopySource", "")}})};
+    return {nullptr, "", "",
+            HandlerResult::failure(
+                400, "InvalidArgument", "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
+                {{"ArgumentName", "x-amz-copy-source"}, {"ArgumentValue", input.value("CopySource", "")}})};
   Source s{nullptr, uri_decode(source.substr(0, slash)), uri_decode(source.substr(slash + 1)), std::nullopt};
   auto b = buckets_.find(s.bucket);
   if (b == buckets_.end())
-    s.failure = HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", s.bucket}});
-  else if (auto found = b->second.objects.find(s.key); found == b->second.objects.end())
-    s.failure = no_such_key(s.key);
-  else
-    s.object = &found->second;
+    s.failure =
+        HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", s.bucket}});
+  else if (auto found = b->second.objects.find(s.key); found == b->second.objects.end()) s.failure = no_such_key(s.key);
+  else s.object = &found->second;
   return s;
 }
 
@@ -473,17 +483,20 @@ HandlerResult StorageService::copy_object(const Operation&, const json& input) {
   if (source.object->bytes->size() > most)
     return HandlerResult::failure(400, "InvalidRequest",
                                   "The specified copy source is larger than the maximum allowable size for a copy "
-                                  "source: " + std::to_string(most));
+                                  "source: " +
+                                      std::to_string(most));
   if (from_bucket == to_bucket && from_key == to_key && input.value("MetadataDirective", "COPY") != "REPLACE")
-    return HandlerResult::failure(400, "InvalidRequest",
-                                  "This copy request is illegal because it is trying to copy an object to itself without "
-                                  "changing the object's metadata, storage class, website redirect location or "
-                                  "encryption attributes.");
+    return HandlerResult::failure(
+        400, "InvalidRequest",
+        "This copy request is illegal because it is trying to copy an object to itself without "
+        "changing the object's metadata, storage class, website redirect location or "
+        "encryption attributes.");
   StoredObject from = *source.object;  // a copy: the store below may replace it
   StoredObject& copy = store(to_bucket, to_key, from.bytes, from.etag);
   copy.headers = input.value("MetadataDirective", "COPY") == "REPLACE" ? content_headers(input) : from.headers;
   json r = write_headers(copy);
-  r.update({{"ETag", from.etag}, {"LastModified", iso_date(buckets_[to_bucket].objects[to_key].last_modified)},
+  r.update({{"ETag", from.etag},
+            {"LastModified", iso_date(buckets_[to_bucket].objects[to_key].last_modified)},
             {"CopySourceVersionId", from.version_id}});
   return HandlerResult::success(r);
 }
@@ -510,13 +523,18 @@ json StorageService::listing(const json& input, const ListAsk& ask, const Object
   json contents = json::array(), prefixes = json::array();
   for (const auto* item : page.items) {
     const StoredObject& o = item->second;
-    json entry = {{"Key", encoded(input, item->first)}, {"LastModified", iso_date(o.last_modified)}, {"ETag", o.etag},
-                  {"Size", o.bytes->size()}, {"StorageClass", "STANDARD"}};
+    json entry = {{"Key", encoded(input, item->first)},
+                  {"LastModified", iso_date(o.last_modified)},
+                  {"ETag", o.etag},
+                  {"Size", o.bytes->size()},
+                  {"StorageClass", "STANDARD"}};
     if (with_owner) entry["Owner"] = owner();
     contents.push_back(std::move(entry));
   }
   for (const std::string& p : page.prefixes) prefixes.push_back({{"Prefix", encoded(input, p)}});
-  json r = {{"Name", input.value("Bucket", "")}, {"Prefix", encoded(input, ask.prefix)}, {"MaxKeys", ask.max},
+  json r = {{"Name", input.value("Bucket", "")},
+            {"Prefix", encoded(input, ask.prefix)},
+            {"MaxKeys", ask.max},
             {"IsTruncated", page.truncated}};
   r["Contents"] = std::move(contents);  // moved, not copied: a page is a thousand objects
   r["CommonPrefixes"] = std::move(prefixes);

@@ -21,10 +21,10 @@ std::optional<HandlerResult> part_checksum(const Upload& u, const Blob& bytes, j
   std::string member = checksum_member(*u.algorithm);
   for (const auto& [other, value] : given.items())
     if (other != member)
-      return HandlerResult::failure(400, "InvalidRequest",
-                                    "Checksum Type mismatch occurred, expected checksum Type: " +
-                                        std::string(checksum_name(*u.algorithm)) + ", actual checksum Type: " +
-                                        std::string(checksum_name(*find_checksum_algorithm(other.substr(8)))));
+      return HandlerResult::failure(
+          400, "InvalidRequest",
+          "Checksum Type mismatch occurred, expected checksum Type: " + std::string(checksum_name(*u.algorithm)) +
+              ", actual checksum Type: " + std::string(checksum_name(*find_checksum_algorithm(other.substr(8)))));
   if (!given.contains(member)) given[member] = base64(checksum_of(*u.algorithm, bytes));
   return std::nullopt;
 }
@@ -37,14 +37,16 @@ std::vector<std::pair<std::string, const Upload*>> StorageService::uploads_in(co
   for (const auto& [id, u] : uploads_)
     if (u.bucket == bucket) out.emplace_back(id, &u);
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.second->key, a.second->initiated, a.first) < std::tie(b.second->key, b.second->initiated, b.first);
+    return std::tie(a.second->key, a.second->initiated, a.first) <
+           std::tie(b.second->key, b.second->initiated, b.first);
   });
   return out;
 }
 
 // Where a page of uploads starts: after KeyMarker's uploads, or with UploadIdMarker
 // after that upload of KeyMarker's key.
-size_t StorageService::first_upload(const std::vector<std::pair<std::string, const Upload*>>& uploads, const json& input) {
+size_t StorageService::first_upload(const std::vector<std::pair<std::string, const Upload*>>& uploads,
+                                    const json& input) {
   std::string key = input.value("KeyMarker", ""), id = input.value("UploadIdMarker", "");
   if (key.empty()) return 0;
   for (size_t i = 0; i < uploads.size(); ++i)
@@ -66,12 +68,21 @@ HandlerResult StorageService::list_multipart_uploads(const Operation&, const jso
       break;
   json listed = json::array(), prefixes = json::array();
   for (const auto& [id, u] : page.items)
-    listed.push_back({{"UploadId", id}, {"Key", encoded(input, u->key)}, {"Initiated", u->initiated},
-                      {"StorageClass", "STANDARD"}, {"Owner", owner()}, {"Initiator", owner()}});
+    listed.push_back({{"UploadId", id},
+                      {"Key", encoded(input, u->key)},
+                      {"Initiated", u->initiated},
+                      {"StorageClass", "STANDARD"},
+                      {"Owner", owner()},
+                      {"Initiator", owner()}});
   for (const std::string& p : page.prefixes) prefixes.push_back({{"Prefix", encoded(input, p)}});
-  json r = {{"Bucket", input.value("Bucket", "")}, {"KeyMarker", encoded(input, ask.after)},
-            {"UploadIdMarker", input.value("UploadIdMarker", "")}, {"Prefix", encoded(input, ask.prefix)},
-            {"MaxUploads", ask.max}, {"IsTruncated", page.truncated}, {"Upload", listed}, {"CommonPrefixes", prefixes}};
+  json r = {{"Bucket", input.value("Bucket", "")},
+            {"KeyMarker", encoded(input, ask.after)},
+            {"UploadIdMarker", input.value("UploadIdMarker", "")},
+            {"Prefix", encoded(input, ask.prefix)},
+            {"MaxUploads", ask.max},
+            {"IsTruncated", page.truncated},
+            {"Upload", listed},
+            {"CommonPrefixes", prefixes}};
   if (!ask.delimiter.empty()) r["Delimiter"] = encoded(input, ask.delimiter);
   if (input.contains("EncodingType")) r["EncodingType"] = input["EncodingType"];
   if (page.truncated) {
@@ -162,8 +173,8 @@ HandlerResult StorageService::upload_part_copy(const Operation&, const json& inp
   part_checksum(*u, *bytes, kept);  // nothing given: it cannot refuse
   part_changed(input.value("uploadId", ""), input.value("partNumber", 0LL));
   u->parts[input.value("partNumber", 0LL)] = Part{std::move(bytes), digest, ctx_.next_id("part-"), now, kept};
-  return HandlerResult::success({{"ETag", quoted_md5(digest)}, {"LastModified", now},
-                                 {"CopySourceVersionId", source.object->version_id}});
+  return HandlerResult::success(
+      {{"ETag", quoted_md5(digest)}, {"LastModified", now}, {"CopySourceVersionId", source.object->version_id}});
 }
 
 // One page of the upload's parts: those numbered above PartNumberMarker, at most
@@ -179,15 +190,23 @@ HandlerResult StorageService::list_parts(const Operation&, const json& input) {
     listed.push_back(listed_part(it->first, it->second));
     next = it->first;
   }
-  return HandlerResult::success({{"Bucket", u->bucket}, {"Key", u->key}, {"UploadId", input.value("uploadId", "")},
-                                 {"PartNumberMarker", marker}, {"NextPartNumberMarker", next}, {"MaxParts", most},
-                                 {"IsTruncated", it != u->parts.end()}, {"Part", listed},
+  return HandlerResult::success({{"Bucket", u->bucket},
+                                 {"Key", u->key},
+                                 {"UploadId", input.value("uploadId", "")},
+                                 {"PartNumberMarker", marker},
+                                 {"NextPartNumberMarker", next},
+                                 {"MaxParts", most},
+                                 {"IsTruncated", it != u->parts.end()},
+                                 {"Part", listed},
                                  {"StorageClass", "STANDARD"}});
 }
 
 // A Part element of ListParts' answer.
 json StorageService::listed_part(long long number, const Part& p) {
-  return {{"PartNumber", number}, {"LastModified", p.last_modified}, {"ETag", quoted_md5(p.md5)}, {"Size", p.bytes->size()}};
+  return {{"PartNumber", number},
+          {"LastModified", p.last_modified},
+          {"ETag", quoted_md5(p.md5)},
+          {"Size", p.bytes->size()}};
 }
 
 // The upload and its parts are dropped; answered 204 with no body, as S3 does.
@@ -231,9 +250,10 @@ long long StorageService::part_number(const json& listed_part) { return listed_p
 std::optional<HandlerResult> StorageService::check_parts(const json& input, const Upload& u, const json& listed) const {
   for (size_t i = 1; i < listed.size(); ++i)
     if (part_number(listed[i]) <= part_number(listed[i - 1]))
-      return HandlerResult::failure(400, "InvalidPartOrder",
-                                    "The list of parts was not in ascending order. Parts must be ordered by part number.",
-                                    {{"UploadId", input.value("uploadId", "")}});
+      return HandlerResult::failure(
+          400, "InvalidPartOrder",
+          "The list of parts was not in ascending order. Parts must be ordered by part number.",
+          {{"UploadId", input.value("uploadId", "")}});
   for (const json& p : listed)
     if (std::optional<HandlerResult> refused = check_listed_part(input, u, p)) return refused;
   return check_part_sizes(input, u, listed);
@@ -249,33 +269,39 @@ std::optional<HandlerResult> StorageService::check_listed_part(const json& input
     return HandlerResult::failure(400, "InvalidRequest",
                                   "The upload was created using a " + std::string(checksum_name(*u.algorithm)) +
                                       " checksum. The complete request must include the checksum for each part. "
-                                      "It was missing for part " + std::to_string(part_number(p)) + " in the request.");
+                                      "It was missing for part " +
+                                      std::to_string(part_number(p)) + " in the request.");
   }
-  return HandlerResult::failure(400, "InvalidPart",
-                                "One or more of the specified parts could not be found. The part may not have been "
-                                "uploaded, or the specified entity tag may not match the part's entity tag.",
-                                {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(p)},
-                                 {"ETag", etag}});
+  return HandlerResult::failure(
+      400, "InvalidPart",
+      "One or more of the specified parts could not be found. The part may not have been "
+      "uploaded, or the specified entity tag may not match the part's entity tag.",
+      {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(p)}, {"ETag", etag}});
 }
 
 // Whether every checksum the listed part gives is the one its part was kept with.
 bool StorageService::same_checksums(const json& listed, const Part& part) {
   for (ChecksumAlgorithm a : kChecksumAlgorithms) {
     std::string member = checksum_member(a);
-    if (listed.contains(member) && part.checksum.value(member, "") != listed.at(member).get<std::string>()) return false;
+    if (listed.contains(member) && part.checksum.value(member, "") != listed.at(member).get<std::string>())
+      return false;
   }
   return true;
 }
 
 // EntityTooSmall: a part below the minimum size that is not the last one listed.
-std::optional<HandlerResult> StorageService::check_part_sizes(const json& input, const Upload& u, const json& listed) const {
+std::optional<HandlerResult> StorageService::check_part_sizes(const json& input, const Upload& u,
+                                                              const json& listed) const {
   auto minimum = static_cast<unsigned long long>(ctx_.setting("min_part_size"));
   for (size_t i = 0; i + 1 < listed.size(); ++i) {
     const Part& part = u.parts.at(part_number(listed[i]));
     if (part.bytes->size() >= minimum) continue;
-    return HandlerResult::failure(400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed object size.",
-                                  {{"UploadId", input.value("uploadId", "")}, {"PartNumber", part_number(listed[i])},
-                                   {"ETag", quoted_md5(part.md5)}, {"ProposedSize", part.bytes->size()},
+    return HandlerResult::failure(400, "EntityTooSmall",
+                                  "Your proposed upload is smaller than the minimum allowed object size.",
+                                  {{"UploadId", input.value("uploadId", "")},
+                                   {"PartNumber", part_number(listed[i])},
+                                   {"ETag", quoted_md5(part.md5)},
+                                   {"ProposedSize", part.bytes->size()},
                                    {"MinSizeAllowed", minimum}});
   }
   return std::nullopt;

@@ -108,17 +108,17 @@ void StorageService::restore_records(RecordsByKind& records, ObjectRows& objects
       std::tie(in, added) = buckets_.try_emplace(row.bucket);
       if (added) in->second.created = ctx_.clock.iso8601();
     }
-    SharedBytes kept = row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size))
-                                     : bytes.get(row.version_id);
+    SharedBytes kept =
+        row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size)) : bytes.get(row.version_id);
     json sum = column_json(row.checksum, "the checksum", row.key);
     json headers = column_json(row.headers, "the headers", row.key);
     std::vector<std::uint64_t> part_sizes = headers.value(kPartSizesMember, std::vector<std::uint64_t>{});
     headers.erase(kPartSizesMember);
     Objects& into = in->second.objects;
-    into.emplace_hint(into.end(), std::move(row.key),
-                      StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
-                                   std::move(row.version_id), std::move(sum), std::move(row.upload_id),
-                                   std::move(headers), std::move(part_sizes)});
+    into.emplace_hint(
+        into.end(), std::move(row.key),
+        StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified), std::move(row.version_id),
+                     std::move(sum), std::move(row.upload_id), std::move(headers), std::move(part_sizes)});
   }
   for (auto& [id, u] : records["upload"]) restored_upload(id, u);
   for (auto& [key, p] : records["part"]) {
@@ -153,8 +153,7 @@ json StorageService::buckets_state() const {
   json out = json::array();
   for (const auto& [name, b] : buckets_) {
     json list = json::array();
-    for (const auto& [key, o] : b.objects)
-      list.push_back({{"key", key}, {"size", o.bytes->size()}, {"etag", o.etag}});
+    for (const auto& [key, o] : b.objects) list.push_back({{"key", key}, {"size", o.bytes->size()}, {"etag", o.etag}});
     out.push_back({{"name", name}, {"objects", list}});
   }
   return out;
@@ -210,12 +209,17 @@ StateRecord StorageService::object_record(const std::string& bucket, const std::
   o.bytes = bytes.put(o.version_id, o.bytes);
   json headers = o.headers;
   if (!o.part_sizes.empty()) headers[kPartSizesMember] = o.part_sizes;
-  ObjectRow row{bucket, key, o.etag, o.last_modified, o.version_id, o.checksum.dump(), o.upload_id,
-                static_cast<std::int64_t>(o.bytes->size()), headers.dump()};
+  ObjectRow row{bucket,        key,
+                o.etag,        o.last_modified,
+                o.version_id,  o.checksum.dump(),
+                o.upload_id,   static_cast<std::int64_t>(o.bytes->size()),
+                headers.dump()};
   return {"object", key, nullptr, std::move(row), bucket};
 }
 
-StateRecord StorageService::upload_record(const std::string& id) const { return {"upload", id, upload_json(uploads_.at(id))}; }
+StateRecord StorageService::upload_record(const std::string& id) const {
+  return {"upload", id, upload_json(uploads_.at(id))};
+}
 
 // A part's record; its bytes to `bytes`, and from then on read
 // from there.

@@ -24,7 +24,6 @@
 namespace cloud {
 namespace storage {
 
-
 // "<hex MD5>" in quotes, the form S3 sends ETags in.
 inline std::string quoted_md5(const std::string& raw_md5) { return "\"" + hex(raw_md5) + "\""; }
 
@@ -83,20 +82,20 @@ inline std::string encoded(const json& input, const std::string& text) {
 enum class RangeAsk { whole, part, unsatisfiable };
 
 struct StoredObject {
-  SharedBytes bytes;  // never null
+  SharedBytes bytes;          // never null
   std::string etag;           // quoted
   std::string last_modified;  // HTTP date
   std::string version_id;
-  json checksum = json::object();  // the one it was stored with, by member name (ChecksumCRC32)
-  std::string upload_id;           // the multipart upload that made it ("" for PutObject)
-  json headers = json::object();   // what HTTP says of it, by member name (content_headers)
+  json checksum = json::object();         // the one it was stored with, by member name (ChecksumCRC32)
+  std::string upload_id;                  // the multipart upload that made it ("" for PutObject)
+  json headers = json::object();          // what HTTP says of it, by member name (content_headers)
   std::vector<std::uint64_t> part_sizes;  // a multipart upload's: its parts' sizes, in order (GetObject's PartNumber)
 };
 
 // The members that say what HTTP says of an object, stored with it and answered by
 // GetObject and HeadObject: its content headers and its user metadata.
-const char* const kContentMembers[] = {"ContentType", "ContentEncoding", "ContentDisposition", "ContentLanguage",
-                                       "CacheControl", "Expires"};
+const char* const kContentMembers[] = {"ContentType",     "ContentEncoding", "ContentDisposition",
+                                       "ContentLanguage", "CacheControl",    "Expires"};
 
 // A Content-Encoding without its aws-chunked coding: "aws-chunked,gzip" is "gzip".
 inline std::string without_aws_chunked(const std::string& codings) {
@@ -105,7 +104,8 @@ inline std::string without_aws_chunked(const std::string& codings) {
     size_t end = std::min(codings.find(',', start), codings.size());
     size_t first = codings.find_first_not_of(" \t", start);
     size_t last = codings.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
-    std::string c = first < end && last != std::string::npos && last >= first ? codings.substr(first, last - first + 1) : "";
+    std::string c =
+        first < end && last != std::string::npos && last >= first ? codings.substr(first, last - first + 1) : "";
     if (!c.empty() && to_lower(c) != "aws-chunked") kept += (kept.empty() ? "" : ",") + c;
     start = end + 1;
   }
@@ -152,13 +152,15 @@ inline std::string checksum_of(ChecksumAlgorithm a, const RequestBody& body) {
 
 // A checksum given against the bytes received: InvalidRequest when it is not the base64
 // of as many bytes as the algorithm gives, BadDigest when it is not the bytes'.
-inline std::optional<HandlerResult> check_checksum_value(ChecksumAlgorithm a, const std::string& value, const RequestBody& body) {
+inline std::optional<HandlerResult> check_checksum_value(ChecksumAlgorithm a, const std::string& value,
+                                                         const RequestBody& body) {
   std::string label = checksum_member(a).substr(8), expected = checksum_of(a, body);
   std::optional<std::string> raw = unbase64(value);
   if (!raw || raw->size() != expected.size())
     return HandlerResult::failure(400, "InvalidRequest", "Value for the " + label + " checksum header is invalid.");
   if (*raw != expected)
-    return HandlerResult::failure(400, "BadDigest", "The " + label + " you specified did not match the calculated checksum.");
+    return HandlerResult::failure(400, "BadDigest",
+                                  "The " + label + " you specified did not match the calculated checksum.");
   return std::nullopt;
 }
 
@@ -176,22 +178,23 @@ inline std::optional<HandlerResult> check_checksum(const json& input, const Requ
     given[member] = input.at(member);
   }
   if (input.contains("ChecksumAlgorithm") && given.empty())
-    return HandlerResult::failure(400, "InvalidRequest", "The checksum algorithm was given, but no checksum header or trailer.");
+    return HandlerResult::failure(400, "InvalidRequest",
+                                  "The checksum algorithm was given, but no checksum header or trailer.");
   return std::nullopt;
 }
 
 struct Part {
-  SharedBytes bytes;          // never null
-  std::string md5;            // raw 16 bytes
-  std::string id;             // unique to these bytes: their name in a ByteStore
-  std::string last_modified;  // ISO 8601 UTC, as ListParts answers it
+  SharedBytes bytes;               // never null
+  std::string md5;                 // raw 16 bytes
+  std::string id;                  // unique to these bytes: their name in a ByteStore
+  std::string last_modified;       // ISO 8601 UTC, as ListParts answers it
   json checksum = json::object();  // by member name (ChecksumCRC32): given, or the upload's algorithm's
 };
 
 struct Upload {
   std::string bucket, key;
-  std::map<long long, Part> parts;  // by part number
-  std::string initiated;            // ISO 8601
+  std::map<long long, Part> parts;             // by part number
+  std::string initiated;                       // ISO 8601
   std::optional<ChecksumAlgorithm> algorithm;  // CreateMultipartUpload's ChecksumAlgorithm
   json headers = json::object();               // CreateMultipartUpload's content_headers, the object's
 };
@@ -237,7 +240,8 @@ class StorageService : public Service {
     return [this, inner = handler(this, fn)](const Operation& op, const json& input, RequestBody* body) {
       std::string bucket = input.value("Bucket", "");
       if (!buckets_.count(bucket))
-        return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", bucket}});
+        return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist",
+                                      {{"BucketName", bucket}});
       return inner(op, input, body);
     };
   }
@@ -311,11 +315,11 @@ class StorageService : public Service {
   void part_changed(const std::string& id, long long number);
   void upload_gone(const std::string& id);
 
-  std::map<std::string, Bucket> buckets_;   // by name
-  std::map<std::string, Upload> uploads_;   // by upload id
-  std::set<std::pair<std::string, std::string>> changed_;  // (kind, key) of the records changed since saved
+  std::map<std::string, Bucket> buckets_;                          // by name
+  std::map<std::string, Upload> uploads_;                          // by upload id
+  std::set<std::pair<std::string, std::string>> changed_;          // (kind, key) of the records changed since saved
   std::set<std::pair<std::string, std::string>> changed_objects_;  // (bucket, key) of the objects changed since saved
-  bool cleared_ = false;                                    // reset since saved: every record went
+  bool cleared_ = false;                                           // reset since saved: every record went
 };
 
 }  // namespace storage

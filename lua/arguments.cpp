@@ -46,8 +46,8 @@ void arg_error(lua_State* L, int arg, const std::string& message) {
 
 void type_error(lua_State* L, int arg, const char* expected) {
   const char* got = luaL_getmetafield(L, arg, "__name") == LUA_TSTRING ? lua_tostring(L, -1)
-                    : lua_type(L, arg) == LUA_TLIGHTUSERDATA       ? "light userdata"
-                                                                    : luaL_typename(L, arg);
+                    : lua_type(L, arg) == LUA_TLIGHTUSERDATA           ? "light userdata"
+                                                                       : luaL_typename(L, arg);
   arg_error(L, arg, std::string(expected) + " expected, got " + got);
 }
 

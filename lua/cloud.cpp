@@ -41,8 +41,8 @@ std::string field_string(lua_State* L, int index, const char* name) {
 
 // The kind called `name` into `out`; false when no kind is called so.
 bool find_kind(const std::string& name, ErrorKind& out) {
-  for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout, ErrorKind::config,
-                     ErrorKind::waiter, ErrorKind::io})
+  for (ErrorKind k : {ErrorKind::validation, ErrorKind::api, ErrorKind::transport, ErrorKind::timeout,
+                      ErrorKind::config, ErrorKind::waiter, ErrorKind::io})
     if (name == kind_name(k)) return out = k, true;
   return false;
 }
@@ -89,7 +89,9 @@ void push_error(lua_State* L, const Error& e) {
   lua_createtable(L, 0, 9);
   lua_pushstring(L, kind_name(e.kind));
   lua_setfield(L, -2, "kind");
-  for (auto [name, value] : {std::pair{"code", &e.code}, {"message", &e.message}, {"request_id", &e.request_id},
+  for (auto [name, value] : {std::pair{"code", &e.code},
+                             {"message", &e.message},
+                             {"request_id", &e.request_id},
                              {"operation", &e.operation}}) {
     lua_pushlstring(L, value->data(), value->size());
     lua_setfield(L, -2, name);
@@ -234,8 +236,8 @@ std::string opt_string_field(lua_State* L, int index, const char* name, const st
   if (t == LUA_TSTRING || t == LUA_TNUMBER) {
     const char* text = lua_tolstring(L, -1, &length);
     out.assign(text, length);  // every byte: a body may hold NULs
-  }
-  else if (t != LUA_TNIL) arg_error(L, 1, std::string("field '") + name + "' must be a string, got " + luaL_typename(L, -1));
+  } else if (t != LUA_TNIL)
+    arg_error(L, 1, std::string("field '") + name + "' must be a string, got " + luaL_typename(L, -1));
   lua_pop(L, 1);
   return out;
 }
@@ -258,7 +260,8 @@ Headers headers_field(lua_State* L, int index) {
     lua_pop(L, 1);
   } else {
     for (lua_pushnil(L); lua_next(L, t); lua_pop(L, 1))
-      if (lua_type(L, -2) == LUA_TSTRING && lua_isstring(L, -1)) out.emplace_back(lua_tostring(L, -2), lua_tostring(L, -1));
+      if (lua_type(L, -2) == LUA_TSTRING && lua_isstring(L, -1))
+        out.emplace_back(lua_tostring(L, -2), lua_tostring(L, -1));
   }
   lua_pop(L, 1);
   return out;
@@ -269,7 +272,8 @@ std::optional<long> opt_integer_field(lua_State* L, int index, const char* name,
   if (lua_getfield(L, index, name) != LUA_TNIL) {
     int is_integer = 0;
     fallback = static_cast<long>(lua_tointegerx(L, -1, &is_integer));
-    if (!is_integer) arg_error(L, 1, std::string("field '") + name + "' must be an integer, got " + luaL_typename(L, -1));
+    if (!is_integer)
+      arg_error(L, 1, std::string("field '") + name + "' must be an integer, got " + luaL_typename(L, -1));
   }
   lua_pop(L, 1);
   return fallback;
@@ -372,13 +376,18 @@ int l_operations(lua_State* L) {
   lua_createtable(L, static_cast<int>(ops.size()), 0);
   for (size_t i = 0; i < ops.size(); ++i) {
     lua_createtable(L, 0, 6);
-    for (auto [key, value] : {std::pair{"name", &ops[i]->name}, {"api", &ops[i]->api}, {"fn", &ops[i]->snake_name},
-                              {"method", &ops[i]->method}, {"path", &ops[i]->path}, {"doc", &ops[i]->doc}}) {
+    for (auto [key, value] : {std::pair{"name", &ops[i]->name},
+                              {"api", &ops[i]->api},
+                              {"fn", &ops[i]->snake_name},
+                              {"method", &ops[i]->method},
+                              {"path", &ops[i]->path},
+                              {"doc", &ops[i]->doc}}) {
       lua_pushstring(L, value->c_str());
       lua_setfield(L, -2, key);
     }
     if (const std::optional<Paginator>& p = ops[i]->paginator) {
-      push_json(L, {{"input_token", p->input_tokens}, {"output_token", p->output_tokens}, {"more_results", p->more_results}});
+      push_json(
+          L, {{"input_token", p->input_tokens}, {"output_token", p->output_tokens}, {"more_results", p->more_results}});
       lua_setfield(L, -2, "paginator");
     }
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
@@ -419,8 +428,14 @@ int l_waiters(lua_State* L) {
   for (size_t i = 0; i < waiters.size(); ++i) {
     const Waiter& w = *waiters[i];
     json delay = w.delay == static_cast<long long>(w.delay) ? json(static_cast<long long>(w.delay)) : json(w.delay);
-    push_json(L, {{"name", w.name}, {"api", w.api}, {"operation", w.operation}, {"delay", delay},
-                  {"max_attempts", w.max_attempts}, {"doc", w.doc}, {"source", w.source}, {"acceptors", w.acceptors}});
+    push_json(L, {{"name", w.name},
+                  {"api", w.api},
+                  {"operation", w.operation},
+                  {"delay", delay},
+                  {"max_attempts", w.max_attempts},
+                  {"doc", w.doc},
+                  {"source", w.source},
+                  {"acceptors", w.acceptors}});
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
   }
   return 1;
@@ -460,8 +475,10 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
     lua_setmetatable(L, -2);
     lua_setfield(L, table, api.c_str());
   }
-  const std::pair<const char*, lua_CFunction> fns[] = {{"call", protect<l_call>}, {"operations", protect<l_operations>},
-                                                         {"request", protect<l_request>}, {"waiters", protect<l_waiters>}};
+  const std::pair<const char*, lua_CFunction> fns[] = {{"call", protect<l_call>},
+                                                       {"operations", protect<l_operations>},
+                                                       {"request", protect<l_request>},
+                                                       {"waiters", protect<l_waiters>}};
   for (const auto& [name, fn] : fns) push_client_closure(L, box, fn), lua_setfield(L, table, name);
   lua_pushvalue(L, box);
   lua_setfield(L, table, "_handle");
@@ -509,8 +526,7 @@ int l_client(lua_State* L) {
   auto session = replays ? Outcome<const ClientConfig*>(&session_of(L).config.client)  // no emulator to start
                          : complete_config(session_of(L));
   if (!session.ok()) raise(L, session.error());
-  auto config = client_config(arguments, *session.value(),
-                              [](const char* name) { return std::getenv(name); });
+  auto config = client_config(arguments, *session.value(), [](const char* name) { return std::getenv(name); });
   if (!config.ok()) raise(L, config.error());
   auto client = make_client(*config);
   if (!client.ok()) raise(L, client.error());
@@ -575,8 +591,11 @@ int l_sign(lua_State* L) {
   auto out = sign(sign_input(L));
   if (!out.ok()) raise(L, out.error());
   lua_createtable(L, 0, 6);
-  for (auto [key, value] : {std::pair{"canonical_request", &out->canonical_request}, {"string_to_sign", &out->string_to_sign},
-                            {"signature", &out->signature}, {"authorization", &out->authorization}, {"url", &out->url}}) {
+  for (auto [key, value] : {std::pair{"canonical_request", &out->canonical_request},
+                            {"string_to_sign", &out->string_to_sign},
+                            {"signature", &out->signature},
+                            {"authorization", &out->authorization},
+                            {"url", &out->url}}) {
     lua_pushlstring(L, value->data(), value->size());
     lua_setfield(L, -2, key);
   }
@@ -596,7 +615,8 @@ int l_error(lua_State* L) {
   ErrorKind kind;
   std::string name = opt_string_field(L, 1, "kind");
   if (!find_kind(name, kind))
-    arg_error(L, 1, "field 'kind' must be validation, api, transport, timeout, config, waiter or io, got '" + name + "'");
+    arg_error(L, 1,
+              "field 'kind' must be validation, api, transport, timeout, config, waiter or io, got '" + name + "'");
   if (opt_string_field(L, 1, "code").empty()) arg_error(L, 1, "field 'code' is required");
   for (const char* field : {"message", "operation", "request_id"}) opt_string_field(L, 1, field);
   for (const char* field : {"status", "attempts"})
@@ -682,9 +702,9 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   store_session(L, std::move(session));
   lua_newtable(L);
   fill_client_table(L, client);
-  const luaL_Reg module_fns[] = {
-      {"client", protect<l_client>}, {"error", protect<l_error>}, {"printable", protect<l_printable>},
-      {"redact", protect<l_redact>}, {"sign", protect<l_sign>}, {nullptr, nullptr}};
+  const luaL_Reg module_fns[] = {{"client", protect<l_client>},       {"error", protect<l_error>},
+                                 {"printable", protect<l_printable>}, {"redact", protect<l_redact>},
+                                 {"sign", protect<l_sign>},           {nullptr, nullptr}};
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");

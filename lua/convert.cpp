@@ -34,9 +34,7 @@ Error bad_value(const std::string& path, const std::string& what) {
   return e;
 }
 
-std::string key_path(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
+std::string key_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
 // Counts keys and tells whether they are exactly 1..n.
 bool is_sequence(lua_State* L, int index, size_t& count) {
@@ -69,15 +67,14 @@ Outcome<json> value_to_json(lua_State* L, int index, const std::string& path, in
     case LUA_TUSERDATA:
       if (is_null(L, index)) return json(nullptr);
       [[fallthrough]];
-    default:
-      return bad_value(path, std::string("cannot send a ") + luaL_typename(L, index));
+    default: return bad_value(path, std::string("cannot send a ") + luaL_typename(L, index));
   }
 }
 
 Outcome<json> table_to_json(lua_State* L, int index, const std::string& path, int depth) {
   if (depth >= kMaxDepth || !lua_checkstack(L, 4))
-    return bad_value(path, "tables nested more than " + std::to_string(kMaxDepth) +
-                               " levels deep (a table that contains itself?)");
+    return bad_value(
+        path, "tables nested more than " + std::to_string(kMaxDepth) + " levels deep (a table that contains itself?)");
   index = lua_absindex(L, index);
   size_t count = 0;
   bool sequence = is_sequence(L, index, count);
@@ -173,8 +170,9 @@ void push_unsigned(lua_State* L, std::uint64_t n) {
 // One value of push_json, `depth` levels below the document's top (which is 0).
 void push_value(lua_State* L, const json& value, int depth) {
   if ((value.is_structured() && depth >= kMaxDepth) || !lua_checkstack(L, 3))
-    raise(L, make_error(ErrorKind::api, "DocumentTooDeep",
-                        "a result nested more than " + std::to_string(kMaxDepth) + " levels deep cannot be a Lua value"));
+    raise(L,
+          make_error(ErrorKind::api, "DocumentTooDeep",
+                     "a result nested more than " + std::to_string(kMaxDepth) + " levels deep cannot be a Lua value"));
   switch (value.type()) {
     case json::value_t::null: return push_null(L);
     case json::value_t::boolean: return lua_pushboolean(L, value.get<bool>());

@@ -85,7 +85,8 @@ void follow_served_clock(Session& session) {
     }
     served_control(*clock->client, "advance", {{"seconds", seconds}});
   });
-  session.clock_follower = std::shared_ptr<void>(nullptr, [client = session.client, &loop, before](void*) { loop.follow(before); });
+  session.clock_follower =
+      std::shared_ptr<void>(nullptr, [client = session.client, &loop, before](void*) { loop.follow(before); });
 }
 
 // After configure{ real_time = ... } reached serve: the session holds serve's virtual
@@ -104,7 +105,7 @@ void hold_served_time(Session& session, bool real_time) {
 // #1"; any other error is raised as its value.
 int control(lua_State* L, const char* operation, const json& args) {
   auto answer = session_of(L).served ? served_control(*session_of(L).client, operation, args)
-                                      : run_control(emulator_of(L), operation, args);
+                                     : run_control(emulator_of(L), operation, args);
   if (!answer.ok() && answer.error().code == "InvalidArgument") arg_error(L, 1, answer.error().message);
   if (!answer.ok()) raise(L, answer.error());
   if (answer->is_object() && answer->empty()) return 0;
@@ -197,14 +198,20 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
 
 void open_emulator(lua_State* L, int module) {
   if (!session_of(L).emulated && !session_of(L).served) return;
-  const luaL_Reg fns[] = {{"advance", protect<l_advance>},         {"checkpoint", protect<l_checkpoint>},
-                          {"checkpoints", protect<l_checkpoints>}, {"configure", protect<l_configure>},
-                          {"endpoints", protect<l_endpoints>},     {"fault", protect<l_fault>},
-                          {"requests", protect<l_requests>},       {"reset", protect<l_reset>},
-                          {"restore", protect<l_restore>},         {"seed", protect<l_seed>},
+  const luaL_Reg fns[] = {{"advance", protect<l_advance>},
+                          {"checkpoint", protect<l_checkpoint>},
+                          {"checkpoints", protect<l_checkpoints>},
+                          {"configure", protect<l_configure>},
+                          {"endpoints", protect<l_endpoints>},
+                          {"fault", protect<l_fault>},
+                          {"requests", protect<l_requests>},
+                          {"reset", protect<l_reset>},
+                          {"restore", protect<l_restore>},
+                          {"seed", protect<l_seed>},
                           {"state", protect<l_state>},
                           // old names, kept for one release (docs/emulator.md)
-                          {"snapshot", protect<l_checkpoint>},     {"snapshots", protect<l_checkpoints>},
+                          {"snapshot", protect<l_checkpoint>},
+                          {"snapshots", protect<l_checkpoints>},
                           {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "emulator");

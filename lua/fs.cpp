@@ -49,7 +49,8 @@ struct Entry {
 };
 
 // Raises the io error for `what` failing on `path` with errno value `code`.
-[[noreturn]] void raise_io(lua_State* L, const char* function, const std::string& what, const std::string& path, int code) {
+[[noreturn]] void raise_io(lua_State* L, const char* function, const std::string& what, const std::string& path,
+                           int code) {
   const char* name = strerrorname_np(code);
   Error e = make_error(ErrorKind::io, name ? name : "EIO", what + " '" + path + "': " + std::strerror(code));
   e.operation = function;
@@ -83,8 +84,8 @@ void push_entry(lua_State* L, const Entry& e) {
 struct Item {
   std::string key;
   Entry entry;
-  bool enter = false;                 // the contents of the directory entry.path
-  std::pair<dev_t, ino_t> id{0, 0};   // that directory's, for loops
+  bool enter = false;                // the contents of the directory entry.path
+  std::pair<dev_t, ino_t> id{0, 0};  // that directory's, for loops
 };
 
 // A directory being walked: its items sorted, the next one to give.
@@ -115,7 +116,8 @@ bool is_ancestor(const Walker& w, std::pair<dev_t, ino_t> id) {
 }
 
 // Adds the items of the entry `name` of directory `full` (relative path `prefix`).
-void add_item(lua_State* L, Walker& w, Frame& frame, const std::string& dir, const std::string& prefix, std::string name) {
+void add_item(lua_State* L, Walker& w, Frame& frame, const std::string& dir, const std::string& prefix,
+              std::string name) {
   std::string full = dir + "/" + name;
   struct stat st {};
   if (::lstat(full.c_str(), &st) != 0) {
@@ -301,7 +303,8 @@ int l_mkdir(lua_State* L) {
     fs::create_directories(beneath, made_root);
     std::string problem;
     int fd = open_folder_at(path, beneath, true, problem);
-    if (fd < 0) raise_beneath(L, "cloud.fs.mkdir", "cannot make the directory '" + std::string(path) + "': " + problem, errno);
+    if (fd < 0)
+      raise_beneath(L, "cloud.fs.mkdir", "cannot make the directory '" + std::string(path) + "': " + problem, errno);
     ::close(fd);
     lua_pushboolean(L, !there);
     return 1;
@@ -411,8 +414,10 @@ int l_part(lua_State* L) {
   std::string beneath = string_option(L, 2, "beneath");
   auto* part = new (lua_newuserdatauv(L, sizeof(PartFile), 0)) PartFile();
   if (luaL_newmetatable(L, kPartMeta)) {
-    const luaL_Reg methods[] = {{"commit", protect<part_commit>}, {"discard", protect<part_discard>},
-                                {"path", protect<part_path>}, {nullptr, nullptr}};
+    const luaL_Reg methods[] = {{"commit", protect<part_commit>},
+                                {"discard", protect<part_discard>},
+                                {"path", protect<part_path>},
+                                {nullptr, nullptr}};
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, part_gc);
@@ -422,7 +427,8 @@ int l_part(lua_State* L) {
   }
   lua_setmetatable(L, -2);
   *part = create_part(target, beneath);
-  if (part->fd < 0) raise_beneath(L, "cloud.fs.part", "cannot write beside '" + std::string(target) + "': " + part->problem, errno);
+  if (part->fd < 0)
+    raise_beneath(L, "cloud.fs.part", "cannot write beside '" + std::string(target) + "': " + part->problem, errno);
   return 1;
 }
 
@@ -462,7 +468,8 @@ int l_set_mtime(lua_State* L) {
   if (!std::isfinite(t) || t < 0) arg_error(L, 2, "seconds must be a finite number >= 0");
   double whole = std::floor(t);
   struct timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(whole), static_cast<long>((t - whole) * 1e9)}};
-  if (::utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) != 0) raise_io(L, "cloud.fs.set_mtime", "cannot set the time of", path, errno);
+  if (::utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) != 0)
+    raise_io(L, "cloud.fs.set_mtime", "cannot set the time of", path, errno);
   return 0;
 }
 
@@ -514,7 +521,8 @@ int l_glob(lua_State* L) {
   if (!glob.ok()) raise(L, glob.error());
   new (lua_newuserdatauv(L, sizeof(Pattern), 0)) Pattern(std::move(glob.value()));
   if (luaL_newmetatable(L, kGlobMeta)) {
-    const luaL_Reg meta[] = {{"__call", protect<glob_call>}, {"__gc", glob_gc}, {"__tostring", protect<glob_tostring>}, {nullptr, nullptr}};
+    const luaL_Reg meta[] = {
+        {"__call", protect<glob_call>}, {"__gc", glob_gc}, {"__tostring", protect<glob_tostring>}, {nullptr, nullptr}};
     luaL_setfuncs(L, meta, 0);
   }
   lua_setmetatable(L, -2);
@@ -524,13 +532,18 @@ int l_glob(lua_State* L) {
 }  // namespace
 
 void open_fs(lua_State* L, int module) {
-  const luaL_Reg fns[] = {{"create", protect<l_create>},       {"glob", protect<l_glob>},
-                          {"list", protect<l_list>},           {"media_type", protect<l_media_type>},
+  const luaL_Reg fns[] = {{"create", protect<l_create>},
+                          {"glob", protect<l_glob>},
+                          {"list", protect<l_list>},
+                          {"media_type", protect<l_media_type>},
                           {"mkdir", protect<l_mkdir>},
-                          {"part", protect<l_part>},           {"part_state", protect<l_part_state>},
+                          {"part", protect<l_part>},
+                          {"part_state", protect<l_part_state>},
                           {"remove", protect<l_remove>},
-                          {"set_mtime", protect<l_set_mtime>}, {"stat", protect<l_stat>},
-                          {"sync", protect<l_sync>},           {"walk", protect<l_walk>},
+                          {"set_mtime", protect<l_set_mtime>},
+                          {"stat", protect<l_stat>},
+                          {"sync", protect<l_sync>},
+                          {"walk", protect<l_walk>},
                           {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_setfield(L, module, "fs");

@@ -111,7 +111,8 @@ const Reference* reference_at(lua_State* L, int index, const std::vector<Referen
   for (const Reference& r : entries) {
     if (lua_type(L, index) == LUA_TSTRING) {
       std::string name = lua_tostring(L, index);
-      if (r.name == name || (r.name.size() > name.size() && r.name.compare(r.name.size() - name.size() - 1, std::string::npos, "." + name) == 0))
+      if (r.name == name || (r.name.size() > name.size() &&
+                             r.name.compare(r.name.size() - name.size() - 1, std::string::npos, "." + name) == 0))
         return &r;
     } else if ((lua_istable(L, index) || lua_isfunction(L, index)) && is_value_of(L, index, r.name)) {
       return &r;
@@ -128,8 +129,8 @@ std::string format_reference(const Reference& r) {
 }
 
 std::string overview(const Model& model, const std::vector<Reference>& entries) {
-  std::string out = "The platform's APIs as Lua functions: tables in, tables out.\n\n" + format_model_help(model, kPrefix) +
-                    "\nThe other functions of cloud:\n";
+  std::string out = "The platform's APIs as Lua functions: tables in, tables out.\n\n" +
+                    format_model_help(model, kPrefix) + "\nThe other functions of cloud:\n";
   for (const Reference& r : entries) out += "  " + r.usage + "\n      " + r.summary + "\n";
   return out +
          "\nhelp(cloud.devops.restore_instance) or help\"RestoreInstance\" describes an\n"
@@ -139,7 +140,8 @@ std::string overview(const Model& model, const std::vector<Reference>& entries) 
 
 // Every name help knows, with how it lists it: operations (both spellings), APIs
 // and the documented functions.
-std::vector<std::pair<std::string, std::string>> known_names(const Model& model, const std::vector<Reference>& entries) {
+std::vector<std::pair<std::string, std::string>> known_names(const Model& model,
+                                                             const std::vector<Reference>& entries) {
   std::vector<std::pair<std::string, std::string>> names;
   for (const Api& api : model.apis()) {
     names.push_back({api.name, kPrefix + api.name + " (the " + api.name + " API)"});
@@ -192,8 +194,9 @@ std::string help_text(lua_State* L) {
   if (const Waiter* w = lua_type(L, 1) == LUA_TSTRING ? model_of(L).waiter(lua_tostring(L, 1)) : nullptr)
     return format_waiter_help(*w, kPrefix);
   if (lua_type(L, 1) == LUA_TSTRING) return unknown_name(L, lua_tostring(L, 1), entries);
-  arg_error(L, 1, std::string("an operation, an API, a function of cloud or a name expected, got ") + luaL_typename(L, 1) +
-                      "; help() lists them");
+  arg_error(L, 1,
+            std::string("an operation, an API, a function of cloud or a name expected, got ") + luaL_typename(L, 1) +
+                "; help() lists them");
 }
 
 // Whether io.output() is io.stdout: help's text then goes to the terminal, if any.
@@ -270,8 +273,12 @@ int l_describe(lua_State* L) {
   if (!op) arg_error(L, 1, "an operation function or name expected; help() lists them");
   OperationHelp help = describe_operation(*op);
   lua_createtable(L, 0, 9);
-  for (auto [key, value] : {std::pair{"name", &op->name}, {"fn", &op->snake_name}, {"api", &op->api},
-                            {"method", &op->method}, {"path", &op->path}, {"doc", &op->doc}})
+  for (auto [key, value] : {std::pair{"name", &op->name},
+                            {"fn", &op->snake_name},
+                            {"api", &op->api},
+                            {"method", &op->method},
+                            {"path", &op->path},
+                            {"doc", &op->doc}})
     set_string(L, key, *value);
   lua_pushboolean(L, op->idempotent);
   lua_setfield(L, -2, "idempotent");

@@ -25,8 +25,9 @@ int l_encode(lua_State* L) {
     text = value->dump();
   } catch (const json::type_error& e) {  // a string that is not UTF-8
     std::string why = e.what();
-    raise(L, make_error(ErrorKind::validation, "InvalidArgument",
-                        "JSON text is UTF-8: " + why.substr(why.find("] ") == std::string::npos ? 0 : why.find("] ") + 2)));
+    raise(L, make_error(
+                 ErrorKind::validation, "InvalidArgument",
+                 "JSON text is UTF-8: " + why.substr(why.find("] ") == std::string::npos ? 0 : why.find("] ") + 2)));
   }
   lua_pushlstring(L, text.data(), text.size());
   return 1;

@@ -20,15 +20,15 @@ struct lua_State;
 namespace cloud {
 
 struct Session {
-  LoadedConfig config;                // as loaded; the emulator's endpoints filled in once it runs
-  bool emulated = false;              // the embedded emulator serves the session (nothing configured)
-  bool served = false;                // a `cloudlua serve` does, reached by endpoint_url (cloud.emulator over HTTP)
+  LoadedConfig config;    // as loaded; the emulator's endpoints filled in once it runs
+  bool emulated = false;  // the embedded emulator serves the session (nothing configured)
+  bool served = false;    // a `cloudlua serve` does, reached by endpoint_url (cloud.emulator over HTTP)
   // This session asked serve for virtual time (cloud.emulator.configure{ real_time =
   // false }): its waiters' pauses are then skipped and serve's clock follows. A serve
   // is shared, so its clock is real time, and waits are, unless the session asks.
   bool served_virtual_time = false;
-  std::unique_ptr<Emulator> emulator; // set once the embedded emulator has started
-  std::shared_ptr<Client> client;     // the default client: `cloud` itself
+  std::unique_ptr<Emulator> emulator;       // set once the embedded emulator has started
+  std::shared_ptr<Client> client;           // the default client: `cloud` itself
   std::function<void()> on_emulator_start;  // the runner's notice, said when it starts
   std::optional<std::uint64_t> seed;        // the embedded emulator's, from its start
   // While the embedded emulator runs: its clock follows the seconds the loop's clock

@@ -49,7 +49,8 @@ int start_sleep(lua_State* L, double seconds, Loop::Pace pace) {
   const std::shared_ptr<Client>& client = session_of(L).client;
   Transport* transport = &client->transport();
   Parked& p = park(L, client, push_slept);
-  Transport::Id id = transport->add_timer(seconds, [&p] { p.end(std::monostate{}); }, pace);
+  Transport::Id id = transport->add_timer(
+      seconds, [&p] { p.end(std::monostate{}); }, pace);
   p.cancel = [transport, id] { transport->cancel(id); };
   return lua_gettop(L);
 }
@@ -156,7 +157,8 @@ int l_md5_file(lua_State* L) {
   range.length = count_arg(L, 3, range.offset <= size ? size - range.offset : 0);
   if (range.offset > size || range.length > size - range.offset) {
     lua_pushnil(L);
-    lua_pushfstring(L, "%s: %I bytes, the range asked ends past them", range.path.c_str(), static_cast<lua_Integer>(size));
+    lua_pushfstring(L, "%s: %I bytes, the range asked ends past them", range.path.c_str(),
+                    static_cast<lua_Integer>(size));
     return 2;
   }
   Outcome<std::string> hash = hex_digest_of(range, Digest::md5);
@@ -194,7 +196,9 @@ int l_time_format(lua_State* L) {
   if (!form) arg_error(L, 2, std::string("'") + name + "' is not a date form: iso, http or sigv4 expected");
   double whole = std::floor(seconds);
   constexpr double kLimit = 9.2e18;  // within int64; format_date clamps to years 0000 to 9999
-  std::int64_t t = whole < -kLimit ? static_cast<std::int64_t>(-kLimit) : whole > kLimit ? static_cast<std::int64_t>(kLimit) : static_cast<std::int64_t>(whole);
+  std::int64_t t = whole < -kLimit  ? static_cast<std::int64_t>(-kLimit)
+                   : whole > kLimit ? static_cast<std::int64_t>(kLimit)
+                                    : static_cast<std::int64_t>(whole);
   std::string text = format_date(t, *form);
   lua_pushlstring(L, text.data(), text.size());
   return 1;
@@ -209,10 +213,10 @@ void open_time(lua_State* L, int module) {
 }  // namespace
 
 void open_system(lua_State* L, int module) {
-  const luaL_Reg fns[] = {{"clock", protect<l_clock>}, {"isatty", protect<l_isatty>},
+  const luaL_Reg fns[] = {{"clock", protect<l_clock>},           {"isatty", protect<l_isatty>},
                           {"limit_rate", protect<l_limit_rate>}, {"md5", protect<l_md5>},
-                          {"md5_file", protect<l_md5_file>}, {"sleep", protect<l_sleep>},
-                          {"_sleep", protect<l_sleep_at>}, {nullptr, nullptr}};
+                          {"md5_file", protect<l_md5_file>},     {"sleep", protect<l_sleep>},
+                          {"_sleep", protect<l_sleep_at>},       {nullptr, nullptr}};
   lua_pushvalue(L, module);
   luaL_setfuncs(L, fns, 0);
   lua_pop(L, 1);

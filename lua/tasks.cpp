@@ -26,7 +26,7 @@ namespace {
 
 const char* const kParkedMeta = "cloud.parked";
 const char* const kTasksKey = "cloud.tasks";  // registry: thread -> task, weak keys
-char kParkedMark;  // a task yields (&kParkedMark, id, the userdata) to park
+char kParkedMark;                             // a task yields (&kParkedMark, id, the userdata) to park
 
 // The waits not ended yet: what Ctrl-C cancels and run_once counts.
 std::unordered_set<Parked*>& active() {

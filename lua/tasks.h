@@ -27,11 +27,11 @@ struct Parked {
   std::uint64_t id = 0;            // never 0, never reused: how the scheduler names it
   std::shared_ptr<Client> client;  // keeps the loop's client alive while something waits
   Push push = nullptr;
-  std::function<void()> cancel;    // empty once ended or cancelled
+  std::function<void()> cancel;  // empty once ended or cancelled
   WaitResult result;
-  std::optional<Error> error;      // cancelled: its task, resumed, raises this
+  std::optional<Error> error;  // cancelled: its task, resumed, raises this
   bool ended = false;
-  bool yielded = false;            // a task waits on it (its id goes to the scheduler)
+  bool yielded = false;  // a task waits on it (its id goes to the scheduler)
 
   // The one continuation: the loop's callback hands the result here, once; the task
   // parked on it is queued for the scheduler to resume.

@@ -26,19 +26,19 @@ struct LuaStep {
 
 struct RunOptions {
   ConfigOverrides config;
-  std::vector<LuaStep> steps;           // -e and -l, in order
-  bool interactive = false;             // -i
-  bool version = false;                 // -v
-  bool ignore_env = false;              // -E: no CLOUDLUA_INIT, LUA_PATH, LUA_CPATH
-  bool warnings = false;                // -W
-  bool keep_going = false;              // scripted sessions: carry on after an error
-  Output output = Output::text;         // --output json / json-meta: returned values as JSON
-  std::string script;                   // "" none, "-" stdin
+  std::vector<LuaStep> steps;    // -e and -l, in order
+  bool interactive = false;      // -i
+  bool version = false;          // -v
+  bool ignore_env = false;       // -E: no CLOUDLUA_INIT, LUA_PATH, LUA_CPATH
+  bool warnings = false;         // -W
+  bool keep_going = false;       // scripted sessions: carry on after an error
+  Output output = Output::text;  // --output json / json-meta: returned values as JSON
+  std::string script;            // "" none, "-" stdin
   std::vector<std::string> script_args;
-  std::vector<std::string> argv;        // the whole command line, for `arg`
-  std::string command;                  // a sub-command of lua/commands.lua ("ls"), or ""
+  std::vector<std::string> argv;          // the whole command line, for `arg`
+  std::string command;                    // a sub-command of lua/commands.lua ("ls"), or ""
   std::vector<std::string> command_args;  // its words
-  bool full_traceback = false;          // --debug: errors with every frame, cloudlua's own too
+  bool full_traceback = false;            // --debug: errors with every frame, cloudlua's own too
 };
 
 int run_lua(const RunOptions& options);
@@ -48,9 +48,9 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 0;
   std::string dialect = "any";
-  std::string state_file;  // --state: "" keeps state in memory only
-  std::string restore;     // --restore: the checkpoint of the state to start from
-  std::string settle;      // --settle: every transition's duration ("2s", "500ms"); "" the defaults
+  std::string state_file;        // --state: "" keeps state in memory only
+  std::string restore;           // --restore: the checkpoint of the state to start from
+  std::string settle;            // --settle: every transition's duration ("2s", "500ms"); "" the defaults
   long long min_part_size = -1;  // --min-part-size: bytes a part must have unless last; -1 the default
 };
 

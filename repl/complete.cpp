@@ -135,7 +135,8 @@ std::vector<std::string> usage_fields(const std::string& usage, int argument) {
       if (!std::isspace(static_cast<unsigned char>(usage[i]))) item += usage[i];
       continue;
     }
-    if (!item.empty() && !std::isdigit(static_cast<unsigned char>(item[0])) && std::all_of(item.begin(), item.end(), name_char))
+    if (!item.empty() && !std::isdigit(static_cast<unsigned char>(item[0])) &&
+        std::all_of(item.begin(), item.end(), name_char))
       names.push_back(item);
     item.clear();
   }
@@ -154,7 +155,8 @@ std::vector<std::string> command_fields(lua_State* L, const std::string& callee)
   if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_getfield(L, -1, "fields_of") == LUA_TFUNCTION) {
     lua_pushstring(L, callee.c_str() + module.size());
     if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
-      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; ++i, lua_pop(L, 1)) names.push_back(lua_tostring(L, -1));
+      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; ++i, lua_pop(L, 1))
+        names.push_back(lua_tostring(L, -1));
   }
   lua_settop(L, top);
   return names;
@@ -222,7 +224,8 @@ Completion complete_at(lua_State* L, const std::string& before) {
       if (name.compare(0, word.size(), word) == 0) c.candidates.push_back(std::move(name));
   if (c.candidates.empty()) {
     size_t dot = word.rfind('.');
-    c.candidates = dot == std::string::npos ? field_names(L, "", word) : field_names(L, word.substr(0, dot), word.substr(dot + 1));
+    c.candidates =
+        dot == std::string::npos ? field_names(L, "", word) : field_names(L, word.substr(0, dot), word.substr(dot + 1));
   }
   std::sort(c.candidates.begin(), c.candidates.end());
   lua_settop(L, top);

@@ -35,7 +35,9 @@ class JunitReport {
   void add(const SuiteResult& suite);               // one <testsuite>
   bool save(const std::string& path, double time);  // the totals, then the file; false when it cannot be written
   // The counts of a report: tests, failures, errors, skipped (summed over its suites).
-  struct Totals { long tests = 0, failures = 0, errors = 0, skipped = 0; };
+  struct Totals {
+    long tests = 0, failures = 0, errors = 0, skipped = 0;
+  };
   Totals totals() const;
 
  private:

@@ -99,7 +99,8 @@ std::string in_columns(const std::vector<std::string>& words, size_t width) {
   std::string out;
   for (size_t r = 0; r < rows; ++r) {
     std::string line;
-    for (size_t i = r; i < words.size(); i += rows) line += words[i] + std::string(i + rows < words.size() ? column - words[i].size() : 0, ' ');
+    for (size_t i = r; i < words.size(); i += rows)
+      line += words[i] + std::string(i + rows < words.size() ? column - words[i].size() : 0, ' ');
     out += (r > 0 ? "\n" : "") + line;
   }
   return out;
@@ -136,7 +137,8 @@ class EditReader : public LineReader {
   Status read(const std::string& prompt, std::string& line) override {
     prompt_ = prompt;
     line_interrupted = 0;
-    struct sigaction action {}, previous {};
+    struct sigaction action {
+    }, previous{};
     action.sa_handler = on_sigint_at_prompt;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
@@ -202,7 +204,9 @@ class EditReader : public LineReader {
   // Waits until stdin has a byte (or its end) with SIGINT let through for the wait
   // alone (ppoll swaps the mask atomically); false when Ctrl-C came, now or before.
   static bool wait_for_key() {
-    struct pollfd in {STDIN_FILENO, POLLIN, 0};
+    struct pollfd in {
+      STDIN_FILENO, POLLIN, 0
+    };
     while (!line_interrupted) {
       if (::ppoll(&in, 1, nullptr, &waiting_mask) >= 0) return true;
       if (errno != EINTR) return true;  // let read() report it

@@ -18,14 +18,18 @@ namespace {
 // The flags that choose the account and endpoints; the main command and the
 // sub-commands that talk to the platform take them (before or after their name).
 void add_config_flags(CLI::App& app, cloud::ConfigOverrides& c, std::vector<std::string>& endpoints) {
-  app.add_option("--profile", c.profile, "Profile of the config file (else CLOUDLUA_PROFILE, else default)")->type_name("NAME");
+  app.add_option("--profile", c.profile, "Profile of the config file (else CLOUDLUA_PROFILE, else default)")
+      ->type_name("NAME");
   app.add_option("--region", c.region, "Region (default jp-east-1)")->type_name("REGION");
-  app.add_option("--endpoint", endpoints, "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002), or a cloudlua serve's URL alone")
+  app.add_option("--endpoint", endpoints,
+                 "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002), or a cloudlua serve's URL alone")
       ->type_name("API=URL|URL")
       ->allow_extra_args(false);
   app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws")->type_name("DIALECT");
-  app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)")->type_name("ID");
-  app.add_option("--secret-key", c.secret_access_key, "Secret access key (given with --access-key)")->type_name("SECRET");
+  app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)")
+      ->type_name("ID");
+  app.add_option("--secret-key", c.secret_access_key, "Secret access key (given with --access-key)")
+      ->type_name("SECRET");
   app.add_option("--record", c.record, "Record every exchange into DIR (JSON lines, secrets removed; docs/testing.md)")
       ->type_name("DIR");
   app.add_option("--replay", c.replay, "Answer every call from the recording in DIR: offline, no credentials needed")
@@ -85,7 +89,7 @@ int lua_command_index(const CLI::App& app, int argc, char** argv) {
 // After "--" every word is the command's.
 std::vector<std::string> command_words(const CLI::App& app, int argc, char** argv, int at,
                                        std::vector<std::string>& main_words) {
-  static const char* const kMoved[] = {"--profile", "--region",     "--endpoint", "--dialect", "--access-key",
+  static const char* const kMoved[] = {"--profile",    "--region", "--endpoint", "--dialect", "--access-key",
                                        "--secret-key", "--record", "--replay",   "--debug"};
   std::vector<std::string> own;
   for (int i = at + 1; i < argc; ++i) {
@@ -103,7 +107,8 @@ std::vector<std::string> command_words(const CLI::App& app, int argc, char** arg
     }
     main_words.push_back(word);
     const CLI::Option* o = app.get_option_no_throw(name);
-    if (o && o->get_expected_max() > 0 && word.find('=') == std::string::npos && i + 1 < argc) main_words.push_back(argv[++i]);
+    if (o && o->get_expected_max() > 0 && word.find('=') == std::string::npos && i + 1 < argc)
+      main_words.push_back(argv[++i]);
   }
   return own;
 }
@@ -129,23 +134,33 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   // The main command passes what it does not know to the script; serve has no script,
   // and an option it does not know (a typo, one of another version) is an error.
   cmd->prefix_command(false)->allow_extras(false);
-  cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports")->type_name("PORT");
-  cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1); beyond loopback, credentials of your own are required")
+  cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports")
+      ->type_name("PORT");
+  cmd->add_option("--host", serve.host,
+                  "Address to listen on (default 127.0.0.1); beyond loopback, credentials of your own are required")
       ->type_name("ADDR");
-  cmd->add_option("--dialect", serve.dialect, "Signatures accepted: ext, aws or any")->type_name("DIALECT")->check(CLI::IsMember({"ext", "aws", "any"}));
+  cmd->add_option("--dialect", serve.dialect, "Signatures accepted: ext, aws or any")
+      ->type_name("DIALECT")
+      ->check(CLI::IsMember({"ext", "aws", "any"}));
   cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept")->type_name("ID");
   cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret")->type_name("SECRET");
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform")->type_name("REGION");
-  cmd->add_option("--profile", serve.config.profile, "Also write how to reach this serve into the config file's profile NAME")
+  cmd->add_option("--profile", serve.config.profile,
+                  "Also write how to reach this serve into the config file's profile NAME")
       ->type_name("NAME");
-  cmd->add_option("--state", serve.state_file, "Keep the platform's state across restarts in the SQLite database FILE, bytes in FILE.bytes/ (each change saved before it is answered; a JSON state file there is imported)")
+  cmd->add_option("--state", serve.state_file,
+                  "Keep the platform's state across restarts in the SQLite database FILE, bytes in FILE.bytes/ (each "
+                  "change saved before it is answered; a JSON state file there is imported)")
       ->type_name("FILE");
-  cmd->add_option("--restore", serve.restore, "Start from the checkpoint NAME of the --state (saved by cloud.emulator.checkpoint or the control plane's checkpoint)")
+  cmd->add_option("--restore", serve.restore,
+                  "Start from the checkpoint NAME of the --state (saved by cloud.emulator.checkpoint or the control "
+                  "plane's checkpoint)")
       ->type_name("NAME");
   cmd->add_option("--settle", serve.settle, "Every transition takes DURATION (2s, 500ms, 1m) instead of its default")
       ->type_name("DURATION");
-  cmd->add_option("--min-part-size", serve.min_part_size,
-                  "Bytes a multipart part must have unless it is the last (default 5 MiB; tests with small parts lower it)")
+  cmd->add_option(
+         "--min-part-size", serve.min_part_size,
+         "Bytes a multipart part must have unless it is the last (default 5 MiB; tests with small parts lower it)")
       ->type_name("BYTES")
       ->check(CLI::Range(0LL, 5LL * 1024 * 1024 * 1024));
 }
@@ -171,7 +186,8 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
                 "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
   cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")
       ->type_name("N");
-  cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (TAP stays on stdout)")->type_name("FILE");
+  cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (TAP stays on stdout)")
+      ->type_name("FILE");
   add_config_flags(*cmd, config, endpoints);
   return cmd;
 }
@@ -203,17 +219,21 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"The cloud platform's APIs as Lua functions: runs a Lua script, -e chunks, the REPL\n"
-               "(stdin a terminal) or a scripted session (stdin not a terminal).", "cloudlua"};
+  CLI::App app{
+      "The cloud platform's APIs as Lua functions: runs a Lua script, -e chunks, the REPL\n"
+      "(stdin a terminal) or a scripted session (stdin not a terminal).",
+      "cloudlua"};
   app.prefix_command();
   app.set_help_flag("-h,--help", "Show this help");  // the sub-commands take it over
   cloud::RunOptions run;
   std::vector<std::string> endpoints;
   add_config_flags(app, run.config, endpoints);
   std::vector<std::string> exec_values, require_values;  // read back in order by ordered_steps
-  CLI::Option* exec = app.add_option("-e", exec_values, "Execute the Lua chunk CODE")->type_name("CODE")->allow_extra_args(false);
+  CLI::Option* exec =
+      app.add_option("-e", exec_values, "Execute the Lua chunk CODE")->type_name("CODE")->allow_extra_args(false);
   CLI::Option* require = app.add_option("-l", require_values, "Require module MOD into the global MOD (g=MOD: into g)")
-                             ->type_name("MOD")->allow_extra_args(false);
+                             ->type_name("MOD")
+                             ->allow_extra_args(false);
   app.add_flag("-i", run.interactive, "Enter the REPL after running the script");
   app.add_flag("-v,--version", run.version, "Show the version");
   app.add_flag("-E", run.ignore_env, "Ignore CLOUDLUA_INIT, LUA_PATH and LUA_CPATH");
@@ -225,7 +245,8 @@ int main(int argc, char** argv) {
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"text", "json", "json-meta"}));
   bool debug = false;
-  app.add_flag("--debug", debug, "Show every HTTP exchange on stderr, secrets redacted, and errors with every Lua frame");
+  app.add_flag("--debug", debug,
+               "Show every HTTP exchange on stderr, secrets redacted, and errors with every Lua frame");
   app.add_flag("--keep-going", run.keep_going, "Scripted session (stdin not a terminal): carry on after errors");
   bool lua_definitions = false;
   app.add_flag("--lua-definitions", lua_definitions,
@@ -234,7 +255,8 @@ int main(int argc, char** argv) {
   cloud::ServeOptions serve;
   add_serve_command(app, serve);
   std::vector<std::string> config_endpoints;
-  CLI::App* config_cmd = app.add_subcommand("config", "Show the effective configuration and where each value came from");
+  CLI::App* config_cmd =
+      app.add_subcommand("config", "Show the effective configuration and where each value came from");
   config_cmd->prefix_command(false)->allow_extras(false);
   add_config_flags(*config_cmd, run.config, config_endpoints);
   cloud::TestOptions test;
@@ -259,10 +281,13 @@ int main(int argc, char** argv) {
   endpoints.insert(endpoints.end(), test_endpoints.begin(), test_endpoints.end());
   if (!apply_endpoints(endpoints, run.config)) return 1;
   if (!run.config.record.empty() && !run.config.replay.empty())
-    return cloud::usage_error(current_command(app), "--record and --replay cannot be given together: record a run, then replay it");
+    return cloud::usage_error(current_command(app),
+                              "--record and --replay cannot be given together: record a run, then replay it");
   if (debug) run.config.debug = write_debug;
   run.full_traceback = debug;
-  run.output = output == "json" ? cloud::Output::json : output == "json-meta" ? cloud::Output::json_meta : cloud::Output::text;
+  run.output = output == "json"        ? cloud::Output::json
+               : output == "json-meta" ? cloud::Output::json_meta
+                                       : cloud::Output::text;
   if (app.got_subcommand("serve")) return cloud::run_serve(serve);
   if (*config_cmd) return cloud::run_config(run.config);
   if (*test_cmd) {

@@ -160,7 +160,8 @@ int run_init(lua_State* L) {
 int run_steps(lua_State* L, const RunOptions& o) {
   for (const LuaStep& step : o.steps) {
     int status = step.require ? require_module(L, step.text)
-                              : run_chunk(L, luaL_loadbuffer(L, step.text.data(), step.text.size(), "=(command line)"), o.output);
+                              : run_chunk(L, luaL_loadbuffer(L, step.text.data(), step.text.size(), "=(command line)"),
+                                          o.output);
     if (status != LUA_OK) return status;
   }
   return LUA_OK;
@@ -179,7 +180,8 @@ int run_script(lua_State* L, const RunOptions& o) {
 // it raises is reported as any other and makes the status 1.
 int run_command(lua_State* L, const RunOptions& o) {
   static const char code[] = "return require('cloud.commands').main(...)";
-  if (luaL_loadbuffer(L, code, sizeof code - 1, "=[cloudlua] command line") != LUA_OK) return report_error(L, LUA_ERRSYNTAX), 1;
+  if (luaL_loadbuffer(L, code, sizeof code - 1, "=[cloudlua] command line") != LUA_OK)
+    return report_error(L, LUA_ERRSYNTAX), 1;
   lua_pushstring(L, o.command.c_str());
   for (const std::string& a : o.command_args) lua_pushlstring(L, a.data(), a.size());
   int status = LUA_OK;
@@ -257,7 +259,8 @@ bool push_json_text(lua_State* L, int index, int position) {
   if (!value.ok()) {
     const Error& e = value.error();
     std::string field = e.fields.empty() || e.fields.front().path == "(argument)" ? "" : " at " + e.fields.front().path;
-    lua_pushfstring(L, "--output json: returned value %d%s has no JSON form (%s)", position, field.c_str(), e.message.c_str());
+    lua_pushfstring(L, "--output json: returned value %d%s has no JSON form (%s)", position, field.c_str(),
+                    e.message.c_str());
     return false;
   }
   std::string text = value->dump(-1, ' ', false, json::error_handler_t::replace);
@@ -328,7 +331,9 @@ void report_error(lua_State* L, int status) {
   const char* msg = lua_tostring(L, -1);
   if (error_output != Output::text) write_redacted(stderr, error_document(L) + "\n");
   else if (reporting_interruption(L)) write_redacted(stderr, "cloudlua: interrupted\n");
-  else write_redacted(stderr, printable(std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n"));
+  else
+    write_redacted(stderr,
+                   printable(std::string("cloudlua: ") + (msg ? msg : "(error object is not a string)") + "\n"));
   lua_pop(L, 1);
   lua_pushnil(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kErrorValueKey);

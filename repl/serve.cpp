@@ -47,7 +47,8 @@ Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   if (!o.config.region.empty()) e.region = checked.region;
   auto credentials = given_credentials(o.config, [](const char* name) { return std::getenv(name); });
   if (!credentials.ok()) return credentials.error();
-  if (!credentials->access_key_id.empty()) e.credentials = {credentials->access_key_id, credentials->secret_access_key, ""};
+  if (!credentials->access_key_id.empty())
+    e.credentials = {credentials->access_key_id, credentials->secret_access_key, ""};
   return e;
 }
 
@@ -66,7 +67,8 @@ std::string exposure(const Emulator& emulator) {
 
 // Where the operator's secret came from, for the block: "" for the built-in one.
 std::string secret_origin(const ServeOptions& o, const EmulatorOptions& e) {
-  if (e.credentials.access_key_id == kEmulatorAccessKey && e.credentials.secret_access_key == kEmulatorSecretKey) return "";
+  if (e.credentials.access_key_id == kEmulatorAccessKey && e.credentials.secret_access_key == kEmulatorSecretKey)
+    return "";
   return o.config.secret_access_key.empty() ? "CLOUDLUA_SECRET_ACCESS_KEY" : "--secret-key";
 }
 
@@ -84,18 +86,27 @@ std::string paste_block(const ServeOptions& o, const Emulator& emulator, const s
   const EmulatorOptions& e = emulator.options();
   std::string origin = secret_origin(o, e), key = e.credentials.access_key_id;
   std::string secret = secret_text(origin, e.credentials.secret_access_key);
-  std::string out = "\n# cloudlua: this one setting (or --endpoint " + url + ")\nexport CLOUDLUA_ENDPOINT_URL=" + url + "\n";
+  std::string out =
+      "\n# cloudlua: this one setting (or --endpoint " + url + ")\nexport CLOUDLUA_ENDPOINT_URL=" + url + "\n";
   if (!origin.empty())
-    out += "# serve takes credentials of its own (its secret from " + origin + ", not shown): give them as\nexport CLOUDLUA_ACCESS_KEY_ID=" +
-           key + " CLOUDLUA_SECRET_ACCESS_KEY=" + secret + "\n";
+    out += "# serve takes credentials of its own (its secret from " + origin +
+           ", not shown): give them as\nexport CLOUDLUA_ACCESS_KEY_ID=" + key +
+           " CLOUDLUA_SECRET_ACCESS_KEY=" + secret + "\n";
   if (e.dialect == "ext")
-    return out + "# aws-cli, boto3, rclone sign in the aws dialect: serve takes ext only here (--dialect any or aws for them)\n";
-  out += "\n# aws-cli 2.13+, boto3 1.28+ (aws-cli before 2.13, as Debian 12's: aws --endpoint-url $AWS_ENDPOINT_URL)\n"
-         "export AWS_ENDPOINT_URL=" + url +
-         " AWS_DEFAULT_REGION=" + e.region + "\nexport AWS_ACCESS_KEY_ID=" + key + " AWS_SECRET_ACCESS_KEY=" + secret + "\n";
-  out += "\n# rclone: the remote serve: (rclone ls serve:bucket)\nexport RCLONE_CONFIG_SERVE_TYPE=s3 RCLONE_CONFIG_SERVE_PROVIDER=Other "
-         "RCLONE_CONFIG_SERVE_ENDPOINT=" + url + " RCLONE_CONFIG_SERVE_REGION=" + e.region +
-         "\nexport RCLONE_CONFIG_SERVE_ACCESS_KEY_ID=" + key + " RCLONE_CONFIG_SERVE_SECRET_ACCESS_KEY=" + secret + "\n";
+    return out +
+           "# aws-cli, boto3, rclone sign in the aws dialect: serve takes ext only here (--dialect any or aws for "
+           "them)\n";
+  out +=
+      "\n# aws-cli 2.13+, boto3 1.28+ (aws-cli before 2.13, as Debian 12's: aws --endpoint-url $AWS_ENDPOINT_URL)\n"
+      "export AWS_ENDPOINT_URL=" +
+      url + " AWS_DEFAULT_REGION=" + e.region + "\nexport AWS_ACCESS_KEY_ID=" + key +
+      " AWS_SECRET_ACCESS_KEY=" + secret + "\n";
+  out +=
+      "\n# rclone: the remote serve: (rclone ls serve:bucket)\nexport RCLONE_CONFIG_SERVE_TYPE=s3 "
+      "RCLONE_CONFIG_SERVE_PROVIDER=Other "
+      "RCLONE_CONFIG_SERVE_ENDPOINT=" +
+      url + " RCLONE_CONFIG_SERVE_REGION=" + e.region + "\nexport RCLONE_CONFIG_SERVE_ACCESS_KEY_ID=" + key +
+      " RCLONE_CONFIG_SERVE_SECRET_ACCESS_KEY=" + secret + "\n";
   return out;
 }
 
@@ -121,7 +132,8 @@ Outcome<std::optional<double>> settle_seconds(const std::string& settle) {
   if (settle.empty()) return std::optional<double>();
   std::optional<double> seconds = parse_duration(settle);
   if (!seconds)
-    return make_error(ErrorKind::config, "BadOption", "--settle wants a duration such as 2s, 500ms or 1m, got '" + settle + "'");
+    return make_error(ErrorKind::config, "BadOption",
+                      "--settle wants a duration such as 2s, 500ms or 1m, got '" + settle + "'");
   return seconds;
 }
 
@@ -136,14 +148,16 @@ class TemporaryFolder {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cloudlua-serve-XXXXXX";
     if (::mkdtemp(&pattern[0])) path_ = pattern;
-    else error_ = "cannot create a folder for the bytes of objects in " + pattern.substr(0, pattern.rfind('/')) + ": " +
-                  std::strerror(errno);
+    else
+      error_ = "cannot create a folder for the bytes of objects in " + pattern.substr(0, pattern.rfind('/')) + ": " +
+               std::strerror(errno);
   }
   ~TemporaryFolder() {
     if (path_.empty()) return;
     if (DIR* d = ::opendir(path_.c_str())) {
       while (dirent* e = ::readdir(d))
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) ::unlink((path_ + "/" + e->d_name).c_str());
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+          ::unlink((path_ + "/" + e->d_name).c_str());
       ::closedir(d);
     }
     ::rmdir(path_.c_str());
@@ -198,10 +212,11 @@ int run_serve(const ServeOptions& o) {
     to_stderr("cloudlua serve: " + settle.error().describe() + "\n", secret);
     return 1;
   }
-  auto started = o.restore.empty() || !o.state_file.empty()
-                     ? emulator.start()
-                     : Outcome<bool>(make_error(ErrorKind::config, "BadOption",
-                                                "--restore needs --state: checkpoints without a state file live in memory"));
+  auto started =
+      o.restore.empty() || !o.state_file.empty()
+          ? emulator.start()
+          : Outcome<bool>(make_error(ErrorKind::config, "BadOption",
+                                     "--restore needs --state: checkpoints without a state file live in memory"));
   if (started.ok() && !o.restore.empty()) started = emulator.restore(o.restore);
   if (!started.ok()) {
     to_stderr("cloudlua serve: " + started.error().describe() + "\n", secret);
@@ -217,14 +232,15 @@ int run_serve(const ServeOptions& o) {
   std::printf("access_key_id %s\n", emulator.options().credentials.access_key_id.c_str());
   std::string block = paste_block(o, emulator, storage_url);
   if (!o.config.profile.empty()) {
-    auto written = write_serve_profile(o.config.profile, storage_url, [](const char* name) { return std::getenv(name); });
+    auto written =
+        write_serve_profile(o.config.profile, storage_url, [](const char* name) { return std::getenv(name); });
     if (!written.ok()) {
       to_stderr("cloudlua serve: " + written.error().describe() + "\n", secret);
       emulator.stop();
       return 1;
     }
-    block += "\n# written to the profile " + o.config.profile + " of " + *written + ": cloudlua --profile " + o.config.profile +
-             ", or CLOUDLUA_PROFILE=" + o.config.profile + "\n";
+    block += "\n# written to the profile " + o.config.profile + " of " + *written + ": cloudlua --profile " +
+             o.config.profile + ", or CLOUDLUA_PROFILE=" + o.config.profile + "\n";
   }
   // Not through redact: the block is made of serve's own values and never holds an
   // operator's secret (only the variable it came from), and the built-in secret,

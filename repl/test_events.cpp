@@ -112,9 +112,9 @@ std::string bounded_field(std::string text) {
 
 std::string encode_event(const TestEvent& e) {
   std::string line = e.event;
-  const std::pair<const char*, const std::string*> fields[] = {{"file", &e.file},       {"name", &e.name},
-                                                                {"outcome", &e.outcome}, {"message", &e.message},
-                                                                {"traceback", &e.traceback}, {"text", &e.text}};
+  const std::pair<const char*, const std::string*> fields[] = {{"file", &e.file},           {"name", &e.name},
+                                                               {"outcome", &e.outcome},     {"message", &e.message},
+                                                               {"traceback", &e.traceback}, {"text", &e.text}};
   for (const auto& [key, value] : fields)
     if (!value->empty()) line += std::string(" ") + key + "=" + percent_encoded(*value);
   if (e.event == "case") {
@@ -135,7 +135,8 @@ bool decode_event(const std::string& line, TestEvent& e, std::string& why) {
   while (at != std::string::npos) {
     size_t next = line.find(' ', at + 1), eq = line.find('=', at + 1);
     if (eq == std::string::npos || eq > next) return why = "a field with no '='", false;
-    std::string key = line.substr(at + 1, eq - at - 1), value = line.substr(eq + 1, next == std::string::npos ? next : next - eq - 1);
+    std::string key = line.substr(at + 1, eq - at - 1),
+                value = line.substr(eq + 1, next == std::string::npos ? next : next - eq - 1);
     if (seen.find(" " + key + " ") != std::string::npos) return why = "the field " + printable(key) + " twice", false;
     seen += key + " ";
     std::string text;

@@ -48,13 +48,13 @@ class TestReporter {
  public:
   // TAP goes to `out`, the run's standard output.
   TestReporter(JunitReport& junit, std::FILE* out) : junit_(junit), out_(out) {}
-  void on(const TestEvent& e);             // TAP lines on `out`, the counts, the report's case
-  void end_file(double time);              // the file's <testsuite> (when a file began)
+  void on(const TestEvent& e);  // TAP lines on `out`, the counts, the report's case
+  void end_file(double time);   // the file's <testsuite> (when a file began)
   long passed = 0, failed = 0, skipped = 0, number = 0;
 
  private:
-  void tap(const std::string& line);       // one line on `out`, redacted and printable
-  void header();                           // "# FILE" once, as the file's first case ends
+  void tap(const std::string& line);  // one line on `out`, redacted and printable
+  void header();                      // "# FILE" once, as the file's first case ends
   JunitReport& junit_;
   std::FILE* out_;
   SuiteResult suite_;

@@ -95,7 +95,8 @@ fs::path common_folder(const std::vector<std::string>& paths) {
   fs::path root = absolute_path(paths.front()).parent_path();
   for (const std::string& p : paths) {
     fs::path folder = absolute_path(p).parent_path(), common;
-    for (auto a = root.begin(), b = folder.begin(); a != root.end() && b != folder.end() && *a == *b; ++a, ++b) common /= *a;
+    for (auto a = root.begin(), b = folder.begin(); a != root.end() && b != folder.end() && *a == *b; ++a, ++b)
+      common /= *a;
     root = common;
   }
   return root;
@@ -133,7 +134,8 @@ std::string recording_clash(const std::vector<TestFile>& files, const std::strin
     const TestFile& other = *it->second;
     if (absolute_path(other.path) == absolute_path(f.path)) return f.path + " is given twice";
     std::string where = (fs::path(dir) / other.recording).string();
-    if (other.recording != f.recording) where += " (and " + (fs::path(dir) / f.recording).string() + ", one folder where case is ignored)";
+    if (other.recording != f.recording)
+      where += " (and " + (fs::path(dir) / f.recording).string() + ", one folder where case is ignored)";
     return other.path + " and " + f.path + " would both be recorded into " + where;
   }
   const std::vector<std::string> names = Cassette::file_names();
@@ -168,12 +170,12 @@ int emit_event(lua_State* L) {
   const auto& sink = *static_cast<const EventSink*>(lua_touserdata(L, lua_upvalueindex(1)));
   luaL_checktype(L, 1, LUA_TTABLE);
   TestEvent e;
-  const std::pair<const char*, std::string*> fields[] = {{"event", &e.event},     {"file", &e.file},
-                                                          {"name", &e.name},       {"outcome", &e.outcome},
-                                                          {"message", &e.message}, {"traceback", &e.traceback},
-                                                          {"text", &e.text}};
+  const std::pair<const char*, std::string*> fields[] = {
+      {"event", &e.event},     {"file", &e.file},           {"name", &e.name}, {"outcome", &e.outcome},
+      {"message", &e.message}, {"traceback", &e.traceback}, {"text", &e.text}};
   for (const auto& [key, field] : fields)
-    if (!text_field(L, 1, key, *field)) return luaL_error(L, "bad argument #1 to 'emit' (field '%s' is not a string)", key);
+    if (!text_field(L, 1, key, *field))
+      return luaL_error(L, "bad argument #1 to 'emit' (field '%s' is not a string)", key);
   lua_getfield(L, 1, "time");
   e.time = lua_tonumber(L, -1);
   lua_pop(L, 1);
@@ -319,7 +321,7 @@ StdoutCapture::StdoutCapture() {
   std::fflush(stdout);
   file_ = std::tmpfile();
   if (!file_) return;
-  int held = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);  // no command the file runs inherits it
+  int held = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);                      // no command the file runs inherits it
   fcntl(fileno(file_), F_SETFL, fcntl(fileno(file_), F_GETFL) | O_APPEND);  // whoever writes, at its end
   if (held >= 0 && dup2(fileno(file_), STDOUT_FILENO) >= 0) saved_ = held;
   else if (held >= 0) close(held);
@@ -368,7 +370,7 @@ bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink,
     return false;
   }
   session.value()->seed = o.seed;
-  VirtualTime virtual_time;  // outlives the state and the session below
+  VirtualTime virtual_time;         // outlives the state and the session below
   if (session.value()->emulated) {  // test files drive the emulator's virtual time: started at once
     auto started = complete_config(*session.value());
     if (!started.ok()) {
@@ -380,7 +382,8 @@ bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink,
   StdoutCapture output;  // outlives the state: its finalizers may write too
   if (!output.held())
     return std::fprintf(stderr, "cloudlua test: cannot hold %s's standard output apart: %s\n", printable(path).c_str(),
-                        std::strerror(errno)), false;
+                        std::strerror(errno)),
+           false;
   const EventSink in_order = [&output, &sink](const TestEvent& e) { output.drain(sink), sink(e); };
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   FileRun run{path, o, session.value(), in_order, out};
@@ -445,11 +448,14 @@ void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
   dup2(fileno(job.err), STDERR_FILENO);
   FILE* events = job.events;
   fcntl(fileno(events), F_SETFL, fcntl(fileno(events), F_GETFL) | O_APPEND);  // whole lines, whoever else writes
-  bool ok = run_file(*job.file, o, [events](const TestEvent& e) {
-    std::string line = encode_event(e) + "\n";
-    std::fwrite(line.data(), 1, line.size(), events);
-    std::fflush(events);
-  }, nullptr);
+  bool ok = run_file(
+      *job.file, o,
+      [events](const TestEvent& e) {
+        std::string line = encode_event(e) + "\n";
+        std::fwrite(line.data(), 1, line.size(), events);
+        std::fflush(events);
+      },
+      nullptr);
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(ok ? 0 : 2);
@@ -514,7 +520,8 @@ std::string replay_events(FILE* from, const std::string& file, TestReporter& rep
   long count = 1;
   for (int c; (c = std::fgetc(from)) != EOF;) {
     if (c != '\n') {
-      if (line.size() > kMaxEventLine) return "its event " + std::to_string(count) + " is longer than " + std::to_string(kMaxEventLine) + " bytes";
+      if (line.size() > kMaxEventLine)
+        return "its event " + std::to_string(count) + " is longer than " + std::to_string(kMaxEventLine) + " bytes";
       line += static_cast<char>(c);
       continue;
     }
@@ -613,7 +620,8 @@ int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, T
   const size_t processes = static_cast<size_t>(std::max(o.jobs, 1));
   const sigset_t signals = runner_signals();
   sigset_t mask;
-  struct sigaction action{}, previous{};
+  struct sigaction action {
+  }, previous{};
   action.sa_handler = on_child;
   sigaction(SIGCHLD, &action, &previous);
   sigprocmask(SIG_BLOCK, &signals, &mask);
@@ -630,7 +638,8 @@ int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, T
       break;
     }
     reap(jobs, running);
-    for (; printed < started && jobs[printed].ended; ++printed) runner_ok = finish_job(jobs[printed], reporter) && runner_ok;
+    for (; printed < started && jobs[printed].ended; ++printed)
+      runner_ok = finish_job(jobs[printed], reporter) && runner_ok;
     if (printed == end) break;
     if (running < processes && started < end) continue;  // a process ended: start the next
     int sig = stopped ? 0 : wait_signal(jobs, signals);
@@ -651,27 +660,33 @@ int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, T
 
 int run_tests(const TestOptions& o) {
   std::vector<std::string> paths;
-  if (o.paths.empty()) return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
+  if (o.paths.empty())
+    return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
   if (!collect_files(o.paths, paths)) return 2;
   if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
   const std::vector<TestFile> files = with_recordings(paths);
   if (std::string clash = o.config.record.empty() ? "" : recording_clash(files, o.config.record); !clash.empty())
-    return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n", printable(clash).c_str()), 2;
+    return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n",
+                        printable(clash).c_str()),
+           2;
   // The TAP stream: standard output as the run found it, written by the runner only
   // (a file's own descriptor 1 is held apart while it runs: StdoutCapture).
   int tap_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);  // no command a file runs inherits it
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(tap_fd >= 0 ? fdopen(tap_fd, "w") : nullptr, std::fclose);
-  if (!out) return std::fprintf(stderr, "cloudlua test: cannot write to standard output: %s\n", std::strerror(errno)), 2;
+  if (!out)
+    return std::fprintf(stderr, "cloudlua test: cannot write to standard output: %s\n", std::strerror(errno)), 2;
   JunitReport report;
   TestReporter reporter(report, out.get());
   const auto start = std::chrono::steady_clock::now();
-  int status = -1;  // the exit status when the run itself decided it
+  int status = -1;                             // the exit status when the run itself decided it
   if ((o.jobs > 0 || o.timeout) && !o.list) {  // -j N (1 too) or --timeout: each file in a process of its own
     status = run_in_processes(files, o, reporter, out.get());
   } else {
     for (const TestFile& f : files) {
       const auto file_start = std::chrono::steady_clock::now();
-      if (!run_file(f, o, [&reporter](const TestEvent& e) { reporter.on(e); }, out.get())) return 2;
+      if (!run_file(
+              f, o, [&reporter](const TestEvent& e) { reporter.on(e); }, out.get()))
+        return 2;
       reporter.end_file(seconds_since(file_start));
     }
   }
@@ -680,7 +695,8 @@ int run_tests(const TestOptions& o) {
     return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", o.junit.c_str()), 2;
   print_summary(reporter, out.get());
   if (status >= 0) return status;
-  if (reporter.number == 0) std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
+  if (reporter.number == 0)
+    std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
   return reporter.failed == 0 && reporter.number > 0 ? 0 : 1;
 }
 

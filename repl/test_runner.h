@@ -25,7 +25,7 @@ struct TestOptions {
   // kDefaultTimeout.
   std::optional<double> timeout;
   std::optional<std::uint64_t> seed;  // repeatable ids, request ids and times (seed_session)
-  ConfigOverrides config;          // --profile, --endpoint...: no embedded emulator then
+  ConfigOverrides config;             // --profile, --endpoint...: no embedded emulator then
 };
 
 // A file's time limit in its process when none is given: ten minutes, long enough for

@@ -118,8 +118,8 @@ std::string help_text(const CLI::App& cmd) {
 }
 
 int usage_error(const CLI::App& cmd, const std::string& reason) {
-  std::string text = command_name(cmd) + ": " + reason + "\n" + synopsis(cmd) +
-                     "Run '" + command_name(cmd) + " --help' for every option.\n";
+  std::string text = command_name(cmd) + ": " + reason + "\n" + synopsis(cmd) + "Run '" + command_name(cmd) +
+                     " --help' for every option.\n";
   std::fputs(text.c_str(), stderr);
   return 1;
 }

@@ -81,7 +81,9 @@ void DigestStream::update(std::string_view piece) {
 // The hash of every piece given, raw (Nettle's digest calls start the context afresh).
 std::string DigestStream::digest() {
   uint8_t out[SHA256_DIGEST_SIZE];  // the largest of the three
-  size_t size = which_ == Digest::md5 ? MD5_DIGEST_SIZE : which_ == Digest::sha1 ? SHA1_DIGEST_SIZE : SHA256_DIGEST_SIZE;
+  size_t size = which_ == Digest::md5    ? MD5_DIGEST_SIZE
+                : which_ == Digest::sha1 ? SHA1_DIGEST_SIZE
+                                         : SHA256_DIGEST_SIZE;
   switch (which_) {
     case Digest::md5: md5_digest(&md5_, size, out); break;
     case Digest::sha1: sha1_digest(&sha1_, size, out); break;

@@ -12,12 +12,12 @@
 
 namespace cloud {
 
-std::string sha256(std::string_view data);        // raw 32 bytes
-std::string sha256_hex(std::string_view data);    // lowercase hex
-std::string md5(std::string_view data);           // raw 16 bytes
-std::string sha1(std::string_view data);          // raw 20 bytes
+std::string sha256(std::string_view data);                             // raw 32 bytes
+std::string sha256_hex(std::string_view data);                         // lowercase hex
+std::string md5(std::string_view data);                                // raw 16 bytes
+std::string sha1(std::string_view data);                               // raw 20 bytes
 std::string hmac_sha256(std::string_view key, std::string_view data);  // raw 32 bytes
-std::string hex(std::string_view bytes);          // lowercase hex
+std::string hex(std::string_view bytes);                               // lowercase hex
 std::string base64(std::string_view bytes);
 std::optional<std::string> unbase64(std::string_view text);  // nullopt: not base64
 
@@ -35,9 +35,9 @@ class DigestStream {
  public:
   explicit DigestStream(Digest which);
   void update(std::string_view piece);
-  std::string digest();      // raw bytes; starts the stream afresh
+  std::string digest();                  // raw bytes; starts the stream afresh
   void digest_into(unsigned char* out);  // the same into out (32 or 16 bytes): allocates nothing
-  std::string hex_digest();  // lowercase hex; starts the stream afresh
+  std::string hex_digest();              // lowercase hex; starts the stream afresh
 
  private:
   Digest which_;

@@ -49,7 +49,8 @@ Civil civil_from_seconds(std::int64_t seconds) {
   c.day = static_cast<int>(day_of_year - (153 * mp + 2) / 5 + 1);
   c.month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
   c.year = static_cast<int>(year_of_era + era * 400 + (c.month <= 2 ? 1 : 0));
-  c.hour = static_cast<int>(rest / 3600), c.minute = static_cast<int>(rest / 60 % 60), c.second = static_cast<int>(rest % 60);
+  c.hour = static_cast<int>(rest / 3600), c.minute = static_cast<int>(rest / 60 % 60),
+  c.second = static_cast<int>(rest % 60);
   return c;
 }
 
@@ -136,9 +137,8 @@ Outcome<std::int64_t> parse_iso(std::string_view t) {
 Outcome<std::int64_t> parse_http(std::string_view t) {
   Civil c;
   if (t.size() != 29 || !is(t, 3, ',') || !is(t, 4, ' ') || !digits(t, 5, 2, c.day) || !is(t, 7, ' ') ||
-      !is(t, 11, ' ') || !digits(t, 12, 4, c.year) || !is(t, 16, ' ') || !digits(t, 17, 2, c.hour) ||
-      !is(t, 19, ':') || !digits(t, 20, 2, c.minute) || !is(t, 22, ':') || !digits(t, 23, 2, c.second) ||
-      t.substr(25) != " GMT")
+      !is(t, 11, ' ') || !digits(t, 12, 4, c.year) || !is(t, 16, ' ') || !digits(t, 17, 2, c.hour) || !is(t, 19, ':') ||
+      !digits(t, 20, 2, c.minute) || !is(t, 22, ':') || !digits(t, 23, 2, c.second) || t.substr(25) != " GMT")
     return bad_date(t, DateForm::http, "not in the form Day, dd Mon yyyy hh:mm:ss GMT");
   bool weekday = false;
   for (const char* name : kWeekdays) weekday = weekday || t.substr(0, 3) == name;
@@ -172,7 +172,8 @@ std::string format_date(std::int64_t seconds, DateForm form) {
   char buf[40];
   switch (form) {
     case DateForm::iso:
-      std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour, c.minute, c.second);
+      std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour, c.minute,
+                    c.second);
       break;
     case DateForm::http: {
       std::int64_t days = seconds / kDay - (seconds < 0 && seconds % kDay != 0 ? 1 : 0);

@@ -32,10 +32,10 @@ struct Error {
   ErrorKind kind = ErrorKind::api;
   std::string code;
   std::string message;
-  long status = 0;          // HTTP status, 0 when no answer came
+  long status = 0;  // HTTP status, 0 when no answer came
   std::string request_id;
   std::string operation;
-  int attempts = 0;         // requests sent, retries included (0: nothing was sent)
+  int attempts = 0;                  // requests sent, retries included (0: nothing was sent)
   std::vector<FieldProblem> fields;  // validation only: every problem at once
 
   // "kind: [operation] code: message" on one line, then one line per field problem;

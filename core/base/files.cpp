@@ -90,7 +90,8 @@ std::string write_durably(const std::string& path, const std::function<bool(int 
   std::string problem;
   if (!fill(made.fd) || !flush_file(made.fd)) problem = failure("cannot write", made.path);
   if (::close(made.fd) != 0 && problem.empty()) problem = failure("cannot write", made.path);
-  if (problem.empty() && !commit_rename(made.path, path)) problem = failure(("cannot rename '" + made.path + "' to").c_str(), path);
+  if (problem.empty() && !commit_rename(made.path, path))
+    problem = failure(("cannot rename '" + made.path + "' to").c_str(), path);
   if (problem.empty() && !fsync_directory(directory_of(path))) problem = failure("cannot flush the folder of", path);
   if (!problem.empty()) ::unlink(made.path.c_str());  // gone already when renamed
   return problem;
@@ -153,7 +154,8 @@ int openat2_beneath(int root_fd, const std::string& relative) {
 
 // The walk: one openat per component, never following a link, making missing folders
 // with `make`. Takes `fd` (closed on the way); -1 with errno and `problem` on failure.
-int walk_beneath(int fd, const std::string& root, const std::vector<std::string>& parts, bool make, std::string& problem) {
+int walk_beneath(int fd, const std::string& root, const std::vector<std::string>& parts, bool make,
+                 std::string& problem) {
   std::string shown = root;
   for (const std::string& part : parts) {
     shown += (shown == "/" ? "" : "/") + part;
@@ -161,7 +163,8 @@ int walk_beneath(int fd, const std::string& root, const std::vector<std::string>
     if (next < 0 && errno == ENOENT && make && (::mkdirat(fd, part.c_str(), 0777) == 0 || errno == EEXIST))
       next = ::openat(fd, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st {};
-    if (next < 0 && errno == ENOTDIR && ::fstatat(fd, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+    if (next < 0 && errno == ENOTDIR && ::fstatat(fd, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode))
       errno = ELOOP;  // O_DIRECTORY may answer ENOTDIR for a link
     int code = errno;
     ::close(fd);
@@ -272,7 +275,8 @@ std::string random_part_name() {
   static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   unsigned char bytes[10];
   ssize_t got = ::getrandom(bytes, sizeof bytes, 0);
-  for (ssize_t i = got < 0 ? 0 : got; i < static_cast<ssize_t>(sizeof bytes); ++i) bytes[i] = static_cast<unsigned char>(::random());
+  for (ssize_t i = got < 0 ? 0 : got; i < static_cast<ssize_t>(sizeof bytes); ++i)
+    bytes[i] = static_cast<unsigned char>(::random());
   std::string name = kPartPrefix;
   for (unsigned char b : bytes) name += kAlphabet[b % (sizeof kAlphabet - 1)];
   return name + kPartSuffix;
@@ -332,7 +336,8 @@ PartFile create_part(const std::string& target, const std::string& beneath) {
   if (unnamed >= 0) ::close(unnamed);
   struct stat st {};
   if (part.fd >= 0 && ::flock(part.fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(part.fd, &st) == 0) {
-    ::fsetxattr(part.fd, kMarkName, kMarkValue, sizeof kMarkValue - 1, 0);  // after the lock; a file system without: never removed
+    ::fsetxattr(part.fd, kMarkName, kMarkValue, sizeof kMarkValue - 1,
+                0);  // after the lock; a file system without: never removed
     part.dev = st.st_dev;
     part.ino = st.st_ino;
     part.path = directory_of(target) + "/" + part.name;
@@ -376,7 +381,8 @@ bool remove_stale_part(const std::string& path, const std::string& beneath) {
 std::string commit_part(PartFile& part, bool durable) {
   std::string problem;
   if (durable && !flush_file(part.fd)) problem = failure("cannot write", part.path);
-  if (problem.empty() && !still_ours(part)) problem = "'" + part.path + "' was replaced while it was written; nothing committed";
+  if (problem.empty() && !still_ours(part))
+    problem = "'" + part.path + "' was replaced while it was written; nothing committed";
   else if (problem.empty() && ::renameat(part.folder, part.name.c_str(), part.folder, part.target.c_str()) != 0)
     problem = failure(("cannot rename '" + part.path + "' to").c_str(), part.target);
   if (problem.empty()) part.name.clear();  // renamed: nothing to remove
@@ -385,7 +391,8 @@ std::string commit_part(PartFile& part, bool durable) {
 }
 
 void discard_part(PartFile& part) {
-  if (part.folder >= 0 && !part.name.empty() && part.fd >= 0 && still_ours(part)) ::unlinkat(part.folder, part.name.c_str(), 0);
+  if (part.folder >= 0 && !part.name.empty() && part.fd >= 0 && still_ours(part))
+    ::unlinkat(part.folder, part.name.c_str(), 0);
   if (part.fd >= 0) ::close(part.fd);
   if (part.folder >= 0) ::close(part.folder);
   std::string problem = std::move(part.problem);

@@ -94,12 +94,12 @@ int open_folder_of(const std::string& path, const std::string& beneath, std::str
 // only cloudlua writes: what a killed run left is told from a user's file by its name,
 // its mark and its free lock together (part_state), never by its name alone.
 struct PartFile {
-  int fd = -1;        // open for writing; -1 when it could not be made (errno)
-  int folder = -1;    // the target's folder, opened without following links
-  std::string path;   // the part file's path, for messages and in-place writes
-  std::string name;   // its name in `folder`
-  std::string target; // the name of the target in `folder`
-  dev_t dev = 0;      // the part file's identity, to check its name before a commit or a removal
+  int fd = -1;         // open for writing; -1 when it could not be made (errno)
+  int folder = -1;     // the target's folder, opened without following links
+  std::string path;    // the part file's path, for messages and in-place writes
+  std::string name;    // its name in `folder`
+  std::string target;  // the name of the target in `folder`
+  dev_t dev = 0;       // the part file's identity, to check its name before a commit or a removal
   ino_t ino = 0;
   std::string problem;  // why it could not be made (with fd -1)
 };

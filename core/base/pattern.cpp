@@ -87,7 +87,8 @@ Outcome<Pattern> Pattern::glob(std::string_view glob) {
   bool rooted = !glob.empty() && glob[0] == '/';
   std::string problem;
   std::string body = glob_body(rooted ? glob.substr(1) : glob, problem);
-  if (!problem.empty()) return make_error(ErrorKind::config, "InvalidGlob", "bad glob '" + std::string(glob) + "': " + problem);
+  if (!problem.empty())
+    return make_error(ErrorKind::config, "InvalidGlob", "bad glob '" + std::string(glob) + "': " + problem);
   if (!glob.empty() && glob.back() == '/') body += ".*";
   return compile(std::string("(?s)") + (rooted ? "" : "(?:.*/)?") + body, Text::bytes);  // (?s): '.' matches a newline
 }

@@ -6,7 +6,11 @@ namespace cloud {
 size_t utf8_sequence(std::string_view s, size_t i) {
   auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
   const unsigned char c = byte(0);
-  const size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  const size_t n = c < 0x80                 ? 1
+                   : c >= 0xC2 && c <= 0xDF ? 2
+                   : c >= 0xE0 && c <= 0xEF ? 3
+                   : c >= 0xF0 && c <= 0xF4 ? 4
+                                            : 0;
   if (n == 0 || i + n > s.size()) return 0;
   unsigned char low = 0x80, high = 0xBF;  // the second byte's range
   if (c == 0xE0) low = 0xA0;              // no overlong three-byte form

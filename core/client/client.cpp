@@ -35,8 +35,8 @@ std::string to_upper(std::string s) {
 bool is_success(long status) { return status >= 200 && status < 300; }
 
 bool is_throttling(const std::string& code) {
-  return code == "Throttling" || code == "ThrottlingException" || code == "SlowDown" ||
-         code == "TooManyRequests" || code == "RequestLimitExceeded";
+  return code == "Throttling" || code == "ThrottlingException" || code == "SlowDown" || code == "TooManyRequests" ||
+         code == "RequestLimitExceeded";
 }
 
 // A 200 answer that is an <Error> document where a result document was due is a
@@ -62,10 +62,14 @@ AnsweredRequest answered_request(const Request& request) {
 // that fails verification, a full disk.
 bool is_final(const Error& e) {
   static const std::set<std::string> final_codes = {
-      "Interrupted", "ResponseTooLarge", "UnknownHost", "OutOfMemory",
-      "MalformedResponse", "ResponseHeaderTooLarge",  // the server speaks something else
-      "TlsVerificationFailed",                        // the certificate stays what it is
-      "NoSpace",                                      // the disk stays full
+      "Interrupted",
+      "ResponseTooLarge",
+      "UnknownHost",
+      "OutOfMemory",
+      "MalformedResponse",
+      "ResponseHeaderTooLarge",  // the server speaks something else
+      "TlsVerificationFailed",   // the certificate stays what it is
+      "NoSpace",                 // the disk stays full
   };
   return e.kind == ErrorKind::validation || e.kind == ErrorKind::config || final_codes.count(e.code) > 0;
 }
@@ -87,8 +91,9 @@ std::string too_large_hint(const Operation& op, std::uint64_t limit) {
     if (op.api == "storage") hint += ", or cloud.storage.download_file{ Bucket = ..., Object = ..., file = path }";
   }
   if (op.input->find_member("Range"))
-    hint += std::string(hint.empty() ? "; " : "; or ") + "read the object in pieces with Range, e.g. Range = \"bytes=0-" +
-            std::to_string(limit - 1) + "\" for its first " + size_text(limit) + ", then the next piece";
+    hint += std::string(hint.empty() ? "; " : "; or ") +
+            "read the object in pieces with Range, e.g. Range = \"bytes=0-" + std::to_string(limit - 1) +
+            "\" for its first " + size_text(limit) + ", then the next piece";
   return hint;
 }
 
@@ -134,11 +139,11 @@ Outcome<Request> Client::prepare(const Api& api, const std::string& method, cons
                                  const std::string& query) const {
   std::string base = endpoint_of(api.name);
   if (base.empty())
-    return make_error(ErrorKind::config, "NoEndpoint",
-                      "no endpoint configured for the " + api.name + " API (profile '" + config_.profile +
-                          "'): set endpoint." + api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) +
-                          " or --endpoint " + api.name +
-                          "=URL (the embedded emulator serves only when no credentials, profile or endpoint are configured)");
+    return make_error(
+        ErrorKind::config, "NoEndpoint",
+        "no endpoint configured for the " + api.name + " API (profile '" + config_.profile + "'): set endpoint." +
+            api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) + " or --endpoint " + api.name +
+            "=URL (the embedded emulator serves only when no credentials, profile or endpoint are configured)");
   if (config_.credentials.access_key_id.empty() || config_.credentials.secret_access_key.empty())
     return make_error(ErrorKind::config, "NoCredentials",
                       "no credentials for profile '" + config_.profile +
@@ -171,9 +176,11 @@ namespace {
 // decoded length, and no Content-Length of the caller's (the transport sends the
 // framed length).
 void add_streaming_headers(Headers& headers, const Dialect& dialect, std::uint64_t decoded) {
-  headers.erase(std::remove_if(headers.begin(), headers.end(), [](const Header& h) { return iequals(h.first, "Content-Length"); }),
+  headers.erase(std::remove_if(headers.begin(), headers.end(),
+                               [](const Header& h) { return iequals(h.first, "Content-Length"); }),
                 headers.end());
-  auto coding = std::find_if(headers.begin(), headers.end(), [](const Header& h) { return iequals(h.first, "Content-Encoding"); });
+  auto coding = std::find_if(headers.begin(), headers.end(),
+                             [](const Header& h) { return iequals(h.first, "Content-Encoding"); });
   if (coding == headers.end()) headers.emplace_back("Content-Encoding", "aws-chunked");
   else coding->second = "aws-chunked," + coding->second;
   headers.emplace_back(to_lower(dialect.header_prefix) + "decoded-content-length", std::to_string(decoded));
@@ -201,10 +208,12 @@ Outcome<HttpRequest> Client::sign_attempt(const Request& request) const {
   }
   auto signed_request = sign(in, request.url);
   if (!signed_request.ok()) return signed_request.error();
-  HttpRequest out{request.method, signed_request->url, std::move(signed_request->headers), {}, request.files, request.body};
+  HttpRequest out{request.method, signed_request->url, std::move(signed_request->headers), {},
+                  request.files,  request.body};
   if (streamed)
-    out.files.stream = std::make_shared<ChunkStream>(ChunkStream{
-        ChunkScope{in.dialect, in.credentials, in.region, in.service, in.time}, signed_request->signature, kStreamChunkSize});
+    out.files.stream = std::make_shared<ChunkStream>(
+        ChunkStream{ChunkScope{in.dialect, in.credentials, in.region, in.service, in.time}, signed_request->signature,
+                    kStreamChunkSize});
   return out;
 }
 
@@ -362,8 +371,8 @@ std::optional<Error> Client::complete_config() {
 Outcome<std::string> Client::presign(const std::string& operation, const json& args, long expires) {
   if (expires < 1 || expires > kMaxPresignSeconds)
     return make_error(ErrorKind::validation, "InvalidExpires",
-                      "expires must be between 1 and " + std::to_string(kMaxPresignSeconds) + " seconds (a week), got " +
-                          std::to_string(expires));
+                      "expires must be between 1 and " + std::to_string(kMaxPresignSeconds) +
+                          " seconds (a week), got " + std::to_string(expires));
   if (std::optional<Error> incomplete = complete_config()) return *incomplete;
   auto request = operation_request(operation, args);
   if (!request.ok()) return request.error();
@@ -395,12 +404,14 @@ Client::Id Client::begin(Outcome<Request> request, CallDone call_done, RequestDo
   Exchange& ref = *x;
   exchanges_.emplace(id, std::move(x));
   if (!request.ok()) {
-    ref.pending = transport_.add_timer(0, [this, id, e = std::move(request.error())] { guarded(id, [&] { end(id, e); }); });
+    ref.pending =
+        transport_.add_timer(0, [this, id, e = std::move(request.error())] { guarded(id, [&] { end(id, e); }); });
     return id;
   }
   ref.request = std::move(request.value());
   const auto& body = ref.request.body;
-  if (!ref.request.files.upload) ref.request.body_sha256 = sha256_hex(body ? std::string_view(*body) : std::string_view());
+  if (!ref.request.files.upload)
+    ref.request.body_sha256 = sha256_hex(body ? std::string_view(*body) : std::string_view());
   attempt(id);
   return id;
 }
@@ -411,7 +422,8 @@ void Client::attempt(Id id) {
   x.meta.attempts++;
   auto signed_request = sign_attempt(x.request);
   if (!signed_request.ok()) {
-    x.pending = transport_.add_timer(0, [this, id, e = std::move(signed_request.error())] { guarded(id, [&] { end(id, e); }); });
+    x.pending = transport_.add_timer(
+        0, [this, id, e = std::move(signed_request.error())] { guarded(id, [&] { end(id, e); }); });
     return;
   }
   x.signed_head = HttpRequest{signed_request->method, signed_request->url, signed_request->headers, {}};
@@ -427,8 +439,15 @@ void Client::attempt(Id id) {
 
 // What the cassette matches a request on (core/net/cassette.h).
 CallKey Client::call_key(const Request& request) const {
-  CallKey key{request.api->name, request.label, request.method, endpoint_of(request.api->name), request.url.path,
-              request.url.query, request.body ? *request.body : std::string(), request.files.upload_sha256, 0};
+  CallKey key{request.api->name,
+              request.label,
+              request.method,
+              endpoint_of(request.api->name),
+              request.url.path,
+              request.url.query,
+              request.body ? *request.body : std::string(),
+              request.files.upload_sha256,
+              0};
   if (request.files.upload) key.upload_length = request.files.upload->length;
   return key;
 }
@@ -446,8 +465,9 @@ void Client::answered(Id id, Outcome<HttpResponse> outcome) {
   if (!x.verdict.retry) return end(id, std::move(outcome));
   // On the loop's clock; a replay's skipped (a recorded answer is not the server's to spare).
   const bool replaying = cassette_ && cassette_->mode() == Cassette::Mode::replay;
-  x.pending = transport_.add_timer(x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); },
-                                   replaying ? Loop::Pace::skipped : Loop::Pace::clock);
+  x.pending = transport_.add_timer(
+      x.verdict.delay, [this, id] { guarded(id, [&] { attempt(id); }); },
+      replaying ? Loop::Pace::skipped : Loop::Pace::clock);
 }
 
 // Finish: the call leaves the table, then its outcome becomes a result for its caller.
@@ -535,7 +555,8 @@ Client::Id Client::start_request(const RawRequest& raw, RequestDone done) {
                                         "api must be storage, devops, cluster or catalog (got '" + raw.api + "')");
   std::optional<Error> incomplete = complete_config();
   if (incomplete) request = *incomplete;
-  else if (const Api* api = model_.api(raw.api)) request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
+  else if (const Api* api = model_.api(raw.api))
+    request = prepare(*api, raw.method, raw.path, encode_query_map(raw.query));
   if (request.ok()) {
     request->headers = raw.headers;
     if (!raw.body.empty()) request->body = std::make_shared<const std::string>(raw.body);
@@ -558,8 +579,9 @@ Outcome<RawResult> Client::request(const RawRequest& raw) {
 
 Outcome<std::shared_ptr<Cassette>> open_cassette(ClientConfig& config, const std::vector<std::string>& apis) {
   if (!config.record.empty() && !config.replay.empty())
-    return make_error(ErrorKind::config, "RecordAndReplay", "record (" + config.record + ") and replay (" + config.replay +
-                                                 ") were both given: a client does one or the other");
+    return make_error(ErrorKind::config, "RecordAndReplay",
+                      "record (" + config.record + ") and replay (" + config.replay +
+                          ") were both given: a client does one or the other");
   if (config.record.empty() && config.replay.empty()) return std::shared_ptr<Cassette>();
   bool replaying = !config.replay.empty();
   auto cassette = Cassette::open(replaying ? Cassette::Mode::replay : Cassette::Mode::record,

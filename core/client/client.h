@@ -66,7 +66,7 @@ struct Request {
   // null for none. body_sha256 is its hash, taken once for all attempts.
   std::shared_ptr<const std::string> body;
   std::string body_sha256;
-  BodyFiles files;  // a payload sent from a file (its hash taken once), a download target
+  BodyFiles files;         // a payload sent from a file (its hash taken once), a download target
   bool idempotent = true;  // may be resent after it may have reached the server
 };
 
@@ -122,7 +122,7 @@ class Client {
   // each given field no condition names (exactly); it is signed with this client's
   // credentials, region and dialect. A bad argument is an Error coded BadArgument.
   struct PostForm {
-    std::string url;  // the bucket's URL, where the form is posted
+    std::string url;                                          // the bucket's URL, where the form is posted
     std::vector<std::pair<std::string, std::string>> fields;  // key first; then the file, last
   };
   Outcome<PostForm> presign_post(const json& args);
@@ -176,9 +176,9 @@ class Client {
   ClientConfig config_;
   const Model& model_;
   Transport transport_;
-  Completer completer_;                // empty once the configuration is complete
-  bool discovered_ = false;            // endpoint_url's serve has been asked (or there is none)
-  std::shared_ptr<Cassette> cassette_;  // null: exchanges go straight to the transport
+  Completer completer_;                                // empty once the configuration is complete
+  bool discovered_ = false;                            // endpoint_url's serve has been asked (or there is none)
+  std::shared_ptr<Cassette> cassette_;                 // null: exchanges go straight to the transport
   std::map<Id, std::unique_ptr<Exchange>> exchanges_;  // the calls under way
   Id last_id_ = 0;
 };

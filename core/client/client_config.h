@@ -15,10 +15,10 @@
 namespace cloud {
 
 struct RetryPolicy {
-  int max_attempts = 3;          // 1: no retries
-  double base_delay = 0.2;       // seconds; doubled per attempt, with full jitter
+  int max_attempts = 3;     // 1: no retries
+  double base_delay = 0.2;  // seconds; doubled per attempt, with full jitter
   double max_delay = 5.0;
-  double invalid_part_delay = 3.0;  // the spec: wait a few seconds, then repeat
+  double invalid_part_delay = 3.0;    // the spec: wait a few seconds, then repeat
   bool retry_non_idempotent = false;  // resend restores even after they may have arrived
 };
 
@@ -32,7 +32,7 @@ struct ClientConfig {
   // and, when serve takes its built-in ones and none are set, the credentials are
   // asked of it before the first call (core/client/discover.h).
   std::string endpoint_url;
-  std::map<std::string, std::string> services;   // api -> signing service (default: the model's)
+  std::map<std::string, std::string> services;  // api -> signing service (default: the model's)
   TransportOptions transport;
   RetryPolicy retry;
   // When set (--debug), called with every HTTP exchange as describe_exchange shows

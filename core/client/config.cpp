@@ -73,10 +73,12 @@ bool file_exists(const std::string& path) {
 
 Outcome<std::string> read_text(const std::string& path, const std::string& what) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return config_error("ConfigFileNotFound", "the " + what + " " + path + " does not exist");
+  if (::stat(path.c_str(), &st) != 0)
+    return config_error("ConfigFileNotFound", "the " + what + " " + path + " does not exist");
   if (S_ISDIR(st.st_mode)) return config_error("ConfigFileUnreadable", "the " + what + " " + path + " is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return config_error("ConfigFileUnreadable", "cannot read the " + what + " " + path + " (permission denied?)");
+  if (!in)
+    return config_error("ConfigFileUnreadable", "cannot read the " + what + " " + path + " (permission denied?)");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -88,8 +90,9 @@ Outcome<bool> check_private(const std::string& path, const std::string& what) {
   if (::stat(path.c_str(), &st) != 0 || (st.st_mode & (S_IRGRP | S_IROTH)) == 0) return true;
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-  return config_error("UnsafePermissions", "the " + what + " " + path + " holds secrets and can be read by group or others (mode " +
-                                               mode + "); make it private with: chmod 600 " + path);
+  return config_error("UnsafePermissions", "the " + what + " " + path +
+                                               " holds secrets and can be read by group or others (mode " + mode +
+                                               "); make it private with: chmod 600 " + path);
 }
 
 // "~/x" from HOME; a relative path from the folder of the file that names it.
@@ -300,10 +303,10 @@ struct CredentialLayer {
 
 Outcome<bool> check_complete(const CredentialLayer& c, const std::string& key_name, const std::string& secret_name) {
   if (!c.key.value.empty() && !c.secret.value.empty()) return true;
-  std::string message = !c.key.value.empty()    ? key_name + " is set but " + secret_name + " is not: give both"
+  std::string message = !c.key.value.empty()      ? key_name + " is set but " + secret_name + " is not: give both"
                         : !c.secret.value.empty() ? secret_name + " is set but " + key_name + " is not: give both"
-                                                  : "a session token is set without " + key_name + " and " + secret_name +
-                                                        ": it goes with the keys it was issued for";
+                                                  : "a session token is set without " + key_name + " and " +
+                                                        secret_name + ": it goes with the keys it was issued for";
   return config_error("MissingCredentials", message);
 }
 
@@ -324,7 +327,8 @@ Outcome<CredentialLayer> file_credentials(const Sources& s, const std::string& p
   if (!named) return inline_keys;
   std::string where = located(s.file->path, named->line);
   if (inline_keys.given())
-    return config_error("ConfigSyntax", where + ": profile '" + profile + "' has both credentials_file and keys of its own: keep one");
+    return config_error("ConfigSyntax",
+                        where + ": profile '" + profile + "' has both credentials_file and keys of its own: keep one");
   std::string path = resolve_path(named->value, s.file->path, s.env);
   auto file = load_ini(path, "credentials file", &credential_keys());
   if (!file.ok()) return file.error();
@@ -333,13 +337,15 @@ Outcome<CredentialLayer> file_credentials(const Sources& s, const std::string& p
     std::vector<std::string> names;
     for (const IniSection& sec : file->sections) names.push_back(sec.name);
     return config_error("MissingCredentials", where + ": the credentials file " + path + " has no [" + profile +
-                                                  "] section (it has: " + (names.empty() ? "none" : joined(names)) + ")");
+                                                  "] section (it has: " + (names.empty() ? "none" : joined(names)) +
+                                                  ")");
   }
   return credentials_in(path, *section);
 }
 
 Outcome<CredentialLayer> pick_credentials(const Sources& s, const std::string& profile) {
-  CredentialLayer flags{from_flag("--access-key", s.flags.access_key_id), from_flag("--secret-key", s.flags.secret_access_key), {}};
+  CredentialLayer flags{
+      from_flag("--access-key", s.flags.access_key_id), from_flag("--secret-key", s.flags.secret_access_key), {}};
   if (s.flags.access_key_id.empty()) flags.key = {};
   if (s.flags.secret_access_key.empty()) flags.secret = {};
   if (flags.given()) {
@@ -378,7 +384,8 @@ Outcome<Found> choose_profile(const Sources& s, const std::string& flag) {
   bool known = s.file && s.file->find(f.value);
   if (known || f.value == "default") return f;
   std::string message = "no profile '" + f.value + "' (chosen by " + f.where + ")";
-  if (!s.file) message += ": there is no config file (CLOUDLUA_CONFIG_FILE names one; the default is ~/.config/cloudlua/config)";
+  if (!s.file)
+    message += ": there is no config file (CLOUDLUA_CONFIG_FILE names one; the default is ~/.config/cloudlua/config)";
   else if (s.file->sections.empty()) message += " in " + s.file->path + ", which defines no profiles";
   else {
     std::vector<std::string> names;
@@ -397,7 +404,8 @@ void describe_defaults(LoadedConfig& out) {
     if (!out.account_configured) {
       s.placeholder = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
     } else if (!out.client.endpoint_url.empty()) {
-      s.origin = endpoint ? "asked of endpoint_url's serve" : "serve's built-in one when it uses it (asked of endpoint_url)";
+      s.origin =
+          endpoint ? "asked of endpoint_url's serve" : "serve's built-in one when it uses it (asked of endpoint_url)";
     } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
   }
 }
@@ -436,8 +444,7 @@ std::string parse_ini_line(const std::string& raw, int n, IniFile& file) {
   if (line[0] == '[') {
     if (line.back() != ']') return "a section header is [name], closed with ']'";
     std::string name = trim(line.substr(1, line.size() - 2));
-    if (!valid_name(name, "-_."))
-      return "a profile name is letters, digits, '-', '_' and '.' (got '" + name + "')";
+    if (!valid_name(name, "-_.")) return "a profile name is letters, digits, '-', '_' and '.' (got '" + name + "')";
     if (const IniSection* first = file.find(name))
       return "profile [" + name + "] is defined twice (first at line " + std::to_string(first->line) + ")";
     file.sections.push_back({name, n, {}});
@@ -470,12 +477,15 @@ Outcome<IniFile> parse_ini(const std::string& text, const std::string& path) {
 }
 
 Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::string& setting) {
-  if (setting.rfind("http://", 0) == 0 || setting.rfind("https://", 0) == 0) return std::make_pair(std::string(), setting);
+  if (setting.rfind("http://", 0) == 0 || setting.rfind("https://", 0) == 0)
+    return std::make_pair(std::string(), setting);
   size_t eq = setting.find('=');
   if (eq == std::string::npos || eq == 0)
-    return config_error("InvalidEndpoint",
-                        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000, or as a cloudlua serve's URL "
-                        "alone, e.g. http://127.0.0.1:8000 (got '" + redact(setting) + "')");
+    return config_error(
+        "InvalidEndpoint",
+        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000, or as a cloudlua serve's URL "
+        "alone, e.g. http://127.0.0.1:8000 (got '" +
+            redact(setting) + "')");
   return std::make_pair(setting.substr(0, eq), setting.substr(eq + 1));
 }
 
@@ -533,7 +543,8 @@ std::string masked_value(const Setting& s) {
   if (s.value.empty()) return s.placeholder.empty() ? "(not set)" : s.placeholder;  // no value: nothing to mask
   if (s.secret) return "********";
   if (s.name == "access_key_id")
-    return s.value.size() <= 4 ? std::string(s.value.size(), '*') : std::string(s.value.size() - 4, '*') + s.value.substr(s.value.size() - 4);
+    return s.value.size() <= 4 ? std::string(s.value.size(), '*')
+                               : std::string(s.value.size() - 4, '*') + s.value.substr(s.value.size() - 4);
   return s.value;
 }
 
@@ -544,7 +555,8 @@ std::string config_report(const LoadedConfig& c) {
   origins.push_back(c.file_origin.empty() ? "CLOUDLUA_CONFIG_FILE is empty" : c.file_origin);
   for (const Setting& s : c.settings) rows.push_back({s.name, masked_value(s)}), origins.push_back(s.origin);
   size_t name_width = 0, value_width = 0;
-  for (const auto& [name, value] : rows) name_width = std::max(name_width, name.size()), value_width = std::max(value_width, value.size());
+  for (const auto& [name, value] : rows)
+    name_width = std::max(name_width, name.size()), value_width = std::max(value_width, value.size());
   value_width = std::min<size_t>(value_width, 48);
   std::string out;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -598,11 +610,13 @@ void make_parents(const std::string& path) {
 
 Outcome<std::string> write_serve_profile(const std::string& name, const std::string& url, const EnvLookup& env) {
   if (!valid_name(name, "-_."))
-    return config_error("InvalidProfile", "a profile name is letters, digits, '-', '_' and '.' (got '" + redact(name) + "')");
+    return config_error("InvalidProfile",
+                        "a profile name is letters, digits, '-', '_' and '.' (got '" + redact(name) + "')");
   const char* named = env("CLOUDLUA_CONFIG_FILE");
   std::string path = named ? named : default_config_path(env);
   if (path.empty())
-    return config_error("NoConfigFile", "--profile: no config file to write (CLOUDLUA_CONFIG_FILE is empty, or HOME is not set)");
+    return config_error("NoConfigFile",
+                        "--profile: no config file to write (CLOUDLUA_CONFIG_FILE is empty, or HOME is not set)");
   std::string text;
   mode_t mode = 0600;
   if (file_exists(path)) {

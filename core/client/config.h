@@ -34,11 +34,11 @@ struct ConfigOverrides {
   std::string dialect;
   std::string access_key_id;
   std::string secret_access_key;
-  std::map<std::string, std::string> endpoints;  // api -> URL
-  std::string endpoint_url;                      // --endpoint URL: a cloudlua serve's
+  std::map<std::string, std::string> endpoints;   // api -> URL
+  std::string endpoint_url;                       // --endpoint URL: a cloudlua serve's
   std::function<void(const std::string&)> debug;  // --debug: where the wire dumps go
-  std::string record;  // --record DIR
-  std::string replay;  // --replay DIR
+  std::string record;                             // --record DIR
+  std::string replay;                             // --replay DIR
 };
 
 // One effective setting and where its value came from.

@@ -38,7 +38,8 @@ std::optional<Error> apply_discovery(ClientConfig& c, const json& answer) {
     return no_serve(c.endpoint_url, "its answer is not a serve's");
   for (const std::string& api : Model::builtin().api_names()) {
     int port = port_of(answer["apis"], api);
-    if (port && !c.endpoints.count(api)) c.endpoints[api] = base->scheme + "://" + base->host + ":" + std::to_string(port);
+    if (port && !c.endpoints.count(api))
+      c.endpoints[api] = base->scheme + "://" + base->host + ":" + std::to_string(port);
   }
   c.region = answer["region"].get<std::string>();  // serve takes its own region only
   const std::string& dialect = answer["dialect"].get_ref<const std::string&>();

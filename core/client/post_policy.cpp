@@ -15,9 +15,7 @@
 namespace cloud {
 namespace {
 
-Error bad_argument(const std::string& message) {
-  return make_error(ErrorKind::validation, "BadArgument", message);
-}
+Error bad_argument(const std::string& message) { return make_error(ErrorKind::validation, "BadArgument", message); }
 
 // The lower-cased field a condition names ("$Content-Type" or { ["Content-Type"] = v }),
 // or an error saying what a condition may be.
@@ -29,8 +27,9 @@ Outcome<std::string> condition_field(const json& c, size_t index) {
     return to_lower(c.begin().key());
   }
   if (!c.is_array() || c.size() != 3 || !c[0].is_string())
-    return bad_argument(where + " must be { field = \"value\" }, { \"eq\" | \"starts-with\", \"$field\", \"value\" } "
-                                "or { \"content-length-range\", min, max }");
+    return bad_argument(where +
+                        " must be { field = \"value\" }, { \"eq\" | \"starts-with\", \"$field\", \"value\" } "
+                        "or { \"content-length-range\", min, max }");
   std::string op = c[0].get<std::string>();
   if (op == "content-length-range") {
     if (!c[1].is_number_integer() || !c[2].is_number_integer() || c[1].get<long long>() < 0 ||
@@ -40,8 +39,7 @@ Outcome<std::string> condition_field(const json& c, size_t index) {
   }
   if (op != "eq" && op != "starts-with")
     return bad_argument(where + ": unknown operator '" + op + "' (eq, starts-with or content-length-range)");
-  if (!c[1].is_string() || c[1].get<std::string>().size() < 2 || c[1].get<std::string>()[0] != '$' ||
-      !c[2].is_string())
+  if (!c[1].is_string() || c[1].get<std::string>().size() < 2 || c[1].get<std::string>()[0] != '$' || !c[2].is_string())
     return bad_argument(where + ": " + op + " takes \"$field\" and a string value");
   return to_lower(c[1].get<std::string>().substr(1));
 }
@@ -95,8 +93,8 @@ Outcome<Client::PostForm> Client::presign_post(const json& args) {
   PostForm form;
   form.url = bucket_request->url.origin() + bucket_request->url.path;
   form.fields.emplace_back("key", key);
-  static const char* const reserved[] = {"key", "file", "policy", "algorithm", "credential", "date", "signature",
-                                         "security-token"};
+  static const char* const reserved[] = {"key",        "file", "policy",    "algorithm",
+                                         "credential", "date", "signature", "security-token"};
   const json fields = args.value("fields", json::object());
   for (const auto& [name, value] : fields.items()) {
     std::string lower = to_lower(name);
@@ -111,13 +109,12 @@ Outcome<Client::PostForm> Client::presign_post(const json& args) {
   const std::string token = "${filename}";
   if (key.size() >= token.size() && key.compare(key.size() - token.size(), token.size(), token) == 0)
     conditions.push_back({"starts-with", "$key", key.substr(0, key.size() - token.size())});
-  else
-    conditions.push_back({{"key", key}});
+  else conditions.push_back({{"key", key}});
 
   std::time_t now = std::time(nullptr);
   const std::string date = format_date(now, DateForm::sigv4), service = service_of(*bucket_request->api);
-  const std::string credential =
-      config_.credentials.access_key_id + "/" + date.substr(0, 8) + "/" + config_.region + "/" + service + "/" + d.terminator;
+  const std::string credential = config_.credentials.access_key_id + "/" + date.substr(0, 8) + "/" + config_.region +
+                                 "/" + service + "/" + d.terminator;
   std::vector<std::pair<std::string, std::string>> signing = {
       {prefix + "algorithm", d.algorithm}, {prefix + "credential", credential}, {prefix + "date", date}};
   if (!config_.credentials.session_token.empty())
@@ -129,8 +126,8 @@ Outcome<Client::PostForm> Client::presign_post(const json& args) {
   json policy = {{"expiration", format_date(now + expires, DateForm::iso)}, {"conditions", conditions}};
   std::string policy64 = base64(policy.dump());
   form.fields.emplace_back("policy", policy64);
-  form.fields.emplace_back(prefix + "signature",
-                           policy_signature(d, config_.credentials, date.substr(0, 8), config_.region, service, policy64));
+  form.fields.emplace_back(prefix + "signature", policy_signature(d, config_.credentials, date.substr(0, 8),
+                                                                  config_.region, service, policy64));
   return form;
 }
 

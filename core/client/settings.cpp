@@ -51,7 +51,8 @@ json read_text(const SettingSpec& s, const json& v) {
 }
 
 bool is_name(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
 }
 
 bool in_range(const SettingSpec& s, const json& v) {
@@ -85,7 +86,8 @@ std::string rule(const SettingSpec& s) {
     case SettingKind::integer: return "an integer " + range;
     case SettingKind::seconds: return "a number of seconds " + range;
     case SettingKind::boolean: return "true or false";
-    case SettingKind::field_names: return "field names separated by commas (letters, digits, '_', '-', '.', '*' for any of them)";
+    case SettingKind::field_names:
+      return "field names separated by commas (letters, digits, '_', '-', '.', '*' for any of them)";
   }
   return "";
 }
@@ -173,7 +175,9 @@ std::vector<SettingSpec> make_specs() {
 
   s = &add("max_attempts", SettingKind::integer, "requests per call, retries included");
   s->low = 1, s->high = 10;
-  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.retry.max_attempts = static_cast<int>(v.get<double>()); };
+  s->set = [](ClientConfig& c, const std::string&, const json& v) {
+    c.retry.max_attempts = static_cast<int>(v.get<double>());
+  };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.retry.max_attempts); };
 
   s = &add("timeout", SettingKind::seconds, "seconds for a whole request");
@@ -186,9 +190,12 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.transport.connect_timeout_ms = milliseconds(v); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.transport.connect_timeout_ms / 1000.0); };
 
-  s = &add("payload_signing", SettingKind::choice, "a file body's signature: per chunk as it streams, or its whole hash first");
+  s = &add("payload_signing", SettingKind::choice,
+           "a file body's signature: per chunk as it streams, or its whole hash first");
   s->choices = {"streaming", "whole"};
-  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.stream_payloads = v.get<std::string>() == "streaming"; };
+  s->set = [](ClientConfig& c, const std::string&, const json& v) {
+    c.stream_payloads = v.get<std::string>() == "streaming";
+  };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.stream_payloads ? "streaming" : "whole"); };
 
   s = &add("retry_base_delay", SettingKind::seconds, "back-off: the first wait's upper bound, doubled per attempt");
@@ -265,7 +272,8 @@ Outcome<bool> apply_per_api(const SettingSpec& s, const json& value, ClientConfi
   for (const auto& [api, v] : value.items()) {
     std::string name = s.client_key + "." + api;
     if (!Model::builtin().has_api(api))
-      return setting_error("cloud.client", "no API named '" + api + "' in '" + name + "' (APIs: " + joined(api_names(), ", ") + ")");
+      return setting_error("cloud.client",
+                           "no API named '" + api + "' in '" + name + "' (APIs: " + joined(api_names(), ", ") + ")");
     auto applied = apply_named(s, api, name, v, "cloud.client", c);
     if (!applied.ok()) return applied;
   }
@@ -275,13 +283,16 @@ Outcome<bool> apply_per_api(const SettingSpec& s, const json& value, ClientConfi
 // `credentials = { access_key_id =, secret_access_key =, session_token = }`, each
 // over the base's ("" clears one).
 Outcome<bool> apply_credentials(const json& value, Credentials& creds) {
-  if (!value.is_object()) return setting_error("cloud.client", "credentials must be a table (got " + quoted(value) + ")");
+  if (!value.is_object())
+    return setting_error("cloud.client", "credentials must be a table (got " + quoted(value) + ")");
   std::string* slots[] = {&creds.access_key_id, &creds.secret_access_key, &creds.session_token};
   for (const auto& [key, v] : value.items()) {
     auto field = std::find(std::begin(kCredentialFields), std::end(kCredentialFields), key);
     if (field == std::end(kCredentialFields))
-      return setting_error("cloud.client", "unknown field 'credentials." + key + "' (credentials: access_key_id, secret_access_key, session_token)");
-    if (!v.is_string()) return setting_error("cloud.client", "credentials." + key + " must be a string (got " + quoted(v) + ")");
+      return setting_error("cloud.client", "unknown field 'credentials." + key +
+                                               "' (credentials: access_key_id, secret_access_key, session_token)");
+    if (!v.is_string())
+      return setting_error("cloud.client", "credentials." + key + " must be a string (got " + quoted(v) + ")");
     *slots[field - std::begin(kCredentialFields)] = v.get<std::string>();
   }
   return true;
@@ -306,9 +317,7 @@ Outcome<bool> apply_client_field(const std::string& field, const json& value, Cl
 
 // ------------------------------------------------------------------ public
 
-std::vector<std::string> api_names() {
-  return Model::builtin().api_names();
-}
+std::vector<std::string> api_names() { return Model::builtin().api_names(); }
 
 bool holds_user_info(const std::string& url) {
   size_t start = url.find("://");
@@ -336,8 +345,8 @@ std::string setting_name(const SettingSpec& spec, const std::string& api) {
   return spec.per_api ? spec.key + "." + api : spec.key;
 }
 
-Outcome<bool> apply_setting(const SettingSpec& spec, const std::string& api, const json& value, const std::string& where,
-                            ClientConfig& config) {
+Outcome<bool> apply_setting(const SettingSpec& spec, const std::string& api, const json& value,
+                            const std::string& where, ClientConfig& config) {
   return apply_named(spec, api, setting_name(spec, api), value, where, config);
 }
 
@@ -349,15 +358,18 @@ std::string shown_setting(const SettingSpec& spec, const std::string& api, const
 }
 
 Outcome<std::string> client_profile(const json& args) {
-  if (!args.is_object()) return setting_error("cloud.client", "the settings are a table of name = value (got " + quoted(args) + ")");
+  if (!args.is_object())
+    return setting_error("cloud.client", "the settings are a table of name = value (got " + quoted(args) + ")");
   auto profile = args.find("profile");
   if (profile == args.end()) return std::string();
-  if (!profile->is_string()) return setting_error("cloud.client", "profile must be a string (got " + quoted(*profile) + ")");
+  if (!profile->is_string())
+    return setting_error("cloud.client", "profile must be a string (got " + quoted(*profile) + ")");
   return profile->get<std::string>();
 }
 
 Outcome<bool> apply_client_arguments(const json& args, ClientConfig& c) {
-  if (args.contains("record") != args.contains("replay")) c.record.clear(), c.replay.clear();  // its own replaces --record/--replay
+  if (args.contains("record") != args.contains("replay"))
+    c.record.clear(), c.replay.clear();  // its own replaces --record/--replay
   for (const auto& [field, value] : args.items()) {
     auto applied = apply_client_field(field, value, c);
     if (!applied.ok()) return applied.error();

@@ -18,7 +18,7 @@ namespace cloud {
 enum class SettingKind { name, choice, url, text, integer, seconds, boolean, field_names };
 
 struct SettingSpec {
-  std::string key;                   // "region"; a per-API setting is "endpoint.<api>" in a profile
+  std::string key;  // "region"; a per-API setting is "endpoint.<api>" in a profile
   SettingKind kind = SettingKind::text;
   bool per_api = false;              // one value per API (endpoint, service)
   bool in_profiles = true;           // false: an argument of cloud.client{} only (retry tuning)

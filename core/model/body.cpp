@@ -69,7 +69,8 @@ void fill_media_type(const Operation& op, json& args) {
   if (!type.empty()) args[names.media_type] = std::move(type);
 }
 
-std::optional<FileRange> payload_file_range(const Operation& op, const json& args, std::vector<FieldProblem>& problems) {
+std::optional<FileRange> payload_file_range(const Operation& op, const json& args,
+                                            std::vector<FieldProblem>& problems) {
   if (!op.payload_file || !args.is_object()) return std::nullopt;
   const PayloadFile& names = *op.payload_file;
   if (!args.contains(names.path)) {
@@ -102,10 +103,11 @@ std::optional<FileRange> payload_file_range(const Operation& op, const json& arg
     return std::nullopt;
   }
   if (range.length > kMaxBodyBytes) {
-    problems.push_back({length ? names.length : names.path,
-                        "'" + range.path + "': " + std::to_string(range.length) + " bytes, more than " +
-                            size_text(kMaxBodyBytes) + ", the most a part or an object may hold (send it in parts with " +
-                            names.offset + " and " + names.length + ")"});
+    problems.push_back(
+        {length ? names.length : names.path, "'" + range.path + "': " + std::to_string(range.length) +
+                                                 " bytes, more than " + size_text(kMaxBodyBytes) +
+                                                 ", the most a part or an object may hold (send it in parts with " +
+                                                 names.offset + " and " + names.length + ")"});
     return std::nullopt;
   }
   return range;
@@ -124,7 +126,8 @@ void check_output_file(const Operation& op, const json& args, std::vector<FieldP
   const bool exists = ::stat(path.c_str(), &st) == 0;
   const bool in_place = !op.output_file_offset.empty() && args.contains(op.output_file_offset);
   std::string problem;
-  if (in_place && !exists) problem = std::string(std::strerror(ENOENT)) + " (with " + op.output_file_offset + ", the file must exist)";
+  if (in_place && !exists)
+    problem = std::string(std::strerror(ENOENT)) + " (with " + op.output_file_offset + ", the file must exist)";
   else if (exists && S_ISDIR(st.st_mode)) problem = std::strerror(EISDIR);
   else if (exists && !S_ISREG(st.st_mode)) problem = special_file_name(st.st_mode) + ", not a regular file";
   else if (::stat(directory_of(path).c_str(), &st) != 0) problem = std::strerror(errno);
@@ -148,7 +151,8 @@ ssize_t read_some(int fd, char* out, std::uint64_t size) {
 // ended before the range did.
 std::string range_error(const FileRange& range, int error_number) {
   if (error_number != 0) return "cannot read '" + range.path + "': " + std::strerror(error_number);
-  return "'" + range.path + "' ended before its " + std::to_string(range.length) + " bytes were sent (it changed meanwhile)";
+  return "'" + range.path + "' ended before its " + std::to_string(range.length) +
+         " bytes were sent (it changed meanwhile)";
 }
 
 // Up to `size` bytes of `range` from `fd`, `done` of them read already: the count, 0
@@ -462,7 +466,8 @@ std::string FileSink::commit() {
     fd_ = -1;
     return error_;
   }
-  if ((durable_ && !flush_file(fd_)) || ::close(fd_) != 0) error_ = "cannot write '" + target_ + "': " + std::strerror(errno);
+  if ((durable_ && !flush_file(fd_)) || ::close(fd_) != 0)
+    error_ = "cannot write '" + target_ + "': " + std::strerror(errno);
   fd_ = -1;
   return error_;
 }

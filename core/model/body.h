@@ -83,11 +83,11 @@ class RangeReader {
   FileRange range_;
   std::uint64_t done_ = 0;
   std::string error_;
-  std::shared_ptr<ChunkStream> stream_;   // set: the range goes framed and signed
-  std::unique_ptr<ChunkFramer> framer_;   // with a stream: made at the first read, gone at a rewind
-  std::string_view sending_;              // the unsent bytes of the framed chunk being sent (in framer_)
-  bool last_ = false;                     // it is the empty chunk that ends the body
-  bool failed_ = false;                   // a chunk could not be read: error_ says why
+  std::shared_ptr<ChunkStream> stream_;  // set: the range goes framed and signed
+  std::unique_ptr<ChunkFramer> framer_;  // with a stream: made at the first read, gone at a rewind
+  std::string_view sending_;             // the unsent bytes of the framed chunk being sent (in framer_)
+  bool last_ = false;                    // it is the empty chunk that ends the body
+  bool failed_ = false;                  // a chunk could not be read: error_ says why
 };
 
 // The hex digest (SHA-256 for signing, MD5 to compare with an ETag) of a file range,
@@ -131,7 +131,7 @@ class FileSink {
   std::optional<std::uint64_t> at_;
   bool durable_;
   std::string beneath_;  // set: the target lies under this folder, no link followed between
-  PartFile part_;  // the part file; unused with `at`
+  PartFile part_;        // the part file; unused with `at`
   int fd_ = -1;
   std::uint64_t size_ = 0;
   std::string error_;

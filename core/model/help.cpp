@@ -31,7 +31,8 @@ std::string count_of(long long n, const std::string& noun) {
 }
 
 // "exactly 32 characters", "1 to 63 characters", "at most 255 characters", ...
-std::string length_rule(const std::optional<long long>& min, const std::optional<long long>& max, const std::string& noun) {
+std::string length_rule(const std::optional<long long>& min, const std::optional<long long>& max,
+                        const std::string& noun) {
   if (min && max && *min == *max) return "exactly " + count_of(*max, noun);
   if (min && max) return std::to_string(*min) + " to " + count_of(*max, noun);
   if (max) return "at most " + count_of(*max, noun);
@@ -82,11 +83,14 @@ std::string type_text(const Shape& s) {
 // The limits of a value of this shape, in words.
 std::vector<std::string> shape_rules(const Shape& s) {
   std::vector<std::string> rules;
-  auto add = [&rules](const std::string& r) { if (!r.empty()) rules.push_back(r); };
+  auto add = [&rules](const std::string& r) {
+    if (!r.empty()) rules.push_back(r);
+  };
   if (s.type == ShapeType::string) add(length_rule(s.min_length, s.max_length, "character"));
   if (s.type == ShapeType::list) add(length_rule(s.min_length, s.max_length, "item"));
   if (s.type == ShapeType::integer) add(value_rule(s.min, s.max));
-  if (s.type == ShapeType::map && s.max_bytes) add("at most " + count_of(*s.max_bytes, "byte") + " of names and values");
+  if (s.type == ShapeType::map && s.max_bytes)
+    add("at most " + count_of(*s.max_bytes, "byte") + " of names and values");
   add(s.pattern_text);
   if (!s.format.empty()) add(format_rule(s.format));
   return rules;
@@ -106,7 +110,8 @@ FieldHelp field_row(const Member& m, const std::string& path, int depth) {
   for (const Condition& c : m.required_when) f.rules.push_back("required when " + condition_text(c));
   for (const Condition& c : m.absent_when) f.rules.push_back("left out when " + condition_text(c));
   for (const std::string& r : shape_rules(*m.shape)) f.rules.push_back(r);
-  const Shape* element = m.shape->type == ShapeType::list || m.shape->type == ShapeType::map ? m.shape->member : nullptr;
+  const Shape* element =
+      m.shape->type == ShapeType::list || m.shape->type == ShapeType::map ? m.shape->member : nullptr;
   if (m.shape->type == ShapeType::map)
     for (const std::string& r : shape_rules(*m.shape->key)) f.rules.push_back("each name " + r);
   if (element && element->type != ShapeType::structure)
@@ -168,7 +173,8 @@ std::string format_field(const FieldHelp& f, size_t width) {
   std::vector<std::string> facts{f.type};
   if (f.required) facts.push_back("required");
   if (f.location == "local") facts.push_back("not sent (read by cloudlua)");
-  else if (f.location != "body") facts.push_back(f.wire_name.empty() ? "in the " + f.location : f.location + " " + f.wire_name);
+  else if (f.location != "body")
+    facts.push_back(f.wire_name.empty() ? "in the " + f.location : f.location + " " + f.wire_name);
   facts.insert(facts.end(), f.rules.begin(), f.rules.end());
   if (f.default_value) facts.push_back("default " + f.default_value->dump());
   if (!f.default_text.empty()) facts.push_back("default: " + f.default_text);
@@ -247,11 +253,12 @@ static std::string acceptor_text(const json& a) {
 std::string format_waiter_help(const Waiter& w, const std::string& prefix, size_t width) {
   char every[64];
   snprintf(every, sizeof every, "%g s, at most %d tries", w.delay, w.max_attempts);
-  std::string out = wrap(prefix + "wait_for(\"" + w.name + "\", args, { delay =, max_attempts =, progress = })",
-                         "", "    ", width);
+  std::string out =
+      wrap(prefix + "wait_for(\"" + w.name + "\", args, { delay =, max_attempts =, progress = })", "", "    ", width);
   out += wrap(w.doc, "  ", width);
   out += wrap("Calls " + prefix + w.api + "." + snake_case(w.operation) + " (" + w.operation + ") every " + every +
-                  "; the first acceptor that holds ends the wait:", "  ", width);
+                  "; the first acceptor that holds ends the wait:",
+              "  ", width);
   for (size_t i = 0; i < w.acceptors.size(); ++i)
     out += wrap(std::to_string(i + 1) + ". " + acceptor_text(w.acceptors[i]), "    ", "       ", width);
   out += wrap("Source: " + w.source, "  ", "    ", width);

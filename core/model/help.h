@@ -18,12 +18,12 @@ struct FieldHelp {
   std::string wire_name;  // query key or header name when it differs from the path
   std::string type;       // "string", "integer", "boolean", "table", "list of tables", ...
   bool required = false;
-  std::vector<std::string> rules;    // "1 to 63 characters", "required when protocol is TCP", ...
-  std::vector<json> allowed;         // the value set (of each element, for a list)
-  std::optional<json> default_value; // what the server assumes when the field is left out
-  std::string default_text;          // the default in words, where it depends on something
+  std::vector<std::string> rules;     // "1 to 63 characters", "required when protocol is TCP", ...
+  std::vector<json> allowed;          // the value set (of each element, for a list)
+  std::optional<json> default_value;  // what the server assumes when the field is left out
+  std::string default_text;           // the default in words, where it depends on something
   std::string doc;
-  int depth = 0;                     // 0 for a top-level field
+  int depth = 0;  // 0 for a top-level field
 };
 
 struct OperationHelp {

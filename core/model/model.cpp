@@ -83,16 +83,15 @@ std::optional<Members> json_object_members(std::string_view text) {
 namespace {
 
 const std::map<std::string, ShapeType, std::less<>> kShapeTypes = {
-    {"structure", ShapeType::structure}, {"list", ShapeType::list},
-    {"string", ShapeType::string},       {"integer", ShapeType::integer},
-    {"boolean", ShapeType::boolean},     {"timestamp", ShapeType::timestamp},
+    {"structure", ShapeType::structure}, {"list", ShapeType::list},       {"string", ShapeType::string},
+    {"integer", ShapeType::integer},     {"boolean", ShapeType::boolean}, {"timestamp", ShapeType::timestamp},
     {"blob", ShapeType::blob},           {"map", ShapeType::map}};
 
 // Keys that describe the member rather than its shape.
 bool is_member_key(const std::string& key) {
-  static const char* const keys[] = {"in", "name", "required", "nullable", "requiredWhen", "absentWhen",
-                                     "default", "defaultText", "defaultByRegion", "doc", "shape",
-                                     "xmlAttribute"};
+  static const char* const keys[] = {"in",         "name",        "required",    "nullable",        "requiredWhen",
+                                     "absentWhen", "default",     "defaultText", "defaultByRegion", "doc",
+                                     "shape",      "xmlAttribute"};
   for (const char* k : keys)
     if (key == k) return true;
   return false;
@@ -105,10 +104,19 @@ bool has_shape_keys(const ojson& spec) {
 }
 
 // The two protocols there are, as data: everything the code asks of them.
-const Protocol kJson{"json", Format::json, "application/json", false, {"x-ext-error-type", "x-amzn-errortype"},
-                     "ValidationError", "ValidationError", false, false, "", ""};
-const Protocol kXml{"xml", Format::xml, "application/xml", true, {}, "MalformedXML", "InvalidArgument", true, true,
-                    "AccessDenied", "Access Denied"};
+const Protocol kJson{"json",
+                     Format::json,
+                     "application/json",
+                     false,
+                     {"x-ext-error-type", "x-amzn-errortype"},
+                     "ValidationError",
+                     "ValidationError",
+                     false,
+                     false,
+                     "",
+                     ""};
+const Protocol kXml{"xml", Format::xml, "application/xml", true,           {}, "MalformedXML", "InvalidArgument",
+                    true,  true,        "AccessDenied",    "Access Denied"};
 
 // The keys of "signing", each with the values it may take (empty: true or false).
 const std::map<std::string, std::vector<std::string>, std::less<>> kSigningKeys = {
@@ -120,8 +128,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>> kSigningKeys 
 // "a, b or c"
 std::string one_of(const std::vector<std::string>& words) {
   std::string out;
-  for (size_t i = 0; i < words.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  for (size_t i = 0; i < words.size(); ++i) out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
   return out;
 }
 
@@ -230,8 +237,8 @@ struct Model::Loader {
     if (spec.contains("key")) shape.key = member_shape(spec["key"], where + ".key");
     if (spec.contains("value")) shape.member = member_shape(spec["value"], where + ".value");
     if (shape.type == ShapeType::list && !shape.member) fail(where, "list without member");
-    if (shape.type == ShapeType::map && !(shape.key && shape.member && shape.key->type == ShapeType::string &&
-                                          shape.member->type == ShapeType::string))
+    if (shape.type == ShapeType::map &&
+        !(shape.key && shape.member && shape.key->type == ShapeType::string && shape.member->type == ShapeType::string))
       fail(where, "a map needs a key and a value, both strings");
     if (!shape.ascending_by.empty()) ordered_lists.emplace_back(&shape, where);
   }
@@ -271,11 +278,13 @@ struct Model::Loader {
   // "errorCodes": { "maxBytes": "KeyTooLongError" }: the code a server answers when a
   // value breaks that rule of the shape, each a rule the shape has.
   void read_error_codes(Shape& shape, const ojson& spec, const std::string& where) {
-    static const char* const rules[] = {"minLength", "maxLength", "maxBytes", "min", "max", "enum", "pattern", "format"};
+    static const char* const rules[] = {"minLength", "maxLength", "maxBytes", "min",
+                                        "max",       "enum",      "pattern",  "format"};
     if (!spec.is_object()) return fail(where, "must be an object of rule -> error code");
     for (auto it = spec.begin(); it != spec.end(); ++it) {
       bool known = std::find(std::begin(rules), std::end(rules), it.key()) != std::end(rules);
-      if (!known || !it.value().is_string()) return fail(where + "." + it.key(), "not a rule of a shape, or its code not a string");
+      if (!known || !it.value().is_string())
+        return fail(where + "." + it.key(), "not a rule of a shape, or its code not a string");
       shape.error_codes[it.key()] = it.value().get<std::string>();
     }
   }
@@ -286,7 +295,8 @@ struct Model::Loader {
     if (!spec.is_object()) return fail(where, "must be an object of name -> { what, elsewhere }");
     for (auto it = spec.begin(); it != spec.end(); ++it) {
       const ojson& v = it.value();
-      std::string what = v.is_object() ? v.value("what", "") : "", elsewhere = v.is_object() ? v.value("elsewhere", "") : "";
+      std::string what = v.is_object() ? v.value("what", "") : "",
+                  elsewhere = v.is_object() ? v.value("elsewhere", "") : "";
       if (what.empty() || elsewhere.empty() || v.size() != 2)
         return fail(where + "." + it.key(), "must be { what, elsewhere }, both non-empty text");
       shape.other_names[it.key()] = {what, elsewhere};
@@ -330,7 +340,9 @@ struct Model::Loader {
       fail(where + ".xmlAttribute", "only a body member of a scalar shape can be an XML attribute");
     bool is_map = m.shape && m.shape->type == ShapeType::map;
     if (is_map != (m.location == Location::headers))
-      fail(where, "a map is a member in \"headers\" (a header per entry, its name after the prefix \"name\"), and only a map is");
+      fail(where,
+           "a map is a member in \"headers\" (a header per entry, its name after the prefix \"name\"), and only a map "
+           "is");
     if (m.location == Location::headers && m.wire_name == m.name)
       fail(where, "a member in \"headers\" names its headers' prefix (\"name\": \"x-ext-meta-\")");
     return m;
@@ -378,8 +390,9 @@ struct Model::Loader {
     op.payload = spec.value("payload", "");
     op.output_payload = spec.value("outputPayload", "");
     op.input = structure_of(member_or(spec, "input", empty_object()), where + ".input");
-    op.output = spec.contains("outputShape") ? named_structure(spec["outputShape"], where + ".outputShape")
-                                             : structure_of(member_or(spec, "output", empty_object()), where + ".output");
+    op.output = spec.contains("outputShape")
+                    ? named_structure(spec["outputShape"], where + ".outputShape")
+                    : structure_of(member_or(spec, "output", empty_object()), where + ".output");
     read_file_members(op, spec, where);
     read_errors_by_status(op, spec, where + ".errorsByStatus");
     read_limits(op, spec, where + ".limits");
@@ -410,8 +423,8 @@ struct Model::Loader {
   void read_file_members(Operation& op, const ojson& spec, const std::string& where) {
     if (spec.contains("payloadFile")) {
       const ojson& f = spec["payloadFile"];
-      op.payload_file = PayloadFile{f.value("path", ""), f.value("offset", ""), f.value("length", ""),
-                                    f.value("mediaType", "")};
+      op.payload_file =
+          PayloadFile{f.value("path", ""), f.value("offset", ""), f.value("length", ""), f.value("mediaType", "")};
       if (op.payload.empty()) fail(where + ".payloadFile", "needs a payload it stands in for");
       expect_local(op, op.payload_file->path, ShapeType::string, where + ".payloadFile.path");
       expect_local(op, op.payload_file->offset, ShapeType::integer, where + ".payloadFile.offset");
@@ -419,7 +432,8 @@ struct Model::Loader {
       const std::string& type = op.payload_file->media_type;
       const Member* m = type.empty() ? nullptr : op.input->find_member(type);
       if (!type.empty() && (!m || m->location != Location::header || m->shape->type != ShapeType::string))
-        fail(where + ".payloadFile.mediaType", "'" + type + "' must be an input member with \"in\": \"header\" of type string");
+        fail(where + ".payloadFile.mediaType",
+             "'" + type + "' must be an input member with \"in\": \"header\" of type string");
     }
     op.output_file = spec.value("outputFile", "");
     if (op.output_file.empty()) return;
@@ -446,7 +460,8 @@ struct Model::Loader {
       bool numeric = key.size() == 3 && key.find_first_not_of("0123456789") == std::string::npos;
       long status = numeric ? std::stol(key) : 0;
       if ((status < 400 || status > 599) && status != 304)
-        return fail(where + "." + key, "must be an error status, 400 to 599, or 304 (a conditional request's Not Modified)");
+        return fail(where + "." + key,
+                    "must be an error status, 400 to 599, or 304 (a conditional request's Not Modified)");
       if (!it.value().is_string() || it.value().get<std::string>().empty())
         return fail(where + "." + key, "must be an error code (a non-empty string)");
       op.errors_by_status[status] = it.value().get<std::string>();
@@ -592,9 +607,11 @@ struct Model::Loader {
   void check_acceptor(const Shape& output, const json& a, const std::string& where) {
     static const std::set<std::string> states = {"success", "failure", "retry"};
     static const std::set<std::string> comparators = {"equals", "allEqual", "anyEqual", "prefix", "empty"};
-    if (!a.is_object() || !states.count(a.value("state", ""))) return fail(where, "state must be success, failure or retry");
+    if (!a.is_object() || !states.count(a.value("state", "")))
+      return fail(where, "state must be success, failure or retry");
     if (a.contains("error")) return;
-    if (!comparators.count(a.value("comparator", ""))) return fail(where, "unknown comparator " + a.value("comparator", json()).dump());
+    if (!comparators.count(a.value("comparator", "")))
+      return fail(where, "unknown comparator " + a.value("comparator", json()).dump());
     if (!a.contains("expected") && a["comparator"] != "empty") return fail(where, "expected is missing");
     std::string path = a.value("path", "");
     if (!result_has_path(output, path)) fail(where, "the result has no path '" + path + "'");
@@ -636,17 +653,19 @@ struct Model::Loader {
       if (known == kSigningKeys.end()) return failed("signing." + it.key(), "unknown key; known: " + key_list());
       const std::vector<std::string>& values = known->second;
       bool fits = values.empty() ? it.value().is_boolean()
-                                 : it.value().is_string() && std::count(values.begin(), values.end(), it.value().get<std::string>());
+                                 : it.value().is_string() &&
+                                       std::count(values.begin(), values.end(), it.value().get<std::string>());
       if (!fits)
-        return failed("signing." + it.key(), "must be " + (values.empty() ? "true or false" : one_of(values)) + " (got " +
-                                               it.value().dump() + ")");
+        return failed("signing." + it.key(), "must be " + (values.empty() ? "true or false" : one_of(values)) +
+                                                 " (got " + it.value().dump() + ")");
     }
     for (const auto& [key, values] : kSigningKeys)
       if (!spec.contains(key)) return failed("signing." + key, "missing");
     policy.normalize_path = spec["normalize_path"].get<bool>();
     policy.double_encode = spec["double_encode"].get<bool>();
     policy.payload_hash = spec["payload_hash"] == "header" ? PayloadHash::header : PayloadHash::omitted;
-    policy.wrong_scope = spec["wrong_scope"] == "AuthorizationHeaderMalformed" ? WrongScope::malformed : WrongScope::mismatch;
+    policy.wrong_scope =
+        spec["wrong_scope"] == "AuthorizationHeaderMalformed" ? WrongScope::malformed : WrongScope::mismatch;
     return true;
   }
 
@@ -677,7 +696,8 @@ struct Model::Loader {
   // The API's own fields and shapes; false when they are broken.
   bool read_header(const ojson& doc, Api& api) {
     std::string api_name = doc.value("api", "");
-    if (!api.name.empty() && api.name != api_name) return failed("api", "'" + api_name + "' where the index says '" + api.name + "'");
+    if (!api.name.empty() && api.name != api_name)
+      return failed("api", "'" + api_name + "' where the index says '" + api.name + "'");
     if (api.name.empty()) api.name = api_name;  // set from the index, it is read by other threads (api_for)
     api.protocol = Protocol::find(doc.value("protocol", "json"));
     if (!api.protocol) return failed("protocol", "must be json or xml (got " + doc["protocol"].dump() + ")");
@@ -692,8 +712,7 @@ struct Model::Loader {
   }
 };
 
-Outcome<std::shared_ptr<Model>> Model::load(
-    const std::vector<std::pair<std::string, std::string>>& files) {
+Outcome<std::shared_ptr<Model>> Model::load(const std::vector<std::pair<std::string, std::string>>& files) {
   auto model = std::make_shared<Model>();
   model->apis_.resize(files.size());
   Loader loader{*model, "", {}, {}, std::nullopt};
@@ -706,8 +725,7 @@ Outcome<std::shared_ptr<Model>> Model::load(
     loader.fail("(value)", e.what());
   }
   if (loader.error) return *loader.error;
-  for (size_t i = 0; i < model->apis_.size(); ++i)
-    model->services_.push_back(model->apis_[i].service);
+  for (size_t i = 0; i < model->apis_.size(); ++i) model->services_.push_back(model->apis_[i].service);
   for (size_t i = 0; i < model->apis_.size(); ++i)
     for (const Operation* op : model->apis_[i].operations) model->index_.push_back({op->name, op->snake_name, i});
   return model;
@@ -871,7 +889,8 @@ bool Model::has_api(std::string_view api) const {
 
 std::string Model::default_service(std::string_view api) const {
   for (size_t i = 0; i < apis_.size(); ++i)
-    if (apis_[i].name == api) return i < services_.size() && !services_[i].empty() ? services_[i] : this->api(api)->service;
+    if (apis_[i].name == api)
+      return i < services_.size() && !services_[i].empty() ? services_[i] : this->api(api)->service;
   return "";
 }
 

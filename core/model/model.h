@@ -45,13 +45,13 @@ struct Member {
   std::string name;       // the name Lua uses; for body members also the wire name
   std::string wire_name;  // query key or header name; equals name for body and path
   Location location = Location::body;
-  bool greedy = false;    // path label {Object+}: keeps '/' unencoded
+  bool greedy = false;  // path label {Object+}: keeps '/' unencoded
   bool required = false;
   bool nullable = false;  // cloud.null accepted, as the member left out
   std::vector<Condition> required_when;
   std::vector<Condition> absent_when;
-  std::optional<json> default_value;  // what the server assumes when left out
-  std::string default_text;           // default described in words (per region...)
+  std::optional<json> default_value;              // what the server assumes when left out
+  std::string default_text;                       // default described in words (per region...)
   std::map<std::string, json> default_by_region;  // region -> the default there
   std::string doc;
   bool xml_attribute = false;  // xml: an attribute of its structure's element (Grantee's xsi:type)
@@ -60,14 +60,14 @@ struct Member {
 
 struct Shape {
   ShapeType type = ShapeType::string;
-  std::string name;  // set on named shapes only
-  std::vector<Member> members;       // structure
-  const Shape* member = nullptr;     // list element; map: the values' shape
-  const Shape* key = nullptr;        // map: the names' shape
-  std::string member_name;           // XML list with a wrapper: its items' element ("member" when "")
-  bool flattened = false;            // XML list: repeated elements without a wrapper
-  std::string ascending_by;          // list of structures: this integer member must rise
-                                     // strictly from item to item (no repeats)
+  std::string name;                                 // set on named shapes only
+  std::vector<Member> members;                      // structure
+  const Shape* member = nullptr;                    // list element; map: the values' shape
+  const Shape* key = nullptr;                       // map: the names' shape
+  std::string member_name;                          // XML list with a wrapper: its items' element ("member" when "")
+  bool flattened = false;                           // XML list: repeated elements without a wrapper
+  std::string ascending_by;                         // list of structures: this integer member must rise
+                                                    // strictly from item to item (no repeats)
   std::optional<long long> min_length, max_length;  // characters (strings), items (lists)
   std::optional<long long> max_bytes;               // strings: UTF-8 bytes; maps: names and values together
   std::map<std::string, std::string> error_codes;   // rule key (maxBytes) -> the code a server answers
@@ -75,7 +75,7 @@ struct Shape {
   std::vector<json> allowed;                        // value set
   std::string pattern_text;                         // the pattern in words
   std::optional<Pattern> pattern;                   // the whole value must match
-  std::string format;  // "ipv4-or-cidr", "cidr", "iso8601"
+  std::string format;                               // "ipv4-or-cidr", "cidr", "iso8601"
   // xml structure: the namespace its element declares for the prefixes of its
   // attributes (xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"); "" for none.
   std::string xml_namespace_prefix, xml_namespace_uri;
@@ -94,9 +94,9 @@ struct Shape {
 // The input members that name a file whose byte range is sent as the payload instead
 // of the payload member's bytes (PutObject's and UploadPart's file, offset, length).
 struct PayloadFile {
-  std::string path;    // a string member: the file's path
-  std::string offset;  // an integer member: the first byte sent (0 when left out)
-  std::string length;  // an integer member: how many bytes (to the end when left out)
+  std::string path;        // a string member: the file's path
+  std::string offset;      // an integer member: the first byte sent (0 when left out)
+  std::string length;      // an integer member: how many bytes (to the end when left out)
   std::string media_type;  // a string member the client fills, when the caller left it out,
                            // with the file's media type from its name (core/base/mime); "" for none
 };
@@ -112,32 +112,32 @@ struct Paginator {
 };
 
 struct Operation {
-  std::string name;        // UpdateSnapshot
-  std::string snake_name;  // update_snapshot
-  std::string api;         // cluster
-  std::string method;      // PUT
-  std::string path;        // /v1/snapshots/{SnapshotName}
+  std::string name;                      // UpdateSnapshot
+  std::string snake_name;                // update_snapshot
+  std::string api;                       // cluster
+  std::string method;                    // PUT
+  std::string path;                      // /v1/snapshots/{SnapshotName}
   std::vector<std::string> fixed_query;  // keys that select the operation (?uploads),
                                          // "key=value" to select by a value too (?list-type=2)
-  bool idempotent = true;  // false: never resent once it may have reached the server
+  bool idempotent = true;                // false: never resent once it may have reached the server
   std::string doc;
-  std::string input_root;   // XML element of the request body ("" for JSON)
-  std::string output_root;  // XML element of the result body
-  std::string payload;         // member sent as the raw body (UploadPart), "" for none
-  std::string output_payload;  // result member that is the raw answer body (GetObject)
+  std::string input_root;                   // XML element of the request body ("" for JSON)
+  std::string output_root;                  // XML element of the result body
+  std::string payload;                      // member sent as the raw body (UploadPart), "" for none
+  std::string output_payload;               // result member that is the raw answer body (GetObject)
   std::optional<PayloadFile> payload_file;  // the payload may come from a file range
-  std::string output_file;  // input (and result) member: the path the answer body is
-                            // written to instead of being returned as output_payload
+  std::string output_file;                  // input (and result) member: the path the answer body is
+                                            // written to instead of being returned as output_payload
   // The error code an answer of this status means when it names none itself (a HEAD
   // answer has no body: HeadObject's 404 is NoSuchKey).
   std::map<long, std::string> errors_by_status;
-  std::string output_file_offset;  // input member: with output_file, write the body in
-                                   // place at this byte of an existing file ("" for none)
-  std::string output_file_durable;  // input member: with output_file, false skips the flush
-                                    // to disk before the rename ("" for none)
-  std::string output_file_beneath;  // input member: with output_file, the folder it lies under,
-                                    // no link followed between the two ("" for none)
-  bool checksum_required = false;  // the body's Content-MD5 is sent (and required by the server)
+  std::string output_file_offset;      // input member: with output_file, write the body in
+                                       // place at this byte of an existing file ("" for none)
+  std::string output_file_durable;     // input member: with output_file, false skips the flush
+                                       // to disk before the rename ("" for none)
+  std::string output_file_beneath;     // input member: with output_file, the folder it lies under,
+                                       // no link followed between the two ("" for none)
+  bool checksum_required = false;      // the body's Content-MD5 is sent (and required by the server)
   std::optional<Paginator> paginator;  // a listing continued page by page (cloud.pages)
   // The platform's numeric limits of the operation that no member's rule can say
   // ("limits" in the model): CopyObject's largest source, the part sizes and count of
@@ -159,8 +159,8 @@ struct Waiter {
   double delay = 0;       // seconds between tries
   int max_attempts = 0;
   std::string doc;
-  std::string source;     // where the definition comes from
-  json acceptors;         // array, in the order they are tried
+  std::string source;  // where the definition comes from
+  json acceptors;      // array, in the order they are tried
 };
 
 // The format of an API's request, result and error bodies.
@@ -169,11 +169,11 @@ enum class Format { json, xml };
 // What the code asks of an API's wire protocol, resolved once when the model loads
 // (Api::protocol): callers ask it, and never compare protocol names.
 struct Protocol {
-  std::string name;           // "json" or "xml", as model files name it
+  std::string name;  // "json" or "xml", as model files name it
   Format format = Format::json;
-  std::string content_type;   // of its bodies
-  bool error_in_200 = false;  // a 2xx answer that is an <Error> document where a result
-                              // document was due is a failure (S3's known trap)
+  std::string content_type;                     // of its bodies
+  bool error_in_200 = false;                    // a 2xx answer that is an <Error> document where a result
+                                                // document was due is a failure (S3's known trap)
   std::vector<std::string> error_code_headers;  // headers naming the error code, over the body's
   // Server side: the code of a request refused by validation, for a body field and for a
   // path, query or header member; and whether answers carry S3's support ids
@@ -194,10 +194,10 @@ struct Protocol {
 };
 
 struct Api {
-  std::string name;       // storage, devops, cluster, catalog
+  std::string name;                    // storage, devops, cluster, catalog
   const Protocol* protocol = nullptr;  // never null once loaded
-  SigningPolicy signing;  // the model file's "signing"
-  std::string service;    // default signing service
+  SigningPolicy signing;               // the model file's "signing"
+  std::string service;                 // default signing service
   std::string xml_namespace;
   std::string doc;
   std::vector<const Operation*> operations;

@@ -52,7 +52,10 @@ std::string expand_path(const Operation& op, const json& input) {
   std::string out;
   const std::string& t = op.path;
   for (size_t i = 0; i < t.size();) {
-    if (t[i] != '{') { out += t[i++]; continue; }
+    if (t[i] != '{') {
+      out += t[i++];
+      continue;
+    }
     size_t close = t.find('}', i);
     std::string label = t.substr(i + 1, close - i - 1);
     bool greedy = !label.empty() && label.back() == '+';
@@ -77,7 +80,10 @@ PathPattern compile_path(const std::string& t) {
   std::string re;
   for (size_t i = 0; i < t.size();) {
     size_t open = t.find('{', i);
-    if (open == std::string::npos) { re += Pattern::quote(t.substr(i)); break; }
+    if (open == std::string::npos) {
+      re += Pattern::quote(t.substr(i));
+      break;
+    }
     re += Pattern::quote(t.substr(i, open - i));
     size_t close = t.find('}', open);
     std::string label = t.substr(open + 1, close - open - 1);
@@ -213,7 +219,8 @@ void xml_write_members(std::string& out, const std::string& name, const Shape& s
     return it == v.end() || it->is_null() ? nullptr : &*it;
   };
   for (const Member& m : shape.members)
-    if (const json* value = m.xml_attribute ? given(m) : nullptr) xml_attribute_text(out, m.wire_name, scalar_text(*value));
+    if (const json* value = m.xml_attribute ? given(m) : nullptr)
+      xml_attribute_text(out, m.wire_name, scalar_text(*value));
   xml_close(out, name, [&] {
     for (const Member& m : shape.members)
       if (const json* value = m.xml_attribute ? nullptr : given(m)) xml_write(out, *m.shape, m.wire_name, *value);
@@ -292,7 +299,10 @@ json xml_read_structure(pugi::xml_node node, const Shape& shape) {
       continue;
     }
     for (pugi::xml_node c : node.children())
-      if (local_name(c.name()) == m.wire_name) { out[m.name] = xml_read(c, *m.shape); break; }
+      if (local_name(c.name()) == m.wire_name) {
+        out[m.name] = xml_read(c, *m.shape);
+        break;
+      }
   }
   for (pugi::xml_node c : node.children()) {
     std::string n = local_name(c.name());
@@ -333,8 +343,8 @@ constexpr unsigned kXmlParse = pugi::parse_default | pugi::parse_ws_pcdata_singl
 // <LocationConstraint>region</LocationConstraint>); nullptr otherwise.
 const Member* root_value_member(const Shape& shape, const std::string& root) {
   const Member* m = shape.find_member(root);
-  bool scalar = m && m->location == Location::body && m->shape->type != ShapeType::structure &&
-                m->shape->type != ShapeType::list;
+  bool scalar =
+      m && m->location == Location::body && m->shape->type != ShapeType::structure && m->shape->type != ShapeType::list;
   return scalar ? m : nullptr;
 }
 
@@ -549,9 +559,7 @@ Outcome<json> parse_json_document(const std::string& text, const std::string& wh
   }
 }
 
-const char* content_type_of(const Api& api) {
-  return api.protocol->content_type.c_str();
-}
+const char* content_type_of(const Api& api) { return api.protocol->content_type.c_str(); }
 
 std::string request_id_of(const Headers& headers) {
   for (const char* name : {"x-ext-request-id", "x-amz-request-id", "x-amzn-requestid"})
@@ -597,7 +605,8 @@ WireRequest serialize_with_payload(const Api& api, const Operation& op, const js
   }
   if (!w.body.empty() && op.payload.empty()) w.headers.emplace_back("Content-Type", content_type_of(api));
   if (op.checksum_required) w.headers.emplace_back("Content-MD5", base64(md5(w.body)));
-  if (!op.output_file.empty() && input.contains(op.output_file)) w.files.download_to = input[op.output_file].get<std::string>();
+  if (!op.output_file.empty() && input.contains(op.output_file))
+    w.files.download_to = input[op.output_file].get<std::string>();
   if (!op.output_file_offset.empty() && input.contains(op.output_file_offset))
     w.files.download_at = input[op.output_file_offset].get<std::uint64_t>();
   if (!op.output_file_durable.empty() && input.contains(op.output_file_durable))
@@ -718,14 +727,14 @@ Outcome<json> parse_result(const Api& api, const Operation& op, const HttpRespon
     else result[op.output_file] = response.body_file;  // written to a file (get_object{file=})
   } else if (api.protocol->format == Format::xml && !op.output_root.empty()) {
     pugi::xml_document doc;
-    if (!doc.load_string(response.body.c_str(), kXmlParse) || local_name(doc.document_element().name()) != op.output_root)
+    if (!doc.load_string(response.body.c_str(), kXmlParse) ||
+        local_name(doc.document_element().name()) != op.output_root)
       return make_error(ErrorKind::api, "MalformedResponse",
                         "expected an XML " + op.output_root + " body, got: " + response.body.substr(0, 200));
     if (xml_too_deep(doc)) return make_error(ErrorKind::api, "DocumentTooDeep", too_deep_message("the answer"));
     if (const Member* value = root_value_member(*op.output, op.output_root))
       result[value->name] = typed_scalar(*value->shape, doc.document_element().text().get());
-    else
-      result = xml_read_structure(doc.document_element(), *op.output);
+    else result = xml_read_structure(doc.document_element(), *op.output);
   } else if (api.protocol->format == Format::json) {
     auto parsed = parse_json_object(response.body, "the answer");
     if (!parsed.ok()) return parsed.error();
@@ -778,12 +787,23 @@ void take_code(std::string given, std::string& code) {
 
 // The reason phrase of an error status ("Not Found"), "" for one not listed here.
 std::string reason_phrase(long status) {
-  static const std::map<long, const char*> phrases = {
-      {400, "Bad Request"}, {401, "Unauthorized"}, {403, "Forbidden"}, {404, "Not Found"},
-      {405, "Method Not Allowed"}, {408, "Request Timeout"}, {409, "Conflict"}, {411, "Length Required"},
-      {412, "Precondition Failed"}, {413, "Payload Too Large"}, {416, "Range Not Satisfiable"},
-      {429, "Too Many Requests"}, {500, "Internal Server Error"}, {501, "Not Implemented"},
-      {502, "Bad Gateway"}, {503, "Service Unavailable"}, {504, "Gateway Timeout"}};
+  static const std::map<long, const char*> phrases = {{400, "Bad Request"},
+                                                      {401, "Unauthorized"},
+                                                      {403, "Forbidden"},
+                                                      {404, "Not Found"},
+                                                      {405, "Method Not Allowed"},
+                                                      {408, "Request Timeout"},
+                                                      {409, "Conflict"},
+                                                      {411, "Length Required"},
+                                                      {412, "Precondition Failed"},
+                                                      {413, "Payload Too Large"},
+                                                      {416, "Range Not Satisfiable"},
+                                                      {429, "Too Many Requests"},
+                                                      {500, "Internal Server Error"},
+                                                      {501, "Not Implemented"},
+                                                      {502, "Bad Gateway"},
+                                                      {503, "Service Unavailable"},
+                                                      {504, "Gateway Timeout"}};
   auto it = phrases.find(status);
   return it == phrases.end() ? "" : it->second;
 }
@@ -832,7 +852,8 @@ std::string code_by_status(const Operation* op, long status) {
 // page's title or the start of another body, and the request it answers.
 std::string unexplained(const HttpResponse& r, const AnsweredRequest& request) {
   std::string phrase = reason_phrase(r.status);
-  std::string status = phrase.empty() ? "HTTP " + std::to_string(r.status) : phrase + " (" + std::to_string(r.status) + ")";
+  std::string status =
+      phrase.empty() ? "HTTP " + std::to_string(r.status) : phrase + " (" + std::to_string(r.status) + ")";
   std::string to = request.method.empty() ? "" : " from " + request.host + " for " + request.method + " " + request.url;
   if (r.body.empty() && r.body_file.empty()) return status + ", no body" + (to.empty() ? "" : "," + to);
   if (!is_html(r)) return cut(r.body, 300);
@@ -863,15 +884,22 @@ Error parse_error(const Api& api, const HttpResponse& response, const AnsweredRe
     json doc = parse_json_text(response.body, too_deep);
     if (!too_deep && doc.is_object()) {
       for (const char* k : {"code", "Code", "__type"})
-        if (doc.contains(k) && doc[k].is_string()) { take_code(doc[k].get<std::string>(), e.code); break; }
+        if (doc.contains(k) && doc[k].is_string()) {
+          take_code(doc[k].get<std::string>(), e.code);
+          break;
+        }
       for (const char* k : {"message", "Message"})
-        if (doc.contains(k) && doc[k].is_string()) { e.message = doc[k].get<std::string>(); break; }
+        if (doc.contains(k) && doc[k].is_string()) {
+          e.message = doc[k].get<std::string>();
+          break;
+        }
       read_fields(doc.value("fields", json()), e.fields);
     }
   }
   for (const std::string& h : api.protocol->error_code_headers)
     if (has_header(response.headers, h)) take_code(header_value(response.headers, h), e.code);
-  if (std::string meant = code_by_status(request.op, e.status); !meant.empty() && e.code == "HTTP" + std::to_string(e.status))
+  if (std::string meant = code_by_status(request.op, e.status);
+      !meant.empty() && e.code == "HTTP" + std::to_string(e.status))
     e.code = meant;  // the answer named no code: the model says what its status means
   if (e.message.empty()) e.message = unexplained(response, request);
   return e;
@@ -909,11 +937,12 @@ size_t selection_size(const Operation& op) {
 
 // Whether `path` fits the template, the labels' raw text into `groups`. Where the
 // protocol says so, a template ending in a one-segment label fits with a '/' after it.
-bool path_fits(const Api& api, const std::string& path_template, const std::string& path, std::vector<std::string>& groups) {
+bool path_fits(const Api& api, const std::string& path_template, const std::string& path,
+               std::vector<std::string>& groups) {
   const PathPattern& pattern = path_pattern(path_template);
   if (pattern.pattern.full_match(path, &groups)) return true;
-  bool one_segment_last = path_template.size() > 2 && path_template.back() == '}' &&
-                          path_template[path_template.size() - 2] != '+';
+  bool one_segment_last =
+      path_template.size() > 2 && path_template.back() == '}' && path_template[path_template.size() - 2] != '+';
   return api.protocol->trailing_slash && one_segment_last && path.size() > 1 && path.back() == '/' &&
          pattern.pattern.full_match(path.substr(0, path.size() - 1), &groups);
 }

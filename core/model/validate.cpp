@@ -25,7 +25,6 @@ std::string quoted(const std::string& s) {
   return "'" + s.substr(0, cut) + "...' (" + std::to_string(s.size()) + " bytes)";
 }
 
-
 // Lua-facing type names: what the user passed, not how JSON spells it.
 std::string type_of(const json& v) {
   switch (v.type()) {
@@ -85,9 +84,7 @@ bool condition_holds(const json& object, const Condition& c) {
   return object.contains(c.field) && object[c.field] == c.value;
 }
 
-std::string condition_text(const Condition& c) {
-  return c.field + " is " + show(c.value);
-}
+std::string condition_text(const Condition& c) { return c.field + " is " + show(c.value); }
 
 void check_ipv4_or_cidr(const std::string& s, bool cidr_required, const std::string& path,
                         std::vector<FieldProblem>& problems) {
@@ -98,8 +95,9 @@ void check_ipv4_or_cidr(const std::string& s, bool cidr_required, const std::str
   bool ok = shape_ok && a < 256 && b < 256 && c < 256 && d < 256 && bits <= 32 &&
             s.find_first_not_of("0123456789./") == std::string::npos;
   if (!ok)
-    problems.push_back({path, cidr_required ? "must be an IPv4 CIDR block such as 192.168.0.10/24 (got " + quoted(s) + ")"
-                                            : "must be an IPv4 address or CIDR block such as 203.0.113.0/24 (got " + quoted(s) + ")"});
+    problems.push_back(
+        {path, cidr_required ? "must be an IPv4 CIDR block such as 192.168.0.10/24 (got " + quoted(s) + ")"
+                             : "must be an IPv4 address or CIDR block such as 203.0.113.0/24 (got " + quoted(s) + ")"});
 }
 
 // ISO 8601 date-time: 2026-01-31T12:00:00Z, optional fraction, Z or an offset.
@@ -123,35 +121,40 @@ FieldProblem broken(const Shape& shape, const char* rule, const std::string& pat
   return {path, std::move(problem), code == shape.error_codes.end() ? "" : code->second};
 }
 
-void check_string(const Shape& shape, const json& v, const std::string& path,
-                  std::vector<FieldProblem>& problems) {
+void check_string(const Shape& shape, const json& v, const std::string& path, std::vector<FieldProblem>& problems) {
   if (!v.is_string()) return problems.push_back({path, "string expected, got " + type_of(v)});
   const std::string& s = v.get_ref<const std::string&>();
   long long n = utf8_length(s);
   if (n < 0) return problems.push_back({path, "is not valid UTF-8 text"});
   if (shape.max_length && n > *shape.max_length)
-    problems.push_back(broken(shape, "maxLength", path,
-                              "at most " + count_of(*shape.max_length, "character") + " (got " + std::to_string(n) + ")"));
+    problems.push_back(
+        broken(shape, "maxLength", path,
+               "at most " + count_of(*shape.max_length, "character") + " (got " + std::to_string(n) + ")"));
   if (shape.max_bytes && static_cast<long long>(s.size()) > *shape.max_bytes)
-    problems.push_back(broken(shape, "maxBytes", path,
-                              "at most " + count_of(*shape.max_bytes, "byte") + " (got " + std::to_string(s.size()) + ")"));
+    problems.push_back(
+        broken(shape, "maxBytes", path,
+               "at most " + count_of(*shape.max_bytes, "byte") + " (got " + std::to_string(s.size()) + ")"));
   if (shape.min_length && n < *shape.min_length)
-    problems.push_back(broken(shape, "minLength", path,
-                              "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"));
+    problems.push_back(
+        broken(shape, "minLength", path,
+               "at least " + count_of(*shape.min_length, "character") + " (got " + std::to_string(n) + ")"));
   if (!in_allowed(shape, v))
-    problems.push_back(broken(shape, "enum", path, "must be " + join_allowed(shape.allowed) + " (got " + quoted(s) + ")"));
+    problems.push_back(
+        broken(shape, "enum", path, "must be " + join_allowed(shape.allowed) + " (got " + quoted(s) + ")"));
   if (shape.pattern && !shape.pattern->full_match(s))
     problems.push_back(broken(shape, "pattern", path, "must be " + shape.pattern_text + " (got " + quoted(s) + ")"));
   check_format(shape, s, path, problems);
 }
 
-void check_integer(const Shape& shape, const json& v, const std::string& path,
-                   std::vector<FieldProblem>& problems) {
+void check_integer(const Shape& shape, const json& v, const std::string& path, std::vector<FieldProblem>& problems) {
   if (!v.is_number_integer()) return problems.push_back({path, "integer expected, got " + type_of(v)});
   long long n = v.get<long long>();
-  if (!in_allowed(shape, v)) problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got " + std::to_string(n) + ")"});
-  if (shape.min && n < *shape.min) problems.push_back({path, "at least " + std::to_string(*shape.min) + " (got " + std::to_string(n) + ")"});
-  if (shape.max && n > *shape.max) problems.push_back({path, "at most " + std::to_string(*shape.max) + " (got " + std::to_string(n) + ")"});
+  if (!in_allowed(shape, v))
+    problems.push_back({path, "must be " + join_allowed(shape.allowed) + " (got " + std::to_string(n) + ")"});
+  if (shape.min && n < *shape.min)
+    problems.push_back({path, "at least " + std::to_string(*shape.min) + " (got " + std::to_string(n) + ")"});
+  if (shape.max && n > *shape.max)
+    problems.push_back({path, "at most " + std::to_string(*shape.max) + " (got " + std::to_string(n) + ")"});
 }
 
 // What one item of the list at `path` is called in messages: the list's own name in
@@ -182,8 +185,8 @@ void check_ascending(const Shape& shape, const json& items, const std::string& p
   }
 }
 
-void check_list(const Shape& shape, const json& v, const std::string& path,
-                std::vector<FieldProblem>& problems, Checker checker) {
+void check_list(const Shape& shape, const json& v, const std::string& path, std::vector<FieldProblem>& problems,
+                Checker checker) {
   bool empty_table = v.is_object() && v.empty();
   if (!v.is_array() && !empty_table) return problems.push_back({path, "list expected, got " + type_of(v)});
   long long n = static_cast<long long>(v.size());
@@ -237,27 +240,25 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 void check_header_text(const json& v, const std::string& path, std::vector<FieldProblem>& problems) {
   if (!v.is_string()) return;
   const std::string& s = v.get_ref<const std::string&>();
-  if (!header_value_ok(s))
-    problems.push_back({path, "a header value holds no line break or control character"});
+  if (!header_value_ok(s)) problems.push_back({path, "a header value holds no line break or control character"});
   else if (!s.empty() && (is_blank(s.front()) || is_blank(s.back())))
-    problems.push_back({path, "a header value does not begin or end with a space or tab, which HTTP drops (got " +
-                                  quoted(s) + ")"});
+    problems.push_back(
+        {path, "a header value does not begin or end with a space or tab, which HTTP drops (got " + quoted(s) + ")"});
 }
 
-void check_header_value(const Member& m, const json& v, const std::string& path,
-                        std::vector<FieldProblem>& problems) {
+void check_header_value(const Member& m, const json& v, const std::string& path, std::vector<FieldProblem>& problems) {
   if (m.location == Location::header) check_header_text(v, path, problems);
 }
 
 // A one-segment path parameter of "." or ".." would be read as a dot segment and the
 // path would name another resource (/v1/snapshots/.. is /v1); a greedy one (a storage
 // key) is opaque and goes on the wire as it is.
-void check_path_segment(const Member& m, const json& v, const std::string& path,
-                        std::vector<FieldProblem>& problems) {
+void check_path_segment(const Member& m, const json& v, const std::string& path, std::vector<FieldProblem>& problems) {
   if (m.location != Location::path || m.greedy || !v.is_string()) return;
   const std::string& s = v.get_ref<const std::string&>();
   if (s == "." || s == "..")
-    problems.push_back({path, "must not be '.' or '..', which a URL path reads as a dot segment (got " + quoted(s) + ")"});
+    problems.push_back(
+        {path, "must not be '.' or '..', which a URL path reads as a dot segment (got " + quoted(s) + ")"});
 }
 
 // A map (S3's user metadata): a table of names to strings, each name and value checked
@@ -277,7 +278,8 @@ void check_map(const Shape& shape, const json& v, const std::string& path, std::
     auto [before, fresh] = seen.emplace(to_lower(it.key()), it.key());
     if (!fresh)
       problems.push_back({p, "the same name as '" + before->second + "' but for case, which HTTP reads as one header"});
-    bytes += static_cast<long long>(it.key().size()) + (it.value().is_string() ? static_cast<long long>(it.value().get_ref<const std::string&>().size()) : 0);
+    bytes += static_cast<long long>(it.key().size()) +
+             (it.value().is_string() ? static_cast<long long>(it.value().get_ref<const std::string&>().size()) : 0);
   }
   if (shape.max_bytes && bytes > *shape.max_bytes)
     problems.push_back(broken(shape, "maxBytes", path,
@@ -285,11 +287,13 @@ void check_map(const Shape& shape, const json& v, const std::string& path, std::
                                   std::to_string(bytes) + ")"));
 }
 
-void check_structure(const Shape& shape, const json& v, const std::string& path,
-                     std::vector<FieldProblem>& problems, Checker checker) {
-  if (!v.is_object()) return problems.push_back({path.empty() ? "(arguments)" : path, "table expected, got " + type_of(v)});
+void check_structure(const Shape& shape, const json& v, const std::string& path, std::vector<FieldProblem>& problems,
+                     Checker checker) {
+  if (!v.is_object())
+    return problems.push_back({path.empty() ? "(arguments)" : path, "table expected, got " + type_of(v)});
   for (auto it = v.begin(); it != v.end(); ++it)
-    if (!shape.find_member(it.key())) problems.push_back({child_path(path, it.key()), unknown_field_problem(shape, it.key())});
+    if (!shape.find_member(it.key()))
+      problems.push_back({child_path(path, it.key()), unknown_field_problem(shape, it.key())});
   for (const Member& m : shape.members) {
     std::string p = child_path(path, m.name);
     check_member_conditions(m, v, p, problems);
@@ -369,8 +373,8 @@ void normalise(const Shape& shape, json& v) {
 
 }  // namespace
 
-void validate_value(const Shape& shape, const json& value, const std::string& path,
-                    std::vector<FieldProblem>& problems, Checker checker) {
+void validate_value(const Shape& shape, const json& value, const std::string& path, std::vector<FieldProblem>& problems,
+                    Checker checker) {
   switch (shape.type) {
     case ShapeType::structure: return check_structure(shape, value, path, problems, checker);
     case ShapeType::list: return check_list(shape, value, path, problems, checker);

@@ -18,8 +18,8 @@ namespace cloud {
 enum class Checker { client, server };
 
 // Checks `value` against `shape`; appends one FieldProblem per violation.
-void validate_value(const Shape& shape, const json& value, const std::string& path,
-                    std::vector<FieldProblem>& problems, Checker checker = Checker::client);
+void validate_value(const Shape& shape, const json& value, const std::string& path, std::vector<FieldProblem>& problems,
+                    Checker checker = Checker::client);
 
 // Checks a call's arguments and returns them normalised for the wire (an empty
 // table given for a list becomes an empty array).

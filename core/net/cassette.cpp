@@ -61,8 +61,8 @@ std::string canonical_body(const CallKey& key) {
 
 // Answer headers that only say how this exchange travelled: never recorded.
 bool travel_header(const std::string& lower) {
-  static const char* const names[] = {"date", "connection", "keep-alive", "transfer-encoding", "server",
-                                      "x-amz-date", "x-ext-date"};
+  static const char* const names[] = {"date",   "connection", "keep-alive", "transfer-encoding",
+                                      "server", "x-amz-date", "x-ext-date"};
   for (const char* n : names)
     if (lower == n) return true;
   return false;
@@ -122,12 +122,11 @@ ErrorKind kind_of(const std::string& name) {
 }
 
 // A text as a message quotes it, cut at 80 characters.
-std::string quote(const std::string& s) {
-  return "\"" + (s.size() > 80 ? s.substr(0, 77) + "..." : s) + "\"";
-}
+std::string quote(const std::string& s) { return "\"" + (s.size() > 80 ? s.substr(0, 77) + "..." : s) + "\""; }
 
 // One differing field: where, and both values ("(none)" for one left out).
-void differ(std::vector<FieldProblem>& out, const std::string& path, const std::string* recorded, const std::string* sent) {
+void differ(std::vector<FieldProblem>& out, const std::string& path, const std::string* recorded,
+            const std::string* sent) {
   out.emplace_back(path, std::string("recorded ") + (recorded ? quote(*recorded) : "(none)") + ", sent " +
                              (sent ? quote(*sent) : "(none)"));
 }
@@ -168,7 +167,8 @@ void json_differences(const json& r, const json& s, const std::string& path, std
     return;
   }
   if (r != s) {
-    std::string a = r.is_string() ? r.get<std::string>() : r.dump(), b = s.is_string() ? s.get<std::string>() : s.dump();
+    std::string a = r.is_string() ? r.get<std::string>() : r.dump(),
+                b = s.is_string() ? s.get<std::string>() : s.dump();
     differ(out, path, &a, &b);
   }
 }
@@ -232,7 +232,8 @@ std::string error_problem(const json& e) {
   if (!e.is_object()) return "'error' must be an object of kind, code and message" + got(e);
   for (const char* f : {"kind", "code", "message"}) {
     bool required = std::string(f) != "message";
-    if (!e.contains(f) ? required : !e[f].is_string()) return std::string("'error.") + f + "' must be a string" + (e.contains(f) ? got(e[f]) : "");
+    if (!e.contains(f) ? required : !e[f].is_string())
+      return std::string("'error.") + f + "' must be a string" + (e.contains(f) ? got(e[f]) : "");
   }
   std::string kinds;
   for (ErrorKind k : kErrorKinds) {
@@ -248,7 +249,8 @@ std::string error_problem(const json& e) {
 std::string line_problem(const json& line) {
   if (!line.is_object()) return "the line must be a JSON object" + got(line);
   for (const char* f : {"api", "operation", "method", "path", "query", "body"})
-    if (!line.contains(f) || !line[f].is_string()) return std::string("'") + f + "' must be a string" + (line.contains(f) ? got(line[f]) : "");
+    if (!line.contains(f) || !line[f].is_string())
+      return std::string("'") + f + "' must be a string" + (line.contains(f) ? got(line[f]) : "");
   if (line.contains("error")) return error_problem(line["error"]);
   if (!line.contains("status")) return "'status' must be given (or 'error')";
   const json& status = line["status"];
@@ -339,7 +341,8 @@ Outcome<std::shared_ptr<Cassette>> Cassette::open(Mode mode, const std::string& 
     const std::vector<std::string> files = file_names();  // a recording replaces the one before, by name
     for (const std::string& f : files)
       if (!fs::remove(fs::path(dir) / f, ec) && ec)
-        return cassette_error("CassetteUnwritable", "--record: cannot replace " + (fs::path(dir) / f).string() + ": " + ec.message());
+        return cassette_error("CassetteUnwritable",
+                              "--record: cannot replace " + (fs::path(dir) / f).string() + ": " + ec.message());
   } else {
     if (!fs::is_directory(dir, ec))
       return cassette_error("NoCassette", "--replay: no cassette folder " + dir + " (a run with --record makes one)");
@@ -353,8 +356,7 @@ Outcome<std::shared_ptr<Cassette>> Cassette::open(Mode mode, const std::string& 
       return cassette_error("MalformedCassette", named.string() + ": longer than " + size_text(kMaxEndpointsBytes));
     std::ifstream in(named);
     json endpoints = in ? json::parse(in, nullptr, false) : json::object();
-    if (!endpoints.is_object())
-      return cassette_error("MalformedCassette", named.string() + ": not a JSON object");
+    if (!endpoints.is_object()) return cassette_error("MalformedCassette", named.string() + ": not a JSON object");
     for (const auto& [api, url] : endpoints.items())
       if (url.is_string()) cassette->endpoints_[api] = url.get<std::string>();
   }
@@ -370,23 +372,27 @@ Transport::Id Cassette::start(Transport& transport, const CallKey& key, HttpRequ
     return transport.add_timer(0, [done = std::move(done), answer = std::move(answer)] { done(answer); });
   }
   auto sent = std::make_shared<HttpRequest>(HttpRequest{request.method, request.url, {}, {}, request.files});
-  return transport.start(std::move(request), [this, key, sent, secrets, access_key, done = std::move(done)](
-                                                 Outcome<HttpResponse> outcome) {
-    if (std::optional<Error> failed = record(key, *sent, outcome, secrets, access_key)) return done(*failed);
-    done(std::move(outcome));
-  });
+  return transport.start(std::move(request),
+                         [this, key, sent, secrets, access_key, done = std::move(done)](Outcome<HttpResponse> outcome) {
+                           if (std::optional<Error> failed = record(key, *sent, outcome, secrets, access_key))
+                             return done(*failed);
+                           done(std::move(outcome));
+                         });
 }
 
 // Appends the exchange to DIR/<api>.jsonl (and the API's endpoint to endpoints.json);
 // a recording that cannot be written fails the call (kind config, CassetteUnwritable),
 // so that a run never seems recorded when it is not.
-std::optional<Error> Cassette::record(const CallKey& key, const HttpRequest& request, const Outcome<HttpResponse>& outcome,
-                      const std::vector<std::string>& secrets, const std::string& access_key) {
-  json line = {{"api", key.api},     {"operation", key.operation},         {"method", key.method},
-               {"path", key.path},   {"query", canonical_query(key.query)}, {"body", canonical_body(key)}};
+std::optional<Error> Cassette::record(const CallKey& key, const HttpRequest& request,
+                                      const Outcome<HttpResponse>& outcome, const std::vector<std::string>& secrets,
+                                      const std::string& access_key) {
+  json line = {{"api", key.api},   {"operation", key.operation},          {"method", key.method},
+               {"path", key.path}, {"query", canonical_query(key.query)}, {"body", canonical_body(key)}};
   if (outcome.ok()) answer_fields(line, request, *outcome);
-  else line["error"] = {{"kind", kind_name(outcome.error().kind)}, {"code", outcome.error().code},
-                        {"message", outcome.error().message}};
+  else
+    line["error"] = {{"kind", kind_name(outcome.error().kind)},
+                     {"code", outcome.error().code},
+                     {"message", outcome.error().message}};
   scrub(line, secrets, access_key);
   fs::path file = fs::path(dir_) / (key.api + ".jsonl");
   if (!(std::ofstream(file, std::ios::app | std::ios::binary) << line.dump() << "\n"))
@@ -432,8 +438,8 @@ Outcome<HttpResponse> Cassette::replay(const CallKey& key, const BodyFiles& file
     if (d.empty() && !e.used) {
       e.used = true;
       return e.line.contains("error") ? Outcome<HttpResponse>(make_error(kind_of(e.line["error"].value("kind", "")),
-                                                                      e.line["error"].value("code", ""),
-                                                                      e.line["error"].value("message", "")))
+                                                                         e.line["error"].value("code", ""),
+                                                                         e.line["error"].value("message", "")))
                                       : Outcome<HttpResponse>(recorded_answer(e, files));
     }
     if (!nearest || d.size() < nearest_differences.size()) nearest = &e, nearest_differences = std::move(d);

@@ -34,11 +34,11 @@ struct CallKey {
   std::string api;
   std::string operation;  // "ListObjects", or "request" for cloud.request
   std::string method;
-  std::string endpoint;   // the API's base URL (kept, not matched)
-  std::string path;       // as on the wire
-  std::string query;      // as on the wire; made canonical here
-  std::string body;       // the bytes sent; made canonical here
-  std::string upload_sha256;  // a body sent from a file: its hash ...
+  std::string endpoint;             // the API's base URL (kept, not matched)
+  std::string path;                 // as on the wire
+  std::string query;                // as on the wire; made canonical here
+  std::string body;                 // the bytes sent; made canonical here
+  std::string upload_sha256;        // a body sent from a file: its hash ...
   std::uint64_t upload_length = 0;  // ... and length
 };
 
@@ -78,13 +78,12 @@ class Cassette {
  private:
   Outcome<HttpResponse> replay(const CallKey& key, const BodyFiles& files);
   std::optional<Error> record(const CallKey& key, const HttpRequest& request, const Outcome<HttpResponse>& outcome,
-              const std::vector<std::string>& secrets, const std::string& access_key);
+                              const std::vector<std::string>& secrets, const std::string& access_key);
 
   Mode mode_;
   std::string dir_;
-  std::vector<Entry> entries_;                        // replaying: every line, file by file
-  std::map<std::string, std::string> endpoints_;      // api -> base URL
+  std::vector<Entry> entries_;                    // replaying: every line, file by file
+  std::map<std::string, std::string> endpoints_;  // api -> base URL
 };
-
 
 }  // namespace cloud

@@ -61,8 +61,9 @@ std::string field_name_pattern(const std::string& name) {
 struct FieldPatterns {
   Pattern json, form, xml;
   explicit FieldPatterns(const std::string& names)
-      : json(Pattern::builtin(R"re((?i)("(?:)re" + names + R"re()"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|[-+0-9.eE]+|true|false))re",
-                              Pattern::Text::bytes)),
+      : json(Pattern::builtin(
+            R"re((?i)("(?:)re" + names + R"re()"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|[-+0-9.eE]+|true|false))re",
+            Pattern::Text::bytes)),
         form(Pattern::builtin(R"re((?im)((?:^|[?&])(?:)re" + names + R"re()=)[^&\s"'<>]+)re", Pattern::Text::bytes)),
         xml(Pattern::builtin(R"re((?i)(<(?:)re" + names + R"re()>)[^<]+)re", Pattern::Text::bytes)) {}
 };
@@ -216,7 +217,8 @@ void add_headers(std::string& out, const std::string& mark, const Headers& heade
 
 // A value redacted as "name: value", so that a name redact() knows (Signature:,
 // session_token:) takes its value with it; kRedacted should the name itself change.
-std::string redacted_value(std::string_view name, std::string_view value, const std::vector<std::string>& known_secrets) {
+std::string redacted_value(std::string_view name, std::string_view value,
+                           const std::vector<std::string>& known_secrets) {
   std::string prefix = std::string(name) + ": ";
   std::string line = redact(prefix + std::string(value), known_secrets);
   return line.compare(0, prefix.size(), prefix) == 0 ? line.substr(prefix.size()) : std::string(kRedacted);
@@ -325,7 +327,8 @@ void redact_error(Error& e, const std::vector<std::string>& known_secrets) {
 std::vector<std::string> request_signatures(const HttpRequest& request) { return signatures_in(request); }
 
 bool is_secret_header(std::string_view name) {
-  static const std::set<std::string> secret_words{"secret", "token", "password", "passwd", "passphrase", "key", "apikey"};
+  static const std::set<std::string> secret_words{"secret",     "token", "password", "passwd",
+                                                  "passphrase", "key",   "apikey"};
   static const std::set<std::string> credential_names{"authorization", "proxy-authorization", "cookie", "set-cookie"};
   if (credential_names.count(to_lower(name))) return true;
   std::vector<std::string> words = name_words(name);
@@ -334,12 +337,14 @@ bool is_secret_header(std::string_view name) {
   return false;
 }
 
-std::string redact_header(std::string_view name, std::string_view value, const std::vector<std::string>& known_secrets) {
+std::string redact_header(std::string_view name, std::string_view value,
+                          const std::vector<std::string>& known_secrets) {
   if (!is_secret_header(name)) return redacted_value(name, value, known_secrets);
   if (!authorization_header(to_lower(name))) return kRedacted;
   if (signed_authorization(value)) return redact(value, known_secrets);
   size_t space = value.find(' ');
-  return space == std::string_view::npos ? std::string(kRedacted) : redact(value.substr(0, space + 1), known_secrets) + kRedacted;
+  return space == std::string_view::npos ? std::string(kRedacted)
+                                         : redact(value.substr(0, space + 1), known_secrets) + kRedacted;
 }
 
 std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResponse>& response,
@@ -351,10 +356,13 @@ std::string describe_exchange(const HttpRequest& request, const Outcome<HttpResp
   add_headers(out, "> ", request.headers, info);
   add_body(out, "> ", std::string(request.payload()), info);
   if (const auto& range = request.files.upload)
-    add_file_body(out, "> ", std::to_string(range->length) + " bytes from '" + range->path + "' at offset " +
-                                 std::to_string(range->offset), info);
+    add_file_body(
+        out, "> ",
+        std::to_string(range->length) + " bytes from '" + range->path + "' at offset " + std::to_string(range->offset),
+        info);
   if (!response.ok()) {
-    out += "< no answer after " + format_seconds(info.seconds) + ": " + redact(response.error().describe(), info.secrets) + "\n";
+    out += "< no answer after " + format_seconds(info.seconds) + ": " +
+           redact(response.error().describe(), info.secrets) + "\n";
     return printable(out);
   }
   const HttpResponse& r = response.value();

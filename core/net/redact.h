@@ -85,9 +85,9 @@ std::string redact_header(std::string_view name, std::string_view value,
 // request's own signatures added to the known secrets (an answer may echo them), then
 // `printable`.
 struct ExchangeInfo {
-  std::string label;   // "UpdateSnapshot", or "request" for cloud.request
+  std::string label;  // "UpdateSnapshot", or "request" for cloud.request
   int attempt = 1;
-  double seconds = 0;  // from sending to the end of the answer
+  double seconds = 0;                // from sending to the end of the answer
   std::vector<std::string> secrets;  // known secrets: secret key, session token
   size_t body_limit = 2048;
 };

@@ -64,7 +64,7 @@ using MultiPtr = std::unique_ptr<CURLM, MultiDeleter>;
 using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
-constexpr size_t kHandedPerHost = 4;  // curl holds at most this many transfers per connection allowed
+constexpr size_t kHandedPerHost = 4;                 // curl holds at most this many transfers per connection allowed
 constexpr std::uint64_t kUploadBuffer = 256 * 1024;  // what curl asks a file body for at once
 
 // The process's bandwidth cap (set_rate_limit): one token bucket that every transfer
@@ -115,7 +115,9 @@ class RateLimiter {
   }
 
  private:
-  static double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+  static double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
   // At most a tenth of a second's bytes, at least 256 KiB, saved up while idle: a
   // process the scheduler keeps waiting that long (a loaded machine) loses nothing.
   std::uint64_t burst() const { return std::max<std::uint64_t>(rate_ / 10, 256 * 1024); }
@@ -149,39 +151,39 @@ using Owned = std::unordered_set<Loop::Id>;  // what one Transport started and h
 // One request in flight: its easy handle, header list, buffers and outcome.
 struct Transfer {
   Loop::Id id = 0;
-  Owned* owner = nullptr;                // the transport's set of what it started
+  Owned* owner = nullptr;                     // the transport's set of what it started
   const TransportOptions* options = nullptr;  // the transport's (it abandons its transfers when it goes)
-  double started = 0;                    // on the steady clock: its time-out counts from here
-  HttpRequest owned;                     // kept here while curl sends it
+  double started = 0;                         // on the steady clock: its time-out counts from here
+  HttpRequest owned;                          // kept here while curl sends it
   const HttpRequest* request = &owned;
   Loop::Completion completion;
-  std::optional<Error> failure;          // ended before or beside curl (setup, multi handle)
-  bool added = false;                    // attached to the multi handle
-  std::uint64_t max_body = 0;            // TransportOptions::max_response_bytes
+  std::optional<Error> failure;  // ended before or beside curl (setup, multi handle)
+  bool added = false;            // attached to the multi handle
+  std::uint64_t max_body = 0;    // TransportOptions::max_response_bytes
   EasyPtr easy;
   SlistPtr headers;
   HttpResponse response;
   char error_buffer[CURL_ERROR_SIZE] = {};
   bool done = false;
   bool interrupted = false;
-  bool after_interrupt = false;          // started while the interrupt flag was raised: a clean-up's
+  bool after_interrupt = false;  // started while the interrupt flag was raised: a clean-up's
   Transfer() = default;
   Transfer(const Transfer&) = delete;  // curl holds pointers into it
   Transfer& operator=(const Transfer&) = delete;
-  bool too_large = false;                // the answer passed max_body: aborted
+  bool too_large = false;  // the answer passed max_body: aborted
   CURLcode result = CURLE_OK;
-  RangeReader reader;                    // the request body's file range, when it has one
-  std::unique_ptr<FileSink> sink;        // where a 2xx answer's body goes, when asked
-  long status = 0;                       // of the last status line received
+  RangeReader reader;                            // the request body's file range, when it has one
+  std::unique_ptr<FileSink> sink;                // where a 2xx answer's body goes, when asked
+  long status = 0;                               // of the last status line received
   std::optional<std::uint64_t> declared_length;  // the answer's Content-Length
-  std::string file_error;                // reading the body file or writing the answer failed
-  int file_errno = 0;                    // the errno of a failed write of the answer
-  BufferBudget* budget = nullptr;        // TransportOptions::budget, resolved
-  std::uint64_t held = 0;                // room taken from it for response.body
-  bool budget_spent = false;             // the budget had no room for the answer: aborted
-  bool out_of_memory = false;            // an allocation failed in a callback: aborted
-  bool paused = false;                   // paused by the rate limit: the loop resumes it
-  size_t memory_sent = 0;                // of an in-memory body sent through on_read (rate limit)
+  std::string file_error;                        // reading the body file or writing the answer failed
+  int file_errno = 0;                            // the errno of a failed write of the answer
+  BufferBudget* budget = nullptr;                // TransportOptions::budget, resolved
+  std::uint64_t held = 0;                        // room taken from it for response.body
+  bool budget_spent = false;                     // the budget had no room for the answer: aborted
+  bool out_of_memory = false;                    // an allocation failed in a callback: aborted
+  bool paused = false;                           // paused by the rate limit: the loop resumes it
+  size_t memory_sent = 0;                        // of an in-memory body sent through on_read (rate limit)
   ~Transfer() { release_room(); }
   // Gives the body's room back to the budget (when the body goes with the Transfer).
   void release_room() {
@@ -190,8 +192,8 @@ struct Transfer {
   }
 };
 
-constexpr size_t kFirstRoom = 16 * 1024;       // a body's first room: most answers are small
-constexpr size_t kMaxDeclaredRoom = 1 << 20;   // at most this much taken on a Content-Length's word
+constexpr size_t kFirstRoom = 16 * 1024;      // a body's first room: most answers are small
+constexpr size_t kMaxDeclaredRoom = 1 << 20;  // at most this much taken on a Content-Length's word
 
 // Whether the answer's body goes to the sink: asked for, and a success (an error's
 // body is read into memory, for its code and message).
@@ -199,8 +201,7 @@ bool to_file(const Transfer& t) { return t.sink && t.status >= 200 && t.status <
 
 // Trims trailing CR/LF and surrounding blanks from a header line piece.
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' ||
-                        s.back() == '\t'))
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' || s.back() == '\t'))
     s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
@@ -258,8 +259,7 @@ size_t read_header(Transfer* t, char* data, size_t n) {
       if (!more.empty()) headers.back().second.append(" ").append(more);
     }
   } else if (size_t colon = line.find(':'); colon != std::string_view::npos) {
-    headers.emplace_back(std::string(line.substr(0, colon)),
-                         std::string(trim(line.substr(colon + 1))));
+    headers.emplace_back(std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))));
     if (iequals(headers.back().first, "Content-Length") && !expect_length(*t, headers.back().second))
       return 0;  // curl aborts the transfer
   }
@@ -343,8 +343,7 @@ int on_seek(void* user, curl_off_t offset, int origin) {
 // presigned credentials).
 std::string host_port(const std::string& url) {
   UrlPtr u(curl_url());
-  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
-    return "(invalid URL)";
+  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return "(invalid URL)";
   char* host = nullptr;
   char* port = nullptr;
   curl_url_get(u.get(), CURLUPART_HOST, &host, 0);
@@ -479,18 +478,19 @@ constexpr const char* kTlsHint =
 Failure classify(CURLcode rc, const char* detail) {
   static const std::map<CURLcode, Failure> known = {
       {CURLE_OPERATION_TIMEDOUT, {ErrorKind::timeout, "Timeout", "timed out talking to"}},
-      {CURLE_COULDNT_RESOLVE_HOST, {ErrorKind::transport, "UnknownHost", "cannot resolve host",
-                                     "check the endpoint (--endpoint API=URL, endpoint.API in the profile, "
-                                     "CLOUDLUA_ENDPOINT_API)"}},
+      {CURLE_COULDNT_RESOLVE_HOST,
+       {ErrorKind::transport, "UnknownHost", "cannot resolve host",
+        "check the endpoint (--endpoint API=URL, endpoint.API in the profile, "
+        "CLOUDLUA_ENDPOINT_API)"}},
       {CURLE_COULDNT_RESOLVE_PROXY, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
       {CURLE_COULDNT_CONNECT, {ErrorKind::transport, "ConnectionFailed", "cannot connect to"}},
       {CURLE_SSL_CONNECT_ERROR, {ErrorKind::transport, "TlsError", "TLS handshake failed with"}},
-      {CURLE_PEER_FAILED_VERIFICATION, {ErrorKind::transport, "TlsVerificationFailed",
-                                        "cannot verify the TLS certificate of", kTlsHint}},
-      {CURLE_SSL_ISSUER_ERROR, {ErrorKind::transport, "TlsVerificationFailed",
-                                "cannot verify the TLS certificate of", kTlsHint}},
-      {CURLE_SSL_PINNEDPUBKEYNOTMATCH, {ErrorKind::transport, "TlsVerificationFailed",
-                                        "cannot verify the TLS certificate of", kTlsHint}},
+      {CURLE_PEER_FAILED_VERIFICATION,
+       {ErrorKind::transport, "TlsVerificationFailed", "cannot verify the TLS certificate of", kTlsHint}},
+      {CURLE_SSL_ISSUER_ERROR,
+       {ErrorKind::transport, "TlsVerificationFailed", "cannot verify the TLS certificate of", kTlsHint}},
+      {CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+       {ErrorKind::transport, "TlsVerificationFailed", "cannot verify the TLS certificate of", kTlsHint}},
       {CURLE_SSL_CACERT_BADFILE, {ErrorKind::transport, "TlsError", "bad TLS certificate file for"}},
       {CURLE_SSL_CERTPROBLEM, {ErrorKind::transport, "TlsError", "bad TLS certificate file for"}},
       {CURLE_SEND_ERROR, {ErrorKind::transport, "SendError", "failed sending to"}},
@@ -504,8 +504,9 @@ Failure classify(CURLcode rc, const char* detail) {
       // curl's only cause of it once a transfer runs is a header line over its
       // limit (100 KiB); a head over its total (300 KiB) is a receive error saying
       // so. Our callbacks report memory of their own.
-      {CURLE_OUT_OF_MEMORY, {ErrorKind::transport, "ResponseHeaderTooLarge",
-                             "the answer's head is larger than curl reads (100 KiB a line, 300 KiB in all) from"}},
+      {CURLE_OUT_OF_MEMORY,
+       {ErrorKind::transport, "ResponseHeaderTooLarge",
+        "the answer's head is larger than curl reads (100 KiB a line, 300 KiB in all) from"}},
       {CURLE_URL_MALFORMAT, {ErrorKind::transport, "InvalidUrl", "cannot use URL for"}},
   };
   if (rc == CURLE_RECV_ERROR && std::string_view(detail).find("reset") != std::string_view::npos)
@@ -523,8 +524,9 @@ Failure classify(CURLcode rc, const char* detail) {
 Error transfer_error(const Transfer& t) {
   const char* detail = t.error_buffer[0] ? t.error_buffer : curl_easy_strerror(t.result);
   Failure f = classify(t.result, detail);
-  return make_error(f.kind, f.code,
-                    std::string(f.what) + " " + host_port(t.request->url) + ": " + detail + (*f.hint ? "; " : "") + f.hint);
+  return make_error(
+      f.kind, f.code,
+      std::string(f.what) + " " + host_port(t.request->url) + ": " + detail + (*f.hint ? "; " : "") + f.hint);
 }
 
 // Opens the file a body is read from and the one an answer is written to, if any.
@@ -550,7 +552,8 @@ Outcome<HttpResponse> commit_download(Transfer& t) {
   if (t.declared_length && *t.declared_length != sink.size())
     return make_error(ErrorKind::transport, "IncompleteResponse",
                       "truncated answer from " + host_port(t.request->url) + ": " + std::to_string(sink.size()) +
-                          " of " + std::to_string(*t.declared_length) + " bytes; '" + sink.target() + "' left as it was");
+                          " of " + std::to_string(*t.declared_length) + " bytes; '" + sink.target() +
+                          "' left as it was");
   if (std::string problem = sink.commit(); !problem.empty())
     return make_error(ErrorKind::transport, "FileWriteFailed", problem);
   t.response.body_file = sink.target();
@@ -602,7 +605,7 @@ struct Timer {
   Owned* owner;
   bool after_interrupt;  // set while the interrupt flag was raised: a clean-up's
   Loop::Pace pace;
-  double skip_due;       // the loop's skipped seconds at which skipping has passed it
+  double skip_due;  // the loop's skipped seconds at which skipping has passed it
 };
 
 struct Loop::Impl {
@@ -619,9 +622,9 @@ struct Loop::Impl {
   std::unordered_map<Id, std::unique_ptr<Transfer>> transfers;
   std::unordered_map<Id, Timer> timers;
   std::set<std::pair<double, Id>> due_order;  // the timers by their moment: the heap
-  std::deque<Id> ended;  // transfers that ended, in the order they did, not handed out yet
-  std::deque<Id> waiting_room;  // transfers started but not handed to curl yet, in order
-  size_t handed = 0;            // transfers curl holds
+  std::deque<Id> ended;                       // transfers that ended, in the order they did, not handed out yet
+  std::deque<Id> waiting_room;                // transfers started but not handed to curl yet, in order
+  size_t handed = 0;                          // transfers curl holds
 
   static double real_now();
   double now() const { return real_now() + skipped; }
@@ -649,14 +652,10 @@ struct Loop::Impl {
   Outcome<HttpResponse> finish_guarded(Transfer& t);
 };
 
-double Loop::Impl::real_now() {
-  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-}
+double Loop::Impl::real_now() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 // Whether a timer's time is skipped rather than waited for, now.
-bool Loop::Impl::skips(const Timer& t) const {
-  return t.pace == Pace::skipped || (t.pace == Pace::clock && holds > 0);
-}
+bool Loop::Impl::skips(const Timer& t) const { return t.pace == Pace::skipped || (t.pace == Pace::clock && holds > 0); }
 
 // Skips the time to the earliest timer when nothing else could end sooner: no transfer
 // runs, nothing has ended, and that timer is one whose time is skipped. It skips what
@@ -672,8 +671,7 @@ bool Loop::Impl::skip_to_next_timer() {
   skipped_to = next.due;
   try {
     if (follower && seconds > 0) follower(seconds);
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   return true;
 }
 
@@ -792,9 +790,7 @@ void Loop::Impl::end_transfer(Transfer& t) {
 }
 
 // True when the caller's interrupt flag is raised.
-bool Loop::Impl::interrupted() const {
-  return interrupt && interrupt->load(std::memory_order_relaxed);
-}
+bool Loop::Impl::interrupted() const { return interrupt && interrupt->load(std::memory_order_relaxed); }
 
 // Queues every transfer that curl reports as done, with its result code: only those.
 void Loop::Impl::collect_finished() {
@@ -934,8 +930,7 @@ Outcome<HttpResponse> Loop::Impl::finish(Transfer& t) {
   if (t.failure) {
     out = std::move(*t.failure);
   } else if (t.interrupted) {
-    out = make_error(ErrorKind::transport, "Interrupted",
-                     "request to " + host_port(t.request->url) + " interrupted");
+    out = make_error(ErrorKind::transport, "Interrupted", "request to " + host_port(t.request->url) + " interrupted");
   } else if (t.too_large) {
     out = too_large_error(t);
   } else if (t.budget_spent) {

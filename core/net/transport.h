@@ -26,9 +26,9 @@ class Loop;
 
 struct TransportOptions {
   long connect_timeout_ms = 10000;
-  long timeout_ms = 120000;   // whole transfer
+  long timeout_ms = 120000;  // whole transfer
   bool verify_tls = true;
-  std::string ca_file;        // empty: the system's
+  std::string ca_file;  // empty: the system's
   // A larger answer is refused (ResponseTooLarge) as soon as its Content-Length or
   // its bytes pass this; nothing more of it is read.
   std::uint64_t max_response_bytes = kMaxResponseBytes;

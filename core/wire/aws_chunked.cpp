@@ -20,9 +20,9 @@ Error malformed(size_t number, const std::string& what) {
 }
 
 Error ended_early(size_t number) {
-  return make_error(ErrorKind::validation, "IncompleteBody",
-                    "the aws-chunked body ends inside chunk " + std::to_string(number) +
-                        " (or before its last, empty chunk)");
+  return make_error(
+      ErrorKind::validation, "IncompleteBody",
+      "the aws-chunked body ends inside chunk " + std::to_string(number) + " (or before its last, empty chunk)");
 }
 
 Error bad_trailer(const std::string& what) {
@@ -35,7 +35,10 @@ bool parse_hex(std::string_view text, unsigned long long& value) {
   if (text.empty() || text.size() > 16) return false;
   value = 0;
   for (char c : text) {
-    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
     if (digit < 0) return false;
     value = value * 16 + static_cast<unsigned>(digit);
   }
@@ -51,7 +54,8 @@ std::string_view trimmed(std::string_view text) {
 
 // One chunk's header line, "<hex size>" or "<hex size>;chunk-signature=<sig>", into
 // `chunk` and `size`.
-std::optional<Error> parse_chunk_header(std::string_view line, size_t number, AwsChunk& chunk, unsigned long long& size) {
+std::optional<Error> parse_chunk_header(std::string_view line, size_t number, AwsChunk& chunk,
+                                        unsigned long long& size) {
   size_t semicolon = line.find(';');
   std::string_view digits = line.substr(0, semicolon);
   if (!parse_hex(digits, size)) return malformed(number, "has a size that is not 1 to 16 hex digits");
@@ -111,7 +115,8 @@ Outcome<bool> AwsChunkedReader::feed(std::string_view bytes, Handler& handler) {
         line_.append(bytes.substr(0, take));
         bytes.remove_prefix(take);
         if (lf == std::string_view::npos) break;
-        if (line_.size() < 2 || line_[line_.size() - 2] != '\r') return malformed(number_, "has a head line not ended by CRLF");
+        if (line_.size() < 2 || line_[line_.size() - 2] != '\r')
+          return malformed(number_, "has a head line not ended by CRLF");
         line_.resize(line_.size() - 2);
         if (auto bad = end_of_head(handler, go_on)) return *bad;
         break;

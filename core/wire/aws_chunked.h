@@ -57,9 +57,9 @@ class AwsChunkedReader {
   enum class State { head, data, data_end, trailers };
   std::optional<Error> end_of_head(Handler& handler, bool& go_on);
   State state_ = State::head;
-  std::string line_;           // the head line read so far, or the trailing lines
-  std::uint64_t left_ = 0;     // bytes of the chunk's data still to come
-  size_t number_ = 1;          // the chunk being read, from 1
+  std::string line_;        // the head line read so far, or the trailing lines
+  std::uint64_t left_ = 0;  // bytes of the chunk's data still to come
+  size_t number_ = 1;       // the chunk being read, from 1
 };
 
 // Reads `body` (which must outlive the result: chunks point into it). Fails with

@@ -54,7 +54,6 @@ std::string big_endian(std::uint64_t value, int bytes) {
   return out;
 }
 
-
 // zlib's CRC-32 `r` carried over `data` (zlib's crc32 takes at most UINT_MAX bytes a call).
 uLong zlib_crc32_update(uLong r, std::string_view data) {
   constexpr size_t kStep = 1u << 30;

@@ -16,9 +16,9 @@ namespace cloud {
 enum class ChecksumAlgorithm { crc32, crc32c, crc64nvme, sha1, sha256 };
 
 // Every algorithm, in the order S3 lists them.
-constexpr std::array<ChecksumAlgorithm, 5> kChecksumAlgorithms = {
-    ChecksumAlgorithm::crc32, ChecksumAlgorithm::crc32c, ChecksumAlgorithm::crc64nvme, ChecksumAlgorithm::sha1,
-    ChecksumAlgorithm::sha256};
+constexpr std::array<ChecksumAlgorithm, 5> kChecksumAlgorithms = {ChecksumAlgorithm::crc32, ChecksumAlgorithm::crc32c,
+                                                                  ChecksumAlgorithm::crc64nvme, ChecksumAlgorithm::sha1,
+                                                                  ChecksumAlgorithm::sha256};
 
 // "crc32", "crc32c", "crc64nvme", "sha1", "sha256": the header's suffix.
 const char* checksum_name(ChecksumAlgorithm algorithm);

@@ -30,9 +30,9 @@ struct ChunkStream;  // core/model/body.h
 // hashed as it is read) or with its SHA-256 computed beforehand by reading the range
 // once more; the answer's written to a file when it is a success.
 struct BodyFiles {
-  std::optional<FileRange> upload;  // set: the request body (`body` is then empty)
-  std::string upload_sha256;        // hex SHA-256 of the range, for the signer; empty: streamed
-  std::string download_to;          // a path: a 2xx answer's body goes there
+  std::optional<FileRange> upload;           // set: the request body (`body` is then empty)
+  std::string upload_sha256;                 // hex SHA-256 of the range, for the signer; empty: streamed
+  std::string download_to;                   // a path: a 2xx answer's body goes there
   std::optional<std::uint64_t> download_at;  // set: written in place at this byte of the
                                              // existing file download_to, not renamed onto it
   bool durable = true;  // download_to is flushed to disk before it is renamed (false: the caller syncs later)

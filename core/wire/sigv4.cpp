@@ -36,8 +36,7 @@ struct Names {
 
 // X-Ext-Date, X-Ext-Security-Token, x-ext-content-sha256 (or the X-Amz- ones).
 Names names_for(const Dialect& d) {
-  return {d.header_prefix + "Date", d.header_prefix + "Security-Token",
-          to_lower(d.header_prefix) + "content-sha256"};
+  return {d.header_prefix + "Date", d.header_prefix + "Security-Token", to_lower(d.header_prefix) + "content-sha256"};
 }
 
 // True when `t` is yyyymmddThhmmssZ with plausible field ranges.
@@ -46,8 +45,8 @@ bool valid_time(const std::string& t) {
   for (size_t i = 0; i < 15; ++i)
     if (i != 8 && (t[i] < '0' || t[i] > '9')) return false;
   auto field = [&](size_t at) { return (t[at] - '0') * 10 + (t[at + 1] - '0'); };
-  return field(4) >= 1 && field(4) <= 12 && field(6) >= 1 && field(6) <= 31 && field(9) <= 23 &&
-         field(11) <= 59 && field(13) <= 60;
+  return field(4) >= 1 && field(4) <= 12 && field(6) >= 1 && field(6) <= 31 && field(9) <= 23 && field(11) <= 59 &&
+         field(13) <= 60;
 }
 
 // The signing time: `given` (a received date) first, then the input's, then now.
@@ -129,7 +128,8 @@ CanonicalHeaders canonical_headers(const Headers& headers, const std::string& un
   std::vector<std::pair<std::string, std::string>> lowered;  // sorted stably: repeats keep their order
   lowered.reserve(headers.size());
   for (const auto& [name, value] : headers)
-    if (std::string key = to_lower(name); key != unsigned_name) lowered.emplace_back(std::move(key), canonical_value(value));
+    if (std::string key = to_lower(name); key != unsigned_name)
+      lowered.emplace_back(std::move(key), canonical_value(value));
   std::stable_sort(lowered.begin(), lowered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   CanonicalHeaders out;
   for (size_t i = 0; i < lowered.size(); ++i) {
@@ -172,8 +172,8 @@ HmacSha256 signing_mac(const SignInput& in, const std::string& time) {
   static Entry kept[8];
   static size_t next = 0;
   std::string day = time.substr(0, 8);
-  std::string scope = in.dialect->key_prefix + in.credentials.secret_access_key + '\n' + day + '\n' +
-                      in.region + '\n' + in.service + '\n' + in.dialect->terminator;
+  std::string scope = in.dialect->key_prefix + in.credentials.secret_access_key + '\n' + day + '\n' + in.region + '\n' +
+                      in.service + '\n' + in.dialect->terminator;
   {
     std::lock_guard<std::mutex> hold(lock);
     for (const Entry& e : kept)
@@ -198,12 +198,12 @@ std::string payload_hash(const SignInput& in) {
 }
 
 // Fills the canonical request, string to sign and signature of `out`.
-void compute_signature(const SignInput& in, const std::string& time, const std::string& path,
-                       const std::string& query, const CanonicalHeaders& headers, SignOutput& out) {
-  out.canonical_request = in.method + "\n" + path + "\n" + query + "\n" + headers.block + "\n" +
-                          headers.signed_names + "\n" + payload_hash(in);
-  out.string_to_sign = in.dialect->algorithm + "\n" + time + "\n" + credential_scope(in, time) +
-                       "\n" + sha256_hex(out.canonical_request);
+void compute_signature(const SignInput& in, const std::string& time, const std::string& path, const std::string& query,
+                       const CanonicalHeaders& headers, SignOutput& out) {
+  out.canonical_request = in.method + "\n" + path + "\n" + query + "\n" + headers.block + "\n" + headers.signed_names +
+                          "\n" + payload_hash(in);
+  out.string_to_sign = in.dialect->algorithm + "\n" + time + "\n" + credential_scope(in, time) + "\n" +
+                       sha256_hex(out.canonical_request);
   out.signature = hex(signing_mac(in, time).sign(out.string_to_sign));
 }
 
@@ -226,11 +226,9 @@ Outcome<SignOutput> sign_header_variant(const SignInput& in, const Url& url, Hea
   if (!has_header(headers, names.date)) headers.emplace_back(names.date, *time);
   if (in.policy.payload_hash == PayloadHash::header && !has_header(headers, names.content_sha))
     headers.emplace_back(names.content_sha, payload_hash(in));
-  CanonicalHeaders canonical =
-      canonical_headers(headers, in.omit_session_token ? to_lower(names.token) : "");
+  CanonicalHeaders canonical = canonical_headers(headers, in.omit_session_token ? to_lower(names.token) : "");
   SignOutput out;
-  compute_signature(in, *time, canonical_path(in, url.path),
-                    canonical_query(split_query(url.query)), canonical, out);
+  compute_signature(in, *time, canonical_path(in, url.path), canonical_query(split_query(url.query)), canonical, out);
   out.authorization = in.dialect->algorithm + " Credential=" + in.credentials.access_key_id + "/" +
                       credential_scope(in, *time) + ", SignedHeaders=" + canonical.signed_names +
                       ", Signature=" + out.signature;
@@ -258,27 +256,22 @@ std::string strip_presign_params(std::string_view query, const Dialect& d, std::
     size_t end = std::min(query.find('&', start), query.size());
     std::string_view piece = query.substr(start, end - start);
     std::string_view key = piece.substr(0, piece.find('='));
-    if (key == d.query_prefix + "Date" && key.size() < piece.size())
-      date = uri_decode(piece.substr(key.size() + 1));
-    if (!piece.empty() && !is_presign_param(key, d))
-      kept.append(kept.empty() ? "" : "&").append(piece);
+    if (key == d.query_prefix + "Date" && key.size() < piece.size()) date = uri_decode(piece.substr(key.size() + 1));
+    if (!piece.empty() && !is_presign_param(key, d)) kept.append(kept.empty() ? "" : "&").append(piece);
     start = end + 1;
   }
   return kept;
 }
 
 // The presigned parameters before Signature, encoded, in the suite's order.
-Pairs presign_params(const SignInput& in, const std::string& time,
-                     const std::string& signed_names) {
+Pairs presign_params(const SignInput& in, const std::string& time, const std::string& signed_names) {
   const std::string& p = in.dialect->query_prefix;
-  Pairs params = {
-      {p + "Algorithm", in.dialect->algorithm},
-      {p + "Credential", in.credentials.access_key_id + "/" + credential_scope(in, time)},
-      {p + "Date", time},
-      {p + "SignedHeaders", signed_names},
-      {p + "Expires", std::to_string(*in.presign_expires)}};
-  if (!in.credentials.session_token.empty())
-    params.emplace_back(p + "Security-Token", in.credentials.session_token);
+  Pairs params = {{p + "Algorithm", in.dialect->algorithm},
+                  {p + "Credential", in.credentials.access_key_id + "/" + credential_scope(in, time)},
+                  {p + "Date", time},
+                  {p + "SignedHeaders", signed_names},
+                  {p + "Expires", std::to_string(*in.presign_expires)}};
+  if (!in.credentials.session_token.empty()) params.emplace_back(p + "Security-Token", in.credentials.session_token);
   for (auto& [key, value] : params) value = uri_encode(value);
   return params;
 }
@@ -296,8 +289,7 @@ Outcome<SignOutput> sign_query_variant(const SignInput& in, const Url& url, Head
     if (!in.omit_session_token || param.first != in.dialect->query_prefix + "Security-Token")
       signed_pairs.push_back(param);
   SignOutput out;
-  compute_signature(in, *time, canonical_path(in, url.path), canonical_query(signed_pairs),
-                    canonical, out);
+  compute_signature(in, *time, canonical_path(in, url.path), canonical_query(signed_pairs), canonical, out);
   params.emplace_back(in.dialect->query_prefix + "Signature", out.signature);
   for (const auto& [key, value] : params) query += (query.empty() ? "" : "&") + key + "=" + value;
   out.url = url.origin() + url.path + "?" + query;
@@ -384,7 +376,8 @@ std::string chunk_signature(const ChunkScope& scope, const std::string& previous
   return chunk_signature_of_hash(scope, previous, sha256_hex(data));
 }
 
-std::string chunk_signature_of_hash(const ChunkScope& scope, const std::string& previous, const std::string& data_sha256) {
+std::string chunk_signature_of_hash(const ChunkScope& scope, const std::string& previous,
+                                    const std::string& data_sha256) {
   static const std::string empty_hash = sha256_hex("");
   return sign_in_chain(scope, "PAYLOAD", previous, empty_hash + "\n" + data_sha256);
 }
@@ -464,7 +457,8 @@ bool parse_presigned(const Pairs& query, const Dialect& d, Authorization& out) {
     if (is_presign_param(key, d)) params[key.substr(d.query_prefix.size())] = uri_decode(value);
   if (params["Algorithm"] != d.algorithm) return false;
   const std::string& expires = params["Expires"];
-  if (expires.empty() || expires.size() > 9 || expires.find_first_not_of("0123456789") != std::string::npos) return false;
+  if (expires.empty() || expires.size() > 9 || expires.find_first_not_of("0123456789") != std::string::npos)
+    return false;
   out.dialect = &d;
   out.expires = std::stol(expires);
   out.stamp = params["Date"];
@@ -576,10 +570,12 @@ std::optional<SignatureRefusal> read_signature(const VerifyInput& in, const Outc
                    "the presigned URL's " + d->query_prefix + "* parameters are incomplete or malformed");
   }
   std::string value = header_value(in.headers, "Authorization");
-  if (value.empty()) return refusal(403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)");
+  if (value.empty())
+    return refusal(403, "MissingAuthenticationToken", "the request is not signed (no Authorization header)");
   if (utf8_length(value) < 0) return not_text("Authorization");
   if (!parse_authorization(value, auth))
-    return refusal(403, "IncompleteSignature", "the Authorization header is malformed: " + value.substr(0, value.find(' ')));
+    return refusal(403, "IncompleteSignature",
+                   "the Authorization header is malformed: " + value.substr(0, value.find(' ')));
   return std::nullopt;
 }
 
@@ -591,7 +587,9 @@ std::optional<SignatureRefusal> check_expiry(const VerifyInput& in, const Author
     return refusal(400, "AuthorizationQueryParametersError",
                    name + " must be between 1 and a week (in seconds) that is; " + std::to_string(kMaxPresignSeconds));
   std::optional<long> age = seconds_since(auth.stamp, in.now);
-  if (!age) return refusal(400, "AuthorizationQueryParametersError", "the presigned URL's Date '" + auth.stamp + "' is unreadable");
+  if (!age)
+    return refusal(400, "AuthorizationQueryParametersError",
+                   "the presigned URL's Date '" + auth.stamp + "' is unreadable");
   if (*age < -kMaxSignatureSkewSeconds) return refusal(403, "AccessDenied", "Request is not valid yet");
   if (*age > *auth.expires) return refusal(403, "AccessDenied", "Request has expired");
   return std::nullopt;
@@ -599,13 +597,15 @@ std::optional<SignatureRefusal> check_expiry(const VerifyInput& in, const Author
 
 // The Date header of an Authorization-signed request must be within 15 minutes of
 // the server's time; its stamp, or the refusal.
-std::optional<SignatureRefusal> check_header_time(const VerifyInput& in, const Authorization& auth, std::string& stamp) {
+std::optional<SignatureRefusal> check_header_time(const VerifyInput& in, const Authorization& auth,
+                                                  std::string& stamp) {
   std::string date_header = to_lower(auth.dialect->header_prefix) + "date";
   stamp = header_value(in.headers, date_header);
   if (utf8_length(stamp) < 0) return not_text(date_header);
   std::optional<long> age = seconds_since(stamp, in.now);
   if (!age || std::labs(*age) > kMaxSignatureSkewSeconds)
-    return refusal(403, "RequestTimeTooSkewed", "the request time '" + stamp + "' is more than 15 minutes from the server's");
+    return refusal(403, "RequestTimeTooSkewed",
+                   "the request time '" + stamp + "' is more than 15 minutes from the server's");
   return std::nullopt;
 }
 
@@ -615,7 +615,8 @@ void restore_empty_signed_headers(Headers& headers, const std::string& query) {
   Authorization auth;
   Pairs pairs = split_query(query);
   const Dialect* presigned = presigned_dialect(pairs);
-  bool read = presigned ? parse_presigned(pairs, *presigned, auth) : parse_authorization(header_value(headers, "Authorization"), auth);
+  bool read = presigned ? parse_presigned(pairs, *presigned, auth)
+                        : parse_authorization(header_value(headers, "Authorization"), auth);
   if (!read) return;
   for (const std::string& name : split(to_lower(auth.signed_headers), ';'))
     if (!name.empty() && !has_header(headers, name)) headers.emplace_back(name, "");
@@ -661,8 +662,8 @@ std::optional<SignatureRefusal> check_decoded_length(const std::optional<std::st
   std::string name = to_lower(d.header_prefix) + "decoded-content-length";
   if (!declared) return refusal(411, "MissingContentLength", "give the " + name + " header of an aws-chunked body");
   if (*declared == std::to_string(decoded)) return std::nullopt;
-  SignatureRefusal r = refusal(400, "IncompleteBody",
-                               "You did not provide the number of bytes specified by the " + name + " header");
+  SignatureRefusal r =
+      refusal(400, "IncompleteBody", "You did not provide the number of bytes specified by the " + name + " header");
   r.details.emplace_back("NumberBytesExpected", declared->substr(0, 20));
   r.details.emplace_back("NumberBytesProvided", std::to_string(decoded));
   return r;
@@ -680,8 +681,11 @@ std::optional<SignatureRefusal> check_trailers(const std::string& declared_names
     else named.push_back(t);
   }
   if (signed_trailer && !constant_time_equal(trailer_signature(scope, last, named), signature))
-    return refusal(403, "SignatureDoesNotMatch", "the " + signature_name + " of the aws-chunked body does not match "
-                   "the one computed with the secret key of '" + scope.credentials.access_key_id + "'");
+    return refusal(403, "SignatureDoesNotMatch",
+                   "the " + signature_name +
+                       " of the aws-chunked body does not match "
+                       "the one computed with the secret key of '" +
+                       scope.credentials.access_key_id + "'");
   if (!signed_trailer && !signature.empty())
     return refusal(400, "MalformedTrailerError", "a " + signature_name + " in a stream whose trailers are not signed");
   std::string declared = to_lower(declared_names);
@@ -691,8 +695,9 @@ std::optional<SignatureRefusal> check_trailers(const std::string& declared_names
   bool same = expected.size() == named.size();
   for (size_t i = 0; same && i < named.size(); ++i) same = named[i].first == expected[i];
   if (!same)
-    return refusal(400, "MalformedTrailerError", "the trailing headers received are not those the " +
-                   to_lower(scope.dialect->header_prefix) + "trailer header names ('" + declared.substr(0, 200) + "')");
+    return refusal(400, "MalformedTrailerError",
+                   "the trailing headers received are not those the " + to_lower(scope.dialect->header_prefix) +
+                       "trailer header names ('" + declared.substr(0, 200) + "')");
   trailers = std::move(named);
   return std::nullopt;
 }
@@ -733,8 +738,9 @@ bool StreamCheck::feed(std::string_view received, const Output& out) {
 bool StreamCheck::chunk_begins(const AwsChunk& chunk, std::uint64_t) {
   std::string number = std::to_string(++number_);
   if (chunk.has_signature != expected_.signed_chunks) {
-    refusal_ = refusal(400, "InvalidRequest", "the aws-chunked body is malformed: chunk " + number +
-                                                  (expected_.signed_chunks ? " has no chunk-signature" : " is signed in an unsigned stream"));
+    refusal_ = refusal(400, "InvalidRequest",
+                       "the aws-chunked body is malformed: chunk " + number +
+                           (expected_.signed_chunks ? " has no chunk-signature" : " is signed in an unsigned stream"));
     return false;
   }
   chunk_signature_ = chunk.signature;
@@ -754,8 +760,10 @@ bool StreamCheck::chunk_ends() {
   std::string expected = chunk_signature_of_hash(scope_, last_, chunk_hash_.hex_digest());
   if (!constant_time_equal(expected, chunk_signature_)) {
     refusal_ = refusal(403, "SignatureDoesNotMatch",
-                       "the signature of chunk " + std::to_string(number_) + " of the aws-chunked body does not match "
-                       "the one computed with the secret key of '" + scope_.credentials.access_key_id + "'");
+                       "the signature of chunk " + std::to_string(number_) +
+                           " of the aws-chunked body does not match "
+                           "the one computed with the secret key of '" +
+                           scope_.credentials.access_key_id + "'");
     return false;
   }
   last_ = expected;
@@ -792,8 +800,9 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   Outcome<Url> url = parse_url(in.url);
   if (auto unreadable = read_signature(in, url, auth)) return unreadable;
   if (in.dialect && auth.dialect != in.dialect)
-    return refusal(403, "IncompleteSignature", "this server accepts " + in.dialect->name + " signatures only (got " +
-                                                   auth.dialect->algorithm + ")");
+    return refusal(
+        403, "IncompleteSignature",
+        "this server accepts " + in.dialect->name + " signatures only (got " + auth.dialect->algorithm + ")");
   if (auto wrong = check_scope(in, auth)) return wrong;
   const Credentials* credentials = in.credentials ? in.credentials(auth.access_key) : nullptr;
   if (!credentials) return refusal(403, "InvalidAccessKeyId", "unknown access key '" + auth.access_key + "'");
@@ -804,7 +813,8 @@ std::optional<SignatureRefusal> verify_signature(const VerifyInput& in, Streamed
   bool hashed = !auth.expires && in.policy.payload_hash == PayloadHash::header;
   Payload kind = hashed ? payload_kind(declared, *auth.dialect) : Payload::plain;
   if (hashed && kind == Payload::plain && declared != kUnsignedPayload && declared != received_body_sha256(in))
-    return refusal(400, "ContentSHA256Mismatch", "the " + hash_header + " header does not match the SHA-256 of the body");
+    return refusal(400, "ContentSHA256Mismatch",
+                   "the " + hash_header + " header does not match the SHA-256 of the body");
   if (auto mismatch = compare_signature(in, url, auth, *credentials, stamp)) return mismatch;
   if (auto exposed = check_unsigned_headers(in, auth)) return exposed;
   if (kind == Payload::plain) return std::nullopt;

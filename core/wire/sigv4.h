@@ -58,8 +58,8 @@ struct SigningPolicy {
 
 struct SignInput {
   std::string method = "GET";
-  std::string url;   // absolute URL as it goes on the wire
-  Headers headers;   // a Host header is added from the URL when missing
+  std::string url;  // absolute URL as it goes on the wire
+  Headers headers;  // a Host header is added from the URL when missing
   std::string body;
   std::string payload_sha256;  // hex hash of a body sent from a file; empty: the hash of `body`
   std::string region;
@@ -68,7 +68,7 @@ struct SignInput {
   std::string time;  // yyyymmddThhmmssZ; empty: now
   const Dialect* dialect = &Dialect::ext();
   SigningPolicy policy;
-  bool omit_session_token = false;  // token header added after signing, unsigned
+  bool omit_session_token = false;      // token header added after signing, unsigned
   std::optional<long> presign_expires;  // seconds: presigned-URL variant
 };
 
@@ -97,12 +97,12 @@ Outcome<SignOutput> sign(const SignInput& in, const Url& url);
 // A request as a server received it, and what the server accepts.
 struct VerifyInput {
   std::string method;
-  std::string url;   // "http://" + Host + the request target, exactly as received
-  Headers headers;   // every header received
+  std::string url;  // "http://" + Host + the request target, exactly as received
+  Headers headers;  // every header received
   std::string body;
-  std::string body_sha256;  // hex SHA-256 of `body` when the caller hashed it already; empty: hashed here
+  std::string body_sha256;    // hex SHA-256 of `body` when the caller hashed it already; empty: hashed here
   bool body_follows = false;  // a streaming body is read after the check (verify_signature's `later`)
-  std::string region;   // the scope the server is in
+  std::string region;         // the scope the server is in
   std::string service;
   SigningPolicy policy;
   const Dialect* dialect = nullptr;  // the one dialect accepted; nullptr: either
@@ -149,7 +149,8 @@ struct ChunkScope {
 // signature>\n<SHA-256 of nothing>\n<SHA-256 of the chunk's bytes>" (hex).
 std::string chunk_signature(const ChunkScope& scope, const std::string& previous, std::string_view data);
 // The same from the chunk's SHA-256 (hex), hashed elsewhere (core/model/body.h's framing thread).
-std::string chunk_signature_of_hash(const ChunkScope& scope, const std::string& previous, const std::string& data_sha256);
+std::string chunk_signature_of_hash(const ChunkScope& scope, const std::string& previous,
+                                    const std::string& data_sha256);
 // The signature of the trailing headers: HMAC of "<ALG>-TRAILER\n<time>\n<scope>\n
 // <previous signature>\n<SHA-256 of the trailers, "name:value\n" each>" (hex).
 std::string trailer_signature(const ChunkScope& scope, const std::string& previous, const Headers& trailers);
@@ -179,7 +180,7 @@ class StreamCheck final : private AwsChunkedReader::Handler {
   struct Expected {
     bool signed_chunks = true, signed_trailer = false;
     std::optional<std::string> decoded_length;  // <prefix>decoded-content-length, if sent
-    std::string trailer_names;                   // <prefix>trailer, as sent
+    std::string trailer_names;                  // <prefix>trailer, as sent
   };
   StreamCheck(ChunkScope scope, Expected expected, std::string seed);
 

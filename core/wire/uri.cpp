@@ -14,17 +14,14 @@ namespace {
 
 // The validation error every parse_url failure becomes.
 Error bad_url(std::string_view url, const std::string& what) {
-  return make_error(ErrorKind::validation, "InvalidURL",
-                    "invalid URL '" + std::string(url) + "': " + what);
+  return make_error(ErrorKind::validation, "InvalidURL", "invalid URL '" + std::string(url) + "': " + what);
 }
 
 // The port a scheme implies when the URL names none.
 int default_port(const std::string& scheme) { return scheme == "https" ? 443 : 80; }
 
 // RFC 3986 unreserved characters: the only ones SigV4 leaves unencoded.
-bool is_unreserved(unsigned char c) {
-  return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~';
-}
+bool is_unreserved(unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~'; }
 
 // 0-15 for a hex digit of either case, -1 otherwise.
 int hex_value(char c) {
@@ -36,8 +33,7 @@ int hex_value(char c) {
 
 // Characters a registered name may hold (RFC 3986 reg-name; ':' only inside [...]).
 bool is_host_char(unsigned char c) {
-  return std::isalnum(c) ||
-         std::string_view("-._~%!$&'()*+,;=").find(static_cast<char>(c)) != std::string_view::npos;
+  return std::isalnum(c) || std::string_view("-._~%!$&'()*+,;=").find(static_cast<char>(c)) != std::string_view::npos;
 }
 
 // "" when `host` is a usable registered name or bracketed IPv6 literal, else the problem.
@@ -46,8 +42,7 @@ std::string check_host(const std::string& host) {
   bool literal = host.front() == '[';
   for (size_t i = literal ? 1 : 0; i < host.size() - (literal ? 1 : 0); ++i) {
     unsigned char c = static_cast<unsigned char>(host[i]);
-    if (!is_host_char(c) && !(literal && c == ':'))
-      return "host '" + host + "' holds a character hosts cannot";
+    if (!is_host_char(c) && !(literal && c == ':')) return "host '" + host + "' holds a character hosts cannot";
   }
   return {};
 }
@@ -67,8 +62,7 @@ std::string parse_port(std::string_view digits, int& port) {
   if (digits.empty()) return {};
   if (digits.size() > 5) return "port '" + std::string(digits) + "' is out of range";
   for (char c : digits) {
-    if (!std::isdigit(static_cast<unsigned char>(c)))
-      return "port '" + std::string(digits) + "' is not a number";
+    if (!std::isdigit(static_cast<unsigned char>(c))) return "port '" + std::string(digits) + "' is not a number";
     port = port * 10 + (c - '0');
   }
   if (port < 1 || port > 65535) return "port '" + std::string(digits) + "' is out of range";
@@ -77,8 +71,7 @@ std::string parse_port(std::string_view digits, int& port) {
 
 // Splits authority into host and port; "" on success, else what is wrong.
 std::string parse_authority(std::string_view authority, Url& url) {
-  if (authority.find('@') != std::string_view::npos)
-    return "user info (user@host) is not supported";
+  if (authority.find('@') != std::string_view::npos) return "user info (user@host) is not supported";
   size_t host_end = authority.find(':');
   if (!authority.empty() && authority[0] == '[') {  // IPv6 literal: the port follows ']'
     size_t close = authority.find(']');
@@ -110,8 +103,7 @@ Outcome<Url> parse_url(std::string_view text) {
   if (size_t at = find_control(text); at != std::string_view::npos)
     return bad_url(text, "control character at offset " + std::to_string(at));
   size_t sep = text.find("://");
-  if (sep == std::string_view::npos)
-    return bad_url(text, "no scheme (expected http:// or https://)");
+  if (sep == std::string_view::npos) return bad_url(text, "no scheme (expected http:// or https://)");
   Url url;
   url.scheme = to_lower(text.substr(0, sep));
   if (url.scheme != "http" && url.scheme != "https")
@@ -121,8 +113,7 @@ Outcome<Url> parse_url(std::string_view text) {
   size_t authority_end = rest.find_first_of("/?");
   if (std::string problem = parse_authority(rest.substr(0, authority_end), url); !problem.empty())
     return bad_url(text, problem);
-  std::string_view target =
-      authority_end == std::string_view::npos ? "" : rest.substr(authority_end);
+  std::string_view target = authority_end == std::string_view::npos ? "" : rest.substr(authority_end);
   size_t q = target.find('?');
   url.path = std::string(target.substr(0, q));
   if (url.path.empty()) url.path = "/";

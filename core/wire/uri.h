@@ -11,11 +11,11 @@
 namespace cloud {
 
 struct Url {
-  std::string scheme;  // "http" or "https"
-  std::string host;    // without port; IPv6 literal with brackets
-  int port = 0;        // 0: scheme default
-  std::string path;    // as on the wire ("/" when empty)
-  std::string query;   // as on the wire, without '?'
+  std::string scheme;             // "http" or "https"
+  std::string host;               // without port; IPv6 literal with brackets
+  int port = 0;                   // 0: scheme default
+  std::string path;               // as on the wire ("/" when empty)
+  std::string query;              // as on the wire, without '?'
   std::string authority() const;  // host[:port], port omitted when default
   std::string origin() const;     // scheme://authority
 };

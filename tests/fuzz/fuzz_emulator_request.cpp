@@ -72,8 +72,7 @@ std::string element(const std::string& body, const std::string& tag) {
 
 // The emulator's answer to `m` (no exception escapes: invalid UTF-8 quoted in a JSON
 // error answer once did).
-std::optional<cloud::HttpResponse> answer_of(cloud::Emulator& emulator, const cloud::Api& api,
-                                             const fuzz::Message& m) {
+std::optional<cloud::HttpResponse> answer_of(cloud::Emulator& emulator, const cloud::Api& api, const fuzz::Message& m) {
   auto answer = emulator.answer(api.name, m.words[2], m.words[3], signed_headers(api, m), m.body);
   FUZZ_CHECK(answer.ok());
   return *answer;

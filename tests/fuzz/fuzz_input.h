@@ -75,12 +75,12 @@ inline long read_status(const std::string& text) {
 }
 
 // Stops the run (libFuzzer keeps the input) when an invariant does not hold.
-#define FUZZ_CHECK(cond)                                                          \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
+#define FUZZ_CHECK(cond)                                                                \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
       std::fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                               \
-    }                                                                             \
+      std::abort();                                                                     \
+    }                                                                                   \
   } while (0)
 
 // Problems fuzzing found that are not fixed yet, each with a reproducer in

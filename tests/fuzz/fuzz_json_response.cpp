@@ -10,7 +10,8 @@ namespace {
 std::vector<const cloud::Operation*> json_operations() {
   std::vector<const cloud::Operation*> out;
   for (const cloud::Api& api : cloud::Model::builtin().apis())
-    if (api.protocol->format == cloud::Format::json) out.insert(out.end(), api.operations.begin(), api.operations.end());
+    if (api.protocol->format == cloud::Format::json)
+      out.insert(out.end(), api.operations.begin(), api.operations.end());
   return out;
 }
 

@@ -62,7 +62,8 @@ std::string signed_stream(const ChunkScope& scope, const std::string& seed, cons
   body += "0;chunk-signature=" + previous + "\r\n";
   for (const auto& [name, value] : trailers) body += name + ":" + value + "\r\n";
   if (!trailers.empty())
-    body += to_lower(scope.dialect->header_prefix) + "trailer-signature:" + trailer_signature(scope, previous, trailers) + "\r\n";
+    body += to_lower(scope.dialect->header_prefix) +
+            "trailer-signature:" + trailer_signature(scope, previous, trailers) + "\r\n";
   return body + "\r\n";
 }
 
@@ -108,8 +109,8 @@ TEST_CASE("S3 documentation example: the chunked upload verifies and decodes", "
   SignInput in = streaming_input(Dialect::aws(), "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 66824, 66560);
   Outcome<SignOutput> sent = sign(in);
   REQUIRE(sent.ok());
-  std::string body = signed_stream(docs_scope(Dialect::aws()), sent->signature,
-                                   {std::string(65536, 'a'), std::string(1024, 'a')});
+  std::string body =
+      signed_stream(docs_scope(Dialect::aws()), sent->signature, {std::string(65536, 'a'), std::string(1024, 'a')});
   REQUIRE(body.size() == 66824);  // the example's Content-Length
   StreamedBody streamed;
   CHECK(refusal_code(received(in, *sent, body), &streamed) == "");
@@ -136,8 +137,8 @@ TEST_CASE("S3 documentation example: the chunked upload verifies and decodes", "
     SignInput other = streaming_input(Dialect::aws(), "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 66824, 66000);
     Outcome<SignOutput> resent = sign(other);
     REQUIRE(resent.ok());
-    std::string rebuilt = signed_stream(docs_scope(Dialect::aws()), resent->signature,
-                                        {std::string(65536, 'a'), std::string(1024, 'a')});
+    std::string rebuilt =
+        signed_stream(docs_scope(Dialect::aws()), resent->signature, {std::string(65536, 'a'), std::string(1024, 'a')});
     std::optional<SignatureRefusal> r = verify_signature(received(other, *resent, rebuilt));
     REQUIRE(r);
     CHECK(r->status == 400);
@@ -150,7 +151,8 @@ TEST_CASE("S3 documentation example: the chunked upload verifies and decodes", "
 }
 
 TEST_CASE("aws-chunked framing: chunks, trailers and each malformed form", "[chunked]") {
-  Outcome<AwsChunkedBody> good = parse_aws_chunked("3\r\nabc\r\n2;chunk-signature=ff\r\nde\r\n0\r\nx-amz-checksum-crc32: AAAAAA== \r\n\r\n");
+  Outcome<AwsChunkedBody> good =
+      parse_aws_chunked("3\r\nabc\r\n2;chunk-signature=ff\r\nde\r\n0\r\nx-amz-checksum-crc32: AAAAAA== \r\n\r\n");
   REQUIRE(good.ok());
   REQUIRE(good->chunks.size() == 3);
   CHECK(good->chunks[0].data == "abc");
@@ -165,16 +167,16 @@ TEST_CASE("aws-chunked framing: chunks, trailers and each malformed form", "[chu
     return r.ok() ? std::string() : r.error().code;
   };
   CHECK(code("") == "IncompleteBody");
-  CHECK(code("zz\r\nab\r\n0\r\n\r\n") == "InvalidRequest");                 // not hex
-  CHECK(code("\r\n0\r\n\r\n") == "InvalidRequest");                         // no size
-  CHECK(code("12345678901234567\r\n") == "InvalidRequest");                 // more than 16 digits
-  CHECK(code("ffffffffffffffff\r\nab") == "IncompleteBody");                // larger than the body
-  CHECK(code("5\r\nab") == "IncompleteBody");                               // truncated chunk
-  CHECK(code("2\r\nab") == "IncompleteBody");                               // no end of chunk
-  CHECK(code("2\r\nab\r\n") == "IncompleteBody");                           // no last chunk
-  CHECK(code("2\r\nabc\r\n0\r\n\r\n") == "InvalidRequest");                 // longer than its size
-  CHECK(code("2;foo=bar\r\nab\r\n0\r\n\r\n") == "InvalidRequest");          // another extension
-  CHECK(code("0\r\n") == "MalformedTrailerError");                          // no empty line at the end
+  CHECK(code("zz\r\nab\r\n0\r\n\r\n") == "InvalidRequest");         // not hex
+  CHECK(code("\r\n0\r\n\r\n") == "InvalidRequest");                 // no size
+  CHECK(code("12345678901234567\r\n") == "InvalidRequest");         // more than 16 digits
+  CHECK(code("ffffffffffffffff\r\nab") == "IncompleteBody");        // larger than the body
+  CHECK(code("5\r\nab") == "IncompleteBody");                       // truncated chunk
+  CHECK(code("2\r\nab") == "IncompleteBody");                       // no end of chunk
+  CHECK(code("2\r\nab\r\n") == "IncompleteBody");                   // no last chunk
+  CHECK(code("2\r\nabc\r\n0\r\n\r\n") == "InvalidRequest");         // longer than its size
+  CHECK(code("2;foo=bar\r\nab\r\n0\r\n\r\n") == "InvalidRequest");  // another extension
+  CHECK(code("0\r\n") == "MalformedTrailerError");                  // no empty line at the end
   CHECK(code("0\r\nno colon\r\n\r\n") == "MalformedTrailerError");
   CHECK(code("0\r\n\r\nmore") == "MalformedTrailerError");
 }
@@ -185,7 +187,8 @@ TEST_CASE("STREAMING-UNSIGNED-PAYLOAD-TRAILER: unsigned chunks, a trailing check
     std::string p = to_lower(d->header_prefix);
     std::string data = "hello, chunked world";
     std::string crc = checksum_base64(ChecksumAlgorithm::crc32, data);
-    std::string body = chunk(data.substr(0, 5), "") + chunk(data.substr(5), "") + "0\r\n" + p + "checksum-crc32:" + crc + "\r\n\r\n";
+    std::string body =
+        chunk(data.substr(0, 5), "") + chunk(data.substr(5), "") + "0\r\n" + p + "checksum-crc32:" + crc + "\r\n\r\n";
     SignInput in = streaming_input(*d, kStreamingUnsignedTrailer, body.size(), data.size());
     in.headers.emplace_back(p + "trailer", p + "checksum-crc32");
     Outcome<SignOutput> sent = sign(in);
@@ -219,7 +222,8 @@ TEST_CASE("STREAMING-UNSIGNED-PAYLOAD-TRAILER: unsigned chunks, a trailing check
   }
 }
 
-TEST_CASE("STREAMING-<ALG>-PAYLOAD-TRAILER: signed chunks and a signed trailer, both dialects", "[sigv4][chunked][verify]") {
+TEST_CASE("STREAMING-<ALG>-PAYLOAD-TRAILER: signed chunks and a signed trailer, both dialects",
+          "[sigv4][chunked][verify]") {
   for (const Dialect* d : {&Dialect::aws(), &Dialect::ext()}) {
     INFO(d->name);
     std::string p = to_lower(d->header_prefix);
@@ -229,7 +233,8 @@ TEST_CASE("STREAMING-<ALG>-PAYLOAD-TRAILER: signed chunks and a signed trailer, 
     in.headers.emplace_back(p + "trailer", p + "checksum-crc64nvme");
     Outcome<SignOutput> sent = sign(in);
     REQUIRE(sent.ok());
-    std::string body = signed_stream(docs_scope(*d), sent->signature, {data.substr(0, 8192), data.substr(8192)}, trailers);
+    std::string body =
+        signed_stream(docs_scope(*d), sent->signature, {data.substr(0, 8192), data.substr(8192)}, trailers);
     StreamedBody streamed;
     CHECK(refusal_code(received(in, *sent, body), &streamed) == "");
     CHECK(streamed.bytes == data);
@@ -246,7 +251,8 @@ TEST_CASE("a streaming value of the other dialect is a body whose hash does not 
   SignInput in = streaming_input(Dialect::ext(), "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 0, 3);
   Outcome<SignOutput> sent = sign(in);
   REQUIRE(sent.ok());
-  CHECK(refusal_code(received(in, *sent, chunk("abc", "00") + "0;chunk-signature=00\r\n\r\n")) == "ContentSHA256Mismatch");
+  CHECK(refusal_code(received(in, *sent, chunk("abc", "00") + "0;chunk-signature=00\r\n\r\n")) ==
+        "ContentSHA256Mismatch");
 }
 
 // A body read after its request's signature (VerifyInput::body_follows): the check of
@@ -261,18 +267,20 @@ std::string streamed_in_pieces(VerifyInput v, size_t step, std::string& decoded)
   REQUIRE(check);
   decoded.clear();
   for (size_t at = 0; at < body.size(); at += step)
-    if (!check->feed(std::string_view(body).substr(at, step), [&](std::string_view d) { return decoded.append(d), true; }))
+    if (!check->feed(std::string_view(body).substr(at, step),
+                     [&](std::string_view d) { return decoded.append(d), true; }))
       return check->refused() ? check->refused()->code : "stopped";
   std::optional<SignatureRefusal> r = check->finish();
   return r ? r->code : "";
 }
 
-TEST_CASE("a chunked body checked as it arrives, in pieces of any size, as when held whole", "[sigv4][chunked][verify]") {
+TEST_CASE("a chunked body checked as it arrives, in pieces of any size, as when held whole",
+          "[sigv4][chunked][verify]") {
   SignInput in = streaming_input(Dialect::aws(), "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 66824, 66560);
   Outcome<SignOutput> sent = sign(in);
   REQUIRE(sent.ok());
-  std::string body = signed_stream(docs_scope(Dialect::aws()), sent->signature,
-                                   {std::string(65536, 'a'), std::string(1024, 'a')});
+  std::string body =
+      signed_stream(docs_scope(Dialect::aws()), sent->signature, {std::string(65536, 'a'), std::string(1024, 'a')});
   for (size_t step : {size_t{1}, size_t{7}, size_t{4096}, body.size()}) {
     INFO("pieces of " << step);
     std::string decoded;

@@ -40,7 +40,8 @@ std::string counted(size_t n) {
 TEST_CASE("A slice of joined bytes reads across their parts, nothing copied", "[emulator][blob]") {
   std::string a = counted(cloud::Blob::kPiece + 17), b = "middle", c = counted(3 * cloud::Blob::kPiece);
   std::string path = file_with(c);
-  cloud::SharedBytes joined = cloud::joined_blob({cloud::memory_blob(a), cloud::memory_blob(b), cloud::file_blob(path, c.size())});
+  cloud::SharedBytes joined =
+      cloud::joined_blob({cloud::memory_blob(a), cloud::memory_blob(b), cloud::file_blob(path, c.size())});
   std::string all = a + b + c;
   REQUIRE(joined->all() == all);
 

@@ -85,8 +85,10 @@ TEST_CASE("A payload file is checked with the arguments, each problem on its fie
         std::vector<std::string>{"length: at most 6, the bytes of '" + ten + "' from offset 4 on (got 7)"});
   CHECK(problems("UploadPart", part({{"offset", 1}, {"length", 2}, {"body", "x"}})) ==
         std::vector<std::string>{"offset: only with file", "length: only with file"});
-  CHECK(problems("UploadPart", part({{"file", true}})) == std::vector<std::string>{"file: string expected, got boolean"});
-  CHECK(problems("UploadPart", part({{"file", ten}, {"offset", -1}})) == std::vector<std::string>{"offset: at least 0 (got -1)"});
+  CHECK(problems("UploadPart", part({{"file", true}})) ==
+        std::vector<std::string>{"file: string expected, got boolean"});
+  CHECK(problems("UploadPart", part({{"file", ten}, {"offset", -1}})) ==
+        std::vector<std::string>{"offset: at least 0 (got -1)"});
 }
 
 TEST_CASE("A payload file over 5 GiB is refused, and a range of it of 5 GiB at most is not") {
@@ -97,7 +99,8 @@ TEST_CASE("A payload file over 5 GiB is refused, and a range of it of 5 GiB at m
   REQUIRE(::ftruncate(fd, static_cast<off_t>(kMaxBodyBytes + 1)) == 0);  // sparse: takes no disk
   ::close(fd);
   CHECK(problems("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"file", big}}) ==
-        std::vector<std::string>{"file: '" + big + "': 5368709121 bytes, more than 5 GiB, the most a part or an object "
+        std::vector<std::string>{"file: '" + big +
+                                 "': 5368709121 bytes, more than 5 GiB, the most a part or an object "
                                  "may hold (send it in parts with offset and length)"});
   json whole = {{"Bucket", "bkt"}, {"Object", "k"}, {"file", big}, {"offset", 0}};
   whole["length"] = kMaxBodyBytes + 1;
@@ -110,7 +113,8 @@ TEST_CASE("A download target must be a file in a directory that exists") {
   json in_dir = {{"Bucket", "bkt"}, {"Object", "k"}, {"file", dir.path + "/new"}};
   CHECK(problems("GetObject", in_dir).empty());
   in_dir["file"] = dir.path;
-  CHECK(problems("GetObject", in_dir) == std::vector<std::string>{"file: cannot write '" + dir.path + "': Is a directory"});
+  CHECK(problems("GetObject", in_dir) ==
+        std::vector<std::string>{"file: cannot write '" + dir.path + "': Is a directory"});
   in_dir["file"] = dir.path + "/no/such";
   CHECK(problems("GetObject", in_dir) ==
         std::vector<std::string>{"file: cannot write '" + dir.path + "/no/such': No such file or directory"});
@@ -207,7 +211,7 @@ TEST_CASE("A file sink renames onto its target only when committed, and leaves n
     REQUIRE(sink.open().empty());
     REQUIRE(sink.write("new bytes", 9));
     CHECK(dir.entries().size() == 2);  // the target and the temporary file beside it
-  }  // not committed: the temporary goes, the target stays
+  }                                    // not committed: the temporary goes, the target stays
   CHECK(dir.entries() == std::vector<std::string>{"target"});
   std::stringstream old;
   old << std::ifstream(target).rdbuf();
@@ -223,7 +227,11 @@ TEST_CASE("A file sink renames onto its target only when committed, and leaves n
 }
 
 TEST_CASE("The --debug text names a body kept in a file instead of showing it") {
-  HttpRequest request{"PUT", "http://127.0.0.1:1/b/k", {{"Host", "127.0.0.1:1"}}, "", {FileRange{"/tmp/x", 1000, 5000}, "", "", std::nullopt, true, "", nullptr}};
+  HttpRequest request{"PUT",
+                      "http://127.0.0.1:1/b/k",
+                      {{"Host", "127.0.0.1:1"}},
+                      "",
+                      {FileRange{"/tmp/x", 1000, 5000}, "", "", std::nullopt, true, "", nullptr}};
   HttpResponse response{200, {{"Content-Length", "5000"}}, "", "/tmp/back"};
   std::string text = describe_exchange(request, response, ExchangeInfo{"GetObject", 1, 0.1, {}});
   CHECK(text.find(">\n> (5000 bytes from '/tmp/x' at offset 1000)\n") != std::string::npos);

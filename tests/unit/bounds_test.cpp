@@ -65,7 +65,8 @@ json with(json object, const std::string& key, const json& value) {
 
 // A server answering every request 200 with `body` in `type`.
 ScriptedServer answering(const std::string& body, const std::string& type) {
-  return ScriptedServer([body, type](int, const httplib::Request&, httplib::Response& res) { res.set_content(body, type.c_str()); });
+  return ScriptedServer(
+      [body, type](int, const httplib::Request&, httplib::Response& res) { res.set_content(body, type.c_str()); });
 }
 
 // A Lua state with the `cloud` module of a session whose client has `config`.
@@ -151,7 +152,8 @@ struct TempDir {
 TEST_CASE("bounds: a JSON answer nested 100,000 levels deep is an api error in Lua, not a crash", "[bounds][depth]") {
   ScriptedServer server = answering(R"({"snapshot":)" + nested_arrays(kHostileDepth) + "}", "application/json");
   LuaCloud lua(config_for("cluster", server.url()));
-  auto err = failure(lua, R"(cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "x" } })");
+  auto err =
+      failure(lua, R"(cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "x" } })");
   CHECK(err[0] == "api");
   CHECK(err[1] == "DocumentTooDeep");
   CHECK(contains(err[2], "the answer is nested more than 200 levels deep"));
@@ -160,13 +162,18 @@ TEST_CASE("bounds: a JSON answer nested 100,000 levels deep is an api error in L
 TEST_CASE("bounds: a JSON answer of 200 levels is read, one of 201 refused", "[bounds][depth]") {
   // The answer object is the first level, the snapshot the second, the arrays of a
   // member the model does not know (kept as it came) the others.
-  ScriptedServer fits = answering(R"({"snapshot": {"extra":)" + nested_arrays(kMaxDepth - 2, "7") + "}}", "application/json");
+  ScriptedServer fits =
+      answering(R"({"snapshot": {"extra":)" + nested_arrays(kMaxDepth - 2, "7") + "}}", "application/json");
   LuaCloud lua(config_for("cluster", fits.url()));
-  std::string walk = "local v = r.snapshot.extra; local n = 2; while type(v) == 'table' do v, n = v[1], n + 1 end; return n, v";
-  auto r = lua.run(R"(local r = cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "x" } } )" + walk);
+  std::string walk =
+      "local v = r.snapshot.extra; local n = 2; while type(v) == 'table' do v, n = v[1], n + 1 end; return n, v";
+  auto r = lua.run(
+      R"(local r = cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = "x" } } )" +
+      walk);
   CHECK(r == std::vector<std::string>{std::to_string(kMaxDepth), "7"});  // 200 tables, then the value
 
-  ScriptedServer deeper = answering(R"({"snapshot": {"extra":)" + nested_arrays(kMaxDepth - 1, "7") + "}}", "application/json");
+  ScriptedServer deeper =
+      answering(R"({"snapshot": {"extra":)" + nested_arrays(kMaxDepth - 1, "7") + "}}", "application/json");
   auto out = cloud::Client(config_for("cluster", deeper.url())).call("UpdateSnapshot", kUpdate);
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().kind == ErrorKind::api);
@@ -178,8 +185,8 @@ TEST_CASE("bounds: brackets inside strings do not count as depth, escaped quotes
   // The quick depth check before parsing skips strings; a string full of brackets
   // after an escaped quote is a value like any other.
   std::string brackets(3 * kMaxDepth, '[');
-  ScriptedServer server = answering(R"({"snapshot":{"description":"a\"b)" + brackets + R"(","name":"n"}})",
-                                    "application/json");
+  ScriptedServer server =
+      answering(R"({"snapshot":{"description":"a\"b)" + brackets + R"(","name":"n"}})", "application/json");
   auto out = cloud::Client(config_for("cluster", server.url())).call("UpdateSnapshot", kUpdate);
   REQUIRE(out.ok());
   CHECK(out->result["snapshot"]["description"] == "a\"b" + brackets);
@@ -190,7 +197,8 @@ TEST_CASE("bounds: an XML answer nested 100,000 levels deep is an api error", "[
   std::string body = "<CompleteMultipartUploadResult><Bucket>b</Bucket>" + nested_elements(kHostileDepth) +
                      "</CompleteMultipartUploadResult>";
   ScriptedServer server = answering(body, "application/xml");
-  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {
+      {"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto out = cloud::Client(config_for("storage", server.url())).call("CompleteMultipartUpload", args);
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().kind == ErrorKind::api);
@@ -198,10 +206,12 @@ TEST_CASE("bounds: an XML answer nested 100,000 levels deep is an api error", "[
 }
 
 TEST_CASE("bounds: Lua tables nested past the limit are a validation error, nothing sent", "[bounds][depth]") {
-  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); });
+  ScriptedServer server(
+      [](int, const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); });
   LuaCloud lua(config_for("cluster", server.url()));
   lua.run("deep = 'leaf' for i = 1, 100000 do deep = { deep } end");
-  auto err = failure(lua, R"(cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = deep } })");
+  auto err =
+      failure(lua, R"(cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { description = deep } })");
   CHECK(err[0] == "validation");
   CHECK(contains(err[3], "snapshot.description[1][1]"));
   CHECK(contains(err[3], "tables nested more than 200 levels deep"));
@@ -265,7 +275,8 @@ TEST_CASE("bounds: the emulator answers a JSON body nested 100,000 levels deep w
   CHECK(contains(body["message"], "the request body is nested more than 200 levels deep"));
 }
 
-TEST_CASE("bounds: the emulator answers an XML body nested 100,000 levels deep with 400 MalformedXML", "[bounds][depth][emulator]") {
+TEST_CASE("bounds: the emulator answers an XML body nested 100,000 levels deep with 400 MalformedXML",
+          "[bounds][depth][emulator]") {
   harness::Running e;
   cloud::Client client(e.client_config());
   cloud::RawRequest raw;
@@ -291,16 +302,17 @@ TEST_CASE("bounds: a 200 MB answer is refused at the response limit, the rest ne
   {
     // Streamed without a Content-Length: only the bytes themselves can tell.
     ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("application/octet-stream", [&, total, chunk](size_t offset, httplib::DataSink& sink) {
-        static const std::string block(chunk, 'x');
-        if (offset >= total) {
-          sink.done();
-          return true;
-        }
-        if (!sink.write(block.data(), block.size())) return false;
-        sent += block.size();
-        return true;
-      });
+      res.set_chunked_content_provider("application/octet-stream",
+                                       [&, total, chunk](size_t offset, httplib::DataSink& sink) {
+                                         static const std::string block(chunk, 'x');
+                                         if (offset >= total) {
+                                           sink.done();
+                                           return true;
+                                         }
+                                         if (!sink.write(block.data(), block.size())) return false;
+                                         sent += block.size();
+                                         return true;
+                                       });
     });
     cloud::TransportOptions options;
     options.max_response_bytes = 1u << 20;
@@ -315,7 +327,8 @@ TEST_CASE("bounds: a 200 MB answer is refused at the response limit, the rest ne
   CHECK(sent < total / 4);  // the transfer stopped: what is left in socket buffers at most
 }
 
-TEST_CASE("bounds: a declared Content-Length past the limit is refused before the body, HEAD's is not a body", "[bounds][memory]") {
+TEST_CASE("bounds: a declared Content-Length past the limit is refused before the body, HEAD's is not a body",
+          "[bounds][memory]") {
   const size_t total = 200u << 20;
   std::atomic<size_t> sent{0};
   ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
@@ -341,7 +354,9 @@ TEST_CASE("bounds: a declared Content-Length past the limit is refused before th
   CHECK(cloud::header_value(head->headers, "Content-Length") == std::to_string(total));
 }
 
-TEST_CASE("bounds: get_object past the limit says how to write the object to a file or read it in pieces, and is not retried", "[bounds][memory]") {
+TEST_CASE(
+    "bounds: get_object past the limit says how to write the object to a file or read it in pieces, and is not retried",
+    "[bounds][memory]") {
   harness::Running e;
   cloud::ClientConfig config = e.client_config();
   config.transport.max_response_bytes = 1u << 20;
@@ -355,8 +370,9 @@ TEST_CASE("bounds: get_object past the limit says how to write the object to a f
   CHECK(whole.error().code == "ResponseTooLarge");
   CHECK(whole.error().attempts == 1);
   CHECK(contains(whole.error().message, "larger than 1 MiB"));
-  CHECK(contains(whole.error().message, "write it to a file instead, which has no size limit: get_object{ ..., file = path }, "
-                                        "or cloud.storage.download_file{ Bucket = ..., Object = ..., file = path }"));
+  CHECK(contains(whole.error().message,
+                 "write it to a file instead, which has no size limit: get_object{ ..., file = path }, "
+                 "or cloud.storage.download_file{ Bucket = ..., Object = ..., file = path }"));
   CHECK(contains(whole.error().message, "; or read the object in pieces with Range, e.g. Range = \"bytes=0-1048575\""));
 
   auto first = client.call("GetObject", with(object, "Range", "bytes=0-1048575"));
@@ -372,12 +388,14 @@ TEST_CASE("bounds: get_object past the limit says how to write the object to a f
   CHECK(std::filesystem::file_size(dir.path + "/big.bin") == (1u << 20) + 1);
 }
 
-TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a part or object may hold", "[bounds][memory]") {
+TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a part or object may hold",
+          "[bounds][memory]") {
   harness::Running e;
   LuaCloud lua(e.client_config());
   TempDir dir;
   auto put = [&](const std::string& path) {
-    return failure(lua, R"(cloud.storage.put_object{ Bucket = "demo-bucket", Object = "f", file = ")" + path + R"(" })");
+    return failure(lua,
+                   R"(cloud.storage.put_object{ Bucket = "demo-bucket", Object = "f", file = ")" + path + R"(" })");
   };
 
   auto err = put("/dev/zero");
@@ -395,8 +413,9 @@ TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a pa
   REQUIRE(fd >= 0);
   REQUIRE(::ftruncate(fd, static_cast<off_t>(cloud::kMaxBodyBytes + 1)) == 0);
   ::close(fd);
-  CHECK(put(huge)[3] == "file: '" + huge + "': 5368709121 bytes, more than 5 GiB, the most a part or an object may hold "
-                        "(send it in parts with offset and length)");
+  CHECK(put(huge)[3] == "file: '" + huge +
+                            "': 5368709121 bytes, more than 5 GiB, the most a part or an object may hold "
+                            "(send it in parts with offset and length)");
 
   std::string small = dir.path + "/small";
   fd = ::open(small.c_str(), O_CREAT | O_WRONLY, 0600);
@@ -407,11 +426,12 @@ TEST_CASE("bounds: file = reads regular files only, and none over the 5 GiB a pa
   CHECK(r == std::vector<std::string>{"hello"});
 }
 
-TEST_CASE("bounds: the emulator refuses a body over 5 GiB before reading it, and one of unknown length", "[bounds][memory][emulator]") {
+TEST_CASE("bounds: the emulator refuses a body over 5 GiB before reading it, and one of unknown length",
+          "[bounds][memory][emulator]") {
   harness::Running e;
   // Only the head is sent: a server waiting for the 5 GiB would answer nothing.
-  std::string answer = raw_exchange(e.urls["storage"],
-                                    "PUT /demo-bucket/k HTTP/1.1\r\nHost: x\r\nContent-Length: 5368709121\r\n\r\n");
+  std::string answer =
+      raw_exchange(e.urls["storage"], "PUT /demo-bucket/k HTTP/1.1\r\nHost: x\r\nContent-Length: 5368709121\r\n\r\n");
   INFO(answer);
   CHECK(answer.rfind("HTTP/1.1 400 ", 0) == 0);
   CHECK(contains(answer, "<Code>EntityTooLarge</Code>"));
@@ -419,7 +439,8 @@ TEST_CASE("bounds: the emulator refuses a body over 5 GiB before reading it, and
   CHECK(contains(answer, "<MaxSizeAllowed>5368709120</MaxSizeAllowed>"));
   CHECK(contains(answer, "Connection: close"));
 
-  answer = raw_exchange(e.urls["storage"], "PUT /demo-bucket/k HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+  answer =
+      raw_exchange(e.urls["storage"], "PUT /demo-bucket/k HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
   INFO(answer);
   CHECK(answer.rfind("HTTP/1.1 411 ", 0) == 0);
   CHECK(contains(answer, "<Code>MissingContentLength</Code>"));

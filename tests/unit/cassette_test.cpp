@@ -19,8 +19,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using cloud::Cassette;
 using cloud::CallKey;
+using cloud::Cassette;
 using cloud::HttpResponse;
 using cloud::Outcome;
 
@@ -28,7 +28,8 @@ using cloud::Outcome;
 struct Folder {
   fs::path path;
   explicit Folder(const std::string& lines) {
-    path = fs::temp_directory_path() / ("cassette-test-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
+    path =
+        fs::temp_directory_path() / ("cassette-test-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
     fs::create_directories(path);
     std::ofstream(path / "storage.jsonl") << lines;
   }
@@ -63,7 +64,9 @@ Outcome<HttpResponse> replay(Cassette& cassette, cloud::Transport& transport, co
 }
 
 CallKey key(std::string operation, std::string method, std::string path, std::string query, std::string body = "") {
-  return CallKey{"storage", std::move(operation), std::move(method), "", std::move(path), std::move(query), std::move(body), "", 0};
+  return CallKey{
+      "storage", std::move(operation), std::move(method), "", std::move(path), std::move(query), std::move(body), "",
+      0};
 }
 
 }  // namespace
@@ -74,14 +77,17 @@ TEST_CASE("cassette: calls match on the canonical query and body, in order", "[c
   REQUIRE(cassette.ok());
   cloud::Transport transport;
   // the same pairs in another order, a space encoded otherwise: the first line, then the second
-  auto first = replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "prefix=a%20b&max-keys=2&list-type=2"));
+  auto first =
+      replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "prefix=a%20b&max-keys=2&list-type=2"));
   REQUIRE(first.ok());
   CHECK(first->body == "<first/>");
   CHECK(cloud::header_value(first->headers, "Content-Type") == "application/xml");
-  auto second = replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "list-type=2&max-keys=2&prefix=a%20b"));
+  auto second =
+      replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "list-type=2&max-keys=2&prefix=a%20b"));
   REQUIRE(second.ok());
   CHECK(second->body == "<second/>");
-  auto third = replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "list-type=2&max-keys=2&prefix=a%20b"));
+  auto third =
+      replay(**cassette, transport, key("ListObjectsV2", "GET", "/bkt", "list-type=2&max-keys=2&prefix=a%20b"));
   REQUIRE_FALSE(third.ok());
   CHECK(third.error().kind == cloud::ErrorKind::config);
   CHECK(third.error().code == "NoRecordedCall");
@@ -96,7 +102,8 @@ TEST_CASE("cassette: a miss names the nearest recorded call and each differing f
   auto cassette = Cassette::open(Cassette::Mode::replay, folder.path.string());
   REQUIRE(cassette.ok());
   cloud::Transport transport;
-  auto miss = replay(**cassette, transport, key("Create", "POST", "/v1/things", "", R"({"a":1,"name":"y","extra":true})"));
+  auto miss =
+      replay(**cassette, transport, key("Create", "POST", "/v1/things", "", R"({"a":1,"name":"y","extra":true})"));
   REQUIRE_FALSE(miss.ok());
   const cloud::Error& e = miss.error();
   CHECK(e.code == "NoRecordedCall");
@@ -133,11 +140,14 @@ TEST_CASE("cassette: malformed lines and missing folders are named", "[cassette]
   auto missing = Cassette::open(Cassette::Mode::replay, "/nonexistent/cassette");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().code == "NoCassette");
-  Folder bad(std::string(kLines) + "\n" + R"({"api":"storage","body":"","method":"GET","operation":"X","path":"/","query":"","status":"200"})" "\n");
+  Folder bad(std::string(kLines) + "\n" +
+             R"({"api":"storage","body":"","method":"GET","operation":"X","path":"/","query":"","status":"200"})"
+             "\n");
   auto opened = Cassette::open(Cassette::Mode::replay, bad.path.string());
   REQUIRE_FALSE(opened.ok());
   CHECK(opened.error().code == "MalformedCassette");
-  CHECK(opened.error().message == (bad.path / "storage.jsonl").string() + ":7: 'status' must be an integer from 100 to 599 (got \"200\")");
+  CHECK(opened.error().message ==
+        (bad.path / "storage.jsonl").string() + ":7: 'status' must be an integer from 100 to 599 (got \"200\")");
 }
 
 TEST_CASE("cassette: a client with record and replay both set is refused", "[cassette]") {
@@ -160,7 +170,8 @@ TEST_CASE("cassette: every field of a hostile line is a MalformedCassette naming
       {"\"text\"", "the line must be a JSON object (got \"text\")"},
       {"{nope", "not valid JSON"},
       {R"({"body":"","method":"GET","operation":"X","path":"/","query":"","status":200})", "'api' must be a string"},
-      {R"({"api":7,"body":"","method":"GET","operation":"X","path":"/","query":"","status":200})", "'api' must be a string (got 7)"},
+      {R"({"api":7,"body":"","method":"GET","operation":"X","path":"/","query":"","status":200})",
+       "'api' must be a string (got 7)"},
       {R"({"api":"storage","body":{},"method":"GET","operation":"X","path":"/","query":"","status":200})",
        "'body' must be a string (got {})"},
       {R"({"api":"storage","body":"","method":null,"operation":"X","path":"/","query":"","status":200})",
@@ -178,7 +189,8 @@ TEST_CASE("cassette: every field of a hostile line is a MalformedCassette naming
       {"{" + base + R"(,"status":600})", "'status' must be an integer from 100 to 599 (got 600)"},
       {"{" + base + R"(,"status":200.5})", "'status' must be an integer from 100 to 599 (got 200.5)"},
       {"{" + base + R"(,"status":1e300})", "'status' must be an integer from 100 to 599 (got 1e+300)"},
-      {"{" + base + R"(,"status":99999999999999999999999})", "'status' must be an integer from 100 to 599 (got 9.999999999999999e+22)"},
+      {"{" + base + R"(,"status":99999999999999999999999})",
+       "'status' must be an integer from 100 to 599 (got 9.999999999999999e+22)"},
       {"{" + base + R"(,"status":18446744073709551615})",
        "'status' must be an integer from 100 to 599 (got 18446744073709551615)"},
       {"{" + base + R"(,"status":200,"headers":[]})", "'headers' must be an object (got [])"},
@@ -190,7 +202,8 @@ TEST_CASE("cassette: every field of a hostile line is a MalformedCassette naming
       {"{" + base + R"(,"error":{"code":"X"}})", "'error.kind' must be a string"},
       {"{" + base + R"(,"error":{"kind":"transport"}})", "'error.code' must be a string"},
       {"{" + base + R"(,"error":{"kind":"transport","code":1}})", "'error.code' must be a string (got 1)"},
-      {"{" + base + R"(,"error":{"kind":"transport","code":"X","message":{}}})", "'error.message' must be a string (got {})"},
+      {"{" + base + R"(,"error":{"kind":"transport","code":"X","message":{}}})",
+       "'error.message' must be a string (got {})"},
       {"{" + base + R"(,"error":{"kind":"boom","code":"X"}})",
        "'error.kind' must be one of validation, api, transport, timeout, config, waiter, io (got \"boom\")"},
       {std::string(300, '[') + std::string(300, ']'), "the line is nested more than 200 levels deep"},
@@ -246,8 +259,14 @@ TEST_CASE("cassette: an answer header named like a credential is recorded with i
   recorder.set_cassette(*recording);
   // the object's metadata comes back as answer headers named like credentials
   REQUIRE(recorder.request({"storage", "PUT", "/taped", {}, {}, ""})->response.status == 200);
-  cloud::RawRequest put{"storage", "PUT", "/taped/o", {}, {{"X-Ext-Meta-My-Secret", "s3cr3t-value"},
-                        {"X-Ext-Meta-Auth-Token", "t0ken-value"}, {"X-Ext-Meta-Colour", "blue"}}, "x"};
+  cloud::RawRequest put{"storage",
+                        "PUT",
+                        "/taped/o",
+                        {},
+                        {{"X-Ext-Meta-My-Secret", "s3cr3t-value"},
+                         {"X-Ext-Meta-Auth-Token", "t0ken-value"},
+                         {"X-Ext-Meta-Colour", "blue"}},
+                        "x"};
   REQUIRE(recorder.request(put)->response.status == 200);
   auto got = recorder.request({"storage", "GET", "/taped/o", {}, {}, ""});
   REQUIRE(got.ok());

@@ -44,9 +44,7 @@ struct FakeSleepClient {
 
 const json kUpdate = {{"SnapshotName", "snap-1"}, {"snapshot", {{"description", "from C++"}}}};
 
-json restore_args() {
-  return {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"}};
-}
+json restore_args() { return {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"}}; }
 
 }  // namespace
 
@@ -108,7 +106,8 @@ TEST_CASE("Missing endpoint or credentials are config errors") {
 TEST_CASE("5xx answers are retried with growing jittered back-off") {
   ScriptedServer server([](int n, const httplib::Request&, httplib::Response& res) {
     res.status = n < 3 ? 503 : 200;
-    res.set_content(n < 3 ? R"({"code":"ServiceUnavailable"})" : R"({"snapshot":{"name":"snap-1"}})", "application/json");
+    res.set_content(n < 3 ? R"({"code":"ServiceUnavailable"})" : R"({"snapshot":{"name":"snap-1"}})",
+                    "application/json");
   });
   FakeSleepClient c(config_for("cluster", server.url()));
   auto r = c.client.call("UpdateSnapshot", kUpdate);
@@ -159,8 +158,8 @@ TEST_CASE("An unresolvable host is tried once, and the error names it and the en
   CHECK(e.error().code == "UnknownHost");
   CHECK(e.error().attempts == 1);
   CHECK(c.sleeps.empty());
-  CHECK_THAT(e.error().message, Catch::Contains("cannot resolve host nonexistent.invalid") &&
-                                    Catch::Contains("check the endpoint"));
+  CHECK_THAT(e.error().message,
+             Catch::Contains("cannot resolve host nonexistent.invalid") && Catch::Contains("check the endpoint"));
 }
 
 TEST_CASE("A refused connection is retried even for a restore: it never arrived") {
@@ -189,8 +188,9 @@ TEST_CASE("The debug hook sees every attempt, and never a secret, even one the s
   ScriptedServer server([](int n, const httplib::Request& req, httplib::Response& res) {
     res.status = n == 1 ? 503 : 200;
     std::string echo = req.get_header_value("Authorization") + " " + req.get_header_value("X-Ext-Security-Token");
-    res.set_content(n == 1 ? json{{"code", "Unavailable"}, {"message", echo}}.dump() : R"({"snapshot":{"name":"snap-1"}})",
-                    "application/json");
+    res.set_content(
+        n == 1 ? json{{"code", "Unavailable"}, {"message", echo}}.dump() : R"({"snapshot":{"name":"snap-1"}})",
+        "application/json");
   });
   ClientConfig config = config_for("cluster", server.url());
   config.credentials.session_token = "FwoGZXIvYXdzEJr-session-token";
@@ -215,8 +215,9 @@ TEST_CASE("An error whose answer echoes the request holds no token or signature,
   ScriptedServer server([](int, const httplib::Request& req, httplib::Response& res) {
     std::string auth = req.get_header_value("Authorization");
     std::string signature = auth.substr(auth.find("Signature=") + 10);
-    std::string echo = "you sent Authorization: " + auth + "\nX-Ext-Security-Token: " +
-                       req.get_header_value("X-Ext-Security-Token") + "\nexpected a signature other than " + signature;
+    std::string echo = "you sent Authorization: " + auth +
+                       "\nX-Ext-Security-Token: " + req.get_header_value("X-Ext-Security-Token") +
+                       "\nexpected a signature other than " + signature;
     res.status = 400;
     res.set_content(json{{"code", "BadRequest"}, {"message", echo}}.dump(), "application/json");
   });
@@ -235,8 +236,9 @@ TEST_CASE("An error whose answer echoes the request holds no token or signature,
 
 TEST_CASE("InvalidPart is waited for (invalid_part_delay, not the back-off) and repeated") {
   const char* invalid_part = "<Error><Code>InvalidPart</Code><Message>not yet</Message></Error>";
-  const char* done = "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"
-                     "</CompleteMultipartUploadResult>";
+  const char* done =
+      "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"
+      "</CompleteMultipartUploadResult>";
   ScriptedServer server([&](int n, const httplib::Request&, httplib::Response& res) {
     res.status = n < 3 ? 400 : 200;
     res.set_content(n < 3 ? invalid_part : done, "application/xml");
@@ -244,7 +246,8 @@ TEST_CASE("InvalidPart is waited for (invalid_part_delay, not the back-off) and 
   ClientConfig config = config_for("storage", server.url());
   config.retry.invalid_part_delay = 2.5;
   FakeSleepClient c(config);
-  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {
+      {"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto r = c.client.call("CompleteMultipartUpload", args);
   REQUIRE(r.ok());
   CHECK(r->result["ETag"] == "\"e-1\"");
@@ -277,7 +280,8 @@ TEST_CASE("An <Error> in a 200 answer to a completion is retried like a 5xx") {
                     "application/xml");
   });
   FakeSleepClient c(config_for("storage", server.url()));
-  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {
+      {"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto r = c.client.call("CompleteMultipartUpload", args);
   REQUIRE(r.ok());
   CHECK(r->meta.attempts == 2);
@@ -285,8 +289,9 @@ TEST_CASE("An <Error> in a 200 answer to a completion is retried like a 5xx") {
 }
 
 TEST_CASE("A completion answered 200 with an empty or cut-short body is an error, not a success") {
-  const std::string full = "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"
-                           "</CompleteMultipartUploadResult>";
+  const std::string full =
+      "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"e-1\"</ETag>"
+      "</CompleteMultipartUploadResult>";
   for (const std::string& body : {std::string(), full.substr(0, 40)}) {
     INFO("body: '" << body << "'");
     ScriptedServer server([&](int, const httplib::Request&, httplib::Response& res) {
@@ -294,7 +299,8 @@ TEST_CASE("A completion answered 200 with an empty or cut-short body is an error
       res.set_content(body, "application/xml");
     });
     FakeSleepClient c(config_for("storage", server.url()));
-    json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+    json args = {
+        {"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
     auto e = c.client.call("CompleteMultipartUpload", args);
     REQUIRE_FALSE(e.ok());
     CHECK(e.error().kind == ErrorKind::api);
@@ -333,7 +339,8 @@ TEST_CASE("A raw request goes to the endpoint's own path prefix, with its query,
     res.status = 200;
     res.set_content(req.path + "?" + req.get_param_value("a b"), "text/plain");
   });
-  auto r = Client(config_for("cluster", server.url() + "/prefix/")).request({"cluster", "GET", "/v1/x", {{"a b", "1&2"}}, {}, ""});
+  auto r = Client(config_for("cluster", server.url() + "/prefix/"))
+               .request({"cluster", "GET", "/v1/x", {{"a b", "1&2"}}, {}, ""});
   REQUIRE(r.ok());
   CHECK(r->response.body == "/prefix/v1/x?1&2");
 }
@@ -365,7 +372,8 @@ TEST_CASE("An <Error> in a 200 answer that stays is the call's error, not a resu
   ClientConfig config = config_for("storage", server.url());
   config.retry.max_attempts = 2;
   FakeSleepClient c(config);
-  json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  json args = {
+      {"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   auto e = c.client.call("CompleteMultipartUpload", args);
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().code == "InternalError");

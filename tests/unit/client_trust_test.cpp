@@ -106,11 +106,11 @@ class RawServer {
 
 // An answer that goes on for ever: 200, no length, 64 KiB at a time until the client leaves.
 void endless(int fd) {
-  if (!RawServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"))
+  if (!RawServer::send_all(fd,
+                           "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"))
     return;
   const std::string block(64 * 1024, 'x');
-  while (RawServer::send_all(fd, block)) {
-  }
+  while (RawServer::send_all(fd, block)) {}
 }
 
 struct Run {
@@ -161,7 +161,8 @@ bool sanitizer_build() {
       for line in io.lines("/proc/self/status") do
         local kb = line:match("^VmPeak:%s*(%d+)") if kb then print("peak " .. kb) end
       end
-    )lua", "");
+    )lua",
+                             "");
     size_t peak = trivial.output.find("peak ");
     return peak == std::string::npos || std::stol(trivial.output.substr(peak + 5)) > 200 * 1024;
   }();
@@ -193,13 +194,14 @@ cloud::Outcome<cloud::RawResult> raw_get(const cloud::ClientConfig& config, cons
 
 // ------------------------------------------------------------------ escapes (item 4)
 
-TEST_CASE("trust: escape sequences in a server's errors, headers and HTML title reach stderr escaped", "[trust][escape]") {
+TEST_CASE("trust: escape sequences in a server's errors, headers and HTML title reach stderr escaped",
+          "[trust][escape]") {
   ScriptedServer server([](int, const httplib::Request& req, httplib::Response& res) {
     res.set_header("X-Evil", std::string("\x1b]0;title\x07") + kClear);
     if (req.path.rfind("/v1/", 0) == 0) {  // the cluster API: a JSON error
       res.status = 400;
-      res.set_content(std::string(R"({"code": "Bad)") + "\\u001b[2J" + R"(", "message": "json)" + "\\u001b]52;c;aGk=\\u0007" +
-                          R"( \u009b31m"})",
+      res.set_content(std::string(R"({"code": "Bad)") + "\\u001b[2J" + R"(", "message": "json)" +
+                          "\\u001b]52;c;aGk=\\u0007" + R"( \u009b31m"})",
                       "application/json");
     } else if (req.path.rfind("/html", 0) == 0) {
       res.status = 502;
@@ -207,7 +209,9 @@ TEST_CASE("trust: escape sequences in a server's errors, headers and HTML title 
     } else {
       res.status = 400;
       res.set_content(std::string("<Error><Code>Evil") + kClear + "</Code><Message>hi " + kClipboard +
-                          " \x9b" "31m \xc2\x9b" "31m\r</Message></Error>",
+                          " \x9b"
+                          "31m \xc2\x9b"
+                          "31m\r</Message></Error>",
                       "application/xml");
     }
   });
@@ -221,7 +225,7 @@ TEST_CASE("trust: escape sequences in a server's errors, headers and HTML title 
   Run run = run_script(script, server.url(), "", "--debug");
   check_no_raw_controls(run.output);
   CHECK(run.status != 0);
-  CHECK(contains(run.output, "Evil\\027[2J"));                      // the XML error's code
+  CHECK(contains(run.output, "Evil\\027[2J"));                       // the XML error's code
   CHECK(contains(run.output, "hi \\027]52;c;aGVsbG8=\\007 \\155"));  // its message: OSC 52, a raw C1 byte
   CHECK(contains(run.output, "\\u{9B}31m"));                         // C1 as UTF-8
   CHECK(contains(run.output, "Bad\\027[2J"));                        // the JSON error's code
@@ -248,7 +252,8 @@ TEST_CASE("trust: an object key's escape sequences are escaped in the progress l
 
 // ------------------------------------------------------------------ memory (items 5 and 6)
 
-TEST_CASE("trust: sixteen tasks reading endless answers share one budget and end with ResponseTooLarge", "[trust][memory]") {
+TEST_CASE("trust: sixteen tasks reading endless answers share one budget and end with ResponseTooLarge",
+          "[trust][memory]") {
   RawServer server(endless);
   std::string script = R"lua(
     local codes = cloud.map({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 }, function(i)
@@ -277,13 +282,13 @@ TEST_CASE("trust: a declared Content-Length sizes no allocation, a failed one is
   // 1,000,000,000 bytes declared (within the 1 GiB a single answer may have), ten sent,
   // then the connection ends: under a 400 MB address space, reserving what was
   // declared would fail.
-  RawServer liar([](int fd) { RawServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000000000\r\n\r\n0123456789"); });
+  RawServer liar(
+      [](int fd) { RawServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000000000\r\n\r\n0123456789"); });
   // 700 MB really sent: growing the body to hold it fails under that address space.
   RawServer big([](int fd) {
     if (!RawServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 734003200\r\n\r\n")) return;
     const std::string block(1 << 20, 'y');
-    for (int i = 0; i < 700 && RawServer::send_all(fd, block); ++i) {
-    }
+    for (int i = 0; i < 700 && RawServer::send_all(fd, block); ++i) {}
   });
   if (sanitizer_build()) {
     WARN("skipped: a trivial run needs more than 200 MiB of address space (a sanitizer build?)");
@@ -301,7 +306,8 @@ TEST_CASE("trust: a declared Content-Length sizes no allocation, a failed one is
   Run run = run_script(script, liar.url(), "ulimit -v 400000; export LIAR=" + liar.url() + " BIG=" + big.url() + ";");
   INFO(run.output);
   CHECK(run.status == 0);
-  CHECK(contains(run.output, "outside: table transport IncompleteResponse\nin a task: table transport IncompleteResponse\n"));
+  CHECK(contains(run.output,
+                 "outside: table transport IncompleteResponse\nin a task: table transport IncompleteResponse\n"));
   CHECK(contains(run.output, "outside: table transport OutOfMemory\nin a task: table transport OutOfMemory\n"));
 }
 
@@ -311,15 +317,15 @@ TEST_CASE("trust: a body's room grows as its bytes arrive, drawn from the budget
   RawServer liar([](int fd) {
     RawServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 900000000\r\n\r\n0123456789");
     char c;
-    while (::recv(fd, &c, 1, 0) > 0) {
-    }
+    while (::recv(fd, &c, 1, 0) > 0) {}
   });
   cloud::BufferBudget budget(64 << 20);
   cloud::TransportOptions options;
   options.budget = &budget;
   cloud::Transport transport(options);
   bool ended = false;
-  auto id = transport.start({"GET", liar.url() + "/b/k", {}, ""}, [&ended](cloud::Outcome<cloud::HttpResponse>) { ended = true; });
+  auto id = transport.start({"GET", liar.url() + "/b/k", {}, ""},
+                            [&ended](cloud::Outcome<cloud::HttpResponse>) { ended = true; });
   for (int i = 0; i < 600 && budget.used() == 0; ++i) transport.run_once(0.05);  // until the head is read
   CHECK(budget.used() > 0);
   CHECK(budget.used() <= (1u << 20));  // at most 1 MiB on the server's word, not 900 MB
@@ -328,7 +334,9 @@ TEST_CASE("trust: a body's room grows as its bytes arrive, drawn from the budget
   CHECK_FALSE(ended);
 
   // A whole answer keeps its room until the last copy of it goes.
-  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) { res.set_content(std::string(100000, 'z'), "text/plain"); });
+  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(100000, 'z'), "text/plain");
+  });
   {
     auto out = transport.perform({"GET", server.url() + "/x", {}, ""});
     REQUIRE(out.ok());
@@ -341,7 +349,9 @@ TEST_CASE("trust: a body's room grows as its bytes arrive, drawn from the budget
   cloud::BufferBudget small(1 << 20);
   options.budget = &small;
   cloud::Transport tight(options);
-  ScriptedServer large([](int, const httplib::Request&, httplib::Response& res) { res.set_content(std::string(3 << 20, 'z'), "text/plain"); });
+  ScriptedServer large([](int, const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(3 << 20, 'z'), "text/plain");
+  });
   auto refused = tight.perform({"GET", large.url() + "/x", {}, ""});
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().code == "ResponseTooLarge");
@@ -352,21 +362,25 @@ TEST_CASE("trust: a body's room grows as its bytes arrive, drawn from the budget
 
 // ------------------------------------------------------------------ answers that are not HTTP (item 10)
 
-TEST_CASE("trust: an answer that is not HTTP is MalformedResponse, a 1 MB header line or head ResponseHeaderTooLarge, tried once",
-          "[trust][malformed]") {
+TEST_CASE(
+    "trust: an answer that is not HTTP is MalformedResponse, a 1 MB header line or head ResponseHeaderTooLarge, tried "
+    "once",
+    "[trust][malformed]") {
   struct Case {
     const char* answer;
     const char* code;
   };
-  const std::string big_header = "HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') + "\r\nContent-Length: 0\r\n\r\n";
+  const std::string big_header =
+      "HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') + "\r\nContent-Length: 0\r\n\r\n";
   std::string many_headers = "HTTP/1.1 200 OK\r\n";
   for (int i = 0; i < 100000; ++i) many_headers += "X-a: b\r\n";  // 800 KB of short lines
   many_headers += "Content-Length: 0\r\n\r\n";
-  for (const auto& [answer, code] : {std::pair<std::string, std::string>{"SSH-2.0-OpenSSH_9.2\r\n", "MalformedResponse"},
-                                     {"hello, this is no HTTP at all", "MalformedResponse"},
-                                     {"HTTP/1.1 000 Nothing\r\nContent-Length: 0\r\n\r\n", "MalformedResponse"},
-                                     {big_header, "ResponseHeaderTooLarge"},
-                                     {many_headers, "ResponseHeaderTooLarge"}}) {
+  for (const auto& [answer, code] :
+       {std::pair<std::string, std::string>{"SSH-2.0-OpenSSH_9.2\r\n", "MalformedResponse"},
+        {"hello, this is no HTTP at all", "MalformedResponse"},
+        {"HTTP/1.1 000 Nothing\r\nContent-Length: 0\r\n\r\n", "MalformedResponse"},
+        {big_header, "ResponseHeaderTooLarge"},
+        {many_headers, "ResponseHeaderTooLarge"}}) {
     RawServer server([answer = answer](int fd) { RawServer::send_all(fd, answer); });
     auto out = raw_get(config_for(server.url()));
     INFO(answer.substr(0, 40));
@@ -394,10 +408,13 @@ TEST_CASE("trust: a TLS certificate that fails verification is tried once, the e
   REQUIRE(::mkdtemp(dir));
   std::string d = dir;
   REQUIRE(std::system(("openssl req -x509 -newkey rsa:2048 -nodes -keyout " + d + "/key.pem -out " + d +
-                       "/cert.pem -subj /CN=localhost -days 1 >/dev/null 2>&1").c_str()) == 0);
+                       "/cert.pem -subj /CN=localhost -days 1 >/dev/null 2>&1")
+                          .c_str()) == 0);
   // s_server prints "ACCEPT <address>:<port>" once it listens; it serves until killed.
-  FILE* p = ::popen(("exec openssl s_server -accept 127.0.0.1:0 -cert " + d + "/cert.pem -key " + d +
-                     "/key.pem -www 2>&1 & echo $!").c_str(), "r");
+  FILE* p = ::popen(
+      ("exec openssl s_server -accept 127.0.0.1:0 -cert " + d + "/cert.pem -key " + d + "/key.pem -www 2>&1 & echo $!")
+          .c_str(),
+      "r");
   REQUIRE(p);
   char line[256];
   std::string pid, port;

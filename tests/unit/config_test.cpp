@@ -97,7 +97,8 @@ TEST_CASE("config file: each syntax error names the file and line", "[config]") 
     return f.error().message;
   };
   CHECK(error_of("region = x\n") == "/etc/x:1: region is set outside any [profile] section");
-  CHECK(error_of("[a]\nregion\n") == "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'region' without '=')");
+  CHECK(error_of("[a]\nregion\n") ==
+        "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'region' without '=')");
   // A line without '=' may be a secret: never shown, only a setting's name is.
   CHECK(error_of("[a]\nsecret_access_key wJalrXUtnFEMI/K7MDENG\n") ==
         "/etc/x:2: expected 'key = value', a [profile] header or a # comment (got 'secret_access_key' without '=')");
@@ -108,7 +109,8 @@ TEST_CASE("config file: each syntax error names the file and line", "[config]") 
   CHECK(error_of("[a]\n[a]\n") == "/etc/x:2: profile [a] is defined twice (first at line 1)");
   CHECK(error_of("[a]\nregion = 1\nregion = 2\n") == "/etc/x:3: region is set twice in [a] (first at line 2)");
   CHECK(error_of("[a]\nregion =\n") == "/etc/x:2: region has no value");
-  CHECK(error_of("[profile qa]\n") == "/etc/x:1: a profile name is letters, digits, '-', '_' and '.' (got 'profile qa')");
+  CHECK(error_of("[profile qa]\n") ==
+        "/etc/x:1: a profile name is letters, digits, '-', '_' and '.' (got 'profile qa')");
 }
 
 TEST_CASE("config: flags over environment over the file over defaults, each with its origin", "[config]") {
@@ -190,8 +192,8 @@ TEST_CASE("config: an unknown profile lists the known ones", "[config]") {
   auto r = cloud::load_config(flags, env.lookup());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == "UnknownProfile");
-  CHECK(r.error().message == "no profile 'prod' (chosen by --profile) in " + env.vars["CLOUDLUA_CONFIG_FILE"] +
-                                 " (profiles: default, qa)");
+  CHECK(r.error().message ==
+        "no profile 'prod' (chosen by --profile) in " + env.vars["CLOUDLUA_CONFIG_FILE"] + " (profiles: default, qa)");
 
   Env no_file{{{"CLOUDLUA_CONFIG_FILE", ""}, {"CLOUDLUA_PROFILE", "prod"}}};
   auto r2 = cloud::load_config({}, no_file.lookup());
@@ -213,19 +215,26 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
     return r.error().message;
   };
   std::string path = dir.path() + "/config";
-  CHECK(error_for("[default]\nregoin = x\n").find(path + ":2: unknown setting 'regoin' (settings: region, dialect,") == 0);
+  CHECK(error_for("[default]\nregoin = x\n").find(path + ":2: unknown setting 'regoin' (settings: region, dialect,") ==
+        0);
   CHECK(error_for("[other]\nendpoint.stroage = http://x\n") ==
         path + ":2: no API named 'stroage' in 'endpoint.stroage' (APIs: catalog, cluster, devops, storage)");
   CHECK(error_for("[default]\n\ndialect = aws4\n") == path + ":3: dialect must be ext or aws (got 'aws4')");
   CHECK(error_for("[default]\nendpoint.devops = ftp://x\n") ==
         path + ":2: endpoint.devops must be a URL starting with http:// or https:// (got 'ftp://x')");
-  CHECK(error_for("[default]\nmax_attempts = 0\n") == path + ":2: max_attempts must be an integer from 1 to 10 (got 0)");
-  CHECK(error_for("[default]\ntimeout = soon\n") == path + ":2: timeout must be a number of seconds from 0.001 to 86400 (got 'soon')");
+  CHECK(error_for("[default]\nmax_attempts = 0\n") ==
+        path + ":2: max_attempts must be an integer from 1 to 10 (got 0)");
+  CHECK(error_for("[default]\ntimeout = soon\n") ==
+        path + ":2: timeout must be a number of seconds from 0.001 to 86400 (got 'soon')");
   CHECK(error_for("[default]\nendpoint.cluster = https://ops:pw@cluster.example.com/v1\n") ==
-        path + ":2: endpoint.cluster must not hold a user name or password "
-               "(got 'https://ops:<redacted>@cluster.example.com/v1'): give credentials as access_key_id and secret_access_key");
-  CHECK(error_for("[default]\nquiet_emulator = yes\n") == path + ":2: quiet_emulator must be true or false (got 'yes')");
-  CHECK(error_for("[default]\n", Env{{{"CLOUDLUA_DIALECT", "v2"}}}) == "CLOUDLUA_DIALECT: dialect must be ext or aws (got 'v2')");
+        path +
+            ":2: endpoint.cluster must not hold a user name or password "
+            "(got 'https://ops:<redacted>@cluster.example.com/v1'): give credentials as access_key_id and "
+            "secret_access_key");
+  CHECK(error_for("[default]\nquiet_emulator = yes\n") ==
+        path + ":2: quiet_emulator must be true or false (got 'yes')");
+  CHECK(error_for("[default]\n", Env{{{"CLOUDLUA_DIALECT", "v2"}}}) ==
+        "CLOUDLUA_DIALECT: dialect must be ext or aws (got 'v2')");
 
   ConfigOverrides flags;
   flags.endpoints["compute"] = "http://x";
@@ -235,9 +244,11 @@ TEST_CASE("config: bad keys and values are errors that point at them", "[config]
   CHECK(r.error().message == "--endpoint: no API named 'compute' (APIs: catalog, cluster, devops, storage)");
 }
 
-TEST_CASE("config: an account is endpoints, credentials or a chosen profile, only without one the emulator serves", "[config]") {
+TEST_CASE("config: an account is endpoints, credentials or a chosen profile, only without one the emulator serves",
+          "[config]") {
   TempDir dir;
-  std::string file = dir.write("config", "[default]\nregion = jp-west-1\nquiet_emulator = true\n\n[prod]\nregion = jp-east-1\n");
+  std::string file =
+      dir.write("config", "[default]\nregion = jp-west-1\nquiet_emulator = true\n\n[prod]\nregion = jp-east-1\n");
   auto account = [&](const Env& extra, const ConfigOverrides& flags = {}) {
     Env env = extra;
     env.vars["CLOUDLUA_CONFIG_FILE"] = file;
@@ -262,9 +273,9 @@ TEST_CASE("config: an account is endpoints, credentials or a chosen profile, onl
 
 TEST_CASE("config: credentials are a unit from the highest layer that has them", "[config]") {
   TempDir dir;
-  Env env{{{"CLOUDLUA_CONFIG_FILE",
-             dir.write("config", "[default]\naccess_key_id = FILEKEY1\nsecret_access_key = file-secret\n"
-                                 "session_token = file-token\n")}}};
+  Env env{{{"CLOUDLUA_CONFIG_FILE", dir.write("config",
+                                              "[default]\naccess_key_id = FILEKEY1\nsecret_access_key = file-secret\n"
+                                              "session_token = file-token\n")}}};
   auto file = cloud::load_config({}, env.lookup());
   REQUIRE(file.ok());
   CHECK(file->credentials_configured);
@@ -306,15 +317,17 @@ TEST_CASE("config: credentials are a unit from the highest layer that has them",
   Env file_half{{{"CLOUDLUA_CONFIG_FILE", dir.write("half", "[default]\naccess_key_id = K\n")}}};
   auto r = cloud::load_config({}, file_half.lookup());
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().message == dir.path() + "/half:2: profile 'default': access_key_id is set but secret_access_key is not: give both");
+  CHECK(r.error().message ==
+        dir.path() + "/half:2: profile 'default': access_key_id is set but secret_access_key is not: give both");
 }
 
 TEST_CASE("config: a credentials file, one section per profile", "[config]") {
   TempDir dir;
   dir.write("credentials", "[qa]\naccess_key_id = QAKEY\nsecret_access_key = qa-secret\n");
-  Env env{{{"CLOUDLUA_CONFIG_FILE",
-             dir.write("config", "[qa]\ncredentials_file = credentials\n[prod]\ncredentials_file = credentials\n", 0644)},
-           {"HOME", dir.path()}}};
+  Env env{
+      {{"CLOUDLUA_CONFIG_FILE",
+        dir.write("config", "[qa]\ncredentials_file = credentials\n[prod]\ncredentials_file = credentials\n", 0644)},
+       {"HOME", dir.path()}}};
   ConfigOverrides flags;
   flags.profile = "qa";
   auto qa = cloud::load_config(flags, env.lookup());
@@ -325,14 +338,15 @@ TEST_CASE("config: a credentials file, one section per profile", "[config]") {
   flags.profile = "prod";
   auto prod = cloud::load_config(flags, env.lookup());
   REQUIRE_FALSE(prod.ok());
-  CHECK(prod.error().message ==
-        dir.path() + "/config:4: the credentials file " + dir.path() + "/credentials has no [prod] section (it has: qa)");
+  CHECK(prod.error().message == dir.path() + "/config:4: the credentials file " + dir.path() +
+                                    "/credentials has no [prod] section (it has: qa)");
 
   dir.write("config", "[qa]\ncredentials_file = ~/credentials\naccess_key_id = X\n");
   flags.profile = "qa";
   auto both = cloud::load_config(flags, env.lookup());
   REQUIRE_FALSE(both.ok());
-  CHECK(both.error().message == dir.path() + "/config:2: profile 'qa' has both credentials_file and keys of its own: keep one");
+  CHECK(both.error().message ==
+        dir.path() + "/config:2: profile 'qa' has both credentials_file and keys of its own: keep one");
 
   dir.write("config", "[qa]\ncredentials_file = ~/credentials\n");
   dir.write("credentials", "[qa]\naccess_key_id = QAKEY\nregion = x\n");
@@ -350,9 +364,9 @@ TEST_CASE("config: files holding secrets are refused when group or others can re
   auto r = cloud::load_config({}, env.lookup());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == "UnsafePermissions");
-  CHECK(r.error().message == "the credentials file " + creds +
-                                 " holds secrets and can be read by group or others (mode 0640); make it private with: chmod 600 " +
-                                 creds);
+  CHECK(r.error().message ==
+        "the credentials file " + creds +
+            " holds secrets and can be read by group or others (mode 0640); make it private with: chmod 600 " + creds);
   chmod(creds.c_str(), 0600);
   CHECK(cloud::load_config({}, env.lookup()).ok());  // the config file itself holds no secret: 0644 is fine
 
@@ -365,9 +379,10 @@ TEST_CASE("config: files holding secrets are refused when group or others can re
 
 TEST_CASE("config report: every setting with its origin, secrets masked", "[config]") {
   TempDir dir;
-  std::string file = dir.write("config", "[default]\nregion = jp-west-1\nendpoint.storage = http://127.0.0.1:9000\n"
-                                         "access_key_id = AKIDEXAMPLE1234\nsecret_access_key = wJalrXUtnFEMI/K7MDENG\n"
-                                         "session_token = FwoGZXIvYXdzEJr//token\n");
+  std::string file = dir.write("config",
+                               "[default]\nregion = jp-west-1\nendpoint.storage = http://127.0.0.1:9000\n"
+                               "access_key_id = AKIDEXAMPLE1234\nsecret_access_key = wJalrXUtnFEMI/K7MDENG\n"
+                               "session_token = FwoGZXIvYXdzEJr//token\n");
   Env env{{{"CLOUDLUA_CONFIG_FILE", file}}};
   auto c = cloud::load_config({}, env.lookup());
   REQUIRE(c.ok());

@@ -39,8 +39,14 @@ TEST_CASE("dates: the three forms of one time", "[dates]") {
 }
 
 TEST_CASE("dates: every form reads back what it writes", "[dates]") {
-  const std::int64_t times[] = {0, -1, 86399, 951782400 /* 2000-02-29 */, 1795849458, 4107542399 /* 2100-02-28T23:59:59 */,
-                                -62167219200 /* 0000-01-01 */, 253402300799 /* 9999-12-31T23:59:59 */};
+  const std::int64_t times[] = {0,
+                                -1,
+                                86399,
+                                951782400 /* 2000-02-29 */,
+                                1795849458,
+                                4107542399 /* 2100-02-28T23:59:59 */,
+                                -62167219200 /* 0000-01-01 */,
+                                253402300799 /* 9999-12-31T23:59:59 */};
   for (std::int64_t t : times)
     for (DateForm form : {DateForm::iso, DateForm::http, DateForm::sigv4}) {
       INFO(t << " as " << date_form_name(form));
@@ -102,6 +108,7 @@ TEST_CASE("dates: times outside years 0000 to 9999 are written clamped", "[dates
 }
 
 TEST_CASE("dates: forms are named", "[dates]") {
-  for (DateForm form : {DateForm::iso, DateForm::http, DateForm::sigv4}) CHECK(date_form_named(date_form_name(form)) == form);
+  for (DateForm form : {DateForm::iso, DateForm::http, DateForm::sigv4})
+    CHECK(date_form_named(date_form_name(form)) == form);
   CHECK_FALSE(date_form_named("rfc1123").has_value());
 }

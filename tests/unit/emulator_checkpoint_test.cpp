@@ -105,7 +105,7 @@ TEST_CASE("With a state database: the checkpoint's byte files are hard links and
     put(*p, "kept", "kept bytes");
     REQUIRE(checkpoints.take("prepared").ok());
     CHECK(linked_files(path + ".snapshots/prepared/bytes") == 2);  // shared with state.bytes/, not copied
-    REQUIRE(checkpoints.take("prepared").ok());  // taken again: replaced
+    REQUIRE(checkpoints.take("prepared").ok());                    // taken again: replaced
     put(*p, "k", "changed");
     REQUIRE(call(*p, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "kept"}}).ok);
     CHECK(checkpoints.names() == std::vector<std::string>{"prepared"});
@@ -146,8 +146,9 @@ TEST_CASE("A checkpoint taken with the schema before objects had columns is rest
   REQUIRE(call(*p, "CreateBucket", {{"Bucket", "later"}}).ok);
   // a checkpoint of schema 1: a state database written then (tests/data/state_db_v1), as one
   std::string checkpoint = path + ".snapshots/old";
-  REQUIRE(std::system(("mkdir -p " + checkpoint + " && cp " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state " + checkpoint +
-                       "/state.db && cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state.bytes " + checkpoint + "/bytes")
+  REQUIRE(std::system(("mkdir -p " + checkpoint + " && cp " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state " +
+                       checkpoint + "/state.db && cp -r " CLOUDLUA_SOURCE_DIR "/tests/data/state_db_v1/state.bytes " +
+                       checkpoint + "/bytes")
                           .c_str()) == 0);
   Outcome<bool> restored = checkpoints.restore("old");
   INFO((restored.ok() ? "" : restored.error().message));
@@ -173,7 +174,7 @@ void write_file(const std::string& dir, const std::string& name, const std::stri
 }
 
 bool exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
 }
 
@@ -213,7 +214,7 @@ TEST_CASE("A checkpoints folder that is not this user's own is refused, naming w
   SECTION("made by serve: mode 0700") {
     Checkpoints checkpoints(*p, &db, folder);
     REQUIRE(checkpoints.open().ok());
-    struct stat st{};
+    struct stat st {};
     REQUIRE(::stat(folder.c_str(), &st) == 0);
     CHECK((st.st_mode & 07777) == 0700);
   }
@@ -261,7 +262,10 @@ TEST_CASE("A checkpoint keeps objects' content headers and metadata, in memory a
       REQUIRE(open_state(*p, *db, path).ok());
     }
     Checkpoints checkpoints(*p, db.get(), on_disk ? path + ".snapshots" : "");
-    json typed = {{"Bucket", "demo-bucket"}, {"Object", "page.html"}, {"Body", "<p>"}, {"ContentType", "text/html"},
+    json typed = {{"Bucket", "demo-bucket"},
+                  {"Object", "page.html"},
+                  {"Body", "<p>"},
+                  {"ContentType", "text/html"},
                   {"Metadata", {{"mtime", "1"}}}};
     REQUIRE(call(*p, "PutObject", typed).ok);
     REQUIRE(checkpoints.take("typed").ok());

@@ -24,7 +24,8 @@ std::string prefix(const cloud::Dialect& d) { return cloud::to_lower(d.header_pr
 // A storage request of dialect `d` with extra headers, signed and sent with `wire_body`
 // (the signed body when empty).
 httplib::Result send_storage(Running& e, const cloud::Dialect& d, const std::string& method, const std::string& target,
-                             const cloud::Headers& headers, const std::string& body, const std::string& wire_body = "") {
+                             const cloud::Headers& headers, const std::string& body,
+                             const std::string& wire_body = "") {
   cloud::SignInput in = storage_request(e.urls["storage"], method, target, body);
   in.dialect = &d;
   in.headers = headers;
@@ -64,35 +65,39 @@ TEST_CASE("emulator checksums: each algorithm checked, echoed and kept, in both 
       auto asked = send_storage(e, *d, "GET", "/demo-bucket/sum.txt", {{prefix(*d) + "checksum-mode", "ENABLED"}}, "");
       CHECK(asked->get_header_value(header) == good);
 
-      auto bad = send_storage(e, *d, "PUT", "/demo-bucket/sum.txt", {{header, cloud::checksum_base64(a, "other")}}, data);
+      auto bad =
+          send_storage(e, *d, "PUT", "/demo-bucket/sum.txt", {{header, cloud::checksum_base64(a, "other")}}, data);
       CHECK(bad->status == 400);
       CHECK(code_of(bad) == "BadDigest");
       auto garbled = send_storage(e, *d, "PUT", "/demo-bucket/sum.txt", {{header, "not base64"}}, data);
       CHECK(garbled->status == 400);
       CHECK(code_of(garbled) == "InvalidRequest");
     }
-    auto two = send_storage(e, *d, "PUT", "/demo-bucket/two.txt",
-                            {{prefix(*d) + "checksum-crc32", cloud::checksum_base64(cloud::ChecksumAlgorithm::crc32, data)},
-                             {prefix(*d) + "checksum-sha1", cloud::checksum_base64(cloud::ChecksumAlgorithm::sha1, data)}},
-                            data);
+    auto two =
+        send_storage(e, *d, "PUT", "/demo-bucket/two.txt",
+                     {{prefix(*d) + "checksum-crc32", cloud::checksum_base64(cloud::ChecksumAlgorithm::crc32, data)},
+                      {prefix(*d) + "checksum-sha1", cloud::checksum_base64(cloud::ChecksumAlgorithm::sha1, data)}},
+                     data);
     CHECK(code_of(two) == "InvalidRequest");
   }
 }
 
-TEST_CASE("emulator checksums: UploadPart checks and echoes, CreateMultipartUpload echoes the algorithm", "[emulator][checksum]") {
+TEST_CASE("emulator checksums: UploadPart checks and echoes, CreateMultipartUpload echoes the algorithm",
+          "[emulator][checksum]") {
   Running e;
   for (const cloud::Dialect* d : kDialects) {
     INFO(d->name);
     std::string p = prefix(*d);
-    auto created = send_storage(e, *d, "POST", "/demo-bucket/big.bin?uploads", {{p + "checksum-algorithm", "CRC32C"}}, "");
+    auto created =
+        send_storage(e, *d, "POST", "/demo-bucket/big.bin?uploads", {{p + "checksum-algorithm", "CRC32C"}}, "");
     REQUIRE(created->status == 200);
     CHECK(created->get_header_value(p + "checksum-algorithm") == "CRC32C");
     size_t at = created->body.find("<UploadId>") + 10;
     std::string id = created->body.substr(at, created->body.find("</UploadId>") - at);
     std::string target = "/demo-bucket/big.bin?partNumber=1&uploadId=" + id;
     std::string crc = cloud::checksum_base64(cloud::ChecksumAlgorithm::crc32c, "part one");
-    auto part = send_storage(e, *d, "PUT", target, {{p + "sdk-checksum-algorithm", "CRC32C"}, {p + "checksum-crc32c", crc}},
-                             "part one");
+    auto part = send_storage(e, *d, "PUT", target,
+                             {{p + "sdk-checksum-algorithm", "CRC32C"}, {p + "checksum-crc32c", crc}}, "part one");
     CHECK(part->status == 200);
     CHECK(part->get_header_value(p + "checksum-crc32c") == crc);
     auto bad = send_storage(e, *d, "PUT", target, {{p + "checksum-crc32c", crc}}, "part two");
@@ -170,7 +175,8 @@ TEST_CASE("emulator aws-chunked: unsigned chunks with a trailing checksum", "[em
   }
 }
 
-TEST_CASE("emulator aws-chunked: sent with Transfer-Encoding: chunked, its decoded length declared", "[emulator][chunked]") {
+TEST_CASE("emulator aws-chunked: sent with Transfer-Encoding: chunked, its decoded length declared",
+          "[emulator][chunked]") {
   // As boto3 sends trailing checksums: no Content-Length, the size in the decoded length.
   Running e;
   const cloud::Dialect& d = cloud::Dialect::aws();

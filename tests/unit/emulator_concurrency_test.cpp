@@ -77,8 +77,8 @@ TEST_CASE("Many clients racing for one name: exactly one wins, the others are to
     if (bucket.ok()) ++buckets_won;
     else if (bucket.error().code == "BucketAlreadyOwnedByYou") ++buckets_taken;
     else ++other;
-    auto server = client.call("RestoreInstance", {{"backupId", "0123456789abcdef0123456789abcdef"},
-                                                  {"instanceId", "contended"}});
+    auto server =
+        client.call("RestoreInstance", {{"backupId", "0123456789abcdef0123456789abcdef"}, {"instanceId", "contended"}});
     if (server.ok()) ++servers_won;
     else if (server.error().code == "InstanceAlreadyExists") ++servers_taken;
     else ++other;
@@ -104,15 +104,16 @@ TEST_CASE("Parts of one upload sent in parallel make one object") {
     cloud::Client client(e.client_config());
     for (int n = t + 1; n <= kThreads * 4; n += kThreads) {  // each thread its own part numbers
       std::string bytes(1000 + n, static_cast<char>('a' + n % 26));
-      auto r = client.call("UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "parallel"}, {"uploadId", id},
-                                          {"partNumber", n}, {"body", bytes}});
+      auto r = client.call(
+          "UploadPart",
+          {{"Bucket", "demo-bucket"}, {"Object", "parallel"}, {"uploadId", id}, {"partNumber", n}, {"body", bytes}});
       if (!r.ok()) ++failures;
       else listed[n - 1] = {{"PartNumber", n}, {"ETag", r->result["ETag"]}};
     }
   });
   REQUIRE(failures == 0);
-  auto done = starter.call("CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "parallel"},
-                                                       {"uploadId", id}, {"Part", listed}});
+  auto done = starter.call("CompleteMultipartUpload",
+                           {{"Bucket", "demo-bucket"}, {"Object", "parallel"}, {"uploadId", id}, {"Part", listed}});
   REQUIRE(done.ok());
   CHECK(done->result["ETag"].get<std::string>().find("-" + std::to_string(kThreads * 4) + "\"") != std::string::npos);
   auto got = starter.call("GetObject", {{"Bucket", "demo-bucket"}, {"Object", "parallel"}});
@@ -162,7 +163,8 @@ TEST_CASE("The clock may be advanced and the state read while requests run") {
     std::string group = "fw-c" + std::to_string(t);
     platform.seed({{"firewall_groups", {{{"firewallGroupName", group}}}}});
     for (int i = 0; i < 10; ++i) {
-      json rule = {{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.0." + std::to_string(t) + "." + std::to_string(i)}};
+      json rule = {
+          {"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.0." + std::to_string(t) + "." + std::to_string(i)}};
       auto r = client.call("AuthorizeFirewallRules", {{"FirewallGroupName", group}, {"rules", {rule}}});
       // refused while PROCESSING is the platform's rule; anything else is a fault
       if (!r.ok() && r.error().code != "FirewallGroupBusy") ++failures;

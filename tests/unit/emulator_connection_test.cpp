@@ -124,7 +124,8 @@ TEST_CASE("Requests sent back to back on one connection are each answered, in or
   REQUIRE(harness::send(base, storage_request(base, "PUT", "/demo-bucket/b.txt", "second"))->status == 200);
   int fd = connect_to(base);
   // One send: the server reads both requests at once, the second before it answers the first.
-  send_text(fd, request_text(base, "GET", "/demo-bucket/a.txt") + request_text(base, "PUT", "/demo-bucket/c.txt", "third") +
+  send_text(fd, request_text(base, "GET", "/demo-bucket/a.txt") +
+                    request_text(base, "PUT", "/demo-bucket/c.txt", "third") +
                     request_text(base, "GET", "/demo-bucket/b.txt"));
   std::string pending;
   Answer first = read_answer(fd, pending);
@@ -146,8 +147,7 @@ TEST_CASE("Requests sent back to back on one connection are each answered, in or
 bool ended(int fd, bool answered = false) {
   char buf[4096];
   ssize_t n;
-  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0 && answered) {
-  }
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0 && answered) {}
   return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 

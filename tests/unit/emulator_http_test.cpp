@@ -136,9 +136,10 @@ TEST_CASE("An InvalidPart error body names the upload, part and ETag, with the r
   REQUIRE(created->status == 200);
   std::string upload = element(created->body, "UploadId");
   REQUIRE_FALSE(upload.empty());
-  std::string list = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part>"
-                     "<PartNumber>1</PartNumber><ETag>\"00000000000000000000000000000000\"</ETag></Part>"
-                     "</CompleteMultipartUpload>";
+  std::string list =
+      "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part>"
+      "<PartNumber>1</PartNumber><ETag>\"00000000000000000000000000000000\"</ETag></Part>"
+      "</CompleteMultipartUpload>";
   auto r = send(base, storage_request(base, "POST", "/demo-bucket/big?uploadId=" + upload, list));
   CHECK(r->status == 400);
   CHECK(r->get_header_value("Content-Type") == "application/xml");
@@ -191,17 +192,20 @@ TEST_CASE("A completion answers with the response headers the spec lists") {
   std::string upload = element(created->body, "UploadId");
   auto part = send(base, storage_request(base, "PUT", "/demo-bucket/obj?partNumber=1&uploadId=" + upload, "hello"));
   REQUIRE(part->status == 200);
-  std::string list = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part>"
-                     "<PartNumber>1</PartNumber><ETag>" + part->get_header_value("ETag") + "</ETag></Part>"
-                     "</CompleteMultipartUpload>";
+  std::string list =
+      "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Part>"
+      "<PartNumber>1</PartNumber><ETag>" +
+      part->get_header_value("ETag") +
+      "</ETag></Part>"
+      "</CompleteMultipartUpload>";
   auto r = send(base, storage_request(base, "POST", "/demo-bucket/obj?uploadId=" + upload, list));
   REQUIRE(r->status == 200);
   CHECK(std::regex_match(r->get_header_value("Date"),
                          std::regex(R"([A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT)")));
   CHECK(r->get_header_value("Content-Type") == "application/xml");
   CHECK(r->get_header_value("Content-Length") == std::to_string(r->body.size()));
-  for (const char* h : {"x-ext-request-id", "x-ext-id-2", "x-storage-sg-trace-id", "X-Gateway-Endpoint-Request",
-                        "x-ext-version-id"}) {
+  for (const char* h :
+       {"x-ext-request-id", "x-ext-id-2", "x-storage-sg-trace-id", "X-Gateway-Endpoint-Request", "x-ext-version-id"}) {
     INFO(h);
     CHECK_FALSE(r->get_header_value(h).empty());
   }
@@ -249,8 +253,9 @@ TEST_CASE("A sub-resource the model lacks is NotImplemented, not the operation i
   struct Case {
     std::string method, target, sub;
   };
-  for (const Case& c : {Case{"GET", "/subs?acl", "?acl"}, Case{"GET", "/subs/?versioning", "?versioning"},
-                        Case{"PUT", "/subs/k?tagging", "?tagging"}, Case{"GET", "/subs?list-type=2&policy", "?policy"}}) {
+  for (const Case& c :
+       {Case{"GET", "/subs?acl", "?acl"}, Case{"GET", "/subs/?versioning", "?versioning"},
+        Case{"PUT", "/subs/k?tagging", "?tagging"}, Case{"GET", "/subs?list-type=2&policy", "?policy"}}) {
     auto r = send(base, storage_request(base, c.method, c.target, c.method == "PUT" ? "<Tagging/>" : ""));
     REQUIRE(r);
     CHECK(r->status == 501);

@@ -98,9 +98,11 @@ TEST_CASE("storage: DeleteObject answers 204 whether or not the key was there", 
   check_error(b.call("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}}), 404, "NoSuchKey");
 }
 
-TEST_CASE("storage: DeleteObjects deletes each key, missing ones too, and Quiet answers none", "[emulator][storage][listing]") {
+TEST_CASE("storage: DeleteObjects deletes each key, missing ones too, and Quiet answers none",
+          "[emulator][storage][listing]") {
   Bucket b({"a", "b", "c"});
-  json r = b.ok("DeleteObjects", {{"Object", {{{"Key", "a"}}, {{"Key", "missing"}}, {{"Key", "b"}, {"VersionId", "v1"}}}}});
+  json r =
+      b.ok("DeleteObjects", {{"Object", {{{"Key", "a"}}, {{"Key", "missing"}}, {{"Key", "b"}, {"VersionId", "v1"}}}}});
   CHECK(r == json{{"Deleted", {{{"Key", "a"}}, {{"Key", "missing"}}, {{"Key", "b"}, {"VersionId", "v1"}}}}});
   CHECK(listed(b.ok("ListObjectsV2", json::object())) == Keys{"c"});
   CHECK(b.ok("DeleteObjects", {{"Object", {{{"Key", "c"}}}}, {"Quiet", true}}) == json::object());
@@ -121,7 +123,8 @@ TEST_CASE("storage: ListObjectsV2 in key order, by prefix, rolled up at a delimi
   CHECK(first["Size"] == 5);
   CHECK(first["ETag"] == "\"" + hex(md5("a.txt")) + "\"");
   CHECK(first["StorageClass"] == "STANDARD");
-  CHECK(std::regex_match(first["LastModified"].get<std::string>(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z)")));
+  CHECK(std::regex_match(first["LastModified"].get<std::string>(),
+                         std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z)")));
   CHECK_FALSE(first.contains("Owner"));
   CHECK(b.ok("ListObjectsV2", {{"FetchOwner", true}})["Contents"][0]["Owner"]["DisplayName"] == "cloudlua");
 
@@ -136,7 +139,8 @@ TEST_CASE("storage: ListObjectsV2 in key order, by prefix, rolled up at a delimi
   CHECK(listed(b.ok("ListObjectsV2", {{"StartAfter", "photos/2025/z.jpg"}})) == Keys{"photos/top.jpg", "z.txt"});
 }
 
-TEST_CASE("storage: ListObjectsV2 pages: max-keys, continuation tokens, prefixes counted once", "[emulator][storage][listing]") {
+TEST_CASE("storage: ListObjectsV2 pages: max-keys, continuation tokens, prefixes counted once",
+          "[emulator][storage][listing]") {
   Bucket b(kTree);
   Keys seen;
   json ask = {{"MaxKeys", 2}, {"Delimiter", "/"}};
@@ -160,7 +164,8 @@ TEST_CASE("storage: ListObjectsV2 pages: max-keys, continuation tokens, prefixes
   check_error(b.call("ListObjectsV2", {{"Bucket", "bkt"}, {"ContinuationToken", "!!"}}), 400, "InvalidArgument");
 }
 
-TEST_CASE("storage: encoding-type=url percent-encodes keys and prefixes in the answer", "[emulator][storage][listing]") {
+TEST_CASE("storage: encoding-type=url percent-encodes keys and prefixes in the answer",
+          "[emulator][storage][listing]") {
   Bucket b({"dir one/a b+c.txt", "x"});
   json r = b.ok("ListObjectsV2", {{"EncodingType", "url"}, {"Delimiter", "/"}, {"Prefix", ""}});
   CHECK(listed(r) == Keys{"x", "dir%20one/"});
@@ -171,7 +176,8 @@ TEST_CASE("storage: encoding-type=url percent-encodes keys and prefixes in the a
   CHECK(listed(b.ok("ListObjectsV2", {{"Prefix", "dir one/"}})) == Keys{"dir one/a b+c.txt"});
 }
 
-TEST_CASE("storage: ListObjects (v1): Marker, NextMarker only with a delimiter, Owner", "[emulator][storage][listing]") {
+TEST_CASE("storage: ListObjects (v1): Marker, NextMarker only with a delimiter, Owner",
+          "[emulator][storage][listing]") {
   Bucket b(kTree);
   json first = b.ok("ListObjects", {{"MaxKeys", 2}});
   CHECK(listed(first) == Keys{"a.txt", "photos/2024/x.jpg"});
@@ -201,7 +207,8 @@ TEST_CASE("storage: ListMultipartUploads by key then start, paged with both mark
   json all = b.ok("ListMultipartUploads", json::object());
   REQUIRE(all["Upload"].size() == 4);
   std::vector<std::string> order;
-  for (const json& u : all["Upload"]) order.push_back(u["Key"].get<std::string>() + " " + u["UploadId"].get<std::string>());
+  for (const json& u : all["Upload"])
+    order.push_back(u["Key"].get<std::string>() + " " + u["UploadId"].get<std::string>());
   CHECK(order == std::vector<std::string>{"a " + ids[1], "b/one " + ids[0], "b/one " + ids[2], "c " + ids[3]});
   CHECK(all["IsTruncated"] == false);
   CHECK(all["Upload"][0]["StorageClass"] == "STANDARD");
@@ -238,16 +245,20 @@ TEST_CASE("storage: CopyObject copies bytes and ETag, from any bucket, onto itse
   CHECK(b.call("GetObject", {{"Bucket", "other"}, {"Object", "copy.txt"}}).result["Body"] == "src/a b.txt");
   CHECK(b.ok("CopyObject", {{"Object", "again"}, {"CopySource", "bkt/src/a%20b.txt?versionId=x"}}).contains("ETag"));
 
-  check_error(b.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "bkt/missing"}}), 404, "NoSuchKey");
-  check_error(b.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "nope/k"}}), 404, "NoSuchBucket");
-  check_error(b.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "bkt"}}), 400, "InvalidArgument");
+  check_error(b.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "bkt/missing"}}), 404,
+              "NoSuchKey");
+  check_error(b.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "nope/k"}}), 404,
+              "NoSuchBucket");
+  check_error(b.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "bkt"}}), 400,
+              "InvalidArgument");
   json self = {{"Bucket", "bkt"}, {"Object", "src/a b.txt"}, {"CopySource", "bkt/src/a%20b.txt"}};
   check_error(b.call("CopyObject", self), 400, "InvalidRequest");
   self["MetadataDirective"] = "REPLACE";
   CHECK(b.call("CopyObject", self).ok);
 }
 
-TEST_CASE("storage: creation and initiation times survive their records saved and restored", "[emulator][storage][listing]") {
+TEST_CASE("storage: creation and initiation times survive their records saved and restored",
+          "[emulator][storage][listing]") {
   Bucket b;
   REQUIRE(b.call("CreateMultipartUpload", {{"Bucket", "bkt"}, {"Object", "k"}}).ok);
   json before_buckets = b.ok("ListBuckets", json::object());

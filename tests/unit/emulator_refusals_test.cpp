@@ -66,7 +66,8 @@ std::string completion_target(Running& e, const std::string& key) {
 TEST_CASE("The field list of an emulator's 400 reaches the client's error, in JSON and in XML") {
   Running e;
   SECTION("a JSON API") {
-    auto r = send(e.urls["cluster"], update_request(e.urls["cluster"], R"({"snapshot":{"name":"-x","descripton":"typo"}})"));
+    auto r =
+        send(e.urls["cluster"], update_request(e.urls["cluster"], R"({"snapshot":{"name":"-x","descripton":"typo"}})"));
     REQUIRE(r->status == 400);
     cloud::Error err = error_of("cluster", r);
     INFO(err.describe());
@@ -125,8 +126,9 @@ TEST_CASE("Bytes that are not UTF-8 where the emulator expects text are a 400, n
 TEST_CASE("An XML element name that is not UTF-8 is a 400 naming the element, never a 500") {
   Running e;
   std::string base = e.urls["storage"];
-  std::string body = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"e\"</ETag></Part>"
-                     "<X\xff\xfe>1</X\xff\xfe></CompleteMultipartUpload>";
+  std::string body =
+      "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"e\"</ETag></Part>"
+      "<X\xff\xfe>1</X\xff\xfe></CompleteMultipartUpload>";
   auto r = send(base, harness::storage_request(base, "POST", completion_target(e, "g.bin"), body));
   require_clean_400(r);
   CHECK(code_of(r) == "MalformedXML");

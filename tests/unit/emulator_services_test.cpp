@@ -136,8 +136,9 @@ json upgrade_args(const std::string& group, const std::string& cluster, const st
 
 TEST_CASE("AuthorizeFirewallRules answers the whole group: new rules AUTHORIZED, group PROCESSING") {
   auto p = platform();
-  json g = call_ok(*p, "AuthorizeFirewallRules",
-                   authorize_args("fw-1", {tcp(443, "198.51.100.0/24", "https"), icmp("192.0.2.10")}), kIcmpMayLackPort);
+  json g =
+      call_ok(*p, "AuthorizeFirewallRules",
+              authorize_args("fw-1", {tcp(443, "198.51.100.0/24", "https"), icmp("192.0.2.10")}), kIcmpMayLackPort);
   CHECK(g["firewallGroupName"] == "fw-1");
   CHECK(g["region"] == "jp-east-1");
   CHECK(g["availabilityZone"] == "east-11");
@@ -146,8 +147,12 @@ TEST_CASE("AuthorizeFirewallRules answers the whole group: new rules AUTHORIZED,
   CHECK(g["rules"][0]["port"] == 22);
   CHECK(g["rules"][0]["state"] == "AUTHORIZED");
   const json& https = g["rules"][1];
-  CHECK(https == json{{"id", https["id"]}, {"protocol", "TCP"}, {"port", 443}, {"cidrIp", "198.51.100.0/24"},
-                      {"description", "https"}, {"state", "AUTHORIZED"}});
+  CHECK(https == json{{"id", https["id"]},
+                      {"protocol", "TCP"},
+                      {"port", 443},
+                      {"cidrIp", "198.51.100.0/24"},
+                      {"description", "https"},
+                      {"state", "AUTHORIZED"}});
   const json& ping = g["rules"][2];
   CHECK_FALSE(ping.contains("port"));  // the ICMP rule carries no port field at all
   CHECK(ping["state"] == "AUTHORIZED");
@@ -197,8 +202,9 @@ TEST_CASE("AuthorizeFirewallRules is refused while a rule is AUTHORIZING or REVO
   auto p = platform();
   for (const char* state : {"AUTHORIZING", "REVOKING"}) {
     std::string name = std::string("fw-") + (state[0] == 'A' ? "adding" : "removing");
-    p->seed({{"firewall_groups", {{{"firewallGroupName", name},
-                                   {"rules", {{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.1.0.0/16"}, {"state", state}}}}}}}});
+    p->seed({{"firewall_groups",
+              {{{"firewallGroupName", name},
+                {"rules", {{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.1.0.0/16"}, {"state", state}}}}}}}});
     HandlerResult r = call(*p, "AuthorizeFirewallRules", authorize_args(name, {tcp(443, "198.51.100.7")}));
     INFO(state);
     require_refused(r, 409, "FirewallGroupBusy");
@@ -208,11 +214,14 @@ TEST_CASE("AuthorizeFirewallRules is refused while a rule is AUTHORIZING or REVO
 
 TEST_CASE("Rules that failed do not block AuthorizeFirewallRules, and the group settles FAILED") {
   auto p = platform();
-  p->seed({{"firewall_groups", {{{"firewallGroupName", "fw-failed"},
-                                 {"state", "FAILED"},
-                                 {"rules", {{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.1.0.0/16"}, {"state", "AUTH_FAILED"}},
-                                            {{"protocol", "ICMP"}, {"cidrIp", "10.2.0.0/16"}, {"state", "REVOKE_FAILED"}}}}}}}});
-  json g = call_ok(*p, "AuthorizeFirewallRules", authorize_args("fw-failed", {tcp(443, "10.3.0.0/16")}), kIcmpMayLackPort);
+  p->seed({{"firewall_groups",
+            {{{"firewallGroupName", "fw-failed"},
+              {"state", "FAILED"},
+              {"rules",
+               {{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.1.0.0/16"}, {"state", "AUTH_FAILED"}},
+                {{"protocol", "ICMP"}, {"cidrIp", "10.2.0.0/16"}, {"state", "REVOKE_FAILED"}}}}}}}});
+  json g =
+      call_ok(*p, "AuthorizeFirewallRules", authorize_args("fw-failed", {tcp(443, "10.3.0.0/16")}), kIcmpMayLackPort);
   CHECK(g["state"] == "PROCESSING");
   CHECK(g["rules"][0]["state"] == "AUTH_FAILED");
   CHECK(g["rules"][2]["state"] == "AUTHORIZED");
@@ -233,10 +242,12 @@ TEST_CASE("A seeded PROCESSING group refuses operations until it settles APPLIED
 
 TEST_CASE("Seeded rules settle: AUTHORIZING -> AUTHORIZED, REVOKING -> gone") {
   auto p = platform();
-  p->seed({{"firewall_groups", {{{"firewallGroupName", "fw-moving"},
-                                 {"rules", {{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.1.0.0/16"}, {"state", "AUTHORIZING"}},
-                                            {{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "10.2.0.0/16"}, {"state", "REVOKING"}},
-                                            {{"protocol", "ICMP"}, {"cidrIp", "10.3.0.0/16"}}}}}}}});
+  p->seed({{"firewall_groups",
+            {{{"firewallGroupName", "fw-moving"},
+              {"rules",
+               {{{"protocol", "TCP"}, {"port", 22}, {"cidrIp", "10.1.0.0/16"}, {"state", "AUTHORIZING"}},
+                {{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "10.2.0.0/16"}, {"state", "REVOKING"}},
+                {{"protocol", "ICMP"}, {"cidrIp", "10.3.0.0/16"}}}}}}}});
   json before = find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-moving");
   p->advance(9.5);
   CHECK(find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-moving") == before);
@@ -259,8 +270,9 @@ TEST_CASE("AuthorizeFirewallRules on an unknown group is 404 Client.InvalidParam
 TEST_CASE("A rule identical to an existing one is 409 DuplicateRule") {
   auto p = platform();
   json before = p->state();
-  require_refused(call(*p, "AuthorizeFirewallRules", authorize_args("fw-1", {tcp(443, "10.0.0.1"), tcp(22, "203.0.113.0/24")})),
-                  409, "DuplicateRule");
+  require_refused(
+      call(*p, "AuthorizeFirewallRules", authorize_args("fw-1", {tcp(443, "10.0.0.1"), tcp(22, "203.0.113.0/24")})),
+      409, "DuplicateRule");
   require_refused(call(*p, "AuthorizeFirewallRules", authorize_args("fw-1", {icmp("10.0.0.1"), icmp("10.0.0.1")})), 409,
                   "DuplicateRule");
   CHECK(p->state() == before);  // nothing added, the group still APPLIED
@@ -271,7 +283,8 @@ TEST_CASE("A rule identical to an existing one is 409 DuplicateRule") {
 
 TEST_CASE("Seeded firewall groups get plausible values for what is left out") {
   auto p = platform("jp-west-2");
-  p->seed({{"firewall_groups", {{{"firewallGroupName", "fw-bare"}, {"rules", {{{"protocol", "ICMP"}, {"cidrIp", "10.0.0.0/8"}}}}}}}});
+  p->seed({{"firewall_groups",
+            {{{"firewallGroupName", "fw-bare"}, {"rules", {{{"protocol", "ICMP"}, {"cidrIp", "10.0.0.0/8"}}}}}}}});
   json g = find_in_state(*p, "firewall_groups", "firewallGroupName", "fw-bare");
   CHECK(g["region"] == "jp-west-2");
   CHECK(g["availabilityZone"] == "jp-west-21");
@@ -287,7 +300,8 @@ TEST_CASE("Seeded firewall groups get plausible values for what is left out") {
 
 TEST_CASE("RestoreInstance answers { instance } RESTORING with status 200 and the spec's defaults") {
   auto p = platform();
-  json r = call_ok(*p, "RestoreInstance", restore_args("code-1"), {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
+  json r = call_ok(*p, "RestoreInstance", restore_args("code-1"),
+                   {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
   REQUIRE(r.size() == 1);
   const json& i = r["instance"];
   CHECK(i["instanceId"] == "code-1");
@@ -316,8 +330,10 @@ TEST_CASE("RestoreInstance keeps what the request gives") {
                 {"firewallGroupName", "fw-1"},
                 {"parameterGroupName", "pg-1"},
                 {"networkConfig", {{"networkId", "net-lan-1"}, {"privateAddress", "192.168.0.10/24"}}},
-                {"objectStorageConfig", {{"account", "acct1"}, {"region", "jp-west-2"},
-                                         {"bucketUseObjects", {{"lfs", "lfs-b"}, {"packages", "pkg-b"}, {"containerRegistry", "reg-b"}}}}}};
+                {"objectStorageConfig",
+                 {{"account", "acct1"},
+                  {"region", "jp-west-2"},
+                  {"bucketUseObjects", {{"lfs", "lfs-b"}, {"packages", "pkg-b"}, {"containerRegistry", "reg-b"}}}}}};
   json i = call_ok(*p, "RestoreInstance", restore_args("code-2", given))["instance"];
   for (auto it = given.begin(); it != given.end(); ++it) {
     INFO(it.key());
@@ -329,7 +345,8 @@ TEST_CASE("RestoreInstance's zone defaults by region") {
   for (auto [region, zone] : std::vector<std::pair<std::string, std::string>>{
            {"jp-east-1", "east-11"}, {"jp-east-3", "east-31"}, {"jp-west-1", "west-12"}, {"jp-west-2", "jp-west-21"}}) {
     auto p = platform(region);
-    json i = call_ok(*p, "RestoreInstance", restore_args("code-1"), {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"})["instance"];
+    json i = call_ok(*p, "RestoreInstance", restore_args("code-1"),
+                     {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"})["instance"];
     INFO(region);
     CHECK(i["availabilityZone"] == zone);
     CHECK(i["region"] == region);
@@ -338,7 +355,8 @@ TEST_CASE("RestoreInstance's zone defaults by region") {
 
 TEST_CASE("A restored server becomes RUNNING (status 100) with a global IP after instance_restore (default 60 s)") {
   auto p = platform();
-  json i = call_ok(*p, "RestoreInstance", restore_args("code-1"), {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"})["instance"];
+  json i = call_ok(*p, "RestoreInstance", restore_args("code-1"),
+                   {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"})["instance"];
   p->advance(59);
   CHECK(find_in_state(*p, "instances", "instanceId", "code-1") == i);
   p->advance(1);
@@ -346,13 +364,15 @@ TEST_CASE("A restored server becomes RUNNING (status 100) with a global IP after
   CHECK(running["state"] == "RUNNING");
   CHECK(running["status"] == json{{"code", 100}, {"name", "RUNNING"}});
   CHECK(std::regex_match(running["publicIpAddress"].get<std::string>(), std::regex(R"(\d+\.\d+\.\d+\.\d+)")));
-  require_conforms("RestoreInstance", {{"instance", running}}, {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
+  require_conforms("RestoreInstance", {{"instance", running}},
+                   {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
 }
 
 TEST_CASE("instance_restore is a setting") {
   auto p = platform();
   p->set_setting("instance_restore", 5);
-  call_ok(*p, "RestoreInstance", restore_args("code-1"), {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
+  call_ok(*p, "RestoreInstance", restore_args("code-1"),
+          {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
   p->advance(5);
   CHECK(find_in_state(*p, "instances", "instanceId", "code-1")["state"] == "RUNNING");
 }
@@ -361,7 +381,8 @@ TEST_CASE("RestoreInstance refusals: unknown backup 404, server name in use 409"
   auto p = platform();
   json other = {{"backupId", "ffffffffffffffffffffffffffffffff"}, {"instanceId", "code-1"}};
   require_refused(call(*p, "RestoreInstance", other), 404, "BackupNotFound");
-  call_ok(*p, "RestoreInstance", restore_args("code-1"), {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
+  call_ok(*p, "RestoreInstance", restore_args("code-1"),
+          {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"});
   json before = p->state();
   require_refused(call(*p, "RestoreInstance", restore_args("code-1")), 409, "InstanceAlreadyExists");
   CHECK(p->state() == before);
@@ -372,8 +393,9 @@ TEST_CASE("Seeded backups can be restored") {
   p->seed({{"backups", {{{"backupId", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}}}});
   json b = find_in_state(*p, "backups", "backupId", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
   CHECK(b["backupId"] == "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
-  json i = call_ok(*p, "RestoreInstance", {{"backupId", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, {"instanceId", "from-seed"}},
-                   {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"})["instance"];
+  json i =
+      call_ok(*p, "RestoreInstance", {{"backupId", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, {"instanceId", "from-seed"}},
+              {"instance.networkConfig.networkId", "instance.networkConfig.privateAddress"})["instance"];
   CHECK(i["codehostVersion"] == b["codehostVersion"]);
 }
 
@@ -399,7 +421,8 @@ TEST_CASE("RestoreClusterFromSnapshot answers { cluster } PROVISIONING with empt
   CHECK(c["locations"] == json{"east-11", "east-12"});
   CHECK(c["nodeCount"] == 3);
   CHECK(c["initialNodeCount"] == 3);
-  CHECK(std::regex_match(c["nrn"].get<std::string>(), std::regex("nrn:[^:]+:cluster:jp-east-1:[^:]+:cluster:[0-9a-f-]+")));
+  CHECK(std::regex_match(c["nrn"].get<std::string>(),
+                         std::regex("nrn:[^:]+:cluster:jp-east-1:[^:]+:cluster:[0-9a-f-]+")));
   REQUIRE(c["tags"].size() == 1);
   CHECK(c["tags"][0]["key"] == "env");
   CHECK(c["tags"][0]["id"].is_string());
@@ -411,7 +434,8 @@ TEST_CASE("RestoreClusterFromSnapshot answers { cluster } PROVISIONING with empt
   CHECK(pool["nodeCount"] == 3);
   CHECK(pool["initialNodeCount"] == 3);
   CHECK(pool["tags"] == json::array());
-  CHECK(std::regex_match(pool["nrn"].get<std::string>(), std::regex("nrn:[^:]+:cluster:jp-east-1:[^:]+:node-pool:[0-9a-f-]+")));
+  CHECK(std::regex_match(pool["nrn"].get<std::string>(),
+                         std::regex("nrn:[^:]+:cluster:jp-east-1:[^:]+:node-pool:[0-9a-f-]+")));
   REQUIRE(pool["nodes"].size() == 3);
   for (const json& n : pool["nodes"]) {
     CHECK(n["status"] == "PROVISIONING");
@@ -443,7 +467,8 @@ TEST_CASE("RestoreClusterFromSnapshot defaults: zone of the region, add-on enabl
 
 TEST_CASE("A restored cluster becomes RUNNING with addresses after cluster_provision (default 120 s)") {
   auto p = platform();
-  json c = call_ok(*p, "RestoreClusterFromSnapshot", restore_cluster_args("snap-2", {{"name", "restored-1"}}))["cluster"];
+  json c =
+      call_ok(*p, "RestoreClusterFromSnapshot", restore_cluster_args("snap-2", {{"name", "restored-1"}}))["cluster"];
   json before = p->state();
   p->advance(119);
   CHECK(p->state() == before);
@@ -494,7 +519,8 @@ TEST_CASE("RestoreClusterFromSnapshot refusals") {
                     "SnapshotNotAvailable");
   }
   SECTION("a seeded snapshot CREATING or FAILED: 409 SnapshotNotAvailable") {
-    p->seed({{"snapshots", {{{"name", "snap-new"}, {"status", "CREATING"}}, {{"name", "snap-bad"}, {"status", "FAILED"}}}}});
+    p->seed({{"snapshots",
+              {{{"name", "snap-new"}, {"status", "CREATING"}}, {{"name", "snap-bad"}, {"status", "FAILED"}}}}});
     for (const char* s : {"snap-new", "snap-bad"})
       require_refused(call(*p, "RestoreClusterFromSnapshot", restore_cluster_args(s, {{"name", "x"}})), 409,
                       "SnapshotNotAvailable");
@@ -503,11 +529,14 @@ TEST_CASE("RestoreClusterFromSnapshot refusals") {
 
 TEST_CASE("A restore takes every node pool of the snapshot's cluster") {
   auto p = platform();
-  p->seed({{"snapshots", {{{"name", "snap-big"},
-                           {"cluster", {{"name", "big"},
-                                        {"kubernetesVersion", "1.28.9"},
-                                        {"nodePools", {{{"name", "web"}, {"instanceType", "e-large16"}, {"nodeCount", 2}},
-                                                       {{"name", "db"}, {"instanceType", "e-large32"}, {"nodeCount", 1}}}}}}}}}});
+  p->seed({{"snapshots",
+            {{{"name", "snap-big"},
+              {"cluster",
+               {{"name", "big"},
+                {"kubernetesVersion", "1.28.9"},
+                {"nodePools",
+                 {{{"name", "web"}, {"instanceType", "e-large16"}, {"nodeCount", 2}},
+                  {{"name", "db"}, {"instanceType", "e-large32"}, {"nodeCount", 1}}}}}}}}}});
   json c = call_ok(*p, "RestoreClusterFromSnapshot", restore_cluster_args("snap-big", {{"name", "big-2"}}))["cluster"];
   CHECK(c["kubernetesVersion"] == "1.28.9");
   CHECK(c["nodeCount"] == 3);
@@ -522,7 +551,8 @@ TEST_CASE("A restore takes every node pool of the snapshot's cluster") {
 TEST_CASE("A snapshot renamed while restoring is AVAILABLE again afterwards") {
   auto p = platform();
   call_ok(*p, "RestoreClusterFromSnapshot", restore_cluster_args("snap-2", {{"name", "restored-1"}}));
-  json s = call_ok(*p, "UpdateSnapshot", {{"SnapshotName", "snap-2"}, {"snapshot", {{"name", "snap-renamed"}}}})["snapshot"];
+  json s =
+      call_ok(*p, "UpdateSnapshot", {{"SnapshotName", "snap-2"}, {"snapshot", {{"name", "snap-renamed"}}}})["snapshot"];
   CHECK(s["status"] == "RESTORING");
   p->advance(120);
   CHECK(find_in_state(*p, "snapshots", "name", "snap-renamed")["status"] == "AVAILABLE");
@@ -598,15 +628,18 @@ TEST_CASE("mesh_upgrade is a setting") {
 
 TEST_CASE("UpgradeMeshplatformServiceMeshVersion refusals") {
   auto p = platform();
-  require_refused(call(*p, "UpgradeMeshplatformServiceMeshVersion", upgrade_args("rg-1", "mesh-9")), 404, "ClusterNotFound");
-  require_refused(call(*p, "UpgradeMeshplatformServiceMeshVersion", upgrade_args("rg-9", "mesh-1")), 404, "ClusterNotFound");
+  require_refused(call(*p, "UpgradeMeshplatformServiceMeshVersion", upgrade_args("rg-1", "mesh-9")), 404,
+                  "ClusterNotFound");
+  require_refused(call(*p, "UpgradeMeshplatformServiceMeshVersion", upgrade_args("rg-9", "mesh-1")), 404,
+                  "ClusterNotFound");
   p->seed({{"mesh_clusters", {{{"resourceGroupName", "rg-2"}, {"name", "busy"}, {"status", "configuring"}}}}});
   require_refused(call(*p, "UpgradeMeshplatformServiceMeshVersion", upgrade_args("rg-2", "busy")), 409, "ClusterBusy");
 }
 
 TEST_CASE("Seeded mesh clusters are keyed by resource group and name") {
   auto p = platform();
-  p->seed({{"mesh_clusters", {{{"resourceGroupName", "rg-2"}, {"name", "mesh-1"}, {"status", "warning"}, {"version", "1.20.4"}}}}});
+  p->seed({{"mesh_clusters",
+            {{{"resourceGroupName", "rg-2"}, {"name", "mesh-1"}, {"status", "warning"}, {"version", "1.20.4"}}}}});
   json c = call_ok(*p, "UpgradeMeshplatformServiceMeshVersion", upgrade_args("rg-2", "mesh-1", "1.21.0"));
   CHECK(c["meshplatformServiceMeshConfig"]["version"] == "1.21.0");
   int named = 0;

@@ -74,7 +74,8 @@ TEST_CASE("The built-in model and the handler tables agree") {
 
 TEST_CASE("An operation of the model without a handler stops the emulator from starting, named") {
   auto model = cluster_changed([](nlohmann::ordered_json& ops) {
-    ops["DeleteSnapshot"] = {{"method", "DELETE"}, {"path", "/v1/snapshots/{SnapshotName}"},
+    ops["DeleteSnapshot"] = {{"method", "DELETE"},
+                             {"path", "/v1/snapshots/{SnapshotName}"},
                              {"input", {{"SnapshotName", {{"in", "path"}, {"type", "string"}, {"required", true}}}}}};
   });
   Error e = start_error(*model);

@@ -61,7 +61,8 @@ std::string busy_platform(Platform& p) {
   call_ok(p, "CreateBucket", {{"Bucket", "kept"}});
   call_ok(p, "PutObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}, {"Body", kBinary}});
   std::string upload = call_ok(p, "CreateMultipartUpload", {{"Bucket", "kept"}, {"Object", "big"}})["UploadId"];
-  call_ok(p, "UploadPart", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}, {"partNumber", 1}, {"body", kBinary}});
+  call_ok(p, "UploadPart",
+          {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}, {"partNumber", 1}, {"body", kBinary}});
   call_ok(p, "AuthorizeFirewallRules",
           {{"FirewallGroupName", "fw-1"}, {"rules", {{{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "10.0.0.1"}}}}});
   call_ok(p, "RestoreInstance", {{"backupId", kBackup}, {"instanceId", "code-1"}});
@@ -146,7 +147,8 @@ TEST_CASE("The records carry every resource, the bytes and the pending transitio
   json listed = {{{"PartNumber", 1}, {"ETag", "\"" + hex(md5(kBinary)) + "\""}}};
   json parts_args = {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}};
   CHECK(call_ok(*q, "ListParts", parts_args) == call_ok(*p, "ListParts", parts_args));  // LastModified kept
-  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}, {"Part", listed}});
+  call_ok(*q, "CompleteMultipartUpload",
+          {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload}, {"Part", listed}});
   // ids go on from where they were: nothing handed out twice
   json fresh = call_ok(*q, "PutObject", {{"Bucket", "kept"}, {"Object", "new"}, {"Body", "x"}});
   json old = call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}});
@@ -197,7 +199,8 @@ TEST_CASE("restore refuses records the platform did not save, and changes nothin
   missing.records.erase("devops");
   bad_bytes.objects["storage"].push_back({"demo-bucket", "k", "\"x\"", "x", "v-none", "{}", "", -1, "{}"});
   wrong_type.records["cluster"]["service"][""]["snapshots"] = "snap-1";
-  for (const RecordStore::Saved& saved : {not_records, wrong_format, missing, bad_bytes, wrong_type, far_clock, no_clock}) {
+  for (const RecordStore::Saved& saved :
+       {not_records, wrong_format, missing, bad_bytes, wrong_type, far_clock, no_clock}) {
     auto r = p->restore_records(saved, held.bytes());
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == "BadStateFile");
@@ -367,8 +370,9 @@ TEST_CASE("A JSON state file saved before parts had a time is imported, its part
   std::ifstream users(path + ".import");
   std::string kept((std::istreambuf_iterator<char>(users)), std::istreambuf_iterator<char>());
   CHECK(kept == "mine\n");  // the import took a name of its own, and left this one alone
-  json listed = call_ok(*q, "ListParts", {{"Bucket", "kept"}, {"Object", "in progress"},
-                                          {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"}});
+  json listed =
+      call_ok(*q, "ListParts",
+              {{"Bucket", "kept"}, {"Object", "in progress"}, {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"}});
   REQUIRE(listed["Part"].size() == 1);
   CHECK(listed["Part"][0]["Size"] == 8);
   CHECK(listed["Part"][0]["LastModified"].get<std::string>().size() == 20);  // 2026-01-31T12:00:00Z
@@ -443,7 +447,6 @@ struct FailingDisk {
   }
 };
 
-
 }  // namespace
 
 // ---------------------------------------------------------------- the state database
@@ -485,8 +488,11 @@ TEST_CASE("The state database: every record and its bytes survive a restart, the
   auto q = restarted(path, again);
   CHECK(q->state() == p->state());
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "bin/ary"}})["Body"] == kBinary);
-  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "big"}, {"uploadId", upload},
-                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"" + hex(md5(kBinary)) + "\""}}}}});
+  call_ok(*q, "CompleteMultipartUpload",
+          {{"Bucket", "kept"},
+           {"Object", "big"},
+           {"uploadId", upload},
+           {"Part", {{{"PartNumber", 1}, {"ETag", "\"" + hex(md5(kBinary)) + "\""}}}}});
   CHECK(call_ok(*q, "GetObject", {{"Bucket", "kept"}, {"Object", "big"}})["Body"] == kBinary);
   call_ok(*q, "DeleteBucket", {{"Bucket", "demo-bucket"}});
   std::unique_ptr<StateDatabase> third;
@@ -507,7 +513,7 @@ TEST_CASE("A change to the state database writes its own bytes only, and the byt
     call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k" + std::to_string(i)}, {"Body", "five!"}});
   disk.written = 0;
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k0"}, {"Body", "again"}});
-  CHECK(disk.written == 5);  // not the 1 MiB object, not the other objects
+  CHECK(disk.written == 5);              // not the 1 MiB object, not the other objects
   CHECK(byte_files(path).size() == 21);  // k0's first bytes went with the change that replaced them
   call_ok(*p, "DeleteObject", {{"Bucket", "demo-bucket"}, {"Object", "big"}});
   CHECK(byte_files(path).size() == 20);
@@ -536,8 +542,8 @@ TEST_CASE("A state database SQLite does not put in WAL mode is refused at open, 
   StateDatabase memory(":memory:", ::write, dir.path + "/bytes");  // an in-memory database answers "memory"
   auto opened = memory.open();
   REQUIRE_FALSE(opened.ok());
-  CHECK_THAT(opened.error().message, Catch::Contains("cannot be in WAL mode") && Catch::Contains("'memory'") &&
-                                         Catch::Contains(":memory:"));
+  CHECK_THAT(opened.error().message,
+             Catch::Contains("cannot be in WAL mode") && Catch::Contains("'memory'") && Catch::Contains(":memory:"));
   StateDatabase on_disk(dir.path + "/state");  // a file on a local disk is
   CHECK(on_disk.open().ok());
 }
@@ -583,7 +589,7 @@ TEST_CASE("Saved bytes are read from their file, and an answer sending them outl
   CHECK(sending.payload.bytes->in_memory() == nullptr);  // the saved bytes left memory: a file
   std::set<std::string> before = byte_files(path);
   call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"Body", "replaced"}});
-  CHECK(byte_files(path) != before);  // the first bytes' file is gone
+  CHECK(byte_files(path) != before);           // the first bytes' file is gone
   CHECK(sending.payload.bytes->all() == big);  // the answer still sends them whole
   CHECK(sending.payload.bytes->slice(3 * Blob::kPiece, 5) == "aaaaz");
   CHECK(call_ok(*p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}})["Body"] == "replaced");
@@ -594,8 +600,10 @@ TEST_CASE("Saved bytes are read from their file, and an answer sending them outl
 void check_joined(Platform& p, const std::string& key, const std::string& whole) {
   CHECK(call_ok(p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", key}})["Body"] == whole);
   for (auto [first, last] : {std::pair<size_t, size_t>{0, 0}, {5, 14}, {9, 10}, {19, 21}, {3, 21}})
-    CHECK(call_ok(p, "GetObject", {{"Bucket", "demo-bucket"}, {"Object", key},
-                                   {"Range", "bytes=" + std::to_string(first) + "-" + std::to_string(last)}})["Body"] ==
+    CHECK(call_ok(p, "GetObject",
+                  {{"Bucket", "demo-bucket"},
+                   {"Object", key},
+                   {"Range", "bytes=" + std::to_string(first) + "-" + std::to_string(last)}})["Body"] ==
           whole.substr(first, last - first + 1));
 }
 
@@ -605,11 +613,13 @@ std::string complete_three_parts(Platform& p, const std::string& key) {
   json parts = json::array();
   int number = 1;
   for (std::string body : {std::string(10, 'a'), std::string(10, 'b'), std::string("cc")}) {
-    json r = call_ok(p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", key}, {"uploadId", upload},
-                                       {"partNumber", number}, {"body", body}});
+    json r = call_ok(
+        p, "UploadPart",
+        {{"Bucket", "demo-bucket"}, {"Object", key}, {"uploadId", upload}, {"partNumber", number}, {"body", body}});
     parts.push_back({{"PartNumber", number++}, {"ETag", r["ETag"]}});
   }
-  call_ok(p, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", key}, {"uploadId", upload}, {"Part", parts}});
+  call_ok(p, "CompleteMultipartUpload",
+          {{"Bucket", "demo-bucket"}, {"Object", key}, {"uploadId", upload}, {"Part", parts}});
   return std::string(10, 'a') + std::string(10, 'b') + "cc";
 }
 
@@ -650,8 +660,9 @@ TEST_CASE("An upload of more parts than the process may open files is saved, its
   std::string whole;
   for (int number = 1; number <= 200; ++number) {
     std::string body(3, static_cast<char>('a' + number % 26));
-    json r = call_ok(*p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", upload},
-                                        {"partNumber", number}, {"body", body}});
+    json r = call_ok(
+        *p, "UploadPart",
+        {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", upload}, {"partNumber", number}, {"body", body}});
     parts.push_back({{"PartNumber", number}, {"ETag", r["ETag"]}});
     whole += body;
   }
@@ -660,7 +671,8 @@ TEST_CASE("An upload of more parts than the process may open files is saved, its
   rlimit fewer = before;
   fewer.rlim_cur = open_descriptors() + 50;  // room for the database, not for 200 part files at once
   REQUIRE(::setrlimit(RLIMIT_NOFILE, &fewer) == 0);
-  HandlerResult r = call(*p, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", upload}, {"Part", parts}});
+  HandlerResult r = call(*p, "CompleteMultipartUpload",
+                         {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", upload}, {"Part", parts}});
   ::setrlimit(RLIMIT_NOFILE, &before);
   INFO(r.error.code << ": " << r.error.message);
   CHECK(r.ok);
@@ -705,9 +717,11 @@ TEST_CASE("A state file of the JSON format is imported into the database on firs
   for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
   CHECK(body == all);
   CHECK(call_ok(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}})["Body"] == "hello, state file\n");
-  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
-                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
-                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  call_ok(*p, "CompleteMultipartUpload",
+          {{"Bucket", "kept"},
+           {"Object", "in progress"},
+           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
+           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
   json restored = p->state();
   db.reset();
   auto q = restarted(path, db);  // the database now, not the file
@@ -720,7 +734,8 @@ void state_with(const std::string& path, const std::map<std::string, std::string
   auto p = platform();
   StateDatabase db(path);
   REQUIRE(open_state(*p, db, path).ok());
-  for (const auto& [key, body] : bodies) call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", key}, {"Body", body}});
+  for (const auto& [key, body] : bodies)
+    call_ok(*p, "PutObject", {{"Bucket", "demo-bucket"}, {"Object", key}, {"Body", body}});
 }
 
 // Runs `sql` on the database at `path`, as someone editing it between two starts.
@@ -811,9 +826,11 @@ TEST_CASE("A state database of schema 1 is migrated at start: its objects in col
   CHECK(sum["ChecksumCRC32"] == "vRPIFQ==");
   CHECK(sum["ContentLength"] == 15);
   CHECK(call(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "gone"}}).error.code == "NoSuchKey");
-  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
-                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
-                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  call_ok(*p, "CompleteMultipartUpload",
+          {{"Bucket", "kept"},
+           {"Object", "in progress"},
+           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
+           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
   call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}, {"Body", "replaced"}});
   CHECK(count_rows(path, "SELECT count(size) FROM objects") == 2);  // the objects saved again know their size
   reads_back_after_restart(path, db, *p);
@@ -888,13 +905,20 @@ TEST_CASE("A state database of schema 2 is migrated at start: its objects kept, 
   CHECK(hello["Body"] == "hello, state database v2\n");
   CHECK(hello["ContentType"] == "binary/octet-stream");
   CHECK_FALSE(hello.contains("Metadata"));
-  CHECK(call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}})["ChecksumCRC32"] ==
+  CHECK(call_ok(*p, "HeadObject",
+                {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}})["ChecksumCRC32"] ==
         "vRPIFQ==");
-  call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "typed.html"}, {"Body", "<p>"}, {"ContentType", "text/html"},
-                            {"Metadata", {{"mtime", "1"}}}});
-  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
-                                           {"uploadId", "a64817ee30096aedb6760272b84793b5"},
-                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  call_ok(*p, "PutObject",
+          {{"Bucket", "kept"},
+           {"Object", "typed.html"},
+           {"Body", "<p>"},
+           {"ContentType", "text/html"},
+           {"Metadata", {{"mtime", "1"}}}});
+  call_ok(*p, "CompleteMultipartUpload",
+          {{"Bucket", "kept"},
+           {"Object", "in progress"},
+           {"uploadId", "a64817ee30096aedb6760272b84793b5"},
+           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
   db.reset();
   auto q = restarted(path, db);
   json typed = call_ok(*q, "HeadObject", {{"Bucket", "kept"}, {"Object", "typed.html"}});
@@ -917,14 +941,18 @@ TEST_CASE("The state database keeps an object's content headers and metadata, an
     json start = {{"Bucket", "demo-bucket"}, {"Object", "up"}};
     start.update(content);
     id = call_ok(*p, "CreateMultipartUpload", start)["UploadId"];
-    call_ok(*p, "UploadPart", {{"Bucket", "demo-bucket"}, {"Object", "up"}, {"uploadId", id}, {"partNumber", 1}, {"body", "one"}});
+    call_ok(*p, "UploadPart",
+            {{"Bucket", "demo-bucket"}, {"Object", "up"}, {"uploadId", id}, {"partNumber", 1}, {"body", "one"}});
   }
   std::unique_ptr<StateDatabase> db;
   auto q = restarted(path, db);
   json head = call_ok(*q, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "k"}});
   for (const char* m : {"ContentType", "CacheControl", "Metadata"}) CHECK(head[m] == content[m]);
-  call_ok(*q, "CompleteMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "up"}, {"uploadId", id},
-                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"f97c5d29941bfb1b2fdab0874906ab82\""}}}}});
+  call_ok(*q, "CompleteMultipartUpload",
+          {{"Bucket", "demo-bucket"},
+           {"Object", "up"},
+           {"uploadId", id},
+           {"Part", {{{"PartNumber", 1}, {"ETag", "\"f97c5d29941bfb1b2fdab0874906ab82\""}}}}});
   json made = call_ok(*q, "HeadObject", {{"Bucket", "demo-bucket"}, {"Object", "up"}});
   for (const char* m : {"ContentType", "CacheControl", "Metadata"}) CHECK(made[m] == content[m]);
 }
@@ -948,13 +976,16 @@ TEST_CASE("A state database of schema 3 is migrated at start: its objects with t
   CHECK(hello["Body"] == "hello, state database v3\n");
   CHECK(hello["ContentType"] == "text/plain");
   CHECK(hello["Metadata"] == json({{"origin", "v3"}}));
-  CHECK(call_ok(*p, "HeadObject", {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}})["ChecksumCRC32"] ==
+  CHECK(call_ok(*p, "HeadObject",
+                {{"Bucket", "kept"}, {"Object", "dir/sum"}, {"ChecksumMode", "ENABLED"}})["ChecksumCRC32"] ==
         "vRPIFQ==");
   CHECK(call(*p, "GetObject", {{"Bucket", "kept"}, {"Object", "gone"}}).error.code == "NoSuchKey");
   call_ok(*p, "PutObject", {{"Bucket", "kept"}, {"Object", "hello.txt"}, {"Body", "replaced"}});
-  call_ok(*p, "CompleteMultipartUpload", {{"Bucket", "kept"}, {"Object", "in progress"},
-                                           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
-                                           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
+  call_ok(*p, "CompleteMultipartUpload",
+          {{"Bucket", "kept"},
+           {"Object", "in progress"},
+           {"uploadId", "1fe0e9ee5480b70a239a958ff8661242"},
+           {"Part", {{{"PartNumber", 1}, {"ETag", "\"3303e12af474ca11d85ed2966a932992\""}}}}});
   std::set<std::string> now = byte_files(path);  // the replaced object's file and the part's gone, two new ones come
   CHECK(now.size() == 3);
   CHECK(now.count("v000000000015.2"));

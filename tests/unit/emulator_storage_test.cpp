@@ -42,15 +42,17 @@ struct Fixture {
     REQUIRE(r.ok);
     return r.result["UploadId"].get<std::string>();
   }
-  std::string upload(const std::string& id, long long number, const std::string& bytes, const std::string& key = "big.bin") {
-    HandlerResult r = call("UploadPart", {{"Bucket", "bkt"}, {"Object", key}, {"uploadId", id}, {"partNumber", number},
-                                          {"body", bytes}});
+  std::string upload(const std::string& id, long long number, const std::string& bytes,
+                     const std::string& key = "big.bin") {
+    HandlerResult r = call(
+        "UploadPart", {{"Bucket", "bkt"}, {"Object", key}, {"uploadId", id}, {"partNumber", number}, {"body", bytes}});
     REQUIRE(r.ok);
     return r.result["ETag"].get<std::string>();
   }
   // A vector, not a json: a braced list of one json would not make an array.
   HandlerResult complete(const std::string& id, std::vector<json> parts, const std::string& key = "big.bin") {
-    return call("CompleteMultipartUpload", {{"Bucket", "bkt"}, {"Object", key}, {"uploadId", id}, {"Part", json(parts)}});
+    return call("CompleteMultipartUpload",
+                {{"Bucket", "bkt"}, {"Object", key}, {"uploadId", id}, {"Part", json(parts)}});
   }
 };
 
@@ -96,12 +98,24 @@ TEST_CASE("storage: CreateBucket, an existing bucket, an unknown bucket", "[emul
   json with_list = upload;
   with_list["Part"] = json::array({part(1, kHello)});
   for (const auto& [op, args] : std::vector<std::pair<std::string, json>>{
-           {"PutObject", key}, {"GetObject", key}, {"HeadObject", key}, {"CreateMultipartUpload", key},
-           {"UploadPart", with_part}, {"CompleteMultipartUpload", with_list}, {"AbortMultipartUpload", upload},
-           {"HeadBucket", key}, {"GetBucketLocation", key}, {"DeleteBucket", key}, {"ListObjectsV2", key},
-           {"ListObjects", key}, {"DeleteObject", key}, {"DeleteObjects", {{"Bucket", "nope"}, {"Object", {{{"Key", "k"}}}}}},
-           {"ListMultipartUploads", key}, {"CopyObject", {{"Bucket", "nope"}, {"Object", "k"}, {"CopySource", "bkt/k"}}},
-           {"GetObjectAcl", key}, {"PutObjectAcl", {{"Bucket", "nope"}, {"Object", "k"}, {"ACL", "private"}}}}) {
+           {"PutObject", key},
+           {"GetObject", key},
+           {"HeadObject", key},
+           {"CreateMultipartUpload", key},
+           {"UploadPart", with_part},
+           {"CompleteMultipartUpload", with_list},
+           {"AbortMultipartUpload", upload},
+           {"HeadBucket", key},
+           {"GetBucketLocation", key},
+           {"DeleteBucket", key},
+           {"ListObjectsV2", key},
+           {"ListObjects", key},
+           {"DeleteObject", key},
+           {"DeleteObjects", {{"Bucket", "nope"}, {"Object", {{{"Key", "k"}}}}}},
+           {"ListMultipartUploads", key},
+           {"CopyObject", {{"Bucket", "nope"}, {"Object", "k"}, {"CopySource", "bkt/k"}}},
+           {"GetObjectAcl", key},
+           {"PutObjectAcl", {{"Bucket", "nope"}, {"Object", "k"}, {"ACL", "private"}}}}) {
     INFO(op);
     HandlerResult r = handle(p, op, args);
     check_error(r, 404, "NoSuchBucket");
@@ -118,8 +132,9 @@ TEST_CASE("storage: fixtures, seed, state and reset", "[emulator][storage]") {
   CHECK(handle(p, "PutObject", {{"Bucket", "seeded-1"}, {"Object", "a/b.txt"}, {"Body", "hello"}}).ok);
   HandlerResult up = handle(p, "CreateMultipartUpload", {{"Bucket", "seeded-2"}, {"Object", "big"}});
   std::string id = up.result["UploadId"];
-  CHECK(handle(p, "UploadPart", {{"Bucket", "seeded-2"}, {"Object", "big"}, {"uploadId", id}, {"partNumber", 2},
-                                {"body", "world"}}).ok);
+  CHECK(handle(p, "UploadPart",
+               {{"Bucket", "seeded-2"}, {"Object", "big"}, {"uploadId", id}, {"partNumber", 2}, {"body", "world"}})
+            .ok);
 
   json s = p.state();
   std::vector<std::string> names;
@@ -183,7 +198,11 @@ TEST_CASE("storage: PutObject, GetObject and HeadObject", "[emulator][storage]")
 TEST_CASE("storage: GetObject ranges", "[emulator][storage]") {
   Fixture f;
   REQUIRE(f.call("PutObject", object_args("digits", {{"Body", "0123456789"}})).ok);
-  struct Case { const char* range; const char* bytes; const char* content_range; };
+  struct Case {
+    const char* range;
+    const char* bytes;
+    const char* content_range;
+  };
   for (const Case& c : {Case{"bytes=2-4", "234", "bytes 2-4/10"}, Case{"bytes=0-0", "0", "bytes 0-0/10"},
                         Case{"bytes=7-", "789", "bytes 7-9/10"}, Case{"bytes=-3", "789", "bytes 7-9/10"},
                         Case{"bytes=5-100", "56789", "bytes 5-9/10"}, Case{"bytes=-100", "0123456789", "bytes 0-9/10"},
@@ -270,9 +289,10 @@ TEST_CASE("storage: UploadPart replaces a part number, ETags are compared withou
   CHECK(done.result["ETag"] == kOnePart);
   CHECK(f.call("GetObject", object_args("big.bin")).result["Body"] == "hello");
 
-  check_error(f.call("UploadPart", {{"Bucket", "bkt"}, {"Object", "big.bin"}, {"uploadId", "feedface"},
-                                    {"partNumber", 1}, {"body", "x"}}),
-              404, "NoSuchUpload");
+  check_error(
+      f.call("UploadPart",
+             {{"Bucket", "bkt"}, {"Object", "big.bin"}, {"uploadId", "feedface"}, {"partNumber", 1}, {"body", "x"}}),
+      404, "NoSuchUpload");
 }
 
 TEST_CASE("storage: CompleteMultipartUpload refuses what S3 refuses", "[emulator][storage]") {
@@ -314,12 +334,13 @@ TEST_CASE("storage: CompleteMultipartUpload refuses what S3 refuses", "[emulator
     std::string five_mib(5 * 1024 * 1024, 'a');
     for (auto [n, bytes] : std::vector<std::pair<int, std::string>>{{1, five_mib}, {2, "hello"}, {3, "!"}})
       REQUIRE(handle(p, "UploadPart", object_args("k", {{"uploadId", big_id}, {"partNumber", n}, {"body", bytes}})).ok);
-    json parts = json::array({part(1, p.state()["uploads"][0]["parts"][0]["etag"].get<std::string>()), part(2, kHello),
-                              part(3, kBang)});
+    json parts = json::array(
+        {part(1, p.state()["uploads"][0]["parts"][0]["etag"].get<std::string>()), part(2, kHello), part(3, kBang)});
     check_error(handle(p, "CompleteMultipartUpload", object_args("k", {{"uploadId", big_id}, {"Part", parts}})), 400,
                 "EntityTooSmall");
     parts.erase(2);
-    HandlerResult done = handle(p, "CompleteMultipartUpload", object_args("k", {{"uploadId", big_id}, {"Part", parts}}));
+    HandlerResult done =
+        handle(p, "CompleteMultipartUpload", object_args("k", {{"uploadId", big_id}, {"Part", parts}}));
     REQUIRE(done.ok);
     CHECK(std::regex_match(done.result["ETag"].get<std::string>(), std::regex(R"("[0-9a-f]{32}-2")")));
   }
@@ -343,9 +364,10 @@ TEST_CASE("storage: AbortMultipartUpload", "[emulator][storage]") {
 
 namespace {
 
-const json kContent = {{"ContentType", "text/html"}, {"ContentEncoding", "gzip"}, {"ContentDisposition", "inline"},
-                       {"ContentLanguage", "en"}, {"CacheControl", "max-age=60"},
-                       {"Expires", "Thu, 01 Jan 2037 00:00:00 GMT"}, {"Metadata", {{"mtime", "1700000000"}}}};
+const json kContent = {{"ContentType", "text/html"},           {"ContentEncoding", "gzip"},
+                       {"ContentDisposition", "inline"},       {"ContentLanguage", "en"},
+                       {"CacheControl", "max-age=60"},         {"Expires", "Thu, 01 Jan 2037 00:00:00 GMT"},
+                       {"Metadata", {{"mtime", "1700000000"}}}};
 
 // `base` with every member of `more` added.
 json with(json base, const json& more) {
@@ -363,7 +385,8 @@ json content_of(const HandlerResult& r) {
 
 }  // namespace
 
-TEST_CASE("storage: PutObject keeps the content headers and metadata, GetObject and HeadObject answer them", "[emulator][storage]") {
+TEST_CASE("storage: PutObject keeps the content headers and metadata, GetObject and HeadObject answer them",
+          "[emulator][storage]") {
   Fixture f;
   REQUIRE(f.call("PutObject", with({{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "hello"}}, kContent)).ok);
   CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "k"}})) == kContent);
@@ -371,41 +394,61 @@ TEST_CASE("storage: PutObject keeps the content headers and metadata, GetObject 
   REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "plain"}, {"Body", "x"}}).ok);
   HandlerResult plain = f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "plain"}});
   CHECK(content_of(plain) == json({{"ContentType", "binary/octet-stream"}}));  // S3's when none was given
-  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "chunked"}, {"Body", "x"},
-                               {"ContentEncoding", "aws-chunked, gzip"}}).ok);
+  REQUIRE(f.call("PutObject",
+                 {{"Bucket", "bkt"}, {"Object", "chunked"}, {"Body", "x"}, {"ContentEncoding", "aws-chunked, gzip"}})
+              .ok);
   CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "chunked"}}).result["ContentEncoding"] == "gzip");
-  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "chunked"}, {"Body", "x"}, {"ContentEncoding", "aws-chunked"}}).ok);
+  REQUIRE(
+      f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "chunked"}, {"Body", "x"}, {"ContentEncoding", "aws-chunked"}})
+          .ok);
   CHECK_FALSE(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "chunked"}}).result.contains("ContentEncoding"));
   REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "again"}}).ok);  // replaced: none kept
-  CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "k"}})) == json({{"ContentType", "binary/octet-stream"}}));
+  CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "k"}})) ==
+        json({{"ContentType", "binary/octet-stream"}}));
 }
 
-TEST_CASE("storage: CopyObject keeps the source's metadata with COPY, takes the request's with REPLACE", "[emulator][storage]") {
+TEST_CASE("storage: CopyObject keeps the source's metadata with COPY, takes the request's with REPLACE",
+          "[emulator][storage]") {
   Fixture f;
   REQUIRE(f.call("PutObject", with({{"Bucket", "bkt"}, {"Object", "src"}, {"Body", "hello"}}, kContent)).ok);
-  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "copy"}, {"CopySource", "bkt/src"},
-                                {"ContentType", "text/plain"}, {"Metadata", {{"other", "1"}}}}).ok);
+  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"},
+                                {"Object", "copy"},
+                                {"CopySource", "bkt/src"},
+                                {"ContentType", "text/plain"},
+                                {"Metadata", {{"other", "1"}}}})
+              .ok);
   CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "copy"}})) == kContent);
-  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "replaced"}, {"CopySource", "bkt/src"},
-                                {"MetadataDirective", "REPLACE"}, {"ContentType", "text/plain"},
-                                {"Metadata", {{"other", "1"}}}}).ok);
+  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"},
+                                {"Object", "replaced"},
+                                {"CopySource", "bkt/src"},
+                                {"MetadataDirective", "REPLACE"},
+                                {"ContentType", "text/plain"},
+                                {"Metadata", {{"other", "1"}}}})
+              .ok);
   CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "replaced"}})) ==
         json({{"ContentType", "text/plain"}, {"Metadata", {{"other", "1"}}}}));
-  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"}, {"Object", "src"}, {"CopySource", "bkt/src"},
-                                {"MetadataDirective", "REPLACE"}, {"Metadata", {{"mtime", "2"}}}}).ok);  // onto itself
+  REQUIRE(f.call("CopyObject", {{"Bucket", "bkt"},
+                                {"Object", "src"},
+                                {"CopySource", "bkt/src"},
+                                {"MetadataDirective", "REPLACE"},
+                                {"Metadata", {{"mtime", "2"}}}})
+              .ok);  // onto itself
   CHECK(content_of(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "src"}})) ==
         json({{"ContentType", "binary/octet-stream"}, {"Metadata", {{"mtime", "2"}}}}));
 }
 
-TEST_CASE("storage: a multipart upload's object has what CreateMultipartUpload gave, copied parts too", "[emulator][storage]") {
+TEST_CASE("storage: a multipart upload's object has what CreateMultipartUpload gave, copied parts too",
+          "[emulator][storage]") {
   Fixture f;
   HandlerResult started = f.call("CreateMultipartUpload", with({{"Bucket", "bkt"}, {"Object", "big.bin"}}, kContent));
   REQUIRE(started.ok);
   std::string id = started.result["UploadId"];
-  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "src"}, {"Body", "hello"}, {"Metadata", {{"no", "1"}}}}).ok);
+  REQUIRE(
+      f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "src"}, {"Body", "hello"}, {"Metadata", {{"no", "1"}}}}).ok);
   std::string first = f.upload(id, 1, "hello");
-  HandlerResult copied = f.call("UploadPartCopy", {{"Bucket", "bkt"}, {"Object", "big.bin"}, {"uploadId", id},
-                                                   {"partNumber", 2}, {"CopySource", "bkt/src"}});
+  HandlerResult copied = f.call(
+      "UploadPartCopy",
+      {{"Bucket", "bkt"}, {"Object", "big.bin"}, {"uploadId", id}, {"partNumber", 2}, {"CopySource", "bkt/src"}});
   REQUIRE(copied.ok);
   REQUIRE(f.complete(id, {part(1, first), part(2, copied.result["ETag"])}).ok);
   CHECK(content_of(f.call("GetObject", {{"Bucket", "bkt"}, {"Object", "big.bin"}})) == kContent);
@@ -452,16 +495,18 @@ TEST_CASE("storage: GetObject and HeadObject conditions answer 304 and 412 in S3
   CHECK(failed.error.details["Condition"] == "If-Match");
 }
 
-TEST_CASE("storage: conditional writes, If-None-Match * and If-Match, on PutObject and CompleteMultipartUpload", "[emulator][storage]") {
+TEST_CASE("storage: conditional writes, If-None-Match * and If-Match, on PutObject and CompleteMultipartUpload",
+          "[emulator][storage]") {
   Fixture f;
   REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "hello"}, {"IfNoneMatch", "*"}}).ok);
-  check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "world"}, {"IfNoneMatch", "*"}}), 412,
-              "PreconditionFailed");
+  check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "world"}, {"IfNoneMatch", "*"}}),
+              412, "PreconditionFailed");
   check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "world"}, {"IfMatch", kWorld}}), 412,
               "PreconditionFailed");
   REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "lock"}, {"Body", "world"}, {"IfMatch", kHello}}).ok);
   CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "lock"}}).result["ETag"] == kWorld);
-  check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "none"}, {"Body", "x"}, {"IfMatch", kHello}}), 404, "NoSuchKey");
+  check_error(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "none"}, {"Body", "x"}, {"IfMatch", kHello}}), 404,
+              "NoSuchKey");
   std::string id = f.start("lock");
   std::string e = f.upload(id, 1, "hello", "lock");
   json done = {{"Bucket", "bkt"}, {"Object", "lock"}, {"uploadId", id}, {"Part", json::array({part(1, e)})}};
@@ -471,13 +516,16 @@ TEST_CASE("storage: conditional writes, If-None-Match * and If-Match, on PutObje
   CHECK(f.call("HeadObject", {{"Bucket", "bkt"}, {"Object", "lock"}}).result["ETag"] == kOnePart);
 }
 
-TEST_CASE("storage: GetObject's response-* overrides set the answer's headers, the object's stay", "[emulator][storage]") {
+TEST_CASE("storage: GetObject's response-* overrides set the answer's headers, the object's stay",
+          "[emulator][storage]") {
   Fixture f;
-  REQUIRE(f.call("PutObject", object_args("page", {{"Body", "hello"}, {"ContentType", "text/html"},
-                                                   {"CacheControl", "max-age=60"}})).ok);
-  json asked = {{"ResponseContentType", "text/plain"}, {"ResponseContentDisposition", "attachment; filename=\"p.txt\""},
-                {"ResponseCacheControl", "no-store"}, {"ResponseContentLanguage", "ja"},
-                {"ResponseContentEncoding", "identity"}, {"ResponseExpires", "Thu, 01 Dec 2094 16:00:00 GMT"}};
+  REQUIRE(f.call("PutObject",
+                 object_args("page", {{"Body", "hello"}, {"ContentType", "text/html"}, {"CacheControl", "max-age=60"}}))
+              .ok);
+  json asked = {
+      {"ResponseContentType", "text/plain"},   {"ResponseContentDisposition", "attachment; filename=\"p.txt\""},
+      {"ResponseCacheControl", "no-store"},    {"ResponseContentLanguage", "ja"},
+      {"ResponseContentEncoding", "identity"}, {"ResponseExpires", "Thu, 01 Dec 2094 16:00:00 GMT"}};
   for (const char* op : {"GetObject", "HeadObject"}) {
     INFO(op);
     HandlerResult r = f.call(op, object_args("page", asked));
@@ -501,8 +549,13 @@ TEST_CASE("storage: PartNumber answers one part of a multipart object, all of a 
   f.upload(id, 2, "world");
   f.upload(id, 3, "!");
   REQUIRE(f.complete(id, {part(1, kHello), part(2, kWorld), part(3, kBang)}).ok);
-  struct Case { long long number; const char* bytes; const char* content_range; };
-  for (const Case& c : {Case{1, "hello", "bytes 0-4/11"}, Case{2, "world", "bytes 5-9/11"}, Case{3, "!", "bytes 10-10/11"}}) {
+  struct Case {
+    long long number;
+    const char* bytes;
+    const char* content_range;
+  };
+  for (const Case& c :
+       {Case{1, "hello", "bytes 0-4/11"}, Case{2, "world", "bytes 5-9/11"}, Case{3, "!", "bytes 10-10/11"}}) {
     INFO("part " << c.number);
     HandlerResult r = f.call("GetObject", object_args("big.bin", {{"PartNumber", c.number}}));
     REQUIRE(r.ok);

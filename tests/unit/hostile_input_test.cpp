@@ -46,12 +46,16 @@ TEST_CASE("long values are validation problems and never a crash", "[validate][h
   for (size_t n : kLengths) {
     INFO(n << " characters");
     for (Checker checker : {Checker::client, Checker::server}) {
-      auto found = problems("RestoreInstance", {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(n, 'a')}}, checker);
+      auto found = problems("RestoreInstance",
+                            {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(n, 'a')}}, checker);
       CHECK(has_problem(found, "instanceId: at most 30 characters"));
-      found = problems("RestoreInstance", {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(n, 'a') + "-"}}, checker);
+      found = problems("RestoreInstance",
+                       {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(n, 'a') + "-"}}, checker);
       CHECK(has_problem(found, "instanceId: must be lowercase letters, digits and hyphen"));
-      found = problems("UpdateSnapshot", {{"SnapshotName", "snap-1"},
-                                          {"snapshot", {{"expirationTime", "2026-01-01T00:00:00." + std::string(n, '1')}}}}, checker);
+      found = problems("UpdateSnapshot",
+                       {{"SnapshotName", "snap-1"},
+                        {"snapshot", {{"expirationTime", "2026-01-01T00:00:00." + std::string(n, '1')}}}},
+                       checker);
       CHECK(has_problem(found, "snapshot.expirationTime: must be an ISO 8601 time"));
     }
   }
@@ -117,8 +121,8 @@ TEST_CASE("a path parameter that is '.' or '..' is a validation problem", "[vali
 // of its own (header injection). Validation refuses it with the member's path; the
 // transport refuses any such header, cloud.request's included, before sending.
 TEST_CASE("a header value with a line break is refused, never sent", "[validate][hostile]") {
-  for (const std::string& value : std::vector<std::string>{"bytes=0-1\r\nX-Injected: 1", "bytes=0-1\nX",
-                                                          std::string("a\0b", 3), "a\x7f"}) {
+  for (const std::string& value :
+       std::vector<std::string>{"bytes=0-1\r\nX-Injected: 1", "bytes=0-1\nX", std::string("a\0b", 3), "a\x7f"}) {
     INFO(json(value).dump());
     auto found = problems("GetObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Range", value}});
     CHECK(has_problem(found, "Range: a header value holds no line break or control character"));
@@ -157,20 +161,27 @@ TEST_CASE("text for an XML body holds no character XML 1.0 cannot carry", "[vali
   REQUIRE_FALSE(nul.ok());
   REQUIRE(nul.error().fields.size() == 1);
   CHECK(nul.error().fields[0].path == "Part[1].ETag");
-  CHECK(nul.error().fields[0].problem == "holds the control character U+0000, which an XML body cannot carry (of "
-                                         "those below U+0020, only tab, line feed and carriage return)");
+  CHECK(nul.error().fields[0].problem ==
+        "holds the control character U+0000, which an XML body cannot carry (of "
+        "those below U+0020, only tab, line feed and carriage return)");
   CHECK(problems("CompleteMultipartUpload", part("\t\r\n \"a\" \x7f")).empty());
   // Not in an XML body: a JSON body and a raw payload carry any of them.
-  CHECK(problems("UploadPart", {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"partNumber", 1},
-                                {"body", std::string("\0\x01", 2)}}).empty());
+  CHECK(problems("UploadPart", {{"Bucket", "bkt"},
+                                {"Object", "k"},
+                                {"uploadId", "u"},
+                                {"partNumber", 1},
+                                {"body", std::string("\0\x01", 2)}})
+            .empty());
   auto json_body = problems("UpdateSnapshot", {{"SnapshotName", "snap-1"}, {"description", std::string("a\0b", 3)}});
   CHECK_FALSE(has_problem(json_body, "description: holds the control character"));
 }
 
 TEST_CASE("validation messages quote long values cut short", "[validate][hostile]") {
-  auto found = problems("RestoreInstance", {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(50000, 'a') + "-"}});
+  auto found =
+      problems("RestoreInstance", {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(50000, 'a') + "-"}});
   REQUIRE_FALSE(found.empty());
-  Outcome<json> out = validate_input(op("RestoreInstance"), {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(50000, 'A')}});
+  Outcome<json> out = validate_input(op("RestoreInstance"),
+                                     {{"backupId", std::string(32, 'f')}, {"instanceId", std::string(50000, 'A')}});
   REQUIRE_FALSE(out.ok());
   for (const FieldProblem& f : out.error().fields) {
     CHECK(f.problem.size() < 300);
@@ -191,11 +202,13 @@ TEST_CASE("an error code given empty keeps the status code", "[protocol][hostile
   CHECK(parse_error(api("cluster"), full).code == "Client.InvalidParameterNotFound.Cluster");
 }
 
-TEST_CASE("Names S3 refuses are refused before sending, naming the field: NUL, control characters, long keys, bucket names") {
+TEST_CASE(
+    "Names S3 refuses are refused before sending, naming the field: NUL, control characters, long keys, bucket names") {
   std::string nul_key("x\0y", 3);
   CHECK(has_problem(problems("PutObject", {{"Bucket", "demo-bucket"}, {"Object", nul_key}, {"Body", ""}}),
                     "Object: must be text an XML answer can carry"));
-  CHECK(has_problem(problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", "a\x1b[2Jb"}}), "Object: must be text"));
+  CHECK(
+      has_problem(problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", "a\x1b[2Jb"}}), "Object: must be text"));
   CHECK(problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", "tab\there\r\nand \xc3\xa9"}}).empty());
   CHECK(problems("GetObject", {{"Bucket", "demo-bucket"}, {"Object", std::string(1024, 'k')}}).empty());
   std::string long_key(1023, 'k');
@@ -206,8 +219,9 @@ TEST_CASE("Names S3 refuses are refused before sending, naming the field: NUL, c
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().fields.at(0).code == "KeyTooLongError");
 
-  for (std::string bad : {std::string("a\0b", 3), std::string("ab"), std::string(64, 'b'), std::string("Upper"),
-                          std::string("under_score"), std::string("-dash"), std::string("dot."), std::string("two..dots")}) {
+  for (std::string bad :
+       {std::string("a\0b", 3), std::string("ab"), std::string(64, 'b'), std::string("Upper"),
+        std::string("under_score"), std::string("-dash"), std::string("dot."), std::string("two..dots")}) {
     INFO("bucket '" << bad << "'");
     CHECK(has_problem(problems("CreateBucket", {{"Bucket", bad}}), "Bucket: "));
   }

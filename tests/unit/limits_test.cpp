@@ -34,40 +34,109 @@ json valid_args(const std::string& op_name) {
       {"RestoreClusterFromSnapshot", restore_cluster_args},
       {"UpdateSnapshot", update_snapshot_args},
       {"UpgradeMeshplatformServiceMeshVersion", upgrade_args},
-      {"CreateMultipartUpload", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
-      {"AbortMultipartUpload", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u-1"}}; }},
-      {"ListParts", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u-1"}, {"MaxParts", 10},
-                                     {"PartNumberMarker", 2}}; }},
-      {"CreateBucket", [] { return json{{"Bucket", "bkt"}}; }},
-      {"PutObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "bytes"}}; }},
-      {"GetObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1"}}; }},
-      {"HeadObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1"}}; }},
-      {"GetInstance", [] { return json{{"InstanceId", "code-1"}}; }},
-      {"GetFirewallGroup", [] { return json{{"FirewallGroupName", "fw-1"}}; }},
-      {"GetCluster", [] { return json{{"ClusterName", "c1"}}; }},
-      {"GetSnapshot", [] { return json{{"SnapshotName", "snap-1"}}; }},
-      {"GetMeshplatformCluster", [] { return json{{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}}; }},
+      {"CreateMultipartUpload",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}};
+       }},
+      {"AbortMultipartUpload",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u-1"}};
+       }},
+      {"ListParts",
+       [] {
+         return json{
+             {"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u-1"}, {"MaxParts", 10}, {"PartNumberMarker", 2}};
+       }},
+      {"CreateBucket",
+       [] {
+         return json{{"Bucket", "bkt"}};
+       }},
+      {"PutObject",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "bytes"}};
+       }},
+      {"GetObject",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1"}};
+       }},
+      {"HeadObject",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"Range", "bytes=0-1"}};
+       }},
+      {"GetInstance",
+       [] {
+         return json{{"InstanceId", "code-1"}};
+       }},
+      {"GetFirewallGroup",
+       [] {
+         return json{{"FirewallGroupName", "fw-1"}};
+       }},
+      {"GetCluster",
+       [] {
+         return json{{"ClusterName", "c1"}};
+       }},
+      {"GetSnapshot",
+       [] {
+         return json{{"SnapshotName", "snap-1"}};
+       }},
+      {"GetMeshplatformCluster",
+       [] {
+         return json{{"ResourceGroupName", "rg-1"}, {"ClusterName", "mesh-1"}};
+       }},
       {"ListBuckets", [] { return json::object(); }},
-      {"HeadBucket", [] { return json{{"Bucket", "bkt"}}; }},
-      {"GetBucketLocation", [] { return json{{"Bucket", "bkt"}}; }},
-      {"DeleteBucket", [] { return json{{"Bucket", "bkt"}}; }},
-      {"ListObjectsV2", [] { return json{{"Bucket", "bkt"}, {"MaxKeys", 10}, {"EncodingType", "url"}}; }},
-      {"ListObjects", [] { return json{{"Bucket", "bkt"}, {"MaxKeys", 10}, {"EncodingType", "url"}}; }},
-      {"DeleteObject", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
-      {"DeleteObjects", [] { return json{{"Bucket", "bkt"}, {"Object", json::array({{{"Key", "k"}}})}}; }},
-      {"ListMultipartUploads", [] { return json{{"Bucket", "bkt"}, {"MaxUploads", 10}, {"EncodingType", "url"}}; }},
+      {"HeadBucket",
+       [] {
+         return json{{"Bucket", "bkt"}};
+       }},
+      {"GetBucketLocation",
+       [] {
+         return json{{"Bucket", "bkt"}};
+       }},
+      {"DeleteBucket",
+       [] {
+         return json{{"Bucket", "bkt"}};
+       }},
+      {"ListObjectsV2",
+       [] {
+         return json{{"Bucket", "bkt"}, {"MaxKeys", 10}, {"EncodingType", "url"}};
+       }},
+      {"ListObjects",
+       [] {
+         return json{{"Bucket", "bkt"}, {"MaxKeys", 10}, {"EncodingType", "url"}};
+       }},
+      {"DeleteObject",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}};
+       }},
+      {"DeleteObjects",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", json::array({{{"Key", "k"}}})}};
+       }},
+      {"ListMultipartUploads",
+       [] {
+         return json{{"Bucket", "bkt"}, {"MaxUploads", 10}, {"EncodingType", "url"}};
+       }},
       {"CopyObject",
-       [] { return json{{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/k"}, {"MetadataDirective", "COPY"}}; }},
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/k"}, {"MetadataDirective", "COPY"}};
+       }},
       {"UploadPartCopy",
        [] {
-         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"partNumber", 1}, {"uploadId", "u"}, {"CopySource", "src/k"},
-                     {"CopySourceRange", "bytes=0-9"}};
+         return json{{"Bucket", "bkt"}, {"Object", "k"},         {"partNumber", 1},
+                     {"uploadId", "u"}, {"CopySource", "src/k"}, {"CopySourceRange", "bytes=0-9"}};
        }},
-      {"GetObjectAcl", [] { return json{{"Bucket", "bkt"}, {"Object", "k"}}; }},
+      {"GetObjectAcl",
+       [] {
+         return json{{"Bucket", "bkt"}, {"Object", "k"}};
+       }},
       {"PutObjectAcl",
        [] {
-         return json{{"Bucket", "bkt"}, {"Object", "k"}, {"ACL", "private"}, {"Owner", {{"ID", "1a"}}},
-                     {"AccessControlList", {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}}}, {"Permission", "READ"}}}}};
+         return json{
+             {"Bucket", "bkt"},
+             {"Object", "k"},
+             {"ACL", "private"},
+             {"Owner", {{"ID", "1a"}}},
+             {"AccessControlList", {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}}}, {"Permission", "READ"}}}}};
        }},
   };
   auto it = args.find(op_name);
@@ -95,8 +164,7 @@ void walk(const Shape& structure, const std::string& pointer, const std::string&
     const Shape* s = m.shape;
     if (s->type == ShapeType::list && s->member->type == ShapeType::structure)
       walk(*s->member, p + "/0", lua + "[1]", out);
-    else if (s->type == ShapeType::structure)
-      walk(*s, p, lua, out);
+    else if (s->type == ShapeType::structure) walk(*s, p, lua, out);
   }
 }
 
@@ -162,9 +230,7 @@ std::string filler(const Shape& s, long long n) {
   return {};
 }
 
-std::string count(long long n, const char* noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
+std::string count(long long n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 void check_string_lengths(const std::string& op_name, const Field& f, const json& base) {
   const Shape& s = *f.member->shape;
@@ -216,7 +282,8 @@ void check_allowed_values(const std::string& op_name, const Field& f, const json
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     outside = {first + "x", upper == first ? "x" + first : upper};
   }
-  for (const json& v : outside) fails_at(op_name, with(base, f.pointer, v), f.path, "must be " + text(s.allowed.front()));
+  for (const json& v : outside)
+    fails_at(op_name, with(base, f.pointer, v), f.path, "must be " + text(s.allowed.front()));
 }
 
 // The filler already matches; a value with a character the pattern refuses fails
@@ -247,7 +314,8 @@ void check_conditions(const std::string& op_name, const Field& f, const json& ba
   for (const Condition& c : f.member->absent_when) {
     json args = with(base, f.parent_pointer + "/" + c.field, c.value);
     json present = f.member->shape->allowed.empty() ? json("x") : f.member->shape->allowed.front();
-    fails_at(op_name, with(args, f.pointer, present), f.path, "must be left out when " + c.field + " is " + text(c.value));
+    fails_at(op_name, with(args, f.pointer, present), f.path,
+             "must be left out when " + c.field + " is " + text(c.value));
     passes(op_name, without(args, f.pointer));
   }
 }
@@ -257,7 +325,8 @@ void check_defaults(const Field& f) {
   INFO(f.path);
   std::vector<FieldProblem> problems;
   if (f.member->default_value) validate_value(*f.member->shape, *f.member->default_value, f.path, problems);
-  for (const auto& [region, value] : f.member->default_by_region) validate_value(*f.member->shape, value, f.path, problems);
+  for (const auto& [region, value] : f.member->default_by_region)
+    validate_value(*f.member->shape, value, f.path, problems);
   CHECK(problems.empty());
 }
 
@@ -306,7 +375,12 @@ TEST_CASE("list lengths: Part holds at least one part, at most 10,000 by number"
 // The spec's limits, as its Limits and Endpoints tables state them. Paths are the
 // model's members, `[]` stepping into a list's items.
 TEST_CASE("the spec's limits are all in the model", "[model][limits]") {
-  struct Limit { const char* op; const char* path; const char* key; json value; };
+  struct Limit {
+    const char* op;
+    const char* path;
+    const char* key;
+    json value;
+  };
   const json types = kSpecInstanceTypes;
   const json zones = {"east-11", "east-12", "east-13", "east-14", "east-31", "west-12", "west-13", "jp-west-21"};
   const json name_pattern = "lowercase letters, digits and hyphen, not starting or ending with a hyphen";
@@ -341,7 +415,9 @@ TEST_CASE("the spec's limits are all in the model", "[model][limits]") {
       {"RestoreInstance", "parameterGroupName", "patternText", name_pattern},
       {"RestoreInstance", "diskSize", "enum", {100, 200, 300, 400}},
       {"RestoreInstance", "availabilityZone", "enum", zones},
-      {"RestoreInstance", "availabilityZone", "defaultByRegion",
+      {"RestoreInstance",
+       "availabilityZone",
+       "defaultByRegion",
        {{"jp-east-1", "east-11"}, {"jp-east-3", "east-31"}, {"jp-west-1", "west-12"}, {"jp-west-2", "jp-west-21"}}},
       {"RestoreInstance", "description", "maxLength", 255},
       {"RestoreInstance", "networkConfig.privateAddress", "format", "cidr"},

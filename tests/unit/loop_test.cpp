@@ -32,8 +32,7 @@ struct Overlap {
   void hold(std::chrono::milliseconds hold) {
     int n = ++now;
     int seen = most.load();
-    while (n > seen && !most.compare_exchange_weak(seen, n)) {
-    }
+    while (n > seen && !most.compare_exchange_weak(seen, n)) {}
     std::this_thread::sleep_for(hold);
     --now;
   }
@@ -113,8 +112,9 @@ TEST_CASE("loop: transfers past what curl is handed wait in order, each ends onc
   std::vector<int> ended(40, 0);
   std::vector<Transport::Id> ids;
   for (int i = 0; i < 40; ++i)
-    ids.push_back(transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
-                                  [&ended, i](Outcome<HttpResponse> r) { ended[i] += r.ok() && r->status == 200 ? 1 : 100; }));
+    ids.push_back(
+        transport.start(HttpRequest{"GET", server.url() + "/x", {}, ""},
+                        [&ended, i](Outcome<HttpResponse> r) { ended[i] += r.ok() && r->status == 200 ? 1 : 100; }));
   transport.cancel(ids[30]);  // waiting its turn
   drain(transport);
   for (int i = 0; i < 40; ++i) CHECK(ended[i] == (i == 30 ? 0 : 1));
@@ -145,7 +145,8 @@ TEST_CASE("loop: a transfer's time-out counts the time it waited for its turn") 
 TEST_CASE("loop: a cancelled transfer never completes, and the transport carries on") {
   std::atomic<bool> release{false};
   ScriptedServer server([&](int, const httplib::Request& req, httplib::Response& res) {
-    for (int i = 0; i < 200 && !release && req.path == "/slow"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 200 && !release && req.path == "/slow"; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     res.set_content("ok", "text/plain");
   });
   Transport transport;
@@ -197,7 +198,8 @@ TEST_CASE("loop: in virtual time a timer's wait is skipped when nothing else run
   }
   SECTION("a real timer is waited for, even in virtual time") {
     auto hold = loop.hold_virtual_time();
-    transport.add_timer(0.02, [&] { fired.push_back(3); }, cloud::Loop::Pace::real);
+    transport.add_timer(
+        0.02, [&] { fired.push_back(3); }, cloud::Loop::Pace::real);
     loop.run_once(0);
     CHECK(fired.size() == 2);
     drain(transport);
@@ -212,7 +214,8 @@ TEST_CASE("loop: in virtual time a timer's wait is skipped when nothing else run
     CHECK(skipped.size() == 2);
   }
   SECTION("a skipped timer is skipped outside virtual time too") {
-    transport.add_timer(600, [&] { fired.push_back(3); }, cloud::Loop::Pace::skipped);
+    transport.add_timer(
+        600, [&] { fired.push_back(3); }, cloud::Loop::Pace::skipped);
     loop.run_once(10);
     CHECK(fired.back() == 3);
     CHECK(skipped.back() == 600);
@@ -305,8 +308,10 @@ TEST_CASE("loop: the interrupt flag ends every transfer and brings every timer d
   CHECK(transport.pending() == 0);
 }
 
-TEST_CASE("loop: the interrupt flag ends what was under way when raised, and a transfer started after it runs (a clean-up)") {
-  ScriptedServer server([](int, const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+TEST_CASE(
+    "loop: the interrupt flag ends what was under way when raised, and a transfer started after it runs (a clean-up)") {
+  ScriptedServer server(
+      [](int, const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
   cloud::Loop loop;  // of its own: the flag dies with this test
   std::atomic<bool> flag{false};
   loop.set_interrupt_flag(&flag);
@@ -340,7 +345,8 @@ TEST_CASE("client: eight calls started at once overlap, each ends once with its 
   std::vector<std::string> names(8);
   int ended = 0;
   for (int i = 0; i < 8; ++i)
-    client.start_call("UpdateSnapshot", {{"SnapshotName", "snap-" + std::to_string(i)}, {"snapshot", cloud::json::object()}},
+    client.start_call("UpdateSnapshot",
+                      {{"SnapshotName", "snap-" + std::to_string(i)}, {"snapshot", cloud::json::object()}},
                       [&, i](Outcome<cloud::CallResult> r) {
                         ++ended;
                         if (r.ok()) names[i] = r->result["snapshot"]["name"];
@@ -363,7 +369,9 @@ TEST_CASE("client: a call's back-off is a timer in the loop, other calls proceed
   Client client(config);
   std::vector<std::string> order;
   client.start_call("UpdateSnapshot", {{"SnapshotName", "flaky"}, {"snapshot", cloud::json::object()}},
-                    [&](Outcome<cloud::CallResult> r) { order.push_back(r.ok() ? "flaky:" + std::to_string(r->meta.attempts) : "flaky failed"); });
+                    [&](Outcome<cloud::CallResult> r) {
+                      order.push_back(r.ok() ? "flaky:" + std::to_string(r->meta.attempts) : "flaky failed");
+                    });
   client.start_call("UpdateSnapshot", {{"SnapshotName", "steady"}, {"snapshot", cloud::json::object()}},
                     [&](Outcome<cloud::CallResult> r) { order.push_back(r.ok() ? "steady" : "steady failed"); });
   drain(client.transport());
@@ -380,9 +388,11 @@ TEST_CASE("client: a cancelled call sends nothing more and never ends, validatio
   ClientConfig config = config_for("storage", server.url());
   config.retry.invalid_part_delay = 3600;  // the wait is pending when the call is cancelled
   Client client(config);
-  cloud::json args = {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
+  cloud::json args = {
+      {"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", {{{"PartNumber", 1}, {"ETag", "\"e\""}}}}};
   bool ended = false;
-  Client::Id id = client.start_call("CompleteMultipartUpload", args, [&ended](Outcome<cloud::CallResult>) { ended = true; });
+  Client::Id id =
+      client.start_call("CompleteMultipartUpload", args, [&ended](Outcome<cloud::CallResult>) { ended = true; });
   for (int turns = 0; server.count() == 0 && turns < 200; ++turns) client.transport().run_once(0.05);
   for (int turns = 0; client.transport().pending() > 0 && turns < 20; ++turns) client.transport().run_once(0.05);
   CHECK(client.transport().pending() == 1);  // the InvalidPart wait

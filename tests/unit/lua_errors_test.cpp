@@ -58,7 +58,8 @@ int runs_out(lua_State* L) {
 
 }  // namespace
 
-TEST_CASE("error objects: what a binding throws (std::bad_alloc) is an error object, in pcall and in a coroutine", "[lua]") {
+TEST_CASE("error objects: what a binding throws (std::bad_alloc) is an error object, in pcall and in a coroutine",
+          "[lua]") {
   State L = new_state();
   luaL_openlibs(L.get());
   lua_pushcfunction(L.get(), cloud::protect<runs_out>);

@@ -17,10 +17,11 @@ TEST_CASE("media types: a name's extension looked up in a mime.types table") {
   CHECK(media_type_in(table, "index.html") == "text/html");
   CHECK(media_type_in(table, "www/INDEX.HTM") == "text/html");
   CHECK(media_type_in(table, "app.wasm") == "application/wasm");
-  CHECK(media_type_in(table, "notes.txt") == "text/plain");  // the first type given wins; a line without '/' is not a type
+  CHECK(media_type_in(table, "notes.txt") ==
+        "text/plain");  // the first type given wins; a line without '/' is not a type
   CHECK(media_type_in(table, "README").empty());
-  CHECK(media_type_in(table, ".htaccess").empty());        // a dot file has no extension
-  CHECK(media_type_in(table, "dir.html/file").empty());    // only the last component counts
+  CHECK(media_type_in(table, ".htaccess").empty());      // a dot file has no extension
+  CHECK(media_type_in(table, "dir.html/file").empty());  // only the last component counts
   CHECK(media_type_in(table, "trailing.").empty());
   CHECK(media_type_in(table, "x.unknown").empty());
   CHECK(media_type_in("", "a.html").empty());

@@ -60,14 +60,16 @@ TEST_CASE("the build-time index agrees with the model files it was read from", "
   CHECK_FALSE(lazy.has_api("nosuch"));
   CHECK(lazy.default_service("nosuch").empty());
   REQUIRE(lazy.operations().size() == whole.operations().size());
-  for (size_t i = 0; i < whole.operations().size(); ++i) CHECK(lazy.operations()[i]->name == whole.operations()[i]->name);
+  for (size_t i = 0; i < whole.operations().size(); ++i)
+    CHECK(lazy.operations()[i]->name == whole.operations()[i]->name);
 }
 
 TEST_CASE("an API's file read on first use is read once, whichever thread asks first", "[model]") {
   const Model& model = Model::builtin();
   std::vector<const Operation*> seen(4);
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&seen, &model, i] { seen[i] = model.find("upgrade_meshplatform_service_mesh_version"); });
+  for (size_t i = 0; i < seen.size(); ++i)
+    threads.emplace_back([&seen, &model, i] { seen[i] = model.find("upgrade_meshplatform_service_mesh_version"); });
   for (std::thread& t : threads) t.join();
   REQUIRE(seen[0]);
   for (const Operation* op : seen) CHECK(op == seen[0]);
@@ -76,7 +78,11 @@ TEST_CASE("an API's file read on first use is read once, whichever thread asks f
 
 TEST_CASE("the built-in model loads with every operation and the four storage helpers", "[model]") {
   const Model& model = Model::builtin();
-  struct Expected { const char* name; const char* snake; const char* api; };
+  struct Expected {
+    const char* name;
+    const char* snake;
+    const char* api;
+  };
   const Expected expected[] = {
       {"CompleteMultipartUpload", "complete_multipart_upload", "storage"},
       {"CreateMultipartUpload", "create_multipart_upload", "storage"},
@@ -234,7 +240,8 @@ TEST_CASE("each model file loads on its own, and a broken one is named", "[model
 }
 
 TEST_CASE("XML attributes: a scalar body member, its structure declaring the namespace of its prefix", "[model]") {
-  const Shape& grantee = *op("GetObjectAcl").output->find_member("AccessControlList")->shape->member->find_member("Grantee")->shape;
+  const Shape& grantee =
+      *op("GetObjectAcl").output->find_member("AccessControlList")->shape->member->find_member("Grantee")->shape;
   CHECK(grantee.xml_namespace_prefix == "xsi");
   CHECK(grantee.xml_namespace_uri == "http://www.w3.org/2001/XMLSchema-instance");
   const Member* type = grantee.find_member("Type");
@@ -244,9 +251,13 @@ TEST_CASE("XML attributes: a scalar body member, its structure declaring the nam
   CHECK_FALSE(grantee.find_member("ID")->xml_attribute);
 
   auto load = [](const std::string& shape) {
-    return Model::load({{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"output":{"g":)" + shape + "}}}}"}});
+    return Model::load(
+        {{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"output":{"g":)" + shape + "}}}}"}});
   };
-  CHECK(load(R"({"type":"structure","xmlNamespace":{"prefix":"p","uri":"u"},"members":{"t":{"type":"string","xmlAttribute":true}}})").ok());
+  CHECK(
+      load(
+          R"({"type":"structure","xmlNamespace":{"prefix":"p","uri":"u"},"members":{"t":{"type":"string","xmlAttribute":true}}})")
+          .ok());
   auto on_structure = load(R"({"type":"structure","members":{"t":{"type":"structure","xmlAttribute":true}}})");
   REQUIRE_FALSE(on_structure.ok());
   CHECK_THAT(on_structure.error().message, Catch::Contains("g.t.xmlAttribute: only a body member of a scalar shape"));
@@ -318,8 +329,9 @@ TEST_CASE("JSON operations: methods, paths, idempotence, defaults", "[model]") {
   CHECK(op("RestoreInstance").path == "/v1/instances:restore");
   CHECK(op("RestoreClusterFromSnapshot").path == "/v1/snapshots/{SnapshotName}:restore");
   CHECK(op("UpdateSnapshot").method == "PUT");
-  CHECK(op("UpgradeMeshplatformServiceMeshVersion").path ==
-        "/v1/resource-groups/{ResourceGroupName}/meshplatform/clusters/{ClusterName}/meshplatform-service-mesh:upgrade");
+  CHECK(
+      op("UpgradeMeshplatformServiceMeshVersion").path ==
+      "/v1/resource-groups/{ResourceGroupName}/meshplatform/clusters/{ClusterName}/meshplatform-service-mesh:upgrade");
   // The restores must never be resent once they may have reached the server.
   CHECK_FALSE(op("RestoreInstance").idempotent);
   CHECK_FALSE(op("RestoreClusterFromSnapshot").idempotent);
@@ -330,8 +342,10 @@ TEST_CASE("JSON operations: methods, paths, idempotence, defaults", "[model]") {
   for (const char* pair : {"jp-east-1 east-11", "jp-east-3 east-31", "jp-west-1 west-12", "jp-west-2 jp-west-21"})
     CHECK_THAT(zone_default, Catch::Contains(pair));
   const Shape& cluster = *input_member("RestoreClusterFromSnapshot", "cluster").shape;
-  CHECK(cluster.find_member("networkConfig")->shape->find_member("networkId")->default_value == json("net-COMMON_PRIVATE"));
-  CHECK(input_member("UpdateSnapshot", "snapshot").shape->find_member("expirationTime")->shape->type == ShapeType::timestamp);
+  CHECK(cluster.find_member("networkConfig")->shape->find_member("networkId")->default_value ==
+        json("net-COMMON_PRIVATE"));
+  CHECK(input_member("UpdateSnapshot", "snapshot").shape->find_member("expirationTime")->shape->type ==
+        ShapeType::timestamp);
 }
 
 TEST_CASE("every path parameter is required and every operation input is documented", "[model]") {
@@ -434,7 +448,8 @@ TEST_CASE("ascendingBy must name an integer member of the list's items", "[model
 }
 
 TEST_CASE("waiters: each checked against its operation's result, outputShape names a structure", "[model]") {
-  const std::string head = R"({"api":"x",)" + kSigning + R"(,"operations":{"GetA":{"method":"GET","path":"/a","outputShape":"A"}},
+  const std::string head =
+      R"({"api":"x",)" + kSigning + R"(,"operations":{"GetA":{"method":"GET","path":"/a","outputShape":"A"}},
     "shapes":{"A":{"type":"structure","members":{"status":{"type":"string"},
                                                   "items":{"type":"list","member":{"type":"structure","members":{"state":{"type":"string"}}}}}}},
     "waiters":{"W":{"operation":"GetA","delay":5,"maxAttempts":3,"acceptors":[)";
@@ -493,8 +508,10 @@ TEST_CASE("AuthorizeFirewallRules: description at most 40 characters, full-width
   passes(op, with(rules_args(), "/rules/0/description", rep("a", 40)));
   passes(op, with(rules_args(), "/rules/0/description", rep("あ", 20) + rep("a", 20)));
   passes(op, with(rules_args(), "/rules/0/description", ""));
-  fails(op, with(rules_args(), "/rules/0/description", rep("あ", 41)), "rules[1].description", "at most 40 characters (got 41)");
-  fails(op, with(rules_args(), "/rules/1/description", rep("a", 41)), "rules[2].description", "at most 40 characters (got 41)");
+  fails(op, with(rules_args(), "/rules/0/description", rep("あ", 41)), "rules[1].description",
+        "at most 40 characters (got 41)");
+  fails(op, with(rules_args(), "/rules/1/description", rep("a", 41)), "rules[2].description",
+        "at most 40 characters (got 41)");
   fails(op, with(rules_args(), "/rules/0/description", std::string("\xff")), "rules[1].description", "not valid UTF-8");
 }
 
@@ -503,7 +520,8 @@ TEST_CASE("AuthorizeFirewallRules: port 22 or 443, required for TCP, left out fo
   passes(op, with(rules_args(), "/rules/0/port", 22));
   passes(op, with(rules_args(), "/rules/0/port", 443));
   passes(op, with(rules_args(), "/rules/1/port", nullptr));  // cloud.null: the ICMP port the service returns
-  fails(op, with(rules_args(), "/rules/0/port", 80), "rules[1].port", "must be 22 or 443 when protocol is TCP (got 80)");
+  fails(op, with(rules_args(), "/rules/0/port", 80), "rules[1].port",
+        "must be 22 or 443 when protocol is TCP (got 80)");
   fails(op, with(rules_args(), "/rules/0/port", "22"), "rules[1].port", "integer expected, got string");
   fails(op, without(rules_args(), "/rules/0/port"), "rules[1].port", "required when protocol is TCP");
   fails(op, with(rules_args(), "/rules/1/port", 22), "rules[2].port", "must be left out when protocol is ICMP");
@@ -515,7 +533,8 @@ TEST_CASE("AuthorizeFirewallRules: cidrIp is an IPv4 address or IPv4 CIDR only",
   const char* op = "AuthorizeFirewallRules";
   for (const char* ok : {"10.0.0.0/8", "192.168.1.1", "0.0.0.0/0", "255.255.255.255/32", "203.0.113.0/24"})
     passes(op, with(rules_args(), "/rules/0/cidrIp", ok));
-  for (const char* bad : {"10.0.0.0/33", "300.1.1.1", "::1", "2001:db8::/32", "10.0.0", "10.0.0.0/", "host", "1.2.3.4 ", ""})
+  for (const char* bad :
+       {"10.0.0.0/33", "300.1.1.1", "::1", "2001:db8::/32", "10.0.0", "10.0.0.0/", "host", "1.2.3.4 ", ""})
     fails(op, with(rules_args(), "/rules/0/cidrIp", bad), "rules[1].cidrIp", "must be an IPv4 address or CIDR block");
 }
 
@@ -528,9 +547,7 @@ TEST_CASE("AuthorizeFirewallRules: group name and the rules list", "[validate]")
 
 // ---------------------------------------------------------------- RestoreInstance
 
-TEST_CASE("RestoreInstance: every field valid", "[validate]") {
-  passes("RestoreInstance", instance_args());
-}
+TEST_CASE("RestoreInstance: every field valid", "[validate]") { passes("RestoreInstance", instance_args()); }
 
 TEST_CASE("RestoreInstance: backupId is exactly 32 lowercase letters and digits", "[validate]") {
   const char* op = "RestoreInstance";
@@ -608,7 +625,8 @@ TEST_CASE("RestoreInstance: networkConfig.privateAddress is CIDR notation", "[va
         "must be an IPv4 CIDR block");
   fails(op, with(instance_args(), "/networkConfig/privateAddress", "192.168.0.10/40"), "networkConfig.privateAddress",
         "must be an IPv4 CIDR block");
-  fails(op, with(instance_args(), "/networkConfig/networkId", 7), "networkConfig.networkId", "string expected, got integer");
+  fails(op, with(instance_args(), "/networkConfig/networkId", 7), "networkConfig.networkId",
+        "string expected, got integer");
 }
 
 TEST_CASE("RestoreInstance: objectStorageConfig.account 1 to 128 half-width letters and digits", "[validate]") {
@@ -653,8 +671,10 @@ TEST_CASE("RestoreClusterFromSnapshot: cluster name at most 40, lowercase, inner
   const char* op = "RestoreClusterFromSnapshot";
   passes(op, restore_cluster_args());
   passes(op, with(restore_cluster_args(), "/cluster/name", rep("c", 40)));
-  fails(op, with(restore_cluster_args(), "/cluster/name", rep("c", 41)), "cluster.name", "at most 40 characters (got 41)");
-  fails(op, with(restore_cluster_args(), "/cluster/name", "-x"), "cluster.name", std::string(kPlainNameRule) + " (got '-x')");
+  fails(op, with(restore_cluster_args(), "/cluster/name", rep("c", 41)), "cluster.name",
+        "at most 40 characters (got 41)");
+  fails(op, with(restore_cluster_args(), "/cluster/name", "-x"), "cluster.name",
+        std::string(kPlainNameRule) + " (got '-x')");
   fails(op, with(restore_cluster_args(), "/cluster/name", "x-"), "cluster.name", kPlainNameRule);
   fails(op, with(restore_cluster_args(), "/cluster/name", "Cluster"), "cluster.name", kPlainNameRule);
   fails(op, without(restore_cluster_args(), "/SnapshotName"), "SnapshotName", "required");
@@ -678,11 +698,14 @@ TEST_CASE("RestoreClusterFromSnapshot: other body fields and types", "[validate]
   passes(op, with(restore_cluster_args(), "/cluster/addonsConfig/httpLoadBalancing/disabled", true));
   fails(op, with(restore_cluster_args(), "/cluster/addonsConfig/httpLoadBalancing/disabled", "yes"),
         "cluster.addonsConfig.httpLoadBalancing.disabled", "boolean expected, got string");
-  fails(op, with(restore_cluster_args(), "/cluster/locations", "east-11"), "cluster.locations", "list expected, got string");
-  fails(op, with(restore_cluster_args(), "/cluster/locations/0", 11), "cluster.locations[1]", "string expected, got integer");
+  fails(op, with(restore_cluster_args(), "/cluster/locations", "east-11"), "cluster.locations",
+        "list expected, got string");
+  fails(op, with(restore_cluster_args(), "/cluster/locations/0", 11), "cluster.locations[1]",
+        "string expected, got integer");
   // Empty tables for lists become [] on the wire.
-  Outcome<json> r = validate_input(validation_helpers::op(op), with(with(restore_cluster_args(), "/cluster/tags", json::object()),
-                                                  "/cluster/locations", json::object()));
+  Outcome<json> r = validate_input(
+      validation_helpers::op(op),
+      with(with(restore_cluster_args(), "/cluster/tags", json::object()), "/cluster/locations", json::object()));
   REQUIRE(r.ok());
   CHECK(r.value()["cluster"]["tags"] == json::array());
   CHECK(r.value()["cluster"]["locations"] == json::array());
@@ -692,7 +715,8 @@ TEST_CASE("UpdateSnapshot: new name at most 40, lowercase, inner hyphens", "[val
   const char* op = "UpdateSnapshot";
   passes(op, update_snapshot_args());
   passes(op, with(update_snapshot_args(), "/snapshot/name", rep("s", 40)));
-  fails(op, with(update_snapshot_args(), "/snapshot/name", rep("s", 41)), "snapshot.name", "at most 40 characters (got 41)");
+  fails(op, with(update_snapshot_args(), "/snapshot/name", rep("s", 41)), "snapshot.name",
+        "at most 40 characters (got 41)");
   fails(op, with(update_snapshot_args(), "/snapshot/name", "-snap"), "snapshot.name", kPlainNameRule);
   fails(op, with(update_snapshot_args(), "/snapshot/name", "snap-"), "snapshot.name", kPlainNameRule);
   fails(op, with(update_snapshot_args(), "/snapshot/name", "Snap"), "snapshot.name", kPlainNameRule);
@@ -752,14 +776,21 @@ TEST_CASE("what the platform needs is required by the model, on both sides", "[v
   fails("AuthorizeFirewallRules", without(rules_args(), "/rules/1/protocol"), "rules[2].protocol", "required");
   fails("AuthorizeFirewallRules", without(rules_args(), "/rules/0/cidrIp"), "rules[1].cidrIp", "required");
   // restore_cluster_from_snapshot{ cluster = {} }: the new cluster's name
-  fails("RestoreClusterFromSnapshot", with(restore_cluster_args(), "/cluster", json::object()), "cluster.name", "required");
+  fails("RestoreClusterFromSnapshot", with(restore_cluster_args(), "/cluster", json::object()), "cluster.name",
+        "required");
   fails("RestoreClusterFromSnapshot", without(restore_cluster_args(), "/cluster"), "cluster", "required");
 }
 
 TEST_CASE("cloud.null where a value is needed is refused, on both sides", "[validate]") {
-  struct Case { const char* op; json args; const char* path; const char* problem; };
+  struct Case {
+    const char* op;
+    json args;
+    const char* path;
+    const char* problem;
+  };
   const Case cases[] = {
-      {"UpdateSnapshot", with(update_snapshot_args(), "/snapshot", nullptr), "snapshot", "table expected, got cloud.null"},
+      {"UpdateSnapshot", with(update_snapshot_args(), "/snapshot", nullptr), "snapshot",
+       "table expected, got cloud.null"},
       {"UpdateSnapshot", with(update_snapshot_args(), "/snapshot/tags/0/key", nullptr), "snapshot.tags[1].key",
        "string expected, got cloud.null"},
       {"UpdateSnapshot", with(update_snapshot_args(), "/snapshot/tags/0", nullptr), "snapshot.tags[1]",
@@ -768,11 +799,12 @@ TEST_CASE("cloud.null where a value is needed is refused, on both sides", "[vali
        "list expected, got cloud.null"},
       {"RestoreInstance", with(instance_args(), "/backupId", nullptr), "backupId", "string expected, got cloud.null"},
       {"RestoreInstance", with(instance_args(), "/diskSize", nullptr), "diskSize", "integer expected, got cloud.null"},
-      {"RestoreClusterFromSnapshot", with(restore_cluster_args(), "/cluster/tags/0/key", nullptr), "cluster.tags[1].key",
-       "string expected, got cloud.null"},
+      {"RestoreClusterFromSnapshot", with(restore_cluster_args(), "/cluster/tags/0/key", nullptr),
+       "cluster.tags[1].key", "string expected, got cloud.null"},
       {"UpgradeMeshplatformServiceMeshVersion", with(upgrade_args(), "/version", nullptr), "version",
        "string expected, got cloud.null"},
-      {"UploadPart", with(upload_part_args(), "/partNumber", nullptr), "partNumber", "integer expected, got cloud.null"},
+      {"UploadPart", with(upload_part_args(), "/partNumber", nullptr), "partNumber",
+       "integer expected, got cloud.null"},
   };
   for (const Case& c : cases) {
     fails(c.op, c.args, c.path, c.problem);
@@ -783,7 +815,8 @@ TEST_CASE("cloud.null where a value is needed is refused, on both sides", "[vali
   // Where the model says `nullable`, cloud.null is the member left out: the ICMP rule's
   // port, as the platform returns it; a TCP rule still needs its port.
   passes("AuthorizeFirewallRules", with(rules_args(), "/rules/1/port", nullptr));
-  fails("AuthorizeFirewallRules", with(rules_args(), "/rules/0/port", nullptr), "rules[1].port", "required when protocol is TCP");
+  fails("AuthorizeFirewallRules", with(rules_args(), "/rules/0/port", nullptr), "rules[1].port",
+        "required when protocol is TCP");
 }
 
 // ---------------------------------------------------------------- how problems are reported
@@ -792,7 +825,8 @@ TEST_CASE("unknown fields are rejected with a suggestion", "[validate]") {
   fails("AuthorizeFirewallRules", with(rules_args(), "/rules/0/protcol", "TCP"), "rules[1].protcol",
         "unknown field (did you mean 'protocol'?)");
   fails("AuthorizeFirewallRules", with(rules_args(), "/rule", json::array()), "rule", "did you mean 'rules'?");
-  fails("RestoreInstance", with(instance_args(), "/instanceTyp", "e-large"), "instanceTyp", "did you mean 'instanceType'?");
+  fails("RestoreInstance", with(instance_args(), "/instanceTyp", "e-large"), "instanceTyp",
+        "did you mean 'instanceType'?");
   fails("UpdateSnapshot", with(update_snapshot_args(), "/snapshot/tags/0/vaule", "x"), "snapshot.tags[1].vaule",
         "did you mean 'value'?");
   fails("AuthorizeFirewallRules", with(rules_args(), "/zzzzzz", 1), "zzzzzz",
@@ -812,8 +846,9 @@ TEST_CASE("a field named as another API names it is told the name here (the mode
   passes("DeleteObjects", R"({ "Bucket": "bkt", "Object": [ { "Key": "a" } ] })"_json);  // Key is the item's name there
 
   auto load = [](const std::string& other_names) {
-    return Model::load({{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"input":{"Object":{"shape":"K"}}}},)" +
-                                       R"("shapes":{"K":{"type":"string","otherNames":)" + other_names + "}}}"}});
+    return Model::load(
+        {{"a.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"input":{"Object":{"shape":"K"}}}},)" +
+                        R"("shapes":{"K":{"type":"string","otherNames":)" + other_names + "}}}"}});
   };
   auto good = load(R"({"Key":{"what":"the object's key","elsewhere":"S3's Key"}})");
   REQUIRE(good.ok());
@@ -827,7 +862,8 @@ TEST_CASE("a field named as another API names it is told the name here (the mode
 
 TEST_CASE("arguments that are not a table are named", "[validate]") {
   fails("UpdateSnapshot", json("snap-1"), "(arguments)", "table expected, got string");
-  fails("UpdateSnapshot", with(update_snapshot_args(), "/snapshot", json::array({1})), "snapshot", "table expected, got list");
+  fails("UpdateSnapshot", with(update_snapshot_args(), "/snapshot", json::array({1})), "snapshot",
+        "table expected, got list");
 }
 
 TEST_CASE("several problems are all reported in one validation error", "[validate]") {
@@ -885,7 +921,8 @@ TEST_CASE("a single problem says so", "[validate]") {
 
 TEST_CASE("errorsByStatus: error statuses mapped to codes, anything else is a model error", "[model]") {
   auto load = [](const std::string& map) {
-    return Model::load({{"s.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"errorsByStatus":)" + map + "}}}"}});
+    return Model::load(
+        {{"s.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"errorsByStatus":)" + map + "}}}"}});
   };
   auto ok = load(R"({"404":"NoSuchThing","409":"Busy"})");
   REQUIRE(ok.ok());
@@ -918,11 +955,13 @@ TEST_CASE("the S3 listings: paginators, list-type=2, checksumRequired, a list's 
 
 TEST_CASE("a paginator names input members, result paths and a boolean of the result", "[model]") {
   auto load = [](const std::string& paginator) {
-    return Model::load({{"p.json", R"({"api":"x",)" + kSigning +
-                                       R"(,"operations":{"L":{"input":{"T":{"in":"query","type":"string"}},)"
-                                       R"("output":{"N":{"type":"string"},"More":{"type":"boolean"},)"
-                                       R"("Items":{"type":"list","member":{"shape":"Item"}}},"paginator":)" +
-                                       paginator + R"(}},"shapes":{"Item":{"type":"structure","members":{"K":{"type":"string"}}}}})"}});
+    return Model::load(
+        {{"p.json", R"({"api":"x",)" + kSigning +
+                        R"(,"operations":{"L":{"input":{"T":{"in":"query","type":"string"}},)"
+                        R"("output":{"N":{"type":"string"},"More":{"type":"boolean"},)"
+                        R"("Items":{"type":"list","member":{"shape":"Item"}}},"paginator":)" +
+                        paginator +
+                        R"(}},"shapes":{"Item":{"type":"structure","members":{"K":{"type":"string"}}}}})"}});
   };
   CHECK(load(R"({"input_token":"T","output_token":"N","more_results":"More"})").ok());
   CHECK(load(R"({"input_token":["T"],"output_token":["N || Items[-1].K"],"more_results":"More"})").ok());
@@ -941,12 +980,14 @@ TEST_CASE("a paginator names input members, result paths and a boolean of the re
 }
 
 TEST_CASE("json_object_members: each member's key and value text, as written, in order", "[model]") {
-  auto members = json_object_members(R"( { "a" : {"b": [1, {"c": "}]"}]} , "q\"{": "x\\\"}", "n": 12,"e":{} } trailing)");
+  auto members =
+      json_object_members(R"( { "a" : {"b": [1, {"c": "}]"}]} , "q\"{": "x\\\"}", "n": 12,"e":{} } trailing)");
   REQUIRE(members.has_value());
   CHECK(*members == Members{{"a", R"({"b": [1, {"c": "}]"}]})"}, {R"(q\"{)", R"("x\\\"}")"}, {"n", "12"}, {"e", "{}"}});
   CHECK(json_object_members("{}") == Members{});
   CHECK(json_object_members(" { } ") == Members{});
-  for (const char* bad : {"", "[]", "{", R"({"a")", R"({"a":)", R"({"a":1)", R"({"a":1,)", R"({"a": "open})", R"({a:1})"})
+  for (const char* bad :
+       {"", "[]", "{", R"({"a")", R"({"a":)", R"({"a":1)", R"({"a":1,)", R"({"a": "open})", R"({a:1})"})
     CHECK_FALSE(json_object_members(bad).has_value());
   // Values are not parsed: a value that is no JSON is given as written, for the parser to refuse.
   CHECK(json_object_members(R"({"a":1 "b":2})") == Members{{"a", R"(1 "b":2)"}});
@@ -954,7 +995,8 @@ TEST_CASE("json_object_members: each member's key and value text, as written, in
 
 TEST_CASE("a map is a member in headers (a prefix), of string names and values, and only a map is", "[model]") {
   auto load = [](const std::string& member) {
-    return Model::load({{"m.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"input":{"m":)" + member + "}}}}"}});
+    return Model::load(
+        {{"m.json", R"({"api":"x",)" + kSigning + R"(,"operations":{"A":{"input":{"m":)" + member + "}}}}"}});
   };
   const std::string map = R"("type":"map","key":{"type":"string"},"value":{"type":"string"})";
   auto good = load(R"({"in":"headers","name":"x-ext-meta-",)" + map + "}");

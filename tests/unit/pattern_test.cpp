@@ -88,16 +88,19 @@ TEST_CASE("model patterns: each built-in one means under RE2 what it meant under
   // Values each must take and values it must refuse; a pattern added to the model
   // without a line here fails the test.
   const std::map<std::string, std::pair<Groups, Groups>> expected = {
-      {"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$", {{"a", "a-1", "abc-def-9", "0"}, {"", "-a", "a-", "A", "a_b", "a\n", "\u00e9"}}},
+      {"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
+       {{"a", "a-1", "abc-def-9", "0"}, {"", "-a", "a-", "A", "a_b", "a\n", "\u00e9"}}},
       {"^[a-z0-9]*$", {{"", "0123456789abcdef"}, {"ABC", "a-b", "a\n"}}},
       {"^[A-Za-z0-9]*$", {{"", "Abc123"}, {"a-b", "a b", "\u00e9"}}},
       // S3's bucket names and the text of an XML answer (keys): RE2 from the start
       {"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\\.[a-z0-9-]*[a-z0-9])*",
-       {{"abc", "a.b-c", "a.-b", "0-9", "my.bucket.v2"}, {"ab.", ".ab", "a..b", "a-.b", "ab-", "A-b", "a_b", std::string("a\0b", 3)}}},
+       {{"abc", "a.b-c", "a.-b", "0-9", "my.bucket.v2"},
+        {"ab.", ".ab", "a..b", "a-.b", "ab-", "A-b", "a_b", std::string("a\0b", 3)}}},
       {"[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x{FFFE}\\x{FFFF}]*",
        {{"", "a b\tc\r\nd", "\u00e9\u3042", "\U0001F600"}, {std::string("x\0y", 3), "a\x01", "\x1b[2J", "\uFFFE"}}},
       // a value a header carries (user metadata, content headers): printable ASCII and tab
-      {"[\\x20-\\x7e\\t]*", {{"", "a b", "x=1; y=\"2\"", "tab\there", "~"}, {"a\nb", "a\rb", "\u00e9", "\x7f", std::string("a\0b", 3)}}},
+      {"[\\x20-\\x7e\\t]*",
+       {{"", "a b", "x=1; y=\"2\"", "tab\there", "~"}, {"a\nb", "a\rb", "\u00e9", "\x7f", std::string("a\0b", 3)}}},
   };
   std::map<std::string, const Pattern*> found;
   for (const Operation* op : Model::builtin().operations()) collect_patterns(*op->input, found);
@@ -138,12 +141,12 @@ TEST_CASE("pattern: globs over relative paths: *, **, ?, sets, rooted and folder
   CHECK_FALSE(glob_matches("/x[/a]y", "x/y"));
   CHECK(glob_matches("[]]", "]"));
   CHECK(glob_matches("build/", "build/a/b.o"));
-  CHECK(glob_matches("/100%+#.txt", "100%+#.txt"));   // every other byte is itself
+  CHECK(glob_matches("/100%+#.txt", "100%+#.txt"));  // every other byte is itself
   CHECK(glob_matches("/a.b", "a.b"));
   CHECK_FALSE(glob_matches("/a.b", "axb"));
   CHECK(glob_matches("/\\*", "*"));
   CHECK_FALSE(glob_matches("/\\*", "x"));
-  CHECK(glob_matches("*", "new\nline"));               // a newline is a byte as any
+  CHECK(glob_matches("*", "new\nline"));                // a newline is a byte as any
   CHECK(glob_matches("caf*", std::string("caf\xe9")));  // so is one that is not UTF-8
   Outcome<Pattern> bad = Pattern::glob("a[bc");
   REQUIRE_FALSE(bad.ok());

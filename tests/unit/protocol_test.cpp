@@ -50,10 +50,13 @@ json result_of(const std::string& name, const HttpResponse& r) {
 // ---------------------------------------------------------------- storage, XML
 
 TEST_CASE("CompleteMultipartUpload: the XML body in the namespace, parts as given, quotes kept", "[protocol]") {
-  WireRequest w = wire("CompleteMultipartUpload",
-                       {{"Bucket", "my-bucket"}, {"Object", "dir/a b+c.bin"}, {"uploadId", "up/1+2"},
-                        {"Part", {{{"PartNumber", 1}, {"ETag", "\"5d41402abc4b2a76b9719d911017c592\""}},
-                                  {{"PartNumber", 3}, {"ETag", "\"7d793037a0760186574b0282f2f435e7\""}}}}});
+  WireRequest w =
+      wire("CompleteMultipartUpload", {{"Bucket", "my-bucket"},
+                                       {"Object", "dir/a b+c.bin"},
+                                       {"uploadId", "up/1+2"},
+                                       {"Part",
+                                        {{{"PartNumber", 1}, {"ETag", "\"5d41402abc4b2a76b9719d911017c592\""}},
+                                         {{"PartNumber", 3}, {"ETag", "\"7d793037a0760186574b0282f2f435e7\""}}}}});
   CHECK(w.method == "POST");
   CHECK(w.path == "/my-bucket/dir/a%20b%2Bc.bin");
   CHECK(w.query == "uploadId=up%2F1%2B2");
@@ -74,8 +77,8 @@ TEST_CASE("the multipart steps: ?uploads, partNumber and uploadId, a raw body, D
   CHECK(create.body.empty());
 
   std::string bytes("\x00\xff<Part>&", 9);
-  WireRequest part = wire("UploadPart", {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u1"}, {"partNumber", 7},
-                                         {"body", bytes}});
+  WireRequest part =
+      wire("UploadPart", {{"Bucket", "bkt"}, {"Object", "k"}, {"uploadId", "u1"}, {"partNumber", 7}, {"body", bytes}});
   CHECK(part.method == "PUT");
   CHECK(part.query == "partNumber=7&uploadId=u1");
   CHECK(part.body == bytes);  // sent as given: no XML, no encoding
@@ -91,15 +94,18 @@ TEST_CASE("the multipart steps: ?uploads, partNumber and uploadId, a raw body, D
 }
 
 TEST_CASE("CompleteMultipartUploadResult: typed, namespaced, ETag quotes kept, header members", "[protocol]") {
-  HttpResponse r = response(
-      200,
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<CompleteMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-      "<Location>https://storage.example.com/my-bucket/dir/a%20b.bin</Location><Bucket>my-bucket</Bucket>"
-      "<Key>dir/a b.bin</Key><ETag>&quot;3858f62230ac3c915f300c664312c11f-9&quot;</ETag>"
-      "</CompleteMultipartUploadResult>",
-      {{"x-ext-request-id", "req-1"}, {"x-ext-version-id", "v-9"}, {"x-ext-expiration", "expiry-date=\"Fri, 23 Dec 2030 00:00:00 GMT\""},
-       {"x-ext-server-side-encryption", "aws:kms"}, {"x-ext-server-side-encryption-aws-kms-key-id", "key-1"}});
+  HttpResponse r =
+      response(200,
+               "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<CompleteMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+               "<Location>https://storage.example.com/my-bucket/dir/a%20b.bin</Location><Bucket>my-bucket</Bucket>"
+               "<Key>dir/a b.bin</Key><ETag>&quot;3858f62230ac3c915f300c664312c11f-9&quot;</ETag>"
+               "</CompleteMultipartUploadResult>",
+               {{"x-ext-request-id", "req-1"},
+                {"x-ext-version-id", "v-9"},
+                {"x-ext-expiration", "expiry-date=\"Fri, 23 Dec 2030 00:00:00 GMT\""},
+                {"x-ext-server-side-encryption", "aws:kms"},
+                {"x-ext-server-side-encryption-aws-kms-key-id", "key-1"}});
   json out = result_of("CompleteMultipartUpload", r);
   CHECK(out == json{{"Location", "https://storage.example.com/my-bucket/dir/a%20b.bin"},
                     {"Bucket", "my-bucket"},
@@ -112,8 +118,9 @@ TEST_CASE("CompleteMultipartUploadResult: typed, namespaced, ETag quotes kept, h
   CHECK(request_id_of(r.headers) == "req-1");
 
   // The aws dialect's x-amz-* headers fill the same members.
-  HttpResponse aws = response(200, "<CompleteMultipartUploadResult><ETag>\"e-1\"</ETag></CompleteMultipartUploadResult>",
-                              {{"x-amz-version-id", "v-2"}, {"x-amz-request-id", "req-2"}});
+  HttpResponse aws =
+      response(200, "<CompleteMultipartUploadResult><ETag>\"e-1\"</ETag></CompleteMultipartUploadResult>",
+               {{"x-amz-version-id", "v-2"}, {"x-amz-request-id", "req-2"}});
   CHECK(result_of("CompleteMultipartUpload", aws)["VersionId"] == "v-2");
   CHECK(request_id_of(aws.headers) == "req-2");
 }
@@ -134,10 +141,16 @@ json received(const std::string& name, const json& args) {
 
 // Found by fuzz_validate: pugixml wrote a '\r' as it is, and read it back as a line
 // feed (XML's end-of-line handling); text of whitespace only was dropped on reading.
-TEST_CASE("XML text: a carriage return goes as a character reference and comes back, whitespace-only text is kept", "[protocol]") {
-  json args = {{"Bucket", "demo-bucket"}, {"Object", "k"}, {"uploadId", "u"},
-               {"Part", {{{"PartNumber", 1}, {"ETag", " \"a\"\r\n"}}, {{"PartNumber", 2}, {"ETag", " "}},
-                         {{"PartNumber", 3}, {"ETag", "\r"}}, {{"PartNumber", 4}, {"ETag", "\t\n"}}}}};
+TEST_CASE("XML text: a carriage return goes as a character reference and comes back, whitespace-only text is kept",
+          "[protocol]") {
+  json args = {{"Bucket", "demo-bucket"},
+               {"Object", "k"},
+               {"uploadId", "u"},
+               {"Part",
+                {{{"PartNumber", 1}, {"ETag", " \"a\"\r\n"}},
+                 {{"PartNumber", 2}, {"ETag", " "}},
+                 {{"PartNumber", 3}, {"ETag", "\r"}},
+                 {{"PartNumber", 4}, {"ETag", "\t\n"}}}}};
   WireRequest w = wire("CompleteMultipartUpload", args);
   CHECK(w.body.find('\r') == std::string::npos);
   CHECK(w.body.find("<ETag> \"a\"&#13;\n</ETag>") != std::string::npos);
@@ -145,8 +158,9 @@ TEST_CASE("XML text: a carriage return goes as a character reference and comes b
   CHECK(received("CompleteMultipartUpload", args) == args);
 
   // Either way: a result's whitespace-only text, and an error message's '\r'.
-  HttpResponse r = response(200, "<CompleteMultipartUploadResult><Key> </Key><ETag>\t</ETag>\n  <Bucket>b</Bucket>\n"
-                                 "</CompleteMultipartUploadResult>");
+  HttpResponse r = response(200,
+                            "<CompleteMultipartUploadResult><Key> </Key><ETag>\t</ETag>\n  <Bucket>b</Bucket>\n"
+                            "</CompleteMultipartUploadResult>");
   CHECK(result_of("CompleteMultipartUpload", r) == json{{"Key", " "}, {"ETag", "\t"}, {"Bucket", "b"}});
   std::string error = serialize_error(api_of("GetObject"), "C", "line 1\r\nline 2", "r-1", json::object());
   CHECK(error.find('\r') == std::string::npos);
@@ -158,9 +172,11 @@ TEST_CASE("XML text: a carriage return goes as a character reference and comes b
 }
 
 TEST_CASE("storage results: the upload id, a part's ETag from its header, an object's bytes", "[protocol]") {
-  json init = result_of("CreateMultipartUpload",
-                        response(200, "<InitiateMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-                                      "<Bucket>b</Bucket><Key>k</Key><UploadId>abc123</UploadId></InitiateMultipartUploadResult>"));
+  json init =
+      result_of("CreateMultipartUpload",
+                response(200,
+                         "<InitiateMultipartUploadResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                         "<Bucket>b</Bucket><Key>k</Key><UploadId>abc123</UploadId></InitiateMultipartUploadResult>"));
   CHECK(init == json{{"Bucket", "b"}, {"Key", "k"}, {"UploadId", "abc123"}});
   CHECK(result_of("UploadPart", response(200, "", {{"ETag", "\"0123\""}})) == json{{"ETag", "\"0123\""}});
   std::string bytes("\x00\x01\xfe", 3);
@@ -169,24 +185,27 @@ TEST_CASE("storage results: the upload id, a part's ETag from its header, an obj
   CHECK(got["ContentRange"] == "bytes 0-2/10");
 }
 
-TEST_CASE("ListParts: S3's ListPartsResult, its flattened parts, owners and the aws dialect's abort header", "[protocol]") {
+TEST_CASE("ListParts: S3's ListPartsResult, its flattened parts, owners and the aws dialect's abort header",
+          "[protocol]") {
   json r = result_of(
       "ListParts",
-      response(200,
-               "<ListPartsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Bucket>b</Bucket><Key>k</Key>"
-               "<UploadId>u</UploadId><PartNumberMarker>0</PartNumberMarker><NextPartNumberMarker>2</NextPartNumberMarker>"
-               "<MaxParts>2</MaxParts><IsTruncated>true</IsTruncated>"
-               "<Part><PartNumber>1</PartNumber><LastModified>2026-01-31T12:00:00.000Z</LastModified>"
-               "<ETag>&quot;e1&quot;</ETag><Size>5242880</Size></Part>"
-               "<Part><PartNumber>2</PartNumber><LastModified>2026-01-31T12:00:01.000Z</LastModified>"
-               "<ETag>&quot;e2&quot;</ETag><Size>7</Size></Part>"
-               "<Initiator><ID>i</ID><DisplayName>me</DisplayName></Initiator><Owner><ID>o</ID></Owner>"
-               "<StorageClass>STANDARD</StorageClass></ListPartsResult>",
-               {{"x-amz-abort-date", "Wed, 28 Oct 2026 00:00:00 GMT"}}));
+      response(
+          200,
+          "<ListPartsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Bucket>b</Bucket><Key>k</Key>"
+          "<UploadId>u</UploadId><PartNumberMarker>0</PartNumberMarker><NextPartNumberMarker>2</NextPartNumberMarker>"
+          "<MaxParts>2</MaxParts><IsTruncated>true</IsTruncated>"
+          "<Part><PartNumber>1</PartNumber><LastModified>2026-01-31T12:00:00.000Z</LastModified>"
+          "<ETag>&quot;e1&quot;</ETag><Size>5242880</Size></Part>"
+          "<Part><PartNumber>2</PartNumber><LastModified>2026-01-31T12:00:01.000Z</LastModified>"
+          "<ETag>&quot;e2&quot;</ETag><Size>7</Size></Part>"
+          "<Initiator><ID>i</ID><DisplayName>me</DisplayName></Initiator><Owner><ID>o</ID></Owner>"
+          "<StorageClass>STANDARD</StorageClass></ListPartsResult>",
+          {{"x-amz-abort-date", "Wed, 28 Oct 2026 00:00:00 GMT"}}));
   CHECK(r["IsTruncated"] == true);
   CHECK(r["NextPartNumberMarker"] == 2);
   REQUIRE(r["Part"].size() == 2);
-  CHECK(r["Part"][1] == json{{"PartNumber", 2}, {"LastModified", "2026-01-31T12:00:01.000Z"}, {"ETag", "\"e2\""}, {"Size", 7}});
+  CHECK(r["Part"][1] ==
+        json{{"PartNumber", 2}, {"LastModified", "2026-01-31T12:00:01.000Z"}, {"ETag", "\"e2\""}, {"Size", 7}});
   CHECK(r["Initiator"] == json{{"ID", "i"}, {"DisplayName", "me"}});
   CHECK(r["Owner"] == json{{"ID", "o"}});
   CHECK(r["AbortDate"] == "Wed, 28 Oct 2026 00:00:00 GMT");
@@ -212,7 +231,8 @@ TEST_CASE("XML error bodies: code, message and request id, a 200 result that is 
 
   for (const char* body : {"", "<CompleteMultipartUploadResult><Bucket>b</Bu", "<Other/>"}) {
     INFO(body);
-    Outcome<json> out = parse_result(api_of("CompleteMultipartUpload"), op("CompleteMultipartUpload"), response(200, body));
+    Outcome<json> out =
+        parse_result(api_of("CompleteMultipartUpload"), op("CompleteMultipartUpload"), response(200, body));
     REQUIRE_FALSE(out.ok());
     CHECK(out.error().code == "MalformedResponse");
   }
@@ -223,16 +243,19 @@ TEST_CASE("XML error bodies: code, message and request id, a 200 result that is 
 TEST_CASE("JSON requests: paths with ':' and labels, the body without path members", "[protocol]") {
   WireRequest w = wire("AuthorizeFirewallRules",
                        {{"FirewallGroupName", "fw 1"},
-                        {"rules", {{{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "0.0.0.0/0"}, {"description", "日本語"}},
-                                   {{"protocol", "ICMP"}, {"cidrIp", "192.0.2.1"}}}}});
+                        {"rules",
+                         {{{"protocol", "TCP"}, {"port", 443}, {"cidrIp", "0.0.0.0/0"}, {"description", "日本語"}},
+                          {{"protocol", "ICMP"}, {"cidrIp", "192.0.2.1"}}}}});
   CHECK(w.method == "POST");
   CHECK(w.path == "/v1/firewallGroups/fw%201/rules");
   CHECK(w.query.empty());
-  CHECK(json::parse(w.body) == json::parse(R"({"rules":[{"protocol":"TCP","port":443,"cidrIp":"0.0.0.0/0","description":"日本語"},
+  CHECK(json::parse(w.body) ==
+        json::parse(R"({"rules":[{"protocol":"TCP","port":443,"cidrIp":"0.0.0.0/0","description":"日本語"},
                                                {"protocol":"ICMP","cidrIp":"192.0.2.1"}]})"));
   CHECK(header_value(w.headers, "Content-Type") == "application/json");
 
-  CHECK(wire("RestoreInstance", {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"}}).path == "/v1/instances:restore");
+  CHECK(wire("RestoreInstance", {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"}}).path ==
+        "/v1/instances:restore");
   CHECK(wire("RestoreClusterFromSnapshot", {{"SnapshotName", "snap-1"}, {"cluster", {{"name", "c-1"}}}}).path ==
         "/v1/snapshots/snap-1:restore");
   WireRequest mesh = wire("UpgradeMeshplatformServiceMeshVersion",
@@ -245,10 +268,14 @@ TEST_CASE("JSON requests: an empty table is [] where the model has a list, {} wh
   WireRequest w = wire("UpdateSnapshot", {{"SnapshotName", "s"}, {"snapshot", {{"tags", json::object()}}}});
   CHECK(w.method == "PUT");
   CHECK(w.body == R"({"snapshot":{"tags":[]}})");
-  WireRequest r = wire("RestoreInstance", {{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"},
-                                           {"networkConfig", json::object()}, {"diskSize", 100}});
-  CHECK(json::parse(r.body) == json{{"backupId", std::string(32, 'a')}, {"instanceId", "code-1"},
-                                    {"networkConfig", json::object()}, {"diskSize", 100}});
+  WireRequest r = wire("RestoreInstance", {{"backupId", std::string(32, 'a')},
+                                           {"instanceId", "code-1"},
+                                           {"networkConfig", json::object()},
+                                           {"diskSize", 100}});
+  CHECK(json::parse(r.body) == json{{"backupId", std::string(32, 'a')},
+                                    {"instanceId", "code-1"},
+                                    {"networkConfig", json::object()},
+                                    {"diskSize", 100}});
   CHECK(json::parse(r.body)["diskSize"].is_number_integer());
 }
 
@@ -276,14 +303,26 @@ TEST_CASE("JSON results: integers, booleans, empty lists, null and absent fields
 
 TEST_CASE("JSON error bodies of the usual shapes", "[protocol]") {
   const Api& devops = api_of("RestoreInstance");
-  struct Case { const char* body; Headers headers; const char* code; const char* message; };
+  struct Case {
+    const char* body;
+    Headers headers;
+    const char* code;
+    const char* message;
+  };
   const Case cases[] = {
       {R"({"code":"BackupNotFound","message":"no backup"})", {}, "BackupNotFound", "no backup"},
       {R"({"Code":"Busy","Message":"later"})", {}, "Busy", "later"},
-      {R"({"__type":"com.example.devops#ThrottlingException","message":"slow down"})", {}, "ThrottlingException", "slow down"},
-      {R"({"message":"from the header"})", {{"x-ext-error-type", "InstanceAlreadyExists"}}, "InstanceAlreadyExists",
+      {R"({"__type":"com.example.devops#ThrottlingException","message":"slow down"})",
+       {},
+       "ThrottlingException",
+       "slow down"},
+      {R"({"message":"from the header"})",
+       {{"x-ext-error-type", "InstanceAlreadyExists"}},
+       "InstanceAlreadyExists",
        "from the header"},
-      {"<html>bad gateway</html>", {}, "HTTP502",
+      {"<html>bad gateway</html>",
+       {},
+       "HTTP502",
        "Bad Gateway (502), an HTML page: not an answer of the API; check the endpoint and any proxy in between"},
       {"upstream went away", {}, "HTTP502", "upstream went away"},
   };
@@ -301,8 +340,10 @@ TEST_CASE("JSON error bodies of the usual shapes", "[protocol]") {
 // answer that cannot carry a body) are summarised with the request they answer.
 TEST_CASE("an HTML error page is summarised by its title, not dumped", "[protocol]") {
   std::string filler(20000, 'x');
-  std::string page = "<!DOCTYPE html>\n<html><head><title>502 Bad\n  Gateway</title></head><body><center><h1>502 Bad "
-                     "Gateway</h1></center><hr><center>nginx/1.25.3</center>" + filler + "</body></html>";
+  std::string page =
+      "<!DOCTYPE html>\n<html><head><title>502 Bad\n  Gateway</title></head><body><center><h1>502 Bad "
+      "Gateway</h1></center><hr><center>nginx/1.25.3</center>" +
+      filler + "</body></html>";
   AnsweredRequest asked{&op("UpdateSnapshot"), "PUT", "http://proxy.example:8080/v1/snapshots/snap-1",
                         "proxy.example:8080"};
   Error e = parse_error(api_of("UpdateSnapshot"), response(502, page, {{"Content-Type", "text/html"}}), asked);
@@ -388,7 +429,7 @@ TEST_CASE("the path forms S3 clients send: a '/' after the bucket, x-id in the q
   CHECK(matched("HEAD", "/b/") == "HeadBucket");
   CHECK(matched("GET", "/b/?list-type=2") == "ListObjectsV2");
   CHECK(matched("DELETE", "/b/") == "DeleteBucket");
-  CHECK(matched("GET", "/b//") == "GetObject");  // the key "/", as S3 reads it
+  CHECK(matched("GET", "/b//") == "GetObject");                 // the key "/", as S3 reads it
   CHECK(matched("PUT", "/b/k?x-id=PutObject") == "PutObject");  // the vendor SDK's
   CHECK(matched("GET", "/b/k?x-id=GetObject") == "GetObject");
   CHECK(matched("POST", "/b?delete&x-id=DeleteObjects") == "DeleteObjects");
@@ -400,22 +441,33 @@ TEST_CASE("the path forms S3 clients send: a '/' after the bucket, x-id in the q
 }
 
 TEST_CASE("ListObjectsV2: list-type=2 and the query members, a flattened result typed", "[protocol]") {
-  WireRequest w = wire("ListObjectsV2", {{"Bucket", "bkt"}, {"Prefix", "photos/"}, {"Delimiter", "/"}, {"MaxKeys", 2},
-                                         {"ContinuationToken", "a+b/c="}, {"FetchOwner", true}});
+  WireRequest w = wire("ListObjectsV2", {{"Bucket", "bkt"},
+                                         {"Prefix", "photos/"},
+                                         {"Delimiter", "/"},
+                                         {"MaxKeys", 2},
+                                         {"ContinuationToken", "a+b/c="},
+                                         {"FetchOwner", true}});
   CHECK(w.method == "GET");
   CHECK(w.path == "/bkt");
-  CHECK(w.query == "list-type=2&prefix=photos%2F&delimiter=%2F&max-keys=2&continuation-token=a%2Bb%2Fc%3D&fetch-owner=true");
-  json out = result_of("ListObjectsV2", response(200,
-      "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>b</Name><Prefix>photos/</Prefix>"
-      "<KeyCount>2</KeyCount><MaxKeys>2</MaxKeys><Delimiter>/</Delimiter><IsTruncated>true</IsTruncated>"
-      "<NextContinuationToken>tok</NextContinuationToken>"
-      "<Contents><Key>photos/a.jpg</Key><LastModified>2026-01-02T03:04:05.000Z</LastModified>"
-      "<ETag>&quot;e&quot;</ETag><Size>12</Size><StorageClass>STANDARD</StorageClass></Contents>"
-      "<CommonPrefixes><Prefix>photos/2024/</Prefix></CommonPrefixes></ListBucketResult>"));
+  CHECK(w.query ==
+        "list-type=2&prefix=photos%2F&delimiter=%2F&max-keys=2&continuation-token=a%2Bb%2Fc%3D&fetch-owner=true");
+  json out = result_of(
+      "ListObjectsV2",
+      response(
+          200,
+          "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>b</Name><Prefix>photos/</Prefix>"
+          "<KeyCount>2</KeyCount><MaxKeys>2</MaxKeys><Delimiter>/</Delimiter><IsTruncated>true</IsTruncated>"
+          "<NextContinuationToken>tok</NextContinuationToken>"
+          "<Contents><Key>photos/a.jpg</Key><LastModified>2026-01-02T03:04:05.000Z</LastModified>"
+          "<ETag>&quot;e&quot;</ETag><Size>12</Size><StorageClass>STANDARD</StorageClass></Contents>"
+          "<CommonPrefixes><Prefix>photos/2024/</Prefix></CommonPrefixes></ListBucketResult>"));
   CHECK(out["IsTruncated"] == true);
   CHECK(out["KeyCount"] == 2);
-  CHECK(out["Contents"] == json::array({{{"Key", "photos/a.jpg"}, {"LastModified", "2026-01-02T03:04:05.000Z"},
-                                         {"ETag", "\"e\""}, {"Size", 12}, {"StorageClass", "STANDARD"}}}));
+  CHECK(out["Contents"] == json::array({{{"Key", "photos/a.jpg"},
+                                         {"LastModified", "2026-01-02T03:04:05.000Z"},
+                                         {"ETag", "\"e\""},
+                                         {"Size", 12},
+                                         {"StorageClass", "STANDARD"}}}));
   CHECK(out["CommonPrefixes"] == json::array({{{"Prefix", "photos/2024/"}}}));
   CHECK(out["NextContinuationToken"] == "tok");
 }
@@ -437,7 +489,8 @@ HttpResponse listing(const std::string& inside) {
 
 }  // namespace
 
-TEST_CASE("answers are checked against the model's types: a wrong one is MalformedResponse naming the field", "[protocol]") {
+TEST_CASE("answers are checked against the model's types: a wrong one is MalformedResponse naming the field",
+          "[protocol]") {
   Error maybe = refused_answer("ListObjectsV2", listing("<IsTruncated>maybe</IsTruncated>"));
   CHECK(maybe.kind == ErrorKind::api);
   CHECK(maybe.code == "MalformedResponse");
@@ -450,8 +503,9 @@ TEST_CASE("answers are checked against the model's types: a wrong one is Malform
   Error header = refused_answer("HeadObject", response(200, "", {{"Content-Length", "twelve"}}));
   CHECK(header.message == "the answer does not fit the API: ContentLength is \"twelve\", not an integer");
   // The largest and smallest 64-bit integers are integers; elements the model does not know stay text.
-  json edge = result_of("ListObjectsV2", listing("<KeyCount>9223372036854775807</KeyCount><MaxKeys>-9223372036854775808</MaxKeys>"
-                                                 "<Unknown>anything</Unknown>"));
+  json edge = result_of("ListObjectsV2",
+                        listing("<KeyCount>9223372036854775807</KeyCount><MaxKeys>-9223372036854775808</MaxKeys>"
+                                "<Unknown>anything</Unknown>"));
   CHECK(edge["KeyCount"] == INT64_MAX);
   CHECK(edge["MaxKeys"] == INT64_MIN);
   CHECK(edge["Unknown"] == "anything");
@@ -459,11 +513,16 @@ TEST_CASE("answers are checked against the model's types: a wrong one is Malform
 
 TEST_CASE("JSON answers are checked against the model's types, nested members and list items too", "[protocol]") {
   auto snapshot = [](const std::string& inside) { return response(200, "{\"snapshot\": {" + inside + "}}"); };
-  Error count = refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": [{"nodeCount": 1}, {"nodeCount": "3"}]})"));
+  Error count =
+      refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": [{"nodeCount": 1}, {"nodeCount": "3"}]})"));
   CHECK(count.code == "MalformedResponse");
-  CHECK(count.message == "the answer does not fit the API: snapshot.cluster.nodePools[2].nodeCount is \"3\", not an integer");
-  Error wide = refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": [{"nodeCount": 18446744073709551615}]})"));
-  CHECK(wide.message == "the answer does not fit the API: snapshot.cluster.nodePools[1].nodeCount is 18446744073709551615, not an integer");
+  CHECK(count.message ==
+        "the answer does not fit the API: snapshot.cluster.nodePools[2].nodeCount is \"3\", not an integer");
+  Error wide =
+      refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": [{"nodeCount": 18446744073709551615}]})"));
+  CHECK(wide.message ==
+        "the answer does not fit the API: snapshot.cluster.nodePools[1].nodeCount is 18446744073709551615, not an "
+        "integer");
   Error text = refused_answer("GetSnapshot", snapshot(R"("name": 7)"));
   CHECK(text.message == "the answer does not fit the API: snapshot.name is 7, not a string");
   Error list = refused_answer("GetSnapshot", snapshot(R"("cluster": {"nodePools": {"name": "p"}})"));
@@ -474,13 +533,15 @@ TEST_CASE("JSON answers are checked against the model's types, nested members an
 }
 
 TEST_CASE("ListBuckets: a wrapped list's items have the element name the model gives", "[protocol]") {
-  std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-                     "<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-                     "<Buckets><Bucket><Name>a</Name><CreationDate>2026-01-02T03:04:05Z</CreationDate></Bucket>"
-                     "<Bucket><Name>b</Name><CreationDate>2026-01-02T03:04:06Z</CreationDate></Bucket></Buckets>"
-                     "<Owner><DisplayName>me</DisplayName><ID>1</ID></Owner></ListAllMyBucketsResult>";
-  json result = {{"Buckets", {{{"Name", "a"}, {"CreationDate", "2026-01-02T03:04:05Z"}},
-                              {{"Name", "b"}, {"CreationDate", "2026-01-02T03:04:06Z"}}}},
+  std::string body =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+      "<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+      "<Buckets><Bucket><Name>a</Name><CreationDate>2026-01-02T03:04:05Z</CreationDate></Bucket>"
+      "<Bucket><Name>b</Name><CreationDate>2026-01-02T03:04:06Z</CreationDate></Bucket></Buckets>"
+      "<Owner><DisplayName>me</DisplayName><ID>1</ID></Owner></ListAllMyBucketsResult>";
+  json result = {{"Buckets",
+                  {{{"Name", "a"}, {"CreationDate", "2026-01-02T03:04:05Z"}},
+                   {{"Name", "b"}, {"CreationDate", "2026-01-02T03:04:06Z"}}}},
                  {"Owner", {{"DisplayName", "me"}, {"ID", "1"}}}};
   Headers headers;
   CHECK(serialize_result(api_of("ListBuckets"), op("ListBuckets"), result, headers) == body);
@@ -488,8 +549,9 @@ TEST_CASE("ListBuckets: a wrapped list's items have the element name the model g
 }
 
 TEST_CASE("GetBucketLocation: the root element is the value", "[protocol]") {
-  std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-                     "<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">jp-east-1</LocationConstraint>";
+  std::string body =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+      "<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">jp-east-1</LocationConstraint>";
   Headers headers;
   CHECK(serialize_result(api_of("GetBucketLocation"), op("GetBucketLocation"), {{"LocationConstraint", "jp-east-1"}},
                          headers) == body);
@@ -498,14 +560,17 @@ TEST_CASE("GetBucketLocation: the root element is the value", "[protocol]") {
 }
 
 TEST_CASE("DeleteObjects: the Delete document and its Content-MD5, and CopyObject's source header", "[protocol]") {
-  WireRequest w = wire("DeleteObjects", {{"Bucket", "bkt"}, {"Object", {{{"Key", "a b"}}, {{"Key", "c"}}}}, {"Quiet", true}});
+  WireRequest w =
+      wire("DeleteObjects", {{"Bucket", "bkt"}, {"Object", {{{"Key", "a b"}}, {{"Key", "c"}}}}, {"Quiet", true}});
   CHECK(w.method == "POST");
   CHECK(w.query == "delete");
-  CHECK(w.body == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-                  "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-                  "<Object><Key>a b</Key></Object><Object><Key>c</Key></Object><Quiet>true</Quiet></Delete>");
+  CHECK(w.body ==
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+        "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        "<Object><Key>a b</Key></Object><Object><Key>c</Key></Object><Quiet>true</Quiet></Delete>");
   CHECK(header_value(w.headers, "Content-MD5") == base64(md5(w.body)));
-  CHECK_FALSE(has_header(wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}}).headers, "Content-MD5"));
+  CHECK_FALSE(
+      has_header(wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}}).headers, "Content-MD5"));
 
   WireRequest copy = wire("CopyObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"CopySource", "src/a%20b"}});
   CHECK(copy.method == "PUT");
@@ -527,14 +592,16 @@ const std::string kOwnerAcl =
     "<ID>1a</ID><DisplayName>me</DisplayName></Grantee><Permission>FULL_CONTROL</Permission>"
     "</Grant></AccessControlList></AccessControlPolicy>";
 
-const json kOwnerAclResult = {
-    {"Owner", {{"DisplayName", "me"}, {"ID", "1a"}}},
-    {"AccessControlList",
-     {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}, {"DisplayName", "me"}}}, {"Permission", "FULL_CONTROL"}}}}};
+const json kOwnerAclResult = {{"Owner", {{"DisplayName", "me"}, {"ID", "1a"}}},
+                              {"AccessControlList",
+                               {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}, {"DisplayName", "me"}}},
+                                 {"Permission", "FULL_CONTROL"}}}}};
 
 }  // namespace
 
-TEST_CASE("routing: an object's ?acl is its ACL while a plain GET stays GetObject and a bucket's ?acl is not an object's", "[protocol]") {
+TEST_CASE(
+    "routing: an object's ?acl is its ACL while a plain GET stays GetObject and a bucket's ?acl is not an object's",
+    "[protocol]") {
   CHECK(matched("GET", "/b/k?acl") == "GetObjectAcl");
   CHECK(matched("GET", "/b/dir/k?acl=") == "GetObjectAcl");
   CHECK(matched("PUT", "/b/k?acl") == "PutObjectAcl");
@@ -545,7 +612,8 @@ TEST_CASE("routing: an object's ?acl is its ACL while a plain GET stays GetObjec
   CHECK(matched("PUT", "/b?acl") != "PutObjectAcl");
 }
 
-TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with its namespace and read back", "[protocol]") {
+TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with its namespace and read back",
+          "[protocol]") {
   WireRequest w = wire("GetObjectAcl", {{"Bucket", "bkt"}, {"Object", "dir/k"}});
   CHECK(w.method == "GET");
   CHECK(w.path == "/bkt/dir/k");
@@ -554,14 +622,16 @@ TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with it
   CHECK(serialize_result(api_of("GetObjectAcl"), op("GetObjectAcl"), kOwnerAclResult, headers) == kOwnerAcl);
   CHECK(result_of("GetObjectAcl", response(200, kOwnerAcl)) == kOwnerAclResult);
   // Another prefix for the same namespace, and a group's grant (S3 sends both forms).
-  json group = result_of("GetObjectAcl", response(200,
-      "<AccessControlPolicy><AccessControlList><Grant>"
-      "<Grantee xmlns:x=\"http://www.w3.org/2001/XMLSchema-instance\" x:type=\"Group\">"
-      "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>"
-      "</Grant></AccessControlList></AccessControlPolicy>"));
-  CHECK(group["AccessControlList"] == json::array({{{"Grantee", {{"Type", "Group"},
-                                                                  {"URI", "http://acs.amazonaws.com/groups/global/AllUsers"}}},
-                                                    {"Permission", "READ"}}}));
+  json group = result_of(
+      "GetObjectAcl",
+      response(200,
+               "<AccessControlPolicy><AccessControlList><Grant>"
+               "<Grantee xmlns:x=\"http://www.w3.org/2001/XMLSchema-instance\" x:type=\"Group\">"
+               "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>"
+               "</Grant></AccessControlList></AccessControlPolicy>"));
+  CHECK(group["AccessControlList"] ==
+        json::array({{{"Grantee", {{"Type", "Group"}, {"URI", "http://acs.amazonaws.com/groups/global/AllUsers"}}},
+                      {"Permission", "READ"}}}));
 }
 
 TEST_CASE("PutObjectAcl: the grants as an AccessControlPolicy document, or a canned ACL with no body", "[protocol]") {
@@ -624,8 +694,12 @@ TEST_CASE("Lua <-> JSON: null is cloud.null, integers stay integers, empty table
 // ---------------------------------------------------------------- header maps (user metadata)
 
 TEST_CASE("PutObject: content headers as named, Metadata one x-ext-meta-* header per entry", "[protocol]") {
-  WireRequest w = wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}, {"ContentType", "text/html"},
-                                     {"CacheControl", "max-age=60"}, {"ContentDisposition", "attachment"},
+  WireRequest w = wire("PutObject", {{"Bucket", "bkt"},
+                                     {"Object", "k"},
+                                     {"Body", "x"},
+                                     {"ContentType", "text/html"},
+                                     {"CacheControl", "max-age=60"},
+                                     {"ContentDisposition", "attachment"},
                                      {"Metadata", {{"mtime", "1700000000.5"}, {"Owner-Name", "ann"}, {"empty", ""}}}});
   CHECK(header_value(w.headers, "Content-Type") == "text/html");
   CHECK(header_value(w.headers, "Cache-Control") == "max-age=60");
@@ -633,14 +707,20 @@ TEST_CASE("PutObject: content headers as named, Metadata one x-ext-meta-* header
   CHECK(header_value(w.headers, "x-ext-meta-mtime") == "1700000000.5");
   CHECK(header_value(w.headers, "x-ext-meta-Owner-Name") == "ann");
   CHECK(has_header(w.headers, "x-ext-meta-empty"));
-  WireRequest none = wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}, {"Metadata", json::object()}});
+  WireRequest none =
+      wire("PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "x"}, {"Metadata", json::object()}});
   for (const Header& h : none.headers) CHECK(to_lower(h.first).rfind("x-ext-meta-", 0) != 0);
 }
 
-TEST_CASE("HeadObject: Metadata read from either dialect's headers, names lower-cased, none an empty table", "[protocol]") {
-  json r = result_of("HeadObject", response(200, "", {{"Content-Type", "text/plain"}, {"x-amz-meta-Mtime", "12"},
-                                                       {"X-Ext-Meta-Colour", "blue"}, {"x-amz-metadata-directive", "no"},
-                                                       {"Cache-Control", "no-cache"}, {"Expires", "Thu, 01 Jan 2037 00:00:00 GMT"}}));
+TEST_CASE("HeadObject: Metadata read from either dialect's headers, names lower-cased, none an empty table",
+          "[protocol]") {
+  json r = result_of("HeadObject", response(200, "",
+                                            {{"Content-Type", "text/plain"},
+                                             {"x-amz-meta-Mtime", "12"},
+                                             {"X-Ext-Meta-Colour", "blue"},
+                                             {"x-amz-metadata-directive", "no"},
+                                             {"Cache-Control", "no-cache"},
+                                             {"Expires", "Thu, 01 Jan 2037 00:00:00 GMT"}}));
   CHECK(r["ContentType"] == "text/plain");
   CHECK(r["CacheControl"] == "no-cache");
   CHECK(r["Expires"] == "Thu, 01 Jan 2037 00:00:00 GMT");
@@ -661,19 +741,22 @@ TEST_CASE("the emulator reads Metadata from a request and answers it as x-ext-me
   CHECK(header_value(out, "Content-Type") == "text/css");
 }
 
-TEST_CASE("Metadata is checked before sending: S3's 2 KB, names as HTTP tokens, values a header carries", "[validate]") {
+TEST_CASE("Metadata is checked before sending: S3's 2 KB, names as HTTP tokens, values a header carries",
+          "[validate]") {
   auto problems = [](const json& metadata) {
     Outcome<json> v = validate_input(op("PutObject"), {{"Bucket", "bkt"}, {"Object", "k"}, {"Metadata", metadata}});
     std::vector<std::string> out;
     if (!v.ok())
-      for (const FieldProblem& f : v.error().fields) out.push_back(f.path + ": " + f.problem + (f.code.empty() ? "" : " [" + f.code + "]"));
+      for (const FieldProblem& f : v.error().fields)
+        out.push_back(f.path + ": " + f.problem + (f.code.empty() ? "" : " [" + f.code + "]"));
     return out;
   };
   CHECK(problems({{"a", "b"}, {"x-y_z.1", ""}}).empty());
   CHECK(problems({{"k", std::string(2047, 'v')}}).empty());  // 1 + 2047 bytes: S3 counts names and values
   auto big = problems({{"k", std::string(2048, 'v')}});
   REQUIRE(big.size() == 1);
-  CHECK_THAT(big[0], Catch::Contains("Metadata: at most 2048 bytes of names and values together (got 2049) [MetadataTooLarge]"));
+  CHECK_THAT(big[0], Catch::Contains(
+                         "Metadata: at most 2048 bytes of names and values together (got 2049) [MetadataTooLarge]"));
   auto name = problems({{"a b", "1"}});
   REQUIRE(name.size() == 1);
   CHECK_THAT(name[0], Catch::Contains("Metadata.a b (its name): must be an HTTP token"));

@@ -63,12 +63,14 @@ TEST_CASE("redact: session token headers of either dialect", "[redact]") {
 }
 
 TEST_CASE("redact: secret keys by name in JSON, INI, query strings and XML", "[redact]") {
-  CHECK(redact(R"({"secret_access_key": "s3cr3t", "region": "x"})", {}) == R"({"secret_access_key": "<redacted>", "region": "x"})");
+  CHECK(redact(R"({"secret_access_key": "s3cr3t", "region": "x"})", {}) ==
+        R"({"secret_access_key": "<redacted>", "region": "x"})");
   CHECK(redact("secret_access_key = s3cr3t", {}) == "secret_access_key = <redacted>");
   CHECK(redact("a=1&SecretAccessKey=s3cr3t&b=2", {}) == "a=1&SecretAccessKey=<redacted>&b=2");
   CHECK(redact(R"({"sessionToken":"tok","x":1})", {}) == R"({"sessionToken":"<redacted>","x":1})");
-  CHECK(redact("<Error><SignatureProvided>abc123</SignatureProvided><SecretAccessKey>k</SecretAccessKey></Error>", {}) ==
-        "<Error><SignatureProvided><redacted></SignatureProvided><SecretAccessKey><redacted></SecretAccessKey></Error>");
+  CHECK(
+      redact("<Error><SignatureProvided>abc123</SignatureProvided><SecretAccessKey>k</SecretAccessKey></Error>", {}) ==
+      "<Error><SignatureProvided><redacted></SignatureProvided><SecretAccessKey><redacted></SecretAccessKey></Error>");
   CHECK(redact("SignatureDoesNotMatch: check the secret key", {}) == "SignatureDoesNotMatch: check the secret key");
 }
 
@@ -83,11 +85,12 @@ TEST_CASE("describe_exchange: request and answer shown, bodies cut, nothing secr
   auto s = signed_request(cloud::Dialect::ext(), false);
   std::string body = "{\"note\":\"" + std::string(5000, 'x') + kSecret + "\"}";
   cloud::HttpRequest request{"PUT", s.url, s.headers, body};
-  cloud::HttpResponse response{403, {{"x-ext-request-id", "emu-1"}},
-                               "{\"message\":\"signature " + s.signature + " does not match\"}"};
+  cloud::HttpResponse response{
+      403, {{"x-ext-request-id", "emu-1"}}, "{\"message\":\"signature " + s.signature + " does not match\"}"};
   cloud::ExchangeInfo info{"UploadPart", 2, 0.25, {kSecret, kToken}};
   std::string dump = cloud::describe_exchange(request, response, info);
-  CHECK(dump.rfind("* UploadPart, attempt 2\n> PUT https://storage.example.com/bucket/key?partNumber=1&uploadId=u\n", 0) == 0);
+  CHECK(dump.rfind("* UploadPart, attempt 2\n> PUT https://storage.example.com/bucket/key?partNumber=1&uploadId=u\n",
+                   0) == 0);
   CHECK(contains(dump, "> X-Ext-Security-Token: <redacted>\n"));
   CHECK(contains(dump, "> ... (cut: " + std::to_string(body.size()) + " bytes in all)\n"));
   CHECK(contains(dump, "< HTTP 403 (0.250 s)\n< x-ext-request-id: emu-1\n<\n"));
@@ -103,7 +106,8 @@ TEST_CASE("describe_exchange: request and answer shown, bodies cut, nothing secr
   request.body = std::string("\x00\x01\x02 binary", 10);
   CHECK(contains(cloud::describe_exchange(request, response, info), "> (10 bytes of binary data)\n"));
 
-  cloud::Outcome<cloud::HttpResponse> failed = cloud::make_error(cloud::ErrorKind::transport, "ConnectionFailed", "refused");
+  cloud::Outcome<cloud::HttpResponse> failed =
+      cloud::make_error(cloud::ErrorKind::transport, "ConnectionFailed", "refused");
   CHECK(contains(cloud::describe_exchange(request, failed, info),
                  "< no answer after 0.250 s: transport error: ConnectionFailed: refused\n"));
 }
@@ -112,13 +116,15 @@ TEST_CASE("redact: the password of a URL's user info, wherever a URL appears", "
   CHECK(redact("endpoint https://ops:pa55w0rd@storage.example.com/b?x=1 refused", {}) ==
         "endpoint https://ops:<redacted>@storage.example.com/b?x=1 refused");
   CHECK(redact("'http://u:p@ss@127.0.0.1:9000'", {}) == "'http://u:<redacted>@127.0.0.1:9000'");
-  CHECK(redact("http://user@host:8080/a@b:c and http://host:8080/x", {}) == "http://user@host:8080/a@b:c and http://host:8080/x");
+  CHECK(redact("http://user@host:8080/a@b:c and http://host:8080/x", {}) ==
+        "http://user@host:8080/a@b:c and http://host:8080/x");
 }
 
 TEST_CASE("redact: the secrets clients remember are redacted everywhere, short ones are not searched for", "[redact]") {
   cloud::remember_secret("remembered-secret-0042");
   cloud::remember_secret("short");
-  CHECK(redact("a remembered-secret-0042 b " + cloud::uri_encode("remembered-secret-0042"), {}) == "a <redacted> b <redacted>");
+  CHECK(redact("a remembered-secret-0042 b " + cloud::uri_encode("remembered-secret-0042"), {}) ==
+        "a <redacted> b <redacted>");
   CHECK(redact("short words stay; tiny ones too", {"tiny"}) == "short words stay; tiny ones too");
 }
 
@@ -134,17 +140,22 @@ TEST_CASE("redact: every text of an error, and describe() of any error", "[redac
   CHECK(e.fields[0].problem == "got '<redacted>'");
 }
 
-TEST_CASE("printable: control characters and bytes of no UTF-8 are escaped as Lua writes them, the rest kept", "[redact][escape]") {
+TEST_CASE("printable: control characters and bytes of no UTF-8 are escaped as Lua writes them, the rest kept",
+          "[redact][escape]") {
   using cloud::printable;
   CHECK(printable("plain text, line\nand\ttab") == "plain text, line\nand\ttab");
-  CHECK(printable("ünïcödé ✓ 漢字 😀") == "ünïcödé ✓ 漢字 😀");  // UTF-8 stays as it is
+  CHECK(printable("ünïcödé ✓ 漢字 😀") == "ünïcödé ✓ 漢字 😀");        // UTF-8 stays as it is
   CHECK(printable("\x1b]52;c;aGk=\x07") == "\\027]52;c;aGk=\\007");  // OSC 52 writes the clipboard
   CHECK(printable("\x1b[2J\x1b[H") == "\\027[2J\\027[H");
   CHECK(printable("over\rwrite") == "over\\rwrite");
   CHECK(printable(std::string("nul\0del\x7f", 8)) == "nul\\000del\\127");
-  CHECK(printable("\xc2\x9b" "31m \xc2\x85 \xc2\xa0") == "\\u{9B}31m \\u{85} \xc2\xa0");  // C1 as UTF-8; U+00A0 is text
-  CHECK(printable("\x9b" "31m \xff \xc0\x9b \xe0\x80\x9b") == "\\155" "31m \\255 \\192\\155 \\224\\128\\155");  // raw C1, overlong forms
-  CHECK(printable("\xed\xa0\x80") == "\\237\\160\\128");  // a surrogate is no UTF-8
+  CHECK(printable("\xc2\x9b"
+                  "31m \xc2\x85 \xc2\xa0") == "\\u{9B}31m \\u{85} \xc2\xa0");  // C1 as UTF-8; U+00A0 is text
+  CHECK(printable("\x9b"
+                  "31m \xff \xc0\x9b \xe0\x80\x9b") ==
+        "\\155"
+        "31m \\255 \\192\\155 \\224\\128\\155");                   // raw C1, overlong forms
+  CHECK(printable("\xed\xa0\x80") == "\\237\\160\\128");           // a surrogate is no UTF-8
   CHECK(printable(printable("\x1b[2J")) == printable("\x1b[2J"));  // applied twice, the same
 }
 
@@ -154,8 +165,8 @@ TEST_CASE("redact: credentials by field name in JSON, form, query and XML bodies
       R"("privateKey":"-----BEGIN KEY-----\nMII\"x","Passwd":1234,"refresh_token":"rt","api-key":"ak","nested":{"credential":"c",)"
       R"("mySecretValue":"s"},"access_token" : "at","private_key":"pk","count":3})";
   std::string shown = redact(json_body);
-  for (const char* secret : {"hunter2", "k-123", "cs-456", "t-789", "BEGIN KEY", "MII", "1234", "\"rt\"", "\"ak\"", "\"c\"",
-                             "\"s\"", "\"at\"", "\"pk\""})
+  for (const char* secret : {"hunter2", "k-123", "cs-456", "t-789", "BEGIN KEY", "MII", "1234", "\"rt\"", "\"ak\"",
+                             "\"c\"", "\"s\"", "\"at\"", "\"pk\""})
     CHECK_FALSE(contains(shown, secret));
   CHECK(contains(shown, R"("user":"ann")"));
   CHECK(contains(shown, R"("count":3)"));
@@ -167,7 +178,8 @@ TEST_CASE("redact: credentials by field name in JSON, form, query and XML bodies
   CHECK(redact("GET /login?token=abc&page=2 HTTP/1.1") == "GET /login?token=<redacted>&page=2 HTTP/1.1");
   // An Authorization header's Credential= is the access key id and its scope: it stays;
   // a value already redacted is not redacted again.
-  const std::string authorization = "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20240102/jp-east-1/s3/aws4_request";
+  const std::string authorization =
+      "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20240102/jp-east-1/s3/aws4_request";
   CHECK(redact(authorization) == authorization);
   CHECK(redact("password=<redacted>&a=1") == "password=<redacted>&a=1");
   CHECK(redact("<Login><User>ann</User><Password>hunter2</Password></Login>") ==
@@ -179,23 +191,35 @@ TEST_CASE("redact: credentials by field name in JSON, form, query and XML bodies
         "bad argument #1 to 'client' (unknown field 'password')");
 }
 
-TEST_CASE("redact: names users add (redact_fields) are redacted from then on, '*' for any run of name characters", "[redact]") {
+TEST_CASE("redact: names users add (redact_fields) are redacted from then on, '*' for any run of name characters",
+          "[redact]") {
   CHECK(redact(R"({"pin":"1234","otp_code":"999"})") == R"({"pin":"1234","otp_code":"999"})");
   CHECK(cloud::bad_field_name("pin, otp_*") == std::nullopt);
   CHECK(cloud::bad_field_name("pin, a b") == std::optional<std::string>("a b"));
   CHECK(cloud::bad_field_name("pin,x\"y") == std::optional<std::string>("x\"y"));
   cloud::remember_secret_fields(" pin , otp_*,");
-  CHECK(redact(R"({"PIN":"1234","otp_code":"999","pinned":true})") == R"({"PIN":"<redacted>","otp_code":"<redacted>","pinned":true})");
+  CHECK(redact(R"({"PIN":"1234","otp_code":"999","pinned":true})") ==
+        R"({"PIN":"<redacted>","otp_code":"<redacted>","pinned":true})");
   CHECK(redact("pin=1234&other=1") == "pin=<redacted>&other=1");
 }
 
-TEST_CASE("describe_exchange: a header named with secret, token, password or key as a word shows no value", "[redact]") {
-  cloud::Headers secret{{"X-My-Secret", "v1"}, {"x-api-key", "v2"}, {"X-Auth-Token", "v3"}, {"X-DB-Password", "v4"},
-                        {"X-Amz-Server-Side-Encryption-Customer-Key", "v5"}, {"x_client_secret", "v6"},
-                        {"Token", "v7"}, {"X-ApiKey", "v8"}, {"X-Api.Key", "v9"}, {"X-SECRET-KEY-ID", "v10"}};
-  cloud::Headers kept{{"X-Monkey", "banana"}, {"x-amz-content-sha256", "UNSIGNED-PAYLOAD"}, {"X-Keyword", "k"},
-                      {"X-Tokens-Left", "7"}, {"X-Secretary", "s"}, {"X-Kms-Key-Id", "arn-1"}, {"Key-Id", "k1"},
-                      {"X-Passwords-Allowed", "2"}, {"X-Turnkey", "t"}};
+TEST_CASE("describe_exchange: a header named with secret, token, password or key as a word shows no value",
+          "[redact]") {
+  cloud::Headers secret{{"X-My-Secret", "v1"},
+                        {"x-api-key", "v2"},
+                        {"X-Auth-Token", "v3"},
+                        {"X-DB-Password", "v4"},
+                        {"X-Amz-Server-Side-Encryption-Customer-Key", "v5"},
+                        {"x_client_secret", "v6"},
+                        {"Token", "v7"},
+                        {"X-ApiKey", "v8"},
+                        {"X-Api.Key", "v9"},
+                        {"X-SECRET-KEY-ID", "v10"}};
+  cloud::Headers kept{{"X-Monkey", "banana"}, {"x-amz-content-sha256", "UNSIGNED-PAYLOAD"},
+                      {"X-Keyword", "k"},     {"X-Tokens-Left", "7"},
+                      {"X-Secretary", "s"},   {"X-Kms-Key-Id", "arn-1"},
+                      {"Key-Id", "k1"},       {"X-Passwords-Allowed", "2"},
+                      {"X-Turnkey", "t"}};
   cloud::Headers all = secret;
   all.insert(all.end(), kept.begin(), kept.end());
   cloud::HttpRequest request{"GET", "http://127.0.0.1:1/x", all, ""};
@@ -215,12 +239,15 @@ TEST_CASE("describe_exchange: a header named with secret, token, password or key
   }
 }
 
-TEST_CASE("describe_exchange: an Authorization's credential, Proxy-Authorization and cookies show no value", "[redact]") {
+TEST_CASE("describe_exchange: an Authorization's credential, Proxy-Authorization and cookies show no value",
+          "[redact]") {
   const std::string signed_value =
       "EXT4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261129/jp-east-1/s3/ext4_request, SignedHeaders=host, Signature=" +
       std::string(64, 'a');
-  cloud::Headers request_headers{{"Authorization", "Bearer abc.def-bearer-1"}, {"Proxy-Authorization", "Basic cHJveHk6cHc="},
-                                 {"Cookie", "sid=cookie-value-1"}, {"x-amz-security-token", "tok-value-1"}};
+  cloud::Headers request_headers{{"Authorization", "Bearer abc.def-bearer-1"},
+                                 {"Proxy-Authorization", "Basic cHJveHk6cHc="},
+                                 {"Cookie", "sid=cookie-value-1"},
+                                 {"x-amz-security-token", "tok-value-1"}};
   cloud::Headers answer_headers{{"Set-Cookie", "sid=cookie-value-2; Path=/"}, {"authorization", "Token raw-value-1"}};
   cloud::HttpRequest request{"GET", "http://127.0.0.1:1/x", request_headers, ""};
   cloud::HttpResponse response{200, answer_headers, ""};

@@ -78,7 +78,9 @@ class Terminal {
     if (fd_ >= 0) close(fd_);
   }
 
-  void type(const std::string& keys) { REQUIRE(write(fd_, keys.data(), keys.size()) == static_cast<ssize_t>(keys.size())); }
+  void type(const std::string& keys) {
+    REQUIRE(write(fd_, keys.data(), keys.size()) == static_cast<ssize_t>(keys.size()));
+  }
 
   // Reads until `text` appears on the screen after what earlier calls consumed, and
   // consumes up to its end. False if the program ended or the safety net ran out.
@@ -186,7 +188,9 @@ class Terminal {
 
   // Waits for output (a tenth of a second at most) and keeps it; false at end of output.
   bool read_some() {
-    struct pollfd p {fd_, POLLIN, 0};
+    struct pollfd p {
+      fd_, POLLIN, 0
+    };
     int ready = poll(&p, 1, 100);
     if (ready <= 0) return ready == 0;
     char buf[4096];
@@ -323,8 +327,9 @@ TEST_CASE("REPL on a terminal: Ctrl-C during cloud.map cancels every task and re
   REQUIRE(t.expect_prompt());
   t.type("cloud.emulator.fault{ operation = 'UpdateSnapshot', delay = 5, times = 4 }\r");
   REQUIRE(t.expect_prompt());
-  t.type("print('mapping'); rs = cloud.map({ 'snap-1', 'snap-2', 'snap-1', 'snap-2' }, "
-         "function(n) return cloud.cluster.update_snapshot{ SnapshotName = n, snapshot = {} } end)\r");
+  t.type(
+      "print('mapping'); rs = cloud.map({ 'snap-1', 'snap-2', 'snap-1', 'snap-2' }, "
+      "function(n) return cloud.cluster.update_snapshot{ SnapshotName = n, snapshot = {} } end)\r");
   REQUIRE(t.expect("\nmapping\n"));
   t.wait_until_polling();  // the four requests are out, their answers 5 seconds away
   t.type("\x03");
@@ -415,7 +420,9 @@ TEST_CASE("REPL on a terminal: values and errors that echo the request show no s
   TempDir home;
   Terminal t(session_env(home));
   REQUIRE(t.expect_prompt());
-  t.type("cloud.emulator.fault{ operation = 'UpdateSnapshot', echo = true, status = 400, code = 'BadRequest', times = 2 }\r");
+  t.type(
+      "cloud.emulator.fault{ operation = 'UpdateSnapshot', echo = true, status = 400, code = 'BadRequest', times = 2 "
+      "}\r");
   REQUIRE(t.expect_prompt());
   t.type("cloud.request{ api = 'cluster', method = 'PUT', path = '/v1/snapshots/snap-1', body = '{}' }.body\r");
   CHECK(t.expect("Authorization: EXT4-HMAC-SHA256 Credential=CLOUDLUAEMULATORKEY/"));
@@ -496,7 +503,8 @@ TEST_CASE("REPL on a terminal: Tab completes an operation's fields at any depth 
   // an element of a list: the fields of its structure
   CHECK(tab_offers(t, "cloud.cluster.update_snapshot{ snapshot = { tags = { { k", "key"));
   // every field of that place, listed in columns
-  CHECK(tab_offers(t, "cloud.cluster.update_snapshot({ snapshot = { ", "\ndescription     expirationTime  name            tags\n"));
+  CHECK(tab_offers(t, "cloud.cluster.update_snapshot({ snapshot = { ",
+                   "\ndescription     expirationTime  name            tags\n"));
   // options declared by the usage line in lua/reference.lua
   CHECK(tab_offers(t, "cloud.storage.sync{ from = 'a', dry", "dry_run"));
   CHECK(tab_offers(t, "cloud.wait_for('ClusterRunning', {}, { max_", "max_attempts"));

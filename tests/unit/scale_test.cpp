@@ -19,7 +19,8 @@ TEST_CASE("a completion of 10,000 parts builds, signs, sends and parses", "[scal
   Platform& platform = emulator.platform();
   platform.set_setting("min_part_size", 1);
   REQUIRE(platform.handle(*Model::builtin().find("CreateBucket"), {{"Bucket", "bkt"}}).ok);
-  HandlerResult started = platform.handle(*Model::builtin().find("CreateMultipartUpload"), {{"Bucket", "bkt"}, {"Object", "many parts"}});
+  HandlerResult started =
+      platform.handle(*Model::builtin().find("CreateMultipartUpload"), {{"Bucket", "bkt"}, {"Object", "many parts"}});
   REQUIRE(started.ok);
   std::string upload_id = started.result["UploadId"];
 
@@ -28,8 +29,11 @@ TEST_CASE("a completion of 10,000 parts builds, signs, sends and parses", "[scal
   std::string whole;
   const Operation& upload_part = *Model::builtin().find("UploadPart");
   for (int n = 1; n <= 10000; ++n) {
-    HandlerResult part = platform.handle(upload_part, {{"Bucket", "bkt"}, {"Object", "many parts"}, {"uploadId", upload_id},
-                                                        {"partNumber", n}, {"body", std::to_string(n)}});
+    HandlerResult part = platform.handle(upload_part, {{"Bucket", "bkt"},
+                                                       {"Object", "many parts"},
+                                                       {"uploadId", upload_id},
+                                                       {"partNumber", n},
+                                                       {"body", std::to_string(n)}});
     REQUIRE(part.ok);
     parts.push_back({{"PartNumber", n}, {"ETag", part.result["ETag"]}});
     whole += std::to_string(n);

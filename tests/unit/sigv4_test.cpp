@@ -78,14 +78,12 @@ RawRequest parse_request(const std::string& text) {
 
 // "2015-08-30T12:36:00Z" -> "20150830T123600Z".
 std::string compact_time(std::string iso) {
-  iso.erase(std::remove_if(iso.begin(), iso.end(), [](char c) { return c == '-' || c == ':'; }),
-            iso.end());
+  iso.erase(std::remove_if(iso.begin(), iso.end(), [](char c) { return c == '-' || c == ':'; }), iso.end());
   return iso;
 }
 
 // The SignInput a suite case describes, for one variant and dialect.
-SignInput suite_input(const fs::path& dir, const RawRequest& req, bool presign,
-                      const Dialect& dialect) {
+SignInput suite_input(const fs::path& dir, const RawRequest& req, bool presign, const Dialect& dialect) {
   nlohmann::json ctx = nlohmann::json::parse(slurp(dir / "context.json"));
   SignInput in;
   in.method = req.method;
@@ -132,11 +130,9 @@ std::string without_last_line(const std::string& s) { return s.substr(0, s.rfind
 std::string last_line(const std::string& s) { return s.substr(s.rfind('\n') + 1); }
 
 // The signature recomputed here, not by the signer: HMAC chain from prefix+secret.
-std::string independent_signature(const std::string& prefix, const SignInput& in,
-                                  const std::string& string_to_sign) {
+std::string independent_signature(const std::string& prefix, const SignInput& in, const std::string& string_to_sign) {
   std::string key = hmac_sha256(prefix + in.credentials.secret_access_key, in.time.substr(0, 8));
-  for (const std::string& part : {in.region, in.service, to_lower(prefix) + "_request"})
-    key = hmac_sha256(key, part);
+  for (const std::string& part : {in.region, in.service, to_lower(prefix) + "_request"}) key = hmac_sha256(key, part);
   return hex(hmac_sha256(key, string_to_sign));
 }
 
@@ -192,8 +188,7 @@ TEST_CASE("sigv4 suite: aws dialect byte for byte", "[sigv4][suite]") {
         CHECK(out->canonical_request == slurp(dir / (variant + "-canonical-request.txt")));
         CHECK(out->string_to_sign == slurp(dir / (variant + "-string-to-sign.txt")));
         CHECK(out->signature == slurp(dir / (variant + "-signature.txt")));
-        CHECK(render(req.method, *out) + req.body ==
-              slurp(dir / (variant + "-signed-request.txt")));
+        CHECK(render(req.method, *out) + req.body == slurp(dir / (variant + "-signed-request.txt")));
       }
     }
   }
@@ -220,8 +215,8 @@ TEST_CASE("sigv4 suite: ext dialect by substitution", "[sigv4][suite][ext]") {
         CHECK(out->signature == signature);
         std::string aws_signature = slurp(dir / (variant + "-signature.txt"));
         CHECK(signature != aws_signature);
-        std::string expected_request = replace_all(
-            to_ext(slurp(dir / (variant + "-signed-request.txt"))), aws_signature, signature);
+        std::string expected_request =
+            replace_all(to_ext(slurp(dir / (variant + "-signed-request.txt"))), aws_signature, signature);
         CHECK(render(req.method, *out) + req.body == expected_request);
       }
     }
@@ -264,9 +259,7 @@ TEST_CASE("multi-line header values fold into one line: each run of whitespace i
 
 TEST_CASE("S3 documentation example: GET object with Range", "[sigv4][s3]") {
   SignInput in = s3_docs_input("GET", "https://examplebucket.s3.amazonaws.com/test.txt");
-  in.headers = {{"Range", "bytes=0-9"},
-                {"x-amz-content-sha256", kEmptySha},
-                {"x-amz-date", "20130524T000000Z"}};
+  in.headers = {{"Range", "bytes=0-9"}, {"x-amz-content-sha256", kEmptySha}, {"x-amz-date", "20130524T000000Z"}};
   in.time.clear();  // taken from the x-amz-date header, as a verifier would
   Outcome<SignOutput> out = sign(in);
   REQUIRE(out.ok());
@@ -277,8 +270,7 @@ TEST_CASE("S3 documentation example: GET object with Range", "[sigv4][s3]") {
             "\nx-amz-date:20130524T000000Z\n\n"
             "host;range;x-amz-content-sha256;x-amz-date\n" +
             kEmptySha);
-  CHECK(sha256_hex(out->canonical_request) ==
-        "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
+  CHECK(sha256_hex(out->canonical_request) == "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
   CHECK(out->signature == "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
   CHECK(out->authorization ==
         "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
@@ -336,8 +328,7 @@ TEST_CASE("S3 documentation example: the signer adds date and payload hash", "[s
 
 TEST_CASE("S3 documentation example: PUT object with an encoded key", "[sigv4][s3]") {
   SignInput in = s3_docs_input("PUT", "https://examplebucket.s3.amazonaws.com/test%24file.text");
-  in.headers = {{"Date", "Fri, 24 May 2013 00:00:00 GMT"},
-                {"x-amz-storage-class", "REDUCED_REDUNDANCY"}};
+  in.headers = {{"Date", "Fri, 24 May 2013 00:00:00 GMT"}, {"x-amz-storage-class", "REDUCED_REDUNDANCY"}};
   in.body = "Welcome to Amazon S3.";
   Outcome<SignOutput> out = sign(in);
   REQUIRE(out.ok());
@@ -349,14 +340,12 @@ TEST_CASE("S3 documentation example: PUT object with an encoded key", "[sigv4][s
             "\nx-amz-date:20130524T000000Z\nx-amz-storage-class:REDUCED_REDUNDANCY\n\n"
             "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class\n" +
             body_sha);
-  CHECK(last_line(out->string_to_sign) ==
-        "9e0e90d9c76de8fa5b200d8c849cd5b8dc7a3be3951ddb7f6a76b4158342019d");
+  CHECK(last_line(out->string_to_sign) == "9e0e90d9c76de8fa5b200d8c849cd5b8dc7a3be3951ddb7f6a76b4158342019d");
   CHECK(out->signature == "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
 }
 
 TEST_CASE("S3 documentation example: list objects with a query", "[sigv4][s3]") {
-  SignInput in =
-      s3_docs_input("GET", "https://examplebucket.s3.amazonaws.com/?max-keys=2&prefix=J");
+  SignInput in = s3_docs_input("GET", "https://examplebucket.s3.amazonaws.com/?max-keys=2&prefix=J");
   Outcome<SignOutput> out = sign(in);
   REQUIRE(out.ok());
   CHECK(out->canonical_request.rfind("GET\n/\nmax-keys=2&prefix=J\n", 0) == 0);
@@ -413,8 +402,7 @@ TEST_CASE("session token: signed or sent unsigned", "[sigv4][token]") {
     Outcome<SignOutput> out = sign(in);
     REQUIRE(out.ok());
     CHECK(out->canonical_request.find("\nx-ext-security-token:tok/en+1==\n") != std::string::npos);
-    CHECK(out->authorization.find(
-              "SignedHeaders=content-type;host;x-ext-date;x-ext-security-token,") !=
+    CHECK(out->authorization.find("SignedHeaders=content-type;host;x-ext-date;x-ext-security-token,") !=
           std::string::npos);
     CHECK(header_value(out->headers, "X-Ext-Security-Token") == "tok/en+1==");
   }
@@ -423,8 +411,7 @@ TEST_CASE("session token: signed or sent unsigned", "[sigv4][token]") {
     Outcome<SignOutput> out = sign(in);
     REQUIRE(out.ok());
     CHECK(out->canonical_request.find("security-token") == std::string::npos);
-    CHECK(out->authorization.find("SignedHeaders=content-type;host;x-ext-date,") !=
-          std::string::npos);
+    CHECK(out->authorization.find("SignedHeaders=content-type;host;x-ext-date,") != std::string::npos);
     CHECK(header_value(out->headers, "X-Ext-Security-Token") == "tok/en+1==");
   }
 }
@@ -482,17 +469,16 @@ TEST_CASE("a verifier re-signing what it received gets the same signature", "[si
 }
 
 TEST_CASE("unusable URLs are validation errors naming the problem", "[sigv4][errors]") {
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"", "empty"},
-      {"example.com/path", "no scheme"},
-      {"ftp://example.com/", "scheme 'ftp'"},
-      {"https:///path", "no host"},
-      {"https://example.com:99999/", "out of range"},
-      {"https://example.com:8o/", "not a number"},
-      {"https://user@example.com/", "user info"},
-      {"https://exa mple.com/", "host"},
-      {"https://[::1/", "IPv6"},
-      {"https://example.com/a\nb", "control character"}};
+  const std::vector<std::pair<std::string, std::string>> bad = {{"", "empty"},
+                                                                {"example.com/path", "no scheme"},
+                                                                {"ftp://example.com/", "scheme 'ftp'"},
+                                                                {"https:///path", "no host"},
+                                                                {"https://example.com:99999/", "out of range"},
+                                                                {"https://example.com:8o/", "not a number"},
+                                                                {"https://user@example.com/", "user info"},
+                                                                {"https://exa mple.com/", "host"},
+                                                                {"https://[::1/", "IPv6"},
+                                                                {"https://example.com/a\nb", "control character"}};
   for (const auto& [url, problem] : bad) {
     INFO(url);
     SignInput in = ext_input(url);
@@ -505,8 +491,8 @@ TEST_CASE("unusable URLs are validation errors naming the problem", "[sigv4][err
 }
 
 TEST_CASE("malformed times are validation errors", "[sigv4][errors]") {
-  for (const std::string time : {"2015-08-30T12:36:00Z", "20151330T000000Z", "20150830T123600",
-                                 "20150830T246000Z", "yesterday"}) {
+  for (const std::string time :
+       {"2015-08-30T12:36:00Z", "20151330T000000Z", "20150830T123600", "20150830T246000Z", "yesterday"}) {
     INFO(time);
     SignInput in = ext_input("https://devops.example.com/");
     in.time = time;
@@ -698,7 +684,8 @@ SignOutput presigned(SignInput& in, long expires) {
 
 }  // namespace
 
-TEST_CASE("verification: UNSIGNED-PAYLOAD in the header is the payload line signed, whatever the body", "[sigv4][verify]") {
+TEST_CASE("verification: UNSIGNED-PAYLOAD in the header is the payload line signed, whatever the body",
+          "[sigv4][verify]") {
   for (const Dialect* d : {&Dialect::aws(), &Dialect::ext()}) {
     INFO(d->name);
     SignInput in = s3_docs_input("PUT", "https://examplebucket.s3.amazonaws.com/test%24file.text");

@@ -57,7 +57,8 @@ class ReadPasses {
   int count() {
     alignas(inotify_event) char buffer[4096];
     for (ssize_t n; (n = ::read(fd_, buffer, sizeof buffer)) > 0;)
-      for (char* at = buffer; at < buffer + n; at += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(at)->len) {
+      for (char* at = buffer; at < buffer + n;
+           at += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(at)->len) {
         auto* e = reinterpret_cast<inotify_event*>(at);
         if (e->mask & IN_OPEN) read_ = false;
         if ((e->mask & IN_ACCESS) && !read_) read_ = true, ++passes_;
@@ -211,7 +212,8 @@ TEST_CASE("A streamed range is read and signed a few chunks ahead of the sending
   }
 }
 
-TEST_CASE("A file that shrinks while it streams ends the body with its error, after the chunks it still had", "[body][chunked]") {
+TEST_CASE("A file that shrinks while it streams ends the body with its error, after the chunks it still had",
+          "[body][chunked]") {
   const std::uint64_t chunk = 65536;
   std::string bytes = varied_bytes(10 * chunk);
   TempFile file(bytes);
@@ -225,13 +227,15 @@ TEST_CASE("A file that shrinks while it streams ends the body with its error, af
   std::uint64_t sent = sizeof piece;
   while ((n = reader.read(&buffer[0], buffer.size())) > 0) sent += static_cast<std::uint64_t>(n);
   CHECK(n == -1);
-  CHECK(reader.error().find("ended before its " + std::to_string(bytes.size()) + " bytes were sent") != std::string::npos);
-  CHECK(sent >= 3 * chunk);        // the chunks framed before the cut went
-  CHECK(sent < 6 * (chunk + 100));  // but no chunk past the file's new end
+  CHECK(reader.error().find("ended before its " + std::to_string(bytes.size()) + " bytes were sent") !=
+        std::string::npos);
+  CHECK(sent >= 3 * chunk);                             // the chunks framed before the cut went
+  CHECK(sent < 6 * (chunk + 100));                      // but no chunk past the file's new end
   CHECK(reader.read(&buffer[0], buffer.size()) == -1);  // and it stays failed
 }
 
-TEST_CASE("put_object and upload_part of a file read it once, and the emulator stores its bytes", "[body][chunked][emulator]") {
+TEST_CASE("put_object and upload_part of a file read it once, and the emulator stores its bytes",
+          "[body][chunked][emulator]") {
   harness::Running e;
   std::string bytes;
   for (int i = 0; bytes.size() < 600 * 1024 + 7; ++i) bytes += std::to_string(i) + ",";  // 3 chunks and a short one
@@ -254,7 +258,8 @@ TEST_CASE("put_object and upload_part of a file read it once, and the emulator s
     auto upload = client.call("CreateMultipartUpload", {{"Bucket", "demo-bucket"}, {"Object", "parts.bin"}});
     REQUIRE(upload.ok());
     json part = {{"Bucket", "demo-bucket"}, {"Object", "parts.bin"}, {"uploadId", upload->result["UploadId"]},
-                 {"partNumber", 1}, {"file", file.path}, {"offset", 5}, {"length", 300000}};
+                 {"partNumber", 1},         {"file", file.path},     {"offset", 5},
+                 {"length", 300000}};
     auto uploaded = client.call("UploadPart", part);
     REQUIRE(uploaded.ok());
     CHECK(passes.count() == 2);

@@ -47,9 +47,7 @@ class TestServer {
     server_.stop();
     thread_.join();
   }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
   int port() const { return port_; }
   Seen last() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -70,9 +68,7 @@ class TestServer {
   }
 
   void add_routes() {
-    auto echo = [this](const httplib::Request& req, httplib::Response& res) {
-      this->echo(req, res);
-    };
+    auto echo = [this](const httplib::Request& req, httplib::Response& res) { this->echo(req, res); };
     server_.Get("/echo", echo);
     server_.Post("/echo", echo);
     server_.Put("/echo", echo);
@@ -84,9 +80,7 @@ class TestServer {
       res.set_header("X-Multi", "two");
       res.set_content("no such thing", "text/plain");
     });
-    server_.Get("/moved", [](const httplib::Request&, httplib::Response& res) {
-      res.set_redirect("/echo", 302);
-    });
+    server_.Get("/moved", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/echo", 302); });
     server_.Get("/slow", [this](const httplib::Request&, httplib::Response& res) {
       for (int i = 0; i < 100 && !stopping_; ++i)  // up to 2 s
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -106,8 +100,7 @@ class TestServer {
 // Content-Length bytes), sends `answer` (by default a bodiless 200) and closes.
 class RawServer {
  public:
-  explicit RawServer(std::string answer =
-                         "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+  explicit RawServer(std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
       : answer_(std::move(answer)) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
@@ -126,9 +119,7 @@ class RawServer {
     ::close(listener_);
   }
   int port() const { return port_; }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
   std::string received() {
     std::lock_guard<std::mutex> lock(mutex_);
     return received_;
@@ -175,8 +166,7 @@ class RawServer {
   std::string received_;
 };
 
-HttpRequest request(std::string method, std::string url, Headers headers = {},
-                    std::string body = {}) {
+HttpRequest request(std::string method, std::string url, Headers headers = {}, std::string body = {}) {
   return HttpRequest{std::move(method), std::move(url), std::move(headers), std::move(body)};
 }
 
@@ -230,8 +220,7 @@ TEST_CASE("transport: bodies go out and come back exactly", "[transport]") {
     CHECK(seen.body == body);
     CHECK(values(seen.headers, "Expect").empty());
     CHECK(values(seen.headers, "Content-Type").empty());
-    CHECK(values(seen.headers, "Content-Length") ==
-          std::vector<std::string>{std::to_string(body.size())});
+    CHECK(values(seen.headers, "Content-Length") == std::vector<std::string>{std::to_string(body.size())});
   }
 }
 
@@ -269,8 +258,7 @@ TEST_CASE("transport: request headers arrive exactly as given", "[transport]") {
   std::vector<std::string> names;
   for (const auto& h : seen.headers)
     if (h.first.find('_') == std::string::npos) names.push_back(cloud::to_lower(h.first));
-  const std::vector<std::string> expected = {"content-length", "host", "x-ext-date",
-                                             "x-repeat", "x-repeat"};
+  const std::vector<std::string> expected = {"content-length", "host", "x-ext-date", "x-repeat", "x-repeat"};
   CHECK(names == expected);
 }
 
@@ -288,14 +276,16 @@ TEST_CASE("transport: the request head on the wire, byte for byte", "[transport]
   CHECK(r->status == 200);
   CHECK(raw.received() ==
         "POST /p%20q?a=1 HTTP/1.1\r\n"
-        "Host: " + host + "\r\n"
-        "X-Ext-Date: 20240102T030405Z\r\n"
-        "x-repeat: first\r\n"
-        "X-Repeat: second\r\n"
-        "X-Empty:\r\n"
-        "Content-Length: 5\r\n"
-        "\r\n"
-        "hello");
+        "Host: " +
+            host +
+            "\r\n"
+            "X-Ext-Date: 20240102T030405Z\r\n"
+            "x-repeat: first\r\n"
+            "X-Repeat: second\r\n"
+            "X-Empty:\r\n"
+            "Content-Length: 5\r\n"
+            "\r\n"
+            "hello");
 }
 
 TEST_CASE("transport: the path goes out as given with its dot segments", "[transport]") {
@@ -312,11 +302,9 @@ TEST_CASE("transport: the path goes out as given with its dot segments", "[trans
 TEST_CASE("transport: a given Content-Type is kept", "[transport]") {
   TestServer server;
   Transport transport;
-  auto r = transport.perform(request("POST", server.url("/echo"),
-                                     {{"Content-Type", "application/json"}}, "{}"));
+  auto r = transport.perform(request("POST", server.url("/echo"), {{"Content-Type", "application/json"}}, "{}"));
   REQUIRE(r.ok());
-  CHECK(values(server.last().headers, "Content-Type") ==
-        std::vector<std::string>{"application/json"});
+  CHECK(values(server.last().headers, "Content-Type") == std::vector<std::string>{"application/json"});
 }
 
 TEST_CASE("transport: status, headers and body of an HTTP error", "[transport]") {
@@ -360,10 +348,8 @@ TEST_CASE("transport: headers of an interim 1xx answer do not mix in", "[transpo
   REQUIRE(r.ok());
   CHECK(r->status == 201);
   CHECK(r->body == "ok");
-  CHECK(r->headers == Headers{{"X-Final", "spaced value"},
-                              {"x-lower", "v"},
-                              {"Content-Length", "2"},
-                              {"Connection", "close"}});
+  CHECK(r->headers ==
+        Headers{{"X-Final", "spaced value"}, {"x-lower", "v"}, {"Content-Length", "2"}, {"Connection", "close"}});
 }
 
 TEST_CASE("transport: sequential requests reuse one connection", "[transport]") {
@@ -382,14 +368,13 @@ TEST_CASE("transport: sequential requests reuse one connection", "[transport]") 
 TEST_CASE("transport: connection refused", "[transport]") {
   Transport transport;
   const int port = closed_port();
-  auto r = transport.perform(request("GET", "http://127.0.0.1:" + std::to_string(port) +
-                                                "/x?X-Ext-Signature=secret-sig",
-                                     {{"Authorization", "secret-token"}}));
+  auto r =
+      transport.perform(request("GET", "http://127.0.0.1:" + std::to_string(port) + "/x?X-Ext-Signature=secret-sig",
+                                {{"Authorization", "secret-token"}}));
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().kind == cloud::ErrorKind::transport);
   CHECK(r.error().code == "ConnectionFailed");
-  CHECK_THAT(r.error().message,
-             Catch::Contains("127.0.0.1:" + std::to_string(port)));
+  CHECK_THAT(r.error().message, Catch::Contains("127.0.0.1:" + std::to_string(port)));
   CHECK_THAT(r.error().message, !Catch::Contains("secret"));
 }
 

@@ -25,12 +25,12 @@ std::vector<cloud::FieldProblem> problems_of(const std::string& value) {
 TEST_CASE("UTF-8: counts characters, and an overlong form, a surrogate or a code point past U+10FFFF is not text") {
   CHECK(cloud::utf8_length("") == 0);
   CHECK(cloud::utf8_length("a\xC3\xA4\xE2\x82\xAC\xF0\x9F\x98\x80") == 4);  // a, ä, €, 😀
-  for (const std::string& bad : {std::string("\xC0\xAF"),             // '/' written in two bytes
-                                 std::string("\xE0\x80\xAF"),         // and in three
-                                 std::string("\xED\xA0\x80"),         // U+D800, a surrogate
-                                 std::string("\xF4\x90\x80\x80"),     // U+110000
-                                 std::string("\xE2\x82"),             // cut short
-                                 std::string("\x80")}) {              // a lone continuation byte
+  for (const std::string& bad : {std::string("\xC0\xAF"),                   // '/' written in two bytes
+                                 std::string("\xE0\x80\xAF"),               // and in three
+                                 std::string("\xED\xA0\x80"),               // U+D800, a surrogate
+                                 std::string("\xF4\x90\x80\x80"),           // U+110000
+                                 std::string("\xE2\x82"),                   // cut short
+                                 std::string("\x80")}) {                    // a lone continuation byte
     CAPTURE(cloud::printable(bad));
     CHECK(cloud::utf8_length(bad) == -1);
     CHECK(cloud::utf8_sequence(bad, 0) == 0);

@@ -17,7 +17,6 @@ namespace validation_helpers {
 
 using namespace cloud;
 
-
 inline const Operation& op(const std::string& name) {
   const Operation* o = Model::builtin().find(name);
   INFO("operation " << name);
@@ -40,13 +39,13 @@ inline std::string rep(const std::string& s, size_t n) {
 
 // The spec's instanceType values, as its RestoreInstance table lists them.
 inline const std::vector<std::string> kSpecInstanceTypes = {
-    "c-large", "c-large8", "e-large", "e-large8", "e-large16", "e-large24", "e-large32",
-    "e-extra-large8", "e-extra-large16", "e-extra-large24", "e-extra-large32", "e-extra-large48",
-    "e-double-large16", "e-double-large24", "e-double-large32", "e-double-large48", "e-double-large64",
-    "e-double-large96", "h2-large", "h2-large8", "h2-large16", "h2-large24", "h2-large32",
-    "h2-extra-large8", "h2-extra-large16", "h2-extra-large24", "h2-extra-large32", "h2-extra-large48",
-    "h2-double-large16", "h2-double-large24", "h2-double-large32", "h2-double-large48",
-    "h2-double-large64", "h2-double-large96"};
+    "c-large",           "c-large8",          "e-large",           "e-large8",          "e-large16",
+    "e-large24",         "e-large32",         "e-extra-large8",    "e-extra-large16",   "e-extra-large24",
+    "e-extra-large32",   "e-extra-large48",   "e-double-large16",  "e-double-large24",  "e-double-large32",
+    "e-double-large48",  "e-double-large64",  "e-double-large96",  "h2-large",          "h2-large8",
+    "h2-large16",        "h2-large24",        "h2-large32",        "h2-extra-large8",   "h2-extra-large16",
+    "h2-extra-large24",  "h2-extra-large32",  "h2-extra-large48",  "h2-double-large16", "h2-double-large24",
+    "h2-double-large32", "h2-double-large48", "h2-double-large64", "h2-double-large96"};
 
 // A copy of `args` with the value at JSON pointer `at` (list indexes 0-based) set.
 inline json with(json args, const std::string& at, json value) {

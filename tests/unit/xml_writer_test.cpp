@@ -73,7 +73,9 @@ TEST_CASE("XML bodies: every byte in element text and in an attribute is written
   for (int b = 0; b < 256; ++b) {
     std::string text = std::string("a") + static_cast<char>(b) + "z";
     json grantee = {{"Type", text}, {"ID", text}, {"DisplayName", ""}};
-    json input = {{"Bucket", "b"}, {"Object", "k"}, {"Owner", {{"ID", text}}},
+    json input = {{"Bucket", "b"},
+                  {"Object", "k"},
+                  {"Owner", {{"ID", text}}},
                   {"AccessControlList", json::array({{{"Grantee", grantee}, {"Permission", text}}})}};
     INFO("byte " << b);
     CHECK(written(name, input) == reference(op(name), ns, input));
@@ -83,9 +85,10 @@ TEST_CASE("XML bodies: every byte in element text and in an attribute is written
 TEST_CASE("XML bodies: empty lists, empty structures and empty text are written as pugixml wrote them", "[protocol]") {
   const std::string name = "PutObjectAcl";
   const std::string ns = api_of(name).xml_namespace;
-  for (const json& input : {json{{"Bucket", "b"}, {"Object", "k"}, {"AccessControlList", json::array()}},
-                            json{{"Bucket", "b"}, {"Object", "k"}, {"Owner", json::object()}},
-                            json{{"Bucket", "b"}, {"Object", "k"}, {"Owner", {{"ID", ""}, {"DisplayName", nullptr}}}}}) {
+  for (const json& input :
+       {json{{"Bucket", "b"}, {"Object", "k"}, {"AccessControlList", json::array()}},
+        json{{"Bucket", "b"}, {"Object", "k"}, {"Owner", json::object()}},
+        json{{"Bucket", "b"}, {"Object", "k"}, {"Owner", {{"ID", ""}, {"DisplayName", nullptr}}}}}) {
     INFO(input.dump());
     CHECK(written(name, input) == reference(op(name), ns, input));
   }
@@ -94,7 +97,8 @@ TEST_CASE("XML bodies: empty lists, empty structures and empty text are written 
 TEST_CASE("XML bodies: a 10,000-part completion is written as pugixml wrote it", "[protocol]") {
   const std::string name = "CompleteMultipartUpload";
   json parts = json::array();
-  for (int n = 1; n <= 10000; ++n) parts.push_back({{"PartNumber", n}, {"ETag", "\"" + std::to_string(n * 7919) + "\""}});
+  for (int n = 1; n <= 10000; ++n)
+    parts.push_back({{"PartNumber", n}, {"ETag", "\"" + std::to_string(n * 7919) + "\""}});
   json input = {{"Bucket", "b"}, {"Object", "k"}, {"uploadId", "u"}, {"Part", parts}};
   CHECK(written(name, input) == reference(op(name), api_of(name).xml_namespace, input));
 }
