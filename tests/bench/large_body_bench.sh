@@ -13,7 +13,7 @@
 # Setup, Debian: apt-get install -y --no-install-recommends nginx-light curl
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build-release/cloudlua}")
-ROUNDS=${2:-3}
+ROUNDS=${2:-${ROUNDS:-3}}
 MIB=${3:-60}
 command -v nginx >/dev/null || { echo "install nginx-light"; exit 2; }
 source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started

@@ -17,7 +17,7 @@
 # The work directory (mktemp -d, or $TMPDIR) needs room for the file and two copies.
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build-release/cloudlua}")
-ROUNDS=${2:-3}
+ROUNDS=${2:-${ROUNDS:-3}}
 MIB=${3:-1024}
 BEFORE=${BEFORE:+$(realpath "$BEFORE")}
 for tool in nginx curl; do command -v "$tool" >/dev/null || { echo "install nginx-light and curl" >&2; exit 2; }; done

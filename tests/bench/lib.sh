@@ -67,7 +67,7 @@ isolate_aws_cli() {
 # record FIGURE PEER VALUE UNIT [ROUNDS]: one result, a JSON line appended to $RESULTS
 # (tests/bench/results/<script>.jsonl unless set): the figure measured, the tool that
 # ran it (cloudlua, or the peer beside it), its median, when, which build of cloudlua
-# ($BENCH_BIN's CMake build type and the commit) and the load average beside it. Every
+# ($BENCH_BIN's CMake build type, and BENCH_COMMIT or else this tree's commit) and the load average beside it. Every
 # line of one run shares its `run`; tests/bench/render.py turns the newest run of each
 # file into the tables of docs/performance.md, so no figure there is typed by hand.
 BENCH_RUN=${BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
@@ -77,7 +77,7 @@ record() {
   if [ -n "$bin" ] && [ -f "$(dirname "$bin")/CMakeCache.txt" ]; then
     build=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$(dirname "$bin")/CMakeCache.txt")
   fi
-  commit=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || true)
+  commit=${BENCH_COMMIT:-$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || true)}
   mkdir -p "$(dirname "$RESULTS")"
   python3 -c 'import json, sys
 figure, peer, value, unit, rounds, run, build, commit, load = sys.argv[1:]

@@ -20,7 +20,7 @@
 # Setup, Debian: apt-get install -y --no-install-recommends nginx-light wrk
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build/cloudlua}")
-ROUNDS=${2:-3}
+ROUNDS=${2:-${ROUNDS:-3}}
 SECONDS_EACH=${3:-5}
 OTHER=${4:+$(realpath "$4")}
 command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "install nginx-light and wrk"; exit 2; }

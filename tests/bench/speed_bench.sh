@@ -23,7 +23,7 @@
 # `time` package): `./setup.sh bench` installs them. Use a Release build.
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build-release/cloudlua}")
-ROUNDS=${2:-7}
+ROUNDS=${2:-${ROUNDS:-7}}
 BATCH=${BATCH:-20}     # processes per round in (a) and (b)
 CALLS=${CALLS:-2000}   # calls per round in (c)
 PARTS=${PARTS:-10000}  # parts in (d)

@@ -17,7 +17,7 @@
 # ((b) is skipped when nginx or wrk is missing).
 set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build/cloudlua}")
-ROUNDS=${2:-5}
+ROUNDS=${2:-${ROUNDS:-5}}
 BEFORE=${BEFORE:+$(realpath "$BEFORE")}
 source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
 

@@ -15,7 +15,7 @@
 # need about four times that.
 set -euo pipefail
 BIN=$(realpath "${1:-build-release/cloudlua}")
-ROUNDS=${2:-3}
+ROUNDS=${2:-${ROUNDS:-3}}
 SIZE_MIB=${SIZE_MIB:-1024}
 PART_MIB=8
 CONCURRENCY=8

@@ -17,7 +17,7 @@
 # Needs /usr/bin/time; rclone and awscli (Debian's) are each skipped when missing.
 set -euo pipefail
 BIN=$(realpath "${1:-build-release/cloudlua}")
-ROUNDS=${2:-3}
+ROUNDS=${2:-${ROUNDS:-3}}
 FILES=${FILES:-10000}
 BIG=${BIG:-20}
 BIG_MIB=${BIG_MIB:-64}

@@ -16,7 +16,7 @@
 #   tests/bench/wait_cpu_bench.sh [build/cloudlua] [rounds]
 set -euo pipefail
 BIN=$(realpath "${1:-build/cloudlua}")
-ROUNDS=${2:-3}
+ROUNDS=${2:-${ROUNDS:-3}}
 DELAY=${DELAY:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/../serve/lib.sh" "$BIN"

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Two commits of cloudlua side by side in one run: each built as Release from the
+# commit's own tree, then the benchmarks named run in alternation (A B, B A, A B...),
+# one round at a time, so that both see the same machine; the medians of each figure
+# and the ratio B/A are printed. Not ctest; no test asserts a time. Run by hand:
+#
+#   tests/bench/ab.sh [-n TURNS] A B BENCH [BENCH ...]
+#   tests/bench/ab.sh main HEAD speed_bench tasks_bench     # what a change gains
+#   tests/bench/ab.sh -n 5 v1.2 main serve_bench
+#
+# A and B are anything git names (a commit, a branch, a tag; the work tree's uncommitted
+# changes are not part of either). BENCH is a script of tests/bench (with or without
+# .sh); both builds are measured by the scripts of the tree this one lives in, so the
+# measurement is the same and only the binary differs. Each BENCH runs with its own
+# default options (its variables, such as COUNTS or SIZE_MIB, pass through) and one
+# round per turn (ROUNDS=1); -n TURNS turns per side (default 5). Builds
+# are kept in build-ab/<commit> and reused; the figures of every turn go to
+# build-ab/results/<A>-<B>.<bench>.jsonl (record's lines, tests/bench/lib.sh), never
+# into tests/bench/results.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TURNS=5
+if [ "${1:-}" = -n ]; then TURNS=$2; shift 2; fi
+usage() { echo "usage: tests/bench/ab.sh [-n TURNS] A B BENCH [BENCH ...]" >&2; exit 2; }
+[ $# -ge 3 ] || usage
+[[ $TURNS =~ ^[1-9][0-9]*$ ]] || { echo "ab: -n takes a whole number from 1 on, got '$TURNS'" >&2; exit 2; }
+
+# The full commit git names by $1, or a usage error naming it.
+commit_of() {
+  git -C "$ROOT" rev-parse --verify --quiet "$1^{commit}" ||
+    { echo "ab: '$1' names no commit of $ROOT" >&2; exit 2; }
+}
+A=$(commit_of "$1") B=$(commit_of "$2")
+shift 2
+BENCHES=()
+for name in "$@"; do
+  script=$ROOT/tests/bench/${name%.sh}.sh
+  [ -x "$script" ] && [ "${name%.sh}" != ab ] || {
+    echo "ab: no benchmark '$name' in tests/bench (there: $(cd "$ROOT/tests/bench" && ls -- *_bench.sh | tr '\n' ' '))" >&2
+    exit 2
+  }
+  BENCHES+=("$script")
+done
+
+OUT=$ROOT/build-ab
+mkdir -p "$OUT/results"
+
+# build COMMIT: the Release binary of COMMIT's tree, built once into build-ab/COMMIT
+# (the tree exported with git archive, never checked out here); prints its path.
+build() {
+  local dir=$OUT/${1:0:12}
+  if [ ! -x "$dir/build/cloudlua" ]; then
+    echo "ab: building ${1:0:12} in $dir" >&2
+    rm -rf "$dir" && mkdir -p "$dir/src"
+    git -C "$ROOT" archive "$1" | tar -x -C "$dir/src"
+    cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release >&2
+    cmake --build "$dir/build" -j2 --target cloudlua >&2
+  fi
+  echo "$dir/build/cloudlua"
+}
+BIN_A=$(build "$A") BIN_B=$(build "$B")
+
+# turn SIDE BIN SCRIPT: one round of SCRIPT measuring BIN, its figures appended to
+# SIDE's results file of that script.
+turn() {
+  local side=$1 bin=$2 script=$3 commit
+  commit=$([ "$side" = A ] && echo "$A" || echo "$B")
+  RESULTS=$OUT/results/${A:0:7}-${B:0:7}.$(basename "$script" .sh).$side.jsonl BENCH_COMMIT=${commit:0:7} \
+    BENCH_RUN=ab ROUNDS=1 "$script" "$bin" >/dev/null
+}
+
+for script in "${BENCHES[@]}"; do
+  rm -f "$OUT/results/${A:0:7}-${B:0:7}.$(basename "$script" .sh)".[AB].jsonl
+  for round in $(seq "$TURNS"); do
+    echo "ab: $(basename "$script" .sh), round $round of $TURNS" >&2
+    if [ $((round % 2)) -eq 1 ]; then turn A "$BIN_A" "$script"; turn B "$BIN_B" "$script"
+    else turn B "$BIN_B" "$script"; turn A "$BIN_A" "$script"; fi
+  done
+done
+
+# Each figure's median over the turns of each side, and B/A (below 1: B takes less).
+python3 - "$OUT/results" "${A:0:7}" "${B:0:7}" "$(git -C "$ROOT" rev-parse --short "$A")" \
+  "$(git -C "$ROOT" rev-parse --short "$B")" "$(cut -d' ' -f1 /proc/loadavg)" "${BENCHES[@]}" <<'PY'
+import json, pathlib, statistics, sys
+folder, a, b, name_a, name_b, load, *scripts = sys.argv[1:]
+print(f"A = {name_a}, B = {name_b}; medians of each side's turns, load average now {load}")
+for script in scripts:
+    bench = pathlib.Path(script).stem
+    sides = {}
+    for side in "AB":
+        path = pathlib.Path(folder) / f"{a}-{b}.{bench}.{side}.jsonl"
+        for text in path.read_text().splitlines() if path.exists() else []:
+            line = json.loads(text)
+            sides.setdefault((line["figure"], line["peer"], line["unit"]), {}).setdefault(side, []).append(line["value"])
+    print(f"\n{bench}")
+    print(f"  {'figure':<60} {'tool':<10} {'A':>12} {'B':>12} {'B/A':>6}")
+    for (figure, peer, unit), values in sides.items():
+        ma = statistics.median(values["A"]) if "A" in values else None
+        mb = statistics.median(values["B"]) if "B" in values else None
+        ratio = f"{mb / ma:.2f}" if ma and mb is not None else "-"
+        shown = lambda v: "-" if v is None else f"{v:.4g} {unit}"
+        print(f"  {figure[:60]:<60} {peer[:10]:<10} {shown(ma):>12} {shown(mb):>12} {ratio:>6}")
+PY
