@@ -66,7 +66,8 @@ turn() {
   local side=$1 bin=$2 script=$3 commit
   commit=$([ "$side" = A ] && echo "$A" || echo "$B")
   RESULTS=$OUT/results/${A:0:7}-${B:0:7}.$(basename "$script" .sh).$side.jsonl BENCH_COMMIT=${commit:0:7} \
-    BENCH_RUN=ab ROUNDS=1 "$script" "$bin" >/dev/null
+    BENCH_RUN=ab ROUNDS=1 "$script" "$bin" >/dev/null 2>"$OUT/results/turn.err" ||
+    { cat "$OUT/results/turn.err" >&2; echo "ab: $(basename "$script") failed on $side (${commit:0:12})" >&2; exit 1; }
 }
 
 for script in "${BENCHES[@]}"; do
@@ -93,11 +94,11 @@ for script in scripts:
             line = json.loads(text)
             sides.setdefault((line["figure"], line["peer"], line["unit"]), {}).setdefault(side, []).append(line["value"])
     print(f"\n{bench}")
-    print(f"  {'figure':<60} {'tool':<10} {'A':>12} {'B':>12} {'B/A':>6}")
+    print(f"  {'figure':<60} {'tool':<14} {'A':>12} {'B':>12} {'B/A':>6}")
     for (figure, peer, unit), values in sides.items():
         ma = statistics.median(values["A"]) if "A" in values else None
         mb = statistics.median(values["B"]) if "B" in values else None
         ratio = f"{mb / ma:.2f}" if ma and mb is not None else "-"
         shown = lambda v: "-" if v is None else f"{v:.4g} {unit}"
-        print(f"  {figure[:60]:<60} {peer[:10]:<10} {shown(ma):>12} {shown(mb):>12} {ratio:>6}")
+        print(f"  {figure[:60]:<60} {peer[:14]:<14} {shown(ma):>12} {shown(mb):>12} {ratio:>6}")
 PY
