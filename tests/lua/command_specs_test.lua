@@ -141,3 +141,12 @@ test("the manual page, completion and help name each real sub-command", function
   local out = t.cloudlua("--help")
   for _, name in ipairs(names) do expect(out).to_match("\n  " .. name .. " +%u") end
 end)
+
+test("every sub-command declared is a function of cloud.commands, and its --help runs", function()
+  for _, spec in ipairs(require("cloud.command_specs").commands) do
+    expect(type(cloud.commands[spec.name])).to_equal("function")
+    local out, _, code = t.cloudlua(spec.name .. " --help")
+    expect(code).to_equal(0)
+    expect(out).to_contain("\n" .. spec.about .. "\n")
+  end
+end)
