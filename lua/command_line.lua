@@ -1,5 +1,5 @@
 -- What every sub-command shares of its command line (require "cloud.command_line"),
--- from the specs lua/commands.lua holds: usage errors; the parser of a command's
+-- from their declaration (lua/command_specs.lua): usage errors; the parser of a command's
 -- words and the check of its table form, both from one spec so that they cannot
 -- drift; --help; and the printer of its output (lines for people, JSON lines,
 -- failures on stderr, every text from outside through cloud.printable).

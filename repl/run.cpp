@@ -204,9 +204,8 @@ std::string string_field(lua_State* L, const char* key) {
   return value;
 }
 
-}  // namespace
-
-std::vector<std::pair<std::string, std::string>> lua_commands() {
+// The sub-commands as the embedded declaration lists them (lua_commands reads them once).
+std::vector<std::pair<std::string, std::string>> read_lua_commands() {
   std::vector<std::pair<std::string, std::string>> list;
   const EmbeddedFile* f = lua_module_files;
   while (f->name && std::strcmp(f->name, "command_specs.lua") != 0) ++f;
@@ -218,6 +217,13 @@ std::vector<std::pair<std::string, std::string>> lua_commands() {
       list.emplace_back(string_field(L, "name"), string_field(L, "summary"));
   }
   lua_close(L);
+  return list;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> lua_commands() {
+  static const std::vector<std::pair<std::string, std::string>> list = read_lua_commands();
   return list;
 }
 
