@@ -184,8 +184,8 @@ help"cloud.commands.NAME" lists the fields of each.]],
     text[#text + 1] = "Returns: " .. mapped(results(decl, spec), function(f) return f[1] end, ", ")
     entries[#entries + 1] = {
       name = "cloud.commands." .. spec.name, declared = true, summary = spec.summary .. ".", see = "docs/cli.md",
-      usage = ("cloud.commands.%s{ %s } -> result"):format(spec.name, mapped(form, function(f)
-        return f[1]:match("^%[") and spec.args[tonumber(f[1]:match("%d+"))][1] or f[1] end, ", ")),
+      usage = ("cloud.commands.%s{ %soption = value, ... } -> result"):format(spec.name,
+        mapped(spec.args, function(a) return (a.optional and "[" .. a[1] .. "]" or a[1]) .. ", " end, "")),
       text = table.concat(text, "\n") }
   end
   return entries

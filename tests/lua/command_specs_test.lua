@@ -109,7 +109,9 @@ test("a sub-command added to the declaration has its LuaLS types and help() entr
     .. "function cloud.commands.toy(options) end\n")
   local entry
   for _, e in ipairs(docs.reference(decl)) do if e.name == "cloud.commands.toy" then entry = e end end
-  expect(entry.usage).to_equal("cloud.commands.toy{ THING, shine, finish, dry_run, quiet, filters } -> result")
+  expect(entry.usage).to_equal("cloud.commands.toy{ THING, option = value, ... } -> result")
+  expect(entry.text).to_contain("\n  shine            Coats of polish (default 3) (--shine)\n")
+  expect(entry.text).to_contain("\nReturns: status, coats")
   expect(entry.summary).to_equal("Polish a toy.")
 end)
 
