@@ -1,5 +1,5 @@
 -- What every sub-command shares of its command line (require "cloud.command_line"),
--- from the specs lua/commands.lua holds: usage errors; the parser of a command's
+-- from their declaration (lua/command_specs.lua): usage errors; the parser of a command's
 -- words and the check of its table form, both from one spec so that they cannot
 -- drift; --help; and the printer of its output (lines for people, JSON lines,
 -- failures on stderr, every text from outside through cloud.printable).
@@ -123,42 +123,44 @@ local checks = {
 -- A byte rate, as curl's --limit-rate: 50M, 512K, 1G, 1000000 (bytes a second).
 checks.rate = checks.size
 
--- The parser of the commands `COMMANDS` (name -> { args =, about =, options =, fields = })
--- whose options may name the shared ones of `SHARED`: { checked_options(name, t),
--- parse_words(name, list), help_text(name), fields_of(name) }.
-function M.parser(COMMANDS, SHARED)
+-- The parser of the sub-commands of `decl` (the declaration, lua/command_specs.lua, or
+-- one extended by a test): { checked_options(name, t), parse_words(name, list),
+-- help_text(name), usage_line(name), fields_of(name), options_of(name), spec(name),
+-- option_doc(o), names() }.
+function M.parser(decl)
   local usage = M.usage
-
-  -- The options of a command: { name =, value =, check =, choices =, ordered =, doc = }
-  -- each, in the order of its spec (the shared ones from SHARED), made once.
-  local function options_of(name)
-    local spec = COMMANDS[name]
-    if spec.resolved then return spec.resolved end
-    local list = {}
-    for _, o in ipairs(spec.options) do
-      if type(o) == "string" then
-        local shared = assert(SHARED[o], o)
-        list[#list + 1] = { name = o, value = shared.value, check = shared.check, choices = shared.choices,
-                            ordered = shared.ordered, doc = shared.doc }
-      else
-        list[#list + 1] = { name = o[1], value = o.value, check = o.check, choices = o.choices, doc = o.doc }
-      end
-    end
-    spec.resolved = list
-    return list
-  end
+  local by_name, resolved = {}, {}
+  for _, spec in ipairs(decl.commands) do by_name[spec.name] = spec end
 
   local function field_of(option_name) return (option_name:gsub("-", "_")) end
 
-  -- The names allowed in the table form of `name`: its options' fields and `filters`.
+  -- The options of a command: { name =, field =, type =, value =, check =, choices =,
+  -- default =, ordered =, doc = } each, in the order of its spec (the shared ones
+  -- from decl.shared), made once.
+  local function options_of(name)
+    if resolved[name] then return resolved[name] end
+    local list = {}
+    for _, o in ipairs(by_name[name].options) do
+      local d = type(o) == "string" and assert(decl.shared[o], o) or o
+      local long = type(o) == "string" and o or o[1]
+      list[#list + 1] = { name = long, field = field_of(long), type = d.type, value = d.value, check = d.check,
+                          choices = d.choices, default = d.default, ordered = d.ordered, doc = d.doc }
+    end
+    resolved[name] = list
+    return list
+  end
+
+  -- The names allowed in the table form of `name`: its options' fields, `filters`
+  -- and its own fields.
   local function fields_of(name)
-    local names = { "filters" }
-    for _, o in ipairs(options_of(name)) do names[#names + 1] = field_of(o.name) end
-    for field in pairs(COMMANDS[name].fields or {}) do names[#names + 1] = field end
+    local names = { decl.filters[1] }
+    for _, o in ipairs(options_of(name)) do names[#names + 1] = o.field end
+    for _, f in ipairs(by_name[name].fields or {}) do names[#names + 1] = f[1] end
     return names
   end
 
-  -- The " (did you mean 'x'?)" part for `typed` among `names`.
+  -- The " (did you mean 'x'?)" part for `typed` among `names` (cloud.nearest, as
+  -- cloud.check's unknown_field names it).
   local function hint(typed, names)
     local near = cloud_module().nearest(typed, names)
     return near and near ~= typed and ("; did you mean '%s'?"):format(near) or ""
@@ -178,26 +180,31 @@ function M.parser(COMMANDS, SHARED)
     return v
   end
 
+  -- The option (or table-form field) `key` of command `name`, or nil.
+  local function option_at(name, key)
+    for _, o in ipairs(options_of(name)) do if o.field == key then return o end end
+    for _, f in ipairs(by_name[name].fields or {}) do
+      if f[1] == key then return { field = key, value = true, check = f.check } end
+    end
+    return nil
+  end
+
   -- The table form of a command, checked: unknown fields refused (with the nearest
   -- known one), values converted, positional arguments counted; the options table the
   -- command runs with (include/exclude folded into filters, in order).
   local function checked_options(name, t)
     if type(t) ~= "table" then usage(("%s takes a table, got %s"):format(name, type(t))) end
-    local spec, by_field = COMMANDS[name], {}
-    for _, o in ipairs(options_of(name)) do by_field[field_of(o.name)] = o end
+    local spec = by_name[name]
     local o = { filters = {} }
     for key, value in pairs(t) do
-      if math.type(key) ~= "integer" then
-        local opt = by_field[key] or (spec.fields and spec.fields[key] and { value = true, check = spec.fields[key] })
-        if not opt and key ~= "filters" then
-          usage(value_check.wording(1, name, value_check.unknown_field(tostring(key), fields_of(name))
-            or ("unknown field '" .. tostring(key) .. "'")))
-        end
-        if opt and opt.ordered then
+      if math.type(key) ~= "integer" and key ~= "filters" then
+        local opt = option_at(name, key)
+        if not opt then usage(value_check.wording(1, name, value_check.unknown_field(tostring(key), fields_of(name)))) end
+        if opt.ordered then
           if type(value) ~= "table" then usage(("field '%s' must be a list of globs"):format(key)) end
-        elseif opt and opt.value then
+        elseif opt.value then
           o[key] = checked(opt, key, value)
-        elseif opt then
+        else
           o[key] = value and true or nil
         end
       end
@@ -217,8 +224,7 @@ function M.parser(COMMANDS, SHARED)
       positional[i] = a
     end
     for i, arg in ipairs(spec.args) do
-      local label, optional = arg:match("^([^?]+)(%??)$")
-      if positional[i] == nil and optional == "" then usage("missing " .. label) end
+      if positional[i] == nil and not arg.optional then usage("missing " .. arg[1]) end
     end
     if #positional > #spec.args then usage(("unexpected argument '%s'"):format(positional[#spec.args + 1])) end
     o.args = positional
@@ -228,8 +234,8 @@ function M.parser(COMMANDS, SHARED)
   -- `list` (a command line's words) as the table form of `name`: --opt, --opt=value,
   -- --opt value; "--" ends the options.
   local function parse_words(name, list)
-    local t, by_name, names = {}, {}, { "--help" }
-    for _, o in ipairs(options_of(name)) do by_name[o.name], names[#names + 1] = o, "--" .. o.name end
+    local t, by_option, names = {}, {}, { "--help" }
+    for _, o in ipairs(options_of(name)) do by_option[o.name], names[#names + 1] = o, "--" .. o.name end
     local i, ended = 1, false
     while i <= #list do
       local a = list[i]
@@ -240,11 +246,11 @@ function M.parser(COMMANDS, SHARED)
       else
         local typed, value = a:match("^(%-%-[^=]+)=(.*)$")
         typed = typed or a
-        local o = by_name[typed:match("^%-%-(.*)") or ""]
+        local o = by_option[typed:match("^%-%-(.*)") or ""]
         if not o then usage(("unknown option %s%s"):format(typed, hint(typed, names))) end
         if not o.value then
           if value then usage(typed .. " takes no value") end
-          t[field_of(o.name)] = true
+          t[o.field] = true
         else
           if not value then
             i = i + 1
@@ -253,7 +259,7 @@ function M.parser(COMMANDS, SHARED)
           end
           value = checked(o, typed, value)
           if o.ordered then t.filters = t.filters or {}; t.filters[#t.filters + 1] = { o.name, value }
-          else t[field_of(o.name)] = value end
+          else t[o.field] = value end
         end
       end
       i = i + 1
@@ -261,19 +267,25 @@ function M.parser(COMMANDS, SHARED)
     return t
   end
 
+  -- An option's line of help: its doc, its choices and its default.
+  local function option_doc(o)
+    return o.doc .. (o.choices and ("; one of " .. table.concat(o.choices, ", ")) or "")
+      .. (o.default ~= nil and (" (default %s)"):format(o.default) or "")
+  end
+
+  -- "sync SRC DST" or "ls [LOCATION]": the command and its positional arguments.
+  local function usage_line(name)
+    local words = { name }
+    for _, a in ipairs(by_name[name].args) do words[#words + 1] = a.optional and "[" .. a[1] .. "]" or a[1] end
+    return table.concat(words, " ")
+  end
+
   -- The text of `cloudlua NAME --help`.
   local function help_text(name)
-    local spec = COMMANDS[name]
-    local words = {}
-    for _, a in ipairs(spec.args) do
-      local label, optional = a:match("^([^?]+)(%??)$")
-      words[#words + 1] = optional == "" and label or "[" .. label .. "]"
-    end
-    local lines = { ("usage: cloudlua %s %s [options]"):format(name, table.concat(words, " ")), "", spec.about, "",
+    local lines = { ("usage: cloudlua %s [options]"):format(usage_line(name)), "", by_name[name].about, "",
                     "Options:", ("  %-24s %s"):format("-h, --help", "Show this help") }
     for _, o in ipairs(options_of(name)) do
-      local doc = o.doc .. (o.choices and ("; one of " .. table.concat(o.choices, ", ")) or "")
-      lines[#lines + 1] = ("  %-24s %s"):format("--" .. o.name .. (o.value and " " .. o.value or ""), doc)
+      lines[#lines + 1] = ("  %-24s %s"):format("--" .. o.name .. (o.value and " " .. o.value or ""), option_doc(o))
     end
     lines[#lines + 1] = ""
     lines[#lines + 1] = "The configuration flags of cloudlua (--profile, --endpoint, --region...) may come before or after"
@@ -282,7 +294,15 @@ function M.parser(COMMANDS, SHARED)
     lines[#lines + 1] = "2 a usage error or a refusal (a SRC that does not exist, an empty SRC under --delete); 130 interrupted."
     return table.concat(lines, "\n") .. "\n"
   end
-  return { checked_options = checked_options, parse_words = parse_words, help_text = help_text, fields_of = fields_of }
+  -- The names of the sub-commands, in the order of the declaration.
+  local function names()
+    local list = {}
+    for i, spec in ipairs(decl.commands) do list[i] = spec.name end
+    return list
+  end
+  return { checked_options = checked_options, parse_words = parse_words, help_text = help_text, usage_line = usage_line,
+           fields_of = fields_of, options_of = options_of, spec = function(name) return by_name[name] end,
+           option_doc = option_doc, names = names }
 end
 
 return M

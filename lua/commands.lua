@@ -1,5 +1,6 @@
--- The sub-commands of the command line, `cloudlua sync|check|cp|ls|rm|cat|mb|rb`, each
--- also a function of cloud.commands that takes the same options as a table:
+-- The sub-commands of the command line (`cloudlua NAME ...`, the names and options
+-- declared in lua/command_specs.lua), each also a function of cloud.commands that
+-- takes the same options as a table:
 --
 --   cloud.commands.cp{ "s3://logs/2024-*/*.gz", "dir/", dry_run = true }
 --   cloud.commands.sync{ "./build", "s3://site/www", delete = true, exclude = { "*.tmp" } }
@@ -22,9 +23,10 @@
 -- (the one that checks the table form too), the function called, its status returned.
 --
 -- Decisions:
--- * One spec per command lists its positional arguments and options (the shared ones,
---   SHARED, once); lua/command_line.lua turns a command line into exactly the table a
---   script would pass, and the same check then runs on both.
+-- * The declaration (lua/command_specs.lua) lists each command's positional arguments,
+--   options (the shared ones once) and result; lua/command_line.lua turns a command
+--   line into exactly the table a script would pass, and the same check then runs on
+--   both.
 -- * The commands keep their arguments and their printing; every copy, deletion and
 --   stream goes through lua/copy.lua, as sync's do: a download writes beneath DST's
 --   folder, a multipart upload is aborted when interrupted (its head says the rest).
@@ -69,90 +71,15 @@ local function url(bucket, key) return "s3://" .. bucket .. "/" .. (key or "") e
 -- The last segment of a key or path ("" for one ending with '/').
 local function basename(path) return path:match("([^/]*)$") end
 
----------------------------------------------------------------- options
+---------------------------------------------------------------- the declaration
 
--- The options every command may take, defined once (its spec names those it takes).
-local SHARED = {
-  ["dry-run"] = { doc = "Show what would be done; change nothing" },
-  exclude = { value = "GLOB", ordered = true, doc = "Leave out the paths GLOB matches (* ** ? [...]); may repeat" },
-  include = { value = "GLOB", ordered = true, doc = "Take the paths GLOB matches back in; may repeat; the later filter wins" },
-  concurrency = { value = "N", check = "count", doc = "Transfers at once, parts of large files included (default 16)" },
-  output = { value = "FORMAT", choices = { "text", "json" }, doc = "json: one JSON line per item, then a summary record" },
-  progress = { doc = "A progress line on stderr, off a terminal too (every few seconds)" },
-  quiet = { doc = "Print nothing but failures" },
-  ["limit-rate"] = { value = "RATE", check = "rate",
-                     doc = "Cap the bandwidth of all transfers together at RATE bytes a second (50M, 512K)" },
-  ["part-size"] = { value = "SIZE", check = "size", doc = "Transfer in parts of SIZE (default 8M)" },
-  recursive = { doc = "Every object under the prefix (every file under the folder)" },
-  ["content-type"] = { value = "TYPE", doc = "The Content-Type of every object uploaded or copied (default: from each file's name)" },
-  ["cache-control"] = { value = "VALUE", doc = "The Cache-Control of every object uploaded or copied" },
-  metadata = { value = "K=V,...", check = "metadata", doc = "User metadata of every object uploaded or copied (x-amz-meta-K)" },
-}
-
-local COMMANDS = {
-  sync = {
-    args = { "SRC", "DST" },
-    about = "Makes DST the same as SRC, each a local folder or s3://BUCKET[/PREFIX]: copies what is missing or changed.",
-    options = { { "delete", doc = "Remove what DST has and SRC does not (never what --exclude keeps out), after the copies" },
-                { "delete-all", doc = "With --delete, allow an empty SRC to empty DST (refused otherwise)" },
-                { "max-delete", value = "N", check = "limit",
-                  doc = "With --delete, remove at most N; the rest is reported and the exit status is 1" },
-                "dry-run", "exclude", "include",
-                { "checksum", doc = "Compare contents (MD5 and ETags), not sizes and times" },
-                { "size-only", doc = "Compare sizes only" },
-                "concurrency", "part-size",
-                { "shard", value = "I/N", check = "shard", doc = "Take only the paths of shard I of N (0-based; FNV-1a of the path)" },
-                "output", { "verbose", doc = "With --output json, a line for each path skipped too" },
-                "progress", "quiet", "limit-rate", "content-type", "cache-control", "metadata" },
-  },
-  check = {
-    args = { "SRC", "DST" },
-    about = "Tells what differs between SRC and DST (a local folder or s3://BUCKET[/PREFIX] each), transferring nothing.",
-    options = { { "size-only", doc = "Compare sizes only, not contents" }, "exclude", "include", "output", "quiet" },
-  },
-  cp = {
-    args = { "SRC", "DST" },
-    about = "Copies a file or object: local to s3://, s3:// to local, s3:// to s3://; - is stdin or stdout; "
-      .. "wildcards (* ? [...]) in an s3:// source; --recursive for a folder or prefix.",
-    options = { "recursive", "dry-run", "exclude", "include", "concurrency", "part-size", "output", "progress",
-                "quiet", "limit-rate", "content-type", "cache-control", "metadata" },
-    -- the table form's fields that no command line types, with the check of each
-    fields = { copy_limit = "size" },  -- CopyObject's limit lowered (a copy in parts above it), as sync's
-  },
-  ls = {
-    args = { "LOCATION?" },
-    about = "Lists the buckets, or one level of s3://BUCKET[/PREFIX] (folders as PRE), or everything under it with --recursive.",
-    options = { "recursive", { "human-readable", doc = "Sizes as 1.5 MiB rather than in bytes" },
-                { "summarize", doc = "End with the count of objects and their total size" }, "output", "quiet" },
-  },
-  rm = {
-    args = { "LOCATION" },
-    about = "Removes an object, or with --recursive every object under a prefix (after listing all of them).",
-    options = { "recursive", "dry-run", "exclude", "include", "output", "quiet" },
-  },
-  cat = {
-    args = { "LOCATION" },
-    about = "Writes an object to stdout as it comes, a part at a time.",
-    options = { "part-size", "limit-rate" },
-  },
-  mb = {
-    args = { "LOCATION" },
-    about = "Makes the bucket s3://BUCKET.",
-    options = { "output", "quiet" },
-  },
-  rb = {
-    args = { "LOCATION" },
-    about = "Removes the bucket s3://BUCKET; --force removes its objects first (after listing all of them).",
-    options = { { "force", doc = "Remove every object first, then the bucket" }, "dry-run", "output", "quiet" },
-  },
-}
-
--- The parser of those specs: the command line's words and the table form, one check.
-local parser = command_line.parser(COMMANDS, SHARED)
+-- The parser of the declaration (lua/command_specs.lua): the command line's words and
+-- the table form, one check.
+local parser = command_line.parser(require("cloud.command_specs"))
 local checked_options, parse_words = parser.checked_options, parser.parse_words
 M.help_text = parser.help_text  -- the text of `cloudlua NAME --help`
 -- The field names the table form of command `name` takes (the REPL completes them); {} for no command.
-function M.fields_of(name) return COMMANDS[name] and parser.fields_of(name) or {} end
+function M.fields_of(name) return parser.spec(name) and parser.fields_of(name) or {} end
 
 ---------------------------------------------------------------- shared steps
 
@@ -665,7 +592,7 @@ end
 ---------------------------------------------------------------- the command line
 
 -- The names of the sub-commands, in the order --help lists them.
-M.names = { "sync", "check", "cp", "ls", "rm", "cat", "mb", "rb" }
+M.names = parser.names()
 
 -- The command NAME run on a command line's words: its result, or the usage error
 -- raised (what main reports).

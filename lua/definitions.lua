@@ -125,7 +125,7 @@ local function functions(apis)
   for _, api in ipairs(apis) do tables["cloud." .. api] = true end
   for _, e in ipairs(reference) do
     local name = e.name
-    if name:find("^cloud%.") then
+    if name:find("^cloud%.") and not e.declared then  -- cloud.commands.*: typed from their declaration
       local parent = name:match("^(.*)%.[^.]+$")
       if not tables[parent] then
         line(("%s = {}"):format(parent))
@@ -239,6 +239,7 @@ return function()
   for _, api in ipairs(names) do line(("cloud.%s = %s"):format(api, api)) end
   line("")
   functions(names)
+  line(require("cloud.command_docs").definitions())
   line(HARNESS)
   return table.concat(out, "\n")
 end

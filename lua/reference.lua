@@ -18,7 +18,7 @@ local function old_name(name, usage, new)
            see = "docs/emulator.md" }
 end
 
-return {
+local entries = {
   { name = "cloud.call", usage = "cloud.call(name, args) -> result, meta",
     summary = "Calls an operation by its name, CamelCase or snake_case.",
     text = [[
@@ -245,16 +245,6 @@ message names the path: help"cloud.fs.list" and so on describe each.]],
   { name = "cloud.limit_rate", usage = "cloud.limit_rate(bytes_per_second) -> previous",
     summary = "Caps the bandwidth of every transfer of the process together (0 or nil: no cap); returns the cap replaced.",
     see = "docs/cli.md" },
-  { name = "cloud.commands", usage = "cloud.commands.NAME{ ARGS..., option = value }",
-    summary = "The sub-commands of the command line as functions: sync, check, cp, ls, rm, cat, mb, rb.",
-    text = [[
-cloud.commands.cp{ "s3://logs/2024-*/*.gz", "dir/", dry_run = true }: the same options
-as `cloudlua cp --dry-run ...` (--dry-run: dry_run); each prints what its command
-prints (quiet = true: nothing but failures) and returns a table whose status is the
-command's exit status (0 done, 1 failed or differs); a usage error is raised. cp's
-table form also takes copy_limit (bytes: above it a copy between buckets goes in parts),
-as storage.sync does.]],
-    see = "docs/cli.md" },
   { name = "cloud.md5", usage = "cloud.md5(text) -> hex",
     summary = "The hex MD5 of a string's bytes (a multipart ETag is the MD5 of its parts' MD5s).",
     see = "docs/lua-api.md" },
@@ -315,3 +305,9 @@ are the old names of checkpoint(name) and checkpoints(), kept for one release.]]
   { name = "cloud.emulator.endpoints", usage = "cloud.emulator.endpoints() -> { storage = url, ... }",
     summary = "The URL of each API the emulator serves.", see = "docs/emulator.md" },
 }
+
+-- The entries of cloud.commands and its functions, derived from the sub-commands'
+-- declaration (lua/command_specs.lua).
+for _, e in ipairs(require("cloud.command_docs").reference()) do entries[#entries + 1] = e end
+
+return entries

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/client/config.h"
@@ -36,12 +37,17 @@ struct RunOptions {
   std::string script;            // "" none, "-" stdin
   std::vector<std::string> script_args;
   std::vector<std::string> argv;          // the whole command line, for `arg`
-  std::string command;                    // a sub-command of lua/commands.lua ("ls"), or ""
+  std::string command;                    // a sub-command of lua/command_specs.lua, or ""
   std::vector<std::string> command_args;  // its words
   bool full_traceback = false;            // --debug: errors with every frame, cloudlua's own too
 };
 
 int run_lua(const RunOptions& options);
+
+// The sub-commands written in Lua, { name, summary } each, in the order of their
+// declaration (lua/command_specs.lua), read from the embedded module in a Lua state
+// of its own: main.cpp recognises and lists them by it, never spelling a name.
+std::vector<std::pair<std::string, std::string>> lua_commands();
 
 struct ServeOptions {
   ConfigOverrides config;

@@ -1,7 +1,7 @@
 // Tab completion (complete.h): the word before the cursor, then either the field
 // names of the table being typed (an operation's arguments at any depth, from the
 // model; a library function's options, from lua/reference.lua or a sub-command's
-// spec in lua/commands.lua), or the keys of the
+// declaration in lua/command_specs.lua), or the keys of the
 // table its dotted path reaches.
 #include "repl/complete.h"
 
@@ -144,7 +144,7 @@ std::vector<std::string> usage_fields(const std::string& usage, int argument) {
 }
 
 // The fields of the table form of a sub-command ("cloud.commands.cp" -> dry_run,
-// recursive, ...), as lua/commands.lua declares them; empty for anything else.
+// recursive, ...), as lua/command_specs.lua declares them; empty for anything else.
 std::vector<std::string> command_fields(lua_State* L, const std::string& callee) {
   const std::string module = "cloud.commands.";
   if (callee.compare(0, module.size(), module) != 0) return {};

@@ -2,7 +2,7 @@
 // -v, -E, -W, -, --) plus the configuration flags, the output and debug switches, and
 // the `serve`, `config` and `test` sub-commands, parsed by CLI11. Everything after
 // the script name belongs to the script, as with `lua`. The sub-commands written in
-// Lua (sync, check, cp, ls, rm, cat, mb, rb: lua/commands.lua) take their own words:
+// Lua (declared in lua/command_specs.lua, run by lua/commands.lua) take their own words:
 // main finds the command's name, keeps the configuration flags given among its words
 // for itself and hands the rest, in order, to the Lua function.
 #include <CLI/CLI.hpp>
@@ -49,28 +49,10 @@ bool apply_endpoints(const std::vector<std::string>& endpoints, cloud::ConfigOve
   return true;
 }
 
-// The sub-commands written in Lua (lua/commands.lua), with the line --help gives each.
-const std::pair<const char*, const char*> kLuaCommands[] = {
-    {"sync", "Make a folder or bucket location the same as another"},
-    {"check", "Tell what differs between two folders or bucket locations"},
-    {"cp", "Copy files and objects (wildcards, --recursive, - for stdin or stdout)"},
-    {"ls", "List buckets, or the objects and folders under a location"},
-    {"rm", "Remove an object, or every object under a prefix"},
-    {"cat", "Write an object to stdout"},
-    {"mb", "Make a bucket"},
-    {"rb", "Remove a bucket (--force: its objects first)"},
-};
-
-bool is_lua_command(const std::string& word) {
-  for (const auto& [name, about] : kLuaCommands)
-    if (word == name) return true;
-  return false;
-}
-
-// The index in argv of the word naming a Lua sub-command, or 0 when there is none:
-// the first word that is neither an option of the main command nor an option's
-// value. A path (./sync) never names one; after "--" or "-" nothing does.
-int lua_command_index(const CLI::App& app, int argc, char** argv) {
+// The index in argv of the first word that is neither an option of the main command
+// nor an option's value (a script's name or a sub-command's), or 0 when there is none;
+// after "--" or "-" there is none.
+int first_word_index(const CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
     if (word == "--" || word == "-") return 0;
@@ -79,9 +61,31 @@ int lua_command_index(const CLI::App& app, int argc, char** argv) {
       if (o && o->get_expected_max() > 0) ++i;  // the option's value (a flag expects none)
       continue;
     }
-    return is_lua_command(word) ? i : 0;
+    return i;
   }
   return 0;
+}
+
+// Whether the command line asks for help (-h or --help anywhere).
+bool asks_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") return true;
+  return false;
+}
+
+// The sub-commands written in Lua (lua/command_specs.lua), added to `app` as disabled
+// sub-commands (listed by --help, never parsed by CLI11) when the command line may
+// name one or asks for help: read only then, `cloudlua -e CODE` does not pay for them.
+// The index in argv of the word naming one, or 0.
+int add_lua_commands(CLI::App& app, int argc, char** argv) {
+  int at = first_word_index(app, argc, argv);
+  if (at == 0 && !asks_help(argc, argv)) return 0;
+  bool named = false;
+  for (const auto& [name, summary] : cloud::lua_commands()) {
+    app.add_subcommand(name, summary)->disabled();
+    named = named || (at > 0 && name == argv[at]);
+  }
+  return named ? at : 0;
 }
 
 // Splits a Lua sub-command's words: the configuration flags and --debug (with their
@@ -262,13 +266,10 @@ int main(int argc, char** argv) {
   cloud::TestOptions test;
   std::vector<std::string> test_endpoints;
   CLI::App* test_cmd = add_test_command(app, test, run.config, test_endpoints);
-  for (const auto& [name, about] : kLuaCommands)  // listed by --help, never parsed by CLI11 (disabled)
-    app.add_subcommand(name, about)->disabled();
-
   // A Lua sub-command: CLI11 parses the main command's words before it and the
   // configuration flags among its words; the others are the command's.
   std::vector<std::string> main_words(argv, argv + argc);
-  if (int at = lua_command_index(app, argc, argv); at > 0) {
+  if (int at = add_lua_commands(app, argc, argv); at > 0) {
     main_words.assign(argv, argv + at);
     run.command = argv[at];
     run.command_args = command_words(app, argc, argv, at, main_words);

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "core/base/embedded.h"
 #include "core/net/redact.h"
 #include "lua/convert.h"
 #include "lua/session.h"
@@ -195,6 +196,38 @@ int run_command(lua_State* L, const RunOptions& o) {
   lua_pop(L, 1);
   return code_out;
 }
+
+// The string field `key` of the table on top, or "".
+std::string string_field(lua_State* L, const char* key) {
+  std::string value = lua_getfield(L, -1, key) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+  lua_pop(L, 1);
+  return value;
+}
+
+// The sub-commands as the embedded declaration lists them (lua_commands reads them once).
+std::vector<std::pair<std::string, std::string>> read_lua_commands() {
+  std::vector<std::pair<std::string, std::string>> list;
+  const EmbeddedFile* f = lua_module_files;
+  while (f->name && std::strcmp(f->name, "command_specs.lua") != 0) ++f;
+  lua_State* L = f->name ? luaL_newstate() : nullptr;  // pure data: no library is needed
+  if (!L) return list;
+  if (luaL_loadbuffer(L, f->text, std::strlen(f->text), "=[cloudlua] command_specs.lua") == LUA_OK &&
+      lua_pcall(L, 0, 1, 0) == LUA_OK && lua_istable(L, -1) && lua_getfield(L, -1, "commands") == LUA_TTABLE) {
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i, lua_pop(L, 1))
+      list.emplace_back(string_field(L, "name"), string_field(L, "summary"));
+  }
+  lua_close(L);
+  return list;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> lua_commands() {
+  static const std::vector<std::pair<std::string, std::string>> list = read_lua_commands();
+  return list;
+}
+
+namespace {
 
 void print_version() { std::printf("cloudlua %s (%s)\n", CLOUDLUA_VERSION, LUA_RELEASE); }
 

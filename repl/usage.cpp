@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/suggest.h"
+#include "repl/cli.h"
 
 namespace cloud {
 
@@ -34,10 +35,22 @@ const Entries kEnvironment = {
     {"LUA_PATH, LUA_CPATH", "Where require looks (ignored with -E)"},
 };
 
-const char* const kExitStatus =
-    "Exit status: 0 on success; 1 when a script, chunk or scripted session fails or the\n"
-    "command line cannot run; `cloudlua test`: 1 when a case fails, 2 when it cannot run;\n"
-    "sync, check, cp, ls, rm, cat, mb, rb: 1 when something failed or differs, 2 on a usage error.\n";
+// The exit statuses; `lua_names` are the sub-commands written in Lua ("sync, check, ...").
+std::string exit_status(const std::string& lua_names) {
+  return "Exit status: 0 on success; 1 when a script, chunk or scripted session fails or the\n"
+         "command line cannot run; `cloudlua test`: 1 when a case fails, 2 when it cannot run;\n" +
+         lua_names + ": 1 when something failed or differs, 2 on a usage error.\n";
+}
+
+// The names of the sub-commands written in Lua (their declaration, lua/command_specs.lua),
+// joined by `sep` and the last by `last_sep`: "sync, check or rb".
+std::string lua_command_names(const std::string& sep, const std::string& last_sep) {
+  std::vector<std::string> names;
+  for (const auto& [name, summary] : lua_commands()) names.push_back(name);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? last_sep : sep) + names[i];
+  return out;
+}
 
 // "cloudlua" or "cloudlua serve".
 std::string command_name(const CLI::App& cmd) {
@@ -70,7 +83,9 @@ std::string synopsis(const CLI::App& cmd) {
   if (!cmd.get_parent())
     return "usage: cloudlua [options] [script [args]]   a script; the REPL when none is given\n"
            "       cloudlua COMMAND [options]           COMMAND: serve, config or test\n"
-           "       cloudlua COMMAND ARGS [options]      COMMAND: sync, check, cp, ls, rm, cat, mb or rb\n"
+           "       cloudlua COMMAND ARGS [options]      COMMAND: " +
+           lua_command_names(", ", " or ") +
+           "\n"
            "A first word naming a sub-command is that sub-command; a script of that name runs as ./NAME.\n";
   std::string line = "usage: " + command_name(cmd) + " [options]";
   for (const CLI::Option* o : cmd.get_options())
@@ -114,7 +129,7 @@ std::string help_text(const CLI::App& cmd) {
   for (const CLI::App* sub : cmd.get_subcommands({})) commands.emplace_back(sub->get_name(), sub->get_description());
   return text + columns("Options", options) + "\n" +
          columns("Sub-commands (cloudlua COMMAND --help shows the options of one)", commands) + "\n" +
-         columns("Environment", kEnvironment) + "\n" + kExitStatus;
+         columns("Environment", kEnvironment) + "\n" + exit_status(lua_command_names(", ", ", "));
 }
 
 int usage_error(const CLI::App& cmd, const std::string& reason) {

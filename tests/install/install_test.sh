@@ -2,9 +2,11 @@
 # cloudlua installed as a tool: `cmake --install` into a temporary prefix, then the
 # installed binary runs (-v, a call on its embedded emulator), `man -l` renders the
 # manual page, every option of `--help` (the main command's and each sub-command's) is
-# in the page and in the bash completion, the bash completion completes a sub-command
-# and a profile name of the config file, and the zsh completion, the documents and the
-# editors' files (LuaLS definitions, luacheckrc) are in place. Usage: install_test.sh BUILD_DIR
+# in the page and in the bash completion, each sub-command the installed binary
+# declares (lua/command_specs.lua) is listed by --help, has its section in the page and
+# its case in both completions, the bash completion completes a sub-command, its
+# options and a profile name of the config file, and the documents and the editors'
+# files (LuaLS definitions, luacheckrc) are in place. Usage: install_test.sh BUILD_DIR
 set -euo pipefail
 BUILD=$1
 WORK=$(mktemp -d)
@@ -36,8 +38,23 @@ if command -v luacheck >/dev/null; then
   (cd "$WORK" && luacheck -q x_test.lua >/dev/null) || fail "luacheck with the installed luacheckrc refuses cloudlua's globals"
 fi
 
+# The sub-commands written in Lua, as the installed binary declares them
+# (lua/command_specs.lua): each is in --help's list, has its section in the page, its
+# case in the bash and zsh completion, and the bash completion offers it and its options.
+NAMES=$(CLOUDLUA_CONFIG_FILE=/dev/null "$BIN" -E -e \
+  'for _, c in ipairs(require("cloud.command_specs").commands) do print(c.name) end')
+[ -n "$NAMES" ] || fail "the installed binary declares no sub-command"
+ZSH=$WORK/usr/share/zsh/vendor-completions/_cloudlua
+for name in $NAMES; do
+  "$BIN" --help | grep -qE "^  $name +[A-Z]" || fail "cloudlua --help does not list $name"
+  synopsis=$("$BIN" "$name" --help | sed -n 's/^usage: cloudlua \(.*\) \[options\]$/\1/p')
+  grep -qxF "   $synopsis" "$WORK/man.txt" || fail "the page has no section '$synopsis'"
+  grep -q "^    $name) opts=" "$COMPLETION" || fail "the bash completion has no case for $name"
+  grep -q "^  $name) _arguments " "$ZSH" || fail "the zsh completion has no case for $name"
+done
+
 # Every option --help lists, as a word of the page and of the completion script.
-for cmd in "" serve config test sync check cp ls rm cat mb rb; do
+for cmd in "" serve config test $NAMES; do
   for opt in $("$BIN" $cmd --help | sed -n 's/^  \(-[^ ,]*\)\(, \(-[^ ]*\)\)\{0,1\}.*/\1 \3/p'); do
     grep -qE -- "(^|[ ,(\"])$opt([ ,.)\"]|\$)" "$WORK/man.txt" || fail "the page lacks '$opt' of cloudlua $cmd"
     grep -qE -- "(^|[ \"])$opt([ \"]|\$)" "$COMPLETION" || fail "the bash completion lacks '$opt' of cloudlua $cmd"
@@ -54,4 +71,14 @@ printf '[default]\nregion = jp-east-1\n\n[prod]\nregion = jp-west-1\n' >"$WORK/c
 got=$(CLOUDLUA_CONFIG_FILE=$WORK/config complete_words cloudlua --profile p)
 [ "$got" = prod ] || fail "bash: --profile p -> '$got'"
 [ "$(complete_words cloudlua serve --po)" = --port ] || fail "bash: serve --po -> '$(complete_words cloudlua serve --po)'"
+for name in $NAMES; do
+  complete_words cloudlua "$name" | grep -qw -- "$name" || fail "bash: cloudlua $name does not complete to $name"
+  offered=" $(complete_words cloudlua "$name" --) "
+  for opt in $("$BIN" "$name" --help | sed -n 's/^  \(--[^ ,]*\).*/\1/p'); do
+    [[ $offered == *" $opt "* ]] || fail "bash: cloudlua $name -- does not offer $opt"
+  done
+done
+# An option's value that is no file gets no file names (--max-delete N was once missing).
+touch "$WORK/afile"
+[ -z "$(complete_words cloudlua sync --max-delete '')" ] || fail "bash: sync --max-delete offers files"
 echo "ok: installed binary, man page, completions and documents"

@@ -508,7 +508,7 @@ TEST_CASE("REPL on a terminal: Tab completes an operation's fields at any depth 
   // options declared by the usage line in lua/reference.lua
   CHECK(tab_offers(t, "cloud.storage.sync{ from = 'a', dry", "dry_run"));
   CHECK(tab_offers(t, "cloud.wait_for('ClusterRunning', {}, { max_", "max_attempts"));
-  // a sub-command's table form: the fields its spec in lua/commands.lua declares
+  // a sub-command's table form: the fields lua/command_specs.lua declares for it
   CHECK(tab_offers(t, "cloud.commands.cp{ 'a', 'b', dry", "dry_run"));
   t.type("\x04");
   CHECK(t.wait_exit() == 0);
