@@ -27,63 +27,60 @@ tmux_ new-session -d -s repl -x 80 -y 50 \
   "env HOME=$WORK CLOUDLUA_CONFIG_FILE=/dev/null CLOUDLUA_HISTORY=$WORK/history TERM=xterm $BIN"
 tmux_ set-option -t repl remain-on-exit on >/dev/null  # a crash leaves its last screen to show
 
-# Waits until the pane's screen holds the fixed text `$1` (up to 600 looks, some 30 s on
-# an idle machine: only a bound for a REPL that never answers, not a time checked).
-wait_for() {
-  local tries
-  for tries in $(seq 600); do
-    tmux_ capture-pane -p -t repl | grep -qF -- "$1" && return 0
+# Runs "$@" until it succeeds, at most 600 times (some 30 s on an idle machine: only a
+# bound for a REPL that never answers, no time checked); false if it never does.
+poll() {
+  for _ in $(seq 600); do
+    "$@" && return 0
     sleep 0.05
   done
-  fail "'$1' never showed"
+  return 1
 }
-
+screen() { tmux_ capture-pane -p -t repl; }
+shows() { screen | grep -qF -- "$1"; }                      # the screen holds the text $1
+prompts() { [ "$(screen | grep -c 'cloudlua\[')" = "$1" ]; }  # $1 prompt lines on the screen
 # The last prompt line (the one being typed), without the spaces after it.
-typed_line() { tmux_ capture-pane -p -t repl | grep -F 'cloudlua[' | tail -n 1 | sed 's/ *$//'; }
+typed_line() { screen | grep -F 'cloudlua[' | tail -n 1 | sed 's/ *$//'; }
+only_prompt() { [ "$(screen | grep -c .)" = 1 ] && [[ $(typed_line) == *'>' ]]; }
 
 # Cancels the line being typed (Ctrl-C) and clears the screen, the REPL back at its prompt.
 next_line() {
   tmux_ send-keys -t repl C-c
   tmux_ clear-history -t repl
   tmux_ send-keys -t repl C-l
-  for _ in $(seq 600); do
-    [ "$(tmux_ capture-pane -p -t repl | grep -c .)" = 1 ] && [[ $(typed_line) == *'>' ]] && return 0
-    sleep 0.05
-  done
-  fail "no empty prompt after Ctrl-C"
+  poll only_prompt || fail "no empty prompt after Ctrl-C"
 }
 
-wait_for 'cloudlua['
+# Types $1 and Tab: the line must then read $2 (what `what` names completed), no more.
+completes() {
+  local typed=$1 line=$2 what=$3
+  tmux_ send-keys -t repl -l "$typed"
+  tmux_ send-keys -t repl Tab
+  poll shows "$line" || fail "'$typed' + Tab never showed '$line' ($what)"
+  [[ $(typed_line) == *"> $line" ]] || fail "'$typed' + Tab made '$(typed_line)', not $what"
+}
+
+poll shows 'cloudlua[' || fail "no prompt"
 next_line
 
 # A field nested in an operation's argument: the model's, not a global's.
-tmux_ send-keys -t repl -l 'cloud.cluster.update_snapshot{ snapshot = { ta'
-tmux_ send-keys -t repl Tab
-wait_for 'update_snapshot{ snapshot = { tags'
-[[ $(typed_line) == *'> cloud.cluster.update_snapshot{ snapshot = { tags' ]] ||
-  fail "'ta' completed to '$(typed_line)', not to the model's 'tags'"
-! tmux_ capture-pane -p -t repl | grep -qw table || fail "the global 'table' was offered"
+completes 'cloud.cluster.update_snapshot{ snapshot = { ta' 'cloud.cluster.update_snapshot{ snapshot = { tags' \
+  "the model's 'tags'"
+! screen | grep -qw table || fail "the global 'table' was offered"
 next_line
 
 # A library function's options table: cloud.wait_for's third argument.
-tmux_ send-keys -t repl -l "cloud.wait_for('ClusterRunning', {}, { max_"
-tmux_ send-keys -t repl Tab
-wait_for '{ max_attempts'
-[[ $(typed_line) == *"> cloud.wait_for('ClusterRunning', {}, { max_attempts" ]] ||
-  fail "'max_' completed to '$(typed_line)', not to cloud.wait_for's 'max_attempts'"
+completes "cloud.wait_for('ClusterRunning', {}, { max_" "cloud.wait_for('ClusterRunning', {}, { max_attempts" \
+  "cloud.wait_for's option 'max_attempts'"
 next_line
 
 # A long list: cloud's fields, in columns, each row narrower than the pane and
 # made of whole candidates, then the prompt again with the line as typed.
 tmux_ send-keys -t repl -l 'cloud.'
 tmux_ send-keys -t repl Tab
-wait_for 'cloud.wait_for'
-for _ in $(seq 600); do
-  [ "$(tmux_ capture-pane -p -t repl | grep -c 'cloudlua\[')" = 2 ] && break
-  sleep 0.05
-done
-screen=$(tmux_ capture-pane -p -t repl)
-rows=$(sed -n '2,$p' <<<"$screen" | grep -v 'cloudlua\[' | grep .) || fail "no candidates listed"
+poll prompts 2 || fail "no prompt after the list"
+shows cloud.wait_for || fail "cloud.wait_for is not listed"
+rows=$(screen | sed -n '2,$p' | grep -v 'cloudlua\[' | grep .) || fail "no candidates listed"
 [ "$(wc -l <<<"$rows")" -gt 1 ] || fail "the candidates are on one row"
 while IFS= read -r row; do
   [ ${#row} -lt 80 ] || fail "a row as wide as the pane (it wraps): '$row'"
