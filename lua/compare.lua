@@ -3,8 +3,8 @@
 -- newer, to the second, with the mtime an object keeps in its metadata asked when the
 -- listings cannot tell), or by content ("checksum": MD5 against an ETag, single-part
 -- or multipart, or of two local files). An entry is { path, size, mtime, etag, key }
--- of a bucket or { path, size, mtime, file } of a folder; `o` the sync's options
--- (compare, part_size, from, to, client).
+-- of a bucket or { path, size, mtime, file } of a folder; `run` the sync's or check's
+-- run (lua/sync.lua's new_run): its options (compare, part_size, from, to) and client.
 --
 -- Decisions:
 -- * size-mtime (the default, `aws s3 sync`'s): changed when the sizes differ or the
@@ -38,13 +38,13 @@ local M = {}
 local function from_hex(hex) return (hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)) end
 
 -- Whether the local file `e` has the bytes an object of ETag `etag` has.
-local function file_matches_etag(o, e, etag)
+local function file_matches_etag(part_size, e, etag)
   local cloud = cloud_module()
   local hex, parts = etag_hex(etag):match("^(%x+)%-(%d+)$")
   if not hex then return cloud.md5_file(e.file) == etag_hex(etag) end
   parts = tonumber(parts)
   local tried = {}
-  local sizes = { o.part_size, 8 * MiB, 5 * MiB, 16 * MiB, ((e.size + parts - 1) // parts + MiB - 1) // MiB * MiB }
+  local sizes = { part_size, 8 * MiB, 5 * MiB, 16 * MiB, ((e.size + parts - 1) // parts + MiB - 1) // MiB * MiB }
   for _, size in ipairs(sizes) do
     if not tried[size] and size > 0 and (e.size + size - 1) // size == parts then
       tried[size] = true
@@ -61,9 +61,9 @@ end
 
 -- The mtime the object of entry `e` (of `side`) keeps in its metadata (HeadObject),
 -- or nil: for a local file, an object without one, or one that cannot be asked.
-local function stored_mtime(o, side, e)
+local function stored_mtime(client, side, e)
   if not e.key then return nil end
-  local ok, r = pcall(o.client.storage.head_object, { Bucket = side.bucket, Object = e.key })
+  local ok, r = pcall(client.storage.head_object, { Bucket = side.bucket, Object = e.key })
   if not ok and parts_of.interrupted(r) then error(r, 0) end
   return ok and parts_of.mtime_of(r.Metadata) or nil
 end
@@ -80,28 +80,29 @@ end
 
 -- newer_listed's "ask" answered by the mtimes the objects keep in their metadata in
 -- place of LastModified (stored_mtime: a HeadObject each).
-function M.newer_stored(o, a, b)
-  local am, bm = stored_mtime(o, o.from, a), stored_mtime(o, o.to, b)
+function M.newer_stored(run, a, b)
+  local am, bm = stored_mtime(run.client, run.options.from, a), stored_mtime(run.client, run.options.to, b)
   if am == nil and bm == nil then return true end
   return math.floor(am or a.mtime) > math.floor(bm or b.mtime)
 end
 
--- Whether the source entry `a` and the target entry `b` differ under o.compare: true,
--- false, or (size-mtime) "ask", which newer_stored answers.
-function M.differ(o, a, b)
+-- Whether the source entry `a` and the target entry `b` differ under the options'
+-- compare: true, false, or (size-mtime) "ask", which newer_stored answers.
+function M.differ(run, a, b)
+  local how = run.options.compare
   if a.size ~= b.size then return true end
-  if o.compare == "size" then return false end
-  if o.compare == "size-mtime" then return newer_listed(a, b) end
+  if how == "size" then return false end
+  if how == "size-mtime" then return newer_listed(a, b) end
   if a.etag and b.etag then return etag_hex(a.etag) ~= etag_hex(b.etag) end
   if a.file and b.file then return cloud_module().md5_file(a.file) ~= cloud_module().md5_file(b.file) end  -- check's two folders
   local file, object = a.file and a or b, a.file and b or a
-  return not file_matches_etag(o, file, object.etag)
+  return not file_matches_etag(run.options.part_size, file, object.etag)
 end
 
 -- differ with its "ask" answered at once, in this task.
-function M.differ_now(o, a, b)
-  local d = M.differ(o, a, b)
-  if d == "ask" then return M.newer_stored(o, a, b) end
+function M.differ_now(run, a, b)
+  local d = M.differ(run, a, b)
+  if d == "ask" then return M.newer_stored(run, a, b) end
   return d
 end
 

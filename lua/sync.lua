@@ -197,8 +197,8 @@ end
 -- directory is not there (a target not made yet; a source was checked). A folder the
 -- walk cannot read is a failure of its own (listing.failures, report(path, err)) and
 -- the walk goes on with the next entry.
-local function local_entries(o, side, listing)
-  local fs = cloud_module().fs
+local function local_entries(run, side, listing)
+  local fs, o = cloud_module().fs, run.options
   if fs.stat(side.dir) == nil then return function() return nil end end
   -- follow_links is the source's: a link in the target is never entered (nor compared or deleted)
   local walk = fs.walk(side.dir, { recursive = true, follow_links = side == o.from and o.follow_links or false })
@@ -217,7 +217,7 @@ local function local_entries(o, side, listing)
         -- a download's part file (name, mark and lock: never a user's file) takes no part;
         -- one a killed run left goes at the next sync into its folder
         local state = e.path:find("%.cloudlua%-%w+%.part$") and fs.part_state(e.file,
-          { remove_stale = side == o.to and o.writes, beneath = side.dir })
+          { remove_stale = side == o.to and run.writes, beneath = side.dir })
         if not state then return e end
       end
     end
@@ -229,8 +229,8 @@ end
 -- (pages.ahead: the server lists while the merge works); keys ending with '/' (folder
 -- markers) left out, but a source's that holds bytes. A failed page is an error: the
 -- sync ends, nothing deleted; a source bucket that does not exist is NoSuchSource.
-local function bucket_entries(client, o, side)
-  local pages = cloud_module().pages
+local function bucket_entries(run, side)
+  local client, o, pages = run.client, run.options, cloud_module().pages
   if client ~= cloud_module() then pages = client.pages end
   local ahead = require("cloud.pages").ahead(
     pages("ListObjectsV2", { Bucket = side.bucket, Prefix = side.prefix ~= "" and side.prefix or nil }))
@@ -267,11 +267,11 @@ local function bucket_entries(client, o, side)
 end
 
 -- The entries of a side that take part, in order; listing.count counts them.
-local function entries(client, o, side, listing)
-  local it = side.dir and local_entries(o, side, listing) or bucket_entries(client, o, side)
+local function entries(run, side, listing)
+  local it = side.dir and local_entries(run, side, listing) or bucket_entries(run, side)
   return function()
     for e in it do
-      if selected(o, e.path) then
+      if selected(run.options, e.path) then
         listing.count = listing.count + 1
         return e
       end
@@ -329,17 +329,17 @@ end
 
 -- Copies the entry `e` (of the source) to the target through the one module of
 -- copies (lua/copy.lua: its guards on names, links and uploads); returns the bytes.
-local function copy_one(storage, o, e)
+local function copy_one(run, e)
+  local o, storage = run.options, run.client.storage
   local from, to = o.from, o.to
   local common = { part_size = o.part_size, concurrency = o.concurrency, size = e.size }
   if from.dir then
     copy.upload(storage, parts_of.merge({ file = e.file, Bucket = to.bucket, Object = to.prefix .. e.path,
                                           mtime = e.mtime, given = o.given }, common))
   elseif to.dir then
-    o.made = o.made or {}  -- paths come in order: a folder's files one after another
     copy.download(storage, parts_of.merge({ Bucket = from.bucket, Object = e.key, root = to.dir, path = e.path,
-                                            mtime = e.mtime, durable = false, made = o.made }, common))
-    o.downloaded = true
+                                            mtime = e.mtime, durable = false, made = run.made }, common))
+    run.downloaded = true
   else
     copy.server(storage, parts_of.merge({ from = { Bucket = from.bucket, Object = e.key }, Bucket = to.bucket,
                                           Object = to.prefix .. e.path, given = o.given, copy_limit = o.copy_limit }, common))
@@ -354,8 +354,8 @@ end
 -- those of the actions planned so far, final once planning is false (the listings run
 -- ahead of the transfers, at most a bounded window); on a terminal (or with progress =
 -- true) one line on stderr, its totals with a "+" while they may still grow.
-local function make_progress(o, summary, totals)
-  local p, cloud = o.progress, cloud_module()
+local function make_progress(run)
+  local p, cloud, summary, totals = run.options.progress, cloud_module(), run.summary, run.totals
   local start = cloud.clock()
   local function state()
     return { done = summary.copied + summary.deleted + summary.failed, total = totals.actions, bytes = summary.bytes,
@@ -422,7 +422,8 @@ end
 -- a failure (summary.deletes_withheld says why); refused when the source is empty
 -- and the target is not, unless delete_all; at most max_delete (summary.not_deleted
 -- counts the rest). Returns how many to make.
-local function deletions_allowed(o, held, listings, summary)
+local function deletions_allowed(run)
+  local o, held, listings, summary = run.options, run.held, run.listings, run.summary
   if held.count == 0 then return 0 end
   local failed = listings.from.failures + listings.to.failures
   if failed > 0 then
@@ -449,8 +450,8 @@ end
 
 -- Makes the first `n` deletions held, in batches of DELETE_BATCH, o.concurrency
 -- batches at once; record(e, ok, err) for each.
-local function delete_held(storage, o, held, n, record)
-  local paths, ended = held.paths(n), false
+local function delete_held(run, n, record)
+  local o, paths, ended = run.options, run.held.paths(n), false
   local function next_batch()
     local batch = {}
     while not ended and #batch < DELETE_BATCH do
@@ -463,7 +464,7 @@ local function delete_held(storage, o, held, n, record)
   for i = 1, math.min(o.concurrency, (n + DELETE_BATCH - 1) // DELETE_BATCH) do workers[i] = i end
   cloud_module().map(workers, function()
     for batch in next_batch do
-      copy.delete(storage, o.to, batch, function(e, err) record(e, err == nil, err, "delete") end)
+      copy.delete(run.client.storage, o.to, batch, function(e, err) record(e, err == nil, err, "delete") end)
     end
   end, { concurrency = math.max(1, #workers) })
 end
@@ -476,62 +477,84 @@ end
 -- With `defer`, a copy whose need only metadata can tell (differ's "ask") comes with
 -- the target's entry as its second value, for a worker to ask (the merge never waits
 -- on a HeadObject, as rclone's checkers); else that is asked here.
-local function next_copy(o, step, summary, held, defer)
+local function next_copy(run, defer)
+  local o = run.options
   while true do
-    local more, a, b = step()
+    local more, a, b = run.step()
     if not more then return nil end
-    local d = a and (b == nil or differ(o, a, b))
-    if d == "ask" and not defer then d = newer_stored(o, a, b) end
+    local d = a and (b == nil or differ(run, a, b))
+    if d == "ask" and not defer then d = newer_stored(run, a, b) end
     if d then return a, d == "ask" and b or nil end
     if a then
-      summary.skipped = summary.skipped + 1
+      run.summary.skipped = run.summary.skipped + 1
       if o.on_action then o.on_action("skip", a.path, a) end
     elseif o.delete then
-      held.add(b.path)
+      run.held.add(b.path)
     end
   end
 end
 
 -- The error raised when something failed: the first failure's kind, the summary in
 -- it, and why deletions were not made when they were not.
-local function sync_error(o, summary, total)
-  local first = summary.errors[1]
-  local message, kind
+local function sync_error(run)
+  local summary, first = run.summary, run.summary.errors[1]
+  local message, kind = summary.delete_note, nil
   if first then
-    local e = type(first.error) == "table" and first.error or {}
-    kind = e.kind
-    message = ("%d of %d copies and deletions failed; the first, %s: %s"):format(summary.failed, total,
-      cloud_module().printable(first.path), tostring(first.error))
-    if summary.delete_note then message = message .. "; " .. summary.delete_note end
-  else
-    message = summary.delete_note
+    kind = type(first.error) == "table" and first.error.kind or nil
+    message = ("%d of %d copies and deletions failed; the first, %s: %s%s"):format(summary.failed, run.totals.actions,
+      cloud_module().printable(first.path), tostring(first.error), summary.delete_note and "; " .. summary.delete_note or "")
   end
-  local err = sync_failure(o, kind or "api", "SyncFailed", message)
+  local err = sync_failure(run.options, kind or "api", "SyncFailed", message)
   err.summary = summary
   return err
 end
 
--- Records a folder the listing could not read as a failure of the sync.
-local function listing_failure(o, summary)
-  return function(path, err)
-    summary.failed = summary.failed + 1
-    summary.errors[#summary.errors + 1] = { path = path, error = err }
-    if o.on_action then o.on_action("fail", path, nil, err) end
-  end
+-- Records a failure of the sync in its summary and to on_action: a copy's or a
+-- deletion's (with its entry), or a folder a listing could not read (no entry).
+local function failed(run, path, entry, err)
+  local summary, on_action = run.summary, run.options.on_action
+  summary.failed = summary.failed + 1
+  summary.errors[#summary.errors + 1] = { path = path, error = err }
+  if on_action then on_action("fail", path, entry, err) end
+end
+
+---------------------------------------------------------------- one run
+
+-- One sync's (or check's) run, made once and handed to every phase, as rclone's
+-- syncCopyMove carries one; its options are only read. The fields:
+--   options   the checked options (options(): from, to, filters, ...), never written
+--   client    the client called: its storage copies, its HeadObject reads a kept mtime
+--   summary   what sync returns: copied, skipped, deleted, failed, bytes, errors, notes
+--   listings  { from =, to = }: each side's new_listing (entries taken, folders failed)
+--   step      the merge of the two listings (merged): true, source entry, target entry
+--   held      the deletions the merge found (held_deletions), made after the copies
+--   totals    { actions =, bytes =, planning = }: the plan so far, as progress shows it
+--   report    the progress reporter (make_progress); nothing for a dry run or a check
+--   writes    whether the target's stale part files go as it is listed (a sync, not dry)
+--   made      the folders downloads made (copy.download's); downloaded: whether any ran
+-- `failure(path, err)` records a folder a listing could not read; sync's by default.
+local function new_run(client, o, failure)
+  local run = { options = o, client = client, held = held_deletions(), made = {}, downloaded = false,
+                summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} },
+                totals = { actions = 0, bytes = 0, planning = true }, writes = o.operation == "Sync" and not o.dry_run }
+  failure = failure or function(path, err) failed(run, path, nil, err) end
+  run.listings = { from = new_listing(failure), to = new_listing(failure) }
+  run.step = merged(entries(run, o.from, run.listings.from), entries(run, o.to, run.listings.to), o)
+  run.report = run.writes and make_progress(run) or function() end
+  return run
 end
 
 -- A dry run: each action as it is planned to on_action, else one line on stdout
 -- (printable: names are anybody's bytes), and counted in the summary; the deletions
 -- after the merge, under the same rules as a sync's. Nothing sent but the listings.
-local function dry_run(o, step, summary, held, listings)
-  local printable = cloud_module().printable
+local function dry_run(run)
+  local o, summary, printable = run.options, run.summary, cloud_module().printable
   local show = o.on_action or function(action, path) print("(dry run) " .. action .. " " .. printable(path)) end
-  for e in function() return next_copy(o, step, summary, held) end do
+  for e in function() return next_copy(run) end do
     show("copy", e.path, e)
     summary.copied, summary.bytes = summary.copied + 1, summary.bytes + e.size
   end
-  local n = deletions_allowed(o, held, listings, summary)
-  for path in held.paths(n) do
+  for path in run.held.paths(deletions_allowed(run)) do
     show("delete", path, target_entry(o, path))
     summary.deleted = summary.deleted + 1
   end
@@ -562,8 +585,8 @@ end
 -- have ended what they hold and keeps them waiting while its parts go `concurrency`
 -- at once: one budget. Memory is the queue, the jobs in hand and the listings'
 -- windows, whatever the number of paths.
-local function run(client, o, step, summary, totals, report, held, listings)
-  local storage, jobs = client.storage, queue()
+local function carry_out(run)
+  local o, summary, totals, report, jobs = run.options, run.summary, run.totals, run.report, queue()
   local busy, alone = 0, false
   local changed = cloud_module().event()  -- signalled when the queue, busy or alone change
   local function record(e, ok, result, what)
@@ -572,9 +595,7 @@ local function run(client, o, step, summary, totals, report, held, listings)
       else summary.deleted = summary.deleted + 1 end
       if o.on_action then o.on_action(what, e.path, e) end
     else
-      summary.failed = summary.failed + 1
-      summary.errors[#summary.errors + 1] = { path = e.path, error = result }
-      if o.on_action then o.on_action("fail", e.path, e, result) end
+      failed(run, e.path, e, result)
     end
     report()
   end
@@ -585,23 +606,23 @@ local function run(client, o, step, summary, totals, report, held, listings)
       jobs.push(job)
       changed:signal()
     end
-    for e, against in function() return next_copy(o, step, summary, held, true) end do
+    for e, against in function() return next_copy(run, true) end do
       totals.actions, totals.bytes = totals.actions + 1, totals.bytes + e.size
       put{ copy = e, against = against, large = e.size > ((o.from.dir or o.to.dir) and o.part_size or o.copy_limit) }
     end
-    deletions = deletions_allowed(o, held, listings, summary)
+    deletions = deletions_allowed(run)
     totals.actions = totals.actions + deletions
     totals.planning = false
     changed:signal()
   end
   local function work(job)
-    if job.against and not newer_stored(o, job.copy, job.against) then  -- the same after all
+    if job.against and not newer_stored(run, job.copy, job.against) then  -- the same after all
       totals.actions, totals.bytes = totals.actions - 1, totals.bytes - job.copy.size
       summary.skipped = summary.skipped + 1
       if o.on_action then o.on_action("skip", job.copy.path, job.copy) end
       return report()
     end
-    local ok, result = pcall(copy_one, storage, o, job.copy)
+    local ok, result = pcall(copy_one, run, job.copy)
     if not ok and parts_of.interrupted(result) then error(result, 0) end  -- stops the sync
     record(job.copy, ok, result, "copy")
   end
@@ -627,45 +648,30 @@ local function run(client, o, step, summary, totals, report, held, listings)
   local tasks = { plan }
   for i = 1, o.concurrency do tasks[i + 1] = worker end
   cloud_module().map(tasks, function(task) task() end, { concurrency = #tasks })
-  if o.downloaded then cloud_module().fs.sync(o.to.dir) end
-  if deletions > 0 then delete_held(storage, o, held, deletions, record) end
+  if run.downloaded then cloud_module().fs.sync(o.to.dir) end
+  if deletions > 0 then delete_held(run, deletions, record) end
 end
 
--- An interruption (SIGINT, SIGTERM) of a sync: no new work (its tasks are not resumed),
--- the multipart uploads it left open aborted (copy.guarded, around run), and the
--- summary so far, marked interrupted, in the error raised again (err.summary). Any
--- other error: nothing.
-local function interrupted(summary, err)
-  if not parts_of.interrupted(err) then return end
-  summary.interrupted = true
-  err.summary = summary
-end
-
--- storage.sync{...}: see the head of this file and docs/lua-api.md.
+-- storage.sync{...}: see the head of this file and docs/lua-api.md. The caller's table
+-- is only read (options makes the run's own). An interruption (SIGINT, SIGTERM) stops
+-- new work (its tasks are not resumed), aborts the multipart uploads left open
+-- (copy.guarded) and is raised again with the summary so far, marked (err.summary).
 local function sync(client, args)
   local o = options(args, "cloud.storage.sync", { compare = "size-mtime", operation = "Sync" })
-  o.client = client  -- its HeadObject reads the mtime an object keeps (newer)
-  local summary = { copied = 0, skipped = 0, deleted = 0, failed = 0, bytes = 0, errors = {} }
   check_roots(o)
-  o.writes = not o.dry_run  -- the target's stale part files are removed as it is listed
-  local held, failure = held_deletions(), listing_failure(o, summary)
-  local listings = { from = new_listing(failure), to = new_listing(failure) }
-  local step = merged(entries(client, o, o.from, listings.from), entries(client, o, o.to, listings.to), o)
+  local run = new_run(client, o)
   if o.dry_run then
-    dry_run(o, step, summary, held, listings)
-    return summary
+    dry_run(run)
+    return run.summary
   end
-  local totals = { actions = 0, bytes = 0, planning = true }
-  local report = make_progress(o, summary, totals)
-  local ok, err = pcall(copy.guarded, run, client, o, step, summary, totals, report, held, listings)
-  report(true)
+  local ok, err = pcall(copy.guarded, carry_out, run)
+  run.report(true)
   if not ok then
-    interrupted(summary, err)
+    if parts_of.interrupted(err) then run.summary.interrupted, err.summary = true, run.summary end
     error(err, 0)
   end
-  if (summary.failed > 0 or summary.not_deleted) and not o.collect then
-    error(sync_error(o, summary, totals.actions), 0)
-  end
+  local summary = run.summary
+  if (summary.failed > 0 or summary.not_deleted) and not o.collect then error(sync_error(run), 0) end
   return summary
 end
 
@@ -675,14 +681,12 @@ end
 -- nothing transferred.
 local function check(client, args)
   local o = options(args, "cloud.storage.check", { compare = "checksum", operation = "Check", folders = true })
-  o.client = client
   local out = { same = 0, differ = {}, only_in_from = {}, only_in_to = {}, failed = {} }
   check_roots(o)
-  local function failure(path, err) out.failed[#out.failed + 1] = { path = path, error = err } end
-  local step = merged(entries(client, o, o.from, new_listing(failure)), entries(client, o, o.to, new_listing(failure)), o)
-  for _, a, b in step do
+  local run = new_run(client, o, function(path, err) out.failed[#out.failed + 1] = { path = path, error = err } end)
+  for _, a, b in run.step do
     if a and b then
-      if differ_now(o, a, b) then out.differ[#out.differ + 1] = a.path else out.same = out.same + 1 end
+      if differ_now(run, a, b) then out.differ[#out.differ + 1] = a.path else out.same = out.same + 1 end
     elseif a then
       out.only_in_from[#out.only_in_from + 1] = a.path
     else

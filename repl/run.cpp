@@ -168,8 +168,23 @@ int run_steps(lua_State* L, const RunOptions& o) {
   return LUA_OK;
 }
 
+// The file a script name stands for: the name itself when it names a file; else a
+// name under scripts/ is the installed example script, share/cloudlua/scripts/NAME of
+// the prefix the binary runs from (bin/..), when that exists (docs/scripts.md).
+std::string script_file(const std::string& name) {
+  if (name.rfind("scripts/", 0) != 0 || access(name.c_str(), F_OK) == 0) return name;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof exe) return name;
+  std::string binary(exe, static_cast<size_t>(n));
+  std::string bin = binary.substr(0, binary.rfind('/'));  // PREFIX/bin
+  std::string installed = bin.substr(0, bin.rfind('/')) + "/share/cloudlua/" + name;
+  return access(installed.c_str(), F_OK) == 0 ? installed : name;
+}
+
 int run_script(lua_State* L, const RunOptions& o) {
-  const char* file = o.script == "-" ? nullptr : o.script.c_str();
+  std::string path = script_file(o.script);
+  const char* file = o.script == "-" ? nullptr : path.c_str();
   int status = luaL_loadfile(L, file);
   if (status != LUA_OK) return run_chunk(L, status, o.output);
   for (const std::string& a : o.script_args) lua_pushstring(L, a.c_str());

@@ -5,8 +5,9 @@
 # in the page and in the bash completion, each sub-command the installed binary
 # declares (lua/command_specs.lua) is listed by --help, has its section in the page and
 # its case in both completions, the bash completion completes a sub-command, its
-# options and a profile name of the config file, and the documents and the editors'
-# files (LuaLS definitions, luacheckrc) are in place. Usage: install_test.sh BUILD_DIR
+# options and a profile name of the config file, the documents and the editors' files
+# (LuaLS definitions, luacheckrc) are in place, and the example scripts run from the
+# install as docs/scripts.md shows them. Usage: install_test.sh BUILD_DIR
 set -euo pipefail
 BUILD=$1
 WORK=$(mktemp -d)
@@ -81,4 +82,29 @@ done
 # An option's value that is no file gets no file names (--max-delete N was once missing).
 touch "$WORK/afile"
 [ -z "$(complete_words cloudlua sync --max-delete '')" ] || fail "bash: sync --max-delete offers files"
-echo "ok: installed binary, man page, completions and documents"
+# The example scripts and their lib, installed in share/cloudlua/scripts, run from the
+# install outside a clone exactly as the installed scripts.md shows them: each command
+# of its first example (`$ cloudlua scripts/...`), run in an empty folder on the
+# embedded emulator, prints the lines under it; the installed path runs too.
+SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
+for f in "$SOURCE"/scripts/*.lua "$SOURCE"/scripts/lib/*.lua; do
+  cmp -s "$f" "$WORK/usr/share/cloudlua/${f#"$SOURCE"/}" || fail "${f#"$SOURCE"/} is not installed in share/cloudlua"
+done
+mkdir "$WORK/elsewhere"
+in_install() { (cd "$WORK/elsewhere" && PATH=$WORK/usr/bin:$PATH HOME=$WORK/elsewhere CLOUDLUA_CONFIG_FILE=/dev/null \
+  CLOUDLUA_QUIET_EMULATOR=1 bash -c "$1" 2>&1); }
+examples=$(awk '/^```sh$/ { n++; next } /^```$/ { if (n == 1) exit } n == 1' "$WORK/usr/share/doc/cloudlua/scripts.md")
+commands=$(grep -c '^\$ cloudlua scripts/' <<<"$examples") || fail "scripts.md's first example runs no 'cloudlua scripts/...'"
+while IFS= read -r line; do
+  [[ $line == '$ '* ]] || continue
+  want=$(awk -v c="$line" '$0 == c { on = 1; next } /^\$ / { on = 0 } on' <<<"$examples")
+  got=$(in_install "${line#\$ }") || fail "'${line#\$ }' from the install: $got"
+  [ "$got" = "$want" ] || fail "'${line#\$ }' from the install printed:
+$got
+scripts.md shows:
+$want"
+done <<<"$examples"
+got=$(in_install "cloudlua $WORK/usr/share/cloudlua/scripts/open_firewall.lua fw-1 203.0.113.0/24 --no-wait") ||
+  fail "the installed open_firewall.lua by its path: $got"
+grep -q "opened TCP 443" <<<"$got" || fail "the installed open_firewall.lua by its path printed: $got"
+echo "ok: installed binary, man page, completions, documents and scripts ($commands commands of scripts.md)"

@@ -7,7 +7,7 @@
 -- three objects (the rest copied, the summary, the raised error, a rerun that sends
 -- exactly those three); a local name that cannot be a key and a key that cannot be a
 -- local name; shards (delete too); check; downloads without a flush each; progress, its totals final
--- once planning ends.
+-- once planning ends; the options table given is left as it was (sync, check, commands.sync).
 -- Run: cloudlua test tests/lua/sync_test.lua
 
 local s3 = cloud.storage
@@ -315,6 +315,33 @@ test("check reports what is the same, what differs and what is on one side only,
   expect(s3.check{ from = dir .. "/src", to = { Bucket = "site" } })
     .to_equal{ same = 6, differ = { "index.html" }, only_in_from = { "only here" }, only_in_to = { "only there" }, failed = {} }
   expect(writes()).to_equal{}
+end)
+
+-- A copy of `t` and of every table in it (functions and other values as they are).
+local function deep_copy(t)
+  if type(t) ~= "table" then return t end
+  local out = {}
+  for k, v in pairs(t) do out[k] = deep_copy(v) end
+  return out
+end
+
+test("the options given to storage.sync, storage.check and commands.sync are left as they were", function()
+  s3.put_object{ Bucket = "site", Object = "stale.txt", Body = "old" }
+  local calls = {
+    { s3.sync, { from = dir .. "/src", to = { Bucket = "site", Prefix = "www" }, delete = true, delete_all = true,
+                 exclude = { "*.tmp" }, filters = { { "include", "*" } }, shard = { index = 0, count = 1 },
+                 metadata = { team = "web" }, progress = false, on_action = function() end } },
+    { s3.sync, { from = { Bucket = "site", Prefix = "www" }, to = dir .. "/down", compare = "checksum", progress = false } },
+    { s3.sync, { from = { Bucket = "site" }, to = { Bucket = "mirror" }, delete = true, dry_run = true, on_action = function() end } },
+    { s3.check, { from = dir .. "/src", to = { Bucket = "site", Prefix = "www" }, include = { "*" } } },
+    { cloud.commands.sync, { dir .. "/src", "s3://mirror/w", delete = true, exclude = { "*.tmp" }, quiet = true } },
+  }
+  for _, call in ipairs(calls) do
+    local fn, options = call[1], call[2]
+    local before = deep_copy(options)
+    fn(options)
+    expect(options).to_equal(before)
+  end
 end)
 
 test("bad arguments are refused before anything is sent", function()
