@@ -18,12 +18,12 @@ function M.arg_error(n, fname, message, level)
   error(M.wording(n, fname, message), (level or 2) + 1)
 end
 
--- "unknown field 'name'", naming the nearest of `known` when one is near enough
--- (cloud.nearest); nil when `name` is one of them.
+-- "unknown field 'name'", naming the nearest of `known` when one is near enough: the
+-- one wording, composed in C++ (core/base/suggest, cloud._unknown_field); nil when
+-- `name` is one of them.
 function M.unknown_field(name, known)
-  local near = M.cloud().nearest(name, known)
-  if near == name then return nil end
-  return "unknown field '" .. name .. "'" .. (near and (", did you mean '" .. near .. "'?") or "")
+  for _, k in ipairs(known) do if k == name then return nil end end
+  return M.cloud()._unknown_field(name, known)
 end
 
 -- Raises unless `value` is of type `want` ("table expected, got nil").
@@ -36,7 +36,7 @@ end
 -- nearest known name when one is near enough (cloud.nearest).
 function M.fields(args, known, n, fname, level)
   for key in pairs(args) do
-    local unknown = type(key) ~= "string" and ("unknown field '" .. tostring(key) .. "'") or M.unknown_field(key, known)
+    local unknown = M.unknown_field(type(key) == "string" and key or tostring(key), type(key) == "string" and known or {})
     if unknown then M.arg_error(n, fname, unknown, (level or 2) + 1) end
   end
   return args

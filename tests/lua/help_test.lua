@@ -84,6 +84,12 @@ test("a mistyped name is refused with the nearest name", function()
   end
 end)
 
+test("a mistyped waiter name gets the nearest one, as help knows waiters", function()
+  local ok, err = help_text("ClusterRuning")
+  expect(ok).to_equal(false)
+  expect(err).to_contain("(no operation, API or function named 'ClusterRuning'; did you mean 'ClusterRunning'?)")
+end)
+
 test("a name nothing is near is refused, pointing at help()", function()
   local ok, err = help_text("zzzzzz")
   expect(ok).to_equal(false)
