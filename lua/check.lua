@@ -153,11 +153,22 @@ function M.what(decl)
   return text
 end
 
--- What is wrong with `value` as the field or parameter `decl`, or nil.
+-- What was given, for a message: the value when it is of a type `decl` allows but not
+-- one of its values ('DELETE', 0), else its type (number).
+local function got(value, decl)
+  local basic = type(value) == "string" and '"' or type(value) == "number" and "number" or nil
+  if basic and decl.type:find(basic, 1, true) then
+    return type(value) == "string" and ("'" .. value .. "'") or tostring(value)
+  end
+  return type(value)
+end
+
+-- What is wrong with `value` as the field or parameter `decl` ("an integer >= 1, got
+-- 0"), or nil.
 function M.field_problem(value, decl)
-  if not matches_type(value, decl.type) then return M.what(decl) end
+  if not matches_type(value, decl.type) then return M.what(decl) .. ", got " .. got(value, decl) end
   if type(value) == "number" and ((decl.min and value < decl.min) or (decl.above and value <= decl.above)) then
-    return M.what(decl)
+    return M.what(decl) .. ", got " .. tostring(value)
   end
 end
 
@@ -197,6 +208,7 @@ local function options_problem(value, decl)
   local out = {}
   for key, v in pairs(value) do out[key] = v end
   for _, f in ipairs(decl.fields) do
+    if value[f.name] == nil and not matches_type(nil, f.type) then return ("field '%s' is required"):format(f.name) end
     local problem = M.field_problem(value[f.name], f)
     if problem then return ("field '%s' must be %s"):format(f.name, problem) end
     problem = value[f.name] ~= nil and f.names and name_problem(value[f.name], f.names)
@@ -207,8 +219,8 @@ local function options_problem(value, decl)
 end
 
 -- lauxlib's "string expected, got number" for `value` as parameter `decl`: the Lua
--- types its type allows.
-local function expected(value, decl)
+-- types its type allows ("got no value" when `given` is false).
+local function expected(value, decl, given)
   local names, seen = {}, {}
   for _, w in ipairs((M.type_words(decl.type))) do
     local name = (w:find("^fun%(") or w == "function") and "function" or w:find("^\"") and "string"
@@ -216,19 +228,21 @@ local function expected(value, decl)
                  or w == "integer" and "number" or w
     if not seen[name] then names[#names + 1], seen[name] = name, true end
   end
-  return table.concat(names, " or ") .. " expected, got " .. type(value)
+  return table.concat(names, " or ") .. " expected, got " .. (given and type(value) or "no value")
 end
 
--- The problem of argument `value` as parameter `decl`, or nil and the value to use.
-local function argument_problem(value, decl)
-  if value == nil and not matches_type(nil, decl.type) then return expected(value, decl) end
+-- The problem of argument `value` as parameter `decl` (`given`: whether the call gave
+-- it), or nil and the value to use.
+local function argument_problem(value, decl, given)
+  if value == nil and not matches_type(nil, decl.type) then return expected(value, decl, given) end
   if decl.fields and (value == nil or type(value) == "table") then return options_problem(value, decl) end
-  if value ~= nil and not matches_type(value, decl.type) then return expected(value, decl) end
+  if value ~= nil and not matches_type(value, decl.type) then return expected(value, decl, true) end
   if value ~= nil and decl.names then
     local problem = name_problem(value, decl.names)
     if problem then return problem end
   end
-  if type(value) == "number" and M.field_problem(value, decl) then return decl.name .. " must be " .. M.what(decl) end
+  local problem = type(value) == "number" and M.field_problem(value, decl)
+  if problem then return decl.name .. " must be " .. problem end
   return nil, value
 end
 
@@ -243,7 +257,7 @@ function M.arguments(name, fname, level, ...)
   local args = table.pack(...)
   for i, param in ipairs(decl.params) do
     if param.name == "..." then break end
-    local problem, value = argument_problem(args[i], param)
+    local problem, value = argument_problem(args[i], param, i <= args.n)
     if problem then M.arg_error(i, fname or name, problem, (level or 2) + 1) end
     args[i] = value
   end

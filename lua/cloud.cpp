@@ -328,6 +328,7 @@ int start_request(lua_State* L) {
 
 // c.request{api=, method=, path=, query=, headers=, body=}: any signed request.
 int l_request(lua_State* L) {
+  check_declared(L, "cloud.request");
   int at = start_request(L);
   return wait_parked(L, at);
 }
@@ -587,7 +588,7 @@ SignInput sign_input(lua_State* L) {
 
 // cloud.sign{...}: the signature and everything around it, nothing sent.
 int l_sign(lua_State* L) {
-  check_type(L, 1, LUA_TTABLE);
+  check_declared(L, "cloud.sign");
   auto out = sign(sign_input(L));
   if (!out.ok()) raise(L, out.error());
   lua_createtable(L, 0, 6);

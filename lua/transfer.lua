@@ -52,7 +52,8 @@ end
 -- The arguments of `fname` (upload_file or download_file), checked against its
 -- declaration (lua/reference.lua): a copy with the defaults filled in.
 local function options(args, fname)
-  return check.arguments(fname, nil, 3, args)
+  local o = check.arguments(fname, nil, 3, args)  -- not a tail call: the level counts this frame
+  return o
 end
 
 -- The progress reporter: report(done) after each part, report(nil) at the end.
