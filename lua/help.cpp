@@ -69,7 +69,7 @@ bool is_client_at(lua_State* L, int index) {
 
 // One function of cloud documented in lua/reference.lua (the documentation data).
 struct Reference {
-  std::string name, usage, summary, text, see;
+  std::string name, usage, summary, text, see, declared;  // declared: its arguments and results
 };
 
 std::string string_field(lua_State* L, int table, const char* key) {
@@ -89,7 +89,7 @@ std::vector<Reference> reference_entries(lua_State* L) {
   for (lua_Integer i = 1; lua_rawgeti(L, table, i) == LUA_TTABLE; ++i) {
     int e = lua_gettop(L);
     entries.push_back({string_field(L, e, "name"), string_field(L, e, "usage"), string_field(L, e, "summary"),
-                       string_field(L, e, "text"), string_field(L, e, "see")});
+                       string_field(L, e, "text"), string_field(L, e, "see"), string_field(L, e, "declared")});
     lua_pop(L, 1);
   }
   lua_settop(L, table - 1);
@@ -124,6 +124,7 @@ const Reference* reference_at(lua_State* L, int index, const std::vector<Referen
 std::string format_reference(const Reference& r) {
   std::string out = r.usage + "\n  " + r.summary + "\n";
   if (!r.text.empty()) out += "\n" + r.text + "\n";
+  if (!r.declared.empty()) out += "\n" + r.declared + "\n";
   if (!r.see.empty()) out += "\nMore in " + r.see + ".\n";
   return out;
 }

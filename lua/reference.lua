@@ -676,4 +676,25 @@ entries.classes = {
     p("discard", "fun(self: cloud.fs.Part)", "removes it") } },
 }
 
+-- help's lines of one declared parameter, field or result, `indent` deep: its name,
+-- its type, its default and its doc; an option table's fields below it.
+local function declared_lines(out, d, indent)
+  local default = d.default ~= nil and (", default " .. (type(d.default) == "string" and ("%q"):format(d.default)
+                                                           or tostring(d.default))) or ""
+  out[#out + 1] = ("%s%s (%s%s): %s"):format(indent, d.name,
+                                                  d.fields and ("table" .. d.type:match("%??$")) or d.type, default, d.doc)
+  for _, f in ipairs(d.fields or {}) do declared_lines(out, f, indent .. "  ") end
+end
+
+-- Each entry's `declared`: what help(name) shows of its declaration after the summary
+-- (an old name's is its new name's, not shown again).
+for _, e in ipairs(entries) do
+  local out = {}
+  if e.params and #e.params > 0 then out[#out + 1] = "Arguments:" end
+  for _, d in ipairs(e.params or {}) do declared_lines(out, d, "  ") end
+  if e.returns then out[#out + 1] = "Returns:" end
+  for _, d in ipairs(e.returns or {}) do declared_lines(out, d, "  ") end
+  if #out > 0 and not e.alias_of then e.declared = table.concat(out, "\n") end
+end
+
 return entries

@@ -159,6 +159,14 @@ test("every documented name reaches a value, and every function of cloud is docu
   end
 end)
 
+test("help on a function shows its declaration: each argument's type, default and doc, its results", function()
+  local text = help_text("wait_until")
+  expect(text).to_contain("\nArguments:\n  fn (fun(attempt: integer): T?, string?): called until it returns a true value")
+  expect(text).to_contain("\n  options (table?): how long and how often\n    timeout (number?, default 600): seconds in all\n")
+  expect(text).to_contain("\nReturns:\n  value (T): what fn returned\n")
+  expect(help_text("cloud.fs.walk")).to_contain("entries (fun(): cloud.fs.Entry?): an iterator of the entries")
+end)
+
 test("an old name kept for one release: help says which name it stands for", function()
   expect(help_text("cloud.emulator.snapshot")).to_equal(
     "cloud.emulator.snapshot(name)\n  Old name of cloud.emulator.checkpoint, kept for one release.\n\nMore in docs/emulator.md.\n")
