@@ -98,6 +98,24 @@ local function tree_fields(compare)
   }
 end
 
+-- The LuaLS type of each kind of setting (core/client/settings' SettingKind).
+local SETTING_TYPES = { name = "string", url = "string", text = "string", integer = "integer", seconds = "number",
+                        boolean = "boolean", field_names = "string[]" }
+
+-- cloud.client{}'s fields: the profile, core's table of settings (cloud._client_settings:
+-- each with its kind, values and doc, checked there), the credentials.
+local function client_fields()
+  local fields = { p("profile", "string?", "the profile to start from") }
+  local cloud = package.loaded.cloud
+  for _, s in ipairs(cloud and cloud._client_settings() or {}) do
+    local t = s.per_api and "table<string, string>" or SETTING_TYPES[s.kind]
+              or '"' .. table.concat(s.choices, '"|"') .. '"'
+    fields[#fields + 1] = p(s.key, t .. "?", s.doc)
+  end
+  fields[#fields + 1] = p("credentials", "cloud.Credentials?", "access_key_id, secret_access_key, session_token")
+  return fields
+end
+
 local REAL_TIME = "waits in real time, not the emulator's virtual time"
 local WAIT_PROGRESS = "boolean|fun(info: cloud.WaitProgress)"
 local BENEATH = p("beneath", "string?", "the folder the path must stay beneath (no link followed out)")
@@ -193,23 +211,7 @@ records every exchange of the client into DIR; replay = DIR answers its calls fr
 that recording, offline (docs/testing.md). A bad value or an unknown field is a
 config error, InvalidSetting, naming it.]],
     see = "docs/lua-api.md",
-    params = { p("options", "table?", "the settings that differ from the configuration's", { fields = {
-      p("profile", "string?", "the profile to start from"), p("region", "string?", "the region"),
-      p("dialect", '"ext"|"aws"?', "the signing dialect"),
-      p("endpoints", "table<string, string>?", "each API's base URL"),
-      p("endpoint_url", "string?", "a cloudlua serve's URL: every API's endpoint asked of it"),
-      p("services", "table<string, string>?", "each API's credential scope service"),
-      p("credentials", "cloud.Credentials?", "access_key_id, secret_access_key, session_token"),
-      p("ca_file", "string?", "the CA bundle for TLS"),
-      p("max_attempts", "integer?", "requests per call, retries included"),
-      p("timeout", "number?", "seconds for a whole request"), p("connect_timeout", "number?", "seconds to connect"),
-      p("payload_signing", "string?", "how bodies are signed"),
-      p("retry_base_delay", "number?", "back-off: the first wait's upper bound"),
-      p("retry_max_delay", "number?", "back-off: the longest wait"),
-      p("invalid_part_delay", "number?", "the wait before repeating an InvalidPart"),
-      p("retry_restores", "boolean?", "resend restores even after they may have arrived"),
-      p("record", "string?", "record every exchange into this folder"),
-      p("replay", "string?", "answer every call from the recording in this folder") } }) },
+    params = { p("options", "table?", "the settings that differ from the configuration's", { fields = client_fields() }) },
     returns = { p("client", "cloud.Client", "a client with the same API as cloud") } },
   { name = "cloud.error", usage = "cloud.error{ kind, code, message, status, fields, ... } -> error",
     summary = "Makes an error object of the shape the client's own errors have; error() raises it.",
