@@ -116,6 +116,19 @@ local function client_fields()
   return fields
 end
 
+-- cloud.emulator.configure{}'s fields: the platform's settings (cloud._emulator_settings,
+-- the list the control plane checks names against), real_time and seed.
+local function emulator_settings()
+  local fields = {}
+  local cloud = package.loaded.cloud
+  for _, s in ipairs(cloud and cloud._emulator_settings() or {}) do
+    fields[#fields + 1] = p(s.name, "number?", s.doc .. (" (default %.14g)"):format(s.default))
+  end
+  fields[#fields + 1] = p("real_time", "boolean?", "the clock follows real time")
+  fields[#fields + 1] = p("seed", "integer?", "the seed of the platform's random choices, 0 or more")
+  return fields
+end
+
 local REAL_TIME = "waits in real time, not the emulator's virtual time"
 local WAIT_PROGRESS = "boolean|fun(info: cloud.WaitProgress)"
 local BENEATH = p("beneath", "string?", "the folder the path must stay beneath (no link followed out)")
@@ -575,11 +588,7 @@ are the old names of checkpoint(name) and checkpoints(), kept for one release.]]
     usage = "cloud.emulator.configure{ firewall_settle, instance_restore, cluster_provision, mesh_upgrade, min_part_size, "
       .. "max_copy_size, real_time, seed }",
     summary = "Changes the emulator's settings; an unknown name is an error listing the known ones.", see = "docs/emulator.md",
-    params = { p("options", "table", "the settings to change", { fields = {
-      p("firewall_settle", "number?", "seconds"), p("instance_restore", "number?", "seconds"),
-      p("cluster_provision", "number?", "seconds"), p("mesh_upgrade", "number?", "seconds"),
-      p("min_part_size", "integer?", "bytes"), p("max_copy_size", "integer?", "bytes"),
-      p("real_time", "boolean?", "the clock follows real time"), p("seed", "integer?", "the random seed") } }) } },
+    params = { p("options", "table", "the settings to change", { fields = emulator_settings() }) } },
   { name = "cloud.emulator.state", usage = "cloud.emulator.state() -> table",
     summary = "Every resource as tables, after settling what is due.", see = "docs/emulator.md",
     returns = { p("state", "table<string, table>", "every resource as tables") } },

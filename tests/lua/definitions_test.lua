@@ -71,6 +71,8 @@ test("cloud's own functions, their option tables as classes", function()
   has_line("---@field max_attempts? integer requests per call, retries included")
   has_line('---@field dialect? "ext"|"aws" the signing dialect')
   has_line("function cloud.emulator.configure(options) end")
+  -- configure's fields: the platform's settings, the list the control plane checks names against
+  expect(text).to_contain("---@field firewall_settle? number seconds a firewall group stays PROCESSING")
   has_line("function cloud.storage.upload_file(options) end")
 end)
 
