@@ -121,11 +121,24 @@ local function options_class(name, usage)
   return class
 end
 
+-- A type as one LuaLS type: a function's several results ("fun(): table?, cloud.Meta?")
+-- in parentheses, so that a @return or @param line does not read them as its own.
+local function grouped(type_text)
+  local depth = 0
+  for i = 1, #type_text do
+    local c = type_text:sub(i, i)
+    if c == "(" or c == "<" or c == "{" then depth = depth + 1
+    elseif c == ")" or c == ">" or c == "}" then depth = depth - 1
+    elseif c == "," and depth == 0 then return "(" .. type_text .. ")" end
+  end
+  return type_text
+end
+
 -- A declared type and name as LuaLS writes them: the name with "?" when the value may
 -- be left out ("offset?", "integer"), the type without it.
 local function optional_name(name, type_text)
   local words, optional = check.type_words(type_text)
-  return name .. (optional and "?" or ""), table.concat(words, "|")
+  return name .. (optional and "?" or ""), grouped(table.concat(words, "|"))
 end
 
 -- A declaration's doc with its default: "seconds in all (default 600)".
@@ -180,7 +193,7 @@ local function declared_function(e, is_table)
   if is_table then
     local params, results = {}, {}
     for i, param in ipairs(e.params or {}) do params[i] = ("%s: %s"):format(param_type(e, param)) end
-    for i, r in ipairs(e.returns or {}) do results[i] = r.type end
+    for i, r in ipairs(e.returns or {}) do results[i] = grouped(r.type) end
     line("---@class " .. e.name)
     line(("---@overload fun(%s)%s"):format(table.concat(params, ", "),
                                          #results > 0 and ": " .. table.concat(results, ", ") or ""))
@@ -191,7 +204,7 @@ local function declared_function(e, is_table)
     local name, type_text = param_type(e, param)
     line(("---@param %s %s %s"):format(name, type_text, doc_of(param)))
   end
-  for _, r in ipairs(e.returns or {}) do line(("---@return %s %s %s"):format(r.type, r.name, flat(r.doc))) end
+  for _, r in ipairs(e.returns or {}) do line(("---@return %s %s %s"):format(grouped(r.type), r.name, flat(r.doc))) end
   line(("function %s(%s) end"):format(e.name, table.concat(names, ", ")))
 end
 

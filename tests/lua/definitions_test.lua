@@ -113,7 +113,7 @@ test("cloud.client{} returns a cloud.Client; cloud.fs.walk is a function returni
   has_line("function cloud.fs.walk(dir, options) end")
   has_line("---@class cloud.fs.Entry")
   has_line('---@field type "file"|"dir"|"link"|"other" what it is')
-  expect(s["cloud.pages"]).to_contain("---@return fun(): table?, cloud.Meta? pages an iterator of each page's result and meta")
+  expect(s["cloud.pages"]).to_contain("---@return (fun(): table?, cloud.Meta?) pages an iterator of each page's result and meta")
   expect(s["cloud.storage.sync"]).to_contain("---@return cloud.storage.SyncSummary summary what was copied, skipped, deleted, failed")
   expect(s["cloud.map"]).to_contain("---@param fn fun(item: T): R called with each item, as a task")
   has_line("---@alias cloud.JSON string|number|boolean|table|nil")
