@@ -3,9 +3,11 @@
 // for Lua and for HTTP alike.
 #include "emulator/control.h"
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
+#include "core/base/suggest.h"
 #include "core/model/validate.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
@@ -18,14 +20,22 @@ using Control = std::function<Outcome<json>(Emulator&, const json&)>;
 
 Error invalid(const std::string& message) { return make_error(ErrorKind::validation, "InvalidArgument", message); }
 
-// An error naming the first member of `t` that is not one of `known`.
+// The model's operation names, for "did you mean".
+std::vector<std::string> operation_names() {
+  std::vector<std::string> names;
+  for (const Operation* op : Model::builtin().operations()) names.push_back(op->name);
+  return names;
+}
+
+// An error naming the first member of `t` that is not one of `known`, with the nearest
+// known name or else the list (core/base/suggest's wording).
 std::optional<Error> unknown_member(const json& t, std::initializer_list<const char*> known) {
-  for (auto it = t.begin(); it != t.end(); ++it) {
-    bool ok = false;
-    std::string list;
-    for (const char* k : known) ok = ok || it.key() == k, list += (list.empty() ? "" : ", ") + std::string(k);
-    if (!ok) return invalid("unknown field '" + it.key() + "'; known: " + list);
-  }
+  std::vector<std::string> names(known.begin(), known.end());
+  std::string list;
+  for (const std::string& k : names) list += (list.empty() ? "" : ", ") + k;
+  for (auto it = t.begin(); it != t.end(); ++it)
+    if (std::find(names.begin(), names.end(), it.key()) == names.end())
+      return invalid(unknown_field(it.key(), names, "known: " + list));
   return std::nullopt;
 }
 
@@ -117,7 +127,7 @@ Outcome<Fault> fault_of(const json& t) {
   f.error_in_200 = t.value("error_in_200", false);
   f.echo = t.value("echo", false);
   const Operation* op = f.operation.empty() ? nullptr : Model::builtin().find(f.operation);
-  if (!f.operation.empty() && !op) return invalid("no operation named '" + f.operation + "'");
+  if (!f.operation.empty() && !op) return invalid(unknown_name("operation", f.operation, operation_names()));
   if (f.times < 1) return invalid("times must be at least 1");
   if (maintenance && op && op->api == "storage")
     return invalid("maintenance is a fault of the JSON APIs; " + f.operation + " is the storage API's");
@@ -247,9 +257,10 @@ Outcome<json> run_control(Emulator& emulator, const std::string& operation, cons
   auto it = controls().find(old == old_names().end() ? operation : old->second);
   if (it == controls().end()) {
     std::string known;
-    for (const auto& [name, fn] : controls()) known += (known.empty() ? "" : ", ") + name;
+    std::vector<std::string> names;
+    for (const auto& [name, fn] : controls()) known += (known.empty() ? "" : ", ") + name, names.push_back(name);
     return make_error(ErrorKind::validation, "UnknownControl",
-                      "no control operation '" + operation + "'; known: " + known);
+                      unknown_name("control operation", operation, names, "known: " + known));
   }
   if (!args.is_object()) return invalid("the arguments must be a JSON object");
   return it->second(emulator, args);

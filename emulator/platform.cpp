@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/base/dates.h"
+#include "core/base/suggest.h"
 #include "core/net/redact.h"
 #include "emulator/service.h"
 
@@ -245,7 +246,9 @@ Outcome<bool> Platform::set_setting(const std::string& name, double value) {
     context_.settings[name] = value;
     return true;
   }
-  return make_error(ErrorKind::validation, "UnknownSetting", "no setting named '" + name + "'; known: " + known);
+  std::vector<std::string> names;
+  for (const PlatformSetting& s : platform_settings()) names.push_back(s.name);
+  return make_error(ErrorKind::validation, "UnknownSetting", unknown_name("setting", name, names, "known: " + known));
 }
 
 void Platform::set_endpoints(std::map<std::string, std::string> endpoints) {

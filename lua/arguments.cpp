@@ -1,5 +1,6 @@
 // lauxlib's argument errors ("bad argument #1 to 'cloud.sign' (table expected, got
-// nil)") with the function named in full. luaL_argerror names a function as its
+// nil)") with the function named in full, and the declared functions' checks handed to
+// the one checker (lua/check.lua). luaL_argerror names a function as its
 // caller wrote it ('sign' for cloud.sign, 's' for a local copy); luaL_traceback
 // names it by the loaded module that holds it, and so do these, so a message names
 // the same function wherever it was called from.
@@ -53,6 +54,21 @@ void type_error(lua_State* L, int arg, const char* expected) {
 
 void check_type(lua_State* L, int arg, int type) {
   if (lua_type(L, arg) != type) type_error(L, arg, lua_typename(L, type));
+}
+
+void check_declared(lua_State* L, const char* name) {
+  int n = lua_gettop(L);
+  luaL_checkstack(L, n + 5, "too many arguments");
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "cloud.check");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "arguments");
+  lua_remove(L, -2);
+  lua_pushstring(L, name);
+  lua_pushnil(L);         // the function named as declared
+  lua_pushinteger(L, 2);  // blames the C function's caller
+  for (int i = 1; i <= n; ++i) lua_pushvalue(L, i);
+  lua_call(L, n + 3, 0);
 }
 
 }  // namespace cloud

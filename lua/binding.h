@@ -40,6 +40,10 @@ Error error_from_table(lua_State* L, int index);
 [[noreturn]] void arg_error(lua_State* L, int arg, const std::string& message);
 [[noreturn]] void type_error(lua_State* L, int arg, const char* expected);
 void check_type(lua_State* L, int arg, int type);  // as luaL_checktype
+// Checks the running C function's arguments against the declaration of `name`
+// (lua/reference.lua) through the one checker, lua/check.lua's check.arguments: every
+// type, bound and option-table field, an unknown one named with the nearest.
+void check_declared(lua_State* L, const char* name);
 
 // Sets cloud.emulator in the table at `module` when an emulator serves the session:
 // the embedded one, or a `cloudlua serve` reached by endpoint_url (over its control

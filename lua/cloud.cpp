@@ -328,6 +328,7 @@ int start_request(lua_State* L) {
 
 // c.request{api=, method=, path=, query=, headers=, body=}: any signed request.
 int l_request(lua_State* L) {
+  check_declared(L, "cloud.request");
   int at = start_request(L);
   return wait_parked(L, at);
 }
@@ -516,6 +517,25 @@ json client_arguments(lua_State* L) {
 }
 
 // cloud.client{profile=, region=, dialect=, endpoints=, credentials=, ...}: a new
+// cloud._client_settings(): the settings cloud.client{} takes, from core's table of
+// settings, as { key, kind ("integer", "choice"...), per_api, choices, doc }: what
+// lua/reference.lua declares cloud.client's fields from.
+int l_client_settings(lua_State* L) {
+  static const char* const kinds[] = {"name", "choice", "url", "text", "integer", "seconds", "boolean", "field_names"};
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (const SettingSpec& s : setting_specs()) {
+    if (s.client_key.empty()) continue;
+    push_json(L, {{"key", s.client_key},
+                  {"kind", kinds[static_cast<int>(s.kind)]},
+                  {"per_api", s.per_api},
+                  {"choices", s.choices},
+                  {"doc", s.doc}});
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
 // client whose left-out fields come from the session's configuration, or with
 // profile= from that profile of the config file; every field is checked by core's
 // table of settings, as the config file's are. A client that replays needs no account:
@@ -587,7 +607,7 @@ SignInput sign_input(lua_State* L) {
 
 // cloud.sign{...}: the signature and everything around it, nothing sent.
 int l_sign(lua_State* L) {
-  check_type(L, 1, LUA_TTABLE);
+  check_declared(L, "cloud.sign");
   auto out = sign(sign_input(L));
   if (!out.ok()) raise(L, out.error());
   lua_createtable(L, 0, 6);
@@ -702,9 +722,13 @@ void open_cloud(lua_State* L, std::shared_ptr<Session> session) {
   store_session(L, std::move(session));
   lua_newtable(L);
   fill_client_table(L, client);
-  const luaL_Reg module_fns[] = {{"client", protect<l_client>},       {"error", protect<l_error>},
-                                 {"printable", protect<l_printable>}, {"redact", protect<l_redact>},
-                                 {"sign", protect<l_sign>},           {nullptr, nullptr}};
+  const luaL_Reg module_fns[] = {{"client", protect<l_client>},
+                                 {"error", protect<l_error>},
+                                 {"printable", protect<l_printable>},
+                                 {"redact", protect<l_redact>},
+                                 {"sign", protect<l_sign>},
+                                 {"_client_settings", protect<l_client_settings>},
+                                 {nullptr, nullptr}};
   luaL_setfuncs(L, module_fns, 0);
   push_null(L);
   lua_setfield(L, -2, "null");

@@ -163,12 +163,12 @@ local function results(decl, spec)
 end
 
 -- help()'s entries (lua/reference.lua's shape) of cloud.commands and each sub-command;
--- `declared` marks them as typed by definitions() below.
+-- `typed_elsewhere` marks them as typed by definitions() below, not from params.
 function M.reference(decl)
   decl = declaration(decl)
   local r = reader(decl)
   local entries = {
-    { name = "cloud.commands", usage = "cloud.commands.NAME{ ARGS..., option = value }", declared = true,
+    { name = "cloud.commands", usage = "cloud.commands.NAME{ ARGS..., option = value }", typed_elsewhere = true,
       summary = "The sub-commands of the command line as functions: " .. table.concat(r.names(), ", ") .. ".",
       text = [[
 cloud.commands.cp{ "s3://logs/2024-*/*.gz", "dir/", dry_run = true }: the same options
@@ -183,7 +183,7 @@ help"cloud.commands.NAME" lists the fields of each.]],
     for _, f in ipairs(form) do text[#text + 1] = ("  %-16s %s"):format(f[1], f[3]) end
     text[#text + 1] = "Returns: " .. mapped(results(decl, spec), function(f) return f[1] end, ", ")
     entries[#entries + 1] = {
-      name = "cloud.commands." .. spec.name, declared = true, summary = spec.summary .. ".", see = "docs/cli.md",
+      name = "cloud.commands." .. spec.name, typed_elsewhere = true, summary = spec.summary .. ".", see = "docs/cli.md",
       usage = ("cloud.commands.%s{ %soption = value, ... } -> result"):format(spec.name,
         mapped(spec.args, function(a) return (a.optional and "[" .. a[1] .. "]" or a[1]) .. ", " end, "")),
       text = table.concat(text, "\n") }

@@ -4,8 +4,9 @@
 -- .Result, a nested table a class of its own named by its path) with each field's
 -- type, allowed values (as literal types), whether it is required and the model's
 -- documentation; each API's functions (cloud.storage.put_object...) and those of any
--- client; cloud.*'s own functions from lua/reference.lua, their option tables as
--- classes (an old name kept for one release marked @deprecated); the globals of
+-- client; cloud.*'s own functions from their declarations in lua/reference.lua (each
+-- parameter's and result's type, option tables and results as classes; an old name
+-- kept for one release marked @deprecated); the globals of
 -- `cloudlua test` files. `cloudlua --lua-definitions` prints it; the build writes it
 -- to share/cloudlua/types/cloud.lua (docs/lua-api.md).
 -- Decisions: the model is read through cloud.operations and cloud.describe (the
@@ -13,6 +14,7 @@
 
 local cloud = package.loaded.cloud
 local reference = require("cloud.reference")
+local check = require("cloud.check")  -- check.type_words: a declared type's alternatives
 
 local out = {}
 local function line(text) out[#out + 1] = text end
@@ -106,45 +108,115 @@ local function api_functions(apis)
   return names
 end
 
--- An option table of a usage ("{ timeout, interval }") as a class of optional fields;
--- a table after " -> " is what the function returns, not an option table.
-local function options_class(name, usage)
-  usage = usage:gsub(" %->.*$", "")
-  local fields = usage:match("%((.-)%)") and usage:match("%(.-{ ([^}]-) }") or usage:match("^[%w_.]+{ ([^}]-) }")
-  if not fields then return nil end
-  local class = name .. ".Options"
-  line("---@class " .. class)
-  for field in fields:gmatch("[%a_][%w_]*") do line(("---@field %s? any"):format(field)) end
-  line("")
-  return class
+-- A type as one LuaLS type: a function's several results ("fun(): table?, cloud.Meta?")
+-- in parentheses, so that a @return or @param line does not read them as its own.
+local function grouped(type_text)
+  local depth = 0
+  for i = 1, #type_text do
+    local c = type_text:sub(i, i)
+    if c == "(" or c == "<" or c == "{" then depth = depth + 1
+    elseif c == ")" or c == ">" or c == "}" then depth = depth - 1
+    elseif c == "," and depth == 0 then return "(" .. type_text .. ")" end
+  end
+  return type_text
 end
 
--- cloud.*'s own functions and values, from the reference.
+-- A declared type and name as LuaLS writes them: the name with "?" when the value may
+-- be left out ("offset?", "integer"), the type without it.
+local function optional_name(name, type_text)
+  local words, optional = check.type_words(type_text)
+  return name .. (optional and "?" or ""), grouped(table.concat(words, "|"))
+end
+
+-- A declaration's doc with its default: "seconds in all (default 600)".
+local function doc_of(decl)
+  return flat(decl.doc) .. (decl.default ~= nil and (" (default " .. literal(decl.default) .. ")") or "")
+end
+
+-- The class of an option table: its fields, each optional unless declared required.
+local function fields_class(class, doc, fields)
+  line("---" .. flat(doc))
+  line("---@class " .. class)
+  for _, f in ipairs(fields) do
+    local name, type_text = optional_name(f.name, f.type)
+    line(("---@field %s %s %s"):format(field_name(name:gsub("%?$", "")) .. (name:find("%?$") and "?" or ""),
+                                       type_text, doc_of(f)))
+  end
+  line("")
+end
+
+-- The classes and aliases the declarations name (the reference's `classes`).
+local function declared_classes()
+  for _, c in ipairs(reference.classes) do
+    if c.alias then
+      line("---" .. flat(c.doc))
+      line(("---@alias %s %s"):format(c.name, c.alias))
+      line("")
+    else
+      fields_class(c.name, c.doc, c.fields)
+    end
+  end
+end
+
+-- The type of a declared parameter: its option class, or its type without "?".
+local function param_type(e, param)
+  local name, type_text = optional_name(param.name, param.type)
+  return name, param.fields and e.name .. ".Options" or type_text
+end
+
+-- A declared function: its option tables' classes, then its doc, @generic, @param and
+-- @return lines and the function, all from its declaration (e.params, e.returns). A
+-- function that is also a table (cloud.pretty, with cloud.pretty.print) is a class
+-- whose call is its @overload.
+local function declared_function(e, is_table)
+  local names = {}
+  for i, param in ipairs(e.params or {}) do
+    if param.fields then fields_class(e.name .. ".Options", param.doc, param.fields) end
+    names[i] = param.name
+  end
+  line("---" .. flat(e.summary))
+  line("---`" .. e.usage .. "`" .. (e.see and " (" .. e.see .. ")" or ""))
+  if e.alias_of then line("---@deprecated") end  -- an old name, kept for one release
+  if is_table then
+    local params, results = {}, {}
+    for i, param in ipairs(e.params or {}) do params[i] = ("%s: %s"):format(param_type(e, param)) end
+    for i, r in ipairs(e.returns or {}) do results[i] = grouped(r.type) end
+    line("---@class " .. e.name)
+    line(("---@overload fun(%s)%s"):format(table.concat(params, ", "),
+                                         #results > 0 and ": " .. table.concat(results, ", ") or ""))
+    return line(("%s = {}"):format(e.name))
+  end
+  if e.generic then line("---@generic " .. e.generic) end
+  for _, param in ipairs(e.params or {}) do
+    local name, type_text = param_type(e, param)
+    line(("---@param %s %s %s"):format(name, type_text, doc_of(param)))
+  end
+  for _, r in ipairs(e.returns or {}) do line(("---@return %s %s %s"):format(grouped(r.type), r.name, flat(r.doc))) end
+  line(("function %s(%s) end"):format(e.name, table.concat(names, ", ")))
+end
+
+-- cloud.*'s own functions and values, from their declarations (lua/reference.lua).
 local function functions(apis)
-  local tables = { cloud = true }
+  local tables, parents = { cloud = true }, {}
   for _, api in ipairs(apis) do tables["cloud." .. api] = true end
+  for _, e in ipairs(reference) do parents[e.name:match("^(.*)%.[^.]+$") or ""] = true end
+  declared_classes()
   for _, e in ipairs(reference) do
     local name = e.name
-    if name:find("^cloud%.") and not e.declared then  -- cloud.commands.*: typed from their declaration
+    if name:find("^cloud%.") and not e.typed_elsewhere then  -- cloud.commands.*: command_docs types them
       local parent = name:match("^(.*)%.[^.]+$")
       if not tables[parent] then
         line(("%s = {}"):format(parent))
         tables[parent] = true
       end
-      local is_function = e.usage:find("^[%w_.]+[%({]")
-      local options = is_function and options_class(name, e.usage)
-      local only = options and e.usage:find("^[%w_.]+{")  -- f{ ... }: the table is the one argument
-      line("---" .. flat(e.summary))
-      line("---`" .. e.usage .. "`" .. (e.see and " (" .. e.see .. ")" or ""))
-      if e.alias_of then line("---@deprecated") end  -- an old name, kept for one release
-      if is_function and not tables[name] then
-        if only then line(("---@param options %s"):format(options))
-        else line(("---@param ... any%s"):format(options and " (the options table: " .. options .. ")" or "")) end
-        line("---@return any ...")
-        line(("function %s(%s) end"):format(name, only and "options" or "..."))
-      elseif not tables[name] then
-        line(("%s = {}"):format(name))
+      if e.value or tables[name] then
+        line("---" .. flat(e.summary))
+        line("---`" .. e.usage .. "`" .. (e.see and " (" .. e.see .. ")" or ""))
+        if not tables[name] then line(("%s = {}"):format(name)) end
         tables[name] = true
+      elseif e.params or e.returns then
+        declared_function(e, parents[name])
+        tables[name] = parents[name]
       end
       line("")
     end
@@ -225,7 +297,7 @@ function before_each(fn) end
 function after_each(fn) end
 
 ---Help on an operation, an API, a function of cloud, or a part of a name.
----@param x? any
+---@param x? string|function|table
 function help(x) end
 ]]
 

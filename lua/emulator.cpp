@@ -196,7 +196,21 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
   lua_pop(L, 1);
 }
 
+// cloud._emulator_settings(): the platform's settings configure{} takes, as { name,
+// default, doc }: what lua/reference.lua declares cloud.emulator.configure's fields from.
+int l_emulator_settings(lua_State* L) {
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (const PlatformSetting& s : platform_settings()) {
+    push_json(L, {{"name", s.name}, {"default", s.default_value}, {"doc", s.doc}});
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
 void open_emulator(lua_State* L, int module) {
+  lua_pushcfunction(L, protect<l_emulator_settings>);
+  lua_setfield(L, module, "_emulator_settings");
   if (!session_of(L).emulated && !session_of(L).served) return;
   const luaL_Reg fns[] = {{"advance", protect<l_advance>},
                           {"checkpoint", protect<l_checkpoint>},

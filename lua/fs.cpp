@@ -241,6 +241,7 @@ bool bool_option(lua_State* L, int arg, const char* name, bool fallback) {
 // cloud.fs.list(dir [, { recursive = false, follow_links = false }]): the entries of
 // dir, in the order of cloud.fs.walk (the bytes of their relative path).
 int l_list(lua_State* L) {
+  check_declared(L, "cloud.fs.list");
   const char* dir = path_arg(L, 1);
   bool recursive = bool_option(L, 2, "recursive", false), follow_links = bool_option(L, 2, "follow_links", false);
   Walker& w = push_walker(L, "cloud.fs.list", dir, recursive, follow_links);
@@ -266,6 +267,7 @@ int walk_next(lua_State* L) {
 // the entries of cloud.fs.list, in the same order, holding one directory's entries per
 // level entered rather than the whole tree:  for e in cloud.fs.walk(dir) do ... end
 int l_walk(lua_State* L) {
+  check_declared(L, "cloud.fs.walk");
   const char* dir = path_arg(L, 1);
   push_walker(L, "cloud.fs.walk", dir, bool_option(L, 2, "recursive", true), bool_option(L, 2, "follow_links", false));
   lua_pushcclosure(L, protect<walk_next>, 1);
@@ -275,6 +277,7 @@ int l_walk(lua_State* L) {
 // cloud.fs.stat(path [, { follow_links = true }]): { path =, size =, mtime =, type = },
 // or nil when nothing is at path.
 int l_stat(lua_State* L) {
+  check_declared(L, "cloud.fs.stat");
   const char* path = path_arg(L, 1);
   bool follow = bool_option(L, 2, "follow_links", true);
   struct stat st {};
@@ -294,6 +297,7 @@ int l_stat(lua_State* L) {
 // folder path is under), no link between the two is followed: one in the way is an io
 // error LinkInDestination.
 int l_mkdir(lua_State* L) {
+  check_declared(L, "cloud.fs.mkdir");
   const char* path = path_arg(L, 1);
   std::string beneath = string_option(L, 2, "beneath");
   if (!beneath.empty()) {
@@ -335,6 +339,7 @@ bool remove_beneath(lua_State* L, const std::string& path, const std::string& be
 // something was removed, false when nothing was there. With beneath (a folder path is
 // under; files and links only), no link between the two is crossed.
 int l_remove(lua_State* L) {
+  check_declared(L, "cloud.fs.remove");
   const char* path = path_arg(L, 1);
   bool recursive = bool_option(L, 2, "recursive", false);
   std::string beneath = string_option(L, 2, "beneath");
@@ -410,6 +415,7 @@ int part_gc(lua_State* L) {
 // part:commit(target [, { durable }]), part:discard(). What download_file writes its
 // ranges into, as get_object{ file = } writes its body.
 int l_part(lua_State* L) {
+  check_declared(L, "cloud.fs.part");
   const char* target = path_arg(L, 1);
   std::string beneath = string_option(L, 2, "beneath");
   auto* part = new (lua_newuserdatauv(L, sizeof(PartFile), 0)) PartFile();
@@ -438,6 +444,7 @@ int l_part(lua_State* L) {
 // a download under way, "stale" for one a killed run left; with remove_stale, a stale
 // one is removed (reached as beneath says) and "removed" is the answer.
 int l_part_state(lua_State* L) {
+  check_declared(L, "cloud.fs.part_state");
   const char* path = path_arg(L, 1);
   bool remove = bool_option(L, 2, "remove_stale", false);
   std::string beneath = string_option(L, 2, "beneath");

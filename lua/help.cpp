@@ -69,7 +69,7 @@ bool is_client_at(lua_State* L, int index) {
 
 // One function of cloud documented in lua/reference.lua (the documentation data).
 struct Reference {
-  std::string name, usage, summary, text, see;
+  std::string name, usage, summary, text, see, declared;  // declared: its arguments and results
 };
 
 std::string string_field(lua_State* L, int table, const char* key) {
@@ -89,7 +89,7 @@ std::vector<Reference> reference_entries(lua_State* L) {
   for (lua_Integer i = 1; lua_rawgeti(L, table, i) == LUA_TTABLE; ++i) {
     int e = lua_gettop(L);
     entries.push_back({string_field(L, e, "name"), string_field(L, e, "usage"), string_field(L, e, "summary"),
-                       string_field(L, e, "text"), string_field(L, e, "see")});
+                       string_field(L, e, "text"), string_field(L, e, "see"), string_field(L, e, "declared")});
     lua_pop(L, 1);
   }
   lua_settop(L, table - 1);
@@ -124,6 +124,7 @@ const Reference* reference_at(lua_State* L, int index, const std::vector<Referen
 std::string format_reference(const Reference& r) {
   std::string out = r.usage + "\n  " + r.summary + "\n";
   if (!r.text.empty()) out += "\n" + r.text + "\n";
+  if (!r.declared.empty()) out += "\n" + r.declared + "\n";
   if (!r.see.empty()) out += "\nMore in " + r.see + ".\n";
   return out;
 }
@@ -151,6 +152,7 @@ std::vector<std::pair<std::string, std::string>> known_names(const Model& model,
       names.push_back({op->snake_name, listed});
     }
   }
+  for (const Waiter* w : model.waiters()) names.push_back({w->name, w->name + " (a waiter)"});
   for (const Reference& r : entries) {
     names.push_back({r.name, r.name});
     names.push_back({r.name.substr(std::strlen(kPrefix)), r.name});  // "wait_until", "emulator.fault"
@@ -165,7 +167,7 @@ std::string lower(std::string s) {
 
 // For a name help does not know: the names that contain it, listed; else an error
 // with the nearest name ("did you mean 'UpdateSnapshot'?").
-std::string unknown_name(lua_State* L, const std::string& typed, const std::vector<Reference>& entries) {
+std::string unknown_help_name(lua_State* L, const std::string& typed, const std::vector<Reference>& entries) {
   auto names = known_names(model_of(L), entries);
   std::vector<std::string> listed, candidates;
   for (const auto& [name, line] : names) {
@@ -178,9 +180,7 @@ std::string unknown_name(lua_State* L, const std::string& typed, const std::vect
     for (const std::string& line : listed) out += "  " + line + "\n";
     return out;
   }
-  auto near = nearest_name(typed, candidates);
-  std::string hint = near ? "did you mean '" + *near + "'?" : "help() lists them";
-  arg_error(L, 1, "no operation, API or function named '" + typed + "'; " + hint);
+  arg_error(L, 1, unknown_name("operation, API or function", typed, candidates, "help() lists them"));
 }
 
 // The help text for the argument at index 1; raises for something help knows nothing of.
@@ -193,7 +193,7 @@ std::string help_text(lua_State* L) {
   if (const Reference* r = reference_at(L, 1, entries)) return format_reference(*r);
   if (const Waiter* w = lua_type(L, 1) == LUA_TSTRING ? model_of(L).waiter(lua_tostring(L, 1)) : nullptr)
     return format_waiter_help(*w, kPrefix);
-  if (lua_type(L, 1) == LUA_TSTRING) return unknown_name(L, lua_tostring(L, 1), entries);
+  if (lua_type(L, 1) == LUA_TSTRING) return unknown_help_name(L, lua_tostring(L, 1), entries);
   arg_error(L, 1,
             std::string("an operation, an API, a function of cloud or a name expected, got ") + luaL_typename(L, 1) +
                 "; help() lists them");
@@ -309,6 +309,35 @@ int l_nearest(lua_State* L) {
   return 1;
 }
 
+// The strings of the list at `index`.
+std::vector<std::string> string_list(lua_State* L, int index) {
+  std::vector<std::string> names;
+  for (lua_Integer i = 1; lua_rawgeti(L, index, i) != LUA_TNIL; ++i, lua_pop(L, 1))
+    if (lua_type(L, -1) == LUA_TSTRING) names.push_back(lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return names;
+}
+
+// cloud._unknown_field(key, names): the one wording of an unknown field (core/base/
+// suggest), "unknown field 'key', did you mean 'near'?"; lua/check.lua's.
+int l_unknown_field(lua_State* L) {
+  check_type(L, 2, LUA_TTABLE);
+  std::string text = unknown_field(luaL_tolstring(L, 1, nullptr), string_list(L, 2));
+  lua_pushlstring(L, text.data(), text.size());
+  return 1;
+}
+
+// cloud._unknown_name(kind, typed, names [, hint]): the one wording of a name that
+// names nothing of its kind (core/base/suggest), "no waiter named 'x'; did you mean
+// 'y'?"; lua/check.lua's.
+int l_unknown_name(lua_State* L) {
+  std::string kind = luaL_checkstring(L, 1), typed = luaL_checkstring(L, 2);
+  check_type(L, 3, LUA_TTABLE);
+  std::string text = unknown_name(kind, typed, string_list(L, 3), luaL_optstring(L, 4, ""));
+  lua_pushlstring(L, text.data(), text.size());
+  return 1;
+}
+
 }  // namespace
 
 void push_global_path(lua_State* L, const std::string& path) {
@@ -343,6 +372,10 @@ void open_help(lua_State* L, int module) {
   lua_setfield(L, module, "describe");
   lua_pushcfunction(L, protect<l_nearest>);
   lua_setfield(L, module, "nearest");
+  lua_pushcfunction(L, protect<l_unknown_field>);
+  lua_setfield(L, module, "_unknown_field");
+  lua_pushcfunction(L, protect<l_unknown_name>);
+  lua_setfield(L, module, "_unknown_name");
 }
 
 }  // namespace cloud

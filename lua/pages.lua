@@ -82,12 +82,10 @@ end
 -- nil for cloud.pages, the default client's.
 local function pages(name, args, client)
   local fname = client and "pages" or "cloud.pages"
+  name, args = check.arguments("cloud.pages", fname, 2, name, args)
   client = client or cloud_module()
-  if type(name) ~= "string" then check.arg_error(1, fname, "string expected, got " .. type(name)) end
   local op = find_operation(client, name)
-  if not op then check.arg_error(1, fname, "no operation named '" .. name .. "'") end
   if not op.paginator then check.arg_error(1, fname, op.name .. " has no paginator; cloud.operations() shows which have one") end
-  if args ~= nil and type(args) ~= "table" then check.arg_error(2, fname, "table expected, got " .. type(args)) end
   local current = shallow_copy(args or {})
   return function()
     if not current then return nil end

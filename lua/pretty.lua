@@ -10,14 +10,6 @@
 
 local M = {}
 
-local defaults = {
-  color = false,   -- ANSI colours
-  width = 80,      -- columns a table may take before it is split into lines
-  indent = "  ",
-  max_depth = 8,   -- nesting shown; deeper tables print as {...}
-  max_items = 100, -- entries shown per table; the rest as "... (N more)"
-  max_string = 400, -- bytes of a string shown; the rest as "... (N bytes)"
-}
 
 local palette = {
   string = "32", number = "33", boolean = "33", null = "35", ["nil"] = "35",
@@ -30,15 +22,10 @@ for w in ([[and break do else elseif end false for function goto if in local nil
   reserved[w] = true
 end
 
--- The options given, with the defaults behind them.
+-- The options given, checked against cloud.pretty's declaration (lua/reference.lua:
+-- color, width, indent, max_depth, max_items, max_string), with its defaults behind them.
 local function settings(opts)
-  local s = {}
-  for k, v in pairs(defaults) do s[k] = v end
-  for k, v in pairs(opts or {}) do
-    if defaults[k] == nil then error(("cloud.pretty: unknown option '%s'"):format(tostring(k)), 3) end
-    s[k] = v
-  end
-  return s
+  return select(2, require("cloud.check").arguments("cloud.pretty", nil, 3, nil, opts))
 end
 
 -- `text` coloured as `kind` when colours are on.

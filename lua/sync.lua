@@ -51,8 +51,6 @@
 --   download_file), each without a flush of its own (durable = false); the file system
 --   is made durable once at the end of the batch (cloud.fs.sync).
 
-local MiB = 1024 * 1024
-
 local argcheck = require("cloud.check")
 local parts_of = require("cloud.transfer_parts")
 local copy = require("cloud.copy")
@@ -93,51 +91,19 @@ local function compile_filters(fname, args)
   return copy.filters(list)
 end
 
-local KNOWN = { "from", "to", "delete", "dry_run", "include", "exclude", "filters", "compare", "concurrency",
-                "part_size", "progress", "shard", "collect", "follow_links", "on_action", "copy_limit",
-                "delete_all", "max_delete", "content_type", "cache_control", "metadata" }
-local COMPARE = { ["size-mtime"] = true, size = true, checksum = true }
-
--- The arguments, checked and completed with `defaults` (compare, operation; folders:
+-- The arguments, checked against the declaration of `fname` (lua/reference.lua: every
+-- field's type, bound and default) and completed with `defaults` (operation; folders:
 -- whether two local folders may be compared, as check's may).
 local function options(args, fname, defaults)
-  argcheck.options(args, KNOWN, 1, fname, 3)
-  local o = { concurrency = 16, part_size = 8 * MiB, compare = defaults.compare }
-  for key, value in pairs(args) do o[key] = value end
+  local o = argcheck.arguments(fname, nil, 3, args)
   o.operation = defaults.operation  -- "Sync" or "Check": the operation its errors name
   o.from, o.to = locations.side(fname, "from", args.from), locations.side(fname, "to", args.to)
   if o.from.dir and o.to.dir and not defaults.folders then
     arg_error(fname, "'from' and 'to' cannot both be local directories")
   end
   o.copy_limit = o.copy_limit or copy.copy_limit()
-  for _, field in ipairs{ "part_size", "concurrency", "copy_limit" } do
-    if math.type(o[field]) ~= "integer" or o[field] < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
-  end
-  if not COMPARE[o.compare] then arg_error(fname, "field 'compare' must be \"size-mtime\", \"size\" or \"checksum\"") end
-  local s = o.shard
-  if s ~= nil and not (type(s) == "table" and math.type(s.count) == "integer" and s.count >= 1
-                       and math.type(s.index) == "integer" and s.index >= 0 and s.index < s.count) then
+  if o.shard and o.shard.index >= o.shard.count then  -- the one rule between two fields
     arg_error(fname, "field 'shard' must be { index = 0 .. count - 1, count = n >= 1 }")
-  end
-  local p = o.progress
-  if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then
-    arg_error(fname, "field 'progress' must be a boolean or a function")
-  end
-  if o.on_action ~= nil and type(o.on_action) ~= "function" then arg_error(fname, "field 'on_action' must be a function") end
-  if o.max_delete ~= nil and (math.type(o.max_delete) ~= "integer" or o.max_delete < 0) then
-    arg_error(fname, "field 'max_delete' must be an integer >= 0")
-  end
-  for _, field in ipairs{ "delete", "delete_all", "dry_run", "collect", "follow_links" } do
-    if o[field] ~= nil and type(o[field]) ~= "boolean" then arg_error(fname, "field '" .. field .. "' must be a boolean") end
-  end
-  for _, field in ipairs{ "content_type", "cache_control" } do
-    if o[field] ~= nil and type(o[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
-  end
-  if o.metadata ~= nil then
-    if type(o.metadata) ~= "table" then arg_error(fname, "field 'metadata' must be a table of strings") end
-    for k, v in pairs(o.metadata) do
-      if type(k) ~= "string" or type(v) ~= "string" then arg_error(fname, "field 'metadata' must be a table of strings") end
-    end
   end
   -- the fields every upload or copy sets (parts_of.HEADERS' names); nil when none
   local given = { ContentType = o.content_type, CacheControl = o.cache_control, Metadata = o.metadata }

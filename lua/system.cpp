@@ -73,8 +73,7 @@ bool real_time_option(lua_State* L, int arg) {
     lua_pop(L, 1);
     std::string key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
     if (key == "real_time") continue;
-    auto near = nearest_name(key, {"real_time"});
-    arg_error(L, arg, "unknown field '" + key + "'" + (near ? ", did you mean '" + *near + "'?" : ""));
+    arg_error(L, arg, unknown_field(key, {"real_time"}));
   }
   lua_getfield(L, arg, "real_time");
   bool real = lua_toboolean(L, -1);

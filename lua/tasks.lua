@@ -25,7 +25,8 @@
 
 local loop = package.loaded.cloud._loop
 local PARKED, task_of = loop.PARKED, loop.tasks  -- task_of: a task's coroutine -> the task
-local arg_error = require("cloud.check").arg_error  -- lauxlib's wording
+local check = require("cloud.check")
+local arg_error = check.arg_error  -- lauxlib's wording
 
 local Task = { __name = "cloud.task" }
 Task.__index = Task
@@ -190,9 +191,7 @@ end
 ---------------------------------------------------------------- tasks
 
 local function spawn(fn, ...)
-  if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    arg_error(1, "cloud.spawn", "function expected, got " .. type(fn))
-  end
+  check.arguments("cloud.spawn", nil, 2, fn)
   local task = setmetatable({ co = coroutine.create(fn) }, Task)
   task_of[task.co] = task
   live[task] = true
@@ -213,23 +212,11 @@ function Task:__tostring()
   return ("cloud.task (%s)"):format(live[self] and "running" or self.failed and "failed" or "done")
 end
 
--- The options of cloud.map, checked: concurrency (default 8) and collect.
-local function map_options(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then arg_error(3, "cloud.map", "table expected, got " .. type(opts), 3) end
-  local concurrency = opts.concurrency or 8
-  if math.type(concurrency) ~= "integer" or concurrency < 1 then
-    arg_error(3, "cloud.map", "concurrency must be an integer >= 1", 3)
-  end
-  return concurrency, opts.collect and true or false
-end
-
+-- cloud.map(list, fn [, options]): its arguments checked against its declaration
+-- (lua/reference.lua), which gives the defaults (concurrency 8).
 local function map(list, fn, opts)
-  if type(list) ~= "table" then arg_error(1, "cloud.map", "table expected, got " .. type(list)) end
-  if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    arg_error(2, "cloud.map", "function expected, got " .. type(fn))
-  end
-  local concurrency, collect = map_options(opts)
+  list, fn, opts = check.arguments("cloud.map", nil, 2, list, fn, opts)
+  local concurrency, collect = opts.concurrency, opts.collect
   local results, n, next_item = {}, #list, 1
   local function worker()  -- takes the next item until none is left
     while next_item <= n do

@@ -39,8 +39,6 @@
 -- them all (abort_open). An upload with keep = true is left for a resume, as on any
 -- failure.
 
-local MiB = 1024 * 1024
-
 local check = require("cloud.check")
 local parts_of = require("cloud.transfer_parts")
 local cloud_module, limits, etag_hex = check.cloud, parts_of.limits, parts_of.etag_hex
@@ -51,37 +49,10 @@ local function refuse(operation, field, problem)
     message = field .. ": " .. problem .. "; nothing was sent", fields = { { path = field, problem = problem } } }, 0)
 end
 
--- Raises lauxlib's "bad argument" error for argument 1 of `fname`, blaming its caller
--- (called from options).
-local function arg_error(fname, message)
-  check.arg_error(1, fname, message, 4)
-end
-
-local KNOWN = { "Bucket", "Object", "file", "part_size", "concurrency", "progress", "keep", "upload_id", "parts", "durable",
-                "beneath", "Metadata" }
-for _, field in ipairs(parts_of.HEADERS) do KNOWN[#KNOWN + 1] = field end
-
--- The arguments, checked and completed with their defaults.
+-- The arguments of `fname` (upload_file or download_file), checked against its
+-- declaration (lua/reference.lua): a copy with the defaults filled in.
 local function options(args, fname)
-  check.type(args, "table", 1, fname, 3)
-  for _, field in ipairs{ "Bucket", "Object", "file" } do
-    if type(args[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
-  end
-  check.fields(args, KNOWN, 1, fname, 3)
-  local o = { part_size = 8 * MiB, concurrency = 8 }
-  for key, value in pairs(args) do o[key] = value end
-  for _, field in ipairs{ "part_size", "concurrency" } do
-    local v = o[field]
-    if math.type(v) ~= "integer" or v < 1 then arg_error(fname, "field '" .. field .. "' must be an integer >= 1") end
-  end
-  for _, field in ipairs{ "beneath", table.unpack(parts_of.HEADERS) } do
-    if args[field] ~= nil and type(args[field]) ~= "string" then arg_error(fname, "field '" .. field .. "' must be a string") end
-  end
-  if args.Metadata ~= nil and type(args.Metadata) ~= "table" then arg_error(fname, "field 'Metadata' must be a table") end
-  local p = args.progress
-  if p ~= nil and type(p) ~= "boolean" and type(p) ~= "function" then
-    arg_error(fname, "field 'progress' must be a boolean or a function")
-  end
+  local o = check.arguments(fname, nil, 3, args)  -- not a tail call: the level counts this frame
   return o
 end
 

@@ -33,17 +33,6 @@
 
 local check = require("cloud.check")
 local cloud_module = check.cloud
-local arg_error = check.arg_error  -- (n, fname, message, level): lauxlib's wording
-
--- The options table, checked; `fname` names the function in messages.
-local function options_table(opts, n, fname)
-  if opts == nil then return {} end
-  if type(opts) ~= "table" then arg_error(n, fname, "table expected, got " .. type(opts), 3) end
-  if opts.progress ~= nil and type(opts.progress) ~= "boolean" and type(opts.progress) ~= "function" then
-    arg_error(n, fname, "progress must be a boolean or a function", 3)
-  end
-  return opts
-end
 
 -- How a pause between tries passes on the loop's clock (cloud._sleep's pace): waited
 -- for with real_time; else a waiter's, which C++ decides (skipped at once, the
@@ -104,16 +93,12 @@ local function run(try, o)
   end
 end
 
+-- cloud.wait_until(fn [, options]): its arguments checked against its declaration
+-- (lua/reference.lua), which gives the defaults.
 local function wait_until(fn, opts)
-  if type(fn) ~= "function" and not (getmetatable(fn) or {}).__call then
-    arg_error(1, "cloud.wait_until", "function expected, got " .. type(fn))
-  end
-  opts = options_table(opts, 2, "cloud.wait_until")
-  local timeout, interval = opts.timeout or 600, opts.interval or 5
-  if type(timeout) ~= "number" or timeout < 0 then arg_error(2, "cloud.wait_until", "timeout must be a number of seconds >= 0") end
-  if type(interval) ~= "number" or interval <= 0 then arg_error(2, "cloud.wait_until", "interval must be a number of seconds > 0") end
-  local o = { timeout = timeout, interval = interval, what = opts.what and tostring(opts.what) or "condition",
-              real_time = opts.real_time and true or false, progress = opts.progress }
+  fn, opts = check.arguments("cloud.wait_until", nil, 2, fn, opts)
+  local o = { timeout = opts.timeout, interval = opts.interval, what = opts.what,
+              real_time = opts.real_time, progress = opts.progress }
   return run(function(try)
     local results = table.pack(fn(try))
     if results[1] then return true, table.unpack(results, 1, results.n) end
@@ -226,18 +211,11 @@ end
 -- `client`: a cloud.client{} table, whose calls the waiter makes (its own
 -- `wait_for`); nil for cloud.wait_for, the default client's.
 local function wait_for(name, args, opts, client)
-  local fname = client and "wait_for" or "cloud.wait_for"
+  name, args, opts = check.arguments("cloud.wait_for", client and "wait_for", 2, name, args, opts)
   client = client or cloud_module()
-  if type(name) ~= "string" then arg_error(1, fname, "string expected, got " .. type(name)) end
   local waiter = find_waiter(client, name)
-  if not waiter then arg_error(1, fname, "no waiter named '" .. name .. "'; cloud.waiters() lists them") end
-  if args ~= nil and type(args) ~= "table" then arg_error(2, fname, "table expected, got " .. type(args)) end
-  opts = options_table(opts, 3, fname)
-  local delay, attempts = opts.delay or waiter.delay, opts.max_attempts or waiter.max_attempts
-  if type(delay) ~= "number" or delay <= 0 then arg_error(3, fname, "delay must be a number of seconds > 0") end
-  if math.type(attempts) ~= "integer" or attempts < 1 then arg_error(3, fname, "max_attempts must be an integer >= 1") end
-  local o = { interval = delay, max_attempts = attempts, what = name, operation = waiter.operation,
-              real_time = opts.real_time and true or false, progress = opts.progress }
+  local o = { interval = opts.delay or waiter.delay, max_attempts = opts.max_attempts or waiter.max_attempts, what = name,
+              operation = waiter.operation, real_time = opts.real_time, progress = opts.progress }
   return run(function() return try_waiter(client, waiter, args or {}) end, o)
 end
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/base/suggest.h"
 #include "core/net/redact.h"
 
 namespace cloud {
@@ -149,7 +150,7 @@ bool decode_event(const std::string& line, TestEvent& e, std::string& why) {
       if (text.empty() || *end != '\0' || !std::isfinite(e.time) || e.time < 0 || e.time > 1e9)
         return why = "a time that is not a number of seconds", false;
     } else {
-      return why = "an unknown field " + printable(key.substr(0, 40)), false;
+      return why = unknown_field(printable(key.substr(0, 40)), {}), false;
     }
     at = next;
   }

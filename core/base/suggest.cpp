@@ -1,4 +1,5 @@
-// The edit distance and the nearest-name rule behind every "did you mean" (suggest.h).
+// The edit distance and the nearest-name rule behind every "did you mean", and the one
+// wording of an unknown field (suggest.h).
 #include "core/base/suggest.h"
 
 #include <algorithm>
@@ -38,6 +39,20 @@ std::optional<std::string> nearest_name(const std::string& typed, const std::vec
     if (d < best_distance && 2 * d < typed.size()) best = c, best_distance = d;
   }
   return best;
+}
+
+std::string unknown_field(const std::string& key, const std::vector<std::string>& known, const std::string& otherwise,
+                          Named named) {
+  std::string text = named == Named::by_path ? "unknown field" : "unknown field '" + key + "'";
+  if (auto near = nearest_name(key, known)) return text + ", did you mean '" + *near + "'?";
+  return otherwise.empty() ? text : text + " (" + otherwise + ")";
+}
+
+std::string unknown_name(const std::string& kind, const std::string& typed, const std::vector<std::string>& known,
+                         const std::string& otherwise) {
+  std::string text = "no " + kind + " named '" + typed + "'";
+  if (auto near = nearest_name(typed, known)) return text + "; did you mean '" + *near + "'?";
+  return otherwise.empty() ? text : text + "; " + otherwise;
 }
 
 }  // namespace cloud

@@ -50,8 +50,7 @@ std::optional<Error> check_arguments(const json& args) {
   if (!args.is_object()) return bad_argument("table expected");
   for (const auto& [name, value] : args.items()) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    auto near = nearest_name(name, known);
-    return bad_argument("unknown field '" + name + "'" + (near ? ", did you mean '" + *near + "'?" : ""));
+    return bad_argument(unknown_field(name, known));
   }
   if (args.contains("fields") && !(args["fields"].is_object() || (args["fields"].is_array() && args["fields"].empty())))
     return bad_argument("field 'fields' must be a table of form fields (name = \"value\")");

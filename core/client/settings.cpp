@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/base/suggest.h"
 #include "core/net/redact.h"
 
 namespace cloud {
@@ -256,13 +257,20 @@ std::vector<SettingSpec> make_specs() {
 
 const char* const kCredentialFields[] = {"access_key_id", "secret_access_key", "session_token"};
 
-// The fields cloud.client{} takes, for messages.
-std::string client_fields() {
+// The fields cloud.client{} takes.
+std::vector<std::string> client_field_names() {
   std::vector<std::string> names{"profile"};
   for (const SettingSpec& s : setting_specs())
     if (!s.client_key.empty()) names.push_back(s.client_key);
   names.push_back("credentials");
-  return joined(names, ", ");
+  return names;
+}
+
+// The fields of cloud.client{}'s credentials, by their full name ("credentials.access_key_id").
+std::vector<std::string> credential_names() {
+  std::vector<std::string> names;
+  for (const char* field : kCredentialFields) names.push_back(std::string("credentials.") + field);
+  return names;
 }
 
 // `endpoints = { storage = url, ... }`: each API's value through the table.
@@ -289,8 +297,9 @@ Outcome<bool> apply_credentials(const json& value, Credentials& creds) {
   for (const auto& [key, v] : value.items()) {
     auto field = std::find(std::begin(kCredentialFields), std::end(kCredentialFields), key);
     if (field == std::end(kCredentialFields))
-      return setting_error("cloud.client", "unknown field 'credentials." + key +
-                                               "' (credentials: access_key_id, secret_access_key, session_token)");
+      return setting_error("cloud.client",
+                           unknown_field("credentials." + key, credential_names(),
+                                         "credentials: access_key_id, secret_access_key, session_token"));
     if (!v.is_string())
       return setting_error("cloud.client", "credentials." + key + " must be a string (got " + quoted(v) + ")");
     *slots[field - std::begin(kCredentialFields)] = v.get<std::string>();
@@ -309,7 +318,9 @@ Outcome<bool> apply_client_field(const std::string& field, const json& value, Cl
   if (field == "profile") return true;  // chosen first, by client_config (core/client/config)
   if (field == "credentials") return apply_credentials(value, c.credentials);
   const SettingSpec* s = client_setting(field);
-  if (!s) return setting_error("cloud.client", "unknown field '" + field + "' (fields: " + client_fields() + ")");
+  if (!s)
+    return setting_error("cloud.client",
+                         unknown_field(field, client_field_names(), "fields: " + joined(client_field_names(), ", ")));
   return s->per_api ? apply_per_api(*s, value, c) : apply_named(*s, "", field, value, "cloud.client", c);
 }
 

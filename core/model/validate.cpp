@@ -51,19 +51,19 @@ std::string join_allowed(const std::vector<json>& allowed) {
   return out;
 }
 
-// "unknown field (did you mean 'name'?)" for 'nmae', or the list of known fields; a
+// The problem of an unknown field, named by its path (core/base/suggest's wording):
+// "unknown field, did you mean 'name'?" for 'nmae', or the list of known fields; a
 // name another API gives a member (the model's otherNames) is told the member's name:
 // "unknown field (the object's key is 'Object' here, S3's Key)".
 std::string unknown_field_problem(const Shape& shape, const std::string& key) {
   for (const Member& m : shape.members)
     if (auto other = m.shape->other_names.find(key); other != m.shape->other_names.end())
-      return "unknown field (" + other->second.what + " is '" + m.name + "' here, " + other->second.elsewhere + ")";
+      return unknown_field(key, {}, other->second.what + " is '" + m.name + "' here, " + other->second.elsewhere,
+                           Named::by_path);
   std::vector<std::string> names;
-  for (const Member& m : shape.members) names.push_back(m.name);
-  if (auto best = nearest_name(key, names)) return "unknown field (did you mean '" + *best + "'?)";
   std::string known;
-  for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
-  return "unknown field (known: " + known + ")";
+  for (const Member& m : shape.members) names.push_back(m.name), known += (known.empty() ? "" : ", ") + m.name;
+  return unknown_field(key, names, "known: " + known, Named::by_path);
 }
 
 // "1 character", "40 characters".

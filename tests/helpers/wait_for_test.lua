@@ -139,13 +139,24 @@ test("an API error no acceptor names is raised as it is", function()
 end)
 
 test("bad arguments are named", function()
-  expect(cloud.wait_for, "ClusterRuning", {}).to_fail(
-    "bad argument #1 to 'cloud.wait_for' (no waiter named 'ClusterRuning'; cloud.waiters() lists them)")
+  expect(cloud.wait_for, "NoSuchWaiter", {}).to_fail(
+    "bad argument #1 to 'cloud.wait_for' (no waiter named 'NoSuchWaiter'; cloud.waiters() lists them)")
   expect(cloud.wait_for, 1).to_fail("bad argument #1 to 'cloud.wait_for' (string expected, got number)")
   expect(cloud.wait_for, "ClusterRunning", "c1").to_fail("bad argument #2 to 'cloud.wait_for' (table expected, got string)")
-  expect(cloud.wait_for, "ClusterRunning", {}, { delay = 0 }).to_fail("delay must be a number of seconds > 0")
-  expect(cloud.wait_for, "ClusterRunning", {}, { max_attempts = 1.5 }).to_fail("max_attempts must be an integer >= 1")
-  expect(cloud.wait_for, "ClusterRunning", {}, { progress = "yes" }).to_fail("progress must be a boolean or a function")
+  expect(cloud.wait_for, "ClusterRunning", {}, { delay = 0 })
+    .to_fail("bad argument #3 to 'cloud.wait_for' (field 'delay' must be a number of seconds > 0, got 0)")
+  expect(cloud.wait_for, "ClusterRunning", {}, { max_attempts = 1.5 }).to_fail("field 'max_attempts' must be an integer >= 1")
+  expect(cloud.wait_for, "ClusterRunning", {}, { progress = "yes" }).to_fail("field 'progress' must be a boolean or a function")
+end)
+
+test("a mistyped waiter name gets the nearest one", function()
+  expect(cloud.wait_for, "ClusterRuning", {}).to_fail(
+    "bad argument #1 to 'cloud.wait_for' (no waiter named 'ClusterRuning'; did you mean 'ClusterRunning'?)")
+end)
+
+test("an unknown option is refused in the one wording, naming the nearest", function()
+  expect(cloud.wait_for, "ClusterRunning", { ClusterName = "c1" }, { dealy = 1 })
+    .to_fail("bad argument #3 to 'cloud.wait_for' (unknown field 'dealy', did you mean 'delay'?)")
 end)
 
 test("help(\"ClusterRunning\") describes the waiter from the model", function()

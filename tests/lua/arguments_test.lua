@@ -19,7 +19,7 @@ local cases = {
     function() local s = cloud.sign; s{} end },
   { "cloud.sign's fields", "bad argument #1 to 'cloud.sign' (field 'service' must be a string, got table)",
     function() cloud.sign{ url = "http://127.0.0.1/", service = {} } end },
-  { "cloud.sign's dialect", "bad argument #1 to 'cloud.sign' (field 'dialect' must be ext or aws, got 'v4')",
+  { "cloud.sign's dialect", "bad argument #1 to 'cloud.sign' (field 'dialect' must be \"ext\" or \"aws\", got 'v4')",
     function() cloud.sign{ url = "http://127.0.0.1/", service = "s3", dialect = "v4" } end },
   { "cloud.request", "bad argument #1 to 'cloud.request' (table expected, got number)", function() cloud.request(5) end },
   { "cloud.request's headers", "bad argument #1 to 'cloud.request' (field 'headers' must be a table, got string)",
@@ -45,6 +45,15 @@ local cases = {
     function() cloud.emulator.advance(-1) end },
   { "cloud.emulator.fault", "bad argument #1 to 'cloud.emulator.fault' (times must be at least 1)",
     function() cloud.emulator.fault{ times = 0 } end },
+  -- the C++ functions' option tables, checked by their declarations (lua/reference.lua)
+  { "cloud.fs.list's options", "bad argument #2 to 'cloud.fs.list' (unknown field 'recurse', did you mean 'recursive'?)",
+    function() cloud.fs.list(".", { recurse = true }) end },
+  { "cloud.fs.walk's options", "bad argument #2 to 'cloud.fs.walk' (unknown field 'recursiv', did you mean 'recursive'?)",
+    function() cloud.fs.walk(".", { recursiv = false }) end },
+  { "cloud.sign's options", "bad argument #1 to 'cloud.sign' (unknown field 'regin', did you mean 'region'?)",
+    function() cloud.sign{ url = "http://x/", service = "s", regin = "r" } end },
+  { "cloud.request's options", "bad argument #1 to 'cloud.request' (unknown field 'methd', did you mean 'method'?)",
+    function() cloud.request{ api = "storage", methd = "GET" } end },
 }
 
 for _, c in ipairs(cases) do

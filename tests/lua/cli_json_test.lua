@@ -44,7 +44,7 @@ test("an error is one JSON document on stderr, with the exit status of text outp
   err, code = select(2, t.cloudlua("--output json -e " ..
     t.quote([[return cloud.cluster.update_snapshot{ SnapshotName = "snap-1", snapshot = { nmae = "x" } }]])))
   expect(code).to_equal(1)
-  expect(err).to_contain('"fields":[{"path":"snapshot.nmae","problem":"unknown field (did you mean \'name\'?)"}]')
+  expect(err).to_contain('"fields":[{"path":"snapshot.nmae","problem":"unknown field, did you mean \'name\'?"}]')
   expect(err).to_contain('"kind":"validation"')
 end)
 

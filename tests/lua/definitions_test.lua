@@ -62,23 +62,72 @@ end)
 
 test("cloud's own functions, their option tables as classes", function()
   has_line("---@class cloud.wait_until.Options")
-  has_line("---@field real_time? any")
-  has_line("function cloud.wait_until(...) end")
-  has_line("---@param options cloud.client.Options")
+  has_line("---@field real_time? boolean waits in real time, not the emulator's virtual time (default false)")
+  has_line("---@field timeout? number seconds in all (default 600)")
+  has_line("function cloud.wait_until(fn, options) end")
+  has_line("---@param options? cloud.client.Options the settings that differ from the configuration's")
   has_line("function cloud.client(options) end")
+  -- cloud.client{}'s fields: core's table of settings, each kind a type
+  has_line("---@field max_attempts? integer requests per call, retries included")
+  has_line('---@field dialect? "ext"|"aws" the signing dialect')
   has_line("function cloud.emulator.configure(options) end")
+  -- configure's fields: the platform's settings, the list the control plane checks names against
+  expect(text).to_contain("---@field firewall_settle? number seconds a firewall group stays PROCESSING")
   has_line("function cloud.storage.upload_file(options) end")
 end)
 
+-- The ---@param and ---@return lines of each function of cloud (outside cloud.commands,
+-- the sub-commands), by its name.
+local function signatures()
+  local out, pending = {}, {}
+  for l in text:gmatch("[^\n]+") do
+    if l:find("^%-%-%-@param ") or l:find("^%-%-%-@return ") then pending[#pending + 1] = l
+    elseif l:find("^function cloud%.") then
+      local name = l:match("^function ([%w_.]+)%(")
+      if not name:find("^cloud%.commands") then out[name] = pending end
+      pending = {}
+    elseif not l:find("^%-%-%-") then pending = {} end
+  end
+  return out
+end
+
+test("no function of cloud takes or returns any: every type is declared", function()
+  local found = 0
+  for name, lines in pairs(signatures()) do
+    found = found + 1
+    for _, l in ipairs(lines) do
+      expect(l:match("^%-%-%-@%a+ [%w_.?]+ (%S+)") == "any" and name .. ": " .. l or name).to_equal(name)
+      expect(l:match("^%-%-%-@return (%S+)") == "any" and name .. ": " .. l or name).to_equal(name)
+    end
+  end
+  expect(found > 60).to_be_truthy()
+  for class, fields in text:gmatch("\n%-%-%-@class (cloud%.[%w_.]+%.Options)\n(.-)\n\n") do
+    if not class:find("^cloud%.commands") then expect(fields:find(" any ", 1, true) and class or "").to_equal("") end
+  end
+end)
+
+test("cloud.client{} returns a cloud.Client; cloud.fs.walk is a function returning an iterator of typed entries", function()
+  local s = signatures()
+  expect(s["cloud.client"]).to_contain("---@return cloud.Client client a client with the same API as cloud")
+  expect(s["cloud.fs.walk"]).to_contain("---@return fun(): cloud.fs.Entry? entries an iterator of the entries, in list's order")
+  has_line("function cloud.fs.walk(dir, options) end")
+  has_line("---@class cloud.fs.Entry")
+  has_line('---@field type "file"|"dir"|"link"|"other" what it is')
+  expect(s["cloud.pages"]).to_contain("---@return (fun(): table?, cloud.Meta?) pages an iterator of each page's result and meta")
+  expect(s["cloud.storage.sync"]).to_contain("---@return cloud.storage.SyncSummary summary what was copied, skipped, deleted, failed")
+  expect(s["cloud.map"]).to_contain("---@param fn fun(item: T): R called with each item, as a task")
+  has_line("---@alias cloud.JSON string|number|boolean|table|nil")
+end)
+
 test("a table a function returns is no option table", function()
-  has_line("function cloud.emulator.checkpoints(...) end")
+  has_line("function cloud.emulator.checkpoints() end")
   for _, name in ipairs{ "checkpoints", "requests", "endpoints" } do
     expect(text:find("cloud.emulator." .. name .. ".Options", 1, true)).to_be_nil()
   end
 end)
 
 test("an old name kept for one release is marked deprecated, naming the new one", function()
-  has_line("function cloud.emulator.checkpoint(...) end")
+  has_line("function cloud.emulator.checkpoint(name) end")
   has_line("---Old name of cloud.emulator.checkpoint, kept for one release.\n"
            .. "---`cloud.emulator.snapshot(name)` (docs/emulator.md)\n---@deprecated")
   local deprecated = {}

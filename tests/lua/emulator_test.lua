@@ -66,6 +66,13 @@ test("fault names an unknown operation", function()
   expect(emu.fault, { operation = "NoSuchThing" }).to_fail("no operation named 'NoSuchThing'")
 end)
 
+test("the control plane names the nearest field, operation and setting of a typo", function()
+  expect(emu.fault, { opreation = "PutObject" }).to_fail("unknown field 'opreation', did you mean 'operation'?")
+  expect(emu.fault, { operation = "PutObjet" }).to_fail("no operation named 'PutObjet'; did you mean 'PutObject'?")
+  expect(emu.seed, { snapshot = {} }).to_fail("unknown field 'snapshot', did you mean 'snapshots'?")
+  expect(emu.configure, { firewall_setle = 1 }).to_fail("no setting named 'firewall_setle'; did you mean 'firewall_settle'?")
+end)
+
 test("advance refuses a negative time", function()
   expect(emu.advance, -1).to_fail("must not be negative")
 end)

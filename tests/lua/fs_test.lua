@@ -144,7 +144,8 @@ test("failures are io errors naming the path and the system's reason; bad argume
     expect(e.message).to_contain(dir .. "/closed")
   end
   expect(function() fs.list() end).to_fail("bad argument #1 to 'cloud.fs.list' (string expected, got no value)")
-  expect(function() fs.list(dir, { recursive = 1 }) end).to_fail("bad argument #2 to 'cloud.fs.list' (field 'recursive' must be a boolean)")
+  expect(function() fs.list(dir, { recursive = 1 }) end)
+    .to_fail("bad argument #2 to 'cloud.fs.list' (field 'recursive' must be a boolean, got number)")
   expect(function() fs.set_mtime(dir .. "/file", -1) end).to_fail("bad argument #2 to 'cloud.fs.set_mtime'")
 end)
 

@@ -84,6 +84,12 @@ test("a mistyped name is refused with the nearest name", function()
   end
 end)
 
+test("a mistyped waiter name gets the nearest one, as help knows waiters", function()
+  local ok, err = help_text("ClusterRuning")
+  expect(ok).to_equal(false)
+  expect(err).to_contain("(no operation, API or function named 'ClusterRuning'; did you mean 'ClusterRunning'?)")
+end)
+
 test("a name nothing is near is refused, pointing at help()", function()
   local ok, err = help_text("zzzzzz")
   expect(ok).to_equal(false)
@@ -151,6 +157,14 @@ test("every documented name reaches a value, and every function of cloud is docu
       end
     end
   end
+end)
+
+test("help on a function shows its declaration: each argument's type, default and doc, its results", function()
+  local text = help_text("wait_until")
+  expect(text).to_contain("\nArguments:\n  fn (fun(attempt: integer): T?, string?): called until it returns a true value")
+  expect(text).to_contain("\n  options (table?): how long and how often\n    timeout (number?, default 600): seconds in all\n")
+  expect(text).to_contain("\nReturns:\n  value (T): what fn returned\n")
+  expect(help_text("cloud.fs.walk")).to_contain("entries (fun(): cloud.fs.Entry?): an iterator of the entries")
 end)
 
 test("an old name kept for one release: help says which name it stands for", function()

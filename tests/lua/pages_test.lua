@@ -62,6 +62,11 @@ test("arguments: a name with a paginator, a table", function()
   expect(function() cloud.pages("ListObjects", "b") end).to_fail{ message = "table expected" }
 end)
 
+test("a mistyped operation name gets the nearest one", function()
+  expect(function() cloud.pages("ListObjectV2") end)
+    .to_fail{ message = "bad argument #1 to 'cloud.pages' (no operation named 'ListObjectV2'; did you mean 'ListObjectsV2'?)" }
+end)
+
 -- pages.ahead (storage.sync's listings): the next page's call made as a page is handed over.
 local ahead = require("cloud.pages").ahead
 

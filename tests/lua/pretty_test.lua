@@ -179,7 +179,7 @@ test("escape sequences take no columns", function()
 end)
 
 test("an unknown option is refused", function()
-  expect(pretty, {}, { colour = true }).to_fail("unknown option 'colour'")
+  expect(pretty, {}, { colour = true }).to_fail("bad argument #2 to 'cloud.pretty' (unknown field 'colour', did you mean 'color'?)")
 end)
 
 ---------------------------------------------------------------- the REPL's form of results

@@ -74,7 +74,9 @@ end)
 
 test("an unknown field of cloud.client{} is refused like an unknown key of a profile", function()
   expect(cloud.client, { max_attempt = 3 }).to_fail{ kind = "config", code = "InvalidSetting",
-    message = "cloud.client: unknown field 'max_attempt' (fields: profile, region, dialect, endpoints," }
+    message = "cloud.client: unknown field 'max_attempt', did you mean 'max_attempts'?" }
+  expect(cloud.client, { zzzzzz = 3 }).to_fail{ kind = "config", code = "InvalidSetting",
+    message = "cloud.client: unknown field 'zzzzzz' (fields: profile, region, dialect, endpoints," }
   expect(cloud.client, { endpoints = { stroage = "http://x" } })
     .to_fail{ message = "cloud.client: no API named 'stroage' in 'endpoints.stroage' (APIs: catalog, cluster, devops, storage)" }
   expect(cloud.client, { credentials = { acces_key_id = "K" } })

@@ -360,5 +360,7 @@ test("bad arguments get lauxlib's wording", function()
   expect_error(function() cloud.spawn(42) end, { message = "bad argument #1 to 'cloud.spawn' (function expected, got number)" })
   expect_error(function() cloud.map(nil, print) end, { message = "bad argument #1 to 'cloud.map' (table expected, got nil)" })
   expect_error(function() cloud.map({}, print, { concurrency = 0 }) end,
-    { message = "bad argument #3 to 'cloud.map' (concurrency must be an integer >= 1)" })
+    { message = "bad argument #3 to 'cloud.map' (field 'concurrency' must be an integer >= 1, got 0)" })
+  expect_error(function() cloud.map({}, print, { concurency = 2 }) end,
+    { message = "bad argument #3 to 'cloud.map' (unknown field 'concurency', did you mean 'concurrency'?)" })
 end)

@@ -482,5 +482,8 @@ TEST_CASE("settings: cloud.client{} over the session's or a profile's configurat
 
   auto unknown = cloud::client_config(cloud::json{{"max_attempt", 3}}, session, env.lookup());
   REQUIRE_FALSE(unknown.ok());
-  CHECK(unknown.error().message.find("cloud.client: unknown field 'max_attempt' (fields: profile, region,") == 0);
+  CHECK(unknown.error().message == "cloud.client: unknown field 'max_attempt', did you mean 'max_attempts'?");
+  auto far = cloud::client_config(cloud::json{{"zzzzzz", 3}}, session, env.lookup());
+  REQUIRE_FALSE(far.ok());
+  CHECK(far.error().message.find("cloud.client: unknown field 'zzzzzz' (fields: profile, region,") == 0);
 }

@@ -94,9 +94,12 @@ TEST_CASE("unbase64 reverses base64 and refuses what is not base64") {
   CHECK(unbase64("+/+/") == std::string("\xfb\xff\xbf", 3));
 }
 
-TEST_CASE("Settings: defaults, changes, and unknown names refused with the known ones listed") {
+TEST_CASE("Settings: defaults, changes, and unknown names refused with the nearest or the known ones listed") {
   auto p = platform();
-  auto unknown = p->set_setting("firewall_setle", 1);
+  auto typo = p->set_setting("firewall_setle", 1);
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().message == "no setting named 'firewall_setle'; did you mean 'firewall_settle'?");
+  auto unknown = p->set_setting("zzzzzz", 1);
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().code == "UnknownSetting");
   for (const PlatformSetting& s : platform_settings()) CHECK(unknown.error().message.find(s.name) != std::string::npos);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/base/embedded.h"
+#include "core/base/suggest.h"
 #include "core/model/model.h"
 #include "core/model/validate.h"
 #include "validation_helpers.h"
@@ -823,7 +824,7 @@ TEST_CASE("cloud.null where a value is needed is refused, on both sides", "[vali
 
 TEST_CASE("unknown fields are rejected with a suggestion", "[validate]") {
   fails("AuthorizeFirewallRules", with(rules_args(), "/rules/0/protcol", "TCP"), "rules[1].protcol",
-        "unknown field (did you mean 'protocol'?)");
+        "unknown field, did you mean 'protocol'?");
   fails("AuthorizeFirewallRules", with(rules_args(), "/rule", json::array()), "rule", "did you mean 'rules'?");
   fails("RestoreInstance", with(instance_args(), "/instanceTyp", "e-large"), "instanceTyp",
         "did you mean 'instanceType'?");
@@ -831,6 +832,17 @@ TEST_CASE("unknown fields are rejected with a suggestion", "[validate]") {
         "did you mean 'value'?");
   fails("AuthorizeFirewallRules", with(rules_args(), "/zzzzzz", 1), "zzzzzz",
         "unknown field (known: FirewallGroupName, rules)");
+}
+
+TEST_CASE("one wording of an unknown field and of an unknown name, for every surface", "[suggest]") {
+  CHECK(cloud::unknown_field("dleete", {"delete", "dry_run"}) == "unknown field 'dleete', did you mean 'delete'?");
+  CHECK(cloud::unknown_field("zzz", {"delete"}) == "unknown field 'zzz'");
+  CHECK(cloud::unknown_field("zzz", {"delete"}, "known: delete") == "unknown field 'zzz' (known: delete)");
+  CHECK(cloud::unknown_field("nmae", {"name"}, "", cloud::Named::by_path) == "unknown field, did you mean 'name'?");
+  CHECK(cloud::unknown_name("waiter", "ClusterRuning", {"ClusterRunning"}, "cloud.waiters() lists them") ==
+        "no waiter named 'ClusterRuning'; did you mean 'ClusterRunning'?");
+  CHECK(cloud::unknown_name("waiter", "zzz", {"ClusterRunning"}, "cloud.waiters() lists them") ==
+        "no waiter named 'zzz'; cloud.waiters() lists them");
 }
 
 TEST_CASE("a field named as another API names it is told the name here (the model's otherNames)", "[validate]") {
