@@ -13,7 +13,10 @@ _cloudlua() {
   local config="--profile --region --endpoint --dialect --access-key --secret-key --record --replay --help"
   case $prev in
     --profile) COMPREPLY=($(compgen -W "$(_cloudlua_profiles)" -- "$cur")); return ;;
-    --output) COMPREPLY=($(compgen -W "text json json-meta" -- "$cur")); return ;;
+    --output)  # test's reports, else how values are printed
+      if [[ " ${COMP_WORDS[*]:1:COMP_CWORD-1} " == *" test "* ]]; then COMPREPLY=($(compgen -W "tap junit json" -- "$cur"))
+      else COMPREPLY=($(compgen -W "text json json-meta" -- "$cur")); fi
+      return ;;
     --exclude|--include|--concurrency|--part-size|--shard|--limit-rate|--content-type|--cache-control|--metadata) return ;;
     --dialect) COMPREPLY=($(compgen -W "ext aws any" -- "$cur")); return ;;
     --state|--junit) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -27,7 +30,7 @@ _cloudlua() {
   case $sub in
     serve) opts="--port --host --dialect --access-key --secret-key --region --profile --state --restore --settle --min-part-size --help" ;;
     config) opts=$config ;;
-    test) opts="--filter --list --junit --seed -j --jobs --timeout --update-snapshots $config" ;;
+    test) opts="--filter --list --output --junit --seed -j --jobs --timeout --update-snapshots $config" ;;
     sync) opts="--delete --delete-all --max-delete --dry-run --exclude --include --checksum --size-only --concurrency --part-size --shard --output --verbose --progress --quiet --limit-rate --content-type --cache-control --metadata -h --debug $config" ;;
     check) opts="--size-only --exclude --include --output --quiet -h --debug $config" ;;
     cp) opts="--recursive --dry-run --exclude --include --concurrency --part-size --output --progress --quiet --limit-rate --content-type --cache-control --metadata -h --debug $config" ;;
