@@ -490,7 +490,7 @@ int l_sync(lua_State* L) {
   if (fd < 0) raise_io(L, "cloud.fs.sync", "cannot open", path, errno);
   struct stat st {};
   bool folder = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-  int failed = (folder ? ::syncfs(fd) == 0 : flush_file(fd)) ? 0 : errno;
+  int failed = (folder ? flush_file_system(fd) : flush_file(fd)) ? 0 : errno;
   ::close(fd);
   if (failed) raise_io(L, "cloud.fs.sync", "cannot make durable the file system of", path, failed);
   return 0;

@@ -17,7 +17,8 @@
 #include <cstring>
 #include <memory>
 
-#include "core/model/body.h"
+#include "core/net/range_reader.h"
+#include "core/net/rate_limit.h"
 #include "core/base/crypto.h"
 #include "core/base/dates.h"
 #include "core/base/suggest.h"

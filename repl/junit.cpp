@@ -2,6 +2,7 @@
 // a <testsuite> appended per file, the totals on <testsuites> when it is saved.
 #include "repl/junit.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/net/redact.h"
@@ -135,7 +136,8 @@ JunitReport::Totals JunitReport::totals() const {
   return t;
 }
 
-bool JunitReport::save(const std::string& path, double time) {
+// The run's totals and time on <testsuites>, in place of any set before.
+void JunitReport::set_totals(double time) {
   Totals t = totals();
   for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) root_.remove_attribute(a);
   root_.append_attribute("tests").set_value(static_cast<long long>(t.tests));
@@ -143,7 +145,58 @@ bool JunitReport::save(const std::string& path, double time) {
   root_.append_attribute("errors").set_value(static_cast<long long>(t.errors));
   root_.append_attribute("skipped").set_value(static_cast<long long>(t.skipped));
   set(root_, "time", seconds(time));
+}
+
+bool JunitReport::save(const std::string& path, double time) {
+  set_totals(time);
   return doc_.save_file(path.c_str(), "  ", pugi::format_default | pugi::format_no_declaration);
+}
+
+void JunitReport::write(std::FILE* out, double time) {
+  set_totals(time);
+  pugi::xml_writer_file writer(out);
+  doc_.save(writer, "  ", pugi::format_default | pugi::format_no_declaration);
+  std::fflush(out);
+}
+
+namespace {
+
+// What the report keeps of a case's (or a file's) output; the TAP output has all.
+constexpr size_t kMaxKeptOutput = 4 * kMaxEventField;
+
+}  // namespace
+
+void JunitReporter::on(const TestEvent& e) {
+  if (e.event == "file") {
+    suite_ = SuiteResult();
+    suite_.file = e.file;
+    in_case_ = false;
+    case_output_.clear();
+  } else if (e.event == "start") {
+    in_case_ = true;
+    case_output_.clear();
+  } else if (e.event == "output") {
+    static const std::string kCut = "(more output left out)\n";
+    std::string& kept = in_case_ ? case_output_ : suite_.output;  // for <system-out>, about kMaxKeptOutput at most
+    if (kept.size() < kMaxKeptOutput) kept += e.text + "\n";
+    else if (kept.compare(kept.size() - std::min(kept.size(), kCut.size()), kCut.size(), kCut) != 0) kept += kCut;
+  } else if (e.event == "case") {
+    suite_.cases.push_back({e.name, e.outcome, e.time, e.message, e.traceback, case_output_});
+    case_output_.clear();
+    in_case_ = false;
+  }
+}
+
+void JunitReporter::end_file(const std::string&, double time) {
+  suite_.time = time;
+  report_.add(suite_);
+}
+
+bool JunitReporter::end_run(const TestTally&, double time) {
+  if (!path_.empty() && !report_.save(path_, time))
+    return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", path_.c_str()), false;
+  if (path_.empty()) report_.write(out_, time);
+  return true;
 }
 
 }  // namespace cloud

@@ -1,15 +1,19 @@
 // The JUnit XML report of `cloudlua test --junit FILE`, as the test reporters of
 // GitLab, Jenkins and GitHub read it: <testsuites> with one <testsuite> per file and
 // one <testcase> per case, a <failure> (a check failed), an <error> (anything else
-// raised) or <skipped/> inside it, and <system-out> with what the case printed. The
-// run's events (repl/test_events.h) add each file's results; the totals are summed
-// from the suites when the report is saved.
+// raised) or <skipped/> inside it, and <system-out> with what the case printed.
+// JunitReporter, a handler of the run's events (repl/test_events.h), adds each file's
+// results; the totals are summed from the suites when the report is written (to the
+// file --junit names, or to standard output with --output junit).
 #pragma once
 
 #include <pugixml.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
+
+#include "repl/test_events.h"
 
 namespace cloud {
 
@@ -34,6 +38,7 @@ class JunitReport {
   JunitReport();
   void add(const SuiteResult& suite);               // one <testsuite>
   bool save(const std::string& path, double time);  // the totals, then the file; false when it cannot be written
+  void write(std::FILE* out, double time);          // the totals, then the document to `out`
   // The counts of a report: tests, failures, errors, skipped (summed over its suites).
   struct Totals {
     long tests = 0, failures = 0, errors = 0, skipped = 0;
@@ -41,8 +46,29 @@ class JunitReport {
   Totals totals() const;
 
  private:
+  void set_totals(double time);
   pugi::xml_document doc_;
   pugi::xml_node root_;
+};
+
+// The JUnit collector of a run's events: each file's <testsuite>, what each case
+// printed (about 1 MiB of it at most, a note where more was left out); the report
+// written at the run's end to `path`, or with no path to `out`.
+class JunitReporter : public TestHandler {
+ public:
+  explicit JunitReporter(std::string path) : path_(std::move(path)) {}
+  explicit JunitReporter(std::FILE* out) : out_(out) {}
+  void on(const TestEvent& e) override;
+  void end_file(const std::string& file, double time) override;
+  bool end_run(const TestTally& tally, double time) override;
+
+ private:
+  JunitReport report_;
+  std::string path_;
+  std::FILE* out_ = nullptr;
+  SuiteResult suite_;
+  bool in_case_ = false;
+  std::string case_output_;
 };
 
 // `text` as XML 1.0 can carry it: valid UTF-8 with none of the control characters the

@@ -190,7 +190,11 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
                 "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
   cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")
       ->type_name("N");
-  cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (TAP stays on stdout)")
+  cmd->add_option("--output", test.output,
+                  "The report on stdout: tap (the default), junit (JUnit XML) or json (JSON lines, an event a line)")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"tap", "junit", "json"}));
+  cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (the --output report stays on stdout)")
       ->type_name("FILE");
   add_config_flags(*cmd, config, endpoints);
   return cmd;

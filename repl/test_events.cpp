@@ -1,8 +1,7 @@
-// A test run's events (repl/test_events.h): their line form, and the TAP writer and
-// JUnit collector that consume them.
+// A test run's events (repl/test_events.h): their line form, and the stream that
+// counts them and passes them to the reporters.
 #include "repl/test_events.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -12,9 +11,6 @@
 namespace cloud {
 
 namespace {
-
-// What the JUnit report keeps of a case's (or a file's) output; the TAP output has all.
-constexpr size_t kMaxKeptOutput = 4 * kMaxEventField;
 
 const char* const kKinds[] = {"file", "start", "output", "case"};
 const char* const kOutcomes[] = {"passed", "skipped", "failure", "error"};
@@ -75,33 +71,6 @@ std::string* text_field(TestEvent& e, const std::string& key) {
   return nullptr;
 }
 
-// A case's name as a TAP description: one line, and "#" escaped so that it cannot be
-// read as a directive (TAP 13).
-std::string tap_name(const std::string& name) {
-  std::string out;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    if (c == '\r' || c == '\n') {
-      while (i + 1 < name.size() && (name[i + 1] == '\r' || name[i + 1] == '\n')) ++i;
-      out += ' ';
-    } else {
-      if (c == '#') out += '\\';
-      out += c;
-    }
-  }
-  return out;
-}
-
-// `text` with `prefix` before every line.
-std::string prefixed(const std::string& prefix, const std::string& text) {
-  std::string out = prefix;
-  for (char c : text) {
-    out += c;
-    if (c == '\n') out += prefix;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string bounded_field(std::string text) {
@@ -159,50 +128,27 @@ bool decode_event(const std::string& line, TestEvent& e, std::string& why) {
   return true;
 }
 
-void TestReporter::tap(const std::string& line) {
-  std::string shown = printable(redact(line));
-  shown += '\n';
-  std::fwrite(shown.data(), 1, shown.size(), out_);
-  std::fflush(out_);
+// A file's event told twice (under -j the runner tells it, then the worker's own
+// follows) is told to the handlers once.
+void TestEvents::on(const TestEvent& e) {
+  if (e.event == "file" && began_ && e.file == file_) return;
+  if (e.event == "file") file_ = e.file, began_ = true;
+  if (e.event == "case" && e.outcome == "passed") ++tally_.passed;
+  else if (e.event == "case" && e.outcome == "skipped") ++tally_.skipped;
+  else if (e.event == "case") ++tally_.failed;
+  for (TestHandler* h : handlers_) h->on(e);
 }
 
-void TestReporter::header() {
-  if (!header_) tap("# " + suite_.file), header_ = true;
-}
-
-void TestReporter::on(const TestEvent& e) {
-  if (e.event == "file") {
-    suite_ = SuiteResult();
-    suite_.file = e.file;
-    began_ = true, header_ = false, in_case_ = false;
-    case_output_.clear();
-  } else if (e.event == "start") {
-    in_case_ = true;
-    case_output_.clear();
-  } else if (e.event == "output") {
-    tap(prefixed("# ", e.text));
-    static const std::string kCut = "(more output left out)\n";
-    std::string& kept = in_case_ ? case_output_ : suite_.output;  // for <system-out>, about kMaxKeptOutput at most
-    if (kept.size() < kMaxKeptOutput) kept += e.text + "\n";
-    else if (kept.compare(kept.size() - std::min(kept.size(), kCut.size()), kCut.size(), kCut) != 0) kept += kCut;
-  } else if (e.event == "case") {
-    header();
-    ++number;
-    std::string line = std::to_string(number) + " - " + tap_name(e.name);
-    if (e.outcome == "passed") ++passed, tap("ok " + line);
-    else if (e.outcome == "skipped") ++skipped, tap("ok " + line + " # SKIP " + e.message);
-    else ++failed, tap("not ok " + line), tap(prefixed("#   ", e.message));
-    suite_.cases.push_back({e.name, e.outcome, e.time, e.message, e.traceback, case_output_});
-    case_output_.clear();
-    in_case_ = false;
-  }
-}
-
-void TestReporter::end_file(double time) {
+void TestEvents::end_file(double time) {
   if (!began_) return;
-  suite_.time = time;
-  junit_.add(suite_);
   began_ = false;
+  for (TestHandler* h : handlers_) h->end_file(file_, time);
+}
+
+bool TestEvents::end_run(double time) {
+  for (TestHandler* h : handlers_)
+    if (!h->end_run(tally_, time)) return false;
+  return true;
 }
 
 }  // namespace cloud

@@ -1,16 +1,17 @@
 // The one stream of a test run's events. The harness (lua/testing.lua) emits them as
 // they happen: a file begins, a case starts, output is printed, a case ends with its
-// outcome. Two consumers read that stream: the TAP writer (stdout, the case numbers,
-// the tally) and the JUnit collector (repl/junit.h). Under `cloudlua test -j N` a
-// worker writes its events as lines (encode_event) and the runner reads them back
-// (decode_event), checking each as it would any text from outside, then feeds them to
-// the same two consumers, so a run prints and reports the same whatever the -j.
+// outcome; the runner adds a file's end and the run's. The reporters are sibling
+// handlers of that stream (TestHandler), each in a file of its own: TAP (repl/tap.h),
+// JUnit XML (repl/junit.h), JSON lines (repl/json_lines.h); none reads another's
+// text. Under `cloudlua test -j N` a worker writes its events as lines (encode_event)
+// and the runner reads them back (decode_event), checking each as it would any text
+// from outside, then feeds them to the same stream, so a run prints and reports the
+// same whatever the -j.
 #pragma once
 
 #include <cstdio>
 #include <string>
-
-#include "repl/junit.h"
+#include <vector>
 
 namespace cloud {
 
@@ -43,23 +44,42 @@ std::string encode_event(const TestEvent& e);
 // (an unknown kind, key or outcome, a bad escape, a field of the wrong type).
 bool decode_event(const std::string& line, TestEvent& e, std::string& why);
 
-// The two consumers of a run's events, in the order the files ran.
-class TestReporter {
+// What a run counted: its cases that passed, failed (a failure or an error), were skipped.
+struct TestTally {
+  long passed = 0, failed = 0, skipped = 0;
+  long cases() const { return passed + failed + skipped; }
+};
+
+// A reporter: a handler of the run's events, told each of them in the order the files
+// ran. Every text it writes from an event is redacted (core/net/redact) and escaped
+// for where it goes.
+class TestHandler {
  public:
-  // TAP goes to `out`, the run's standard output.
-  TestReporter(JunitReport& junit, std::FILE* out) : junit_(junit), out_(out) {}
-  void on(const TestEvent& e);  // TAP lines on `out`, the counts, the report's case
-  void end_file(double time);   // the file's <testsuite> (when a file began)
-  long passed = 0, failed = 0, skipped = 0, number = 0;
+  virtual ~TestHandler() = default;
+  // An event of the file being run: file (it began), start, output, case.
+  virtual void on(const TestEvent& e) = 0;
+  // The file's events were all told; the file ran `time` seconds.
+  virtual void end_file(const std::string& file, double time) = 0;
+  // The run ended: what it counted, in `time` seconds. False when the report could
+  // not be written (the handler said why on stderr).
+  virtual bool end_run(const TestTally& tally, double time) = 0;
+};
+
+// The stream: each event counted and passed to every handler, in the order they were
+// added.
+class TestEvents {
+ public:
+  void add(TestHandler& handler) { handlers_.push_back(&handler); }
+  void on(const TestEvent& e);
+  void end_file(double time);  // when a file began
+  bool end_run(double time);   // every handler's end, while each succeeds
+  const TestTally& tally() const { return tally_; }
 
  private:
-  void tap(const std::string& line);  // one line on `out`, redacted and printable
-  void header();                      // "# FILE" once, as the file's first case ends
-  JunitReport& junit_;
-  std::FILE* out_;
-  SuiteResult suite_;
-  bool began_ = false, header_ = false, in_case_ = false;
-  std::string case_output_;
+  std::vector<TestHandler*> handlers_;
+  TestTally tally_;
+  std::string file_;  // the file being run
+  bool began_ = false;
 };
 
 }  // namespace cloud

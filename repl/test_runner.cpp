@@ -2,12 +2,12 @@
 // own, with its own session: a fresh embedded emulator whose clock runs on virtual
 // time only (transitions happen when a test advances it, never because the machine
 // was slow), or the configured endpoints. The harness itself, in Lua (lua/testing.lua),
-// runs the cases and emits their events (repl/test_events.h); the reporter consumes
-// them, writing the TAP lines and the JUnit report (repl/junit.cpp), and this file adds
-// the plan and the summary. With -j N (or --timeout) the files run in N processes at
+// runs the cases and emits their events (repl/test_events.h); this file adds each
+// file's end and the run's, and passes them all to the reporters --output and --junit
+// choose (repl/tap.h, repl/junit.h, repl/json_lines.h). With -j N (or --timeout) the files run in N processes at
 // once, forked from this one before any thread or emulator exists (each child runs one
 // file: a state, a session, an emulator of its own); each child writes its events to
-// a file, and the runner passes them to the same reporter in the order of the files.
+// a file, and the runner passes them to the same stream in the order of the files.
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
@@ -37,7 +37,9 @@
 #include "emulator/service.h"
 #include "lua/session.h"
 #include "repl/cli.h"
+#include "repl/json_lines.h"
 #include "repl/junit.h"
+#include "repl/tap.h"
 #include "repl/test_events.h"
 
 namespace cloud {
@@ -398,13 +400,6 @@ bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink,
   return ok;
 }
 
-void print_summary(const TestReporter& r, std::FILE* out) {
-  std::fprintf(out, "1..%ld\n", r.number);
-  if (r.skipped) std::fprintf(out, "%ld passed, %ld failed, %ld skipped\n", r.passed, r.failed, r.skipped);
-  else std::fprintf(out, "%ld passed, %ld failed\n", r.passed, r.failed);
-  std::fflush(out);
-}
-
 // ---------------------------------------------------------------- -j N: files in processes
 
 // A file run in a process of its own (its pid is also its process group's): its events
@@ -510,10 +505,10 @@ void copy_output(FILE* from, FILE* to) {
   std::fflush(to);
 }
 
-// Passes the events a worker wrote (read from the start of `from`) to `reporter`, each
+// Passes the events a worker wrote (read from the start of `from`) to `stream`, each
 // line read within kMaxEventLine and checked (decode_event), as any text from outside
 // the runner. "" when all were, else what was wrong (the events before it are passed).
-std::string replay_events(FILE* from, const std::string& file, TestReporter& reporter) {
+std::string replay_events(FILE* from, const std::string& file, TestEvents& stream) {
   std::rewind(from);
   std::string line, why;
   TestEvent e;
@@ -527,7 +522,7 @@ std::string replay_events(FILE* from, const std::string& file, TestReporter& rep
     }
     if (!decode_event(line, e, why)) return "its event " + std::to_string(count) + " is malformed: " + why;
     if (e.event == "file" && e.file != file) return "its event " + std::to_string(count) + " names another file";
-    reporter.on(e);
+    stream.on(e);
     line.clear(), ++count;
   }
   return line.empty() ? "" : "its last event is cut short";
@@ -545,24 +540,24 @@ std::string ending(const Job& job) {
 }
 
 // A job that ended: its output printed in the order of the files, its events passed
-// to the reporter (the TAP lines numbered on, the JUnit suite). A process that did not
+// to the stream (the TAP lines numbered on, the JUnit suite). A process that did not
 // end as it should (a signal, an exit, a time limit, events that do not read) is one
 // more failed case, named after the file, after the cases it finished; the output of a
 // case it was running goes with it. False when the runner itself failed in it (status 2).
-bool finish_job(Job& job, TestReporter& reporter) {
+bool finish_job(Job& job, TestEvents& stream) {
   copy_output(job.err, stderr);
   TestEvent e;
   e.event = "file", e.file = job.file->path;
-  reporter.on(e);
-  std::string why = replay_events(job.events, job.file->path, reporter);
+  stream.on(e);
+  std::string why = replay_events(job.events, job.file->path, stream);
   std::string ended = ending(job);
   if (!ended.empty()) why = why.empty() ? ended : why + "; " + ended;
   if (!why.empty()) {
     e = TestEvent();
     e.event = "case", e.name = job.file->path, e.outcome = "error", e.message = bounded_field(why);
-    reporter.on(e);
+    stream.on(e);
   }
-  reporter.end_file(std::chrono::duration<double>(job.finished - job.started).count());
+  stream.end_file(std::chrono::duration<double>(job.finished - job.started).count());
   for (FILE** f : {&job.events, &job.err}) std::fclose(*f), *f = nullptr;
   return !job.killed.empty() || !WIFEXITED(job.status) || WEXITSTATUS(job.status) != 2;
 }
@@ -615,7 +610,7 @@ void kill_overdue(std::vector<Job>& jobs, double timeout) {
 // limit passes is killed and failed. SIGINT, SIGTERM or SIGHUP kill every running file
 // (failed) and start no other: the run ends with what it has. Returns the exit status:
 // -1 to carry on, 2 when the runner failed, 128 + the signal that stopped it.
-int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, TestReporter& reporter, std::FILE* out) {
+int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, TestEvents& stream, std::FILE* out) {
   const double timeout = o.timeout.value_or(kDefaultTimeout);
   const size_t processes = static_cast<size_t>(std::max(o.jobs, 1));
   const sigset_t signals = runner_signals();
@@ -639,7 +634,7 @@ int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, T
     }
     reap(jobs, running);
     for (; printed < started && jobs[printed].ended; ++printed)
-      runner_ok = finish_job(jobs[printed], reporter) && runner_ok;
+      runner_ok = finish_job(jobs[printed], stream) && runner_ok;
     if (printed == end) break;
     if (running < processes && started < end) continue;  // a process ended: start the next
     int sig = stopped ? 0 : wait_signal(jobs, signals);
@@ -656,6 +651,13 @@ int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, T
   return stopped ? 128 + stopped : -1;
 }
 
+// The reporter of the run's standard output that --output names: tap, junit or json.
+std::unique_ptr<TestHandler> shown_reporter(const std::string& output, std::FILE* out) {
+  if (output == "json") return std::make_unique<JsonLinesReporter>(out);
+  if (output == "junit") return std::make_unique<JunitReporter>(out);
+  return std::make_unique<TapReporter>(out);
+}
+
 }  // namespace
 
 int run_tests(const TestOptions& o) {
@@ -669,35 +671,36 @@ int run_tests(const TestOptions& o) {
     return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n",
                         printable(clash).c_str()),
            2;
-  // The TAP stream: standard output as the run found it, written by the runner only
+  // The report's stream: standard output as the run found it, written by the runner only
   // (a file's own descriptor 1 is held apart while it runs: StdoutCapture).
   int tap_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);  // no command a file runs inherits it
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(tap_fd >= 0 ? fdopen(tap_fd, "w") : nullptr, std::fclose);
   if (!out)
     return std::fprintf(stderr, "cloudlua test: cannot write to standard output: %s\n", std::strerror(errno)), 2;
-  JunitReport report;
-  TestReporter reporter(report, out.get());
+  TestEvents events;
+  std::unique_ptr<TestHandler> junit_file, shown = shown_reporter(o.output, out.get());
+  if (!o.junit.empty()) junit_file = std::make_unique<JunitReporter>(o.junit), events.add(*junit_file);
+  events.add(*shown);
   const auto start = std::chrono::steady_clock::now();
   int status = -1;                             // the exit status when the run itself decided it
   if ((o.jobs > 0 || o.timeout) && !o.list) {  // -j N (1 too) or --timeout: each file in a process of its own
-    status = run_in_processes(files, o, reporter, out.get());
+    status = run_in_processes(files, o, events, out.get());
   } else {
     for (const TestFile& f : files) {
       const auto file_start = std::chrono::steady_clock::now();
       if (!run_file(
-              f, o, [&reporter](const TestEvent& e) { reporter.on(e); }, out.get()))
+              f, o, [&events](const TestEvent& e) { events.on(e); }, out.get()))
         return 2;
-      reporter.end_file(seconds_since(file_start));
+      events.end_file(seconds_since(file_start));
     }
   }
   if (o.list) return 0;
-  if (!o.junit.empty() && !report.save(o.junit, seconds_since(start)))
-    return std::fprintf(stderr, "cloudlua test: cannot write the JUnit report %s\n", o.junit.c_str()), 2;
-  print_summary(reporter, out.get());
+  if (!events.end_run(seconds_since(start))) return 2;
   if (status >= 0) return status;
-  if (reporter.number == 0)
+  const TestTally& tally = events.tally();
+  if (tally.cases() == 0)
     std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
-  return reporter.failed == 0 && reporter.number > 0 ? 0 : 1;
+  return tally.failed == 0 && tally.cases() > 0 ? 0 : 1;
 }
 
 }  // namespace cloud

@@ -1,5 +1,6 @@
 // `cloudlua test [paths...]`: runs Lua test files written for the harness of
-// lua/testing.lua and reports in TAP, ending with the line "N passed, M failed".
+// lua/testing.lua and reports in TAP, ending with the line "N passed, M failed" (or,
+// with --output, as JUnit XML or JSON lines).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,8 @@ struct TestOptions {
   std::vector<std::string> paths;  // files, or folders meaning their *_test.lua files
   std::string filter;              // run only cases whose "file: name" contains it
   bool list = false;               // print the cases instead of running them
-  std::string junit;               // write a JUnit XML report there
+  std::string junit;               // also write a JUnit XML report there
+  std::string output = "tap";      // the report on standard output: tap, junit or json
   bool update_snapshots = false;   // write to_match_snapshot's files instead of comparing
   // Files run in this many processes at once, each in its own (-j 1 too); 0 (no -j):
   // one after another in the runner's own process, unless a timeout is given.

@@ -46,6 +46,13 @@ bool flush_file(int fd) {
   return r == 0;
 }
 
+bool flush_file_system(int fd) {
+  int r;
+  do r = ::syncfs(fd);
+  while (r != 0 && errno == EINTR);
+  return r == 0;
+}
+
 bool fsync_directory(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return false;

@@ -27,6 +27,10 @@ std::string name_of(const std::string& path);
 
 // fsync(2) of an open file, again when a signal interrupts it; false with errno.
 bool flush_file(int fd);
+// syncfs(2) of the file system holding an open file or folder: everything written to
+// it made durable at once (a batch of downloads, instead of one flush per file);
+// false with errno.
+bool flush_file_system(int fd);
 // Makes a folder's entries (a rename, a new name) survive a crash; false with errno.
 bool fsync_directory(const std::string& path);
 // rename(2): puts `from` in place of `to` atomically (one file system); false with errno.

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "core/model/body.h"
+#include "core/net/range_reader.h"
 #include "core/client/discover.h"
 #include "core/base/limits.h"
 #include "core/model/protocol.h"

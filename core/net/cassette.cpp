@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/model/body.h"
+#include "core/net/file_sink.h"
 #include "core/base/crypto.h"
 #include "core/model/model.h"
 #include "core/base/limits.h"

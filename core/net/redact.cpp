@@ -11,7 +11,7 @@
 #include <memory>
 #include <set>
 
-#include "core/model/body.h"
+#include "core/net/range_reader.h"
 #include "core/base/pattern.h"
 #include "core/wire/uri.h"
 #include "core/base/utf8.h"

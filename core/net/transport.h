@@ -19,28 +19,11 @@
 #include "core/base/error.h"
 #include "core/wire/http.h"
 #include "core/base/limits.h"
+#include "core/net/transport_options.h"
 
 namespace cloud {
 
 class Loop;
-
-struct TransportOptions {
-  long connect_timeout_ms = 10000;
-  long timeout_ms = 120000;  // whole transfer
-  bool verify_tls = true;
-  std::string ca_file;  // empty: the system's
-  // A larger answer is refused (ResponseTooLarge) as soon as its Content-Length or
-  // its bytes pass this; nothing more of it is read.
-  std::uint64_t max_response_bytes = kMaxResponseBytes;
-  // What every answer being received draws its memory from, this Transport's with
-  // every other's (null: the process's, process_buffer_budget()). When it is spent,
-  // the answer that asks for more is refused (ResponseTooLarge). A body's room grows
-  // as its bytes arrive, never by what the server declares.
-  BufferBudget* budget = nullptr;
-  // The loop this transport's transfers and timers run on; null: the thread's
-  // (Loop::current()), which every client of a session shares.
-  Loop* loop = nullptr;
-};
 
 // The event loop: one curl multi handle (the connection cache), a timer heap and a
 // clock. Callbacks run only from run_once; they may start and cancel transfers and
@@ -110,13 +93,6 @@ class Loop {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// The bandwidth cap of the whole process (--limit-rate): the body bytes of every
-// transfer of every loop, sent and received together, at most `bytes_per_second` on
-// average (0: no cap). Returns the cap it replaces. A transfer that would pass it is
-// paused until the shared token bucket refills (docs/design.md says why so).
-std::uint64_t set_rate_limit(std::uint64_t bytes_per_second);
-std::uint64_t rate_limit();
 
 // A client's face of the loop: its options (time-outs, TLS, limits) and the transfers
 // and timers it started, which it abandons when it goes.

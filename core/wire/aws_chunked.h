@@ -71,7 +71,7 @@ Outcome<AwsChunkedBody> parse_aws_chunked(std::string_view body);
 // The bytes of the chunks, joined.
 std::string joined_data(const AwsChunkedBody& body);
 
-// Writing the framing (the client's streamed file bodies, core/model/body.h): a signed
+// Writing the framing (the client's streamed file bodies, core/net/range_reader.h): a signed
 // chunk's head is "<hex size>;chunk-signature=<64 hex>\r\n", its bytes follow, then
 // "\r\n"; the last chunk has size 0 and no trailers follow (an empty line).
 constexpr std::uint64_t kMaxAwsChunkHead = 16 + 17 + 64 + 2;  // size digits, ";chunk-signature=", signature, CRLF

@@ -23,12 +23,13 @@ struct FileRange {
   std::uint64_t length = 0;
 };
 
-struct ChunkStream;  // core/model/body.h
+struct ChunkStream;  // core/net/range_reader.h
 
-// Bodies kept out of memory (core/model/body.h): the request's read from a file range as
-// the transport asks for it, either signed as it streams (aws-chunked, each chunk
-// hashed as it is read) or with its SHA-256 computed beforehand by reading the range
-// once more; the answer's written to a file when it is a success.
+// Bodies kept out of memory (core/net/range_reader.h, core/net/file_sink.h): the
+// request's read from a file range as the transport asks for it, either signed as it
+// streams (aws-chunked, each chunk hashed as it is read) or with its SHA-256 computed
+// beforehand by reading the range once more; the answer's written to a file when it
+// is a success.
 struct BodyFiles {
   std::optional<FileRange> upload;           // set: the request body (`body` is then empty)
   std::string upload_sha256;                 // hex SHA-256 of the range, for the signer; empty: streamed

@@ -148,7 +148,7 @@ struct ChunkScope {
 // The signature of one chunk: HMAC of "<ALG>-PAYLOAD\n<time>\n<scope>\n<previous
 // signature>\n<SHA-256 of nothing>\n<SHA-256 of the chunk's bytes>" (hex).
 std::string chunk_signature(const ChunkScope& scope, const std::string& previous, std::string_view data);
-// The same from the chunk's SHA-256 (hex), hashed elsewhere (core/model/body.h's framing thread).
+// The same from the chunk's SHA-256 (hex), hashed elsewhere (core/net/range_reader.h's framing thread).
 std::string chunk_signature_of_hash(const ChunkScope& scope, const std::string& previous,
                                     const std::string& data_sha256);
 // The signature of the trailing headers: HMAC of "<ALG>-TRAILER\n<time>\n<scope>\n

@@ -82,6 +82,10 @@ done
 # An option's value that is no file gets no file names (--max-delete N was once missing).
 touch "$WORK/afile"
 [ -z "$(complete_words cloudlua sync --max-delete '')" ] || fail "bash: sync --max-delete offers files"
+# --output's values are the ones of the command it follows.
+[ "$(complete_words cloudlua sync --output '')" = "text json" ] || fail "bash: sync --output offers $(complete_words cloudlua sync --output '')"
+[ "$(complete_words cloudlua test --output '')" = "tap junit json" ] || fail "bash: test --output offers $(complete_words cloudlua test --output '')"
+[ "$(complete_words cloudlua --output '')" = "text json json-meta" ] || fail "bash: --output offers $(complete_words cloudlua --output '')"
 # The example scripts and their lib, installed in share/cloudlua/scripts, run from the
 # install outside a clone exactly as the installed scripts.md shows them: each command
 # of its first example (`$ cloudlua scripts/...`), run in an empty folder on the

@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "core/model/body.h"
+#include "core/net/file_sink.h"
+#include "core/net/range_reader.h"
 #include "core/base/crypto.h"
 #include "core/model/help.h"
 #include "core/base/limits.h"

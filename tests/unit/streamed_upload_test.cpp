@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/wire/aws_chunked.h"
-#include "core/model/body.h"
+#include "core/net/range_reader.h"
 #include "core/net/redact.h"
 #include "emulator_harness.h"
 
