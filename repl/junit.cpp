@@ -36,14 +36,18 @@ std::string seconds(double t) {
   return text;
 }
 
-// The classname reporters group cases by: the file's path without ".lua", "/" as ".".
-std::string class_name(const std::string& file) {
+// The classname reporters group cases by: the file's path without ".lua", "/" as ".",
+// then the describes the case is in ("outer inner"), "." in them as "_", so that a
+// reporter that splits at the last "." (Jenkins: package, class) shows them as the class.
+std::string class_name(const std::string& file, std::string describe) {
   std::string name = file;
   if (name.size() > 4 && name.compare(name.size() - 4, 4, ".lua") == 0) name.resize(name.size() - 4);
   if (name.rfind("./", 0) == 0) name.erase(0, 2);
   for (char& c : name)
     if (c == '/') c = '.';
-  return name;
+  for (char& c : describe)
+    if (c == '.') c = '_';
+  return describe.empty() ? name : name + "." + describe;
 }
 
 void set(pugi::xml_node node, const char* name, const std::string& value) {
@@ -60,7 +64,7 @@ void add_output(pugi::xml_node node, const std::string& text) {
 
 void add_case(pugi::xml_node suite, const std::string& file, const CaseResult& c) {
   pugi::xml_node node = suite.append_child("testcase");
-  set(node, "classname", class_name(file));
+  set(node, "classname", class_name(file, c.describe));
   set(node, "name", c.name);
   set(node, "time", seconds(c.time));
   set(node, "file", file);

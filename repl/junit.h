@@ -20,6 +20,7 @@ struct CaseResult {
   std::string message;    // why it failed or was skipped
   std::string traceback;  // where the error was raised
   std::string output;     // what the case printed (<system-out>)
+  std::string describe;   // the describes it is in, outer first: added to the classname
 };
 
 struct SuiteResult {

@@ -67,6 +67,7 @@ bool percent_decoded(const std::string& value, std::string& out) {
 std::string* text_field(TestEvent& e, const std::string& key) {
   if (key == "file") return &e.file;
   if (key == "name") return &e.name;
+  if (key == "describe") return &e.describe;
   if (key == "outcome") return &e.outcome;
   if (key == "message") return &e.message;
   if (key == "traceback") return &e.traceback;
@@ -112,9 +113,9 @@ std::string bounded_field(std::string text) {
 
 std::string encode_event(const TestEvent& e) {
   std::string line = e.event;
-  const std::pair<const char*, const std::string*> fields[] = {{"file", &e.file},           {"name", &e.name},
-                                                               {"outcome", &e.outcome},     {"message", &e.message},
-                                                               {"traceback", &e.traceback}, {"text", &e.text}};
+  const std::pair<const char*, const std::string*> fields[] = {
+      {"file", &e.file},           {"name", &e.name}, {"outcome", &e.outcome},  {"message", &e.message},
+      {"traceback", &e.traceback}, {"text", &e.text}, {"describe", &e.describe}};
   for (const auto& [key, value] : fields)
     if (!value->empty()) line += std::string(" ") + key + "=" + percent_encoded(*value);
   if (e.event == "case") {
@@ -191,7 +192,7 @@ void TestReporter::on(const TestEvent& e) {
     if (e.outcome == "passed") ++passed, tap("ok " + line);
     else if (e.outcome == "skipped") ++skipped, tap("ok " + line + " # SKIP " + e.message);
     else ++failed, tap("not ok " + line), tap(prefixed("#   ", e.message));
-    suite_.cases.push_back({e.name, e.outcome, e.time, e.message, e.traceback, case_output_});
+    suite_.cases.push_back({e.name, e.outcome, e.time, e.message, e.traceback, case_output_, e.describe});
     case_output_.clear();
     in_case_ = false;
   }

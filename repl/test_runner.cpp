@@ -46,10 +46,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A folder's test files: *_test.lua, and busted's *_spec.lua.
 bool is_test_file(const fs::path& p) {
   const std::string name = p.filename().string();
-  const std::string suffix = "_test.lua";
-  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  for (const std::string suffix : {"_test.lua", "_spec.lua"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return true;
+  return false;
 }
 
 // Folders are searched recursively, sorted; hidden folders and node_modules skipped.
@@ -172,7 +175,7 @@ int emit_event(lua_State* L) {
   TestEvent e;
   const std::pair<const char*, std::string*> fields[] = {
       {"event", &e.event},     {"file", &e.file},           {"name", &e.name}, {"outcome", &e.outcome},
-      {"message", &e.message}, {"traceback", &e.traceback}, {"text", &e.text}};
+      {"message", &e.message}, {"traceback", &e.traceback}, {"text", &e.text}, {"describe", &e.describe}};
   for (const auto& [key, field] : fields)
     if (!text_field(L, 1, key, *field))
       return luaL_error(L, "bad argument #1 to 'emit' (field '%s' is not a string)", key);
@@ -211,6 +214,12 @@ int real_clock(lua_State* L) {
   return 1;
 }
 
+// Pushes a list of the strings.
+void push_strings(lua_State* L, const std::vector<std::string>& items) {
+  lua_createtable(L, static_cast<int>(items.size()), 0);
+  for (size_t i = 0; i < items.size(); ++i) lua_pushstring(L, items[i].c_str()), lua_rawseti(L, -2, i + 1);
+}
+
 // Calls require("cloud.testing").run_file(path, opts), its events passed to `sink`,
 // the lines of --list written to `out`.
 int call_harness(lua_State* L, const std::string& path, const TestOptions& o, const EventSink& sink, std::FILE* out) {
@@ -223,6 +232,8 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   if (!o.filter.empty()) lua_pushstring(L, o.filter.c_str()), lua_setfield(L, -2, "filter");
   lua_pushboolean(L, o.list);
   lua_setfield(L, -2, "list");
+  push_strings(L, o.tags), lua_setfield(L, -2, "tags");
+  push_strings(L, o.exclude_tags), lua_setfield(L, -2, "exclude_tags");
   lua_pushboolean(L, o.update_snapshots);
   lua_setfield(L, -2, "update_snapshots");
   lua_pushcfunction(L, make_directory);
@@ -663,7 +674,7 @@ int run_tests(const TestOptions& o) {
   if (o.paths.empty())
     return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
   if (!collect_files(o.paths, paths)) return 2;
-  if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
+  if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua or *_spec.lua file found\n"), 2;
   const std::vector<TestFile> files = with_recordings(paths);
   if (std::string clash = o.config.record.empty() ? "" : recording_clash(files, o.config.record); !clash.empty())
     return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n",

@@ -12,11 +12,13 @@
 namespace cloud {
 
 struct TestOptions {
-  std::vector<std::string> paths;  // files, or folders meaning their *_test.lua files
-  std::string filter;              // run only cases whose "file: name" contains it
-  bool list = false;               // print the cases instead of running them
-  std::string junit;               // write a JUnit XML report there
-  bool update_snapshots = false;   // write to_match_snapshot's files instead of comparing
+  std::vector<std::string> paths;         // files, or folders meaning their *_test.lua files
+  std::string filter;                     // run only cases whose "file: name" contains it
+  std::vector<std::string> tags;          // run only cases with one of these tags (#tag in a name)
+  std::vector<std::string> exclude_tags;  // and none of these
+  bool list = false;                      // print the cases instead of running them
+  std::string junit;                      // write a JUnit XML report there
+  bool update_snapshots = false;          // write to_match_snapshot's files instead of comparing
   // Files run in this many processes at once, each in its own (-j 1 too); 0 (no -j):
   // one after another in the runner's own process, unless a timeout is given.
   int jobs = 0;

@@ -48,5 +48,7 @@ fresh_run installed '
   CLOUDLUA_QUIET_EMULATOR=1 cloudlua -e "cloud.storage.create_bucket{Bucket=\"first\"}; cloud.storage.head_bucket{Bucket=\"first\"}; print(\"made\")" | grep -qx made
   for c in sync check cp ls rm cat mb rb; do cloudlua $c --help | grep -q "^usage: cloudlua $c" || { echo "no --help for $c"; exit 1; }; done
   zcat -f /usr/share/man/man1/cloudlua.1* | grep -q "^\.B sync" || { echo "the manual has no sync"; exit 1; }
+  printf "describe(\"a spec\", function() it(\"uses luassert\", function() assert.are.same({1}, {1}) end) end)\n" >/tmp/first_spec.lua
+  cloudlua test /tmp/first_spec.lua | grep -qx "ok 1 - a spec uses luassert" || { echo "no luassert for spec files"; exit 1; }
   [ -f /usr/share/bash-completion/completions/cloudlua ]'
 fresh_run commands "cd /root/checks && CLOUDLUA_REQUIRE_INTEROP=1 bash tests/serve/commands_test.sh /usr/bin/cloudlua"
