@@ -139,6 +139,7 @@ local function differences(actual, expected)
 end
 
 function M.equal(a, b) return #differences(a, b) == 0 end
+M.differences = differences  -- "path: expected X, got Y" lines (cloud.stub's too)
 
 local function difference_message(lines)
   local shown = {}
@@ -613,8 +614,11 @@ end
 -- One case: the before_each hooks from the file's down to its block's (stopping at a
 -- failure), the case, its finally functions, then the after_each hooks of the blocks
 -- whose before_each ran, inner first. The first failure counts.
+local case_active = false  -- from a case's first before_each to its end
+
 local function run_case(case)
   local chain, failure, reached = chain_of(case.parent), nil, 0
+  case_active = true
   for i, block in ipairs(chain) do
     reached, failure = i, run_hooks(block.hooks.before_each)
     if failure then break end
@@ -630,8 +634,16 @@ local function run_case(case)
     local after = run_hooks(chain[i].hooks.after_each)
     if after and (not failure or failure.skipped) then failure = after end
   end
+  local stubbed = package.loaded["cloud.stubber"]  -- cloud.stub's answers, checked case by case
+  local unmet = stubbed and protected(file_path, stubbed.end_case)
+  if unmet and (not failure or failure.skipped) then failure = unmet end
+  case_active = false
   return failure
 end
+
+-- Whether a case (its hooks included) is running: cloud.stub puts away at its end a
+-- stubber made in it.
+function M.in_case() return case_active end
 
 -- A selected case: listed (--list), reported skipped, failed with a setup's failure
 -- (`failed`), or run.

@@ -371,3 +371,41 @@ test("a spec without luassert on package.path says what to install; a test/expec
   expect(last_line(out)).to_equal("1 passed, 0 failed")
   files.remove_dir(tree)
 end)
+
+---------------------------------------------------------------- cloud.stub: what fails a case
+
+local STUBS = { ["stub_spec.lua"] = [[
+describe("cloud.stub", function()
+  it("a result of the wrong shape", function()
+    cloud.stub().storage.list_objects_v2:returns{ Contents = { { Key = 1 } } }
+  end)
+  it("an expectation unmet, the error caught", function()
+    cloud.stub().storage.get_object:returns{ Body = "x" }:expects{ Bucket = "b", Object = "k" }
+    pcall(cloud.storage.get_object, { Bucket = "c", Object = "k" })
+  end)
+  it("nothing queued", function()
+    cloud.stub()
+    cloud.call("GetObject", { Bucket = "c", Object = "k" })
+  end)
+  it("an answer left", function() cloud.stub().storage.get_object:returns{ Body = "x" } end)
+  it("sends again", function() cloud.storage.create_bucket{ Bucket = "real" } end)
+end)
+]] }
+
+test("cloud.stub: a bad result, an unmet expectation (even caught), a call with nothing queued, an answer left", function()
+  local tree = files.make_tree(STUBS)
+  local out, err, code = cloudlua_test(tree, "stub_spec.lua")
+  files.remove_dir(tree)
+  expect({ code = code, err = err }).to_equal{ code = 1, err = "" }
+  expect(out).to_contain("not ok 1 - cloud.stub a result of the wrong shape\n#   at stub_spec.lua:3\n" ..
+                         "#   validation error in ListObjectsV2: InvalidStubbedResult: the result queued for ListObjectsV2 " ..
+                         "does not fit its output shape\n#     Contents[1].Key: string expected, got integer\n")
+  expect(out).to_contain("not ok 2 - cloud.stub an expectation unmet, the error caught\n#   config error in GetObject: " ..
+                         "UnexpectedArguments: GetObject called with other arguments than :expects gave\n" ..
+                         "#     Bucket: expected \"b\", got \"c\"\n")
+  expect(out).to_contain("not ok 3 - cloud.stub nothing queued\n#   at stub_spec.lua:11\n#   config error in GetObject: " ..
+                         "NoStubbedAnswer: no answer queued for GetObject (cloud.stub): queue one with :returns or :fails\n")
+  expect(out).to_contain("not ok 4 - cloud.stub an answer left\n#   config error in GetObject: StubbedAnswersLeft: " ..
+                         "1 answer queued and not taken: GetObject (returns)\n")
+  expect(out).to_contain("ok 5 - cloud.stub sends again\n1..5\n1 passed, 4 failed\n")
+end)
