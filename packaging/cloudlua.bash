@@ -27,7 +27,7 @@ _cloudlua() {
   case $sub in
     serve) opts="--port --host --dialect --access-key --secret-key --region --profile --state --restore --settle --min-part-size --help" ;;
     config) opts=$config ;;
-    test) opts="--filter --tags --exclude-tags --list --junit --seed -j --jobs --timeout --update-snapshots $config" ;;
+    test) opts="--filter --tags --exclude-tags --shard --timings --merge-junit --list --junit --seed -j --jobs --timeout --update-snapshots $config" ;;
     sync) opts="--delete --delete-all --max-delete --dry-run --exclude --include --checksum --size-only --concurrency --part-size --shard --output --verbose --progress --quiet --limit-rate --content-type --cache-control --metadata -h --debug $config" ;;
     check) opts="--size-only --exclude --include --output --quiet -h --debug $config" ;;
     cp) opts="--recursive --dry-run --exclude --include --concurrency --part-size --output --progress --quiet --limit-rate --content-type --cache-control --metadata -h --debug $config" ;;

@@ -128,6 +128,34 @@ void JunitReport::add(const SuiteResult& s) {
   suite.attribute("skipped").set_value(static_cast<long long>(count_of(suite, "skipped")));
 }
 
+void JunitReport::add_copy(pugi::xml_node suite) { root_.append_copy(suite); }
+
+std::string merge_junit(const std::vector<std::string>& inputs, const std::string& output) {
+  JunitReport merged;
+  double time = 0;
+  for (const std::string& path : inputs) {
+    pugi::xml_document doc;
+    pugi::xml_parse_result parsed = doc.load_file(path.c_str());
+    if (!parsed) return path + ": not a JUnit report (" + parsed.description() + ")";
+    pugi::xml_node root = doc.child("testsuites");
+    if (!root) return path + ": not a JUnit report (no <testsuites>)";
+    for (pugi::xml_node suite : root.children("testsuite")) merged.add_copy(suite);
+    time += root.attribute("time").as_double();
+  }
+  if (!merged.save(output, time)) return "cannot write " + output;
+  return "";
+}
+
+bool junit_file_times(const std::string& path, std::vector<std::pair<std::string, double>>& out, std::string& why) {
+  pugi::xml_document doc;
+  pugi::xml_parse_result parsed = doc.load_file(path.c_str());
+  if (!parsed) return why = path + ": not a JUnit report (" + parsed.description() + ")", false;
+  for (pugi::xml_node suite : doc.child("testsuites").children("testsuite"))
+    out.emplace_back(suite.attribute("file").as_string(suite.attribute("name").as_string()),
+                     suite.attribute("time").as_double());
+  return true;
+}
+
 JunitReport::Totals JunitReport::totals() const {
   Totals t;
   for (pugi::xml_node suite : root_.children("testsuite")) {

@@ -40,11 +40,21 @@ class JunitReport {
     long tests = 0, failures = 0, errors = 0, skipped = 0;
   };
   Totals totals() const;
+  void add_copy(pugi::xml_node suite);  // a <testsuite> read from another report, as it is
 
  private:
   pugi::xml_document doc_;
   pugi::xml_node root_;
 };
+
+// The JUnit reports at `inputs` (written by --junit, on shards of one run) merged into
+// one at `output`: every <testsuite> of each, in the order given, the totals summed
+// again, the time the sum of theirs. "" when done, else what went wrong.
+std::string merge_junit(const std::vector<std::string>& inputs, const std::string& output);
+
+// Each file's time in seconds in the JUnit report at `path` (its <testsuite>s' file and
+// time); false, with why, when it cannot be read.
+bool junit_file_times(const std::string& path, std::vector<std::pair<std::string, double>>& out, std::string& why);
 
 // `text` as XML 1.0 can carry it: valid UTF-8 with none of the control characters the
 // standard forbids (all below 0x20 but tab, newline and carriage return, and U+FFFE,

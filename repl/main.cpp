@@ -197,6 +197,12 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
       ->type_name("N");
   cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (TAP stays on stdout)")
       ->type_name("FILE");
+  cmd->add_option("--shard", test.shard, "Run only the I-th of N parts of the files (every file in exactly one part)")
+      ->type_name("I/N");
+  cmd->add_option("--timings", test.timings, "With --shard: balance the parts by the file times of this JUnit report")
+      ->type_name("FILE");
+  cmd->add_option("--merge-junit", test.merge_junit, "Merge the JUnit reports given as paths into FILE, run nothing")
+      ->type_name("FILE");
   add_config_flags(*cmd, config, endpoints);
   return cmd;
 }

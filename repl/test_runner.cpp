@@ -117,6 +117,73 @@ std::vector<TestFile> with_recordings(const std::vector<std::string>& paths) {
   return files;
 }
 
+// "I/N" read into a 1-based index and a count; false unless 1 <= I <= N <= 10000.
+bool parse_shard(const std::string& text, size_t& index, size_t& count) {
+  unsigned long i = 0, n = 0;
+  char slash = 0;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%lu%c%lu%n", &i, &slash, &n, &used) != 3 || slash != '/' ||
+      used != static_cast<int>(text.size()))
+    return false;
+  index = i, count = n;
+  return i >= 1 && i <= n && n <= 10000;
+}
+
+// Each file's shard (0-based), every file in exactly one, the same for every shard
+// of a run given the same files and times. With `times` (seconds per path, an earlier
+// run's JUnit report), the longest files first, each to the shard with the least time
+// so far (a file the report lacks counts as the mean of those it has); without, the
+// files in turn: file k to shard k mod count.
+std::vector<size_t> shards_of(const std::vector<TestFile>& files, size_t count,
+                              const std::map<std::string, double>& times) {
+  std::vector<size_t> shard(files.size());
+  if (times.empty()) {
+    for (size_t k = 0; k < files.size(); ++k) shard[k] = k % count;
+    return shard;
+  }
+  double sum = 0;
+  for (const auto& [path, seconds] : times) sum += seconds;
+  const double mean = sum / static_cast<double>(times.size());
+  std::vector<double> cost(files.size()), load(count, 0);
+  std::vector<size_t> order(files.size());
+  for (size_t k = 0; k < files.size(); ++k) {
+    auto found = times.find(files[k].path);
+    cost[k] = found != times.end() ? found->second : mean;
+    order[k] = k;
+  }
+  std::stable_sort(order.begin(), order.end(), [&cost](size_t a, size_t b) { return cost[a] > cost[b]; });
+  for (size_t k : order) {
+    size_t least = std::min_element(load.begin(), load.end()) - load.begin();
+    shard[k] = least, load[least] += cost[k];
+  }
+  return shard;
+}
+
+// The files of --shard I/N (all of them without it); false, with a message on
+// stderr, when the shard or the timings cannot be read.
+bool select_shard(const TestOptions& o, std::vector<TestFile>& files) {
+  if (o.shard.empty()) return true;
+  size_t index = 0, count = 0;
+  if (!parse_shard(o.shard, index, count))
+    return std::fprintf(stderr, "cloudlua test: --shard %s: give I/N, the I-th of N parts (1 <= I <= N)\n",
+                        printable(o.shard).c_str()),
+           false;
+  std::map<std::string, double> times;
+  if (!o.timings.empty()) {
+    std::vector<std::pair<std::string, double>> read;
+    std::string why;
+    if (!junit_file_times(o.timings, read, why))
+      return std::fprintf(stderr, "cloudlua test: --timings %s\n", printable(why).c_str()), false;
+    for (const auto& [path, seconds] : read) times[path] += seconds;
+  }
+  const std::vector<size_t> shard = shards_of(files, count, times);
+  std::vector<TestFile> mine;
+  for (size_t k = 0; k < files.size(); ++k)
+    if (shard[k] == index - 1) mine.push_back(files[k]);
+  files = mine;
+  return true;
+}
+
 // `text` in lower case (ASCII): what a file system that ignores case compares.
 std::string folded(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -667,15 +734,33 @@ int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, T
   return stopped ? 128 + stopped : -1;
 }
 
+// --merge-junit OUT REPORT...: the reports merged into OUT.
+int merge_reports(const TestOptions& o) {
+  if (o.paths.empty())
+    return std::fprintf(stderr, "cloudlua test: --merge-junit %s: give the reports to merge\n", o.merge_junit.c_str()),
+           2;
+  std::string why = merge_junit(o.paths, o.merge_junit);
+  if (!why.empty()) return std::fprintf(stderr, "cloudlua test: --merge-junit: %s\n", printable(why).c_str()), 2;
+  return 0;
+}
+
 }  // namespace
 
 int run_tests(const TestOptions& o) {
+  if (!o.merge_junit.empty()) return merge_reports(o);
   std::vector<std::string> paths;
   if (o.paths.empty())
     return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
   if (!collect_files(o.paths, paths)) return 2;
   if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua or *_spec.lua file found\n"), 2;
-  const std::vector<TestFile> files = with_recordings(paths);
+  std::vector<TestFile> files = with_recordings(paths);  // named from every file, whatever the shard
+  if (!select_shard(o, files)) return 2;
+  if (files.empty()) {
+    std::printf("1..0\n0 passed, 0 failed\n");
+    return std::fprintf(stderr, "cloudlua test: shard %s has no file (%zu files in all)\n", o.shard.c_str(),
+                        paths.size()),
+           0;
+  }
   if (std::string clash = o.config.record.empty() ? "" : recording_clash(files, o.config.record); !clash.empty())
     return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n",
                         printable(clash).c_str()),

@@ -27,6 +27,9 @@ struct TestOptions {
   // kDefaultTimeout.
   std::optional<double> timeout;
   std::optional<std::uint64_t> seed;  // repeatable ids, request ids and times (seed_session)
+  std::string shard;                  // "I/N": run only the I-th of N parts of the files
+  std::string timings;                // a JUnit report of an earlier run: the parts balanced by its file times
+  std::string merge_junit;            // write the JUnit reports given as paths, merged, to this file
   ConfigOverrides config;             // --profile, --endpoint...: no embedded emulator then
 };
 

@@ -409,3 +409,58 @@ test("cloud.stub: a bad result, an unmet expectation (even caught), a call with 
                          "1 answer queued and not taken: GetObject (returns)\n")
   expect(out).to_contain("ok 5 - cloud.stub sends again\n1..5\n1 passed, 4 failed\n")
 end)
+
+---------------------------------------------------------------- --shard I/N, --timings, --merge-junit
+
+local SHARDED = {
+  ["a_test.lua"] = [[test("a", function() end)]],
+  ["b_spec.lua"] = [[describe("b", function() it("fails", function() assert.are.equal(1, 2) end) end)]],
+  ["c_test.lua"] = [[test("c", function() skip("later") end)]],
+  ["d/d_test.lua"] = [[test("d1", function() end) test("d2", function() error("d2 broke") end)]],
+  ["e_test.lua"] = [[test("e", function() end)]],
+}
+
+-- The files a run's TAP names ("# FILE" lines), sorted.
+local function files_run(out)
+  local names = {}
+  for name in out:gmatch("# ([%w_/]+%.lua)\n") do names[#names + 1] = name end
+  table.sort(names)
+  return names
+end
+
+test("--shard 1/3, 2/3, 3/3 run every file exactly once; their merged JUnit has a single run's counts", function()
+  local tree = files.make_tree(SHARDED)
+  local whole = cloudlua_test(tree, "--junit all.xml .")
+  local all = files.read(tree .. "/all.xml"):match('<testsuites [^>]*>')
+  expect(#files_run(whole)).to_equal(5)
+  for _, extra in ipairs{ "", "--timings all.xml ", "-j 2 --timings all.xml " } do
+    local seen = {}
+    for i = 1, 3 do
+      local out, err = cloudlua_test(tree, ("%s--shard %d/3 --junit s%d.xml ."):format(extra, i, i))
+      expect(err).to_equal("")
+      for _, name in ipairs(files_run(out)) do seen[#seen + 1] = name end
+    end
+    table.sort(seen)
+    expect(seen).to_equal(files_run(whole))
+    local _, err, code = cloudlua_test(tree, "--merge-junit merged.xml s1.xml s2.xml s3.xml")
+    expect({ code = code, err = err }).to_equal{ code = 0, err = "" }
+    local merged = files.read(tree .. "/merged.xml"):match('<testsuites [^>]*>')
+    expect((merged:gsub(' time="[^"]*"', ""))).to_equal((all:gsub(' time="[^"]*"', "")))
+    expect(merged).to_contain('tests="6" failures="1" errors="1" skipped="1"')
+  end
+  files.remove_dir(tree)
+end)
+
+test("--shard: a bad I/N is refused (status 2); a shard with no file runs nothing and passes", function()
+  local tree = files.make_tree(SHARDED)
+  local out, err, code = cloudlua_test(tree, "--shard 4/3 .")
+  expect({ out = out, err = err, code = code }).to_equal{
+    out = "", code = 2, err = "cloudlua test: --shard 4/3: give I/N, the I-th of N parts (1 <= I <= N)\n" }
+  out, err, code = cloudlua_test(tree, "--shard 7/7 .")
+  expect({ out = out, err = err, code = code }).to_equal{
+    out = "1..0\n0 passed, 0 failed\n", code = 0, err = "cloudlua test: shard 7/7 has no file (5 files in all)\n" }
+  out, err, code = cloudlua_test(tree, "--merge-junit m.xml a_test.lua")
+  expect({ out = out, code = code }).to_equal{ out = "", code = 2 }
+  expect(err).to_contain("cloudlua test: --merge-junit: a_test.lua: not a JUnit report")
+  files.remove_dir(tree)
+end)
