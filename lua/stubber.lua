@@ -83,14 +83,13 @@ local function operation_stub(self, name)
                        ("the result queued for %s does not fit its output shape"):format(name), err.fields,
                        "validation"), 2)
     end
-    return queue(self, name, { result = copy(result), expected = op.next_expected, kind = "returns" })
+    return queue(self, name, { result = copy(result), kind = "returns" })
   end
   function op.fails(_, e)
     local fields = { kind = "api", code = "Error", operation = name }
     for k, v in pairs(e or {}) do fields[k] = v end
     fields.message = fields.message or fields.code
-    return queue(self, name, { error = package.loaded.cloud.error(fields), expected = op.next_expected,
-                               kind = "fails" })
+    return queue(self, name, { error = package.loaded.cloud.error(fields), kind = "fails" })
   end
   function op.expects(_, args)  -- for the next answer queued through what it returns
     return {
