@@ -78,6 +78,7 @@ local function operation_stub(self, name)
   function op.returns(_, result)
     result = result or {}
     local ok, err = pcall(self.client.check_result, name, result)
+    if not ok and type(err) ~= "table" then error(err, 2) end  -- not a table: lauxlib's own words
     if not ok then
       error(stub_error(name, "InvalidStubbedResult",
                        ("the result queued for %s does not fit its output shape"):format(name), err.fields,
