@@ -8,6 +8,8 @@
 // once, forked from this one before any thread or emulator exists (each child runs one
 // file: a state, a session, an emulator of its own); each child writes its events to
 // a file, and the runner passes them to the same reporter in the order of the files.
+// --shard I/N keeps one part of the files (the same parts on every machine), and
+// --merge-junit joins the parts' reports (repl/junit.cpp).
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
