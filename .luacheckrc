@@ -8,4 +8,6 @@ max_line_length = 140
 ignore = { "421", "431", "432" }  -- shadowing: `ok, err` and `_` are reused by intent
 exclude_files = { "build/**", "tests/interop/node_modules/**" }
 files["lua/testing.lua"] = { globals = { "test", "skip", "expect", "expect_error", "setup", "teardown",
-                                         "before_each", "after_each", "print" } }
+                                         "before_each", "after_each", "print", "it", "spec", "describe",
+                                         "context", "insulate", "expose", "pending", "finally", "lazy_setup",
+                                         "lazy_teardown", "strict_setup", "strict_teardown" } }

@@ -19,6 +19,7 @@ PACKAGES=(
   liblua5.4-dev libcurl4-openssl-dev nettle-dev nlohmann-json3-dev libpugixml-dev
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev libre2-dev zlib1g-dev libsqlite3-dev
   media-types  # /etc/mime.types: the type of an uploaded file from its name
+  lua-luassert # busted's assertions, spies, stubs and mocks in `cloudlua test` spec files
 )
 
 # The interop tests' peers, for `test` only: aws-cli v2, s3cmd, rclone and boto3

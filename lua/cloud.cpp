@@ -13,6 +13,7 @@
 
 #include "core/client/config.h"
 #include "core/model/protocol.h"
+#include "core/model/validate.h"
 #include "core/net/redact.h"
 #include "core/client/settings.h"
 #include "core/base/suggest.h"
@@ -222,6 +223,22 @@ int l_operation(lua_State* L) {
 }
 
 // cloud.call("UpdateSnapshot", {...})
+// client.check_result(operation, result): raises the validation error naming every
+// field of `result` that the operation's output shape does not allow (its path, what
+// is wrong), as a call's arguments are checked; nothing when it fits. cloud.stub
+// checks the answers it is given with it (lua/stubber.lua).
+int l_check_result(lua_State* L) {
+  if (!lua_isstring(L, 1)) type_error(L, 1, "string");
+  const std::string name = lua_tostring(L, 1);
+  const Operation* op = client_upvalue(L).model().find(name);
+  if (!op) raise(L, make_error(ErrorKind::validation, "UnknownOperation", "no operation named '" + name + "'"));
+  json result = arguments_table(L, 2);
+  std::vector<FieldProblem> problems;
+  if (op->output) validate_value(*op->output, result, "", problems);
+  if (!problems.empty()) raise(L, validation_error(*op, std::move(problems)));
+  return 0;
+}
+
 int l_call(lua_State* L) {
   if (!lua_isstring(L, 1)) type_error(L, 1, "string");
   int at = start_named(L, lua_tostring(L, 1), 2);
@@ -477,6 +494,7 @@ void fill_client_table(lua_State* L, std::shared_ptr<Client> client) {
     lua_setfield(L, table, api.c_str());
   }
   const std::pair<const char*, lua_CFunction> fns[] = {{"call", protect<l_call>},
+                                                       {"check_result", protect<l_check_result>},
                                                        {"operations", protect<l_operations>},
                                                        {"request", protect<l_request>},
                                                        {"waiters", protect<l_waiters>}};

@@ -53,6 +53,19 @@ M.classes = {
   { name = "cloud.Outcome", doc = "An item's outcome under cloud.map{ collect = true }.", fields = {
     p("ok", "boolean", "whether fn returned"), p("value", "cloud.Value", "what it returned"),
     p("error", "cloud.Value", "what it raised") } },
+  { name = "cloud.Stubber", doc = "A client's calls answered from queues (cloud.stub): stubber.storage.get_object...",
+    fields = {
+    p("storage", "table<string, cloud.StubQueue>", "the storage API's operations"),
+    p("cluster", "table<string, cloud.StubQueue>", "the cluster API's operations"),
+    p("devops", "table<string, cloud.StubQueue>", "the devops API's operations"),
+    p("catalog", "table<string, cloud.StubQueue>", "the catalog API's operations"),
+    p("assert_no_pending", "fun(self: cloud.Stubber)", "raises when a queued answer was not used"),
+    p("deactivate", "fun(self: cloud.Stubber)", "the client calls the platform again") } },
+  { name = "cloud.StubQueue", doc = "One operation's queued answers (cloud.stub).", fields = {
+    p("returns", "fun(self: cloud.StubQueue, result: table): cloud.StubQueue", "queues a result, checked by the model"),
+    p("fails", "fun(self: cloud.StubQueue, error: table): cloud.StubQueue", "queues an error { code, status, ... }"),
+    p("expects", "fun(self: cloud.StubQueue, args: table): cloud.StubQueue",
+      "the arguments the next call must have (cloud.ANY: any value)") } },
   { name = "cloud.storage.Location", doc = "A bucket location.", fields = {
     p("Bucket", "string", "the bucket"), p("Prefix", "string?", "the folder in it") } },
   { name = "cloud.storage.Shard", doc = "The paths whose FNV-1a hash mod count is index.", fields = {

@@ -296,6 +296,28 @@ function before_each(fn) end
 ---@param fn fun()
 function after_each(fn) end
 
+-- busted's spec language (docs/testing.md); assert, spy, stub, mock and match are
+-- luassert's (install LuaLS's luassert and busted definitions for their fields).
+---@param name string
+---@param fn fun()
+function describe(name, fn) end
+---@param name string
+---@param fn fun()
+function it(name, fn) end
+---@param name string
+---@param fn? fun()
+function pending(name, fn) end
+---@param fn fun()
+function finally(fn) end
+---@param name string
+---@param fn fun()
+function insulate(name, fn) end
+---@param name string
+---@param fn fun()
+function expose(name, fn) end
+context, spec = describe, it
+lazy_setup, lazy_teardown, strict_setup, strict_teardown = setup, teardown, setup, teardown
+
 ---Help on an operation, an API, a function of cloud, or a part of a name.
 ---@param x? string|function|table
 function help(x) end

@@ -85,9 +85,16 @@ void add_searcher(lua_State* L) {
 
 // __index of the `cloud` table: cloud.pretty is require "cloud.pretty" and
 // cloud.commands require "cloud.commands" (the sub-commands), kept in the table from
-// then on; any other missing field is nil.
+// then on; cloud.ANY is require("cloud.stubber").ANY; any other missing field is nil.
 int index_lazy_module(lua_State* L) {
   const char* field = luaL_checkstring(L, 2);
+  if (std::strcmp(field, "ANY") == 0) {
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "cloud.stubber");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "ANY");
+    return 1;
+  }
   if (std::strcmp(field, "pretty") != 0 && std::strcmp(field, "commands") != 0) return 0;
   lua_getglobal(L, "require");
   lua_pushfstring(L, "cloud.%s", field);
@@ -157,6 +164,7 @@ void open_embedded_modules(lua_State* L, int module) {
   set_stubs(L, module, {"pages"}, "cloud.pages");
   set_lazy_modules(L, module);
   set_stubs(L, module, {"spawn", "map", "event"}, "cloud.tasks");
+  set_stubs(L, module, {"stub"}, "cloud.stubber");
   add_transfers(L, module);
 }
 

@@ -147,6 +147,13 @@ Same arguments and results as the operation's function:
     summary = "Every operation of the model as { name, api, fn, method, path, doc }.",
     see = "docs/lua-api.md",
     returns = { p("operations", "cloud.OperationInfo[]", "every operation of the model") } },
+  { name = "cloud.check_result", usage = "cloud.check_result(name, result)",
+    summary = "Raises the validation error naming each field of result the operation's output shape does not allow.",
+    text = [[
+What cloud.stub checks a queued result with; nothing when the result fits.]],
+    see = "docs/testing.md",
+    params = { p("name", "string", "the operation, CamelCase or snake_case", { names = "operation" }),
+               p("result", "table", "the result to check") } },
   { name = "cloud.request", usage = "cloud.request{ api, method, path, query, headers, body } -> response, meta",
     summary = "Signs and sends any request, for operations outside the model.",
     text = [[
@@ -344,6 +351,15 @@ let the others run. A task nobody keeps is cancelled by the garbage collector.]]
     see = "docs/lua-api.md",
     params = { p("fn", "function", "what the task runs"), p("...", "cloud.Value", "fn's arguments") },
     returns = { p("task", "cloud.Task", "the task: t:join() returns fn's results") } },
+  { name = "cloud.stub", usage = "cloud.stub([client]) -> stubber",
+    summary = "Answers the client's calls from queued results and errors, each result checked against the model.",
+    text = [[
+s.storage.get_object:returns{ Body = "x" }, :fails{ code = "NoSuchKey", status = 404 },
+:expects{ Bucket = "b", Object = cloud.ANY } before or after either; s:assert_no_pending(),
+s:deactivate(). Under `cloudlua test` each case's end checks every stubber.]],
+    see = "docs/testing.md",
+    params = { p("client", "cloud.Client?", "the client whose calls are answered (default: cloud)") },
+    returns = { p("stubber", "cloud.Stubber", "its APIs' operations, each a queue of answers") } },
   { name = "cloud.map", usage = "cloud.map(list, fn [, { concurrency, collect }]) -> results",
     summary = "fn(item) for every item as tasks, at most concurrency (8) at once; results in list order.",
     text = [[

@@ -34,6 +34,7 @@ void JsonLinesReporter::on(const TestEvent& e) {
   json object = {{"event", e.event}, {"file", redact(file_)}};
   if (e.event == "output") set_text(object, "name", case_);
   set_text(object, "name", e.name);
+  set_text(object, "describe", e.describe);  // the describes a case is in, outer first
   set_text(object, "outcome", e.outcome);
   if (e.event == "case") object["time"] = e.time;
   set_text(object, "message", e.message);

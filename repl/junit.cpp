@@ -37,14 +37,18 @@ std::string seconds(double t) {
   return text;
 }
 
-// The classname reporters group cases by: the file's path without ".lua", "/" as ".".
-std::string class_name(const std::string& file) {
+// The classname reporters group cases by: the file's path without ".lua", "/" as ".",
+// then the describes the case is in ("outer inner"), "." in them as "_", so that a
+// reporter that splits at the last "." (Jenkins: package, class) shows them as the class.
+std::string class_name(const std::string& file, std::string describe) {
   std::string name = file;
   if (name.size() > 4 && name.compare(name.size() - 4, 4, ".lua") == 0) name.resize(name.size() - 4);
   if (name.rfind("./", 0) == 0) name.erase(0, 2);
   for (char& c : name)
     if (c == '/') c = '.';
-  return name;
+  for (char& c : describe)
+    if (c == '.') c = '_';
+  return describe.empty() ? name : name + "." + describe;
 }
 
 void set(pugi::xml_node node, const char* name, const std::string& value) {
@@ -61,7 +65,7 @@ void add_output(pugi::xml_node node, const std::string& text) {
 
 void add_case(pugi::xml_node suite, const std::string& file, const CaseResult& c) {
   pugi::xml_node node = suite.append_child("testcase");
-  set(node, "classname", class_name(file));
+  set(node, "classname", class_name(file, c.describe));
   set(node, "name", c.name);
   set(node, "time", seconds(c.time));
   set(node, "file", file);
@@ -125,6 +129,34 @@ void JunitReport::add(const SuiteResult& s) {
   suite.attribute("skipped").set_value(static_cast<long long>(count_of(suite, "skipped")));
 }
 
+void JunitReport::add_copy(pugi::xml_node suite) { root_.append_copy(suite); }
+
+std::string merge_junit(const std::vector<std::string>& inputs, const std::string& output) {
+  JunitReport merged;
+  double time = 0;
+  for (const std::string& path : inputs) {
+    pugi::xml_document doc;
+    pugi::xml_parse_result parsed = doc.load_file(path.c_str());
+    if (!parsed) return path + ": not a JUnit report (" + parsed.description() + ")";
+    pugi::xml_node root = doc.child("testsuites");
+    if (!root) return path + ": not a JUnit report (no <testsuites>)";
+    for (pugi::xml_node suite : root.children("testsuite")) merged.add_copy(suite);
+    time += root.attribute("time").as_double();
+  }
+  if (!merged.save(output, time)) return "cannot write " + output;
+  return "";
+}
+
+bool junit_file_times(const std::string& path, std::vector<std::pair<std::string, double>>& out, std::string& why) {
+  pugi::xml_document doc;
+  pugi::xml_parse_result parsed = doc.load_file(path.c_str());
+  if (!parsed) return why = path + ": not a JUnit report (" + parsed.description() + ")", false;
+  for (pugi::xml_node suite : doc.child("testsuites").children("testsuite"))
+    out.emplace_back(suite.attribute("file").as_string(suite.attribute("name").as_string()),
+                     suite.attribute("time").as_double());
+  return true;
+}
+
 JunitReport::Totals JunitReport::totals() const {
   Totals t;
   for (pugi::xml_node suite : root_.children("testsuite")) {
@@ -181,7 +213,7 @@ void JunitReporter::on(const TestEvent& e) {
     if (kept.size() < kMaxKeptOutput) kept += e.text + "\n";
     else if (kept.compare(kept.size() - std::min(kept.size(), kCut.size()), kCut.size(), kCut) != 0) kept += kCut;
   } else if (e.event == "case") {
-    suite_.cases.push_back({e.name, e.outcome, e.time, e.message, e.traceback, case_output_});
+    suite_.cases.push_back({e.name, e.outcome, e.time, e.message, e.traceback, case_output_, e.describe});
     case_output_.clear();
     in_case_ = false;
   }

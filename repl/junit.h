@@ -24,6 +24,7 @@ struct CaseResult {
   std::string message;    // why it failed or was skipped
   std::string traceback;  // where the error was raised
   std::string output;     // what the case printed (<system-out>)
+  std::string describe;   // the describes it is in, outer first: added to the classname
 };
 
 struct SuiteResult {
@@ -44,6 +45,7 @@ class JunitReport {
     long tests = 0, failures = 0, errors = 0, skipped = 0;
   };
   Totals totals() const;
+  void add_copy(pugi::xml_node suite);  // a <testsuite> read from another report, as it is
 
  private:
   void set_totals(double time);
@@ -70,6 +72,15 @@ class JunitReporter : public TestHandler {
   bool in_case_ = false;
   std::string case_output_;
 };
+
+// The JUnit reports at `inputs` (written by --junit, on shards of one run) merged into
+// one at `output`: every <testsuite> of each, in the order given, the totals summed
+// again, the time the sum of theirs. "" when done, else what went wrong.
+std::string merge_junit(const std::vector<std::string>& inputs, const std::string& output);
+
+// Each file's time in seconds in the JUnit report at `path` (its <testsuite>s' file and
+// time); false, with why, when it cannot be read.
+bool junit_file_times(const std::string& path, std::vector<std::pair<std::string, double>>& out, std::string& why);
 
 // `text` as XML 1.0 can carry it: valid UTF-8 with none of the control characters the
 // standard forbids (all below 0x20 but tab, newline and carriage return, and U+FFFE,

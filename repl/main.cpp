@@ -172,11 +172,20 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
 // `cloudlua test [paths...]`: the test runner (repl/test_runner.cpp) provides run_tests.
 CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::ConfigOverrides& config,
                            std::vector<std::string>& endpoints) {
-  CLI::App* cmd = app.add_subcommand("test", "Run Lua test files (a folder: its *_test.lua files); TAP output");
+  CLI::App* cmd =
+      app.add_subcommand("test", "Run Lua test files (a folder: its *_test.lua and *_spec.lua files); TAP output");
   cmd->prefix_command(false)->allow_extras(false);  // as serve: an unknown option is an error
   cmd->add_option("paths", test.paths, "Test files and folders");
   cmd->add_option("--filter", test.filter, "Run only the cases whose name matches PATTERN")->type_name("PATTERN");
   cmd->add_flag("--list", test.list, "List the cases without running them");
+  cmd->add_option("--tags", test.tags, "Run only the cases with one of these tags (#TAG in a name, its describes' too)")
+      ->type_name("TAG,...")
+      ->allow_extra_args(false)
+      ->delimiter(',');
+  cmd->add_option("--exclude-tags", test.exclude_tags, "Leave out the cases with one of these tags")
+      ->type_name("TAG,...")
+      ->allow_extra_args(false)
+      ->delimiter(',');
   cmd->add_option("-j,--jobs", test.jobs,
                   "Run N files at once, each in a process of its own (output in order; -j 1: one at a time; "
                   "without -j: in the runner's process)")
@@ -195,6 +204,12 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"tap", "junit", "json"}));
   cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (the --output report stays on stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--shard", test.shard, "Run only the I-th of N parts of the files (every file in exactly one part)")
+      ->type_name("I/N");
+  cmd->add_option("--timings", test.timings, "With --shard: balance the parts by the file times of this JUnit report")
+      ->type_name("FILE");
+  cmd->add_option("--merge-junit", test.merge_junit, "Merge the JUnit reports given as paths into FILE, run nothing")
       ->type_name("FILE");
   add_config_flags(*cmd, config, endpoints);
   return cmd;

@@ -64,6 +64,7 @@ bool percent_decoded(const std::string& value, std::string& out) {
 std::string* text_field(TestEvent& e, const std::string& key) {
   if (key == "file") return &e.file;
   if (key == "name") return &e.name;
+  if (key == "describe") return &e.describe;
   if (key == "outcome") return &e.outcome;
   if (key == "message") return &e.message;
   if (key == "traceback") return &e.traceback;
@@ -82,9 +83,9 @@ std::string bounded_field(std::string text) {
 
 std::string encode_event(const TestEvent& e) {
   std::string line = e.event;
-  const std::pair<const char*, const std::string*> fields[] = {{"file", &e.file},           {"name", &e.name},
-                                                               {"outcome", &e.outcome},     {"message", &e.message},
-                                                               {"traceback", &e.traceback}, {"text", &e.text}};
+  const std::pair<const char*, const std::string*> fields[] = {
+      {"file", &e.file},           {"name", &e.name}, {"outcome", &e.outcome},  {"message", &e.message},
+      {"traceback", &e.traceback}, {"text", &e.text}, {"describe", &e.describe}};
   for (const auto& [key, value] : fields)
     if (!value->empty()) line += std::string(" ") + key + "=" + percent_encoded(*value);
   if (e.event == "case") {

@@ -18,7 +18,8 @@ namespace cloud {
 struct TestEvent {
   std::string event;      // "file", "start" (a case), "output", "case" (a case ended)
   std::string file;       // file: the test file's path
-  std::string name;       // start, case: the case's name
+  std::string name;       // start, case: the case's name (its describes' names before it)
+  std::string describe;   // case: the names of the describes it is in, outer first ("" for none)
   std::string outcome;    // case: passed, skipped, failure or error
   std::string message;    // case: why it failed or was skipped
   std::string traceback;  // case: where the error was raised
@@ -27,10 +28,10 @@ struct TestEvent {
 };
 
 // The longest text a field of an event keeps (bounded_field cuts longer ones, saying
-// so, where an event is made), and the longest line an encoded event may take: six
+// so, where an event is made), and the longest line an encoded event may take: seven
 // such fields, each byte escaped.
 constexpr size_t kMaxEventField = 256 * 1024;
-constexpr size_t kMaxEventLine = 6 * 3 * (kMaxEventField + 64) + 256;
+constexpr size_t kMaxEventLine = 7 * 3 * (kMaxEventField + 64) + 256;
 
 // `text` cut to kMaxEventField bytes, with a note of how much was left out.
 std::string bounded_field(std::string text);

@@ -8,6 +8,8 @@
 // once, forked from this one before any thread or emulator exists (each child runs one
 // file: a state, a session, an emulator of its own); each child writes its events to
 // a file, and the runner passes them to the same stream in the order of the files.
+// --shard I/N keeps one part of the files (the same parts on every machine), and
+// --merge-junit joins the parts' reports (repl/junit.cpp).
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
@@ -48,10 +50,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A folder's test files: *_test.lua, and busted's *_spec.lua.
 bool is_test_file(const fs::path& p) {
   const std::string name = p.filename().string();
-  const std::string suffix = "_test.lua";
-  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  for (const std::string suffix : {"_test.lua", "_spec.lua"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return true;
+  return false;
 }
 
 // Folders are searched recursively, sorted; hidden folders and node_modules skipped.
@@ -116,6 +121,73 @@ std::vector<TestFile> with_recordings(const std::vector<std::string>& paths) {
   return files;
 }
 
+// "I/N" read into a 1-based index and a count; false unless 1 <= I <= N <= 10000.
+bool parse_shard(const std::string& text, size_t& index, size_t& count) {
+  unsigned long i = 0, n = 0;
+  char slash = 0;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%lu%c%lu%n", &i, &slash, &n, &used) != 3 || slash != '/' ||
+      used != static_cast<int>(text.size()))
+    return false;
+  index = i, count = n;
+  return i >= 1 && i <= n && n <= 10000;
+}
+
+// Each file's shard (0-based), every file in exactly one, the same for every shard
+// of a run given the same files and times. With `times` (seconds per path, an earlier
+// run's JUnit report), the longest files first, each to the shard with the least time
+// so far (a file the report lacks counts as the mean of those it has); without, the
+// files in turn: file k to shard k mod count.
+std::vector<size_t> shards_of(const std::vector<TestFile>& files, size_t count,
+                              const std::map<std::string, double>& times) {
+  std::vector<size_t> shard(files.size());
+  if (times.empty()) {
+    for (size_t k = 0; k < files.size(); ++k) shard[k] = k % count;
+    return shard;
+  }
+  double sum = 0;
+  for (const auto& [path, seconds] : times) sum += seconds;
+  const double mean = sum / static_cast<double>(times.size());
+  std::vector<double> cost(files.size()), load(count, 0);
+  std::vector<size_t> order(files.size());
+  for (size_t k = 0; k < files.size(); ++k) {
+    auto found = times.find(files[k].path);
+    cost[k] = found != times.end() ? found->second : mean;
+    order[k] = k;
+  }
+  std::stable_sort(order.begin(), order.end(), [&cost](size_t a, size_t b) { return cost[a] > cost[b]; });
+  for (size_t k : order) {
+    size_t least = std::min_element(load.begin(), load.end()) - load.begin();
+    shard[k] = least, load[least] += cost[k];
+  }
+  return shard;
+}
+
+// The files of --shard I/N (all of them without it); false, with a message on
+// stderr, when the shard or the timings cannot be read.
+bool select_shard(const TestOptions& o, std::vector<TestFile>& files) {
+  if (o.shard.empty()) return true;
+  size_t index = 0, count = 0;
+  if (!parse_shard(o.shard, index, count))
+    return std::fprintf(stderr, "cloudlua test: --shard %s: give I/N, the I-th of N parts (1 <= I <= N)\n",
+                        printable(o.shard).c_str()),
+           false;
+  std::map<std::string, double> times;
+  if (!o.timings.empty()) {
+    std::vector<std::pair<std::string, double>> read;
+    std::string why;
+    if (!junit_file_times(o.timings, read, why))
+      return std::fprintf(stderr, "cloudlua test: --timings %s\n", printable(why).c_str()), false;
+    for (const auto& [path, seconds] : read) times[path] += seconds;
+  }
+  const std::vector<size_t> shard = shards_of(files, count, times);
+  std::vector<TestFile> mine;
+  for (size_t k = 0; k < files.size(); ++k)
+    if (shard[k] == index - 1) mine.push_back(files[k]);
+  files = mine;
+  return true;
+}
+
 // `text` in lower case (ASCII): what a file system that ignores case compares.
 std::string folded(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -174,7 +246,7 @@ int emit_event(lua_State* L) {
   TestEvent e;
   const std::pair<const char*, std::string*> fields[] = {
       {"event", &e.event},     {"file", &e.file},           {"name", &e.name}, {"outcome", &e.outcome},
-      {"message", &e.message}, {"traceback", &e.traceback}, {"text", &e.text}};
+      {"message", &e.message}, {"traceback", &e.traceback}, {"text", &e.text}, {"describe", &e.describe}};
   for (const auto& [key, field] : fields)
     if (!text_field(L, 1, key, *field))
       return luaL_error(L, "bad argument #1 to 'emit' (field '%s' is not a string)", key);
@@ -213,6 +285,12 @@ int real_clock(lua_State* L) {
   return 1;
 }
 
+// Pushes a list of the strings.
+void push_strings(lua_State* L, const std::vector<std::string>& items) {
+  lua_createtable(L, static_cast<int>(items.size()), 0);
+  for (size_t i = 0; i < items.size(); ++i) lua_pushstring(L, items[i].c_str()), lua_rawseti(L, -2, i + 1);
+}
+
 // Calls require("cloud.testing").run_file(path, opts), its events passed to `sink`,
 // the lines of --list written to `out`.
 int call_harness(lua_State* L, const std::string& path, const TestOptions& o, const EventSink& sink, std::FILE* out) {
@@ -225,6 +303,8 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   if (!o.filter.empty()) lua_pushstring(L, o.filter.c_str()), lua_setfield(L, -2, "filter");
   lua_pushboolean(L, o.list);
   lua_setfield(L, -2, "list");
+  push_strings(L, o.tags), lua_setfield(L, -2, "tags");
+  push_strings(L, o.exclude_tags), lua_setfield(L, -2, "exclude_tags");
   lua_pushboolean(L, o.update_snapshots);
   lua_setfield(L, -2, "update_snapshots");
   lua_pushcfunction(L, make_directory);
@@ -658,15 +738,30 @@ std::unique_ptr<TestHandler> shown_reporter(const std::string& output, std::FILE
   return std::make_unique<TapReporter>(out);
 }
 
+// --merge-junit OUT REPORT...: the reports merged into OUT.
+int merge_reports(const TestOptions& o) {
+  if (o.paths.empty())
+    return std::fprintf(stderr, "cloudlua test: --merge-junit %s: give the reports to merge\n", o.merge_junit.c_str()),
+           2;
+  std::string why = merge_junit(o.paths, o.merge_junit);
+  if (!why.empty()) return std::fprintf(stderr, "cloudlua test: --merge-junit: %s\n", printable(why).c_str()), 2;
+  return 0;
+}
+
 }  // namespace
 
 int run_tests(const TestOptions& o) {
+  if (!o.merge_junit.empty()) return merge_reports(o);
   std::vector<std::string> paths;
   if (o.paths.empty())
     return std::fprintf(stderr, "cloudlua test: give test files or folders (usage: cloudlua test PATH...)\n"), 2;
   if (!collect_files(o.paths, paths)) return 2;
-  if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua file found\n"), 2;
-  const std::vector<TestFile> files = with_recordings(paths);
+  if (paths.empty()) return std::fprintf(stderr, "cloudlua test: no *_test.lua or *_spec.lua file found\n"), 2;
+  std::vector<TestFile> files = with_recordings(paths);  // named from every file, whatever the shard
+  if (!select_shard(o, files)) return 2;
+  if (files.empty())  // reported as a run of no file, in the format asked for
+    std::fprintf(stderr, "cloudlua test: shard %s has no file (%zu files in all)\n", printable(o.shard).c_str(),
+                 paths.size());
   if (std::string clash = o.config.record.empty() ? "" : recording_clash(files, o.config.record); !clash.empty())
     return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n",
                         printable(clash).c_str()),
@@ -698,6 +793,7 @@ int run_tests(const TestOptions& o) {
   if (!events.end_run(seconds_since(start))) return 2;
   if (status >= 0) return status;
   const TestTally& tally = events.tally();
+  if (files.empty()) return 0;  // a shard with no file (more shards than files): nothing to fail
   if (tally.cases() == 0)
     std::fprintf(stderr, "cloudlua test: no test case ran%s\n", o.filter.empty() ? "" : " (check --filter)");
   return tally.failed == 0 && tally.cases() > 0 ? 0 : 1;

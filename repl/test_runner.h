@@ -13,12 +13,14 @@
 namespace cloud {
 
 struct TestOptions {
-  std::vector<std::string> paths;  // files, or folders meaning their *_test.lua files
-  std::string filter;              // run only cases whose "file: name" contains it
-  bool list = false;               // print the cases instead of running them
-  std::string junit;               // also write a JUnit XML report there
-  std::string output = "tap";      // the report on standard output: tap, junit or json
-  bool update_snapshots = false;   // write to_match_snapshot's files instead of comparing
+  std::vector<std::string> paths;         // files, or folders meaning their *_test.lua and *_spec.lua files
+  std::string filter;                     // run only cases whose "file: name" contains it
+  std::vector<std::string> tags;          // run only cases with one of these tags (#tag in a name)
+  std::vector<std::string> exclude_tags;  // and none of these
+  bool list = false;                      // print the cases instead of running them
+  std::string junit;                      // also write a JUnit XML report there
+  std::string output = "tap";             // the report on standard output: tap, junit or json
+  bool update_snapshots = false;          // write to_match_snapshot's files instead of comparing
   // Files run in this many processes at once, each in its own (-j 1 too); 0 (no -j):
   // one after another in the runner's own process, unless a timeout is given.
   int jobs = 0;
@@ -27,6 +29,9 @@ struct TestOptions {
   // kDefaultTimeout.
   std::optional<double> timeout;
   std::optional<std::uint64_t> seed;  // repeatable ids, request ids and times (seed_session)
+  std::string shard;                  // "I/N": run only the I-th of N parts of the files
+  std::string timings;                // a JUnit report of an earlier run: the parts balanced by its file times
+  std::string merge_junit;            // write the JUnit reports given as paths, merged, to this file
   ConfigOverrides config;             // --profile, --endpoint...: no embedded emulator then
 };
 

@@ -52,5 +52,7 @@ fresh_run installed '
     cloudlua $c --help | grep -q "^usage: cloudlua $c" || { echo "no --help for $c"; exit 1; }
     zcat -f /usr/share/man/man1/cloudlua.1* | grep -q "^\.SS $c" || { echo "the manual has no section for $c"; exit 1; }
   done
+  printf "describe(\"a spec\", function() it(\"uses luassert\", function() assert.are.same({1}, {1}) end) end)\n" >/tmp/first_spec.lua
+  cloudlua test /tmp/first_spec.lua | grep -qx "ok 1 - a spec uses luassert" || { echo "no luassert for spec files"; exit 1; }
   [ -f /usr/share/bash-completion/completions/cloudlua ]'
 fresh_run commands "cd /root/checks && CLOUDLUA_REQUIRE_INTEROP=1 bash tests/serve/commands_test.sh /usr/bin/cloudlua"

@@ -182,6 +182,15 @@ local function prepared(page, upto)
   page.ran = upto
 end
 
+-- Runs a test-file block (its first line: `-- x_test.lua: `cloudlua test x_test.lua`
+-- prints "LINE"`) through `cloudlua test`; its output must hold LINE.
+local function check_prints(code, file, line)
+  local dir = folder_with{ [file] = code }
+  local out = cli.cloudlua("test " .. cli.quote(file), { cd = dir })
+  os.execute("rm -rf " .. cli.quote(dir))
+  expect(out).to_contain(line .. "\n")
+end
+
 -- One case per block, in order.
 local blocks, lines = 0, 0
 for _, where in ipairs(SECTIONS) do
@@ -194,10 +203,13 @@ for _, where in ipairs(SECTIONS) do
     n = n + 1
     local name = ("%s example %d (%s)"):format(label, n, code:match("[^\n]*"))
     local expected = expected_lines(code)
-    local test_file = code:match("^%-%- (%S+_test%.lua)\n")
+    local test_file = code:match("^%-%- (%S+_test%.lua)\n") or code:match("^%-%- (%S+_spec%.lua)\n")
+    local named_file, prints = code:match('^%-%- (%S+%.lua): `cloudlua test %S+` prints "(.-)"\n')
     lines = lines + #expected
     if test_file then
       test(name, function() check_test_file(code, name, test_file, text) end)
+    elseif named_file then
+      test(name, function() check_prints(code, named_file, prints) end)
     elseif where.config then
       test(name, function() check_with_config(code, name, expected, text) end)
     else

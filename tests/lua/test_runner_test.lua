@@ -21,10 +21,11 @@ local function folder(files)
   return dir
 end
 
--- Runs `cloudlua test ARGS` in `dir`; returns stdout, stderr and the exit code.
-local function cloudlua_test(dir, args)
+-- Runs `cloudlua test ARGS` in `dir` (with `env`, "NAME=value " words, before it);
+-- returns stdout, stderr and the exit code.
+local function cloudlua_test(dir, args, env)
   local err_file = os.tmpname()
-  local p = assert(io.popen(("cd %s && %s test %s 2>%s"):format(sh_quote(dir), sh_quote(bin), args, err_file)))
+  local p = assert(io.popen(("cd %s && %s%s test %s 2>%s"):format(sh_quote(dir), env or "", sh_quote(bin), args, err_file)))
   local out = p:read("a")
   local _, _, code = p:close()
   local f = assert(io.open(err_file))
@@ -301,3 +302,165 @@ for _, jobs in ipairs{ "", "-j 1 ", "-j 2 " } do
     expect(out).to_match("\nok 1 %- writes to its standard output\nok 2 %- passes\n1%.%.2\n2 passed, 0 failed\n$")
   end)
 end
+
+---------------------------------------------------------------- busted's spec language: describe, it, luassert
+
+-- A folder with a busted spec (found as *_spec.lua), failing on purpose in each way a
+-- spec fails, and a test/expect file beside it.
+local SPECS = {
+  ["s_spec.lua"] = [[
+describe("outer", function()
+  before_each(function() print("outer before") end)
+  describe("inner #slow", function()
+    it("same", function() assert.are.same({ status = "STOPPED", n = 1 }, { status = "RUNNING", n = 1 }) end)
+    it("passes", function() assert.is_true(true) end)
+  end)
+  it("an error", function() local x = nil; return x.y end)
+  pending("later")
+  describe("broken", function() error("no body today") end)
+  describe("setup fails", function()
+    setup(function() error("no fixtures") end)
+    it("first", function() end)
+    describe("deeper", function() it("second", function() end) end)
+  end)
+end)
+]],
+  ["t_test.lua"] = [[test("old style", function() expect(1).to_equal(1) end)]],
+}
+
+test("a spec: nested names, luassert's failures with the differences, setup and body failures", function()
+  local tree = files.make_tree(SPECS)
+  for _, jobs in ipairs{ "", "-j 2 " } do
+    local out, err, code = cloudlua_test(tree, jobs .. "--junit report.xml .")
+    expect({ code = code, err = err }).to_equal{ code = 1, err = "" }
+    expect(out).to_contain("# outer before\n# s_spec.lua\nnot ok 1 - outer inner \\#slow same\n" ..
+                           "#   s_spec.lua:4: values differ (1 difference):\n" ..
+                           "#     status: expected \"STOPPED\", got \"RUNNING\"\n#   Expected objects to be the same.\n")
+    expect(out).to_contain("ok 2 - outer inner \\#slow passes\n")
+    expect(out).to_contain("not ok 3 - outer an error\n#   s_spec.lua:7: attempt to index a nil value (local 'x')\n")
+    expect(out).to_contain("ok 4 - outer later # SKIP pending\n")
+    expect(out).to_contain("not ok 5 - outer broken\n#   describe failed\n#   s_spec.lua:9: no body today\n")
+    expect(out).to_contain("not ok 6 - outer setup fails first\n#   setup failed\n#   s_spec.lua:11: no fixtures\n" ..
+                           "not ok 7 - outer setup fails deeper second\n#   setup failed\n")
+    expect(out).to_contain("# t_test.lua\nok 8 - old style\n1..8\n2 passed, 5 failed, 1 skipped\n")
+    local xml = files.read(tree .. "/report.xml")
+    expect(xml).to_contain('<testcase classname="s_spec.outer inner #slow" name="outer inner #slow same"')
+    expect(xml).to_contain('<failure message="s_spec.lua:4: values differ (1 difference):" type="expectation">')
+    expect(xml).to_contain('<testcase classname="s_spec.outer" name="outer an error"')
+    expect(xml).to_contain('tests="8" failures="1" errors="4" skipped="1"')
+  end
+  files.remove_dir(tree)
+end)
+
+test("a spec: --tags and --exclude-tags select by the tags in a case's names, --list shows nested names", function()
+  local tree = files.make_tree(SPECS)
+  local out, _, code = cloudlua_test(tree, "--tags slow s_spec.lua")
+  expect({ code = code, last = last_line(out) }).to_equal{ code = 1, last = "1 passed, 2 failed" }  -- the broken body too
+  out = cloudlua_test(tree, "--exclude-tags=slow,other --list s_spec.lua")
+  expect(out).to_equal("s_spec.lua: outer an error\ns_spec.lua: outer later\ns_spec.lua: outer setup fails first\n" ..
+                       "s_spec.lua: outer setup fails deeper second\n")
+  files.remove_dir(tree)
+end)
+
+test("a spec without luassert on package.path says what to install; a test/expect file needs none", function()
+  local tree = files.make_tree(SPECS)
+  local out = cloudlua_test(tree, "--filter passes s_spec.lua t_test.lua", "LUA_PATH='./?.lua' ")
+  expect(out).to_contain("not ok 1 - outer inner \\#slow passes\n#   at s_spec.lua:5\n#   busted's assertions, spies, stubs and " ..
+                         "mocks need luassert (Debian: apt-get install lua-luassert): module 'luassert' not found:\n")
+  out = cloudlua_test(tree, "t_test.lua", "LUA_PATH='./?.lua' ")
+  expect(last_line(out)).to_equal("1 passed, 0 failed")
+  files.remove_dir(tree)
+end)
+
+---------------------------------------------------------------- cloud.stub: what fails a case
+
+local STUBS = { ["stub_spec.lua"] = [[
+describe("cloud.stub", function()
+  it("a result of the wrong shape", function()
+    cloud.stub().storage.list_objects_v2:returns{ Contents = { { Key = 1 } } }
+  end)
+  it("an expectation unmet, the error caught", function()
+    cloud.stub().storage.get_object:returns{ Body = "x" }:expects{ Bucket = "b", Object = "k" }
+    pcall(cloud.storage.get_object, { Bucket = "c", Object = "k" })
+  end)
+  it("nothing queued", function()
+    cloud.stub()
+    cloud.call("GetObject", { Bucket = "c", Object = "k" })
+  end)
+  it("an answer left", function() cloud.stub().storage.get_object:returns{ Body = "x" } end)
+  it("sends again", function() cloud.storage.create_bucket{ Bucket = "real" } end)
+end)
+]] }
+
+test("cloud.stub: a bad result, an unmet expectation (even caught), a call with nothing queued, an answer left", function()
+  local tree = files.make_tree(STUBS)
+  local out, err, code = cloudlua_test(tree, "stub_spec.lua")
+  files.remove_dir(tree)
+  expect({ code = code, err = err }).to_equal{ code = 1, err = "" }
+  expect(out).to_contain("not ok 1 - cloud.stub a result of the wrong shape\n#   at stub_spec.lua:3\n" ..
+                         "#   validation error in ListObjectsV2: InvalidStubbedResult: the result queued for ListObjectsV2 " ..
+                         "does not fit its output shape\n#     Contents[1].Key: string expected, got integer\n")
+  expect(out).to_contain("not ok 2 - cloud.stub an expectation unmet, the error caught\n#   config error in GetObject: " ..
+                         "UnexpectedArguments: GetObject called with other arguments than :expects gave\n" ..
+                         "#     Bucket: expected \"b\", got \"c\"\n")
+  expect(out).to_contain("not ok 3 - cloud.stub nothing queued\n#   at stub_spec.lua:11\n#   config error in GetObject: " ..
+                         "NoStubbedAnswer: no answer queued for GetObject (cloud.stub): queue one with :returns or :fails\n")
+  expect(out).to_contain("not ok 4 - cloud.stub an answer left\n#   config error in GetObject: StubbedAnswersLeft: " ..
+                         "1 answer queued and not taken: GetObject (returns)\n")
+  expect(out).to_contain("ok 5 - cloud.stub sends again\n1..5\n1 passed, 4 failed\n")
+end)
+
+---------------------------------------------------------------- --shard I/N, --timings, --merge-junit
+
+local SHARDED = {
+  ["a_test.lua"] = [[test("a", function() end)]],
+  ["b_spec.lua"] = [[describe("b", function() it("fails", function() assert.are.equal(1, 2) end) end)]],
+  ["c_test.lua"] = [[test("c", function() skip("later") end)]],
+  ["d/d_test.lua"] = [[test("d1", function() end) test("d2", function() error("d2 broke") end)]],
+  ["e_test.lua"] = [[test("e", function() end)]],
+}
+
+-- The files a run's TAP names ("# FILE" lines), sorted.
+local function files_run(out)
+  local names = {}
+  for name in out:gmatch("# ([%w_/]+%.lua)\n") do names[#names + 1] = name end
+  table.sort(names)
+  return names
+end
+
+test("--shard 1/3, 2/3, 3/3 run every file exactly once; their merged JUnit has a single run's counts", function()
+  local tree = files.make_tree(SHARDED)
+  local whole = cloudlua_test(tree, "--junit all.xml .")
+  local all = files.read(tree .. "/all.xml"):match('<testsuites [^>]*>')
+  expect(#files_run(whole)).to_equal(5)
+  for _, extra in ipairs{ "", "--timings all.xml ", "-j 2 --timings all.xml " } do
+    local seen = {}
+    for i = 1, 3 do
+      local out, err = cloudlua_test(tree, ("%s--shard %d/3 --junit s%d.xml ."):format(extra, i, i))
+      expect(err).to_equal("")
+      for _, name in ipairs(files_run(out)) do seen[#seen + 1] = name end
+    end
+    table.sort(seen)
+    expect(seen).to_equal(files_run(whole))
+    local _, err, code = cloudlua_test(tree, "--merge-junit merged.xml s1.xml s2.xml s3.xml")
+    expect({ code = code, err = err }).to_equal{ code = 0, err = "" }
+    local merged = files.read(tree .. "/merged.xml"):match('<testsuites [^>]*>')
+    expect((merged:gsub(' time="[^"]*"', ""))).to_equal((all:gsub(' time="[^"]*"', "")))
+    expect(merged).to_contain('tests="6" failures="1" errors="1" skipped="1"')
+  end
+  files.remove_dir(tree)
+end)
+
+test("--shard: a bad I/N is refused (status 2); a shard with no file runs nothing and passes", function()
+  local tree = files.make_tree(SHARDED)
+  local out, err, code = cloudlua_test(tree, "--shard 4/3 .")
+  expect({ out = out, err = err, code = code }).to_equal{
+    out = "", code = 2, err = "cloudlua test: --shard 4/3: give I/N, the I-th of N parts (1 <= I <= N)\n" }
+  out, err, code = cloudlua_test(tree, "--shard 7/7 .")
+  expect({ out = out, err = err, code = code }).to_equal{
+    out = "1..0\n0 passed, 0 failed\n", code = 0, err = "cloudlua test: shard 7/7 has no file (5 files in all)\n" }
+  out, err, code = cloudlua_test(tree, "--merge-junit m.xml a_test.lua")
+  expect({ out = out, code = code }).to_equal{ out = "", code = 2 }
+  expect(err).to_contain("cloudlua test: --merge-junit: a_test.lua: not a JUnit report")
+  files.remove_dir(tree)
+end)
