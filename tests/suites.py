@@ -43,8 +43,8 @@ FEATURES = [
     ("Real peers: aws-cli, s3cmd, rclone, boto3, s3rver", "serve/{awscli,s3cmd,rclone,boto3*}_test.sh, interop/",
      r"^(serve\.(awscli|s3cmd|rclone|boto3)|interop\.)"),
     ("Fuzz targets, short runs", "fuzz/fuzz_*.cpp", r"^fuzz\."),
-    ("The repository's own rules", "luacheck, clang_format, install/install_test.sh, bench/render.py, files_home_test.sh, tour",
-     r"^(luacheck|clang_format|install|docs\.|tour|ctest_environment|files_home)"),
+    ("The repository's own rules", "luacheck, clang_format, lua_file_length, install/install_test.sh, bench/render.py, files_home_test.sh, tour",
+     r"^(luacheck|clang_format|lua_file_length|install|docs\.|tour|ctest_environment|files_home)"),
 ]
 
 
