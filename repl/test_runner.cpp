@@ -9,7 +9,8 @@
 // file: a state, a session, an emulator of its own); each child writes its events to
 // a file, and the runner passes them to the same stream in the order of the files.
 // --shard I/N keeps one part of the files (the same parts on every machine), and
-// --merge-junit joins the parts' reports (repl/junit.cpp).
+// --merge-junit joins the parts' reports (repl/junit.cpp). --coverage DIR counts the
+// lines the files run (repl/coverage.h), in each worker under -j N, merged here.
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
