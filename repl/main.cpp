@@ -205,6 +205,10 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
       ->check(CLI::IsMember({"tap", "junit", "json"}));
   cmd->add_option("--junit", test.junit, "Also write a JUnit XML report to FILE (the --output report stays on stdout)")
       ->type_name("FILE");
+  cmd->add_option("--coverage", test.coverage,
+                  "Write the lines the tests ran of the Lua files under the current folder to DIR/lcov.info and "
+                  "DIR/cobertura.xml")
+      ->type_name("DIR");
   cmd->add_option("--shard", test.shard, "Run only the I-th of N parts of the files (every file in exactly one part)")
       ->type_name("I/N");
   cmd->add_option("--timings", test.timings, "With --shard: balance the parts by the file times of this JUnit report")

@@ -9,7 +9,8 @@
 // file: a state, a session, an emulator of its own); each child writes its events to
 // a file, and the runner passes them to the same stream in the order of the files.
 // --shard I/N keeps one part of the files (the same parts on every machine), and
-// --merge-junit joins the parts' reports (repl/junit.cpp).
+// --merge-junit joins the parts' reports (repl/junit.cpp). --coverage DIR counts the
+// lines the files run (repl/coverage.h), in each worker under -j N, merged here.
 #include "repl/test_runner.h"
 
 #include <lauxlib.h>
@@ -39,6 +40,7 @@
 #include "emulator/service.h"
 #include "lua/session.h"
 #include "repl/cli.h"
+#include "repl/coverage.h"
 #include "repl/json_lines.h"
 #include "repl/junit.h"
 #include "repl/tap.h"
@@ -46,18 +48,17 @@
 
 namespace cloud {
 
-namespace {
-
-namespace fs = std::filesystem;
-
-// A folder's test files: *_test.lua, and busted's *_spec.lua.
-bool is_test_file(const fs::path& p) {
-  const std::string name = p.filename().string();
+bool is_test_file(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
   for (const std::string suffix : {"_test.lua", "_spec.lua"})
     if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
       return true;
   return false;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 // Folders are searched recursively, sorted; hidden folders and node_modules skipped.
 void add_folder(const fs::path& folder, std::vector<std::string>& out) {
@@ -66,7 +67,8 @@ void add_folder(const fs::path& folder, std::vector<std::string>& out) {
   for (; it != fs::recursive_directory_iterator(); ++it) {
     const std::string name = it->path().filename().string();
     if (it->is_directory() && (name.rfind('.', 0) == 0 || name == "node_modules")) it.disable_recursion_pending();
-    else if (it->is_regular_file() && is_test_file(it->path())) found.push_back(it->path().lexically_normal().string());
+    else if (it->is_regular_file() && is_test_file(it->path().string()))
+      found.push_back(it->path().lexically_normal().string());
   }
   std::sort(found.begin(), found.end());
   out.insert(out.end(), found.begin(), found.end());
@@ -443,8 +445,9 @@ void StdoutCapture::drain(const EventSink& sink) {
 
 // One file in a state and session of its own, its events passed to `sink`, what it
 // writes to its standard output among them (StdoutCapture), the lines of --list
-// written to `out`; false when the runner itself failed.
-bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink, std::FILE* out) {
+// written to `out`, the lines it ran counted into `lines` under --coverage; false when
+// the runner itself failed.
+bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink, std::FILE* out, LineCounts* lines) {
   const std::string& path = file.path;
   auto session = open_session(file_config(file, o.config));
   if (!session.ok()) {
@@ -468,12 +471,14 @@ bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink,
            false;
   const EventSink in_order = [&output, &sink](const TestEvent& e) { output.drain(sink), sink(e); };
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
+  if (lines && L) record_lines(L.get(), *lines);  // before any thread: each made later keeps the hook
   FileRun run{path, o, session.value(), in_order, out};
   lua_pushcfunction(L.get(), file_main);
   lua_pushlightuserdata(L.get(), &run);
   int status = protected_call(L.get(), 1, 1);
   if (status != LUA_OK) report_error(L.get(), status);
   bool ok = status == LUA_OK && lua_toboolean(L.get(), -1);
+  if (lines) stop_recording(L.get());
   L.reset();
   warn_unused(*session.value(), in_order);
   output.drain(sink);
@@ -492,6 +497,7 @@ struct Job {
   pid_t pid = -1;
   FILE* events = nullptr;
   FILE* err = nullptr;
+  FILE* coverage = nullptr;  // under --coverage, the lines it ran (LineCounts::encode)
   std::chrono::steady_clock::time_point started, deadline, finished;
   bool ended = false;
   int status = 0;      // the wait status, once it ended
@@ -512,8 +518,9 @@ void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
 // In the child: the file run with its events and stderr in the job's files, each
 // event written (and flushed) as it happens, so that a process that dies leaves the
 // events before. Its standard output is never the run's: /dev/null, and the file's
-// own output while it runs (run_file). Exit status 0, or 2 when the runner itself
-// failed. Never returns.
+// own output while it runs (run_file). Under --coverage the lines it ran go to the
+// job's file as it ends. Exit status 0, or 2 when the runner itself failed. Never
+// returns.
 [[noreturn]] void run_child(const Job& job, const TestOptions& o, const sigset_t& mask) {
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) std::signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &mask, nullptr);
@@ -523,6 +530,7 @@ void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
   dup2(fileno(job.err), STDERR_FILENO);
   FILE* events = job.events;
   fcntl(fileno(events), F_SETFL, fcntl(fileno(events), F_GETFL) | O_APPEND);  // whole lines, whoever else writes
+  LineCounts lines;
   bool ok = run_file(
       *job.file, o,
       [events](const TestEvent& e) {
@@ -530,7 +538,12 @@ void on_child(int) {}  // a handler, so that a blocked SIGCHLD stays pending
         std::fwrite(line.data(), 1, line.size(), events);
         std::fflush(events);
       },
-      nullptr);
+      nullptr, job.coverage ? &lines : nullptr);
+  if (job.coverage) {
+    const std::string counts = lines.encode();
+    if (std::fwrite(counts.data(), 1, counts.size(), job.coverage) != counts.size() || std::fflush(job.coverage) != 0)
+      ok = false;
+  }
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(ok ? 0 : 2);
@@ -545,7 +558,8 @@ bool start_job(Job& job, const std::vector<Job>& jobs, const TestOptions& o, dou
                std::FILE* out) {
   job.events = std::tmpfile();
   job.err = std::tmpfile();
-  if (!job.events || !job.err) return false;
+  if (!o.coverage.empty()) job.coverage = std::tmpfile();
+  if (!job.events || !job.err || (!o.coverage.empty() && !job.coverage)) return false;
   std::fflush(out);
   std::fflush(stdout);
   std::fflush(stderr);
@@ -556,7 +570,7 @@ bool start_job(Job& job, const std::vector<Job>& jobs, const TestOptions& o, dou
     setpgid(0, 0);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != runner) _exit(2);
     for (const Job& other : jobs)
-      for (FILE* f : {other.events, other.err})
+      for (FILE* f : {other.events, other.err, other.coverage})
         if (&other != &job && f) close(fileno(f));
     close(fileno(out));
     run_child(job, o, mask);
@@ -619,12 +633,25 @@ std::string ending(const Job& job) {
   return "";
 }
 
+// Adds the lines a job's process ran to `lines`; a process that ended before it wrote
+// them (killed, timed out) adds none, and counts that do not read are said on stderr.
+void merge_counts(const Job& job, LineCounts& lines) {
+  std::string text, why;
+  std::rewind(job.coverage);
+  char buffer[65536];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, job.coverage)) > 0;) text.append(buffer, n);
+  if (!lines.decode(text, why))
+    std::fprintf(stderr, "cloudlua test: --coverage: the lines %s ran do not read (%s), left out\n",
+                 printable(job.file->path).c_str(), printable(why).c_str());
+}
+
 // A job that ended: its output printed in the order of the files, its events passed
 // to the stream (the TAP lines numbered on, the JUnit suite). A process that did not
 // end as it should (a signal, an exit, a time limit, events that do not read) is one
 // more failed case, named after the file, after the cases it finished; the output of a
-// case it was running goes with it. False when the runner itself failed in it (status 2).
-bool finish_job(Job& job, TestEvents& stream) {
+// case it was running goes with it. The lines it ran are added to `lines` (under
+// --coverage). False when the runner itself failed in it (status 2).
+bool finish_job(Job& job, TestEvents& stream, LineCounts* lines) {
   copy_output(job.err, stderr);
   TestEvent e;
   e.event = "file", e.file = job.file->path;
@@ -638,7 +665,9 @@ bool finish_job(Job& job, TestEvents& stream) {
     stream.on(e);
   }
   stream.end_file(std::chrono::duration<double>(job.finished - job.started).count());
-  for (FILE** f : {&job.events, &job.err}) std::fclose(*f), *f = nullptr;
+  if (lines && job.coverage) merge_counts(job, *lines);
+  for (FILE** f : {&job.events, &job.err, &job.coverage})
+    if (*f) std::fclose(*f), *f = nullptr;
   return !job.killed.empty() || !WIFEXITED(job.status) || WEXITSTATUS(job.status) != 2;
 }
 
@@ -690,7 +719,8 @@ void kill_overdue(std::vector<Job>& jobs, double timeout) {
 // limit passes is killed and failed. SIGINT, SIGTERM or SIGHUP kill every running file
 // (failed) and start no other: the run ends with what it has. Returns the exit status:
 // -1 to carry on, 2 when the runner failed, 128 + the signal that stopped it.
-int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, TestEvents& stream, std::FILE* out) {
+int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, TestEvents& stream, std::FILE* out,
+                     LineCounts* lines) {
   const double timeout = o.timeout.value_or(kDefaultTimeout);
   const size_t processes = static_cast<size_t>(std::max(o.jobs, 1));
   const sigset_t signals = runner_signals();
@@ -714,7 +744,7 @@ int run_in_processes(const std::vector<TestFile>& files, const TestOptions& o, T
     }
     reap(jobs, running);
     for (; printed < started && jobs[printed].ended; ++printed)
-      runner_ok = finish_job(jobs[printed], stream) && runner_ok;
+      runner_ok = finish_job(jobs[printed], stream, lines) && runner_ok;
     if (printed == end) break;
     if (running < processes && started < end) continue;  // a process ended: start the next
     int sig = stopped ? 0 : wait_signal(jobs, signals);
@@ -762,6 +792,9 @@ int run_tests(const TestOptions& o) {
   if (files.empty())  // reported as a run of no file, in the format asked for
     std::fprintf(stderr, "cloudlua test: shard %s has no file (%zu files in all)\n", printable(o.shard).c_str(),
                  paths.size());
+  const bool coverage = !o.coverage.empty() && !o.list;
+  if (std::string why = coverage ? prepare_coverage_folder(o.coverage) : ""; !why.empty())
+    return std::fprintf(stderr, "cloudlua test: --coverage: %s\n", printable(why).c_str()), 2;
   if (std::string clash = o.config.record.empty() ? "" : recording_clash(files, o.config.record); !clash.empty())
     return std::fprintf(stderr, "cloudlua test: --record: %s; run them apart, or rename one\n",
                         printable(clash).c_str()),
@@ -777,20 +810,27 @@ int run_tests(const TestOptions& o) {
   if (!o.junit.empty()) junit_file = std::make_unique<JunitReporter>(o.junit), events.add(*junit_file);
   events.add(*shown);
   const auto start = std::chrono::steady_clock::now();
-  int status = -1;                             // the exit status when the run itself decided it
+  int status = -1;  // the exit status when the run itself decided it
+  LineCounts lines;
+  LineCounts* counted = coverage ? &lines : nullptr;
   if ((o.jobs > 0 || o.timeout) && !o.list) {  // -j N (1 too) or --timeout: each file in a process of its own
-    status = run_in_processes(files, o, events, out.get());
+    status = run_in_processes(files, o, events, out.get(), counted);
   } else {
     for (const TestFile& f : files) {
       const auto file_start = std::chrono::steady_clock::now();
       if (!run_file(
-              f, o, [&events](const TestEvent& e) { events.on(e); }, out.get()))
+              f, o, [&events](const TestEvent& e) { events.on(e); }, out.get(), counted))
         return 2;
       events.end_file(seconds_since(file_start));
     }
   }
   if (o.list) return 0;
   if (!events.end_run(seconds_since(start))) return 2;
+  if (coverage) {
+    std::string summary, why = write_coverage(lines, o.coverage, summary);
+    if (!why.empty()) return std::fprintf(stderr, "cloudlua test: --coverage: %s\n", printable(why).c_str()), 2;
+    std::fprintf(stderr, "%s\n", summary.c_str());
+  }
   if (status >= 0) return status;
   const TestTally& tally = events.tally();
   if (files.empty()) return 0;  // a shard with no file (more shards than files): nothing to fail

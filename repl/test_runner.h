@@ -32,8 +32,12 @@ struct TestOptions {
   std::string shard;                  // "I/N": run only the I-th of N parts of the files
   std::string timings;                // a JUnit report of an earlier run: the parts balanced by its file times
   std::string merge_junit;            // write the JUnit reports given as paths, merged, to this file
+  std::string coverage;               // the folder of the line coverage reports (repl/coverage.h)
   ConfigOverrides config;             // --profile, --endpoint...: no embedded emulator then
 };
+
+// Whether `path` names a test file: *_test.lua, or busted's *_spec.lua.
+bool is_test_file(const std::string& path);
 
 // A file's time limit in its process when none is given: ten minutes, long enough for
 // any file that is not stuck, short enough that a stuck one does not hold CI for an hour.

@@ -464,3 +464,98 @@ test("--shard: a bad I/N is refused (status 2); a shard with no file runs nothin
   expect(err).to_contain("cloudlua test: --merge-junit: a_test.lua: not a JUnit report")
   files.remove_dir(tree)
 end)
+
+---------------------------------------------------------------- --coverage: the lines the tests ran
+
+-- A script with a function no test calls (lines 9 and 10 never run; line 1 a comment,
+-- 3, 7 and 12 blank: none of them can run), and two test files that load it.
+local COVERED = {
+  ["calc.lua"] = [[
+-- A fixture for --coverage: add runs, never_called never does.
+local calc = {}
+
+function calc.add(a, b)
+  return a + b
+end
+
+function calc.never_called(x)
+  local y = x * 2
+  return y
+end
+
+return calc
+]],
+  ["calc_test.lua"] = [[
+local calc = dofile("calc.lua")
+test("adds", function() expect(calc.add(1, 2)).to_equal(3) end)
+]],
+  ["again_test.lua"] = [[
+local calc = dofile("calc.lua")
+test("adds again", function() expect(calc.add(2, 2)).to_equal(4) end)
+]],
+}
+
+-- What check_coverage.py reads in the reports of the folder `dir`, and its exit code.
+local function coverage_read(dir)
+  local p = assert(io.popen("python3 tests/lua/support/check_coverage.py " .. sh_quote(dir) .. " 2>&1"))
+  local out = p:read("a")
+  local _, _, code = p:close()
+  return out, code
+end
+
+test("--coverage: lines run and never run, in lcov and Cobertura, the same in the process and under -j 2", function()
+  local tree = files.make_tree(COVERED)
+  local reports = {}
+  for _, jobs in ipairs{ "", "-j 2 " } do
+    local out, err, code = cloudlua_test(tree, jobs .. "--coverage made/cov .")
+    expect({ code = code, last = last_line(out) }).to_equal{ code = 0, last = "2 passed, 0 failed" }
+    expect(err).to_equal("coverage: 77.8% of 9 lines in 1 file (made/cov/lcov.info, made/cov/cobertura.xml)\n")
+    local read, status = coverage_read(tree .. "/made/cov")
+    expect(status).to_equal(0)
+    expect(read).to_equal("calc.lua 9 7\ncalc.lua:2 2\ncalc.lua:4 2\ncalc.lua:5 2\ncalc.lua:6 2\ncalc.lua:8 2\n" ..
+                          "calc.lua:9 0\ncalc.lua:10 0\ncalc.lua:11 2\ncalc.lua:13 2\n")
+    expect(files.read(tree .. "/made/cov/lcov.info")).to_contain("SF:calc.lua\nDA:2,2\n")
+    reports[#reports + 1] = files.read(tree .. "/made/cov/lcov.info")
+    files.remove_dir(tree .. "/made")
+  end
+  expect(reports[2]).to_equal(reports[1])
+  files.remove_dir(tree)
+end)
+
+test("--coverage: a DIR that is a file is refused before anything runs; a DIR's name is escaped", function()
+  local tree = files.make_tree(COVERED)
+  files.write(tree .. "/cov", "not a folder")
+  local out, err, code = cloudlua_test(tree, "--coverage cov .")
+  expect({ out = out, err = err, code = code }).to_equal{ out = "", code = 2,
+    err = "cloudlua test: --coverage: cov is a file, not a folder: give a folder for lcov.info and cobertura.xml\n" }
+  expect(files.read(tree .. "/cov")).to_equal("not a folder")
+  out, err, code = cloudlua_test(tree, "--coverage " .. sh_quote("odd\27[31m") .. " calc_test.lua")
+  expect({ code = code, last = last_line(out) }).to_equal{ code = 0, last = "1 passed, 0 failed" }
+  expect(err:find("\27", 1, true)).to_be_nil()
+  expect(err).to_match("^coverage: 77%.8%% of 9 lines in 1 file %(odd.-%[31m/lcov%.info, ")
+  files.remove_dir(tree)
+end)
+
+test("--coverage over the tests of scripts/: the reports read in Python and lcov, the scripts counted", function()
+  local dir = files.make_dir()
+  local out, err, code = cloudlua_test(".", "-j 2 --coverage " .. sh_quote(dir) .. " tests/scripts")
+  expect(code).to_equal(0)
+  expect(last_line(out)).to_match("^%d+ passed, 0 failed$")
+  local total, lines = ("\n" .. err):match("\ncoverage: ([%d.]+)%% of ([%d,]+) lines in %d+ files %(")
+  expect(total).to_be_truthy()
+  local read, status = coverage_read(dir)
+  expect(status).to_equal(0)
+  for _, script in ipairs{ "scripts/restore_cluster.lua", "scripts/open_firewall.lua", "scripts/lib/args.lua" } do
+    expect(read).to_contain("\n" .. script .. " ")
+  end
+  expect(read:find("_test.lua", 1, true)).to_be_nil()
+  expect(read:find("[cloudlua]", 1, true)).to_be_nil()
+  if os.execute("command -v lcov >/dev/null") then
+    local p = assert(io.popen("lcov --summary " .. sh_quote(dir .. "/lcov.info") .. " 2>&1"))
+    local summary = p:read("a")
+    p:close()
+    expect(summary).to_contain(("lines......: %s%% ("):format(total))
+    expect(summary).to_contain((" of %s lines)"):format((lines:gsub(",", ""))))
+  end
+  files.remove_dir(dir)
+end)
