@@ -220,6 +220,9 @@ test("a name that is no operation of an API is an error naming the nearest one",
   expect(rawget(cloud.cluster, "update_snapshots")).to_be_nil()
   expect(cloud.client{}.cluster.update_snapshot).to_be_a("function")
   expect_error(function() return cloud.client{}.storage.put_objct end, "did you mean 'put_object'?")
+  expect_error(function() return help(cloud.cluster.update_snapshots) end,
+    "no operation 'update_snapshots' in cloud.cluster; did you mean 'update_snapshot'?")
+  expect(cloud._suggested("x", "wat_for", { "wait_for" })).to_equal("x; did you mean 'wait_for'?")
 end)
 
 ---------------------------------------------------------------- cloud.nearest: the rule of every suggestion
