@@ -421,10 +421,10 @@ int l_missing_operation(lua_State* L) {
   std::string key = luaL_tolstring(L, 2, nullptr);
   std::vector<std::string> names;
   for (const Operation* op : api->operations) names.push_back(op->snake_name);
-  auto near = nearest_name(key, names);
-  std::string hint = near ? "did you mean '" + *near + "'?" : "help\"" + api->name + "\" lists them";
+  std::string text =
+      suggested("no operation '" + key + "' in cloud." + api->name, key, names, "help\"" + api->name + "\" lists them");
   luaL_where(L, 1);  // where the Lua code indexed the table
-  lua_pushfstring(L, "no operation '%s' in cloud.%s; %s", key.c_str(), api->name.c_str(), hint.c_str());
+  lua_pushlstring(L, text.data(), text.size());
   lua_concat(L, 2);
   return lua_error(L);
 }

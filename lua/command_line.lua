@@ -159,20 +159,14 @@ function M.parser(decl)
     return names
   end
 
-  -- The " (did you mean 'x'?)" part for `typed` among `names` (cloud.nearest, as
-  -- cloud.check's unknown_field names it).
-  local function hint(typed, names)
-    local near = cloud_module().nearest(typed, names)
-    return near and near ~= typed and ("; did you mean '%s'?"):format(near) or ""
-  end
 
   -- The value of option `o` checked and converted; a usage error names `shown` (how it
   -- was given: --concurrency or concurrency) and the value.
   local function checked(o, shown, value)
     if o.choices then
       for _, c in ipairs(o.choices) do if c == value then return value end end
-      usage(("%s %s: must be one of %s%s"):format(shown, tostring(value), table.concat(o.choices, ", "),
-        hint(tostring(value), o.choices)))
+      usage(cloud_module()._suggested(("%s %s: must be one of %s"):format(shown, tostring(value),
+        table.concat(o.choices, ", ")), tostring(value), o.choices))
     end
     if not o.check then return value end
     local v, why = checks[o.check](value)
@@ -247,7 +241,7 @@ function M.parser(decl)
         local typed, value = a:match("^(%-%-[^=]+)=(.*)$")
         typed = typed or a
         local o = by_option[typed:match("^%-%-(.*)") or ""]
-        if not o then usage(("unknown option %s%s"):format(typed, hint(typed, names))) end
+        if not o then usage(cloud_module()._unknown_option(typed, names)) end
         if not o.value then
           if value then usage(typed .. " takes no value") end
           t[o.field] = true

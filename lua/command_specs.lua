@@ -48,8 +48,9 @@ local shared = {
 local SRC = { "SRC", paths = true, doc = "A local folder or s3://BUCKET[/PREFIX]" }
 local DST = { "DST", paths = true, doc = "A local folder or s3://BUCKET[/PREFIX]" }
 
--- The failures of a command that goes on after one: { path, error } each.
-local ERRORS = "{ path: string, error: any }[]"
+-- The failures of a command that goes on after one: { path, error } each
+-- (cloud.storage.PathError, lua/declared_types.lua).
+local ERRORS = "cloud.storage.PathError[]"
 
 return {
   shared = shared,

@@ -338,6 +338,27 @@ int l_unknown_name(lua_State* L) {
   return 1;
 }
 
+// cloud._unknown_option(typed, names): the command line's one wording of an unknown
+// option (core/base/suggest), "unknown option '--x'; did you mean '--y'?"; the Lua
+// sub-commands' (lua/command_line.lua).
+int l_unknown_option(lua_State* L) {
+  std::string typed = luaL_checkstring(L, 1);
+  check_type(L, 2, LUA_TTABLE);
+  std::string text = unknown_option(typed, string_list(L, 2));
+  lua_pushlstring(L, text.data(), text.size());
+  return 1;
+}
+
+// cloud._suggested(text, typed, names): `text` with the one "did you mean" (core/base/
+// suggest) for `typed` among `names`; for a refusal worded where it is made.
+int l_suggested(lua_State* L) {
+  std::string text = luaL_checkstring(L, 1), typed = luaL_checkstring(L, 2);
+  check_type(L, 3, LUA_TTABLE);
+  std::string out = suggested(text, typed, string_list(L, 3));
+  lua_pushlstring(L, out.data(), out.size());
+  return 1;
+}
+
 }  // namespace
 
 void push_global_path(lua_State* L, const std::string& path) {
@@ -376,6 +397,10 @@ void open_help(lua_State* L, int module) {
   lua_setfield(L, module, "_unknown_field");
   lua_pushcfunction(L, protect<l_unknown_name>);
   lua_setfield(L, module, "_unknown_name");
+  lua_pushcfunction(L, protect<l_unknown_option>);
+  lua_setfield(L, module, "_unknown_option");
+  lua_pushcfunction(L, protect<l_suggested>);
+  lua_setfield(L, module, "_suggested");
 }
 
 }  // namespace cloud

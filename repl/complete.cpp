@@ -116,7 +116,7 @@ const Shape* walk(const Shape* shape, const std::vector<Step>& steps) {
 }
 
 // The names listed between the braces of the `argument`-th argument of a usage line
-// ("cloud.wait_for(name, args [, { delay, max_attempts }])" and 3 -> delay,
+// ("cloud.wait_for(name [, args [, { delay, max_attempts }]])" and 3 -> delay,
 // max_attempts); words that are no plain name ("ARGS...", "option = value") left out.
 std::vector<std::string> usage_fields(const std::string& usage, int argument) {
   size_t at = usage.find_first_of("{(");

@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
     return run.steps = {{false, "io.write((require('cloud.definitions')()))"}}, cloud::run_lua(run);
   std::vector<std::string> rest = app.remaining();
   if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-' && rest.front() != "--")
-    return cloud::usage_error(app, cloud::unrecognized(app, rest.front()));  // lua: "unrecognized option"
+    return cloud::usage_error(app, cloud::unrecognized(app, rest.front()));  // as lua's "unrecognized option"
   if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
   else if (!rest.empty() && !cloud::mistyped_subcommand(app, rest.front()).empty())
     return cloud::usage_error(app, cloud::mistyped_subcommand(app, rest.front()));

@@ -142,9 +142,7 @@ int usage_error(const CLI::App& cmd, const std::string& reason) {
 std::string unrecognized(const CLI::App& cmd, const std::string& word) {
   if (word.size() < 2 || word[0] != '-') return "unexpected argument '" + word + "'";
   std::string typed = word.substr(0, word.find('='));  // --opt=value: the option's name
-  std::string reason = "unrecognized option '" + typed + "'";
-  if (auto near = nearest_name(typed, option_names(cmd))) reason += "; did you mean '" + *near + "'?";
-  return reason;
+  return unknown_option(typed, option_names(cmd));
 }
 
 std::string mistyped_subcommand(const CLI::App& app, const std::string& script) {

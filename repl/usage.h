@@ -17,8 +17,9 @@ std::string help_text(const CLI::App& cmd);
 // status of a command line that cannot run (1, as lua's).
 int usage_error(const CLI::App& cmd, const std::string& reason);
 
-// "unrecognized option '--bogus'" (with "; did you mean '--debug'?" when one of the
-// options of `cmd` is near), or "unexpected argument 'x'" for a word that is no option.
+// "unknown option '--bogus'" (with "; did you mean '--debug'?" when one of the options
+// of `cmd` is near: core/base/suggest's unknown_option, the Lua sub-commands' wording
+// too), or "unexpected argument 'x'" for a word that is no option.
 std::string unrecognized(const CLI::App& cmd, const std::string& word);
 
 // The reason for a script name that is no file: "cannot open confg (no such file);

@@ -1,5 +1,5 @@
 // The edit distance and the nearest-name rule behind every "did you mean", and the one
-// wording of an unknown field (suggest.h).
+// wording of an unknown field, name or option (suggest.h).
 #include "core/base/suggest.h"
 
 #include <algorithm>
@@ -48,11 +48,19 @@ std::string unknown_field(const std::string& key, const std::vector<std::string>
   return otherwise.empty() ? text : text + " (" + otherwise + ")";
 }
 
-std::string unknown_name(const std::string& kind, const std::string& typed, const std::vector<std::string>& known,
-                         const std::string& otherwise) {
-  std::string text = "no " + kind + " named '" + typed + "'";
+std::string suggested(const std::string& text, const std::string& typed, const std::vector<std::string>& known,
+                      const std::string& otherwise) {
   if (auto near = nearest_name(typed, known)) return text + "; did you mean '" + *near + "'?";
   return otherwise.empty() ? text : text + "; " + otherwise;
+}
+
+std::string unknown_option(const std::string& typed, const std::vector<std::string>& known) {
+  return suggested("unknown option '" + typed + "'", typed, known);
+}
+
+std::string unknown_name(const std::string& kind, const std::string& typed, const std::vector<std::string>& known,
+                         const std::string& otherwise) {
+  return suggested("no " + kind + " named '" + typed + "'", typed, known, otherwise);
 }
 
 }  // namespace cloud

@@ -64,7 +64,7 @@ test("sync: 0 when all went, 1 when a file failed, 2 on a usage error; --output 
   local _, err = run(1, "sync " .. t.quote(dir) .. " s3://demo-bucket/www")
   expect(err).to_contain("failed: caf\\233: the name is not UTF-8")
   usage_error("sync " .. t.quote(dir) .. " " .. t.quote(dir), "cannot both be local directories")
-  usage_error("sync " .. t.quote(dir) .. " s3://demo-bucket --delte", "unknown option --delte; did you mean '--delete'?")
+  usage_error("sync " .. t.quote(dir) .. " s3://demo-bucket --delte", "unknown option '--delte'; did you mean '--delete'?")
   usage_error("sync " .. t.quote(dir), "missing DST")
   usage_error("sync " .. t.quote(dir) .. " s3://", "names no bucket")
 end)
@@ -77,7 +77,7 @@ test("check: 0 the same, 1 when they differ, 2 on a usage error; --output json",
   out = run(1, "check " .. t.quote(dir) .. " s3://demo-bucket --output json")
   expect(json_lines(out)).to_equal{ '{"same":0,"differ":[],"only_in_from":["a.txt"],"only_in_to":[]}' }
   run(0, "check " .. t.quote(dir) .. " s3://demo-bucket/x", with_objects{ ["x/a.txt"] = "aaa" })
-  usage_error("check " .. t.quote(dir) .. " s3://demo-bucket --checksum", "unknown option --checksum")
+  usage_error("check " .. t.quote(dir) .. " s3://demo-bucket --checksum", "unknown option '--checksum'")
 end)
 
 test("check takes sync's --include/--exclude, compares two local folders, and names Check in its errors", function()
@@ -236,7 +236,7 @@ test("cat: 0 written, 1 when the object is missing, 2 on a usage error", functio
   local _, err = run(1, "cat s3://demo-bucket/none")
   expect(err).to_contain("NoSuchKey")
   usage_error("cat s3://demo-bucket", "is not an object")
-  usage_error("cat s3://demo-bucket/k --output json", "unknown option --output")
+  usage_error("cat s3://demo-bucket/k --output json", "unknown option '--output'")
 end)
 
 test("mb and rb: 0 done, 1 refused by the platform, 2 on a usage error; --output json", function()

@@ -22,13 +22,21 @@ end
 ---------------------------------------------------------------- errors
 
 test("an unknown option is named, with the usage, status 1", function()
-  usage_error("--bogus", "cloudlua: unrecognized option '--bogus'")
-  usage_error("-x -e 'print(1)'", "cloudlua: unrecognized option '-x'")
+  usage_error("--bogus", "cloudlua: unknown option '--bogus'")
+  usage_error("-x -e 'print(1)'", "cloudlua: unknown option '-x'")
 end)
 
 test("an unknown option near a known one suggests it", function()
-  usage_error("--degub -e 1", "cloudlua: unrecognized option '--degub'; did you mean '--debug'?")
-  usage_error("--outptu=json", "cloudlua: unrecognized option '--outptu'; did you mean '--output'?")
+  usage_error("--degub -e 1", "cloudlua: unknown option '--degub'; did you mean '--debug'?")
+  usage_error("--outptu=json", "cloudlua: unknown option '--outptu'; did you mean '--output'?")
+  usage_error("--endpont x -e ''", "cloudlua: unknown option '--endpont'; did you mean '--endpoint'?")
+  usage_error("serve --prot 9000", "cloudlua serve: unknown option '--prot'; did you mean '--port'?")
+end)
+
+test("the command line and the Lua sub-commands word an unknown option alike", function()
+  usage_error("--dleete -e 1", "cloudlua: unknown option '--dleete'")
+  local _, err = t.cloudlua("sync a s3://b --dleete")
+  expect(err).to_contain("cloudlua sync: unknown option '--dleete'; did you mean '--delete'?")
 end)
 
 test("a mistyped sub-command that is no file suggests the sub-command", function()
@@ -51,7 +59,7 @@ test("after --, a name starting with - is the script, not an option", function()
   local _, err, code = t.cloudlua("-- --bogus")
   expect(code).to_equal(1)
   expect(err).to_contain("cannot open --bogus")
-  expect(err:find("unrecognized", 1, true)).to_be_nil()
+  expect(err:find("unknown option", 1, true)).to_be_nil()
 end)
 
 test("CLI11's errors carry the cloudlua: prefix and exit 1", function()
@@ -60,10 +68,10 @@ test("CLI11's errors carry the cloudlua: prefix and exit 1", function()
 end)
 
 test("a sub-command's unknown option names the sub-command and the nearest option", function()
-  local err = usage_error("serve --prot 1", "cloudlua serve: unrecognized option '--prot'; did you mean '--port'?")
+  local err = usage_error("serve --prot 1", "cloudlua serve: unknown option '--prot'; did you mean '--port'?")
   expect(err).to_contain("usage: cloudlua serve [options]\nRun 'cloudlua serve --help'")
-  usage_error("config --bogus", "cloudlua config: unrecognized option '--bogus'")
-  usage_error("test --lst x", "cloudlua test: unrecognized option '--lst'; did you mean '--list'?")
+  usage_error("config --bogus", "cloudlua config: unknown option '--bogus'")
+  usage_error("test --lst x", "cloudlua test: unknown option '--lst'; did you mean '--list'?")
   usage_error("config extra", "cloudlua config: unexpected argument 'extra'")
 end)
 

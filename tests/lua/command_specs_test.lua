@@ -66,7 +66,7 @@ test("a sub-command added to the declaration has its parser and --help", functio
   expect(o.shine).to_equal(2)
   expect(o.finish).to_equal("gloss")
   expect(function() parser.parse_words("toy", { "--shnie", "2" }) end)
-    .to_fail{ code = "UsageError", message = "unknown option --shnie; did you mean '--shine'?" }
+    .to_fail{ code = "UsageError", message = "unknown option '--shnie'; did you mean '--shine'?" }
   expect(function() parser.checked_options("toy", { "s3://b/k", finsh = "matt" }) end)
     .to_fail{ code = "UsageError", message = "bad argument #1 to 'toy' (unknown field 'finsh', did you mean 'finish'?)" }
   expect(function() parser.checked_options("toy", {}) end).to_fail{ message = "missing THING" }

@@ -101,8 +101,12 @@ test("no function of cloud takes or returns any: every type is declared", functi
     end
   end
   expect(found > 60).to_be_truthy()
-  for class, fields in text:gmatch("\n%-%-%-@class (cloud%.[%w_.]+%.Options)\n(.-)\n\n") do
+  for class, fields in text:gmatch("%-%-%-@class (cloud%.[%w_.]+%.Options)\n(.-)\n\n") do
     if not class:find("^cloud%.commands") then expect(fields:find(" any ", 1, true) and class or "").to_equal("") end
+  end
+  -- The sub-commands' options and results: no "any" anywhere in their classes.
+  for class, fields in text:gmatch("%-%-%-@class (cloud%.commands%.[%w_]+%.%a+)\n(.-)\n\n") do
+    expect(fields:find("%f[%w_]any%f[^%w_]") and class .. ": " .. fields or class).to_equal(class)
   end
 end)
 

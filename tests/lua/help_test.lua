@@ -175,6 +175,35 @@ test("an old name kept for one release: help says which name it stands for", fun
   expect(help_text(cloud.emulator)).to_contain("snapshot(name) and snapshots()\nare the old names")
 end)
 
+-- Whether `usage` names `name` as a whole word ("..." as it is).
+local function names(usage, name)
+  if name == "..." then return usage:find("...", 1, true) ~= nil end
+  return usage:find("%f[%w_]" .. name:gsub("%p", "%%%0") .. "%f[^%w_]") ~= nil
+end
+
+test("every entry's usage names each declared parameter (an option table's fields) and result", function()
+  for _, entry in ipairs(reference) do
+    for _, d in ipairs(entry.params or {}) do
+      local shown = d.fields or { d }
+      for _, f in ipairs(shown) do expect(names(entry.usage, f.name) and f.name).to_equal(f.name) end
+    end
+    if not entry.usage:find("^for ") then  -- an iterator's written line names what the loop gets
+      for _, d in ipairs(entry.returns or {}) do expect(names(entry.usage, d.name) and d.name).to_equal(d.name) end
+    end
+  end
+end)
+
+test("a usage line is derived from the declaration: optional parameters in brackets, option tables' fields, results", function()
+  expect(help_text("wait_for")).to_match(
+    "^cloud%.wait_for%(name %[, args %[, { delay, max_attempts, real_time, progress }%]%]%) %-> result, meta\n")
+  expect(help_text("md5_file")).to_match("^cloud%.md5_file%(path %[, offset %[, length%]%]%) %-> hex%?, message%?\n")
+  expect(help_text("cloud.emulator.fault")).to_match("^cloud%.emulator%.fault{ operation, times, status, ")
+  expect(help_text("cloud.spawn")).to_match("^cloud%.spawn%(fn, %.%.%.%) %-> task\n")
+  expect(help_text("cloud.emulator.reset")).to_match("^cloud%.emulator%.reset%(%)\n")
+  expect(help_text("cloud.json")).to_match("^cloud%.json\n")
+  expect(help_text("cloud.fs.walk")).to_match("^for e in cloud%.fs%.walk%(dir %[, { recursive, follow_links }%]%) do")
+end)
+
 test("the overview lists every documented function with its summary", function()
   local text = help_text()
   for _, entry in ipairs(reference) do expect(text).to_contain("  " .. entry.usage .. "\n      " .. entry.summary .. "\n") end
@@ -191,6 +220,9 @@ test("a name that is no operation of an API is an error naming the nearest one",
   expect(rawget(cloud.cluster, "update_snapshots")).to_be_nil()
   expect(cloud.client{}.cluster.update_snapshot).to_be_a("function")
   expect_error(function() return cloud.client{}.storage.put_objct end, "did you mean 'put_object'?")
+  expect_error(function() return help(cloud.cluster.update_snapshots) end,
+    "no operation 'update_snapshots' in cloud.cluster; did you mean 'update_snapshot'?")
+  expect(cloud._suggested("x", "wat_for", { "wait_for" })).to_equal("x; did you mean 'wait_for'?")
 end)
 
 ---------------------------------------------------------------- cloud.nearest: the rule of every suggestion

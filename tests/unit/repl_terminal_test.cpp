@@ -505,7 +505,7 @@ TEST_CASE("REPL on a terminal: Tab completes an operation's fields at any depth 
   // every field of that place, listed in columns
   CHECK(tab_offers(t, "cloud.cluster.update_snapshot({ snapshot = { ",
                    "\ndescription     expirationTime  name            tags\n"));
-  // options declared by the usage line in lua/reference.lua
+  // options read off the usage line, derived from lua/reference.lua's declarations
   CHECK(tab_offers(t, "cloud.storage.sync{ from = 'a', dry", "dry_run"));
   CHECK(tab_offers(t, "cloud.wait_for('ClusterRunning', {}, { max_", "max_attempts"));
   // a sub-command's table form: the fields lua/command_specs.lua declares for it
