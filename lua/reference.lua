@@ -67,9 +67,15 @@ local TRANSFER = {
   p("Expires", "string?", "the Expires header"),
 }
 
--- The fields of storage.sync and storage.check (lua/sync.lua), `compare` by default.
-local function tree_fields(compare)
-  return {
+-- What storage.check reads of them: the sides, the filters and how to compare (sync's
+-- copies, deletions and their options are not check's: refused as unknown there).
+local CHECK_FIELDS = { from = true, to = true, include = true, exclude = true, filters = true, compare = true,
+                       concurrency = true, part_size = true, shard = true, follow_links = true }
+
+-- The fields of storage.sync, or with `checking` storage.check's (lua/sync.lua), `compare`
+-- by default.
+local function tree_fields(compare, checking)
+  local fields = {
     p("from", "string|cloud.storage.Location", "a local folder, \"s3://BUCKET/PREFIX\" or { Bucket, Prefix }",
       { what = FORMS }),
     p("to", "string|cloud.storage.Location", "the other side, in the same forms", { what = FORMS }),
@@ -95,6 +101,10 @@ local function tree_fields(compare)
     p("metadata", "table<string, string>?", "the user metadata of every object uploaded or copied",
       { what = "a table of strings" }),
   }
+  if not checking then return fields end
+  local kept = {}
+  for _, f in ipairs(fields) do if CHECK_FIELDS[f.name] then kept[#kept + 1] = f end end
+  return kept
 end
 
 -- The LuaLS type of each kind of setting (core/client/settings' SettingKind).
@@ -430,7 +440,7 @@ everything when something failed, unless collect = true.]],
     summary = "What differs between two sides (two local folders too), by content unless asked: "
       .. "{ same, differ, only_in_from, only_in_to, failed }.",
     see = "docs/lua-api.md",
-    params = { p("options", "table", "the two sides and how", { fields = tree_fields("checksum") }) },
+    params = { p("options", "table", "the two sides and how", { fields = tree_fields("checksum", true) }) },
     returns = { p("report", "cloud.storage.CheckReport", "what is the same and what differs") } },
   { name = "cloud.fs",
     summary = "The file-system calls Lua lacks: list, walk, stat, mkdir, remove, part, set_mtime, sync, glob.",

@@ -109,7 +109,7 @@ local function take_option(spec, out, list, i)
   local typed, value = list[i]:match("^(%-%-[^=]+)=(.*)$")
   typed = typed or list[i]
   local o = option_named(spec, typed:sub(3))
-  if not o then usage_error(spec, "unknown option " .. typed .. hint(typed, option_names(spec))) end
+  if not o then usage_error(spec, "unknown option '" .. typed .. "'" .. hint(typed, option_names(spec))) end
   local key = o[1]:gsub("-", "_")
   if not o.value then
     if value then usage_error(spec, typed .. " takes no value") end
@@ -169,7 +169,7 @@ function M.parse(spec, ...)
     local a = list[i]
     if a == "-h" or a == "--help" then io.write(M.help_text(spec)) return nil end
     if a:match("^%-%-.") then i = take_option(spec, out, list, i)
-    elseif a:match("^%-.") then usage_error(spec, "unknown option " .. a .. hint(a, option_names(spec)))
+    elseif a:match("^%-.") then usage_error(spec, "unknown option '" .. a .. "'" .. hint(a, option_names(spec)))
     else positional[#positional + 1] = a; i = i + 1 end
   end
   for n, name in ipairs(spec.positional or {}) do

@@ -350,6 +350,11 @@ test("bad arguments are refused before anything is sent", function()
     .to_fail("field 'compare' must be \"size-mtime\", \"size\" or \"checksum\"")
   expect(function() s3.sync{ from = dir, to = { Bucket = "site" }, dlete = true } end)
     .to_fail("unknown field 'dlete', did you mean 'delete'?")
+  -- check compares: sync's deletion and copy options are not its own
+  expect(function() s3.check{ from = dir, to = { Bucket = "site" }, delete = true } end)
+    .to_fail("unknown field 'delete'")
+  expect(function() s3.check{ from = dir, to = { Bucket = "site" }, dry_run = true } end)
+    .to_fail("unknown field 'dry_run'")
   expect(function() s3.sync{ from = dir, to = { Bucket = "site" }, exclude = { "[a" } } end).to_fail{ code = "InvalidGlob" }
   expect(function() s3.get_object{ Bucket = "site", Object = "x", durable = false } end)
     .to_fail{ field = "durable", problem = "only with file" }

@@ -115,10 +115,10 @@ end)
 
 test("an unknown option suggests the nearest one", function()
   expect(usage_error("scripts/open_firewall.lua fw-1 10.0.0.0/8 --nowait"))
-    .to_equal("open_firewall.lua: unknown option --nowait; did you mean '--no-wait'?")
+    .to_equal("open_firewall.lua: unknown option '--nowait'; did you mean '--no-wait'?")
   expect(usage_error("scripts/restore_cluster.lua snap-1 c-1 --descripton=x"))
-    .to_equal("restore_cluster.lua: unknown option --descripton; did you mean '--description'?")
-  expect(usage_error("scripts/upgrade_mesh.lua rg-1 mesh-1 -x")).to_equal("upgrade_mesh.lua: unknown option -x")
+    .to_equal("restore_cluster.lua: unknown option '--descripton'; did you mean '--description'?")
+  expect(usage_error("scripts/upgrade_mesh.lua rg-1 mesh-1 -x")).to_equal("upgrade_mesh.lua: unknown option '-x'")
 end)
 
 test("option values are checked: named with the value, the nearest allowed one suggested", function()

@@ -103,7 +103,7 @@ test("sync.lua and check.lua: a missing source and a usage error exit 2, their m
   expect(out).to_contain("--max-delete x: a count >= 0 expected")
   expect(status).to_equal(2)
   out, status = run(script("scripts/check.lua", src, "s3://demo-bucket/p", "--size-olny"))
-  expect(out).to_contain("unknown option --size-olny")
+  expect(out).to_contain("unknown option '--size-olny'")
   expect(status).to_equal(2)
 end)
 

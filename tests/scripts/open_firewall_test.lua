@@ -55,7 +55,7 @@ test("failures: unknown group, a bad CIDR (nothing sent), a missing argument", f
   expect(run, "fw-web", "2001:db8::/32").to_fail{ kind = "validation", field = "rules[1].cidrIp" }
   expect(#group("fw-web").rules).to_equal(0)
   expect(run, "fw-web").to_fail("missing CIDR\nusage: cloudlua scripts/open_firewall.lua GROUP CIDR")
-  expect(run, "fw-web", "10.0.0.1", "--bogus").to_fail("unknown option --bogus\nusage:")
+  expect(run, "fw-web", "10.0.0.1", "--bogus").to_fail("unknown option '--bogus'\nusage:")
   expect(run, "fw-web", "10.0.0.1", "--bogus").to_fail("(exit 2)")
 end)
 

@@ -101,7 +101,7 @@ end)
 
 test("usage errors name the option and the value", function()
   expect(sync, dir, "s3://site", "--shard", "3/3").to_fail("--shard 3/3: I/N with 0 <= I < N expected (shard I of N)")
-  expect(sync, dir, "s3://site", "--delte").to_fail("unknown option --delte; did you mean '--delete'?")
+  expect(sync, dir, "s3://site", "--delte").to_fail("unknown option '--delte'; did you mean '--delete'?")
   expect(sync, dir, "s3://").to_fail("bad argument #1 to 'cloud.storage.sync' (field 'to': 's3://' names no bucket")
   expect(sync, dir).to_fail("missing DST")
 end)
