@@ -417,8 +417,8 @@ void describe_defaults(LoadedConfig& out) {
     if (!out.account_configured) {
       s.placeholder = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
     } else if (!out.client.endpoint_url.empty()) {
-      s.origin =
-          endpoint ? "asked of endpoint_url's serve" : "serve's built-in one when it uses it (asked of endpoint_url)";
+      s.origin = endpoint ? "asked of endpoint_url's serve (another S3 server there: storage's only)"
+                          : "serve's built-in one when it uses it (asked of endpoint_url)";
     } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
   }
 }
