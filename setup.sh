@@ -85,6 +85,7 @@ install_test_peers() {
 clean_environment() {
   local v
   for v in $(compgen -e | grep '^CLOUDLUA_' || true); do unset "$v"; done
+  unset AWS_ENDPOINT_URL        # aws-cli's spelling of CLOUDLUA_ENDPOINT_URL, which cloudlua reads too
   export CLOUDLUA_CONFIG_FILE=  # empty: no config file
 }
 

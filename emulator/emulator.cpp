@@ -47,6 +47,21 @@ bool is_loopback(const std::string& host) {
   return host == "localhost";
 }
 
+namespace {
+
+// The order the APIs take their ports in and are listed in: storage first, on the
+// port asked for, where S3 clients look; then the others in the model's order.
+std::vector<const Api*> serve_order(const Model& model) {
+  std::vector<const Api*> order;
+  for (const Api& api : model.apis())
+    if (api.name == "storage") order.push_back(&api);
+  for (const Api& api : model.apis())
+    if (api.name != "storage") order.push_back(&api);
+  return order;
+}
+
+}  // namespace
+
 struct Emulator::Impl {
   struct ApiServer {
     const Api* api = nullptr;
@@ -325,8 +340,8 @@ Outcome<bool> Emulator::start() {
   impl_->intake.set_body_folder(impl_->state_db ? impl_->state_db->bytes_folder() : impl_->options.body_folder);
   impl_->faults.resume();
   int port = impl_->options.port;
-  for (const Api& api : impl_->model.apis()) {
-    auto started = impl_->start_api(api, port);
+  for (const Api* api : serve_order(impl_->model)) {
+    auto started = impl_->start_api(*api, port);
     if (!started.ok()) {
       stop();
       return started.error();

@@ -29,7 +29,8 @@ bool is_loopback(const std::string& host);
 
 struct EmulatorOptions {
   std::string host = "127.0.0.1";  // beyond loopback, the built-in credentials are refused
-  int port = 0;                    // 0: a free port per API; N: APIs on N, N+1, N+2, N+3
+  int port = 0;                    // 0: a free port per API; N: storage on N, then catalog,
+                                   // cluster, devops on N+1..N+3 (serve_order)
   std::string dialect = "any";     // "ext", "aws" or "any": which signatures are accepted
   Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};
   std::string region = "jp-east-1";
@@ -62,7 +63,7 @@ class Emulator {
   // Stops serving and joins the threads; safe to call twice.
   void stop();
 
-  // api name -> base URL ("http://127.0.0.1:45001"), in the model's API order.
+  // api name -> base URL ("http://127.0.0.1:45001"), in serve_order.
   std::vector<std::pair<std::string, std::string>> endpoints() const;
   const EmulatorOptions& options() const;
   Platform& platform();

@@ -36,8 +36,14 @@ json table_argument(lua_State* L) {
 
 // `operation` sent to serve's control plane (POST /_cloudlua/<operation>, signed by
 // the session's client, recorded with --record as any request). An error answer is
-// the error run_control gave there: 400 and 404 are its validation errors.
+// the error run_control gave there: 400 and 404 are its validation errors. An
+// endpoint_url that is an S3 server's has no control plane: NoServe, nothing sent.
 Outcome<json> served_control(Client& client, const std::string& operation, const json& args) {
+  if (std::optional<Error> unready = client.ready()) return *unready;
+  if (client.config().endpoint_url_is_s3)  // discovery found another server there
+    return make_error(ErrorKind::config, "NoServe",
+                      "cloud.emulator." + operation + ": " + client.config().endpoint_url +
+                          " is an S3 server, not a cloudlua serve: there is no emulator to control");
   RawRequest raw;
   raw.api = "storage";
   raw.method = "POST";

@@ -9,11 +9,20 @@
 
 #include <cstdio>
 
+#include "core/net/redact.h"
 #include "repl/cli.h"
 #include "repl/test_runner.h"
 #include "repl/usage.h"
 
 namespace {
+
+// "" when --endpoint-url's value is a URL alone, else what to give instead.
+std::string endpoint_url_problem(std::string& value) {
+  auto parsed = cloud::parse_endpoint_setting(value);
+  if (parsed.ok() && parsed->first.empty()) return "";
+  std::string hint = parsed.ok() ? "; one API's endpoint is --endpoint " + cloud::redact(value) : "";
+  return "takes an http:// or https:// URL alone, as aws-cli's does (got '" + cloud::redact(value) + "')" + hint;
+}
 
 // The flags that choose the account and endpoints; the main command and the
 // sub-commands that talk to the platform take them (before or after their name).
@@ -21,10 +30,15 @@ void add_config_flags(CLI::App& app, cloud::ConfigOverrides& c, std::vector<std:
   app.add_option("--profile", c.profile, "Profile of the config file (else CLOUDLUA_PROFILE, else default)")
       ->type_name("NAME");
   app.add_option("--region", c.region, "Region (default jp-east-1)")->type_name("REGION");
-  app.add_option("--endpoint", endpoints,
-                 "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002), or a cloudlua serve's URL alone")
+  app.add_option(
+         "--endpoint", endpoints,
+         "API=URL, repeatable (e.g. cluster=http://127.0.0.1:9002), or the URL alone of a cloudlua serve or an S3 "
+         "server (storage)")
       ->type_name("API=URL|URL")
       ->allow_extra_args(false);
+  app.add_option("--endpoint-url", c.endpoint_url, "URL alone, as --endpoint URL (aws-cli's spelling)")
+      ->type_name("URL")
+      ->check(CLI::Validator(endpoint_url_problem, "URL"));
   app.add_option("--dialect", c.dialect, "Signing dialect: ext (default) or aws")->type_name("DIALECT");
   app.add_option("--access-key", c.access_key_id, "Access key id (else CLOUDLUA_ACCESS_KEY_ID, else the profile's)")
       ->type_name("ID");
@@ -93,8 +107,8 @@ int add_lua_commands(CLI::App& app, int argc, char** argv) {
 // After "--" every word is the command's.
 std::vector<std::string> command_words(const CLI::App& app, int argc, char** argv, int at,
                                        std::vector<std::string>& main_words) {
-  static const char* const kMoved[] = {"--profile",    "--region", "--endpoint", "--dialect", "--access-key",
-                                       "--secret-key", "--record", "--replay",   "--debug"};
+  static const char* const kMoved[] = {"--profile",    "--region",     "--endpoint", "--endpoint-url", "--dialect",
+                                       "--access-key", "--secret-key", "--record",   "--replay",       "--debug"};
   std::vector<std::string> own;
   for (int i = at + 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -138,7 +152,9 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
   // The main command passes what it does not know to the script; serve has no script,
   // and an option it does not know (a typo, one of another version) is an error.
   cmd->prefix_command(false)->allow_extras(false);
-  cmd->add_option("--port", serve.port, "First port (the APIs take it and the next three); default: free ports")
+  cmd->add_option("--port", serve.port,
+                  "Storage (S3) on PORT; catalog, cluster and devops on the next three, as printed at start; default: "
+                  "free ports")
       ->type_name("PORT");
   cmd->add_option("--host", serve.host,
                   "Address to listen on (default 127.0.0.1); beyond loopback, credentials of your own are required")

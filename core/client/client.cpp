@@ -139,6 +139,11 @@ std::string Client::service_of(const Api& api) const {
 Outcome<Request> Client::prepare(const Api& api, const std::string& method, const std::string& path,
                                  const std::string& query) const {
   std::string base = endpoint_of(api.name);
+  if (base.empty() && config_.endpoint_url_is_s3)
+    return make_error(ErrorKind::config, "NoEndpoint",
+                      "no endpoint for the " + api.name + " API: " + config_.endpoint_url +
+                          " is an S3 server, not a cloudlua serve; give --endpoint " + api.name + "=URL (or endpoint." +
+                          api.name + " in the profile, CLOUDLUA_ENDPOINT_" + to_upper(api.name) + ")");
   if (base.empty())
     return make_error(
         ErrorKind::config, "NoEndpoint",

@@ -26,12 +26,16 @@ struct ClientConfig {
   std::string profile = "default";
   std::string region = "jp-east-1";
   const Dialect* dialect = &Dialect::ext();
+  bool dialect_given = false;  // set by a setting (flag, variable, profile, cloud.client{}), not the default
   Credentials credentials;
   std::map<std::string, std::string> endpoints;  // api -> base URL
   // A `cloudlua serve`'s URL (endpoint_url): the endpoints an API lacks, the region,
   // and, when serve takes its built-in ones and none are set, the credentials are
   // asked of it before the first call (core/client/discover.h).
   std::string endpoint_url;
+  // Discovery found a server at endpoint_url that is not a serve: an S3 server, taken
+  // as the storage API's endpoint; the other APIs need endpoints of their own.
+  bool endpoint_url_is_s3 = false;
   std::map<std::string, std::string> services;  // api -> signing service (default: the model's)
   TransportOptions transport;
   RetryPolicy retry;

@@ -274,6 +274,19 @@ Outcome<bool> check_flag_apis(const ConfigOverrides& flags) {
   return true;
 }
 
+// aws-cli's variable for the one setting, AWS_ENDPOINT_URL, taken as endpoint_url when
+// nothing of cloudlua's (flag, CLOUDLUA_* variable, profile) sets an endpoint.
+Outcome<bool> apply_aws_endpoint_url(const Sources& s, LoadedConfig& out) {
+  Found f = from_env(s.env, "AWS_ENDPOINT_URL");
+  if (out.endpoints_configured || f.value.empty()) return true;
+  auto applied = apply_setting(*find_setting("endpoint_url"), "", f.value, f.where, out.client);
+  if (!applied.ok()) return applied.error();
+  out.endpoints_configured = true;
+  for (Setting& setting : out.settings)
+    if (setting.name == "endpoint_url") setting.value = f.value, setting.origin = f.origin;
+  return true;
+}
+
 Outcome<bool> apply_settings(const Sources& s, LoadedConfig& out) {
   auto flags_ok = check_flag_apis(s.flags);
   if (!flags_ok.ok()) return flags_ok.error();
@@ -290,7 +303,7 @@ Outcome<bool> apply_settings(const Sources& s, LoadedConfig& out) {
       out.settings.push_back({name, f.value.empty() ? default_shown(spec, api) : f.value, f.origin, false, ""});
     }
   }
-  return true;
+  return apply_aws_endpoint_url(s, out);
 }
 
 // ------------------------------------------------------------------ credentials
@@ -404,8 +417,8 @@ void describe_defaults(LoadedConfig& out) {
     if (!out.account_configured) {
       s.placeholder = endpoint ? "(the embedded emulator)" : "(the emulator's built-in one)";
     } else if (!out.client.endpoint_url.empty()) {
-      s.origin =
-          endpoint ? "asked of endpoint_url's serve" : "serve's built-in one when it uses it (asked of endpoint_url)";
+      s.origin = endpoint ? "asked of endpoint_url's serve (another S3 server there: storage's only)"
+                          : "serve's built-in one when it uses it (asked of endpoint_url)";
     } else s.origin = endpoint ? "calls to this API fail: no endpoint" : "calls fail: no credentials";
   }
 }
@@ -483,8 +496,8 @@ Outcome<std::pair<std::string, std::string>> parse_endpoint_setting(const std::s
   if (eq == std::string::npos || eq == 0)
     return config_error(
         "InvalidEndpoint",
-        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000, or as a cloudlua serve's URL "
-        "alone, e.g. http://127.0.0.1:8000 (got '" +
+        "an endpoint is given as API=URL, e.g. storage=http://127.0.0.1:9000, or as a URL alone, a cloudlua "
+        "serve's or an S3 server's, e.g. http://127.0.0.1:9000 (got '" +
             redact(setting) + "')");
   return std::make_pair(setting.substr(0, eq), setting.substr(eq + 1));
 }

@@ -1,6 +1,8 @@
 // endpoint_url: a serve's endpoints, region, dialect and (built-in) credentials asked
-// of it; see discover.h.
+// of it; where another server answers, that server taken as S3's; see discover.h.
 #include "core/client/discover.h"
+
+#include <algorithm>
 
 #include "core/model/model.h"
 #include "core/model/protocol.h"
@@ -11,11 +13,15 @@ namespace cloud {
 
 namespace {
 
+// A serve's discovery answer is some hundred bytes: more is not one. The probe waits
+// at most this long, whatever the client's own time-outs.
+constexpr std::uint64_t kMaxDiscoveryBytes = 64 * 1024;
+constexpr long kDiscoveryTimeoutMs = 10000;
+
 Error no_serve(const std::string& url, const std::string& why) {
   return make_error(ErrorKind::config, "NoServe",
-                    "endpoint_url " + url + ": no cloudlua serve answers there (" + why +
-                        "); endpoint_url is a running `cloudlua serve`'s URL, as it prints it; for another "
-                        "server set endpoint.<api>");
+                    "endpoint_url " + url + ": no usable answer there (" + why +
+                        "); endpoint_url is a running `cloudlua serve`'s URL or an S3 server's");
 }
 
 // The port of `api` in the answer, or 0 when it has none that can be one.
@@ -28,14 +34,45 @@ int port_of(const json& apis, const std::string& api) {
 
 bool is_text(const json& answer, const char* key) { return answer.contains(key) && answer[key].is_string(); }
 
+// Whether `answer` is a serve's discovery answer (docs/emulator.md, "Reaching serve").
+bool is_serve_answer(const json& answer) {
+  return answer.is_object() && answer.value("server", json()) == "cloudlua serve" && answer.contains("apis") &&
+         answer["apis"].is_object() && is_text(answer, "region") && is_text(answer, "dialect");
+}
+
+// endpoint_url where a server answers, not as a serve: an S3 server, taken as the
+// storage API's endpoint, signed the aws way unless a dialect is set; said under --debug.
+void take_as_s3(ClientConfig& c, const std::string& why) {
+  if (!c.endpoints.count("storage")) c.endpoints["storage"] = c.endpoint_url;
+  if (!c.dialect_given) c.dialect = &Dialect::aws();
+  c.endpoint_url_is_s3 = true;
+  if (c.debug)
+    c.debug(printable(redact("cloudlua: " + c.endpoint_url + " is not a cloudlua serve (" + why +
+                             "): taken as the storage API's endpoint, " + c.dialect->name +
+                             " dialect; the other APIs need endpoint.<api>\n")));
+}
+
+// GET /_cloudlua/discover, unsigned, on the client's loop with its TLS settings,
+// bounded in time and size.
+Outcome<HttpResponse> ask_discovery(const Url& base, Transport& transport) {
+  TransportOptions options = transport.options();
+  options.max_response_bytes = kMaxDiscoveryBytes;
+  options.timeout_ms = std::min(options.timeout_ms, kDiscoveryTimeoutMs);
+  options.connect_timeout_ms = std::min(options.connect_timeout_ms, kDiscoveryTimeoutMs);
+  options.loop = &transport.loop();
+  Transport probe(options);
+  HttpRequest request;
+  request.method = "GET";
+  request.url = base.origin() + "/_cloudlua/discover";
+  return probe.perform(request);
+}
+
 }  // namespace
 
 std::optional<Error> apply_discovery(ClientConfig& c, const json& answer) {
   auto base = parse_url(c.endpoint_url);
   if (!base.ok()) return base.error();
-  if (!answer.is_object() || answer.value("server", json()) != "cloudlua serve" || !answer.contains("apis") ||
-      !answer["apis"].is_object() || !is_text(answer, "region") || !is_text(answer, "dialect"))
-    return no_serve(c.endpoint_url, "its answer is not a serve's");
+  if (!is_serve_answer(answer)) return no_serve(c.endpoint_url, "its answer is not a serve's");
   for (const std::string& api : Model::builtin().api_names()) {
     int port = port_of(answer["apis"], api);
     if (port && !c.endpoints.count(api))
@@ -58,15 +95,17 @@ std::optional<Error> discover_serve(ClientConfig& c, Transport& transport) {
       if (!c.endpoints.count(api)) c.endpoints[api] = base->origin();
     return std::nullopt;
   }
-  HttpRequest request;
-  request.method = "GET";
-  request.url = base->origin() + "/_cloudlua/discover";
-  auto response = transport.perform(request);
+  auto response = ask_discovery(*base, transport);
   if (!response.ok()) return no_serve(c.endpoint_url, response.error().message);
-  if (response->status != 200)
-    return no_serve(c.endpoint_url, "GET /_cloudlua/discover answered " + std::to_string(response->status));
+  if (response->status != 200) {
+    take_as_s3(c, "GET /_cloudlua/discover answered " + std::to_string(response->status));
+    return std::nullopt;
+  }
   auto answer = parse_json_document(response->body, "the answer to GET /_cloudlua/discover");
-  if (!answer.ok()) return no_serve(c.endpoint_url, answer.error().message);
+  if (!answer.ok() || !is_serve_answer(*answer)) {
+    take_as_s3(c, "its answer to GET /_cloudlua/discover is not a serve's");
+    return std::nullopt;
+  }
   return apply_discovery(c, *answer);
 }
 

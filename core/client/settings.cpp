@@ -144,7 +144,10 @@ std::vector<SettingSpec> make_specs() {
   s = &add("dialect", SettingKind::choice, "the signing dialect");
   s->choices = {"ext", "aws"};
   s->flag = "--dialect";
-  s->set = [](ClientConfig& c, const std::string&, const json& v) { c.dialect = Dialect::find(v.get<std::string>()); };
+  s->set = [](ClientConfig& c, const std::string&, const json& v) {
+    c.dialect = Dialect::find(v.get<std::string>());
+    c.dialect_given = true;
+  };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.dialect->name); };
 
   s = &add("endpoint", SettingKind::url, "the API's base URL");
@@ -154,7 +157,8 @@ std::vector<SettingSpec> make_specs() {
   s->set = [](ClientConfig& c, const std::string& api, const json& v) { set_map_value(c.endpoints, api, v); };
   s->get = [](const ClientConfig& c, const std::string& api) { return map_value(c.endpoints, api); };
 
-  s = &add("endpoint_url", SettingKind::url, "a cloudlua serve's URL: every API's endpoint asked of it");
+  s = &add("endpoint_url", SettingKind::url,
+           "a cloudlua serve's URL: every API's endpoint asked of it; any other S3 server's: storage's endpoint");
   s->flag = "--endpoint";
   s->set = [](ClientConfig& c, const std::string&, const json& v) { c.endpoint_url = v.get<std::string>(); };
   s->get = [](const ClientConfig& c, const std::string&) { return json(c.endpoint_url); };

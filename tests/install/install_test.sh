@@ -46,8 +46,11 @@ NAMES=$(CLOUDLUA_CONFIG_FILE=/dev/null "$BIN" -E -e \
   'for _, c in ipairs(require("cloud.command_specs").commands) do print(c.name) end')
 [ -n "$NAMES" ] || fail "the installed binary declares no sub-command"
 ZSH=$WORK/usr/share/zsh/vendor-completions/_cloudlua
+# Read once: `--help | grep -q` would end cloudlua with SIGPIPE (status 141, a failure
+# under pipefail) whenever the help is longer than what one write sends.
+HELP=$("$BIN" --help)
 for name in $NAMES; do
-  "$BIN" --help | grep -qE "^  $name +[A-Z]" || fail "cloudlua --help does not list $name"
+  grep -qE "^  $name +[A-Z]" <<<"$HELP" || fail "cloudlua --help does not list $name"
   synopsis=$("$BIN" "$name" --help | sed -n 's/^usage: cloudlua \(.*\) \[options\]$/\1/p')
   grep -qxF "   $synopsis" "$WORK/man.txt" || fail "the page has no section '$synopsis'"
   grep -q "^    $name) opts=" "$COMPLETION" || fail "the bash completion has no case for $name"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop with a real S3 implementation: starts s3rver (npm, installed into
 # tests/interop/node_modules by setup.sh) on loopback, then runs s3rver_test.lua through
-# `cloudlua test` against it in the aws dialect, and stops s3rver again.
+# `cloudlua test` against it in the aws dialect; then `cloudlua ls` reaches it through
+# the one setting (--endpoint URL, --endpoint-url, AWS_ENDPOINT_URL); and stops s3rver again.
 #
 #   tests/interop/run_s3rver_test.sh path/to/cloudlua [--filter TEXT ...]
 #
@@ -47,5 +48,32 @@ echo "# s3rver $(node -p "require('$here/node_modules/s3rver/package.json').vers
 status=0
 "$cloudlua" test "$here/s3rver_test.lua" --endpoint "storage=$url" --dialect aws \
   --access-key S3RVER --secret-key S3RVER --region us-east-1 "$@" || status=$?
+
+# One setting reaches any S3 server: --endpoint URL (and aws-cli's spellings of it,
+# --endpoint-url and AWS_ENDPOINT_URL) where no serve answers discovery is taken as the
+# storage API's endpoint in the aws dialect (said under --debug); another API then
+# fails with one line saying how to give its endpoint, and cloud.emulator says there is none.
+failed() { echo "not ok - one setting against s3rver: $*"; status=1; }
+keys=(CLOUDLUA_ACCESS_KEY_ID=S3RVER CLOUDLUA_SECRET_ACCESS_KEY=S3RVER CLOUDLUA_REGION=us-east-1)
+with_keys() { env "${keys[@]}" "$cloudlua" "$@"; }
+with_keys mb s3://one-setting --endpoint "storage=$url" --dialect aws >/dev/null 2>"$work/err" ||
+  failed "mb with --endpoint storage=URL: $(cat "$work/err")"
+for how in "--endpoint $url" "--endpoint-url $url" "AWS_ENDPOINT_URL=$url" "CLOUDLUA_ENDPOINT_URL=$url"; do
+  case $how in
+    --*) got=$(with_keys ls $how 2>&1) || failed "ls $how: $got" ;;
+    *) got=$(env "$how" "${keys[@]}" "$cloudlua" ls 2>&1) || failed "$how ls: $got" ;;
+  esac
+  [[ "$got" == *one-setting* ]] || failed "ls with $how does not list s3rver's bucket: $got"
+done
+got=$(with_keys --debug --endpoint "$url" ls 2>&1 >/dev/null) || failed "--debug ls: $got"
+[[ "$got" == *"$url is not a cloudlua serve"*"storage API's endpoint"*aws* ]] || failed "--debug does not say so: $got"
+got=$(with_keys --endpoint "$url" -e 'cloud.cluster.update_snapshot{ SnapshotName = "x", snapshot = {} }' 2>&1) &&
+  failed "a cluster call without its endpoint succeeded: $got"
+line=$(echo "$got" | grep 'cluster API' || true)
+[[ "$line" == *"$url is an S3 server, not a cloudlua serve"*"--endpoint cluster=URL"* ]] ||
+  failed "the cluster call's error is not the one line that says how: $got"
+got=$(with_keys --endpoint "$url" -e 'cloud.emulator.reset()' 2>&1) && failed "cloud.emulator.reset() on s3rver succeeded: $got"
+[[ "$got" == *"$url is an S3 server, not a cloudlua serve"* ]] || failed "cloud.emulator on s3rver: $got"
+[ "$status" -ne 0 ] || echo "ok - one setting against s3rver: --endpoint, --endpoint-url, AWS_ENDPOINT_URL, another API"
 exec 3>&-
 exit "$status"

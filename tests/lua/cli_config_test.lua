@@ -103,6 +103,39 @@ test("a flag beats env; --endpoint", function()
   expect(out).to_contain("flag --endpoint")
 end)
 
+-- aws-cli's spellings of the one setting: --endpoint-url URL (as --endpoint URL), and
+-- AWS_ENDPOINT_URL, read only when nothing of cloudlua's sets an endpoint.
+test("--endpoint-url URL is --endpoint URL, on the main command and config", function()
+  for _, args in ipairs{ "config --endpoint-url http://127.0.0.1:1", "--endpoint-url http://127.0.0.1:1 config" } do
+    local out, err, code = t.cloudlua(args)
+    expect(err).to_equal("")
+    expect(code).to_equal(0)
+    expect(out).to_match("endpoint_url%s+http://127%.0%.0%.1:1%s+flag %-%-endpoint")
+  end
+end)
+
+test("--endpoint-url takes a URL only; API=URL is --endpoint's", function()
+  local _, err, code = t.cloudlua("--endpoint-url storage=http://127.0.0.1:1 -e 'print(1)'")
+  expect(code).to_equal(1)
+  expect(err).to_contain("--endpoint-url")
+  expect(err).to_contain("--endpoint storage=http://127.0.0.1:1")
+end)
+
+test("AWS_ENDPOINT_URL when nothing else sets an endpoint, shown as its origin", function()
+  local out = t.cloudlua("config", { env = { AWS_ENDPOINT_URL = "http://127.0.0.1:2" } })
+  expect(out).to_match("endpoint_url%s+http://127%.0%.0%.1:2%s+env AWS_ENDPOINT_URL")
+end)
+
+test("AWS_ENDPOINT_URL gives way to CLOUDLUA_ENDPOINT_URL, --endpoint and a profile's endpoints", function()
+  local out = t.cloudlua("config", { env = { AWS_ENDPOINT_URL = "http://127.0.0.1:2",
+                                             CLOUDLUA_ENDPOINT_URL = "http://127.0.0.1:3" } })
+  expect(out).to_match("endpoint_url%s+http://127%.0%.0%.1:3%s+env CLOUDLUA_ENDPOINT_URL")
+  out = t.cloudlua("config --endpoint storage=http://127.0.0.1:4", { env = { AWS_ENDPOINT_URL = "http://127.0.0.1:2" } })
+  expect(out:find("127.0.0.1:2", 1, true)).to_be_nil()
+  out = t.cloudlua("config --profile good", { env = { CLOUDLUA_CONFIG_FILE = config, AWS_ENDPOINT_URL = "http://127.0.0.1:2" } })
+  expect(out:find("127.0.0.1:2", 1, true)).to_be_nil()
+end)
+
 test("the profile from env, with its own settings", function()
   local out = t.cloudlua("config", { env = { CLOUDLUA_CONFIG_FILE = config, CLOUDLUA_PROFILE = "bad" } })
   expect(out).to_contain("env CLOUDLUA_PROFILE")

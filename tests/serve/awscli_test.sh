@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# aws-cli v2 (Debian's awscli, /usr/bin/aws) against `cloudlua serve --dialect aws`:
+# aws-cli v2 (Debian's awscli, /usr/bin/aws) against `cloudlua serve --dialect aws --port P`,
+# at the port asked for (`aws s3 ls` there lists the buckets):
 # create a bucket, `aws s3 cp` a 12 MiB file up and down (multipart both ways with
 # 5 MiB parts) and compare the bytes, then the low-level s3api create-multipart-upload,
 # upload-part, list-parts (a page per part), complete-multipart-upload and get-object,
@@ -26,8 +27,13 @@ s3 =
   multipart_chunksize = 5MB
 CONFIG
 
-start_serve --dialect aws
-aws() { "$AWS" --endpoint-url "$CLOUDLUA_ENDPOINT_STORAGE" --output text "$@"; }
+# aws-cli pointed at the port serve was asked for: storage is there.
+PORT=$(free_ports 4)
+start_serve --dialect aws --port "$PORT"
+aws() { "$AWS" --endpoint-url "http://127.0.0.1:$PORT" --output text "$@"; }
+step "serve --port $PORT: aws --endpoint-url http://127.0.0.1:$PORT s3 ls"
+aws s3 ls >"$WORK/ls.out" 2>&1 || fail "aws s3 ls on the asked port failed: $(cat "$WORK/ls.out")"
+grep -q ' demo-bucket$' "$WORK/ls.out" || fail "aws s3 ls on the asked port listed: $(cat "$WORK/ls.out")"
 
 # S3's multipart ETag of FILES... as parts: MD5 of the parts' binary MD5s, "-" count.
 multipart_etag() {

@@ -16,10 +16,10 @@ refuses() {
     assert(err.status == 403, "status " .. tostring(err.status))'
 }
 
-step "the first lines: one per API, then the access key"
+step "the first lines: one per API, storage first, then the access key"
 start_serve
 printed=$(head -5 "$WORK/serve.out" | cut -d' ' -f1 | tr '\n' ' ')
-[ "$printed" = "catalog cluster devops storage access_key_id " ] || fail "printed: $printed"
+[ "$printed" = "storage catalog cluster devops access_key_id " ] || fail "printed: $printed"
 grep -Eq '^storage http://127\.0\.0\.1:[0-9]+$' "$WORK/serve.out" || fail "storage line: $(cat "$WORK/serve.out")"
 
 step "--dialect any (the default) accepts both"

@@ -3,7 +3,8 @@
 # exits non-zero at once, naming the port; idle, with keep-alive clients connected,
 # or signalled during start-up, SIGTERM ends it within a second (the issue's bound).
 # Every run is under `timeout 4` (SERVE_LIMIT): a serve that hangs is killed and
-# fails the test with status 124. Unknown options are refused.
+# fails the test with status 124. Unknown options are refused. `--port P` puts storage
+# on P and the other APIs on the next three, in the order serve prints them.
 source "$(dirname "$0")/lib.sh"
 export SERVE_LIMIT=4
 
@@ -21,6 +22,20 @@ timeout 4 "$CLOUDLUA" serve --sette 1s >"$WORK/unknown.out" 2>"$WORK/unknown.err
 [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "serve --sette 1s (a typo of --settle): status $status"
 grep -q -- "--sette" "$WORK/unknown.err" || fail "the error does not name --sette: $(cat "$WORK/unknown.err")"
 [ ! -s "$WORK/unknown.out" ] || fail "serve printed endpoints: $(cat "$WORK/unknown.out")"
+
+step "--port P: storage on P, then catalog, cluster, devops on P+1 to P+3, said first; the discovery answer agrees"
+port=$(free_ports 4)
+start_serve --port "$port"
+expected="storage http://127.0.0.1:$port
+catalog http://127.0.0.1:$((port + 1))
+cluster http://127.0.0.1:$((port + 2))
+devops http://127.0.0.1:$((port + 3))"
+[ "$(head -4 "$WORK/serve.out")" = "$expected" ] || fail "serve --port $port printed: $(head -4 "$WORK/serve.out")"
+grep -q "^export CLOUDLUA_ENDPOINT_URL=http://127.0.0.1:$port\$" "$WORK/serve.out" || fail "the block: $(cat "$WORK/serve.out")"
+discovered=$(curl -sS "http://127.0.0.1:$port/_cloudlua/discover")
+[[ "$discovered" == *"\"storage\":$port"* && "$discovered" == *"\"devops\":$((port + 3))"* ]] ||
+  fail "discovery answered: $discovered"
+stop_serve TERM
 
 step "one of the four ports taken: exit 1 at once, the port named"
 for taken in 0 1 2 3 3 3; do

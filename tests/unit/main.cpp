@@ -2,7 +2,7 @@
 // it was started in go first (all but the suite's own CLOUDLUA_REQUIRE_* switches), as
 // tests/without_cloudlua_env.sh does for ctest's other entries: a developer's endpoint
 // or keys must not reach the binary the REPL tests drive, and no developer's config
-// file either (CLOUDLUA_CONFIG_FILE=/dev/null).
+// file either (CLOUDLUA_CONFIG_FILE=/dev/null), nor aws-cli's AWS_ENDPOINT_URL.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -22,6 +22,7 @@ void clear_cloudlua_environment() {
     if (name.rfind("CLOUDLUA_", 0) == 0 && name.rfind("CLOUDLUA_REQUIRE_", 0) != 0) names.push_back(name);
   }
   for (const std::string& name : names) unsetenv(name.c_str());
+  unsetenv("AWS_ENDPOINT_URL");  // cloudlua reads it as CLOUDLUA_ENDPOINT_URL when nothing else is set
   setenv("CLOUDLUA_CONFIG_FILE", "/dev/null", 1);
 }
 
