@@ -389,18 +389,16 @@ void open_help(lua_State* L, int module) {
   lua_pushvalue(L, -1);
   lua_setfield(L, module, "help");
   lua_setglobal(L, "help");
-  lua_pushcfunction(L, protect<l_describe>);
-  lua_setfield(L, module, "describe");
-  lua_pushcfunction(L, protect<l_nearest>);
-  lua_setfield(L, module, "nearest");
-  lua_pushcfunction(L, protect<l_unknown_field>);
-  lua_setfield(L, module, "_unknown_field");
-  lua_pushcfunction(L, protect<l_unknown_name>);
-  lua_setfield(L, module, "_unknown_name");
-  lua_pushcfunction(L, protect<l_unknown_option>);
-  lua_setfield(L, module, "_unknown_option");
-  lua_pushcfunction(L, protect<l_suggested>);
-  lua_setfield(L, module, "_suggested");
+  static const luaL_Reg functions[] = {{"describe", protect<l_describe>},
+                                       {"nearest", protect<l_nearest>},
+                                       {"_unknown_field", protect<l_unknown_field>},
+                                       {"_unknown_name", protect<l_unknown_name>},
+                                       {"_unknown_option", protect<l_unknown_option>},
+                                       {"_suggested", protect<l_suggested>},
+                                       {nullptr, nullptr}};
+  lua_pushvalue(L, module);
+  luaL_setfuncs(L, functions, 0);
+  lua_pop(L, 1);
 }
 
 }  // namespace cloud
