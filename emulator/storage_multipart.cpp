@@ -148,6 +148,7 @@ HandlerResult StorageService::upload_part_copy(const Operation&, const json& inp
   if (!u) return no_such_upload(input);
   Source source = copy_source(input);
   if (source.failure) return *source.failure;
+  if (std::optional<HandlerResult> refused = copy_condition(*source.object, input)) return *refused;
   const Blob& all = *source.object->bytes;
   unsigned long long first = 0, last = all.size() == 0 ? 0 : all.size() - 1;
   if (input.contains("CopySourceRange")) {

@@ -81,6 +81,9 @@ inline std::string encoded(const json& input, const std::string& text) {
 // What a Range header asks of an object of `size` bytes.
 enum class RangeAsk { whole, part, unsatisfiable };
 
+// Which condition on an object did not hold (none: all held), in the order checked.
+enum class ConditionFailed { none, match, unmodified_since, none_match, modified_since };
+
 struct StoredObject {
   SharedBytes bytes;          // never null
   std::string etag;           // quoted
@@ -254,7 +257,9 @@ class StorageService : public Service {
   static json write_headers(const StoredObject& o);
   HandlerResult read_object(const Operation& op, const json& input);
   static HandlerResult answer_part(const StoredObject& o, long long number, json r, bool with_body);
+  static ConditionFailed failed_condition(const StoredObject& o, const json& input, const std::string& prefix);
   static std::optional<HandlerResult> read_condition(const StoredObject& o, const json& input);
+  static std::optional<HandlerResult> copy_condition(const StoredObject& source, const json& input);
   std::optional<HandlerResult> write_condition(const json& input);
   static HandlerResult no_such_key(const std::string& key);
   static json owner_acl();
