@@ -572,11 +572,11 @@ json StorageService::listing(const json& input, const ListAsk& ask, const Object
   return r;
 }
 
-// Version 2: ContinuationToken (else StartAfter) says where the page starts;
+// Version 2: ContinuationToken (else StartAfter; an empty token is none) says where the page starts;
 // NextContinuationToken where the next one does.
 HandlerResult StorageService::list_objects_v2(const Operation&, const json& input) {
   std::string after = input.value("StartAfter", "");
-  if (input.contains("ContinuationToken")) {
+  if (!input.value("ContinuationToken", "").empty()) {  // an empty one is none, as S3 takes it
     std::optional<std::string> decoded = unbase64(input.value("ContinuationToken", ""));
     if (!decoded || decoded->empty())
       return HandlerResult::failure(400, "InvalidArgument", "The continuation token provided is incorrect",
