@@ -100,19 +100,24 @@ struct StoredObject {
 const char* const kContentMembers[] = {"ContentType",     "ContentEncoding", "ContentDisposition",
                                        "ContentLanguage", "CacheControl",    "Expires"};
 
-// A Content-Encoding without its aws-chunked coding: "aws-chunked,gzip" is "gzip".
+// A Content-Encoding without its aws-chunked coding: "aws-chunked,gzip" is "gzip"; the
+// other codings are kept as sent, spaces included ("deflate, gzip"), as S3 keeps them.
 inline std::string without_aws_chunked(const std::string& codings) {
   std::string kept;
+  bool first_kept = true;
   for (size_t start = 0; start <= codings.size();) {
     size_t end = std::min(codings.find(',', start), codings.size());
-    size_t first = codings.find_first_not_of(" \t", start);
-    size_t last = codings.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
-    std::string c =
-        first < end && last != std::string::npos && last >= first ? codings.substr(first, last - first + 1) : "";
-    if (!c.empty() && to_lower(c) != "aws-chunked") kept += (kept.empty() ? "" : ",") + c;
+    std::string raw = codings.substr(start, end - start);
+    size_t first = raw.find_first_not_of(" \t"), last = raw.find_last_not_of(" \t");
+    std::string c = first == std::string::npos ? "" : raw.substr(first, last - first + 1);
+    if (!c.empty() && to_lower(c) != "aws-chunked") {
+      kept += (first_kept ? "" : ",") + raw;
+      first_kept = false;
+    }
     start = end + 1;
   }
-  return kept;
+  size_t first = kept.find_first_not_of(" \t"), last = kept.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : kept.substr(first, last - first + 1);
 }
 
 // The content headers and user metadata a request gives (PutObject's,
