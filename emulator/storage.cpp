@@ -166,9 +166,11 @@ void StorageService::add_bucket(const std::string& name) {
   changed("bucket", name);
 }
 
-// A new, empty bucket; S3 refuses one that exists already with 409.
+// A new, empty bucket. One that exists already (every bucket is the one owner's) is
+// 409 BucketAlreadyOwnedByYou, but in us-east-1, where S3 answers 200 and leaves it as it is.
 HandlerResult StorageService::create_bucket(const Operation&, const json& input) {
   std::string bucket = input.value("Bucket", "");
+  if (buckets_.count(bucket) && ctx_.region == "us-east-1") return HandlerResult::success({{"Location", "/" + bucket}});
   if (buckets_.count(bucket))
     return HandlerResult::failure(409, "BucketAlreadyOwnedByYou",
                                   "Your previous request to create the named bucket succeeded and you already own it.",
