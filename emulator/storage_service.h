@@ -306,6 +306,9 @@ class StorageService : public Service {
   std::optional<HandlerResult> check_parts(const json& input, const Upload& u, const json& listed) const;
   static std::optional<HandlerResult> check_listed_part(const json& input, const Upload& u, const json& p);
   static bool same_checksums(const json& listed, const Part& part);
+  static std::optional<HandlerResult> check_object_checksum(const json& input, const Upload& u, const json& listed);
+  static std::optional<std::string> composite_of(ChecksumAlgorithm a, const Upload& u, const json& listed);
+  static std::vector<SharedBytes> listed_bytes(const Upload& u, const json& listed);
   std::optional<HandlerResult> check_part_sizes(const json& input, const Upload& u, const json& listed) const;
   HandlerResult finish_upload(const json& input, const Upload& u, const json& listed);
   static json object_checksum(const Upload& u, const json& listed, const Blob& bytes);

@@ -12,6 +12,7 @@ import sys
 import urllib.error
 import urllib.request
 import uuid
+import zlib
 
 from botocore.exceptions import ClientError
 
@@ -139,7 +140,9 @@ def malformed_checksum(s3):
 def completion_checksum(s3):
     """CompleteMultipartUpload's whole-object x-amz-checksum-sha256 is checked against
     the composite (base64 of the SHA-256 of the parts' SHA-256s, then -N; accepted with
-    or without the -N): another is BadDigest and completes nothing."""
+    or without the -N): another is BadDigest and completes nothing, one that is not a
+    SHA-256's base64 (or -N not a number) InvalidRequest, as is another algorithm's. A
+    CRC32 upload takes the whole object's CRC32 too (S3's FULL_OBJECT form)."""
     bodies = [b"b" * 5 * MIB, b"end"]
     upload = s3.create_multipart_upload(Bucket=BUCKET, Key="whole", ChecksumAlgorithm="SHA256")["UploadId"]
     parts = []
@@ -150,18 +153,31 @@ def completion_checksum(s3):
     joined = b"".join(hashlib.sha256(b).digest() for b in bodies)
     composite = b64(hashlib.sha256(joined).digest())
     complete = s3.complete_multipart_upload
-    for wrong in (b64(hashlib.sha256(b"".join(bodies)).digest()) + "-2", composite + "-3", "not base64"):
-        expect_error("BadDigest", complete, Bucket=BUCKET, Key="whole", UploadId=upload,
+    for code, wrong in (("BadDigest", b64(hashlib.sha256(b"".join(bodies)).digest()) + "-2"),
+                        ("BadDigest", b64(hashlib.sha256(b"".join(bodies)).digest())),
+                        ("BadDigest", composite + "-3"), ("InvalidRequest", "not base64"),
+                        ("InvalidRequest", composite + "-x")):
+        expect_error(code, complete, Bucket=BUCKET, Key="whole", UploadId=upload,
                      MultipartUpload={"Parts": parts}, ChecksumSHA256=wrong)
     done = complete(Bucket=BUCKET, Key="whole", UploadId=upload, MultipartUpload={"Parts": parts},
-                    ChecksumSHA256=composite)
+                    ChecksumSHA256=composite + "-2")
     check(done.get("ChecksumSHA256") == composite + "-2", "completion's checksum %r" % done.get("ChecksumSHA256"))
     upload = s3.create_multipart_upload(Bucket=BUCKET, Key="whole2", ChecksumAlgorithm="SHA256")["UploadId"]
     r = s3.upload_part(Bucket=BUCKET, Key="whole2", UploadId=upload, PartNumber=1, Body=b"only",
                        ChecksumAlgorithm="SHA256")
-    one = b64(hashlib.sha256(hashlib.sha256(b"only").digest()).digest()) + "-1"
-    complete(Bucket=BUCKET, Key="whole2", UploadId=upload, ChecksumSHA256=one, MultipartUpload={
+    one = b64(hashlib.sha256(hashlib.sha256(b"only").digest()).digest()) + "-1"  # taken without its -1 too
+    expect_error("InvalidRequest", complete, Bucket=BUCKET, Key="whole2", UploadId=upload,
+                 ChecksumCRC32=b64(zlib.crc32(b"only").to_bytes(4, "big")), MultipartUpload={
+                     "Parts": [{"PartNumber": 1, "ETag": r["ETag"], "ChecksumSHA256": r["ChecksumSHA256"]}]})
+    complete(Bucket=BUCKET, Key="whole2", UploadId=upload, ChecksumSHA256=one[:-2], MultipartUpload={
         "Parts": [{"PartNumber": 1, "ETag": r["ETag"], "ChecksumSHA256": r["ChecksumSHA256"]}]})
+    upload = s3.create_multipart_upload(Bucket=BUCKET, Key="crc", ChecksumAlgorithm="CRC32")["UploadId"]
+    crc_parts = []
+    for n, body in enumerate(bodies, 1):
+        r = s3.upload_part(Bucket=BUCKET, Key="crc", UploadId=upload, PartNumber=n, Body=body, ChecksumAlgorithm="CRC32")
+        crc_parts.append({"PartNumber": n, "ETag": r["ETag"], "ChecksumCRC32": r["ChecksumCRC32"]})
+    whole = b64(zlib.crc32(b"".join(bodies)).to_bytes(4, "big"))
+    complete(Bucket=BUCKET, Key="crc", UploadId=upload, ChecksumCRC32=whole, MultipartUpload={"Parts": crc_parts})
 
 
 def form_body(fields, content):
