@@ -16,7 +16,7 @@ import zlib
 
 from botocore.exceptions import ClientError
 
-from serve_client import s3_client
+from serve_client import expect_error, s3_client
 
 MIB = 1024 * 1024
 BUCKET = "conformance"
@@ -26,17 +26,6 @@ failures = []
 def check(condition, text):
     if not condition:
         raise AssertionError(text)
-
-
-def expect_error(code, call, **kwargs):
-    """call(**kwargs) fails with the error code `code`; answers the error's response."""
-    try:
-        call(**kwargs)
-    except ClientError as e:
-        got = e.response["Error"]["Code"]
-        check(got == code, "expected %s, got %s: %s" % (code, got, e.response["Error"].get("Message")))
-        return e.response
-    raise AssertionError("expected %s, the call succeeded" % code)
 
 
 def b64(digest):
