@@ -30,6 +30,33 @@ void encode_copy_source(httplib::Request& req) {
   }
 }
 
+// Calls fn(name, value) for each header field of a request head (its lines after the
+// request line), the value trimmed as HTTP trims it; lines without a name are skipped.
+template <typename Fn>
+void for_each_field(const std::string& head, Fn&& fn) {
+  size_t at = head.find('\n');  // after the request line
+  while (at != std::string::npos && at + 1 < head.size()) {
+    size_t end = head.find('\n', at + 1);
+    std::string_view line(head.data() + at + 1, (end == std::string::npos ? head.size() : end) - at - 1);
+    at = end;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) continue;
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    fn(line.substr(0, colon), value);
+  }
+}
+
+// Whether the request's head has the header `name`: httplib drops one sent empty.
+bool sent_in_head(std::string_view name) {
+  const std::string* head = current_request_head();
+  bool found = false;
+  if (head) for_each_field(*head, [&](std::string_view n, std::string_view) { found = found || iequals(n, name); });
+  return found;
+}
+
 // httplib 0.11 percent-decodes every header value as it reads it: a copy source
 // sent as rclone sends it (a%2Bb=c.txt), a metadata value or a Content-Disposition
 // holding a '%' would be checked against its signature, and kept, as another text.
@@ -40,19 +67,8 @@ void take_header_values(httplib::Request& req) {
   const std::string* head = current_request_head();
   if (!head || head->empty()) return encode_copy_source(req);
   std::map<std::string, std::vector<std::string>> sent;  // lower-cased name -> values
-  size_t at = head->find('\n');                          // after the request line
-  while (at != std::string::npos && at + 1 < head->size()) {
-    size_t end = head->find('\n', at + 1);
-    std::string_view line(head->data() + at + 1, (end == std::string::npos ? head->size() : end) - at - 1);
-    at = end;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    size_t colon = line.find(':');
-    if (colon == std::string_view::npos || colon == 0) continue;
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-    sent[to_lower(line.substr(0, colon))].emplace_back(value);
-  }
+  for_each_field(*head,
+                 [&](std::string_view name, std::string_view value) { sent[to_lower(name)].emplace_back(value); });
   std::map<std::string, size_t> taken;
   for (auto& [name, value] : req.headers) {
     auto found = sent.find(to_lower(name));
@@ -88,6 +104,11 @@ std::string decoded_length(const httplib::Request& req) {
 // before reading their bodies (a request line too long, a malformed Range), and admit
 // refuses some unread; what is left of one must not be read as the next request.
 constexpr const char* kReadWhole = "/read-whole";
+
+// A Content-Length value: 1 to 19 decimal digits (what fits 64 bits), nothing else.
+bool decimal_length(const std::string& text) {
+  return !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos;
+}
 
 }  // namespace
 
@@ -169,6 +190,11 @@ bool Intake::goes_to_file(const Api& api, httplib::Request& req) {
 
 std::optional<Refusal> Intake::admit(const Api& api, httplib::Request& req) {
   std::string length = request_header_value(req, "Content-Length");
+  if ((request_header(req, "Content-Length") || sent_in_head("Content-Length")) &&
+      !decimal_length(length))  // S3: 400, not 411
+    return Refusal{400, "BadRequest",
+                   "the Content-Length header is '" + length.substr(0, 40) +
+                       "'; give the body's size in bytes, 1 to 19 decimal digits"};
   bool chunked = request_header(req, "Transfer-Encoding") != nullptr;
   if (chunked && !decoded_length(req).empty()) {  // aws-chunked with its decoded length
     length = decoded_length(req);

@@ -186,10 +186,32 @@ std::vector<std::string> split_slash(const std::string& text) {
   }
 }
 
+// Whether a form is signed the older way (S3's signature V2): an AWSAccessKeyId field
+// and no algorithm field of either dialect.
+bool is_v2_form(const Form& form) { return !form_dialect(form) && form.value("awsaccesskeyid"); }
+
+// A V2 form's signature, as S3 checks it: the accepted key, and its signature field the
+// base64 HMAC-SHA1 of the base64 policy (policy_signature_v2). Only where the aws
+// dialect is accepted: the platform's own (ext) forms are signed with its algorithm.
+std::optional<ApiError> check_v2_signature(const PostObjectRequest& in, const Form& form, const std::string& policy) {
+  if (in.dialect && in.dialect != &Dialect::aws())
+    return missing_field(to_lower(in.dialect->query_prefix) + "algorithm");
+  if (!form.value("signature")) return missing_field("signature");
+  if (*form.value("awsaccesskeyid") != in.credentials->access_key_id)
+    return refusal(403, "InvalidAccessKeyId", "The access key id you provided does not exist in our records.",
+                   {{"AWSAccessKeyId", *form.value("awsaccesskeyid")}});
+  if (!constant_time_equal(policy_signature_v2(*in.credentials, policy), *form.value("signature")))
+    return refusal(403, "SignatureDoesNotMatch",
+                   "The request signature we calculated does not match the signature you provided. Check your key "
+                   "and signing method.");
+  return std::nullopt;
+}
+
 // The policy's signature fields, checked as S3 checks them: the algorithm of the
 // dialect, a credential of the accepted key scoped to this region and service, a
 // date of the credential's day, and the signature of the base64 policy.
 std::optional<ApiError> check_signature(const PostObjectRequest& in, const Form& form, const std::string& policy) {
+  if (is_v2_form(form)) return check_v2_signature(in, form, policy);
   const Dialect* d = form_dialect(form);
   std::string prefix = to_lower((d ? d : in.dialect ? in.dialect : &Dialect::aws())->query_prefix);
   if (!d || (in.dialect && in.dialect != d)) return missing_field(prefix + "algorithm");
@@ -299,16 +321,19 @@ std::optional<ApiError> check_condition(const json& c, Checked& checked) {
 }
 
 // Whether a form field needs no condition: the signature, the file, the policy
-// itself and x-ignore-* fields, as S3 says.
-bool exempt(const std::string& name, const Dialect& d) {
-  return name == to_lower(d.query_prefix) + "signature" || name == "file" || name == "policy" ||
+// itself and x-ignore-* fields, as S3 says; in a V2 form (d null), its AWSAccessKeyId
+// and signature.
+bool exempt(const std::string& name, const Dialect* d) {
+  std::string signature = d ? to_lower(d->query_prefix) + "signature" : "signature";
+  return name == signature || (!d && name == "awsaccesskeyid") || name == "file" || name == "policy" ||
          name.rfind("x-ignore-", 0) == 0;
 }
 
 // The decoded policy: not expired at `now`, every condition met, every field but the
-// exempt ones named by one, the file's size in the content-length-range.
+// exempt ones named by one, the file's size in the content-length-range. `d` is the
+// form's dialect, null for a V2 form.
 std::optional<ApiError> check_policy(const std::string& policy64, const Form& form, const std::string& bucket,
-                                     const Dialect& d, std::time_t now) {
+                                     const Dialect* d, std::time_t now) {
   std::optional<std::string> text = unbase64(policy64);
   if (!text) return invalid_policy("the policy field is not base64");
   bool too_deep = false;
@@ -456,7 +481,7 @@ PostObjectAnswer post_object(PostObjectRequest& in) {
                            "Access Denied: an upload without a signed policy is anonymous, "
                            "and the emulator's buckets take no anonymous writes"));
   if (std::optional<ApiError> bad = check_signature(in, form, *policy)) return failure(std::move(*bad));
-  if (std::optional<ApiError> bad = check_policy(*policy, form, bucket, *form_dialect(form), in.platform->now_wall()))
+  if (std::optional<ApiError> bad = check_policy(*policy, form, bucket, form_dialect(form), in.platform->now_wall()))
     return failure(std::move(*bad));
   std::string key = object_key(*form.value("key"), form.filename);
   HandlerResult stored = store(in, form, bucket, key);  // the body goes; the fields are copies

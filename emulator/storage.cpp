@@ -166,9 +166,11 @@ void StorageService::add_bucket(const std::string& name) {
   changed("bucket", name);
 }
 
-// A new, empty bucket; S3 refuses one that exists already with 409.
+// A new, empty bucket. One that exists already (every bucket is the one owner's) is
+// 409 BucketAlreadyOwnedByYou, but in us-east-1, where S3 answers 200 and leaves it as it is.
 HandlerResult StorageService::create_bucket(const Operation&, const json& input) {
   std::string bucket = input.value("Bucket", "");
+  if (buckets_.count(bucket) && ctx_.region == "us-east-1") return HandlerResult::success({{"Location", "/" + bucket}});
   if (buckets_.count(bucket))
     return HandlerResult::failure(409, "BucketAlreadyOwnedByYou",
                                   "Your previous request to create the named bucket succeeded and you already own it.",
@@ -273,28 +275,56 @@ HandlerResult StorageService::answer_part(const StoredObject& o, long long numbe
   return answer_bytes(o, first, length, std::move(r), with_body, length > 0);
 }
 
-// GetObject's and HeadObject's conditions, in RFC 9110's order, as S3 answers them:
-// 412 when If-Match does not name the object's ETag, or (If-Match absent) it changed
-// after If-Unmodified-Since; else 304, with its ETag and time, when If-None-Match
-// names its ETag, or (If-None-Match absent) it has not changed after If-Modified-Since.
-// So If-Match true and If-Unmodified-Since false answer 200; If-None-Match false and
-// If-Modified-Since true answer 304.
-std::optional<HandlerResult> StorageService::read_condition(const StoredObject& o, const json& input) {
+// Which of the four conditions on an object fails, in RFC 9110's order, as S3 checks
+// them: If-Match that does not name its ETag, or (If-Match absent) a change after
+// If-Unmodified-Since; then If-None-Match that names it, or (If-None-Match absent) no
+// change after If-Modified-Since. Members are `prefix` + IfMatch and the like
+// (GetObject's, or CopyObject's CopySourceIfMatch ones).
+ConditionFailed StorageService::failed_condition(const StoredObject& o, const json& input, const std::string& prefix) {
   std::optional<std::time_t> modified = http_time(o.last_modified);
-  auto since = [&input](const char* member) { return http_time(input.value(member, "")); };
-  if (input.contains("IfMatch")) {
-    if (!etag_listed(input.value("IfMatch", ""), o.etag)) return precondition_failed("If-Match");
+  auto since = [&](const char* member) { return http_time(input.value(prefix + member, "")); };
+  if (input.contains(prefix + "IfMatch")) {
+    if (!etag_listed(input.value(prefix + "IfMatch", ""), o.etag)) return ConditionFailed::match;
   } else if (auto t = since("IfUnmodifiedSince"); t && modified && *modified > *t) {
-    return precondition_failed("If-Unmodified-Since");
+    return ConditionFailed::unmodified_since;
   }
-  bool not_modified = false;
-  if (input.contains("IfNoneMatch")) not_modified = etag_listed(input.value("IfNoneMatch", ""), o.etag);
-  else if (auto t = since("IfModifiedSince"); t && modified) not_modified = *modified <= *t;
-  if (!not_modified) return std::nullopt;
+  if (input.contains(prefix + "IfNoneMatch")) {
+    if (etag_listed(input.value(prefix + "IfNoneMatch", ""), o.etag)) return ConditionFailed::none_match;
+  } else if (auto t = since("IfModifiedSince"); t && modified && *modified <= *t) {
+    return ConditionFailed::modified_since;
+  }
+  return ConditionFailed::none;
+}
+
+// GetObject's and HeadObject's conditions (failed_condition): 412 for If-Match or
+// If-Unmodified-Since, 304 with the ETag and time for If-None-Match or
+// If-Modified-Since. So If-Match true and If-Unmodified-Since false answer 200;
+// If-None-Match false and If-Modified-Since true answer 304.
+std::optional<HandlerResult> StorageService::read_condition(const StoredObject& o, const json& input) {
+  switch (failed_condition(o, input, "")) {
+    case ConditionFailed::none: return std::nullopt;
+    case ConditionFailed::match: return precondition_failed("If-Match");
+    case ConditionFailed::unmodified_since: return precondition_failed("If-Unmodified-Since");
+    case ConditionFailed::none_match:
+    case ConditionFailed::modified_since: break;
+  }
   json r = json::object();
   r["ETag"] = o.etag;
   r["LastModified"] = o.last_modified;
   return HandlerResult::success(r, 304);
+}
+
+// CopyObject's and UploadPartCopy's conditions on the source (x-amz-copy-source-if-*,
+// failed_condition): any that fails is 412, as S3 answers it, naming the header.
+std::optional<HandlerResult> StorageService::copy_condition(const StoredObject& source, const json& input) {
+  switch (failed_condition(source, input, "CopySource")) {
+    case ConditionFailed::none: return std::nullopt;
+    case ConditionFailed::match: return precondition_failed("x-amz-copy-source-If-Match");
+    case ConditionFailed::unmodified_since: return precondition_failed("x-amz-copy-source-If-Unmodified-Since");
+    case ConditionFailed::none_match: return precondition_failed("x-amz-copy-source-If-None-Match");
+    case ConditionFailed::modified_since: return precondition_failed("x-amz-copy-source-If-Modified-Since");
+  }
+  return std::nullopt;
 }
 
 // A conditional write's conditions (PutObject, CompleteMultipartUpload), as S3's:
@@ -477,6 +507,7 @@ StorageService::Source StorageService::copy_source(const json& input) {
 HandlerResult StorageService::copy_object(const Operation&, const json& input) {
   Source source = copy_source(input);
   if (source.failure) return *source.failure;
+  if (std::optional<HandlerResult> refused = copy_condition(*source.object, input)) return *refused;
   const std::string &from_bucket = source.bucket, &from_key = source.key;
   std::string to_bucket = input.value("Bucket", ""), to_key = input.value("Object", "");
   auto most = static_cast<unsigned long long>(ctx_.setting("max_copy_size"));
@@ -543,11 +574,11 @@ json StorageService::listing(const json& input, const ListAsk& ask, const Object
   return r;
 }
 
-// Version 2: ContinuationToken (else StartAfter) says where the page starts;
+// Version 2: ContinuationToken (else StartAfter; an empty token is none) says where the page starts;
 // NextContinuationToken where the next one does.
 HandlerResult StorageService::list_objects_v2(const Operation&, const json& input) {
   std::string after = input.value("StartAfter", "");
-  if (input.contains("ContinuationToken")) {
+  if (!input.value("ContinuationToken", "").empty()) {  // an empty one is none, as S3 takes it
     std::optional<std::string> decoded = unbase64(input.value("ContinuationToken", ""));
     if (!decoded || decoded->empty())
       return HandlerResult::failure(400, "InvalidArgument", "The continuation token provided is incorrect",

@@ -13,6 +13,19 @@ std::optional<ChecksumAlgorithm> algorithm_of(const json& input) {
                                              : std::nullopt;
 }
 
+// InvalidRequest: a checksum of another algorithm than the upload's, in S3's words.
+HandlerResult type_mismatch(ChecksumAlgorithm expected, ChecksumAlgorithm actual) {
+  return HandlerResult::failure(
+      400, "InvalidRequest",
+      "Checksum Type mismatch occurred, expected checksum Type: " + std::string(checksum_name(expected)) +
+          ", actual checksum Type: " + std::string(checksum_name(actual)));
+}
+
+// Whether a composite checksum's suffix (after its -) is a number of parts: 1 to 5 digits.
+bool parts_suffix(std::string_view suffix) {
+  return !suffix.empty() && suffix.size() <= 5 && suffix.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 // A part's checksum of the upload's algorithm (nothing without one): the one the request
 // gave, or computed from the bytes. A request that gave another algorithm's is refused
 // as S3 refuses it (InvalidRequest).
@@ -20,11 +33,7 @@ std::optional<HandlerResult> part_checksum(const Upload& u, const Blob& bytes, j
   if (!u.algorithm) return std::nullopt;
   std::string member = checksum_member(*u.algorithm);
   for (const auto& [other, value] : given.items())
-    if (other != member)
-      return HandlerResult::failure(
-          400, "InvalidRequest",
-          "Checksum Type mismatch occurred, expected checksum Type: " + std::string(checksum_name(*u.algorithm)) +
-              ", actual checksum Type: " + std::string(checksum_name(*find_checksum_algorithm(other.substr(8)))));
+    if (other != member) return type_mismatch(*u.algorithm, *find_checksum_algorithm(other.substr(8)));
   if (!given.contains(member)) given[member] = base64(checksum_of(*u.algorithm, bytes));
   return std::nullopt;
 }
@@ -148,6 +157,7 @@ HandlerResult StorageService::upload_part_copy(const Operation&, const json& inp
   if (!u) return no_such_upload(input);
   Source source = copy_source(input);
   if (source.failure) return *source.failure;
+  if (std::optional<HandlerResult> refused = copy_condition(*source.object, input)) return *refused;
   const Blob& all = *source.object->bytes;
   unsigned long long first = 0, last = all.size() == 0 ? 0 : all.size() - 1;
   if (input.contains("CopySourceRange")) {
@@ -226,6 +236,7 @@ HandlerResult StorageService::complete_multipart_upload(const Operation&, const 
   if (!u) return completed_again(input);
   const json& listed = input.at("Part");  // validated: at least one part (the model)
   if (std::optional<HandlerResult> refused = check_parts(input, *u, listed)) return *refused;
+  if (std::optional<HandlerResult> refused = check_object_checksum(input, *u, listed)) return *refused;
   if (std::optional<HandlerResult> refused = write_condition(input)) return *refused;
   return finish_upload(input, *u, listed);
 }
@@ -289,6 +300,61 @@ bool StorageService::same_checksums(const json& listed, const Part& part) {
   return true;
 }
 
+// The whole-object checksum a completion gives (x-amz-checksum-<alg>), checked as S3
+// checks it: the object's composite checksum (composite_of), with or without its
+// -<parts>; or for the CRCs, which S3 also keeps whole, the checksum of all the bytes.
+// InvalidRequest: two given, another algorithm than the upload's, or not the base64 of
+// the algorithm's size; BadDigest: not the object's.
+std::optional<HandlerResult> StorageService::check_object_checksum(const json& input, const Upload& u,
+                                                                   const json& listed) {
+  std::optional<ChecksumAlgorithm> given;
+  for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+    if (!input.contains(checksum_member(a))) continue;
+    if (given)
+      return HandlerResult::failure(400, "InvalidRequest",
+                                    "Expecting a single checksum header. Multiple checksum Types are not allowed.");
+    given = a;
+  }
+  if (!given) return std::nullopt;
+  ChecksumAlgorithm a = *given;
+  if (u.algorithm && *u.algorithm != a) return type_mismatch(*u.algorithm, a);
+  std::string value = input.value(checksum_member(a), ""), label = checksum_member(a).substr(8);
+  size_t dash = value.find('-');  // not a base64 character: the composite's -<parts>
+  std::string suffix = dash == std::string::npos ? "" : value.substr(dash + 1);
+  std::optional<std::string> raw = unbase64(value.substr(0, dash));
+  if (!raw || raw->size() != unbase64(checksum_base64(a, ""))->size() ||
+      (dash != std::string::npos && !parts_suffix(suffix)))
+    return HandlerResult::failure(400, "InvalidRequest", "Value for the " + label + " checksum header is invalid.");
+  bool count_right = suffix.empty() || std::stoul(suffix) == listed.size();
+  if (std::optional<std::string> composite = composite_of(a, u, listed); count_right && composite && *composite == *raw)
+    return std::nullopt;
+  bool crc = a == ChecksumAlgorithm::crc32 || a == ChecksumAlgorithm::crc32c || a == ChecksumAlgorithm::crc64nvme;
+  if (crc && dash == std::string::npos && checksum_of(a, *joined_blob(listed_bytes(u, listed))) == *raw)
+    return std::nullopt;
+  return HandlerResult::failure(400, "BadDigest",
+                                "The " + label + " you specified did not match the calculated checksum.");
+}
+
+// S3's composite checksum of the listed parts, raw (without -<parts>): the algorithm's
+// checksum of their raw checksums joined; nullopt when a part was kept without one.
+std::optional<std::string> StorageService::composite_of(ChecksumAlgorithm a, const Upload& u, const json& listed) {
+  std::string member = checksum_member(a), joined;
+  for (const json& p : listed) {
+    const json& kept = u.parts.at(part_number(p)).checksum;
+    std::optional<std::string> raw = kept.contains(member) ? unbase64(kept.value(member, "")) : std::nullopt;
+    if (!raw) return std::nullopt;
+    joined += *raw;
+  }
+  return *unbase64(checksum_base64(a, joined));
+}
+
+// The listed parts' bytes, in order.
+std::vector<SharedBytes> StorageService::listed_bytes(const Upload& u, const json& listed) {
+  std::vector<SharedBytes> parts;
+  for (const json& p : listed) parts.push_back(u.parts.at(part_number(p)).bytes);
+  return parts;
+}
+
 // EntityTooSmall: a part below the minimum size that is not the last one listed.
 std::optional<HandlerResult> StorageService::check_part_sizes(const json& input, const Upload& u,
                                                               const json& listed) const {
@@ -344,9 +410,7 @@ json StorageService::object_checksum(const Upload& u, const json& listed, const 
   ChecksumAlgorithm a = *u.algorithm;
   std::string member = checksum_member(a);
   if (a == ChecksumAlgorithm::crc64nvme) return {{member, base64(checksum_of(a, bytes))}};
-  std::string raw;
-  for (const json& p : listed) raw += *unbase64(u.parts.at(part_number(p)).checksum.at(member).get<std::string>());
-  return {{member, checksum_base64(a, raw) + "-" + std::to_string(listed.size())}};
+  return {{member, base64(*composite_of(a, u, listed)) + "-" + std::to_string(listed.size())}};
 }
 
 // The object's URL: the storage endpoint, then /bucket/key encoded as a path.

@@ -81,6 +81,9 @@ inline std::string encoded(const json& input, const std::string& text) {
 // What a Range header asks of an object of `size` bytes.
 enum class RangeAsk { whole, part, unsatisfiable };
 
+// Which condition on an object did not hold (none: all held), in the order checked.
+enum class ConditionFailed { none, match, unmodified_since, none_match, modified_since };
+
 struct StoredObject {
   SharedBytes bytes;          // never null
   std::string etag;           // quoted
@@ -97,19 +100,24 @@ struct StoredObject {
 const char* const kContentMembers[] = {"ContentType",     "ContentEncoding", "ContentDisposition",
                                        "ContentLanguage", "CacheControl",    "Expires"};
 
-// A Content-Encoding without its aws-chunked coding: "aws-chunked,gzip" is "gzip".
+// A Content-Encoding without its aws-chunked coding: "aws-chunked,gzip" is "gzip"; the
+// other codings are kept as sent, spaces included ("deflate, gzip"), as S3 keeps them.
 inline std::string without_aws_chunked(const std::string& codings) {
   std::string kept;
+  bool first_kept = true;
   for (size_t start = 0; start <= codings.size();) {
     size_t end = std::min(codings.find(',', start), codings.size());
-    size_t first = codings.find_first_not_of(" \t", start);
-    size_t last = codings.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
-    std::string c =
-        first < end && last != std::string::npos && last >= first ? codings.substr(first, last - first + 1) : "";
-    if (!c.empty() && to_lower(c) != "aws-chunked") kept += (kept.empty() ? "" : ",") + c;
+    std::string raw = codings.substr(start, end - start);
+    size_t first = raw.find_first_not_of(" \t"), last = raw.find_last_not_of(" \t");
+    std::string c = first == std::string::npos ? "" : raw.substr(first, last - first + 1);
+    if (!c.empty() && to_lower(c) != "aws-chunked") {
+      kept += (first_kept ? "" : ",") + raw;
+      first_kept = false;
+    }
     start = end + 1;
   }
-  return kept;
+  size_t first = kept.find_first_not_of(" \t"), last = kept.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : kept.substr(first, last - first + 1);
 }
 
 // The content headers and user metadata a request gives (PutObject's,
@@ -254,7 +262,9 @@ class StorageService : public Service {
   static json write_headers(const StoredObject& o);
   HandlerResult read_object(const Operation& op, const json& input);
   static HandlerResult answer_part(const StoredObject& o, long long number, json r, bool with_body);
+  static ConditionFailed failed_condition(const StoredObject& o, const json& input, const std::string& prefix);
   static std::optional<HandlerResult> read_condition(const StoredObject& o, const json& input);
+  static std::optional<HandlerResult> copy_condition(const StoredObject& source, const json& input);
   std::optional<HandlerResult> write_condition(const json& input);
   static HandlerResult no_such_key(const std::string& key);
   static json owner_acl();
@@ -296,6 +306,9 @@ class StorageService : public Service {
   std::optional<HandlerResult> check_parts(const json& input, const Upload& u, const json& listed) const;
   static std::optional<HandlerResult> check_listed_part(const json& input, const Upload& u, const json& p);
   static bool same_checksums(const json& listed, const Part& part);
+  static std::optional<HandlerResult> check_object_checksum(const json& input, const Upload& u, const json& listed);
+  static std::optional<std::string> composite_of(ChecksumAlgorithm a, const Upload& u, const json& listed);
+  static std::vector<SharedBytes> listed_bytes(const Upload& u, const json& listed);
   std::optional<HandlerResult> check_part_sizes(const json& input, const Upload& u, const json& listed) const;
   HandlerResult finish_upload(const json& input, const Upload& u, const json& listed);
   static json object_checksum(const Upload& u, const json& listed, const Blob& bytes);

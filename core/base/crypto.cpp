@@ -113,6 +113,16 @@ std::string HmacSha256::sign(std::string_view data) {
 // HMAC-SHA256 of `data` under `key`, 32 raw bytes.
 std::string hmac_sha256(std::string_view key, std::string_view data) { return HmacSha256(key).sign(data); }
 
+// HMAC-SHA1, kept for S3's older signature (V2) of browser-upload policies.
+std::string hmac_sha1(std::string_view key, std::string_view data) {
+  hmac_sha1_ctx ctx;
+  hmac_sha1_set_key(&ctx, key.size(), reinterpret_cast<const uint8_t*>(key.data()));
+  hmac_sha1_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
+  std::string out(SHA1_DIGEST_SIZE, '\0');
+  hmac_sha1_digest(&ctx, out.size(), reinterpret_cast<uint8_t*>(out.data()));
+  return out;
+}
+
 // Lowercase hex of raw bytes, two digits per byte.
 std::string hex(std::string_view bytes) {
   static const char digits[] = "0123456789abcdef";

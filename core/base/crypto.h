@@ -17,6 +17,7 @@ std::string sha256_hex(std::string_view data);                         // lowerc
 std::string md5(std::string_view data);                                // raw 16 bytes
 std::string sha1(std::string_view data);                               // raw 20 bytes
 std::string hmac_sha256(std::string_view key, std::string_view data);  // raw 32 bytes
+std::string hmac_sha1(std::string_view key, std::string_view data);    // raw 20 bytes: signature V2
 std::string hex(std::string_view bytes);                               // lowercase hex
 std::string base64(std::string_view bytes);
 std::optional<std::string> unbase64(std::string_view text);  // nullopt: not base64

@@ -330,6 +330,10 @@ std::string policy_signature(const Dialect& d, const Credentials& credentials, c
   return hex(signing_mac(in, day + "T000000Z").sign(policy));
 }
 
+std::string policy_signature_v2(const Credentials& credentials, std::string_view policy) {
+  return base64(hmac_sha1(credentials.secret_access_key, policy));
+}
+
 // Parses the URL, then signs it.
 Outcome<SignOutput> sign(const SignInput& in) {
   Outcome<Url> url = parse_url(in.url);

@@ -88,6 +88,11 @@ struct SignOutput {
 std::string policy_signature(const Dialect& d, const Credentials& credentials, const std::string& day,
                              const std::string& region, const std::string& service, std::string_view policy);
 
+// The older signature (S3's V2) of a browser upload's policy: the base64 HMAC-SHA1 of
+// the base64 policy document under the secret key, as forms with AWSAccessKeyId and
+// signature fields carry it (boto3's generate_presigned_post with signature "s3").
+std::string policy_signature_v2(const Credentials& credentials, std::string_view policy);
+
 // Signs `in`. Fails (kind validation) only on an unusable URL or time.
 Outcome<SignOutput> sign(const SignInput& in);
 // Signs `in` for a URL already in parts (in.url is not read): the client builds its

@@ -22,7 +22,7 @@ from botocore import UNSIGNED
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from serve_client import s3_client
+from serve_client import expect_error, s3_client
 
 MIB = 1024 * 1024
 
@@ -56,17 +56,6 @@ def sends_part_checksums():
     """Whether this boto3's upload_file sends a CRC32 with each part (s3transfer 0.11+)."""
     import s3transfer.utils
     return hasattr(s3transfer.utils, "set_default_checksum_algorithm")
-
-
-def expect_error(code, call, **kwargs):
-    """call(**kwargs) fails with the error code `code`."""
-    try:
-        call(**kwargs)
-    except ClientError as e:
-        got = e.response["Error"]["Code"]
-        check(got == code, "expected %s, got %s: %s" % (code, got, e.response["Error"].get("Message")))
-        return
-    check(False, "expected %s, the call succeeded" % code)
 
 
 def checksum_completion(s3, bucket):

@@ -750,3 +750,9 @@ TEST_CASE("verification: an expired or tampered presigned URL is refused", "[sig
   v.url.replace(v.url.find("X-Amz-Signature="), 16, "X-Amz-Signaturf=");
   CHECK(refusal_code(v) == "AuthorizationQueryParametersError");
 }
+
+TEST_CASE("a browser form's V2 policy signature is the base64 HMAC-SHA1 of the policy (RFC 2202 case 2)",
+          "[sigv4][s3]") {
+  Credentials c{"AKID", "Jefe", ""};
+  CHECK(policy_signature_v2(c, "what do ya want for nothing?") == "7/zfauXrL6LSdBbV8YTfnCWafHk=");
+}
