@@ -264,21 +264,21 @@ function test(name, fn) end
 function skip(reason) end
 
 ---@class cloud.Expectation
----@field to_equal fun(expected: any)
----@field to_not_equal fun(other: any)
----@field to_be fun(expected: any)
+---@field to_equal fun(expected: cloud.Value)
+---@field to_not_equal fun(other: cloud.Value)
+---@field to_be fun(expected: cloud.Value)
 ---@field to_be_truthy fun()
 ---@field to_be_falsy fun()
 ---@field to_be_nil fun()
 ---@field to_be_a fun(type_name: string)
 ---@field to_match fun(pattern: string)
----@field to_contain fun(item: any)
+---@field to_contain fun(item: cloud.Value)
 ---@field to_have_length fun(n: integer)
 ---@field to_fail fun(match?: table|string): cloud.Error
 ---@field to_match_snapshot fun(name: string)
 
----@param actual any
----@param ... any the arguments of actual when it is a function (to_fail)
+---@param actual cloud.Value
+---@param ... cloud.Value the arguments of actual when it is a function (to_fail)
 ---@return cloud.Expectation
 function expect(actual, ...) end
 
