@@ -27,29 +27,6 @@ function M.unknown_field(name, known)
   return M.cloud()._unknown_field(name, known)
 end
 
--- Raises unless `value` is of type `want` ("table expected, got nil").
-function M.type(value, want, n, fname, level)
-  if type(value) ~= want then M.arg_error(n, fname, want .. " expected, got " .. type(value), (level or 2) + 1) end
-  return value
-end
-
--- Raises for the first key of `args` not in `known` (a list of names), naming the
--- nearest known name when one is near enough (cloud.nearest).
-function M.fields(args, known, n, fname, level)
-  for key in pairs(args) do
-    local unknown = M.unknown_field(type(key) == "string" and key or tostring(key), type(key) == "string" and known or {})
-    if unknown then M.arg_error(n, fname, unknown, (level or 2) + 1) end
-  end
-  return args
-end
-
--- Raises unless `args` is a table whose keys are all in `known`: an options table.
-function M.options(args, known, n, fname, level)
-  level = (level or 2) + 1
-  M.type(args, "table", n, fname, level)
-  return M.fields(args, known, n, fname, level)
-end
-
 -- "no waiter named 'typed'", naming the nearest of `known` when one is near, else
 -- "; hint": the one wording of a name that names nothing (core/base/suggest).
 function M.unknown_name(kind, typed, known, hint)
