@@ -33,9 +33,9 @@ PACKAGES=(
 # registry over TLS (a minimal Debian 12 has none); the serve tests use curl, and the
 # client's TLS test makes its certificate and server with openssl; lua-check is the
 # luacheck of the luacheck entry, clang-format the C++ style entry's; tmux drives the
-# REPL's terminal test.
+# REPL's terminal test; lcov reads the coverage reports of `cloudlua test --coverage`.
 add_test_packages() {
-  PACKAGES+=(awscli s3cmd rclone python3-boto3 clang libclang-rt-dev man-db ca-certificates curl openssl lua-check clang-format tmux)
+  PACKAGES+=(awscli s3cmd rclone python3-boto3 clang libclang-rt-dev man-db ca-certificates curl openssl lua-check clang-format tmux lcov)
   command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 }
 
