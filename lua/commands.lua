@@ -77,6 +77,8 @@ local function basename(path) return path:match("([^/]*)$") end
 -- the table form, one check.
 local parser = command_line.parser(require("cloud.command_specs"))
 local checked_options, parse_words = parser.checked_options, parser.parse_words
+-- The option tables of the commands main runs (run_for_status), weakly held.
+local from_command_line = setmetatable({}, { __mode = "k" })
 M.help_text = parser.help_text  -- the text of `cloudlua NAME --help`
 -- The field names the table form of command `name` takes (the REPL completes them); {} for no command.
 function M.fields_of(name) return parser.spec(name) and parser.fields_of(name) or {} end
@@ -460,18 +462,20 @@ function M.ls(t)
   end
   local where = parse_location(o.args[1])
   if not where then usage(("'%s' is not a location: ls takes s3://BUCKET[/PREFIX]"):format(o.args[1])) end
-  local out = { prefixes = {}, objects = {}, bytes = 0 }
+  local keep = not from_command_line[t]  -- a command line's listing is printed, not kept
+  local out, count = { prefixes = {}, objects = {}, bytes = 0 }, 0
   local args = { Bucket = where.Bucket, Prefix = where.Prefix ~= "" and where.Prefix or nil,
                  Delimiter = not o.recursive and "/" or nil }
   local base = o.recursive and "" or (where.Prefix:match("^(.*/)") or "")
   for page in cloud_module().pages("list_objects_v2", args) do
     for _, cp in ipairs(page.CommonPrefixes) do
-      out.prefixes[#out.prefixes + 1] = cp.Prefix
+      if keep then out.prefixes[#out.prefixes + 1] = cp.Prefix end
       p.out(("%30s %s"):format("PRE", cp.Prefix:sub(#base + 1)))
       p.json{ { "prefix", cp.Prefix } }
     end
     for _, c in ipairs(page.Contents) do
-      out.objects[#out.objects + 1] = c
+      if keep then out.objects[#out.objects + 1] = c end
+      count = count + 1
       out.bytes = out.bytes + (c.Size or 0)
       p.out(("%s %10s %s"):format(time_shown(c.LastModified), size_shown(c.Size or 0, o.human_readable),
         c.Key:sub(#base + 1)))
@@ -480,9 +484,9 @@ function M.ls(t)
   end
   if o.summarize then
     p.out("")
-    p.out(("Total Objects: %d"):format(#out.objects))
+    p.out(("Total Objects: %d"):format(count))
     p.out(("   Total Size: %s"):format(size_shown(out.bytes, o.human_readable)))
-    p.json{ { "summary", true }, { "objects", #out.objects }, { "bytes", out.bytes } }
+    p.json{ { "summary", true }, { "objects", count }, { "bytes", out.bytes } }
   end
   out.status = 0
   return out
@@ -600,6 +604,15 @@ function M.run(name, ...)
   return M[name](parse_words(name, { ... }))
 end
 
+-- The command NAME run for main, which reads only its exit status: the options table
+-- is marked, so that a command whose result would grow with the work (ls's listing)
+-- prints as it goes and keeps nothing.
+local function run_for_status(name, words)
+  local t = parse_words(name, words)
+  from_command_line[t] = true
+  return M[name](t)
+end
+
 -- `cloudlua NAME ARGS...`: parses the words, runs the command, returns its exit
 -- status (2 and the reason with the usage on stderr for a usage error). Any other
 -- error is raised, for the top level to report.
@@ -609,7 +622,7 @@ function M.main(name, ...)
     if w == "-h" or w == "--help" then io.write(M.help_text(name)) return 0 end
     if w == "--" then break end
   end
-  local ok, result = pcall(M.run, name, ...)
+  local ok, result = pcall(run_for_status, name, words)
   if ok then return result.status end
   local refused = type(result) == "table" and result.kind == "validation"
   if not refused then error(result, 0) end
