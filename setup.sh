@@ -96,8 +96,8 @@ main() {
     *) echo "usage: ./setup.sh [tour|test|sanitize|build|bench]" >&2; exit 2 ;;
   esac
   if [ "$what" = test ] || [ "$what" = sanitize ]; then add_test_packages; fi
-  # The peers of tests/bench/speed_bench.sh.
-  if [ "$what" = bench ]; then PACKAGES+=(nginx-light wrk curl lua5.4 python3-boto3 time); fi
+  # The peers of tests/bench's benchmarks (tests/bench/all.sh runs every one).
+  if [ "$what" = bench ]; then add_test_packages; PACKAGES+=(nginx-light wrk curl lua5.4 python3-boto3 time); fi
   install_packages
   if [ "$what" = test ] || [ "$what" = sanitize ]; then install_test_peers; fi
   clean_environment
@@ -123,7 +123,7 @@ main() {
       CMAKE_OPTIONS=(-DCMAKE_BUILD_TYPE=Release)
       build cloudlua
       shift
-      exec tests/bench/speed_bench.sh "$BUILD_DIR/cloudlua" "$@" ;;
+      exec tests/bench/all.sh "$BUILD_DIR/cloudlua" "$@" ;;
   esac
 }
 
