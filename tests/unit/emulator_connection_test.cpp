@@ -278,6 +278,15 @@ struct HiServer {
   }
 };
 
+// A new client of `url` whose GET / has been answered "hi"; its connection stays open.
+int answered_client(const std::string& url) {
+  int fd = connect_to(url);
+  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string pending;
+  REQUIRE(read_answer(fd, pending).body == "hi");
+  return fd;
+}
+
 // Whether `fd` is still connected: nothing to read, and neither its end nor a reset.
 bool still_connected(int fd) {
   char c;
@@ -338,16 +347,10 @@ TEST_CASE("Idle connections make room for a new client when the connections run 
   HiServer hi(limits);
   std::vector<int> idle;
   for (int i = 0; i < 2; ++i) {
-    idle.push_back(connect_to(hi.url));
-    send_text(idle.back(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::string pending;
-    REQUIRE(read_answer(idle.back(), pending).body == "hi");
+    idle.push_back(answered_client(hi.url));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // one idle before the other
   }
-  int fd = connect_to(hi.url);
-  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-  std::string pending;
-  CHECK(read_answer(fd, pending).body == "hi");
+  int fd = answered_client(hi.url);
   CHECK(ended(idle[0]));
   CHECK(still_connected(idle[1]));
   for (int i : idle) ::close(i);
@@ -364,11 +367,8 @@ TEST_CASE("Heads make room for a new client when the connections run out, the on
     send_text(heads.back(), "GET / HTTP/1.1\r\nHo");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // one head begun before the other
   }
-  int fd = connect_to(hi.url);
-  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  int fd = answered_client(hi.url);
   std::string pending;
-  CHECK(read_answer(fd, pending).body == "hi");
-  pending.clear();
   Answer cut = read_answer(heads[0], pending);  // a bare 400: this server has no cut-short handler
   CHECK(cut.status == 400);
   CHECK(cut.head.find("Connection: close") != std::string::npos);
