@@ -7,8 +7,9 @@
 // a client likes, and keeps a thread on each connection for its whole life. Here a
 // connection keeps one stream for its whole life: input is read ahead into a buffer
 // the connection keeps, reads and sends block on the socket itself (its time-outs set
-// on it), the addresses are looked up once, an answer's writes leave in one send, and
-// a head must come whole within a time and a size (ConnectionLimits). Between
+// on it), the addresses are looked up once, an answer's writes leave in one send, a
+// stop ends every wait for input at once, and a head must come whole within a time
+// and a size (ConnectionLimits). Between
 // requests, and while a head arrives, a connection is held by no thread: an event loop
 // (connection_loop.h) waits on it, and hands it to a pool of worker threads once a
 // whole head is in (or its limits are passed); a worker serves that request with
