@@ -18,6 +18,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   liblua5.4-dev libcurl4-openssl-dev nettle-dev nlohmann-json3-dev libpugixml-dev
   catch2 libcpp-httplib-dev libcli11-dev libedit-dev libre2-dev zlib1g-dev libsqlite3-dev
+  libevent-dev  # the event loop that holds serve's connections between requests
   media-types  # /etc/mime.types: the type of an uploaded file from its name
   lua-luassert # busted's assertions, spies, stubs and mocks in `cloudlua test` spec files
 )

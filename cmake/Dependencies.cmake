@@ -33,6 +33,10 @@ cloudlua_require_config(Catch2 catch2 2.13)
 # The C++ build of Lua, so that lua_error unwinds C++ frames and destructors run.
 cloudlua_require_pc(LUA lua5.4-c++ liblua5.4-dev)
 cloudlua_require_pc(HTTPLIB cpp-httplib libcpp-httplib-dev)
+# The event loop that holds serve's connections between requests (emulator/connection_loop.cpp),
+# with its locks for the threads that hand connections to it.
+cloudlua_require_pc(LIBEVENT libevent_core libevent-dev)
+cloudlua_require_pc(LIBEVENT_PTHREADS libevent_pthreads libevent-dev)
 # Patterns matched in linear time without recursion (libstdc++'s regex engine recurses per character and overflows the stack).
 cloudlua_require_pc(RE2 re2 libre2-dev)
 # The database of `cloudlua serve --state` (emulator/state_db.cpp).

@@ -1,6 +1,7 @@
 // The emulator's connections (connection.h): a stream over a socket that keeps its
-// read-ahead, times and counts each request's head, and a server whose pool of threads
-// makes room for a new connection by ending idle ones and slow heads.
+// read-ahead, times and counts each request's head, and a server that accepts on
+// httplib's thread, holds connections between requests in the event loop
+// (connection_loop.h) and serves their requests on a pool of worker threads.
 #include "emulator/connection.h"
 
 #include <arpa/inet.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -24,12 +26,6 @@ namespace {
 constexpr size_t kReadAhead = 64 << 10;
 
 int to_ms(time_t sec, time_t usec) { return static_cast<int>(sec * 1000 + usec / 1000); }
-
-// Now on the steady clock, in ms.
-std::int64_t steady_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 // The address `get` (getsockname or getpeername) gives for `sock`, as httplib writes it.
 void address_of(int sock, int (*get)(int, sockaddr*, socklen_t*), std::string& ip, int& port) {
@@ -68,42 +64,58 @@ bool Connection::poll_for(short events, int ms) const {
   return n > 0;
 }
 
-// Waits in recv() itself, not in a poll() before it: one system call per request.
-bool Connection::wait_for_request(int ms) {
-  cut_ = Cut::none;
-  if (in_at_ < in_end_) return begin_head();
-  if (!flush() || !enter(Phase::idle)) return false;
-  if (ms != limits_.read_ms && !poll_for(POLLIN, ms)) return false;
-  return read_ahead() > 0 && begin_head();
-}
-
-// Moves to `to` (idle or head, timed from now); false when the server ended the
-// connection meanwhile.
-bool Connection::enter(Phase to) {
-  Phase now = phase_.load();
-  do {
-    if (now == Phase::ending) return false;
-  } while (!phase_.compare_exchange_weak(now, to));
-  since_ms_ = steady_ms();
-  return true;
-}
-
 // A request's head begins: it must end within head_ms, head_lines and head_bytes.
-bool Connection::begin_head() {
-  if (!enter(Phase::head)) return false;
+void Connection::begin_head() {
+  cut_ = Cut::none;
   in_head_ = true;
   head_deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(limits_.head_ms);
   head_bytes_ = head_lines_ = line_bytes_ = 0;
   last_ = 0;
   head_text_.clear();
-  return true;
+  head_start_ = scanned_ = in_at_;
+  scanned_lines_ = 0;
 }
 
 // The head has ended: the connection is busy with the request until its next wait.
-void Connection::end_head() {
-  in_head_ = false;
-  Phase head = Phase::head;
-  phase_.compare_exchange_strong(head, Phase::busy);
+void Connection::end_head() { in_head_ = false; }
+
+// Looks at the bytes come since the last look for the line "\r\n" alone that ends the
+// head (httplib's end of the headers, after the request line), counting lines and bytes.
+bool Connection::head_ready() {
+  const char* data = in_.data();
+  while (scanned_ < in_end_) {
+    const void* found = std::memchr(data + scanned_, '\n', in_end_ - scanned_);
+    if (!found) {
+      scanned_ = in_end_;
+      break;
+    }
+    size_t at = static_cast<size_t>(static_cast<const char*>(found) - data);
+    scanned_ = at + 1;
+    ++scanned_lines_;
+    if (at >= head_start_ + 2 && data[at - 1] == '\r' && data[at - 2] == '\n') return true;
+  }
+  return in_end_ - head_start_ > limits_.head_bytes || scanned_lines_ > limits_.head_lines + 1;
+}
+
+void Connection::end_to_make_room() {
+  ending_ = true;
+  ::shutdown(sock_, SHUT_RD);
+}
+
+// Appends what the loop received; the buffer starts over when all it held was taken.
+void Connection::take_in(const char* bytes, size_t size) {
+  if (in_at_ == in_end_ && !in_head_) in_at_ = in_end_ = 0;
+  if (in_.size() < in_end_ + size) in_.resize(in_end_ + size);
+  std::memcpy(&in_[in_end_], bytes, size);
+  in_end_ += size;
+}
+
+bool Connection::await_input(int ms) { return flush() && poll_for(POLLIN, ms) && read_ahead() > 0; }
+
+void Connection::rest() {
+  if (in_at_ == in_end_) std::string().swap(in_), in_at_ = in_end_ = 0;
+  if (out_.empty()) std::string().swap(out_);
+  std::string().swap(head_text_);
 }
 
 // Counts a byte of the head as httplib takes it; false (cut_ set) when the head grows
@@ -137,13 +149,12 @@ bool Connection::wait_in_head() {
 }
 
 // recv() into `into`, waiting up to the read limit; 0 at the end of the input, -1 on
-// failure or time-out. A time-out, or an end the server made to take the thread,
+// failure or time-out. A time-out, or an end the server made to make room,
 // cuts the request short as stalled.
 ssize_t Connection::receive(char* into, size_t size) {
   ssize_t n;
   while ((n = ::recv(sock_, into, size, 0)) < 0 && errno == EINTR) {}
-  if ((n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) || (n == 0 && phase_.load() == Phase::ending))
-    cut_ = Cut::timed_out;
+  if ((n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) || (n == 0 && ending_)) cut_ = Cut::timed_out;
   return n;
 }
 
@@ -260,6 +271,13 @@ namespace {
 // thread touches are memory; the rest is address space.
 constexpr size_t kWorkerStackBytes = 32u << 20;
 
+// How long a worker waits for the next request on the connection it has just answered
+// before giving it back to the loop. A client that keeps sending (a load test, a
+// transfer of many parts) sends its next request within this, and the worker's wait
+// saves the loop's wake-up and the hand-over to a worker; a quiet client costs the
+// worker no more than this.
+constexpr int kLingerMs = 5;
+
 // The connection this thread serves, what its answer decided, the body budget its
 // request took and the note kept of it, given back and dropped when the request has
 // been answered.
@@ -291,34 +309,33 @@ Serving::~Serving() {
 
 const std::string* current_request_head() { return serving ? &serving->connection->head_text() : nullptr; }
 
-// httplib's own pool has a fixed number of threads, and a connection holds one while
-// it idles (up to the keep-alive time-out): a few silent clients would keep every
-// other client waiting. This pool starts a thread whenever a job would otherwise
-// wait for one, up to `max`, and keeps it for later jobs; when none can be started,
-// it has the server end connections to make room (make_room), and a connection
-// between requests gives its thread up to a job that waits (waiting()).
-class ConnectionServer::Pool : public httplib::TaskQueue {
+// The workers: threads that serve the requests whose heads are in, one request (or a
+// run of requests that follow at once) a job. A thread is started whenever a job would
+// otherwise wait for one, up to `max`, and kept for later jobs: a request that waits
+// long (a delay, a slow body) keeps no other waiting while threads are left. Jobs queued
+// when it stops still run.
+class ConnectionServer::Workers {
  public:
-  Pool(size_t max, ConnectionServer& server) : max_(max), server_(server) {}
+  Workers(size_t max, ConnectionServer& server) : max_(max), server_(server) {}
+  ~Workers() { stop(); }
 
-  void enqueue(std::function<void()> job) override {
+  void enqueue(Connection* job) {
     std::lock_guard<std::mutex> lock(mutex_);
-    jobs_.push_back(std::move(job));
+    jobs_.push_back(job);
     // A thread that cannot be started leaves the job to the ones there are.
     if (jobs_.size() > idle_ + starting_ && threads_.size() < max_ && start_thread()) return;
     ready_.notify_one();
     count_waiting();
-    if (waiting_ > 0) server_.make_room(waiting_);
   }
 
-  // Called by httplib once it has stopped taking connections: jobs queued still run.
-  void shutdown() override {
+  void stop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
     }
     ready_.notify_all();
     for (pthread_t t : threads_) ::pthread_join(t, nullptr);
+    threads_.clear();
   }
 
   // The jobs no thread is free to take, or being started for.
@@ -337,21 +354,21 @@ class ConnectionServer::Pool : public httplib::TaskQueue {
     if (::pthread_attr_init(&attr) != 0) return false;
     pthread_t t;
     bool started = ::pthread_attr_setstacksize(&attr, kWorkerStackBytes) == 0 &&
-                   ::pthread_create(&t, &attr, &Pool::run, this) == 0;
+                   ::pthread_create(&t, &attr, &Workers::run, this) == 0;
     ::pthread_attr_destroy(&attr);
     if (started) threads_.push_back(t), ++starting_;
     return started;
   }
 
-  static void* run(void* pool) {
-    static_cast<Pool*>(pool)->work();
+  static void* run(void* workers) {
+    static_cast<Workers*>(workers)->work();
     return nullptr;
   }
 
   void work() {
     bool started = true;
     for (;;) {
-      std::function<void()> job;
+      Connection* job;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         if (started) --starting_, started = false;
@@ -360,11 +377,11 @@ class ConnectionServer::Pool : public httplib::TaskQueue {
         ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
         --idle_;
         if (jobs_.empty()) return;
-        job = std::move(jobs_.front());
+        job = jobs_.front();
         jobs_.pop_front();
         count_waiting();
       }
-      job();
+      server_.serve(job);
     }
   }
 
@@ -372,7 +389,7 @@ class ConnectionServer::Pool : public httplib::TaskQueue {
   ConnectionServer& server_;
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::function<void()>> jobs_;
+  std::deque<Connection*> jobs_;
   std::vector<pthread_t> threads_;
   size_t idle_ = 0;
   size_t starting_ = 0;  // threads started that have not yet come for a job
@@ -380,12 +397,21 @@ class ConnectionServer::Pool : public httplib::TaskQueue {
   bool stopping_ = false;
 };
 
+// What httplib's accept loop hands its connections to: each goes to the event loop at
+// once, on the accepting thread. Its shutdown, once httplib has stopped accepting,
+// stops the loop and the workers.
+class ConnectionServer::Accepted : public httplib::TaskQueue {
+ public:
+  explicit Accepted(ConnectionServer& server) : server_(server) {}
+  void enqueue(std::function<void()> job) override { job(); }
+  void shutdown() override { server_.stop_serving(); }
+
+ private:
+  ConnectionServer& server_;
+};
+
 ConnectionServer::ConnectionServer(ReadWhole read_whole) {
-  new_task_queue = [this] {
-    Pool* pool = new Pool(limits_.threads, *this);
-    pool_ = pool;  // deleted by httplib after its shutdown(), when no connection is left
-    return pool;
-  };
+  new_task_queue = [this] { return start_serving(); };
   // Called for every answer, just before its head is written.
   set_post_routing_handler(
       [this, read_whole = std::move(read_whole)](const httplib::Request& req, httplib::Response& res) {
@@ -396,6 +422,8 @@ ConnectionServer::ConnectionServer(ReadWhole read_whole) {
         if (serving) serving->closes = true;
       });
 }
+
+ConnectionServer::~ConnectionServer() { stop_serving(); }
 
 void ConnectionServer::set_limits(const ConnectionLimits& limits) {
   limits_ = limits;
@@ -424,72 +452,91 @@ bool ConnectionServer::reserve_body(std::uint64_t bytes) {
 
 std::unique_ptr<RequestNote>* ConnectionServer::request_note() { return serving ? &serving->note : nullptr; }
 
-// shutdown(SHUT_RD): a recv() waiting, or to come, sees the end of the input at once.
-void ConnectionServer::end_connections() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ending_ = true;
-  for (const auto& [sock, c] : open_) ::shutdown(sock, SHUT_RD);
-}
-
-bool ConnectionServer::enter(int sock, Connection* c) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return !ending_ && open_.emplace(sock, c).second;
-}
-
-void ConnectionServer::leave(int sock) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  open_.erase(sock);
-}
-
-void ConnectionServer::make_room(size_t wanted) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  size_t ending = 0;
-  for (const auto& [sock, c] : open_) ending += c->phase() == Connection::Phase::ending;
-  while (ending < wanted && (end_one(Connection::Phase::idle) || end_one(Connection::Phase::head))) ++ending;
-}
-
-// Ends the connection that has been in `phase` longest (mutex_ held); false when none
-// is, or it has just left the phase.
-bool ConnectionServer::end_one(Connection::Phase phase) {
-  std::pair<int, Connection*> oldest{-1, nullptr};
-  for (const auto& [sock, c] : open_)
-    if (c->phase() == phase && (!oldest.second || c->since_ms() < oldest.second->since_ms())) oldest = {sock, c};
-  if (!oldest.second || !oldest.second->end_if(phase)) return false;
-  ::shutdown(oldest.first, SHUT_RD);
-  return true;
-}
-
-// httplib's loop over a connection's requests (process_server_socket), with one
-// Connection for all of them. Between requests, a connection gives its thread up to a
-// new connection waiting for one.
-bool ConnectionServer::process_and_close_socket(socket_t sock) {
-  bool ok = false;
+// The limits, with the read and write time-outs set on httplib (set_limits() sets
+// them too; a test may set them apart).
+ConnectionLimits ConnectionServer::connection_limits() const {
   ConnectionLimits limits = limits_;
   limits.read_ms = to_ms(read_timeout_sec_, read_timeout_usec_);
   limits.write_ms = to_ms(write_timeout_sec_, write_timeout_usec_);
-  Connection c(sock, limits);
-  if (enter(sock, &c)) {
-    Serving here(&c, budget_.get());
-    const int idle_ms = static_cast<int>(keep_alive_timeout_sec_ * 1000);
-    for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
-      Pool* pool = pool_.load();
-      if (left != keep_alive_max_count_ && !c.has_input() && pool && pool->waiting() > 0) break;
-      if (!c.wait_for_request(idle_ms)) break;
-      // A head has begun, and may be ended for a connection that waits (heads that
-      // began while none could be ended are ended now).
-      if (pool && pool->waiting() > 0) make_room(pool->waiting());
-      bool closed = false;
-      here.closes = false;
-      ok = process_request(c, left == 1, closed, nullptr);
-      here.answered();
-      // Flushed even when the answer was cut short: its head goes out, as httplib sends it.
-      if (!c.flush() || !ok || closed || here.closes) break;
-    }
-    leave(sock);
+  return limits;
+}
+
+// Called by httplib as it starts listening, on its thread: a loop and workers for this
+// listen.
+httplib::TaskQueue* ConnectionServer::start_serving() {
+  stop_serving();
+  ConnectionLimits limits = connection_limits();
+  const int idle_ms = static_cast<int>(std::min<time_t>(keep_alive_timeout_sec_, INT_MAX / 1000) * 1000);
+  workers_ = std::make_unique<Workers>(limits.threads, *this);
+  auto loop = std::make_unique<ConnectionLoop>(limits, idle_ms,
+                                               [this](Held* c) { workers_->enqueue(static_cast<Connection*>(c)); });
+  std::lock_guard<std::mutex> lock(mutex_);
+  loop_ = std::move(loop);
+  if (ending_) loop_->end_all();
+  return new Accepted(*this);  // deleted by httplib after its shutdown()
+}
+
+// The loop first (no connection is handed to the workers after it), then the workers,
+// who finish what they serve; a connection they give back is closed.
+void ConnectionServer::stop_serving() {
+  if (loop_) loop_->stop();
+  if (workers_) workers_->stop();
+}
+
+// Ends every connection held by the loop, and the reading side of every one served, so
+// that a read waiting, or to come, sees the end of the input at once.
+void ConnectionServer::end_connections() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ending_ = true;
+  if (loop_) loop_->end_all();
+  for (Connection* c : busy_) ::shutdown(c->socket(), SHUT_RD);
+}
+
+bool ConnectionServer::enter(Connection* c) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !ending_ && busy_.insert(c).second;
+}
+
+void ConnectionServer::leave(Connection* c) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  busy_.erase(c);
+}
+
+// httplib's accept loop gives each connection to the event loop.
+bool ConnectionServer::process_and_close_socket(socket_t sock) {
+  loop_->hold(new Connection(sock, connection_limits()));
+  return true;
+}
+
+// On a worker: the connection's request, and those that follow at once; then back to
+// the loop, or closed.
+void ConnectionServer::serve(Connection* c) {
+  bool keep = enter(c);
+  if (keep) {
+    while ((keep = answer(*c)) && next_request(*c)) {}
+    leave(c);
   }
-  ::shutdown(sock, SHUT_RDWR);
-  ::close(sock);
-  return ok;
+  keep ? c->loop->hold(c) : c->loop->close(c);
+}
+
+// Serves the request whose head has come (httplib reads it from the connection's
+// stream); whether the connection may serve another.
+bool ConnectionServer::answer(Connection& c) {
+  Serving here(&c, budget_.get());
+  bool closed = false;
+  bool last = ++c.answered >= keep_alive_max_count_;
+  bool ok = process_request(c, last, closed, nullptr);
+  // Flushed even when the answer was cut short: its head goes out, as httplib sends it.
+  return c.flush() && ok && !closed && !here.closes && !last && svr_sock_ != INVALID_SOCKET;
+}
+
+// Whether the worker goes on with the connection's next request itself: its head is
+// whole in what was read ahead, or arrives whole within kLingerMs while no other
+// request waits for a worker. Otherwise the loop waits for it.
+bool ConnectionServer::next_request(Connection& c) {
+  if (!c.has_input() && (workers_->waiting() > 0 || !c.await_input(kLingerMs))) return false;
+  c.begin_head();
+  return c.head_ready();
 }
 
 }  // namespace cloud

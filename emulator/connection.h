@@ -3,13 +3,17 @@
 // 0.11 reads each request through a stream of its own (what it had read ahead of the
 // next request is lost with it), asks poll() before every read and every write, looks
 // both addresses up for every request, sends an answer's head and body apart, notices
-// a stop only between requests, and gives a request's head all the time and all the
-// lines a client likes. Here a connection keeps one stream for its whole life: input
-// is read ahead into a buffer the connection keeps, reads and sends block on the
-// socket itself (its time-outs set on it), the addresses are looked up once, an
-// answer's writes leave in one send, a stop ends every wait for input at once, a head
-// must come whole within a time and a size (ConnectionLimits), and when every thread
-// is taken the idle connections, then the slowest heads, make room for a new one.
+// a stop only between requests, gives a request's head all the time and all the lines
+// a client likes, and keeps a thread on each connection for its whole life. Here a
+// connection keeps one stream for its whole life: input is read ahead into a buffer
+// the connection keeps, reads and sends block on the socket itself (its time-outs set
+// on it), the addresses are looked up once, an answer's writes leave in one send, a
+// stop ends every wait for input at once, and a head must come whole within a time
+// and a size (ConnectionLimits). Between
+// requests, and while a head arrives, a connection is held by no thread: an event loop
+// (connection_loop.h) waits on it, and hands it to a pool of worker threads once a
+// whole head is in (or its limits are passed); a worker serves that request with
+// httplib, and goes on with the next one itself when it follows at once.
 #pragma once
 
 #include <httplib.h>
@@ -18,11 +22,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "emulator/connection_loop.h"
 #include "emulator/serve_limits.h"
 
 namespace cloud {
@@ -37,33 +42,35 @@ enum class Cut { none, timed_out, head_too_large };
 // of less leaves in one send. shutdown(SHUT_RD) on the socket ends its reads and
 // waits for input; an answer being sent still goes out. A request's head (what
 // httplib reads a byte at a time, up to a line "\r\n" alone) is counted and timed.
-class Connection final : public httplib::Stream {
+class Connection final : public httplib::Stream, public Held {
  public:
   static constexpr size_t kHeldBytes = 64 << 10;
-  // What the connection is doing, for the server that may end it to make room.
-  enum class Phase { idle, head, busy, ending };
 
   // Sets the read and write limits on the socket (SO_RCVTIMEO, SO_SNDTIMEO).
   Connection(int sock, ConnectionLimits limits);
 
-  // Whether a request is waiting: input read ahead, or arriving within `ms`. Its
-  // head starts then.
-  bool wait_for_request(int ms);
+  // What the event loop asks of a connection it holds (connection_loop.h).
+  void take_in(const char* bytes, size_t size) override;
+  bool has_input() const override { return in_at_ < in_end_; }
+  void begin_head() override;
+  bool in_head() const override { return in_head_; }
+  // Each byte read ahead is looked at once.
+  bool head_ready() override;
+  std::chrono::steady_clock::time_point head_deadline() const override { return head_deadline_; }
+  void expire_head() override { head_deadline_ = std::chrono::steady_clock::now(); }
+  void end_to_make_room() override;
+  void rest() override;
+
+  // Sends what is held, then waits up to `ms` for input and reads it ahead; false
+  // when none came.
+  bool await_input(int ms);
   // Sends what is held; false when the connection failed.
   bool flush();
-  bool has_input() const { return in_at_ < in_end_; }
   // The head of the request being served as it came (request line and header lines),
   // within the head's limits: httplib keeps only its own reading of the headers.
   const std::string& head_text() const { return head_text_; }
-  // Why the request being served was cut short, if it was.
+  // Why the request being served was cut short, if it was; cleared by begin_head().
   Cut cut() const { return cut_; }
-
-  Phase phase() const { return phase_.load(); }
-  // When the connection became idle or its head began (steady clock, ms).
-  std::int64_t since_ms() const { return since_ms_.load(); }
-  // Marks the connection ended if it is in `expected` (idle or head); the caller
-  // then shuts its reading side down.
-  bool end_if(Phase expected) { return phase_.compare_exchange_strong(expected, Phase::ending); }
 
   bool is_readable() const override;
   bool is_writable() const override;
@@ -80,8 +87,6 @@ class Connection final : public httplib::Stream {
   ssize_t read_ahead();
   // Kept out of read(), whose fast path then saves and restores no registers.
   [[gnu::noinline]] ssize_t read_more(char* ptr, size_t size);
-  bool enter(Phase to);
-  bool begin_head();
   void end_head();
   bool count_head_byte(char c);
   bool wait_in_head();
@@ -92,15 +97,17 @@ class Connection final : public httplib::Stream {
   size_t in_at_ = 0, in_end_ = 0;
   std::string out_;  // written, not yet sent
   bool failed_ = false;
+  bool ending_ = false;  // ended to make room
   Cut cut_ = Cut::none;
-  std::atomic<Phase> phase_{Phase::busy};
-  std::atomic<std::int64_t> since_ms_{0};
   // The head being read: its deadline, bytes, lines, and the line being read.
   bool in_head_ = false;
   std::chrono::steady_clock::time_point head_deadline_;
   size_t head_bytes_ = 0, head_lines_ = 0, line_bytes_ = 0;
   char last_ = 0;
   std::string head_text_;
+  // What head_ready() has looked at: where the head starts in in_, the next byte to
+  // look at, and the line ends seen.
+  size_t head_start_ = 0, scanned_ = 0, scanned_lines_ = 0;
   struct Address {
     bool known = false;
     std::string ip;
@@ -134,20 +141,23 @@ class BodyBudget {
 
 // httplib's server with the connections above: each served until the client ends it,
 // it stays idle longer than the keep-alive time-out, end_connections() is called, an
-// answer says Connection: close, or another connection needs its thread. An answer
-// says so when `read_whole` says its request was not read whole (httplib answers some
-// requests it cannot take before reading their bodies: what is left of one must not
-// be read as the next request), or when its request was cut short (then the answer is
-// the cut-short handler's). `read_whole` is asked just before each answer's head is
-// written. At most limits.threads connections are served at once; when a new one
-// finds them all taken, the idle ones make room first, the oldest first, then those
-// whose heads began longest ago.
+// answer says Connection: close, or another connection needs room. An answer says so
+// when `read_whole` says its request was not read whole (httplib answers some requests
+// it cannot take before reading their bodies: what is left of one must not be read as
+// the next request), or when its request was cut short (then the answer is the
+// cut-short handler's). `read_whole` is asked just before each answer's head is
+// written. httplib's thread accepts; the event loop holds the connections between
+// requests and while their heads arrive; at most limits.threads requests are served
+// at once, each on a worker thread started when no other is free. When more than
+// limits.connections are open, a new one makes room: the idle ones are ended first,
+// the one idle longest first, then those whose heads began longest ago.
 class ConnectionServer : public httplib::Server {
  public:
   using ReadWhole = std::function<bool(const httplib::Request&)>;
   // Fills the answer to a request its connection cut short (status, body, headers).
   using CutShort = std::function<void(Cut, const httplib::Request&, httplib::Response&)>;
   explicit ConnectionServer(ReadWhole read_whole);
+  ~ConnectionServer() override;
 
   // The limits of its connections (read and write time-outs set on httplib too); before listening.
   void set_limits(const ConnectionLimits& limits);
@@ -166,22 +176,29 @@ class ConnectionServer : public httplib::Server {
   void end_connections();
 
  private:
-  class Pool;
+  class Workers;
+  class Accepted;
   bool process_and_close_socket(socket_t sock) override;
   void answer_cut_short(Cut why, const httplib::Request& req, httplib::Response& res) const;
+  ConnectionLimits connection_limits() const;
+  // Starts the loop and the workers for one listen; stops them when it ends.
+  httplib::TaskQueue* start_serving();
+  void stop_serving();
+  // A connection's requests, served on a worker thread until it goes back to the loop.
+  void serve(Connection* c);
+  bool answer(Connection& c);
+  bool next_request(Connection& c);
   // Adds a connection to those end_connections() ends; false once it has been called.
-  bool enter(int sock, Connection* c);
-  void leave(int sock);
-  // Ends connections until `wanted` are ending: idle ones first, then heads.
-  void make_room(size_t wanted);
-  bool end_one(Connection::Phase phase);
+  bool enter(Connection* c);
+  void leave(Connection* c);
 
   ConnectionLimits limits_;
   CutShort cut_short_;
   std::shared_ptr<BodyBudget> budget_;
-  std::atomic<Pool*> pool_{nullptr};
+  std::unique_ptr<ConnectionLoop> loop_;
+  std::unique_ptr<Workers> workers_;
   std::mutex mutex_;
-  std::map<int, Connection*> open_;  // the connections being served, by socket
+  std::set<Connection*> busy_;  // the connections being served by the workers
   bool ending_ = false;
 };
 

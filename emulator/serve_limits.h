@@ -16,7 +16,8 @@ struct ConnectionLimits {
   int head_ms = 15000;           // a request's head, from its first byte to its blank line, at any pace
   size_t head_lines = 100;       // header lines of one request
   size_t head_bytes = 64 << 10;  // its request line and header lines together
-  size_t threads = 256;          // connections served at once, per API
+  size_t threads = 256;          // requests served at once, per API (a thread each)
+  size_t connections = 4096;     // connections open at once, per API (idle ones ended first to make room)
   // The declared bodies of the requests being read and served, all APIs together: the
   // largest body and 1 GiB beside it.
   std::uint64_t bodies_bytes = kMaxBodyBytes + (std::uint64_t{1} << 30);

@@ -11,6 +11,7 @@
 // Beyond loopback it needs credentials of the user's own, and says on stderr what it
 // exposes.
 #include <dirent.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -177,6 +178,15 @@ void settle_in(Platform& platform, double seconds) {
     if (s.transition) platform.set_setting(s.name, seconds);
 }
 
+// Each connection is a descriptor, and thousands may be open (ConnectionLimits): the
+// soft limit on open files (1,024 on many systems) is raised to the hard one.
+void raise_open_files_limit() {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= files.rlim_max) return;
+  files.rlim_cur = files.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &files);
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
@@ -190,6 +200,7 @@ int run_serve(const ServeOptions& o) {
   // A shell starts background jobs with SIGINT ignored; sigwait wants it delivered.
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  raise_open_files_limit();
 
   auto options = emulator_options(o);
   if (!options.ok()) {

@@ -3,7 +3,8 @@
 # asserts a time). Run by hand:
 #   tests/bench/serve_bench.sh [build-release/cloudlua] [rounds] [seconds] [other/cloudlua]
 #
-# wrk replays one signed request over and over, at 1 and at 8 connections:
+# wrk replays one signed request over and over, at 1 and at 8 connections (or at those
+# CONNECTIONS lists: CONNECTIONS="8 64"):
 #   get   a GetObject of a 1 KiB object from `serve --dialect aws` (each request's
 #         signature verified, routed, validated, answered from the emulator's state),
 #         beside a GET of the same 1 KiB from nginx-light;
@@ -22,6 +23,7 @@ set -euo pipefail
 CLOUDLUA=$(realpath "${1:-build/cloudlua}")
 ROUNDS=${2:-${ROUNDS:-3}}
 SECONDS_EACH=${3:-5}
+CONNECTIONS=${CONNECTIONS:-1 8}
 OTHER=${4:+$(realpath "$4")}
 command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "install nginx-light and wrk"; exit 2; }
 source "$(dirname "$0")/lib.sh"  # WORK, removed at exit with the servers started
@@ -144,7 +146,7 @@ echo "serve vs nginx, wrk ${SECONDS_EACH}s x $ROUNDS rounds, $(nproc) cores, loa
 echo "  serve: $CLOUDLUA${OTHER:+; other: $OTHER}"
 echo "  get: signed GetObject of 1 KiB (nginx: the file); json: signed UpdateSnapshot (nginx: return 200 of serve's JSON, $(wc -c <"$WORK/serve.answer.json") bytes)"
 for kind in get json; do
-  for c in 1 8; do
+  for c in $CONNECTIONS; do
     for s in "${SERVERS[@]}" nginx; do : >"$WORK/rates.$s"; done
     for _ in $(seq "$ROUNDS"); do
       for s in "${SERVERS[@]}" nginx; do rate "$s" "$kind" "$c" >>"$WORK/rates.$s"; done

@@ -2,8 +2,9 @@
 // body leave together, requests sent back to back on one connection are each
 // answered, writes are held until the connection flushes, reads or holds too much,
 // ending a server's connections ends their waits for input, a head is timed and
-// counted, idle connections and slow heads make room for a new client, a stalled body
-// is answered RequestTimeout, the bodies in flight keep to their budget, and a request
+// counted, idle connections and slow heads make room for a new client, a head comes in
+// pieces, an idle connection is ended in time, a stalled head or body is answered
+// RequestTimeout, the bodies in flight keep to their budget, and a request
 // is matched to its operation once, its body going where that match says.
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -259,10 +260,10 @@ struct HiServer {
   cloud::ConnectionServer server{[](const httplib::Request&) { return true; }};
   std::thread listening;
   std::string url;
-  explicit HiServer(cloud::ConnectionLimits limits) {
+  explicit HiServer(cloud::ConnectionLimits limits, time_t idle_s = 3600) {
     limits.read_ms = 3600 * 1000;
     server.set_limits(limits);
-    server.set_keep_alive_timeout(3600);
+    server.set_keep_alive_timeout(idle_s);
     server.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content("hi", "text/plain"); });
     int port = server.bind_to_any_port("127.0.0.1");
     REQUIRE(port > 0);
@@ -276,6 +277,15 @@ struct HiServer {
     listening.join();
   }
 };
+
+// A new client of `url` whose GET / has been answered "hi"; its connection stays open.
+int answered_client(const std::string& url) {
+  int fd = connect_to(url);
+  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string pending;
+  REQUIRE(read_answer(fd, pending).body == "hi");
+  return fd;
+}
 
 // Whether `fd` is still connected: nothing to read, and neither its end nor a reset.
 bool still_connected(int fd) {
@@ -331,25 +341,89 @@ TEST_CASE("Heads sent a byte at a time on more connections than threads do not k
   ::close(fd);
 }
 
-TEST_CASE("Idle connections make room for a new client when the threads run out, the oldest first") {
+TEST_CASE("Idle connections make room for a new client when the connections run out, the oldest first") {
   cloud::ConnectionLimits limits;
-  limits.threads = 2;
+  limits.connections = 2;
   HiServer hi(limits);
   std::vector<int> idle;
   for (int i = 0; i < 2; ++i) {
-    idle.push_back(connect_to(hi.url));
-    send_text(idle.back(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::string pending;
-    REQUIRE(read_answer(idle.back(), pending).body == "hi");
+    idle.push_back(answered_client(hi.url));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // one idle before the other
   }
-  int fd = connect_to(hi.url);
-  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-  std::string pending;
-  CHECK(read_answer(fd, pending).body == "hi");
+  int fd = answered_client(hi.url);
   CHECK(ended(idle[0]));
   CHECK(still_connected(idle[1]));
   for (int i : idle) ::close(i);
+  ::close(fd);
+}
+
+TEST_CASE("Heads make room for a new client when the connections run out, the one begun first answered as stalled") {
+  cloud::ConnectionLimits limits;
+  limits.connections = 2;
+  HiServer hi(limits);
+  std::vector<int> heads;
+  for (int i = 0; i < 2; ++i) {
+    heads.push_back(connect_to(hi.url));
+    send_text(heads.back(), "GET / HTTP/1.1\r\nHo");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // one head begun before the other
+  }
+  int fd = answered_client(hi.url);
+  std::string pending;
+  Answer cut = read_answer(heads[0], pending);  // a bare 400: this server has no cut-short handler
+  CHECK(cut.status == 400);
+  CHECK(cut.head.find("Connection: close") != std::string::npos);
+  CHECK(ended(heads[0]));
+  CHECK(still_connected(heads[1]));
+  for (int h : heads) ::close(h);
+  ::close(fd);
+}
+
+TEST_CASE(
+    "A head sent in pieces, a request after the connection idled, and one half-sent behind another are answered") {
+  HiServer hi({});
+  int fd = connect_to(hi.url);
+  std::string pending;
+  // Pieces apart: the connection waits in the loop between them.
+  for (const char* piece : {"GET / HTTP/1.1\r\n", "Host: x\r\n", "\r\n"}) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    send_text(fd, piece);
+  }
+  CHECK(read_answer(fd, pending).body == "hi");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // idle, in the loop
+  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(read_answer(fd, pending).body == "hi");
+  // A whole request, and the start of the next one: the rest of it comes later.
+  send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HT");
+  CHECK(read_answer(fd, pending).body == "hi");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  send_text(fd, "TP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(read_answer(fd, pending).body == "hi");
+  CHECK(pending.empty());
+  ::close(fd);
+}
+
+TEST_CASE("An idle connection is ended after the keep-alive time-out, answered or not") {
+  HiServer hi({}, 1);
+  int answered = connect_to(hi.url);
+  send_text(answered, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string pending;
+  CHECK(read_answer(answered, pending).body == "hi");
+  int silent = connect_to(hi.url);
+  CHECK(ended(answered));  // within connect_to's 10 s read time-out
+  CHECK(ended(silent));
+  ::close(answered);
+  ::close(silent);
+}
+
+TEST_CASE("A head that stalls is answered RequestTimeout and its connection ended") {
+  cloud::EmulatorOptions options;
+  options.limits.read_ms = 300;
+  Running e(options);
+  int fd = connect_to(e.urls["storage"]);
+  send_text(fd, "GET /demo-bucket/none HTTP/1.1\r\nHo");
+  std::string pending;
+  check_refusal(read_answer(fd, pending), 400, "RequestTimeout");
+  CHECK(ended(fd));
   ::close(fd);
 }
 
