@@ -15,7 +15,9 @@ regular expression matches), a column per tool (cloudlua first), each peer's fig
 ratio to cloudlua's, and a line saying when, with which build, under what load.
 
     tests/bench/render.py            rewrite the documents
-    tests/bench/render.py --check    exit 1 when a document differs from its results
+    tests/bench/render.py --check    exit 1 when a document differs from its results, a
+                                     table has no results, or tests/bench/all.sh leaves a
+                                     benchmark out
 """
 import json
 import pathlib
@@ -121,7 +123,28 @@ def main():
         print("render.py: not rendered from tests/bench/results: " + ", ".join(map(str, stale))
               + " (run tests/bench/render.py)", file=sys.stderr)
         return 1
+    if check:
+        return 1 if missing_figures() or unplanned_benchmarks() else 0
     return 0
+
+
+def missing_figures():
+    """The tables of the documents that have no results yet, each named on stderr."""
+    missing = [(doc.relative_to(ROOT), m.group(2)) for doc in DOCUMENTS if doc.exists()
+               for m in BLOCK.finditer(doc.read_text()) if not newest(m.group(2))]
+    for doc, bench in missing:
+        print(f"render.py: {doc}: no figures of {bench} (run tests/bench/all.sh build-release/cloudlua {bench})",
+              file=sys.stderr)
+    return missing
+
+
+def unplanned_benchmarks():
+    """The benchmarks of tests/bench that tests/bench/all.sh does not run, named on stderr."""
+    plan = (ROOT / "tests" / "bench" / "all.sh").read_text()
+    left = [p.stem for p in sorted((ROOT / "tests" / "bench").glob("*_bench.sh")) if f'"{p.stem}|' not in plan]
+    for name in left:
+        print(f"render.py: tests/bench/all.sh does not run {name}", file=sys.stderr)
+    return left
 
 
 if __name__ == "__main__":
