@@ -13,11 +13,15 @@
 #
 #   tests/bench/scale_bench.sh [build-release/cloudlua] [rounds]
 #   SIZES="1000 10000" tests/bench/scale_bench.sh build/cloudlua 1   # a quick run
-#   TOOLS="cloudlua" SIZES=1000000 tests/bench/scale_bench.sh         # a million keys
+#   TOOLS=cloudlua ROWS=ls SIZES=1000000 tests/bench/scale_bench.sh   # ls of a million keys
+#
+# ROWS (default "up down ls") picks rows; without "up", the keys ls lists are put by
+# cloud.map (empty objects, 16 at once) rather than synced from files.
 set -euo pipefail
 BIN=$(realpath "${1:-build-release/cloudlua}")
 ROUNDS=${2:-${ROUNDS:-2}}
 SIZES=${SIZES:-10000 100000}
+ROWS=${ROWS:-up down ls}
 source "$(dirname "$0")/../serve/lib.sh" "$BIN"
 source "$(dirname "$0")/lib.sh"
 
@@ -93,9 +97,18 @@ empty() {
   end"
 }
 
+# put_keys SIZE: SIZE empty objects under the prefix cloudlua/, put 16 at once, untimed.
+put_keys() {
+  "$BIN" -e "local keys = {}
+    for i = 1, $1 do keys[i] = ('cloudlua/d%04d/file-%07d.txt'):format(i // 1000, i) end
+    cloud.map(keys, function(k) cloud.storage.put_object{ Bucket = 'scale', Object = k, Body = '' } end,
+              { concurrency = 16 })"
+}
+
 SYNC_TOOLS=$(echo "$TOOLS" | tr ' ' '\n' | grep -v '^awscli$' | tr '\n' ' ')
+case " $ROWS " in *" up "*) ;; *) SYNC_TOOLS= ;; esac
 for size in $SIZES; do
-  make_tree "$size"
+  if [ -n "$SYNC_TOOLS" ]; then make_tree "$size"; else put_keys "$size"; fi
   echo "$size files of 1 KiB, $ROUNDS rounds: $TOOLS"
   for round in $(seq "$ROUNDS"); do
     for tool in $SYNC_TOOLS; do
@@ -108,6 +121,7 @@ for size in $SIZES; do
     for tool in $TOOLS; do measure "$size" ls "$tool" "bucket:cloudlua"; done
   done
   for tool in $SYNC_TOOLS; do empty "$tool"; done
+  [ -n "$SYNC_TOOLS" ] || empty cloudlua
   rm -rf "$WORK/down"
 done
 
@@ -123,7 +137,7 @@ figure() {
 }
 
 printf '%-34s %-9s %12s %10s %14s %12s\n' row tool "µs per item" "peak MiB" "time/cloudlua" "growth"
-for row in up down ls; do
+for row in $ROWS; do
   for size in $SIZES; do
     [ -f "$WORK/$size.$row.cloudlua.time" ] || continue
     base=$(median <"$WORK/$size.$row.cloudlua.time")
