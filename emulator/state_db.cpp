@@ -544,8 +544,9 @@ Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string
   std::lock_guard<std::mutex> hold(queue_mutex_);
   if (refusing_) {
     files_->rolled_back(written);
-    return make_error(ErrorKind::config, "StateDatabase",
-                      "the state database " + path_ + " refuses changes until the platform is read back from it");
+    return make_error(
+        ErrorKind::config, "StateDatabase",
+        "the state database " + path_ + " takes no change until the platform is read back from it (a commit failed)");
   }
   queue_.push_back({header, changes, std::move(written)});
   ++saved_;

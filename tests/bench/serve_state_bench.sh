@@ -147,7 +147,8 @@ page_ms() {
 for count in $COUNTS; do
   echo "--- $count objects stored"
   make_state "$WORK/state-$count-new" "$count"
-  if [ -n "${OLD:-}" ]; then cp -al "$WORK/state-$count-new" "$WORK/state-$count-old" && cp -al "$WORK/state-$count-new.bytes" "$WORK/state-$count-old.bytes"; fi
+  # The state file copied (serve refuses a state file with a second name), its bytes linked.
+  if [ -n "${OLD:-}" ]; then cp "$WORK/state-$count-new" "$WORK/state-$count-old" && cp -al "$WORK/state-$count-new.bytes" "$WORK/state-$count-old.bytes"; fi
   for build in $BUILDS; do
     CLOUDLUA=$(binary_of "$build")
     start_timed "$WORK/state-$count-$build"
