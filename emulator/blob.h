@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +37,10 @@ class Blob : public std::enable_shared_from_this<Blob> {
   virtual const std::string* in_memory() const { return nullptr; }
   // The file that holds the bytes whole, when one does; else "".
   virtual std::string file() const { return ""; }
+  // Whether that file was flushed to the disk (a state's store flushes a body's file
+  // before the change that keeps it, marking it so; a blob's file never changes).
+  bool flushed() const { return flushed_; }
+  void mark_flushed() const { flushed_ = true; }
 
   // [offset, offset + length) as a string (read from a file when need be).
   std::string slice(std::uint64_t offset, std::uint64_t length) const;
@@ -43,6 +48,9 @@ class Blob : public std::enable_shared_from_this<Blob> {
   // Each piece in order to `piece` (false from it stops: false); a file is opened for
   // the time it takes, joined parts one after the other.
   virtual bool each_piece(const std::function<bool(const char*, size_t)>& piece) const;
+
+ private:
+  mutable std::atomic<bool> flushed_{false};
 };
 
 // Bytes in memory, moved in.

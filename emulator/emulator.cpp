@@ -364,6 +364,13 @@ void Emulator::stop() {
   impl_->servers.clear();
 }
 
+std::string Emulator::state_commits() const {
+  if (!impl_->state_db) return "";
+  StateDatabase::Commits c = impl_->state_db->commits();
+  return "the state " + impl_->options.state_file + ": " + std::to_string(c.changes) + " changes saved in " +
+         std::to_string(c.commits) + " commits";
+}
+
 std::vector<std::pair<std::string, std::string>> Emulator::endpoints() const {
   std::vector<std::pair<std::string, std::string>> out;
   const std::string& host = impl_->options.host;

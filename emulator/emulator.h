@@ -62,6 +62,10 @@ class Emulator {
   Outcome<bool> start();
   // Stops serving and joins the threads; safe to call twice.
   void stop();
+  // With a state file, how many changes were saved to it since start and in how many
+  // commits (changes that arrive together share one): "the state FILE: N changes saved
+  // in M commits"; "" without one.
+  std::string state_commits() const;
 
   // api name -> base URL ("http://127.0.0.1:45001"), in serve_order.
   std::vector<std::pair<std::string, std::string>> endpoints() const;

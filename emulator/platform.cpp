@@ -128,7 +128,8 @@ Outcome<bool> Platform::check() const {
 HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body) {
   auto it = handlers_.find(&op);
   if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", "no handler for " + op.name);
-  std::lock_guard<std::mutex> lock(mutex_);
+  if (RecordStore* store = store_; store && body) store->prepare(body->bytes);  // outside the lock: many at once
+  std::unique_lock<std::mutex> lock(mutex_);
   settle_all();
   HandlerResult r = it->second(op, input, body);
   if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document
@@ -136,22 +137,42 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
     r.payload = {};
   }
   bool reads_only = op.method == "GET" || op.method == "HEAD";
-  if (r.ok && !reads_only) return saved(std::move(r));
-  return r;  // moved out, where the conditional's `: r` copied the whole result
+  if (r.ok && !reads_only) return saved(std::move(r), lock);
+  return once_durable(std::move(r), lock);
 }
 
-// A change that could not be saved is undone, so that no later request sees what was
-// never acknowledged, and the next change is saved from the last saved state. The
-// answer is S3's InternalError, with no detail (it would show the server's paths and
-// errors to the client); the detail goes to the server's stderr, redacted.
-HandlerResult Platform::saved(HandlerResult r) {
+// The change saved (not yet durable: see once_durable). One that could not be is
+// undone (undone()).
+HandlerResult Platform::saved(HandlerResult r, std::unique_lock<std::mutex>& lock) {
   if (!store_) return r;
-  Outcome<bool> written = save_records_locked(*store_, false);
-  if (written.ok()) return r;
-  std::string detail =
-      "the change could not be saved, so it is not acknowledged and was undone: " + written.error().message;
-  Outcome<bool> undone = load_records_locked(true);
-  if (!undone.ok()) detail += "; undoing it failed too, and it stays: " + undone.error().message;
+  Outcome<bool> written = save_records_locked(*store_.load(), false);
+  if (!written.ok()) return undone(written.error());
+  return once_durable(std::move(r), lock);
+}
+
+// `r`, answered once every change it may show (its own, or one it read) is durable: the
+// lock is let go meanwhile, so that changes arriving together are committed together.
+// A commit that failed undoes its changes.
+HandlerResult Platform::once_durable(HandlerResult r, std::unique_lock<std::mutex>& lock) {
+  RecordStore* store = store_;
+  if (!store) return r;
+  std::uint64_t change = store->last_saved();
+  lock.unlock();
+  Outcome<bool> durable = store->durable(change);
+  if (durable.ok()) return r;
+  lock.lock();
+  return undone(durable.error());
+}
+
+// A change that could not be saved is undone (the platform read back from the store),
+// so that no later request sees what was never acknowledged, and the next change is
+// saved from the last saved state. The answer is S3's InternalError, with no detail (it
+// would show the server's paths and errors to the client); the detail goes to the
+// server's stderr, redacted. The lock is held.
+HandlerResult Platform::undone(const Error& failed) {
+  std::string detail = "the change could not be saved, so it is not acknowledged and was undone: " + failed.message;
+  Outcome<bool> reloaded = load_records_locked(true);
+  if (!reloaded.ok()) detail += "; undoing it failed too, and it stays: " + reloaded.error().message;
   return HandlerResult::internal(detail);
 }
 
@@ -328,7 +349,7 @@ Outcome<bool> Platform::restore_records_locked(RecordStore::Saved saved, const B
 Outcome<bool> Platform::restore_records(RecordStore::Saved saved, const ByteStore& bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   Outcome<bool> restored = restore_records_locked(std::move(saved), bytes, true);
-  if (restored.ok() && store_) restored = save_records_locked(*store_, true);
+  if (restored.ok() && store_) restored = save_durably_locked(*store_.load(), true);
   return restored;
 }
 
@@ -343,16 +364,16 @@ Outcome<bool> Platform::save_records_to(RecordStore& store) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (store_)
     return make_error(ErrorKind::config, "StateStoreKept", "the platform's records are kept in a store: copy that one");
-  return save_records_locked(store, true);
+  return save_durably_locked(store, true);
 }
 
 Outcome<bool> Platform::keep_records_in(RecordStore* store) {
   std::lock_guard<std::mutex> lock(mutex_);
   store_ = store;
-  context_.note_records = store_ != nullptr;
-  if (!store_) return true;
+  context_.note_records = store != nullptr;
+  if (!store) return true;
   Outcome<bool> loaded = load_records_locked(false);
-  Outcome<bool> written = loaded.ok() ? save_records_locked(*store_, !*loaded) : loaded;
+  Outcome<bool> written = loaded.ok() ? save_durably_locked(*store, !*loaded) : loaded;
   if (!written.ok()) store_ = nullptr, context_.note_records = false;
   return written;
 }
@@ -368,13 +389,20 @@ Outcome<bool> Platform::save_records_locked(RecordStore& store, bool all) {
   return store.save(header_locked(), changes);
 }
 
+// The same, returning once it is durable (the lock held throughout: a rare change of
+// all the records, as at start).
+Outcome<bool> Platform::save_durably_locked(RecordStore& store, bool all) {
+  Outcome<bool> saved = save_records_locked(store, all);
+  return saved.ok() ? store.durable(store.last_saved()) : saved;
+}
+
 // The platform as store_ saved it (a restart reads every record); false when the store
 // holds none (the platform is left as it is). `checked` as restore_records_locked().
 Outcome<bool> Platform::load_records_locked(bool checked) {
-  auto saved = store_->load();
+  auto saved = store_.load()->load();
   if (!saved.ok()) return saved.error();
   if (!*saved) return false;
-  Outcome<bool> restored = restore_records_locked(std::move(**saved), store_->bytes(), checked);
+  Outcome<bool> restored = restore_records_locked(std::move(**saved), store_.load()->bytes(), checked);
   if (!restored.ok()) return restored.error();
   return true;
 }

@@ -8,6 +8,7 @@
 // and an id source.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <ctime>
@@ -259,15 +260,28 @@ class Service {
 };
 
 // What keeps the platform's state as records (the database of `serve --state`): after
-// each change, before it is answered, the platform hands save() its header (the records
-// without its services: the clock, ids, settings) and, by API, the records its services
-// changed, their bytes put through bytes(). An error makes the change's answer an error
-// and undoes it: the platform is restored from load(), the state last saved.
+// each change the platform hands save() its header (the records without its services:
+// the clock, ids, settings) and, by API, the records its services changed, their bytes
+// put through bytes(); then, its lock let go, it waits for durable() before answering
+// (a store may commit the changes that arrive meanwhile as one). An error makes the
+// change's answer an error and undoes it: the platform is restored from load(), the
+// state last saved.
 class RecordStore {
  public:
   virtual ~RecordStore() = default;
   virtual ByteStore& bytes() = 0;
   virtual Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) = 0;
+  // The number of the last change saved (numbered from 1; 0: none), for durable().
+  virtual std::uint64_t last_saved() const { return 0; }
+  // Returns once change number `change` and every one before it are kept for good (at
+  // once for a store in memory); an error when it could not be.
+  virtual Outcome<bool> durable(std::uint64_t change) {
+    (void)change;
+    return true;
+  }
+  // `bytes`, a request's body about to be saved, made ready to keep before the
+  // platform's lock is taken (a file flushed); nothing for a store in memory.
+  virtual void prepare(const SharedBytes& bytes) { (void)bytes; }
   // The header saved and every service's records, by API: { header, records }; none
   // saved yet: nullopt in an Outcome that is ok.
   struct Saved {
@@ -356,9 +370,12 @@ class Platform {
   void restore_records_unchecked(RecordStore::Saved& saved, const ByteStore& bytes);
   Outcome<bool> restore_records_locked(RecordStore::Saved saved, const ByteStore& bytes, bool checked);
   Outcome<bool> save_records_locked(RecordStore& store, bool all);
+  Outcome<bool> save_durably_locked(RecordStore& store, bool all);
   Outcome<bool> load_records_locked(bool checked);
   json header_locked() const;
-  HandlerResult saved(HandlerResult r);  // r, or the failure to save the change it made
+  HandlerResult saved(HandlerResult r, std::unique_lock<std::mutex>& lock);  // r, or the failure to save its change
+  HandlerResult once_durable(HandlerResult r, std::unique_lock<std::mutex>& lock);
+  HandlerResult undone(const Error& failed);
   void route(const Model& model);
   mutable std::mutex mutex_;
   const Model& model_;
@@ -366,7 +383,7 @@ class Platform {
   std::vector<std::unique_ptr<Service>> services_;
   std::map<const Operation*, Service::Handler> handlers_;  // the model's operations, each to its handler
   std::vector<std::string> mismatches_;                    // where tables and model disagree
-  RecordStore* store_ = nullptr;                           // what keeps the records of every change, if anything
+  std::atomic<RecordStore*> store_{nullptr};               // what keeps the records of every change, if anything
 };
 
 // The services, one per API (emulator/<api>.cpp).

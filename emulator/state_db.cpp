@@ -211,7 +211,10 @@ struct StateDatabase::Prepared {
 
 // The folder of bytes: each in a file "<name>.<serial>", made new (O_EXCL) under a serial
 // above that of every file the folder held at start, so that a file a crash left
-// unnamed can never pass for a later write's bytes.
+// unnamed can never pass for a later write's bytes. A file written for a change is
+// pending until the change is committed; the change takes the names of its files with
+// it (take_written), so that a commit settles its own. The maps are behind a mutex of
+// their own: the platform's handlers read them while a batch commits.
 class StateDatabase::Files : public ByteStore {
  public:
   // name -> file: hashed, looked up once for each of the many files at start.
@@ -282,7 +285,7 @@ class StateDatabase::Files : public ByteStore {
     if (!plain_file_name(file)) throw std::runtime_error("'" + name + "' cannot name a byte file");
     std::string path = dir_ + "/" + file;
     if (linked(*bytes, path)) {
-      pending_[name] = file;
+      add_pending(name, file);
       return file_blob(path, bytes->size());
     }
     int fd = create_exclusive(path, 0600);
@@ -295,20 +298,25 @@ class StateDatabase::Files : public ByteStore {
       errno = write_errno;
       throw std::runtime_error(state_file_error("cannot write", path).message);
     }
-    pending_[name] = file;
+    add_pending(name, file);
     return file_blob(path, bytes->size());
   }
 
   // Whether `bytes`, whole in a file of the folder, are now also at `path`: their file
-  // flushed, then hard-linked (a file is never changed once written). False when they
-  // are elsewhere or cannot be linked: then they are copied.
+  // flushed (unless prepare() did), then hard-linked (a file is never changed once
+  // written). False when they are elsewhere or cannot be linked: then they are copied.
   bool linked(const Blob& bytes, const std::string& path) {
     std::string from = bytes.file();
     if (from.empty() || directory_of(from) != dir_) return false;
-    int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    bool flushed = fd >= 0 && flush_file(fd);
-    if (fd >= 0) ::close(fd);
+    bool flushed = bytes.flushed() || flush_path(from);
     return flushed && hard_link(from, path);
+  }
+
+  // The file of `bytes`, when it is one of the folder's, flushed now (in the caller's
+  // thread) and marked so, so that put() links it without flushing it again.
+  void prepare(const Blob& bytes) const {
+    std::string from = bytes.file();
+    if (!from.empty() && directory_of(from) == dir_ && flush_path(from)) bytes.mark_flushed();
   }
 
   // The bytes of `name` as the database names them, not read.
@@ -322,30 +330,48 @@ class StateDatabase::Files : public ByteStore {
 
   // The same, its size known: its file was found at open(), and is not looked up again.
   SharedBytes get(const std::string& name, std::uint64_t size) const override {
-    if (missing_.count(name) || pending_.count(name)) return get(name);
+    if (unsettled(name)) return get(name);
     std::string file = file_of(name);
     if (file.empty() || !plain_file_name(file)) return get(name);  // get()'s error
     return file_blob(dir_ + "/" + file, size);
   }
 
-  // The file of `name`: known, or written for the change being saved; "" if none.
+  // Whether `name`'s file was missing at open() or is pending (looked up, not assumed).
+  bool unsettled(const std::string& name) const {
+    std::lock_guard<std::mutex> hold(mutex_);
+    return missing_.count(name) || pending_.count(name);
+  }
+
+  // The file of `name`: known, or written for a change not committed yet; "" if none.
   std::string file_of(const std::string& name) const {
+    std::lock_guard<std::mutex> hold(mutex_);
     auto it = known_.find(name);
     if (it != known_.end()) return it->second;
     it = pending_.find(name);
     return it == pending_.end() ? "" : it->second;
   }
 
-  // The files written for the change are flushed into the folder.
-  Outcome<bool> flush() {
-    if (!pending_.empty() && !fsync_directory(dir_)) return state_file_error("cannot flush", dir_);
+  // The folder flushed, once for all the files of a batch (`any`: it wrote some).
+  Outcome<bool> flush(bool any) const {
+    if (any && !fsync_directory(dir_)) return state_file_error("cannot flush", dir_);
     return true;
   }
 
-  // The change committed: what it wrote is known; the files of `dropped` names go.
-  void committed(const std::set<std::string>& dropped) {
-    for (auto& [name, file] : pending_) known_[name] = file;
-    pending_.clear();
+  // The names of the files written since the last call: those of the change being saved.
+  std::vector<std::string> take_written() {
+    std::lock_guard<std::mutex> hold(mutex_);
+    return std::move(written_);
+  }
+
+  // Changes committed: the files of `names` are known; those of `dropped` names go.
+  void committed(const std::vector<std::string>& names, const std::set<std::string>& dropped) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    for (const std::string& name : names) {
+      auto it = pending_.find(name);
+      if (it == pending_.end()) continue;
+      known_[name] = it->second;
+      pending_.erase(it);
+    }
     for (const std::string& name : dropped) {
       auto it = known_.find(name);
       if (it == known_.end()) continue;
@@ -354,19 +380,41 @@ class StateDatabase::Files : public ByteStore {
     }
   }
 
-  // The change was not committed: what it wrote goes.
-  void rolled_back() {
-    for (const auto& [name, file] : pending_) ::unlinkat(dir_fd_, file.c_str(), 0);
-    pending_.clear();
+  // Changes not committed: the files of `names` go.
+  void rolled_back(const std::vector<std::string>& names) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    for (const std::string& name : names) {
+      auto it = pending_.find(name);
+      if (it == pending_.end()) continue;
+      ::unlinkat(dir_fd_, it->second.c_str(), 0);
+      pending_.erase(it);
+    }
   }
 
  private:
+  // `file`, written for `name`, pending until its change is committed.
+  void add_pending(const std::string& name, const std::string& file) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    pending_[name] = file;
+    written_.push_back(name);
+  }
+
+  // The file at `path` flushed to the disk.
+  static bool flush_path(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    bool flushed = fd >= 0 && flush_file(fd);
+    if (fd >= 0) ::close(fd);
+    return flushed;
+  }
+
   std::string dir_;
   int dir_fd_ = -1;  // the folder, opened by open_folder()
   WriteCall write_;
-  Names known_;                    // name -> file, as the database says
-  Names pending_;                  // name -> file, written for the change being saved
-  std::set<std::string> missing_;  // names whose file was not there at open()
+  mutable std::mutex mutex_;          // the maps below
+  Names known_;                       // name -> file, as the database says
+  Names pending_;                     // name -> file, written for changes not committed yet
+  std::vector<std::string> written_;  // names of pending_ written since take_written()
+  std::set<std::string> missing_;     // names whose file was not there at open()
   unsigned long long next_serial_ = 1;
   bool opened_before_ = false;
 };
@@ -392,13 +440,35 @@ Error StateDatabase::failure(const std::string& what) const {
 }
 
 void StateDatabase::close() {
+  std::lock_guard<std::mutex> hold(connection_);
+  close_locked();
+}
+
+// The changes queued committed (none saved is lost to a clean stop), then the
+// connection closed; connection_ held.
+void StateDatabase::close_locked() {
+  if (db_ && prepared_) commit_queued();
   prepared_.reset();  // finalized first: SQLite does not close a connection with statements
   if (db_) sqlite3_close(db_);
   db_ = nullptr;
 }
 
+std::uint64_t StateDatabase::last_saved() const { return saved_; }
+
+StateDatabase::Commits StateDatabase::commits() const { return {saved_, commits_}; }
+
+void StateDatabase::prepare(const SharedBytes& bytes) {
+  if (bytes) files_->prepare(*bytes);
+}
+
 Outcome<bool> StateDatabase::open(bool collect, std::map<std::string, std::string> adopted) {
-  close();
+  std::lock_guard<std::mutex> hold(connection_);
+  return open_locked(collect, std::move(adopted));
+}
+
+// Opened afresh (what the connection before had queued committed); connection_ held.
+Outcome<bool> StateDatabase::open_locked(bool collect, std::map<std::string, std::string> adopted) {
+  close_locked();
   if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
                       nullptr) != SQLITE_OK)
     return failure("cannot open the state database");
@@ -466,35 +536,96 @@ Outcome<bool> StateDatabase::migrate() {
   return true;
 }
 
-// One transaction: the header, then each record (and which files hold its bytes); the
-// byte files are flushed before it commits. `dropped`, the names no longer named, are
-// removed once it has.
+// The change queued, numbered; committed by durable() (or by whatever needs the
+// connection next). Refused after a failed commit until load() has been read again:
+// the platform's records would not follow from what is saved.
 Outcome<bool> StateDatabase::save(const json& header, const std::map<std::string, StateRecords>& changes) {
-  if (!db_ || !prepared_)
-    return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
-  std::set<std::string> dropped;
-  Outcome<bool> done = files_->flush();
-  Prepared& p = *prepared_;
-  if (done.ok() && !p.begin.reset().run()) done = failure("cannot begin a change in");
-  if (done.ok()) {
-    done = p.header.bind({header.dump()}).run() ? apply(changes, dropped) : failure("cannot save the header in");
-    if (done.ok() && !p.commit.reset().run()) done = failure("cannot commit to");
-    p.reset();  // no statement left running, so that the rollback can end the transaction
-    if (!done.ok()) p.rollback.run();
-    p.rollback.reset();
+  std::vector<std::string> written = files_->take_written();
+  std::lock_guard<std::mutex> hold(queue_mutex_);
+  if (refusing_) {
+    files_->rolled_back(written);
+    return make_error(
+        ErrorKind::config, "StateDatabase",
+        "the state database " + path_ + " takes no change until the platform is read back from it (a commit failed)");
   }
-  if (!done.ok()) {
-    files_->rolled_back();
-    return done;
-  }
-  files_->committed(dropped);
+  queue_.push_back({header, changes, std::move(written)});
+  ++saved_;
   return true;
+}
+
+// Returns once `change` is committed: by an earlier caller, or now, with every change
+// queued (the caller holding the connection meanwhile, the others queueing more or
+// waiting for it). The failure of its commit, if it failed.
+Outcome<bool> StateDatabase::durable(std::uint64_t change) {
+  if (change <= durable_ && !any_failed_) return true;  // without waiting for a commit under way
+  std::lock_guard<std::mutex> hold(connection_);
+  if (change > durable_ && db_ && prepared_) commit_queued();
+  auto failed = failed_.lower_bound(change);
+  if (failed != failed_.end() && failed->second.first <= change) return failed->second.second;
+  return true;
+}
+
+// Every change queued, in one transaction: each one's records (and byte files), then
+// the last header; the folder of bytes flushed once, then one commit (with
+// synchronous=FULL, on the disk when it returns); the names the changes dropped lose
+// their files after. A commit that fails fails its changes and those queued meanwhile.
+void StateDatabase::commit_queued() {
+  std::vector<Queued> batch;
+  std::uint64_t last;
+  {
+    std::lock_guard<std::mutex> hold(queue_mutex_);
+    batch.swap(queue_);
+    last = saved_;
+  }
+  if (batch.empty()) return;
+  std::vector<std::string> written;
+  for (Queued& q : batch) written.insert(written.end(), q.written.begin(), q.written.end());
+  std::set<std::string> dropped;
+  Outcome<bool> done = apply_batch(batch, dropped);
+  if (done.ok()) done = files_->flush(!written.empty());
+  Prepared& p = *prepared_;
+  if (done.ok() && !p.commit.reset().run()) done = failure("cannot commit to");
+  p.reset();
+  if (!done.ok()) return fail_commit(written, done.error());
+  files_->committed(written, dropped);
+  ++commits_;
+  durable_ = last;
+}
+
+// The batch's changes in one transaction, left open for the commit; `dropped`: the
+// names of bytes their records no longer hold.
+Outcome<bool> StateDatabase::apply_batch(const std::vector<Queued>& batch, std::set<std::string>& dropped) {
+  Prepared& p = *prepared_;
+  if (!p.begin.reset().run()) return failure("cannot begin a change in");
+  for (const Queued& q : batch)
+    if (auto applied = apply(q.changes, dropped); !applied.ok()) return applied;
+  if (!p.header.bind({batch.back().header.dump()}).run()) return failure("cannot save the header in");
+  return true;
+}
+
+// The batch rolled back (`why`, for each of its changes): its files go (`written`),
+// and so do the changes queued since, made on top of it; changes are refused until
+// load() is read again.
+void StateDatabase::fail_commit(std::vector<std::string>& written, const Error& why) {
+  Prepared& p = *prepared_;
+  p.reset();
+  p.rollback.run();
+  p.rollback.reset();
+  std::lock_guard<std::mutex> hold(queue_mutex_);
+  for (Queued& q : queue_) written.insert(written.end(), q.written.begin(), q.written.end());
+  queue_.clear();
+  files_->rolled_back(written);
+  failed_.emplace(saved_.load(), std::make_pair(durable_ + 1, why));
+  any_failed_ = true;
+  refusing_ = true;
+  durable_ = saved_.load();
 }
 
 // The records of `changes`, in the open transaction: objects to their table (their
 // byte file in their row), others to records (their byte files in byte_files). The
 // names of bytes a record holds: an object's version_id, a part's id. `dropped`
-// receives the names the records held before, but for those they still hold.
+// receives the names the records held before, but for those they still hold (a name
+// held again by a later change of the batch is struck off too).
 Outcome<bool> StateDatabase::apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped) {
   Prepared& p = *prepared_;
   std::set<std::string> named;  // names the records saved here hold
@@ -546,6 +677,12 @@ bool StateDatabase::put_object(const std::string& api, const ObjectRow& o, std::
 }
 
 Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
+  std::lock_guard<std::mutex> hold(connection_);
+  if (db_ && prepared_) commit_queued();  // what the platform holds is read back whole
+  {
+    std::lock_guard<std::mutex> queue(queue_mutex_);
+    refusing_ = false;  // the platform follows from what is saved again
+  }
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
   Statement header(db_, "SELECT value FROM meta WHERE name = 'header'");
   if (!header.ready()) return failure("cannot read");
@@ -609,7 +746,9 @@ Outcome<bool> link_listed(Statement& files, const std::string& from, const std::
 }  // namespace
 
 Outcome<bool> StateDatabase::checkpoint_to(const std::string& dir) {
+  std::lock_guard<std::mutex> hold(connection_);
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  if (prepared_) commit_queued();  // every change answered is in the checkpoint
   if (::mkdir(dir.c_str(), 0700) != 0 || ::mkdir((dir + "/bytes").c_str(), 0700) != 0)
     return state_file_error("cannot create", dir);
   Statement vacuum(db_, "VACUUM INTO ?1");
@@ -661,7 +800,9 @@ Outcome<bool> upgrade_checkpoint(const std::string& dir) {
 // name files that are there; a crash before the commit leaves links no record names,
 // removed at the next start.
 Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
+  std::lock_guard<std::mutex> hold(connection_);
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  if (prepared_) commit_queued();  // the changes queued before are committed first, as answered
   if (auto upgraded = upgrade_checkpoint(dir); !upgraded.ok()) return upgraded;
   {
     Statement attach(db_, "ATTACH DATABASE ?1 AS checkpoint");
@@ -680,7 +821,7 @@ Outcome<bool> StateDatabase::restore_from(const std::string& dir) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
   sqlite3_exec(db_, "DETACH DATABASE checkpoint", nullptr, nullptr, nullptr);
-  if (done.ok()) done = open();
+  if (done.ok()) done = open_locked(true, {});
   return done;
 }
 

@@ -1,23 +1,32 @@
 // The database of `cloudlua serve --state PATH`: SQLite in PATH, bytes in files of their
-// own in PATH.bytes/. Each change is one transaction: the records the services changed
-// (RecordStore), the platform's header, and which byte file holds which bytes; the new
-// byte files are written and flushed before it commits; the database is in WAL mode with
-// synchronous=FULL (a database SQLite will not put in WAL mode is refused at open), so a
-// change answered has reached the disk. Byte files a committed change no longer names
-// are removed after it; files no committed change names (a crash between writing them
-// and committing) are removed at the next start. The cost of a change is that of its
-// records and their bytes, not of what is stored; its statements are prepared once.
+// own in PATH.bytes/. A change (the records the services changed (RecordStore), the
+// platform's header, and which byte file holds which bytes) is queued by save(); the
+// changes queued together are committed as one (group commit: the first caller of
+// durable() that finds its change not committed commits every change queued, in one
+// transaction, while later changes queue behind it). Before that commit their byte
+// files are flushed (each by its own request's thread when it can: prepare()) and
+// their folder once; the database is in WAL mode with synchronous=FULL (a database
+// SQLite will not put in WAL mode is refused at open), so the commit has reached the
+// disk when it returns, and a change is answered only then. Byte files a committed
+// change no longer names are removed after it; files no committed change names (a
+// crash between writing them and committing) are removed at the next start. The cost
+// of a change is that of its records and their bytes, not of what is stored; its
+// statements are prepared once. Any thread may save or wait.
 #pragma once
 
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <functional>
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/base/error.h"
 #include "emulator/service.h"
@@ -46,8 +55,25 @@ class StateDatabase : public RecordStore {
   // The folder of byte files: a file made there (a body streamed to it) is linked in by
   // bytes().put, not copied.
   const std::string& bytes_folder() const { return bytes_dir_; }
+  // The change queued (not yet durable: see durable()).
   Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) override;
+  std::uint64_t last_saved() const override;
+  // Commits every change queued when `change` is not committed yet: their byte files'
+  // folder flushed, then one commit. An error when the commit of `change` failed.
+  Outcome<bool> durable(std::uint64_t change) override;
+  // Bytes about to be saved whole from their file in the folder of bytes (a body streamed
+  // there), flushed now by the caller's thread, before the platform's lock: many callers
+  // flush at once, and their change does not flush them again.
+  void prepare(const SharedBytes& bytes) override;
+  // What is saved, the changes queued committed first; after a failed commit, changes
+  // are refused until this has been read again.
   Outcome<std::optional<Saved>> load() override;
+  // How many changes were saved and in how many commits, since this object was made.
+  struct Commits {
+    std::uint64_t changes = 0;
+    std::uint64_t commits = 0;
+  };
+  Commits commits() const;
 
   // A checkpoint in the folder `dir` (made here; it must not exist): the records in
   // `dir`/state.db, written by VACUUM INTO in one read transaction, and the byte files
@@ -69,17 +95,36 @@ class StateDatabase : public RecordStore {
  private:
   class Files;
   struct Prepared;
+  Outcome<bool> open_locked(bool collect, std::map<std::string, std::string> adopted);
   Outcome<bool> use_wal();
   Outcome<bool> migrate();
   Outcome<bool> link_checkpoint_files(const std::string& dir);
   Outcome<bool> apply(const std::map<std::string, StateRecords>& changes, std::set<std::string>& dropped);
+  struct Queued {  // a change saved, not yet committed
+    json header;
+    std::map<std::string, StateRecords> changes;
+    std::vector<std::string> written;  // the names of the byte files written for it
+  };
   bool put_object(const std::string& api, const ObjectRow& o, std::set<std::string>& named);
+  void commit_queued();
+  Outcome<bool> apply_batch(const std::vector<Queued>& batch, std::set<std::string>& dropped);
+  void fail_commit(std::vector<std::string>& written, const Error& why);
+  void close_locked();
   Error failure(const std::string& what) const;
   std::string path_;
   std::string bytes_dir_;
   sqlite3* db_ = nullptr;
   std::unique_ptr<Files> files_;
-  std::unique_ptr<Prepared> prepared_;  // the statements of a change, while open
+  std::unique_ptr<Prepared> prepared_;     // the statements of a change, while open
+  std::mutex connection_;                  // db_, prepared_ and failed_: one committer or reader at a time
+  std::mutex queue_mutex_;                 // queue_ and refusing_
+  std::vector<Queued> queue_;              // changes saved, not yet committed, in order
+  bool refusing_ = false;                  // a commit failed: changes are refused until load() is read again
+  std::atomic<std::uint64_t> saved_{0};    // changes saved, numbered from 1
+  std::atomic<std::uint64_t> durable_{0};  // the last change committed, or failed to
+  std::atomic<std::uint64_t> commits_{0};  // commits made
+  std::atomic<bool> any_failed_{false};    // a commit failed once: durable() looks at failed_
+  std::map<std::uint64_t, std::pair<std::uint64_t, Error>> failed_;  // last change of a failed commit -> its first, why
 };
 
 // The one owner of the state at `path`: an exclusive flock(2) on the state file itself

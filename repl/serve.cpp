@@ -264,6 +264,8 @@ int run_serve(const ServeOptions& o) {
   sigwait(&stop_signals, &signal);
   std::fprintf(stderr, "cloudlua serve: %s received, stopping\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
   emulator.stop();
+  if (std::string commits = emulator.state_commits(); !commits.empty())
+    to_stderr("cloudlua serve: " + printable(commits) + "\n", secret);
   return 0;
 }
 
