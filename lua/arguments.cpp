@@ -16,6 +16,8 @@ namespace cloud {
 
 namespace {
 
+const char* const kCheckArgumentsKey = "cloud.check.arguments";  // registry: the one checker, kept
+
 // "module.field" when a loaded module (package.loaded) holds the function of `ar`,
 // as luaL_traceback finds it; a module's name wins over "_G"; "" when none holds it.
 std::string loaded_name(lua_State* L, lua_Debug& ar) {
@@ -59,11 +61,16 @@ void check_type(lua_State* L, int arg, int type) {
 void check_declared(lua_State* L, const char* name) {
   int n = lua_gettop(L);
   luaL_checkstack(L, n + 5, "too many arguments");
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "cloud.check");
-  lua_call(L, 1, 1);
-  lua_getfield(L, -1, "arguments");
-  lua_remove(L, -2);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, kCheckArgumentsKey) == LUA_TNIL) {  // the first check: required once
+    lua_pop(L, 1);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "cloud.check");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "arguments");
+    lua_remove(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kCheckArgumentsKey);
+  }
   lua_pushstring(L, name);
   lua_pushnil(L);         // the function named as declared
   lua_pushinteger(L, 2);  // blames the C function's caller
