@@ -62,8 +62,7 @@ TEST_CASE("error objects: what a binding throws (std::bad_alloc) is an error obj
           "[lua]") {
   State L = new_state();
   luaL_openlibs(L.get());
-  lua_pushcfunction(L.get(), cloud::protect<runs_out>);
-  lua_setglobal(L.get(), "runs_out");
+  lua_register(L.get(), "runs_out", cloud::protect<runs_out>);
   // Without the edge, the exception would cross Lua's C frames (Lua is linked as C).
   const char* code =
       "local ok, e = pcall(runs_out)\n"
@@ -123,12 +122,9 @@ int refuses(lua_State* L) {
 TEST_CASE("the edge: an error or a yield leaves no C++ object of the binding behind", "[lua]") {
   State L = new_state();
   luaL_openlibs(L.get());
-  lua_pushcfunction(L.get(), cloud::protect<raises_through>);
-  lua_setglobal(L.get(), "raises_through");
-  lua_pushcfunction(L.get(), cloud::protect<yields_through>);
-  lua_setglobal(L.get(), "yields_through");
-  lua_pushcfunction(L.get(), cloud::protect<refuses>);
-  lua_setglobal(L.get(), "refuses");
+  lua_register(L.get(), "raises_through", cloud::protect<raises_through>);
+  lua_register(L.get(), "yields_through", cloud::protect<yields_through>);
+  lua_register(L.get(), "refuses", cloud::protect<refuses>);
   const char* code =
       "local ok, e = pcall(raises_through, function() error('inner', 0) end)\n"
       "local co = coroutine.wrap(function(x) return yields_through(x) end)\n"
@@ -137,11 +133,10 @@ TEST_CASE("the edge: an error or a yield leaves no C++ object of the binding beh
       "local resumed = co()\n"
       "local rok, re = pcall(refuses)\n"
       "return ok, e, yielded, alive_at_yield, resumed, rok, re";
-  lua_pushcfunction(L.get(), [](lua_State* S) {
+  lua_register(L.get(), "alive", [](lua_State* S) {
     lua_pushinteger(S, alive);
     return 1;
   });
-  lua_setglobal(L.get(), "alive");
   REQUIRE(luaL_dostring(L.get(), code) == LUA_OK);
   CHECK_FALSE(lua_toboolean(L.get(), 1));
   CHECK(std::string(lua_tostring(L.get(), 2)) == "inner");
