@@ -4,10 +4,9 @@
 // caller wrote it ('sign' for cloud.sign, 's' for a local copy); luaL_traceback
 // names it by the loaded module that holds it, and so do these, so a message names
 // the same function wherever it was called from.
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
-#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "lua/binding.h"
@@ -15,6 +14,8 @@
 namespace cloud {
 
 namespace {
+
+const char* const kCheckArgumentsKey = "cloud.check.arguments";  // registry: the one checker, kept
 
 // "module.field" when a loaded module (package.loaded) holds the function of `ar`,
 // as luaL_traceback finds it; a module's name wins over "_G"; "" when none holds it.
@@ -39,10 +40,25 @@ std::string loaded_name(lua_State* L, lua_Debug& ar) {
 
 void arg_error(lua_State* L, int arg, const std::string& message) {
   lua_Debug ar;
-  std::string name = lua_getstack(L, 0, &ar) ? loaded_name(L, ar) : "";
-  if (name.empty()) luaL_argerror(L, arg, message.c_str());
-  luaL_error(L, "bad argument #%d to '%s' (%s)", arg, name.c_str(), message.c_str());
-  abort();  // luaL_error does not return
+  if (!lua_getstack(L, 0, &ar)) {  // no function runs: lauxlib's wording without a name
+    lua_pushfstring(L, "bad argument #%d (%s)", arg, message.c_str());
+    raise_top(L);
+  }
+  std::string name = loaded_name(L, ar);
+  if (name.empty()) {  // as luaL_argerror names it: self is no argument of a method
+    lua_getinfo(L, "n", &ar);
+    if (ar.namewhat && std::strcmp(ar.namewhat, "method") == 0 && --arg == 0) {
+      luaL_where(L, 1);
+      lua_pushfstring(L, "calling '%s' on bad self (%s)", ar.name, message.c_str());
+      lua_concat(L, 2);
+      raise_top(L);
+    }
+    name = ar.name ? ar.name : "?";
+  }
+  luaL_where(L, 1);
+  lua_pushfstring(L, "bad argument #%d to '%s' (%s)", arg, name.c_str(), message.c_str());
+  lua_concat(L, 2);
+  raise_top(L);
 }
 
 void type_error(lua_State* L, int arg, const char* expected) {
@@ -59,16 +75,21 @@ void check_type(lua_State* L, int arg, int type) {
 void check_declared(lua_State* L, const char* name) {
   int n = lua_gettop(L);
   luaL_checkstack(L, n + 5, "too many arguments");
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "cloud.check");
-  lua_call(L, 1, 1);
-  lua_getfield(L, -1, "arguments");
-  lua_remove(L, -2);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, kCheckArgumentsKey) == LUA_TNIL) {  // the first check: required once
+    lua_pop(L, 1);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "cloud.check");
+    call_lua(L, 1, 1);
+    lua_getfield(L, -1, "arguments");
+    lua_remove(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kCheckArgumentsKey);
+  }
   lua_pushstring(L, name);
   lua_pushnil(L);         // the function named as declared
   lua_pushinteger(L, 2);  // blames the C function's caller
   for (int i = 1; i <= n; ++i) lua_pushvalue(L, i);
-  lua_call(L, n + 3, 0);
+  call_lua(L, n + 3, 0);
 }
 
 }  // namespace cloud

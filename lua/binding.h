@@ -4,23 +4,44 @@
 
 #include <string>
 
-#include "core/base/error.h"
+#include <lua.hpp>
 
-struct lua_State;
+#include "core/base/error.h"
 
 namespace cloud {
 
-// The one edge where C++ exceptions meet Lua: runs a Lua-facing function and raises
-// what it throws (std::bad_alloc above all) as an error object, kind transport,
-// code OutOfMemory (InternalError for anything else). Lua, built as C++, would take
-// the exception for an error of its own and raise whatever value was on top of the
-// stack. Lua's own errors and yields (not std::exceptions) pass through untouched.
+// The one edge between C++ and Lua. Lua is linked as C (liblua5.4): its errors and
+// yields are longjmps, which skip C++ destructors. So no Lua error or yield leaves a
+// frame that holds a C++ object: inside a Lua-facing function an error travels as a
+// C++ exception (LuaRaise, the error value on top of the Lua stack, thrown by raise,
+// arg_error, call_lua...) and a yield as a return value (yield_at_edge); the edge,
+// call_protected, raises or yields once `fn`'s frames are gone. What `fn` throws
+// otherwise (std::bad_alloc above all) becomes an error object, kind transport, code
+// OutOfMemory (InternalError for anything else). Every C function that may throw is
+// registered behind this edge (protect<fn>); lauxlib's own checks (luaL_check*) raise
+// by longjmp and are called only while no C++ object is alive in the function.
+struct LuaRaise {};
 int call_protected(lua_State* L, int (*fn)(lua_State*));
 // `fn` behind that edge, for luaL_Reg arrays and closures: {"sign", protect<l_sign>}.
 template <int (*Fn)(lua_State*)>
 int protect(lua_State* L) {
   return call_protected(L, Fn);
 }
+// The same edge for a continuation (lua_KFunction) that may throw.
+int continue_protected(lua_State* L, int (*fn)(lua_State*, int, lua_KContext), int status, lua_KContext ctx);
+// For `return yield_at_edge(...)` in a function behind the edge: the edge yields the
+// top `nresults` values, as lua_yieldk(L, nresults, ctx, k), after the function returned.
+int yield_at_edge(lua_State* L, int nresults, lua_KContext ctx, lua_KFunction k);
+// Throws LuaRaise: the value on top of the stack is the error the edge raises.
+[[noreturn]] void raise_top(lua_State* L);
+// luaL_error behind the edge: `text` where the calling Lua code stands ("file:3: text").
+[[noreturn]] void raise_text(lua_State* L, const std::string& text);
+// lua_call for a function behind the edge: an error the call raises comes back as
+// LuaRaise, so that the C++ frames up to the edge unwind.
+void call_lua(lua_State* L, int nargs, int nresults);
+// luaL_tolstring for a function behind the edge (a __tostring that raises comes back
+// as LuaRaise): pushes the value at `index` as a string and returns it.
+const char* tolstring(lua_State* L, int index, size_t* length = nullptr);
 
 struct Session;
 

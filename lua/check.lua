@@ -51,7 +51,7 @@ end
 -- The alternatives of a LuaLS type split at its top-level "|" ("boolean|fun(a: integer)"),
 -- and whether it may be left out: a "?" at its end, unless it ends a function's results
 -- ("fun(): T?").
-function M.type_words(text)
+local function split_type(text)
   local words, depth, from = {}, 0, 1
   for i = 1, #text do
     local c = text:sub(i, i)
@@ -63,50 +63,76 @@ function M.type_words(text)
   local last = words[#words]
   local optional = last:sub(-1) == "?" and not (last:find("^fun%(") and last:find("%):"))
   if optional then words[#words] = last:sub(1, -2) end
-  return words, optional
+  return { words = words, optional = optional }
+end
+
+local split = {}  -- type text -> split_type's answer: the declarations hold few texts, each split once
+
+-- split_type's words (a list the caller must not change) and whether the type is optional.
+function M.type_words(text)
+  local s = split[text]
+  if not s then s = split_type(text); split[text] = s end
+  return s.words, s.optional
 end
 
 local function callable(v) return type(v) == "function" or (getmetatable(v) or {}).__call ~= nil end
 
 local matches_type
 
--- Whether `value` is of the type word `word` ("integer", "string[]", "cloud.fs.Entry"...).
-local function matches_word(value, word)
+-- A predicate telling whether a value is of the type word `word` ("integer",
+-- "string[]", "cloud.fs.Entry"...), made once per word.
+local function word_predicate(word)
   local base = word:gsub("^%((.*)%)$", "%1")
-  if base ~= word then return matches_type(value, base) end
-  if word == "nil" then return value == nil end
-  if word:find('^".*"$') then return value == word:sub(2, -2) end
-  if word == "integer" then return math.type(value) == "integer" end
-  if word == "function" or word:find("^fun%(") then return callable(value) end
-  if word == "file*" then return io.type(value) ~= nil end
+  if base ~= word then return function(value) return matches_type(value, base) end end
+  if word == "nil" then return function(value) return value == nil end end
+  if word:find('^".*"$') then
+    local literal = word:sub(2, -2)
+    return function(value) return value == literal end
+  end
+  if word == "integer" then return function(value) return math.type(value) == "integer" end end
+  if word == "function" or word:find("^fun%(") then return callable end
+  if word == "file*" then return function(value) return io.type(value) ~= nil end end
   if word:find("%[%]$") then
-    if type(value) ~= "table" then return false end
-    for _, v in ipairs(value) do if not matches_type(v, word:sub(1, -3)) then return false end end
-    return true
+    local element = word:sub(1, -3)
+    return function(value)
+      if type(value) ~= "table" then return false end
+      for _, v in ipairs(value) do if not matches_type(v, element) then return false end end
+      return true
+    end
   end
   local k, v = word:match("^table<%s*(.-)%s*,%s*(.-)%s*>$")
   if k then
-    if type(value) ~= "table" then return false end
-    for key, x in pairs(value) do if not (matches_type(key, k) and matches_type(x, v)) then return false end end
-    return true
+    return function(value)
+      if type(value) ~= "table" then return false end
+      for key, x in pairs(value) do if not (matches_type(key, k) and matches_type(x, v)) then return false end end
+      return true
+    end
   end
   local class = select(2, M.declaration(""))[word]
-  if class and class.alias then return matches_type(value, class.alias) end
+  if class and class.alias then return function(value) return matches_type(value, class.alias) end end
   if class then
-    if type(value) ~= "table" then return false end
-    for _, f in ipairs(class.fields) do if M.field_problem(value[f.name], f) then return false end end
-    return true
+    return function(value)
+      if type(value) ~= "table" then return false end
+      for _, f in ipairs(class.fields) do if M.field_problem(value[f.name], f) then return false end end
+      return true
+    end
   end
-  if word:find("^cloud%.") or word == "table" then return type(value) == "table" end
-  if word:find("^%u$") then return true end  -- a type parameter (T): anything
-  return type(value) == word
+  if word:find("^cloud%.") or word == "table" then return function(value) return type(value) == "table" end end
+  if word:find("^%u$") then return function() return true end end  -- a type parameter (T): anything
+  return function(value) return type(value) == word end
 end
+
+local predicates = {}  -- type word -> its predicate
 
 -- Whether `value` is of the LuaLS type `text`.
 function matches_type(value, text)
   local words, optional = M.type_words(text)
   if value == nil and optional then return true end
-  for _, word in ipairs(words) do if matches_word(value, word) then return true end end
+  for _, word in ipairs(words) do
+    local is = predicates[word]
+    if not is then is = word_predicate(word); predicates[word] = is end
+    if is(value) then return true end
+  end
   return false
 end
 
@@ -174,13 +200,28 @@ end
 
 -- The option table `value` of parameter `decl` checked: its problem, or nil and a copy
 -- with the declared defaults filled in.
+local known_of = setmetatable({}, { __mode = "k" })  -- fields' declaration -> their names, as a list and a set
+
+-- The names of the fields `fields` declares: { list = {...}, set = { [name] = true } }, made once.
+local function known_fields(fields)
+  local known = known_of[fields]
+  if not known then
+    known = { list = {}, set = {} }
+    for i, f in ipairs(fields) do known.list[i], known.set[f.name] = f.name, true end
+    known_of[fields] = known
+  end
+  return known
+end
+
 local function options_problem(value, decl)
   if value == nil then value = {} end
-  local known = {}
-  for i, f in ipairs(decl.fields) do known[i] = f.name end
+  local known = known_fields(decl.fields)
   for key in pairs(value) do
-    local unknown = M.unknown_field(type(key) == "string" and key or tostring(key), type(key) == "string" and known or {})
-    if unknown then return unknown end
+    if not known.set[key] then
+      local string_key = type(key) == "string"
+      local unknown = M.unknown_field(string_key and key or tostring(key), string_key and known.list or {})
+      if unknown then return unknown end
+    end
   end
   local out = {}
   for key, v in pairs(value) do out[key] = v end

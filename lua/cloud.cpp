@@ -2,8 +2,7 @@
 // arguments, call the core, push the results, return their count. Core errors are
 // turned into error objects (tables of fixed shape with __tostring, metatable
 // "cloud.error") and raised here, at the edge, and nowhere else.
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <cctype>
 #include <cstdlib>
@@ -117,20 +116,106 @@ void push_error(lua_State* L, const Error& e) {
 
 [[noreturn]] void raise(lua_State* L, const Error& e) {
   push_error(L, e);
-  lua_error(L);
-  abort();  // lua_error does not return
+  raise_top(L);
+}
+
+[[noreturn]] void raise_top(lua_State*) { throw LuaRaise{}; }
+
+[[noreturn]] void raise_text(lua_State* L, const std::string& text) {
+  luaL_where(L, 1);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_concat(L, 2);
+  raise_top(L);
+}
+
+void call_lua(lua_State* L, int nargs, int nresults) {
+  if (lua_pcall(L, nargs, nresults, 0) != LUA_OK) raise_top(L);
+}
+
+const char* tolstring(lua_State* L, int index, size_t* length) {
+  index = lua_absindex(L, index);
+  lua_pushcfunction(L, [](lua_State* S) {
+    luaL_tolstring(S, 1, nullptr);
+    return 1;
+  });
+  lua_pushvalue(L, index);
+  call_lua(L, 1, 1);
+  return lua_tolstring(L, -1, length);
+}
+
+namespace {
+
+// What the edge does once the function behind it has returned (its results' count
+// otherwise).
+enum EdgeAction : int { kRaise = -1, kYield = -2 };
+
+// The yield a function behind the edge asked for (yield_at_edge); Lua runs one
+// function at a time per thread.
+thread_local struct {
+  int nresults;
+  lua_KContext ctx;
+  lua_KFunction k;
+} pending_yield;
+
+// What a C++ exception other than LuaRaise was, kept until the edge pushes it as an
+// error object (outside the handler: no exception object is alive when Lua unwinds).
+thread_local struct {
+  bool pending = false;
+  bool out_of_memory = false;
+  std::string what;
+} failure;
+
+// Raises or yields as `n` asks (the failure kept, if any, pushed first as an error
+// object); else returns it. No C++ object is alive in the caller but the failure's text.
+int finish_at_edge(lua_State* L, int n) {
+  if (n == kYield) return lua_yieldk(L, pending_yield.nresults, pending_yield.ctx, pending_yield.k);
+  if (n != kRaise) return n;
+  if (failure.pending) {
+    failure.pending = false;
+    push_error(L, failure.out_of_memory ? make_error(ErrorKind::transport, "OutOfMemory", "out of memory")
+                                        : make_error(ErrorKind::transport, "InternalError", failure.what));
+  }
+  return lua_error(L);
+}
+
+// Keeps a C++ exception other than LuaRaise for finish_at_edge.
+int note_failure(bool out_of_memory, const char* what) {
+  failure = {true, out_of_memory, what};
+  return kRaise;
+}
+
+// Runs `body` (a function behind the edge, which returns its results' count or an
+// EdgeAction) and finishes as it asks, once its frames are gone.
+template <class Body>
+int behind_edge(lua_State* L, Body body) {
+  int n;
+  try {
+    n = body();
+  } catch (const LuaRaise&) {
+    n = kRaise;
+  } catch (const std::bad_alloc&) {
+    n = note_failure(true, "out of memory");
+  } catch (const std::exception& e) {
+    n = note_failure(false, e.what());
+  } catch (...) {
+    n = note_failure(false, "an exception that is no std::exception");
+  }
+  return finish_at_edge(L, n);
+}
+
+}  // namespace
+
+int yield_at_edge(lua_State*, int nresults, lua_KContext ctx, lua_KFunction k) {
+  pending_yield = {nresults, ctx, k};
+  return kYield;
 }
 
 int call_protected(lua_State* L, int (*fn)(lua_State*)) {
-  Error failure;
-  try {
-    return fn(L);
-  } catch (const std::bad_alloc&) {
-    failure = make_error(ErrorKind::transport, "OutOfMemory", "out of memory");
-  } catch (const std::exception& e) {
-    failure = make_error(ErrorKind::transport, "InternalError", e.what());
-  }
-  raise(L, failure);  // outside the handler: the exception is gone before Lua unwinds
+  return behind_edge(L, [L, fn] { return fn(L); });
+}
+
+int continue_protected(lua_State* L, int (*fn)(lua_State*, int, lua_KContext), int status, lua_KContext ctx) {
+  return behind_edge(L, [=] { return fn(L, status, ctx); });
 }
 
 namespace {
@@ -179,7 +264,7 @@ struct ClientBox {
 };
 
 const std::shared_ptr<Client>& client_ptr_upvalue(lua_State* L) {
-  return static_cast<ClientBox*>(luaL_checkudata(L, lua_upvalueindex(1), kClientBoxMeta))->client;
+  return static_cast<ClientBox*>(lua_touserdata(L, lua_upvalueindex(1)))->client;  // always the client's box
 }
 
 Client& client_upvalue(lua_State* L) { return *client_ptr_upvalue(L); }
@@ -330,8 +415,8 @@ int start_request(lua_State* L) {
   raw.headers = headers_field(L, 1);
   if (lua_getfield(L, 1, "query") == LUA_TTABLE)
     for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
-      std::string key = luaL_tolstring(L, -2, nullptr);
-      std::string value = luaL_tolstring(L, -2, nullptr);  // the value, below the key's copy
+      std::string key = tolstring(L, -2);
+      std::string value = tolstring(L, -2);  // the value, below the key's copy
       lua_pop(L, 2);
       raw.query[key] = value;
     }
@@ -426,7 +511,7 @@ int l_missing_operation(lua_State* L) {
   luaL_where(L, 1);  // where the Lua code indexed the table
   lua_pushlstring(L, text.data(), text.size());
   lua_concat(L, 2);
-  return lua_error(L);
+  raise_top(L);
 }
 
 // Pushes the metatable of an API table (its __index: l_missing_operation).

@@ -4,8 +4,7 @@
 // stop at core's kMaxDepth levels and make room on the Lua stack on the way down.
 #include "lua/convert.h"
 
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <cmath>
 #include <cstdint>

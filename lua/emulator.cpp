@@ -3,8 +3,7 @@
 // endpoint_url: then each operation is a signed request to serve's control plane,
 // which runs the same C++ (emulator/control.h), so both answer alike. Each function
 // checks its arguments, calls the emulator, and returns what it says.
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include "core/model/protocol.h"
 #include "emulator/control.h"
@@ -160,10 +159,16 @@ int l_requests(lua_State* L) {
 }
 
 // cloud.emulator.checkpoint(name): the whole platform saved as `name`.
-int l_checkpoint(lua_State* L) { return control(L, "checkpoint", {{"name", luaL_checkstring(L, 1)}}); }
+int l_checkpoint(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);  // before any C++ object: lauxlib raises by longjmp
+  return control(L, "checkpoint", {{"name", name}});
+}
 
 // cloud.emulator.restore(name): the platform saved as `name` in place of this one.
-int l_restore(lua_State* L) { return control(L, "restore", {{"name", luaL_checkstring(L, 1)}}); }
+int l_restore(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);  // before any C++ object: lauxlib raises by longjmp
+  return control(L, "restore", {{"name", name}});
+}
 
 // cloud.emulator.checkpoints(): the names of the checkpoints, sorted.
 int l_checkpoints(lua_State* L) { return control(L, "checkpoints", json::object()); }
@@ -195,7 +200,7 @@ void seed_session(lua_State* L, Session& session, std::uint64_t seed) {
   lua_getglobal(L, "math");
   if (lua_getfield(L, -1, "randomseed") == LUA_TFUNCTION) {
     lua_pushinteger(L, static_cast<lua_Integer>(seed));
-    lua_call(L, 1, 0);
+    call_lua(L, 1, 0);
   } else {
     lua_pop(L, 1);
   }

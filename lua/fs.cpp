@@ -15,8 +15,7 @@
 // failure is an error object of kind io whose code is the system's name for it
 // (ENOENT) and whose message names the path and the system's reason.
 #include <fcntl.h>
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 

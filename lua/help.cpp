@@ -5,9 +5,7 @@
 // of cloud (cloud.wait_until, cloud.emulator...) are documented in one place, the
 // data of lua/reference.lua. A name help does not know lists the names containing it,
 // or is refused with the nearest one (core/base/suggest).
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
+#include <lua.hpp>
 
 #include <unistd.h>
 
@@ -83,7 +81,7 @@ std::string string_field(lua_State* L, int table, const char* key) {
 std::vector<Reference> reference_entries(lua_State* L) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "cloud.reference");
-  lua_call(L, 1, 1);
+  call_lua(L, 1, 1);
   std::vector<Reference> entries;
   int table = lua_gettop(L);
   for (lua_Integer i = 1; lua_rawgeti(L, table, i) == LUA_TTABLE; ++i) {
@@ -222,7 +220,7 @@ int l_help(lua_State* L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   if (lua_getfield(L, -1, LUA_IOLIBNAME) == LUA_TTABLE && lua_getfield(L, -1, "write") == LUA_TFUNCTION) {
     lua_pushlstring(L, text.data(), text.size());
-    lua_call(L, 1, 0);
+    call_lua(L, 1, 0);
     return 0;
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -322,7 +320,8 @@ std::vector<std::string> string_list(lua_State* L, int index) {
 // suggest), "unknown field 'key', did you mean 'near'?"; lua/check.lua's.
 int l_unknown_field(lua_State* L) {
   check_type(L, 2, LUA_TTABLE);
-  std::string text = unknown_field(luaL_tolstring(L, 1, nullptr), string_list(L, 2));
+  const char* key = tolstring(L, 1);
+  std::string text = unknown_field(key, string_list(L, 2));
   lua_pushlstring(L, text.data(), text.size());
   return 1;
 }
@@ -331,9 +330,11 @@ int l_unknown_field(lua_State* L) {
 // names nothing of its kind (core/base/suggest), "no waiter named 'x'; did you mean
 // 'y'?"; lua/check.lua's.
 int l_unknown_name(lua_State* L) {
-  std::string kind = luaL_checkstring(L, 1), typed = luaL_checkstring(L, 2);
+  const char* kind = luaL_checkstring(L, 1);  // lauxlib's checks first: they raise by longjmp
+  const char* typed = luaL_checkstring(L, 2);
   check_type(L, 3, LUA_TTABLE);
-  std::string text = unknown_name(kind, typed, string_list(L, 3), luaL_optstring(L, 4, ""));
+  const char* hint = luaL_optstring(L, 4, "");
+  std::string text = unknown_name(kind, typed, string_list(L, 3), hint);
   lua_pushlstring(L, text.data(), text.size());
   return 1;
 }
@@ -342,7 +343,7 @@ int l_unknown_name(lua_State* L) {
 // option (core/base/suggest), "unknown option '--x'; did you mean '--y'?"; the Lua
 // sub-commands' (lua/command_line.lua).
 int l_unknown_option(lua_State* L) {
-  std::string typed = luaL_checkstring(L, 1);
+  const char* typed = luaL_checkstring(L, 1);
   check_type(L, 2, LUA_TTABLE);
   std::string text = unknown_option(typed, string_list(L, 2));
   lua_pushlstring(L, text.data(), text.size());
@@ -352,7 +353,8 @@ int l_unknown_option(lua_State* L) {
 // cloud._suggested(text, typed, names): `text` with the one "did you mean" (core/base/
 // suggest) for `typed` among `names`; for a refusal worded where it is made.
 int l_suggested(lua_State* L) {
-  std::string text = luaL_checkstring(L, 1), typed = luaL_checkstring(L, 2);
+  const char* text = luaL_checkstring(L, 1);
+  const char* typed = luaL_checkstring(L, 2);
   check_type(L, 3, LUA_TTABLE);
   std::string out = suggested(text, typed, string_list(L, 3));
   lua_pushlstring(L, out.data(), out.size());

@@ -2,8 +2,7 @@
 // by the rules every call's arguments and results follow (lua/convert.h): an empty
 // table is {}, an empty list of a result (or of a decoded text) is [], cloud.null is
 // null. Both directions stop at core's kMaxDepth levels.
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include "core/model/protocol.h"
 #include "lua/binding.h"

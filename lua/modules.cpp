@@ -11,8 +11,7 @@
 // stub. cloud.pretty, a module table (the same as require's), is required the first
 // time the field is read, through the `cloud` table's __index (compiling pretty.lua
 // was a sixth of what `cloudlua -e ''` executed beyond the dynamic loader).
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <cstring>
 #include <initializer_list>
@@ -39,9 +38,10 @@ const EmbeddedFile* find_embedded(const std::string& module) {
 bool load_embedded(lua_State* L, const char* name) {
   const EmbeddedFile* f = find_embedded(name);
   if (!f) return false;
-  std::string chunkname = std::string("=[cloudlua] ") + f->name;
-  if (luaL_loadbuffer(L, f->text, std::strlen(f->text), chunkname.c_str()) != LUA_OK)
-    luaL_error(L, "error loading embedded module '%s': %s", name, lua_tostring(L, -1));
+  lua_pushfstring(L, "=[cloudlua] %s", f->name);  // the chunk's name on the Lua stack: no C++ object under an error
+  int status = luaL_loadbuffer(L, f->text, std::strlen(f->text), lua_tostring(L, -1));
+  lua_remove(L, -2);
+  if (status != LUA_OK) luaL_error(L, "error loading embedded module '%s': %s", name, lua_tostring(L, -1));
   return true;
 }
 
@@ -118,7 +118,16 @@ void push_stubs(lua_State* L) {
   static const char key = 0;
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &key) == LUA_TTABLE) return;
   lua_pop(L, 1);
-  luaL_requiref(L, "cloud.stubs", open_embedded, 0);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);  // as luaL_requiref, an error as LuaRaise
+  if (lua_getfield(L, -1, "cloud.stubs") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_pushcfunction(L, open_embedded);
+    lua_pushliteral(L, "cloud.stubs");
+    call_lua(L, 1, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "cloud.stubs");
+  }
+  lua_remove(L, -2);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &key);
 }
@@ -129,7 +138,7 @@ void call_stub_maker(lua_State* L, const char* maker, int arg) {
   push_stubs(L);
   lua_getfield(L, -1, maker);
   lua_pushvalue(L, arg);
-  lua_call(L, 1, 0);
+  call_lua(L, 1, 0);
   lua_pop(L, 1);
 }
 
@@ -140,7 +149,7 @@ void set_stubs(lua_State* L, int module, std::initializer_list<const char*> fiel
     lua_getfield(L, -1, "stub");
     lua_pushstring(L, name);
     lua_pushstring(L, field);
-    lua_call(L, 2, 1);
+    call_lua(L, 2, 1);
     lua_setfield(L, module, field);
   }
   lua_pop(L, 1);

@@ -5,8 +5,7 @@
 // resume, storage.sync's checksums), cloud.time, the Lua side of core/base/dates, and the
 // process's bandwidth cap.
 // Each follows the binding's order: check, act, push, return.
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 

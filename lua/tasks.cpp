@@ -1,7 +1,8 @@
 // The C side of tasks (the Lua side, cloud.spawn, join and cloud.map, is lua/tasks.lua),
 // after OpenResty's cosockets. A call made inside a task starts its transfer (or timer)
 // on the loop, leaves a `cloud.parked` userdata on its stack and yields its id to the
-// scheduler. When the loop hands the call's result to the wait (Parked::end, the one
+// scheduler (through the edge, lua/binding.h: a yield is a longjmp and no C++ frame
+// may be alive under it). When the loop hands the call's result to the wait (Parked::end, the one
 // continuation), the wait's id joins the list of ended waits; the scheduler's turn
 // (cloud._loop.run_once, then take_ended) takes that list and resumes exactly those tasks: nothing asks
 // every task whether it is ready. Outside a task the same code runs the loop itself
@@ -11,8 +12,7 @@
 // the registry's `cloud.tasks` (thread -> task, weak), which tasks.lua fills.
 #include "lua/tasks.h"
 
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <unordered_set>
 #include <vector>
@@ -59,13 +59,20 @@ int parked_gc(lua_State* L) {
   return 0;
 }
 
-// The continuation of a parked call: pushes what it ended with, or raises it.
-int resume_parked(lua_State* L, int, lua_KContext at) {
+// What a parked call ended with: pushes it and returns the count, or raises it (behind
+// the edge).
+int finish_parked(lua_State* L, int, lua_KContext at) {
   auto* p = static_cast<Parked*>(luaL_checkudata(L, static_cast<int>(at), kParkedMeta));
-  if (!p->ended) return luaL_error(L, "a task was resumed before its call ended");
+  if (!p->ended) luaL_error(L, "a task was resumed before its call ended");
   int n = p->error ? (push_error(L, *p->error), -1) : p->push(L, *p);
   p->result = std::monostate{};  // the answer's memory goes now, not with the userdata
-  return n < 0 ? lua_error(L) : n;
+  if (n < 0) raise_top(L);
+  return n;
+}
+
+// The continuation of a parked call, resumed by the scheduler.
+int resume_parked(lua_State* L, int status, lua_KContext at) {
+  return continue_protected(L, finish_parked, status, at);
 }
 
 // Whether the running coroutine is a task that may yield here.
@@ -136,10 +143,10 @@ int wait_parked(lua_State* L, int at) {
     lua_pushlightuserdata(L, &kParkedMark);
     lua_pushinteger(L, static_cast<lua_Integer>(p->id));
     lua_pushvalue(L, at);
-    return lua_yieldk(L, 3, at, resume_parked);
+    return yield_at_edge(L, 3, at, resume_parked);
   }
   p->client->transport().loop().run_until([p] { return p->ended; });
-  return resume_parked(L, LUA_OK, at);
+  return finish_parked(L, LUA_OK, at);
 }
 
 void cancel_all_parked() {

@@ -44,7 +44,8 @@ Parked& park(lua_State* L, std::shared_ptr<Client> client, Parked::Push push);
 // Waits for the wait parked at `at`: inside a task, yields to the scheduler (which
 // resumes the task when the loop has handed back this wait); elsewhere, runs the
 // loop until it has ended. Returns what it ended with (raising its error). Call it as
-// `return wait_parked(L, at);` with no C++ object alive: a yield skips destructors.
+// `return wait_parked(L, at);` from a function behind the edge (protect<fn>), whose
+// call_protected yields once the function's frames are gone.
 int wait_parked(lua_State* L, int at);
 
 // Sets cloud._loop, the primitives lua/tasks.lua composes, in the table at `module`.

@@ -1,7 +1,6 @@
 #include "repl/chunk.h"
 
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <cstring>
 

@@ -5,8 +5,7 @@
 // table its dotted path reaches.
 #include "repl/complete.h"
 
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <algorithm>
 #include <cctype>

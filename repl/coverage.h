@@ -7,7 +7,7 @@
 // DIR/cobertura.xml, and one line of totals.
 #pragma once
 
-#include <lua.h>
+#include <lua.hpp>
 
 #include <map>
 #include <string>

@@ -3,8 +3,7 @@
 // signal-safe, and what lua.c does) and the signal dispositions.
 #include "repl/interrupt.h"
 
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <csignal>
 

@@ -7,8 +7,7 @@
 // Errors are shown and the loop carries on. Ctrl-C cancels the line being typed or
 // the chunk running, an HTTP call included; Ctrl-D or the end of input leaves.
 // Prompts and the banner appear only when stdin is a terminal.
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -106,7 +105,7 @@ bool push_printer(lua_State* L) {
 bool show_values(lua_State* L, int first) {
   int n = lua_gettop(L) - first + 1;
   if (n <= 0) return true;
-  luaL_checkstack(L, LUA_MINSTACK, "too many results to show");
+  if (!lua_checkstack(L, LUA_MINSTACK)) raise_text(L, "stack overflow (too many results to show)");
   int status = LUA_OK;
   if (!push_printer(L)) {
     lua_getglobal(L, "print");

@@ -9,9 +9,7 @@
 // sync and the transfers clean up after); an interruption prints the one line
 // "cloudlua: interrupted", wherever it stopped the run. With --output json the values a -e chunk or the script returns
 // are printed as JSON, one document per line.
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
+#include <lua.hpp>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,6 +20,7 @@
 
 #include "core/base/embedded.h"
 #include "core/net/redact.h"
+#include "lua/binding.h"
 #include "lua/convert.h"
 #include "lua/session.h"
 #include "repl/cli.h"
@@ -398,7 +397,7 @@ int run_lua(const RunOptions& o) {
   full_traceback = o.full_traceback;
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   if (!L) return std::fprintf(stderr, "cloudlua: cannot create state: not enough memory\n"), 1;
-  lua_pushcfunction(L.get(), pmain);
+  lua_pushcfunction(L.get(), protect<pmain>);
   lua_pushlightuserdata(L.get(), const_cast<RunOptions*>(&o));
   int status = protected_call(L.get(), 1, 1);
   if (status != LUA_OK) return report_error(L.get(), status), 1;

@@ -6,8 +6,7 @@
 // --keep-going the session carries on and still ends with 1. As in the REPL, each
 // statement is its own chunk, so a `local` lasts one statement (`cloudlua -` runs
 // stdin as one script instead).
-#include <lauxlib.h>
-#include <lua.h>
+#include <lua.hpp>
 
 #include <memory>
 #include <string>

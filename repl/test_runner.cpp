@@ -13,9 +13,7 @@
 // lines the files run (repl/coverage.h), in each worker under -j N, merged here.
 #include "repl/test_runner.h"
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
+#include <lua.hpp>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -38,6 +36,7 @@
 #include "core/net/cassette.h"
 #include "core/net/redact.h"
 #include "emulator/service.h"
+#include "lua/binding.h"
 #include "lua/session.h"
 #include "repl/cli.h"
 #include "repl/coverage.h"
@@ -251,22 +250,23 @@ int emit_event(lua_State* L) {
       {"message", &e.message}, {"traceback", &e.traceback}, {"text", &e.text}, {"describe", &e.describe}};
   for (const auto& [key, field] : fields)
     if (!text_field(L, 1, key, *field))
-      return luaL_error(L, "bad argument #1 to 'emit' (field '%s' is not a string)", key);
+      raise_text(L, std::string("bad argument #1 to 'emit' (field '") + key + "' is not a string)");
   lua_getfield(L, 1, "time");
   e.time = lua_tonumber(L, -1);
   lua_pop(L, 1);
   std::string why;
   TestEvent checked;
-  if (!decode_event(encode_event(e), checked, why)) return luaL_error(L, "bad argument #1 to 'emit' (%s)", why.c_str());
+  if (!decode_event(encode_event(e), checked, why)) raise_text(L, "bad argument #1 to 'emit' (" + why + ")");
   sink(checked);
   return 0;
 }
 
 // make_directory(path): the folder and those above it, as `mkdir -p`; raises on failure.
 int make_directory(lua_State* L) {
+  const char* path = luaL_checkstring(L, 1);
   std::error_code ec;
-  fs::create_directories(luaL_checkstring(L, 1), ec);
-  if (ec) return luaL_error(L, "cannot make the folder %s: %s", lua_tostring(L, 1), ec.message().c_str());
+  fs::create_directories(path, ec);
+  if (ec) raise_text(L, std::string("cannot make the folder ") + path + ": " + ec.message());
   return 0;
 }
 
@@ -309,13 +309,13 @@ int call_harness(lua_State* L, const std::string& path, const TestOptions& o, co
   push_strings(L, o.exclude_tags), lua_setfield(L, -2, "exclude_tags");
   lua_pushboolean(L, o.update_snapshots);
   lua_setfield(L, -2, "update_snapshots");
-  lua_pushcfunction(L, make_directory);
+  lua_pushcfunction(L, protect<make_directory>);
   lua_setfield(L, -2, "make_directory");
   lua_pushcfunction(L, real_clock);
   lua_setfield(L, -2, "clock");
   if (out) lua_pushlightuserdata(L, out), lua_pushcclosure(L, write_line, 1), lua_setfield(L, -2, "write_line");
   lua_pushlightuserdata(L, const_cast<EventSink*>(&sink));
-  lua_pushcclosure(L, emit_event, 1);
+  lua_pushcclosure(L, protect<emit_event>, 1);
   lua_setfield(L, -2, "emit");
   int status = protected_call(L, 2, 0);
   if (status != LUA_OK) return report_error(L, status), status;
@@ -473,7 +473,7 @@ bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink,
   std::unique_ptr<lua_State, void (*)(lua_State*)> L(luaL_newstate(), lua_close);
   if (lines && L) record_lines(L.get(), *lines);  // before any thread: each made later keeps the hook
   FileRun run{path, o, session.value(), in_order, out};
-  lua_pushcfunction(L.get(), file_main);
+  lua_pushcfunction(L.get(), protect<file_main>);
   lua_pushlightuserdata(L.get(), &run);
   int status = protected_call(L.get(), 1, 1);
   if (status != LUA_OK) report_error(L.get(), status);

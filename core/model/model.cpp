@@ -728,6 +728,7 @@ Outcome<std::shared_ptr<Model>> Model::load(const std::vector<std::pair<std::str
   for (size_t i = 0; i < model->apis_.size(); ++i) model->services_.push_back(model->apis_[i].service);
   for (size_t i = 0; i < model->apis_.size(); ++i)
     for (const Operation* op : model->apis_[i].operations) model->index_.push_back({op->name, op->snake_name, i});
+  model->index_names();
   return model;
 }
 
@@ -745,6 +746,7 @@ const Model& Model::builtin() {
           m->services_[i] = e->service;
           m->index_.push_back({e->operation, snake_case(e->operation), i});
         }
+    m->index_names();
     for (size_t i = 0; i < m->apis_.size(); ++i)
       if (m->apis_[i].name.empty()) m->read_api(i);  // an API without operations is not in the index
     return m;
@@ -837,14 +839,26 @@ const Operation* Model::read_alone(const Entry& e) const {
   return op;
 }
 
-const Operation* Model::find(std::string_view name) const {
-  for (const Entry& e : index_) {
-    if (e.name != name && e.snake_name != name) continue;
-    if (const Operation* op = read_alone(e)) return op;
-    read_api(e.api);
-    for (const Operation* op : apis_[e.api].operations)
-      if (op->name == e.name) return op;
+void Model::index_names() {
+  by_name_.clear();
+  for (size_t i = 0; i < index_.size(); ++i) {
+    by_name_.emplace(index_[i].name, i);  // the first entry of a name wins, as a scan in order finds it
+    by_name_.emplace(index_[i].snake_name, i);
   }
+}
+
+const Model::Entry* Model::entry(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &index_[it->second];
+}
+
+const Operation* Model::find(std::string_view name) const {
+  const Entry* e = entry(name);
+  if (!e) return nullptr;
+  if (const Operation* op = read_alone(*e)) return op;
+  read_api(e->api);
+  for (const Operation* op : apis_[e->api].operations)
+    if (op->name == e->name) return op;
   return nullptr;
 }
 
@@ -895,9 +909,8 @@ std::string Model::default_service(std::string_view api) const {
 }
 
 std::string Model::api_of(std::string_view operation) const {
-  for (const Entry& e : index_)
-    if (e.name == operation || e.snake_name == operation) return apis_[e.api].name;
-  return "";
+  const Entry* e = entry(operation);
+  return e ? apis_[e->api].name : "";
 }
 
 const Waiter* Model::waiter(std::string_view name) const {

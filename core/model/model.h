@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -259,6 +260,10 @@ class Model {
   };
   void read_api(size_t i) const;
   const Operation* read_alone(const Entry& e) const;
+  // Fills by_name_ from index_, once index_ is complete.
+  void index_names();
+  // The entry of the operation called `name` (or its snake_case name); nullptr if none.
+  const Entry* entry(std::string_view name) const;
   void split_source(size_t i) const;
   void read_header(size_t i) const;
 
@@ -270,6 +275,9 @@ class Model {
   mutable std::vector<Api> apis_;
   std::deque<Source> sources_;  // empty once everything is read (Model::load)
   std::vector<Entry> index_;
+  // Each operation's name and snake_case name -> its entry in index_ (the views point
+  // into index_, complete before this is filled): a call finds its operation at once.
+  std::unordered_map<std::string_view, size_t> by_name_;
   std::vector<std::string> services_;  // each API's default service, beside apis_
   mutable std::mutex load_mutex_;
 };

@@ -1,15 +1,15 @@
 // Error objects at the Lua edge: the one constructor (push_error, and cloud.error{}
 // over it) and the reader back into an Error (error_from_table), which must leave the
 // caller's stack as it found it whatever the object holds; and the one edge where
-// what C++ throws becomes an error object (protect<>).
+// what C++ throws becomes an error object (protect<>), and where Lua's longjmps (an
+// error, a yield) happen only once the binding's C++ objects are gone.
 #include <catch2/catch.hpp>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
+#include <lua.hpp>
 
 #include <memory>
 #include <new>
+#include <string>
 
 #include "lua/binding.h"
 
@@ -62,9 +62,8 @@ TEST_CASE("error objects: what a binding throws (std::bad_alloc) is an error obj
           "[lua]") {
   State L = new_state();
   luaL_openlibs(L.get());
-  lua_pushcfunction(L.get(), cloud::protect<runs_out>);
-  lua_setglobal(L.get(), "runs_out");
-  // Without the edge, Lua (built as C++) raised the value on top of the stack: 0.1 here.
+  lua_register(L.get(), "runs_out", cloud::protect<runs_out>);
+  // Without the edge, the exception would cross Lua's C frames (Lua is linked as C).
   const char* code =
       "local ok, e = pcall(runs_out)\n"
       "local co = coroutine.create(function() return runs_out() end)\n"
@@ -79,4 +78,72 @@ TEST_CASE("error objects: what a binding throws (std::bad_alloc) is an error obj
   CHECK(std::string(lua_tostring(L.get(), 6)) == "table");
   CHECK(std::string(lua_tostring(L.get(), 7)) == "OutOfMemory");
   CHECK_FALSE(lua_toboolean(L.get(), 8));
+}
+
+namespace {
+
+int alive = 0;  // Held objects not destroyed yet
+
+// An object with a destructor, as a binding's std::string or lock is.
+struct Held {
+  Held() { ++alive; }
+  ~Held() { --alive; }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+};
+
+// Calls its argument (which raises) while holding an object.
+int raises_through(lua_State* L) {
+  Held held;
+  std::string text(100, 'x');  // on the heap
+  lua_pushvalue(L, 1);
+  cloud::call_lua(L, 0, 0);
+  return 0;
+}
+
+// Yields its argument through the edge while holding an object; resumed, returns "resumed".
+int yields_through(lua_State* L) {
+  Held held;
+  lua_pushvalue(L, 1);
+  return cloud::yield_at_edge(L, 1, 0, [](lua_State* S, int, lua_KContext) {
+    lua_pushliteral(S, "resumed");
+    return 1;
+  });
+}
+
+// Refuses its argument while holding an object.
+int refuses(lua_State* L) {
+  Held held;
+  cloud::arg_error(L, 1, "a test");
+}
+
+}  // namespace
+
+TEST_CASE("the edge: an error or a yield leaves no C++ object of the binding behind", "[lua]") {
+  State L = new_state();
+  luaL_openlibs(L.get());
+  lua_register(L.get(), "raises_through", cloud::protect<raises_through>);
+  lua_register(L.get(), "yields_through", cloud::protect<yields_through>);
+  lua_register(L.get(), "refuses", cloud::protect<refuses>);
+  const char* code =
+      "local ok, e = pcall(raises_through, function() error('inner', 0) end)\n"
+      "local co = coroutine.wrap(function(x) return yields_through(x) end)\n"
+      "local yielded = co('out')\n"
+      "local alive_at_yield = alive()\n"
+      "local resumed = co()\n"
+      "local rok, re = pcall(refuses)\n"
+      "return ok, e, yielded, alive_at_yield, resumed, rok, re";
+  lua_register(L.get(), "alive", [](lua_State* S) {
+    lua_pushinteger(S, alive);
+    return 1;
+  });
+  REQUIRE(luaL_dostring(L.get(), code) == LUA_OK);
+  CHECK_FALSE(lua_toboolean(L.get(), 1));
+  CHECK(std::string(lua_tostring(L.get(), 2)) == "inner");
+  CHECK(std::string(lua_tostring(L.get(), 3)) == "out");
+  CHECK(lua_tointeger(L.get(), 4) == 0);
+  CHECK(std::string(lua_tostring(L.get(), 5)) == "resumed");
+  CHECK_FALSE(lua_toboolean(L.get(), 6));
+  CHECK(std::string(lua_tostring(L.get(), 7)) == "bad argument #1 to 'refuses' (a test)");
+  CHECK(alive == 0);
 }

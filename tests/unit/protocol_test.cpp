@@ -6,9 +6,7 @@
 // Last, the Lua side of the types: JSON null <-> cloud.null, integers, empty tables.
 #include <catch2/catch.hpp>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
+#include <lua.hpp>
 
 #include "core/base/crypto.h"
 #include "core/model/protocol.h"
