@@ -23,7 +23,7 @@ mkdir -p "$LOGS"
 PLAN=(
   "speed_bench|ROUNDS=5|"
   "tasks_bench|ROUNDS=3|"
-  "serve_bench|ROUNDS=3|3 3"
+  "serve_bench|ROUNDS=3 CONNECTIONS='1 8 64'|3 3"
   "large_body_bench|ROUNDS=3|3 60"
   "serve_state_bench|ROUNDS=2 COUNTS='10000 100000' BIG=256M PUTS=500|"
   "transfer_bench|ROUNDS=2 SIZE_MIB=64|"
