@@ -43,12 +43,20 @@ prompts() { [ "$(screen | grep -c 'cloudlua\[')" = "$1" ]; }  # $1 prompt lines 
 typed_line() { screen | grep -F 'cloudlua[' | tail -n 1 | sed 's/ *$//'; }
 only_prompt() { [ "$(screen | grep -c .)" = 1 ] && [[ $(typed_line) == *'>' ]]; }
 
+# The screen is the empty prompt alone; else Ctrl-L is sent again. On a busy machine the
+# Ctrl-L may be read before the Ctrl-C's new prompt is drawn, which then lands below it.
+cleared() {
+  only_prompt && return 0
+  tmux_ send-keys -t repl C-l
+  return 1
+}
+
 # Cancels the line being typed (Ctrl-C) and clears the screen, the REPL back at its prompt.
 next_line() {
   tmux_ send-keys -t repl C-c
   tmux_ clear-history -t repl
   tmux_ send-keys -t repl C-l
-  poll only_prompt || fail "no empty prompt after Ctrl-C"
+  poll cleared || fail "no empty prompt after Ctrl-C"
 }
 
 # Types $1 and Tab: the line must then read $2 (what `what` names completed), no more.
