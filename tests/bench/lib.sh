@@ -64,6 +64,33 @@ isolate_aws_cli() {
   export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
 }
 
+# timed PREFIX COMMAND: what waits to be written flushed first (untimed), then bash -c
+# COMMAND under /usr/bin/time -v, its output discarded; appends the wall seconds to
+# PREFIX.time and the peak resident KiB to PREFIX.rss.
+timed() {
+  command sync
+  /usr/bin/time -v -o "$WORK/time.out" bash -c "$2" >/dev/null
+  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \
+    "$WORK/time.out" >>"$1.time"
+  awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time.out" >>"$1.rss"
+}
+
+# rclone sees one remote, "serve:", the serve started (tests/serve/lib.sh's start_serve),
+# in $RCLONE_CONFIG of $WORK: never the user's configuration.
+rclone_to_serve() {
+  export RCLONE_CONFIG="$WORK/rclone.conf"
+  cat >"$RCLONE_CONFIG" <<CONFIG
+[serve]
+type = s3
+provider = Other
+endpoint = $CLOUDLUA_ENDPOINT_STORAGE
+access_key_id = $CLOUDLUA_ACCESS_KEY_ID
+secret_access_key = $CLOUDLUA_SECRET_ACCESS_KEY
+region = jp-east-1
+force_path_style = true
+CONFIG
+}
+
 # record FIGURE PEER VALUE UNIT [ROUNDS]: one result, a JSON line appended to $RESULTS
 # (tests/bench/results/<script>.jsonl unless set): the figure measured, the tool that
 # ran it (cloudlua, or the peer beside it), its median, when, which build of cloudlua

@@ -29,17 +29,7 @@ start_serve
 export CLOUDLUA_CONFIG_FILE=/dev/null
 isolate_aws_cli
 printf '[default]\nregion = jp-east-1\ns3 =\n  addressing_style = path\n' >"$AWS_CONFIG_FILE"
-export RCLONE_CONFIG="$WORK/rclone.conf"
-cat >"$RCLONE_CONFIG" <<CONFIG
-[serve]
-type = s3
-provider = Other
-endpoint = $CLOUDLUA_ENDPOINT_STORAGE
-access_key_id = $CLOUDLUA_ACCESS_KEY_ID
-secret_access_key = $CLOUDLUA_SECRET_ACCESS_KEY
-region = jp-east-1
-force_path_style = true
-CONFIG
+rclone_to_serve
 "$BIN" -e 'cloud.storage.create_bucket{ Bucket = "scale" }'
 
 if [ -z "${TOOLS:-}" ]; then
@@ -65,13 +55,7 @@ export BIN
 # measure SIZE ROW TOOL FROM [TO]: the command under /usr/bin/time -v; appends the wall
 # seconds and the peak resident KiB to $WORK/SIZE.ROW.TOOL.{time,rss}. What waits to be
 # written is flushed first, untimed.
-measure() {
-  command sync
-  /usr/bin/time -v -o "$WORK/time.out" bash -c "run $3 $2 $4 ${5:-}" >/dev/null
-  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \
-    "$WORK/time.out" >>"$WORK/$1.$2.$3.time"
-  awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time.out" >>"$WORK/$1.$2.$3.rss"
-}
+measure() { timed "$WORK/$1.$2.$3" "run $3 $2 $4 ${5:-}"; }
 
 # make_tree SIZE: SIZE files of 1 KiB in $WORK/tree, 1,000 to a folder.
 make_tree() {

@@ -34,17 +34,7 @@ s3 =
   addressing_style = path
   max_concurrent_requests = 16
 CONFIG
-export RCLONE_CONFIG="$WORK/rclone.conf"
-cat >"$RCLONE_CONFIG" <<CONFIG
-[serve]
-type = s3
-provider = Other
-endpoint = $CLOUDLUA_ENDPOINT_STORAGE
-access_key_id = $CLOUDLUA_ACCESS_KEY_ID
-secret_access_key = $CLOUDLUA_SECRET_ACCESS_KEY
-region = jp-east-1
-force_path_style = true
-CONFIG
+rclone_to_serve
 
 "$BIN" -e 'cloud.storage.create_bucket{ Bucket = "bench" }'
 mkdir -p "$WORK/small"
@@ -83,13 +73,7 @@ fi
 # makes its downloads durable would otherwise pay for the writes of the one before.
 # With DURABLE=1 the timed command ends with a sync of its own: the time until what
 # was written is on disk, for every tool alike (cloudlua's downloads flush anyway).
-measure() {
-  command sync
-  /usr/bin/time -v -o "$WORK/time.out" bash -c "sync $2 $3 $4${DURABLE:+ && command sync}" >/dev/null
-  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \
-    "$WORK/time.out" >>"$WORK/$1.$2.time"
-  awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time.out" >>"$WORK/$1.$2.rss"
-}
+measure() { timed "$WORK/$1.$2" "sync $2 $3 $4${DURABLE:+ && command sync}"; }
 
 echo "$FILES files of 16 KiB$([ "$BIG" -gt 0 ] && echo ", $BIG files of $BIG_MIB MiB"), $ROUNDS rounds, against cloudlua serve"
 ROWS="a-up b-down c-again-up c-again-down"
