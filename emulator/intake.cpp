@@ -221,9 +221,10 @@ std::optional<Refusal> Intake::admit(const Api& api, httplib::Request& req) {
 // body is not in it: a plain body's hash is `sha256_hex` (read already), and a
 // streaming body, read after the check, gets the check of its chunks in `later`.
 // `headers` are lent to the check and taken back.
-std::optional<SignatureRefusal> Intake::check_signature(const Api& api, const httplib::Request& req, Headers& headers,
+std::optional<SignatureRefusal> Intake::check_signature(const Api& api, const httplib::Request& req, Arrival& arrival,
                                                         const std::string& sha256_hex,
                                                         std::unique_ptr<StreamCheck>* later) const {
+  Headers& headers = arrival.headers;
   VerifyInput in;
   in.method = req.method;
   in.url = "http://" + request_header_value(req, "Host") + req.target;
@@ -234,11 +235,14 @@ std::optional<SignatureRefusal> Intake::check_signature(const Api& api, const ht
   in.service = api.service;
   in.policy = api.signing;
   in.dialect = Dialect::find(dialect_);  // nullptr for "any"
-  in.credentials = [this](const std::string& key) {
-    return key == credentials_.access_key_id ? &credentials_ : nullptr;
+  std::optional<Credentials> found;      // the account's, held while the signature is checked
+  in.credentials = [this, &found](const std::string& key) {
+    found = secret_of_(key);
+    return found ? &*found : nullptr;
   };
   std::optional<SignatureRefusal> refused = verify_signature(in, nullptr, later);
   headers = std::move(in.headers);
+  if (!refused && found) arrival.access_key = found->access_key_id;
   if (refused && refused->code == "MissingAuthenticationToken" && !api.protocol->unsigned_code.empty())
     refused->code = api.protocol->unsigned_code, refused->message = api.protocol->unsigned_message;
   return refused;
@@ -252,7 +256,7 @@ std::optional<SignatureRefusal> Intake::read_body(const Api& api, const httplib:
   std::unique_ptr<StreamCheck> stream;
   bool follows = api.signing.payload_hash == PayloadHash::header && announces_stream(in.headers);
   std::optional<SignatureRefusal> refused;
-  if (follows) refused = check_signature(api, req, in.headers, "", &stream);
+  if (follows) refused = check_signature(api, req, in, "", &stream);
   body = std::make_unique<IncomingBody>(std::move(stream), refused ? std::string() : in.body_folder,
                                         named_checksums(in.headers));
   bool whole = refused ? read_into(req, reader, [](std::string_view) {})
@@ -262,7 +266,7 @@ std::optional<SignatureRefusal> Intake::read_body(const Api& api, const httplib:
   if (refused) return refused;
   if (auto bad = body->finish()) return bad;
   if (follows) return std::nullopt;
-  return check_signature(api, req, in.headers, body->digests().sha256_hex, nullptr);
+  return check_signature(api, req, in, body->digests().sha256_hex, nullptr);
 }
 
 // aws-cli sends Content-MD5 with parts and objects; an aws-chunked body's is that of

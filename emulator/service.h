@@ -145,6 +145,11 @@ struct PlatformContext {
   // Whether services note the records each change touches (Service::changed_records):
   // only while a RecordStore keeps them, so that the embedded emulator pays nothing.
   bool note_records = false;
+  // The account that owns what the platform makes on its own (fixtures, seeds): the
+  // world's first; and the account whose request is being handled (`owner` outside
+  // one). Ids of 12 digits (emulator/worlds.h).
+  std::string owner = "000000000000";
+  std::string account = owner;
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                              // 8-4-4-4-12 hex
@@ -226,6 +231,11 @@ class Service {
   virtual void settle() {}                      // apply transitions that are due
   virtual json state() const = 0;               // its part of cloud.emulator.state()
   virtual void reset() = 0;                     // empty
+  // Whether the account `id` owns any of its resources (an account that does is not removed).
+  virtual bool owns(const std::string& id) const {
+    (void)id;
+    return false;
+  }
   // The one way its state leaves and comes back (`serve --state`, checkpoints): records.
   // Everything needed to carry on: resources, pending transitions (platform times),
   // counters. changed_records() gives the records changed since the last call, their
@@ -308,7 +318,14 @@ class Platform {
   // set (in place of the argument), and an output payload goes out as
   // HandlerResult::payload, referencing the stored bytes; without, both are members
   // of the input and result documents.
-  HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr);
+  // `account`: the caller's account id ("": the world's owner), what the services
+  // check ownership against (PlatformContext::account).
+  HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr,
+                       const std::string& account = "");
+  // The account fixtures and seeds belong to, and that a call without one acts as.
+  void set_owner(const std::string& id);
+  // Whether the account `id` owns any resource.
+  bool owns(const std::string& id);
 
   void load_fixtures();
   void seed(const json& fixtures);
@@ -326,6 +343,10 @@ class Platform {
   // An unknown name or a negative value is refused, naming the known settings.
   Outcome<bool> set_setting(const std::string& name, double value);
   void set_endpoints(std::map<std::string, std::string> endpoints);
+  // What a new world takes of this one: the settings changed from their defaults and
+  // the APIs' base URLs.
+  std::map<std::string, double> settings();
+  std::map<std::string, std::string> endpoints();
 
   // Every record of the platform (the header: clock, ids, settings; every service's
   // records), to `store` at once: a copy (a checkpoint in memory). Not while a store

@@ -545,6 +545,26 @@ bool StateDatabase::put_object(const std::string& api, const ObjectRow& o, std::
   return put.run();
 }
 
+Outcome<bool> StateDatabase::put_meta(const std::string& name, const json& value) {
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  Statement put(db_, "INSERT INTO meta(name, value) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET value = ?2");
+  if (!put.ready() || !put.bind({name, value.dump()}).run()) return failure("cannot save the " + name + " of");
+  return true;
+}
+
+Outcome<std::optional<json>> StateDatabase::meta(const std::string& name) {
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  Statement read(db_, "SELECT value FROM meta WHERE name = ?1");
+  if (!read.ready()) return failure("cannot read");
+  if (read.bind({name}).step() != SQLITE_ROW) return std::optional<json>();
+  bool too_deep = false;
+  json value = parse_json_text(read.text(0), too_deep);
+  if (too_deep || value.is_discarded())
+    return make_error(ErrorKind::config, "BadStateFile",
+                      "the state database " + path_ + " holds " + name + " that are not JSON");
+  return std::optional<json>(std::move(value));
+}
+
 Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
   if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
   Statement header(db_, "SELECT value FROM meta WHERE name = 'header'");

@@ -48,6 +48,11 @@ class StateDatabase : public RecordStore {
   const std::string& bytes_folder() const { return bytes_dir_; }
   Outcome<bool> save(const json& header, const std::map<std::string, StateRecords>& changes) override;
   Outcome<std::optional<Saved>> load() override;
+  // A document the database keeps beside the platform's records, by name (the world's
+  // accounts: "accounts"), each put in one transaction of its own; `meta` is nullopt
+  // when none was put (a database of an earlier version).
+  Outcome<bool> put_meta(const std::string& name, const json& value);
+  Outcome<std::optional<json>> meta(const std::string& name);
 
   // A checkpoint in the folder `dir` (made here; it must not exist): the records in
   // `dir`/state.db, written by VACUUM INTO in one read transaction, and the byte files

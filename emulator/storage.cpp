@@ -160,16 +160,39 @@ StorageService::Handlers StorageService::handlers() {
 }
 
 // A new, empty bucket created now (a bucket of that name is kept as it is).
+// The caller's account owns it (PlatformContext::account).
 void StorageService::add_bucket(const std::string& name) {
   if (buckets_.count(name)) return;
   buckets_[name].created = ctx_.clock.iso8601();
+  buckets_[name].owner = ctx_.account;
   changed("bucket", name);
 }
 
-// A new, empty bucket. One that exists already (every bucket is the one owner's) is
-// 409 BucketAlreadyOwnedByYou, but in us-east-1, where S3 answers 200 and leaves it as it is.
+std::optional<HandlerResult> StorageService::not_callers(const std::string& bucket) const {
+  auto b = buckets_.find(bucket);
+  if (b == buckets_.end())
+    return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", bucket}});
+  if (b->second.owner != ctx_.account) return HandlerResult::failure(403, "AccessDenied", "Access Denied");
+  return std::nullopt;
+}
+
+bool StorageService::owns(const std::string& id) const {
+  for (const auto& [name, b] : buckets_)
+    if (b.owner == id) return true;
+  return false;
+}
+
+// A new, empty bucket. Bucket names are global, as S3's: another account's name is 409
+// BucketAlreadyExists; one's own is 409 BucketAlreadyOwnedByYou, but in us-east-1,
+// where S3 answers 200 and leaves it as it is.
 HandlerResult StorageService::create_bucket(const Operation&, const json& input) {
   std::string bucket = input.value("Bucket", "");
+  auto taken = buckets_.find(bucket);
+  if (taken != buckets_.end() && taken->second.owner != ctx_.account)
+    return HandlerResult::failure(409, "BucketAlreadyExists",
+                                  "The requested bucket name is not available. The bucket namespace is shared by all "
+                                  "users of the system. Please select a different name and try again.",
+                                  {{"BucketName", bucket}});
   if (buckets_.count(bucket) && ctx_.region == "us-east-1") return HandlerResult::success({{"Location", "/" + bucket}});
   if (buckets_.count(bucket))
     return HandlerResult::failure(409, "BucketAlreadyOwnedByYou",
@@ -432,10 +455,11 @@ HandlerResult StorageService::get_bucket_location(const Operation&, const json&)
   return HandlerResult::success({{"LocationConstraint", ctx_.region}});
 }
 
-// Every bucket by name, with its creation time.
+// The caller's buckets by name, with their creation times.
 HandlerResult StorageService::list_buckets(const Operation&, const json&) {
   json listed = json::array();
-  for (const auto& [name, b] : buckets_) listed.push_back({{"Name", name}, {"CreationDate", b.created}});
+  for (const auto& [name, b] : buckets_)
+    if (b.owner == ctx_.account) listed.push_back({{"Name", name}, {"CreationDate", b.created}});
   return HandlerResult::success({{"Buckets", listed}, {"Owner", owner()}});
 }
 
@@ -493,9 +517,7 @@ StorageService::Source StorageService::copy_source(const json& input) {
                 {{"ArgumentName", "x-amz-copy-source"}, {"ArgumentValue", input.value("CopySource", "")}})};
   Source s{nullptr, uri_decode(source.substr(0, slash)), uri_decode(source.substr(slash + 1)), std::nullopt};
   auto b = buckets_.find(s.bucket);
-  if (b == buckets_.end())
-    s.failure =
-        HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", s.bucket}});
+  if (std::optional<HandlerResult> refused = not_callers(s.bucket)) s.failure = std::move(refused);
   else if (auto found = b->second.objects.find(s.key); found == b->second.objects.end()) s.failure = no_such_key(s.key);
   else s.object = &found->second;
   return s;

@@ -100,13 +100,16 @@ StateRecords StorageService::changed_records(ByteStore& bytes, bool all) {
 // An object's bytes are taken as their record's size says when it does.
 void StorageService::restore_records(RecordsByKind& records, ObjectRows& objects, const ByteStore& bytes) {
   reset();
-  for (auto& [name, b] : records["bucket"]) buckets_[name].created = b.at("created").get<std::string>();
+  for (auto& [name, b] : records["bucket"]) {  // saved before accounts: the world's first account's
+    buckets_[name].created = b.at("created").get<std::string>();
+    buckets_[name].owner = b.value("owner", ctx_.owner);
+  }
   std::map<std::string, Bucket>::iterator in = buckets_.end();  // the bucket appended to
   for (ObjectRow& row : objects) {
     if (in == buckets_.end() || row.bucket != in->first) {
       bool added;
       std::tie(in, added) = buckets_.try_emplace(row.bucket);
-      if (added) in->second.created = ctx_.clock.iso8601();
+      if (added) in->second.created = ctx_.clock.iso8601(), in->second.owner = ctx_.owner;
     }
     SharedBytes kept =
         row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size)) : bytes.get(row.version_id);
@@ -199,7 +202,7 @@ StateRecord StorageService::object_record_of(const std::string& bucket, const st
 }
 
 StateRecord StorageService::bucket_record(const std::string& name) const {
-  return {"bucket", name, {{"created", buckets_.at(name).created}}};
+  return {"bucket", name, {{"created", buckets_.at(name).created}, {"owner", buckets_.at(name).owner}}};
 }
 
 // An object's record, in columns; its bytes to `bytes`, and from then on read from

@@ -210,6 +210,7 @@ struct Upload {
 struct Bucket {
   std::map<std::string, StoredObject> objects;  // by key
   std::string created;                          // ISO 8601
+  std::string owner;                            // the account id that created it
 };
 
 class StorageService : public Service {
@@ -220,6 +221,7 @@ class StorageService : public Service {
   void seed(const json& fixtures) override;
   json state() const override;
   void reset() override;
+  bool owns(const std::string& id) const override;
   static json part_json(const Part& p);
   static json upload_json(const Upload& u);
   Upload& restored_upload(const std::string& id, const json& u);
@@ -242,17 +244,18 @@ class StorageService : public Service {
   using ObjectPage = Page<const Objects::value_type*>;  // key and object
 
   // storage.cpp: buckets, objects and their listings
-  // The handler calling `fn` once the call's bucket is known to exist; NoSuchBucket else.
+  // The handler calling `fn` once the call's bucket is known to exist and to be the
+  // caller's (not_callers).
   template <class Fn>
   Handler in_bucket(Fn fn) {
     return [this, inner = handler(this, fn)](const Operation& op, const json& input, RequestBody* body) {
-      std::string bucket = input.value("Bucket", "");
-      if (!buckets_.count(bucket))
-        return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist",
-                                      {{"BucketName", bucket}});
+      if (std::optional<HandlerResult> refused = not_callers(input.value("Bucket", ""))) return *refused;
       return inner(op, input, body);
     };
   }
+  // NoSuchBucket when there is no bucket `bucket`, AccessDenied when it is another
+  // account's than the caller's: the one check of a bucket's owner.
+  std::optional<HandlerResult> not_callers(const std::string& bucket) const;
   void add_bucket(const std::string& name);
   HandlerResult create_bucket(const Operation&, const json& input);
   HandlerResult put_object(const Operation&, const json& input, RequestBody* sent);

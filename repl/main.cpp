@@ -164,6 +164,14 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
       ->check(CLI::IsMember({"ext", "aws", "any"}));
   cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept")->type_name("ID");
   cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret")->type_name("SECRET");
+  cmd->add_option("--account", serve.accounts,
+                  "Accept the key pair KEY:SECRET too, as an account of its own (repeatable): each account owns "
+                  "the buckets it creates")
+      ->type_name("KEY:SECRET")
+      ->allow_extra_args(false);
+  cmd->add_option("--accounts", serve.accounts_file,
+                  "Accept the accounts of FILE too: a KEY:SECRET a line, # comments (readable by you only)")
+      ->type_name("FILE");
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform")->type_name("REGION");
   cmd->add_option("--profile", serve.config.profile,
                   "Also write how to reach this serve into the config file's profile NAME")
