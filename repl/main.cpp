@@ -219,6 +219,9 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
                   "Kill and fail a file still running after SECONDS (default 600 under -j; 0: no limit)")
       ->type_name("SECONDS")
       ->check(CLI::Range(0.0, 1e9));
+  cmd->add_flag("--keep-worlds", test.keep_worlds,
+                "Against a serve (--endpoint URL): keep the world each file ran in, and print its key pair (else "
+                "removed when the file ends)");
   cmd->add_flag("--update-snapshots", test.update_snapshots,
                 "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
   cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")
