@@ -4,7 +4,8 @@
 # cloud.emulator.reset() (tests/lua/shared_serve_test.lua) both pass, and an aws-cli
 # user's bucket in the default world is untouched by either; the worlds they ran in are
 # gone afterwards, unless --keep-worlds keeps them. A world made through the control
-# plane answers with a key pair of its own: what is signed with it lands there.
+# plane answers with a key pair of its own: what is signed with it lands there. With
+# --state, a world made with keep comes back after a restart; deleting it removes its files.
 AWS=/usr/bin/aws  # explicitly Debian's: PATH may hold another aws first
 source "$(dirname "$0")/lib.sh"
 require_peer "$AWS" awscli
@@ -71,5 +72,25 @@ status=$(curl -sS -o "$WORK/del.out" -w '%{http_code}' --aws-sigv4 "aws:amz:jp-e
   -X POST --data-binary '{}' "$url/_cloudlua/delete_world")
 [ "$status" = 400 ] || fail "deleting the default world: $status $(cat "$WORK/del.out")"
 aws s3 ls s3://users-bucket/ | grep -q ' user.txt$' || fail "the user's object is gone after the deletions"
+stop_serve TERM
+
+step "--state: a world made with keep comes back after a restart, with its key and buckets"
+start_serve --dialect aws --port "$PORT" --state "$WORK/state.db"
+made=$(ctl create_world '{"keep": true}')
+key=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["access_key_id"])' <<<"$made")
+secret=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["secret_access_key"])' <<<"$made")
+name=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["world"])' <<<"$made")
+AWS_ACCESS_KEY_ID=$key AWS_SECRET_ACCESS_KEY=$secret aws s3 mb s3://kept-bucket >/dev/null
+ctl create_world >/dev/null  # not kept: gone with the process
+stop_serve TERM
+[ -f "$WORK/state.db.worlds/$name.db" ] || fail "the kept world has no database: $(ls -la "$WORK/state.db.worlds")"
+start_serve --dialect aws --port "$PORT" --state "$WORK/state.db"
+[ "$(ctl worlds)" = "[\"default\",\"$name\"]" ] || fail "worlds after a restart: $(ctl worlds)"
+got=$(AWS_ACCESS_KEY_ID=$key AWS_SECRET_ACCESS_KEY=$secret aws s3 ls | awk '{print $3}' | tr '\n' ' ')
+[ "$got" = "demo-bucket kept-bucket " ] || fail "the kept world after a restart lists: $got"
+curl -sS -o /dev/null --aws-sigv4 "aws:amz:jp-east-1:s3" --user "$key:$secret" \
+  -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -X POST --data-binary '{}' "$url/_cloudlua/delete_world"
+[ ! -e "$WORK/state.db.worlds/$name.db" ] && [ ! -e "$WORK/state.db.worlds/$name.db.bytes" ] ||
+  fail "the deleted world's files are left: $(ls -la "$WORK/state.db.worlds")"
 stop_serve TERM
 echo "PASS"
