@@ -101,7 +101,7 @@ struct Emulator::Impl {
         platform(worlds.main().platform) {}
 
   // Who sent a request taken in: the world and account of the key it was signed with;
-  // one not signed (a browser form's, checked later) is the default world's.
+  // one not signed is the default world's, with no account (anonymous: id "").
   Caller caller_of(const Arrival& in) {
     std::optional<Caller> found = in.access_key.empty() ? std::nullopt : worlds.caller(in.access_key);
     if (found) return *found;

@@ -125,12 +125,13 @@ Outcome<bool> Platform::check() const {
   return make_error(ErrorKind::config, "EmulatorModelMismatch", "the emulator does not serve the model: " + all);
 }
 
-HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body, const std::string& account) {
+HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body,
+                               const std::optional<std::string>& account) {
   auto it = handlers_.find(&op);
   if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", "no handler for " + op.name);
   std::lock_guard<std::mutex> lock(mutex_);
   settle_all();
-  context_.account = account.empty() ? context_.owner : account;
+  context_.account = account ? *account : context_.owner;
   HandlerResult r = it->second(op, input, body);
   context_.account = context_.owner;
   if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document

@@ -147,7 +147,7 @@ struct PlatformContext {
   bool note_records = false;
   // The account that owns what the platform makes on its own (fixtures, seeds): the
   // world's first; and the account whose request is being handled (`owner` outside
-  // one). Ids of 12 digits (emulator/worlds.h).
+  // one; "" an unsigned request's). Ids of 12 digits (emulator/worlds.h).
   std::string owner = "000000000000";
   std::string account = owner;
 
@@ -318,10 +318,11 @@ class Platform {
   // set (in place of the argument), and an output payload goes out as
   // HandlerResult::payload, referencing the stored bytes; without, both are members
   // of the input and result documents.
-  // `account`: the caller's account id ("": the world's owner), what the services
-  // check ownership against (PlatformContext::account).
+  // `account`: the caller's account id, what the services check ownership against
+  // (PlatformContext::account); "" for an unsigned request (anonymous: it owns
+  // nothing); none for a call made without a server, which acts as the world's owner.
   HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr,
-                       const std::string& account = "");
+                       const std::optional<std::string>& account = std::nullopt);
   // The account fixtures and seeds belong to, and that a call without one acts as.
   void set_owner(const std::string& id);
   // Whether the account `id` owns any resource.
