@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Worlds: `cloudlua test --endpoint URL` runs each file in a world of its own on a shared
 # serve. Two runs at once of a file that creates a fixed bucket name and calls
-# cloud.emulator.reset() (tests/lua/shared_serve_test.lua) both pass, and an aws-cli
+# cloud.emulator.reset() (tests/lua/shared_serve_test.lua; the first run has it twice,
+# under -j 2) both pass, and an aws-cli
 # user's bucket in the default world is untouched by either; the worlds they ran in are
 # gone afterwards, unless --keep-worlds keeps them. A world made through the control
 # plane answers with a key pair of its own: what is signed with it lands there. With
@@ -29,7 +30,7 @@ echo "the user's bytes" >"$WORK/user.txt"
 aws s3 cp --only-show-errors "$WORK/user.txt" s3://users-bucket/user.txt
 
 step "two runs of one file at once, each in a world of its own"
-"$CLEAN" "$CLOUDLUA" test --endpoint "$url" "$FILE" "$FILE" >"$WORK/run1.tap" 2>&1 &
+"$CLEAN" "$CLOUDLUA" test --endpoint "$url" -j 2 "$FILE" "$FILE" >"$WORK/run1.tap" 2>&1 &
 first=$!
 "$CLEAN" "$CLOUDLUA" test --endpoint "$url" "$FILE" >"$WORK/run2.tap" 2>&1 &
 second=$!
