@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -331,12 +332,16 @@ Emulator::~Emulator() { stop(); }
 Outcome<bool> Emulator::start() {
   if (auto served = impl_->platform.check(); !served.ok()) return served.error();
   const EmulatorOptions& o = impl_->options;
-  if (!is_loopback(o.host) &&
-      (o.credentials.access_key_id == kEmulatorAccessKey || o.credentials.secret_access_key == kEmulatorSecretKey))
+  auto is_public = [](const Credentials& c) {
+    return c.access_key_id == kEmulatorAccessKey || c.secret_access_key == kEmulatorSecretKey;
+  };
+  bool any_public = is_public(o.credentials) || std::any_of(o.accounts.begin(), o.accounts.end(), is_public);
+  if (!is_loopback(o.host) && any_public)
     return make_error(ErrorKind::config, "PublicCredentials",
                       "listening on " + o.host +
                           ", beyond loopback, needs an access key and secret of your own "
-                          "(serve: --access-key and --secret-key): the built-in test credentials are public");
+                          "(serve: --access-key and --secret-key; no --account of them): the built-in test "
+                          "credentials are public");
   World& main = impl_->worlds.main();
   for (const Credentials& account : o.accounts)  // serve --account, --accounts
     if (!impl_->worlds.caller(account.access_key_id)) {

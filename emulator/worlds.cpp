@@ -150,10 +150,13 @@ Outcome<Account> Worlds::add_account(World& world, Credentials credentials) {
     if (by_key_.count(credentials.access_key_id))
       return invalid("AccountExists",
                      "an account with the access key " + credentials.access_key_id + " exists already");
+    auto held = worlds_.find(world.name);
+    if (held == worlds_.end() || held->second.get() != &world)
+      return invalid("InvalidArgument", "the world " + world.name + " was removed meanwhile");
     std::vector<std::string>& keys = keys_[&world];
     if (keys.empty()) world.platform.set_owner(account.id);
     keys.push_back(credentials.access_key_id);
-    by_key_[credentials.access_key_id] = Caller{worlds_.at(world.name), account};
+    by_key_[credentials.access_key_id] = Caller{held->second, account};
   }
   if (auto saved = save_accounts(world); !saved.ok()) return saved.error();
   return account;
