@@ -23,6 +23,7 @@
 #include "core/base/limits.h"
 #include "core/model/protocol.h"
 #include "core/model/validate.h"
+#include "emulator/access.h"
 #include "emulator/answers.h"
 #include "emulator/connection.h"
 #include "emulator/control.h"
@@ -134,6 +135,8 @@ struct Emulator::Impl {
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
     }
     std::string& body = incoming->memory();
+    if (req.target.rfind(kControlPrefix, 0) == 0 && in.anonymous)  // the control plane is never anonymous
+      return send_error(api, res, 403, api.protocol->unsigned_code, api.protocol->unsigned_message, request_id);
     if (req.target.rfind(kControlPrefix, 0) == 0) return control(api, req.method, req.target, body, res, request_id);
     if (auto refusal = Intake::check_content_md5(req, incoming->digests().md5))
       return send_error(api, res, *refusal, request_id);
@@ -162,7 +165,8 @@ struct Emulator::Impl {
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
-    send_result(api, op, platform.handle(op, *valid, &kept), res, head, request_id);
+    std::string caller = access::account_of(in.access_key_id);
+    send_result(api, op, platform.handle(op, *valid, &kept, &caller), res, head, request_id);
   }
 
   // A browser upload (S3's POST object, emulator/post_object.h): signed by the policy

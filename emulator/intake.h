@@ -42,6 +42,8 @@ struct Arrival : RequestNote {
   std::map<std::string, std::string> labels;  // the path's labels, by name
   bool raw_payload = false;                   // its body is op's payload as it is, kept beside the arguments
   std::string body_folder;                    // where its body goes: "" memory, else a file there
+  std::string access_key_id;                  // of its signer, once checked ("": unsigned)
+  bool anonymous = false;                     // unsigned, and taken so (Intake::check_signature)
 };
 
 class Intake {
@@ -116,7 +118,7 @@ class Intake {
  private:
   Arrival arrive(const Api& api, httplib::Request& req) const;
   bool goes_to_file(const Api& api, httplib::Request& req);
-  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Headers& headers,
+  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Arrival& arrival,
                                                   const std::string& sha256_hex,
                                                   std::unique_ptr<StreamCheck>* later) const;
 

@@ -10,6 +10,7 @@
 #include "core/base/dates.h"
 #include "core/base/suggest.h"
 #include "core/net/redact.h"
+#include "emulator/access.h"
 #include "emulator/service.h"
 
 namespace cloud {
@@ -125,11 +126,12 @@ Outcome<bool> Platform::check() const {
   return make_error(ErrorKind::config, "EmulatorModelMismatch", "the emulator does not serve the model: " + all);
 }
 
-HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body) {
+HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body, const std::string* caller) {
   auto it = handlers_.find(&op);
   if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", "no handler for " + op.name);
   std::lock_guard<std::mutex> lock(mutex_);
   settle_all();
+  context_.caller = caller ? *caller : access::kBuiltinAccount;
   HandlerResult r = it->second(op, input, body);
   if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document
     r.result[op.output_payload] = r.payload.bytes->slice(r.payload.offset, r.payload.length);

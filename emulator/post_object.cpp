@@ -17,6 +17,7 @@
 #include "core/model/protocol.h"
 #include "core/wire/uri.h"
 #include "core/model/validate.h"
+#include "emulator/access.h"
 
 namespace cloud {
 namespace {
@@ -366,7 +367,7 @@ std::optional<ApiError> check_policy(const std::string& policy64, const Form& fo
 // ---------------------------------------------------------------- storing
 
 // THE ONE PLACE where the form's fields become the object's HTTP metadata: the
-// content headers and x-amz-meta-* / x-ext-meta-* fields, passed as the headers a PUT
+// content headers, x-amz-meta-* / x-ext-meta-* fields and its acl, passed as the headers a PUT
 // would carry, so PutObject's model reads whichever of them it has members for (its
 // ContentType, Metadata and the rest, where the model has them; ignored where not).
 Headers object_headers(const Form& form) {
@@ -377,6 +378,7 @@ Headers object_headers(const Form& form) {
     bool meta = f.name.rfind("x-amz-meta-", 0) == 0 || f.name.rfind("x-ext-meta-", 0) == 0;
     if (meta || std::any_of(std::begin(content), std::end(content), [&](const char* c) { return f.name == c; }))
       headers.emplace_back(f.name, f.value);
+    if (f.name == "acl") headers.emplace_back("x-ext-acl", f.value);  // the object's canned ACL, as S3 takes it
   }
   return headers;
 }
@@ -410,7 +412,8 @@ HandlerResult store(PostObjectRequest& in, const Form& form, const std::string& 
   in.body.erase(0, form.file_begin);
   RequestBody bytes;
   bytes.bytes = memory_blob(std::move(in.body));
-  return in.platform->handle(*put, *valid, &bytes);
+  std::string caller = access::account_of(in.credentials->access_key_id);  // the form's signer
+  return in.platform->handle(*put, *valid, &bytes, &caller);
 }
 
 // A success_action_redirect (or redirect) the client may be sent to: an http(s) URL.

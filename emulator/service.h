@@ -145,6 +145,9 @@ struct PlatformContext {
   // Whether services note the records each change touches (Service::changed_records):
   // only while a RecordStore keeps them, so that the embedded emulator pays nothing.
   bool note_records = false;
+  // The account the call being handled acts for (emulator/access.h: account_of), set
+  // by Platform::handle under its lock.
+  std::string caller;
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                              // 8-4-4-4-12 hex
@@ -186,6 +189,9 @@ struct ObjectRow {
   // The object's content headers and user metadata (JSON), and a multipart upload's
   // object's part sizes under kPartSizesMember (the row has no column of its own).
   std::string headers = "{}";
+  // Its owner's account ("": saved before owners were kept, the built-in account's) and
+  // the JSON of the grants on it ("": the canned private), as emulator/access.h keeps them.
+  std::string owner = "", grants = "";
 };
 inline constexpr const char* kPartSizesMember = "PartSizes";
 
@@ -308,7 +314,10 @@ class Platform {
   // set (in place of the argument), and an output payload goes out as
   // HandlerResult::payload, referencing the stored bytes; without, both are members
   // of the input and result documents.
-  HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr);
+  // `caller` is the account the call acts for (access::account_of of the key it was
+  // signed with); none: the built-in account (a call made without a server).
+  HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr,
+                       const std::string* caller = nullptr);
 
   void load_fixtures();
   void seed(const json& fixtures);
