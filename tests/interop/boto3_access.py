@@ -17,19 +17,11 @@ from botocore.exceptions import ClientError
 import boto3
 
 from boto3_conformance import post_form
-from serve_client import expect_error, s3_client
+from serve_client import check, expect_error, failures, run, s3_client
 
 BUCKET = "access"
 ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
 AUTHENTICATED = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers"
-failures = []
-
-
-def check(condition, text):
-    if not condition:
-        raise AssertionError(text)
-
-
 def anonymous_client(endpoint):
     """boto3 sending unsigned requests, as for a public bucket (--no-sign-request)."""
     return boto3.client("s3", endpoint_url=endpoint, region_name="jp-east-1",
@@ -175,15 +167,6 @@ def form_acl(s3, anon):
     status, body = post_form(post["url"], post["fields"], b"from a form")
     check(status == 204, "form: %d %r" % (status, body[:300]))
     check(readable(anon, BUCKET, "form.txt") == b"from a form", "the form's acl not applied")
-
-
-def run(name, fn, *args):
-    try:
-        fn(*args)
-        print("ok  ", name, flush=True)
-    except (AssertionError, ClientError) as e:
-        print("FAIL", name + ":", e, flush=True)
-        failures.append(name)
 
 
 def main(endpoint):
