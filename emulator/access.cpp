@@ -241,7 +241,9 @@ std::optional<HandlerResult> take_acl(const json& input, Acl& acl, const std::st
   }
   for (const json& g : taken ? *taken : json::array())
     if (auto refused = check_grantee(g.value("Grantee", json::object()))) return refused;
-  bool plain = !taken || only_owners_full_control(*taken, acl.owner, bucket_owner);
+  std::string name = input.value("ACL", "private");
+  bool plain = (name == "private" || name == "bucket-owner-full-control") &&
+               (!taken || only_owners_full_control(*taken, acl.owner, bucket_owner));
   if (ownership == kBucketOwnerEnforced && !plain)
     return HandlerResult::failure(400, "AccessControlListNotSupported", "The bucket does not allow ACLs");
   if (ownership == kBucketOwnerEnforced) taken.reset();  // only the owner's, as ACLs disabled keep it

@@ -148,6 +148,8 @@ def object_ownership(s3):
     s3.create_bucket(Bucket="enforced", ObjectOwnership="BucketOwnerEnforced")
     expect_error("AccessControlListNotSupported", s3.put_object, Bucket="enforced", Key="k", Body=b"x",
                  ACL="public-read")
+    expect_error("AccessControlListNotSupported", s3.put_object, Bucket="enforced", Key="k", Body=b"x",
+                 ACL="bucket-owner-read")
     s3.put_object(Bucket="enforced", Key="k", Body=b"x", ACL="bucket-owner-full-control")
     s3.put_object(Bucket="enforced", Key="k", Body=b"x", ACL="private")
     expect_error("AccessControlListNotSupported", s3.put_object_acl, Bucket="enforced", Key="k", ACL="public-read")
