@@ -102,11 +102,11 @@ struct Emulator::Impl {
         platform(worlds.main().platform) {}
 
   // Who sent a request taken in: the world and account of the key it was signed with;
-  // one not signed is the default world's, with no account (anonymous: id "").
+  // one not signed is the default world's, with no account (kAnonymous).
   Caller caller_of(const Arrival& in) {
     std::optional<Caller> found = in.access_key.empty() ? std::nullopt : worlds.caller(in.access_key);
     if (found) return *found;
-    return Caller{worlds.caller(options.credentials.access_key_id)->world, Account{}};
+    return Caller{worlds.caller(options.credentials.access_key_id)->world, Account{kAnonymous, {}}};
   }
 
   // One request, answered in the dialect the client signed with; its body read from
@@ -149,6 +149,8 @@ struct Emulator::Impl {
     }
     std::string& body = incoming->memory();
     Caller who = caller_of(in);
+    if (req.target.rfind(kControlPrefix, 0) == 0 && who.account.id == kAnonymous)  // the control plane never is
+      return send_error(api, res, 403, api.protocol->unsigned_code, api.protocol->unsigned_message, request_id);
     if (req.target.rfind(kControlPrefix, 0) == 0)
       return control(api, who, req.method, req.target, body, res, request_id);
     if (auto refusal = Intake::check_content_md5(req, incoming->digests().md5))

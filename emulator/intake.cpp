@@ -217,18 +217,19 @@ std::optional<Refusal> Intake::admit(const Api& api, httplib::Request& req) {
 }
 
 // The signature check of core's signer, with this emulator's region, dialect and
-// credentials and the API's signing policy; nullopt when the request is good. The
-// body is not in it: a plain body's hash is `sha256_hex` (read already), and a
-// streaming body, read after the check, gets the check of its chunks in `later`.
-// `headers` are lent to the check and taken back.
+// credentials and the API's signing policy; nullopt when the request is good, its
+// signer's key id then in `arrival.access_key`. The body is not in it: a plain body's
+// hash is `sha256_hex` (read already), and a streaming body, read after the check,
+// gets the check of its chunks in `later`. An unsigned request to an API that answers
+// anonymous requests (the storage API, as S3: its protocol's unsigned_code) is taken
+// as anonymous (no key): what it may do is the service's to say (emulator/access.h).
 std::optional<SignatureRefusal> Intake::check_signature(const Api& api, const httplib::Request& req, Arrival& arrival,
                                                         const std::string& sha256_hex,
                                                         std::unique_ptr<StreamCheck>* later) const {
-  Headers& headers = arrival.headers;
   VerifyInput in;
   in.method = req.method;
   in.url = "http://" + request_header_value(req, "Host") + req.target;
-  in.headers = std::move(headers);  // lent, and taken back
+  in.headers = std::move(arrival.headers);  // lent, and taken back
   in.body_sha256 = sha256_hex;
   in.body_follows = later != nullptr;
   in.region = region_;
@@ -241,10 +242,10 @@ std::optional<SignatureRefusal> Intake::check_signature(const Api& api, const ht
     return found ? &*found : nullptr;
   };
   std::optional<SignatureRefusal> refused = verify_signature(in, nullptr, later);
-  headers = std::move(in.headers);
-  if (!refused && found) arrival.access_key = found->access_key_id;
-  if (refused && refused->code == "MissingAuthenticationToken" && !api.protocol->unsigned_code.empty())
-    refused->code = api.protocol->unsigned_code, refused->message = api.protocol->unsigned_message;
+  arrival.headers = std::move(in.headers);
+  arrival.access_key = !refused && found ? found->access_key_id : "";
+  bool unsigned_request = refused && refused->code == "MissingAuthenticationToken";
+  if (unsigned_request && !api.protocol->unsigned_code.empty()) return std::nullopt;  // anonymous
   return refused;
 }
 

@@ -43,7 +43,7 @@ struct Arrival : RequestNote {
   std::map<std::string, std::string> labels;  // the path's labels, by name
   bool raw_payload = false;                   // its body is op's payload as it is, kept beside the arguments
   std::string body_folder;                    // where its body goes: "" memory, else a file there
-  std::string access_key;                     // the key its signature was checked with, once read_body passed it
+  std::string access_key;                     // its signer's, once read_body checked it ("": unsigned, anonymous)
 };
 
 // The secret of an access key, whichever account of whichever world has it; nullopt
@@ -123,7 +123,7 @@ class Intake {
  private:
   Arrival arrive(const Api& api, httplib::Request& req) const;
   bool goes_to_file(const Api& api, httplib::Request& req);
-  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Arrival& in,
+  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Arrival& arrival,
                                                   const std::string& sha256_hex,
                                                   std::unique_ptr<StreamCheck>* later) const;
 

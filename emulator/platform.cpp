@@ -172,6 +172,11 @@ void Platform::set_owner(const std::string& id) {
   context_.owner = context_.account = id;
 }
 
+void Platform::set_accounts(std::vector<std::string> ids) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  context_.accounts = std::move(ids);
+}
+
 bool Platform::owns(const std::string& id) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& s : services_)

@@ -368,7 +368,7 @@ std::optional<ApiError> check_policy(const std::string& policy64, const Form& fo
 // ---------------------------------------------------------------- storing
 
 // THE ONE PLACE where the form's fields become the object's HTTP metadata: the
-// content headers and x-amz-meta-* / x-ext-meta-* fields, passed as the headers a PUT
+// content headers, x-amz-meta-* / x-ext-meta-* fields and its acl, passed as the headers a PUT
 // would carry, so PutObject's model reads whichever of them it has members for (its
 // ContentType, Metadata and the rest, where the model has them; ignored where not).
 Headers object_headers(const Form& form) {
@@ -379,6 +379,7 @@ Headers object_headers(const Form& form) {
     bool meta = f.name.rfind("x-amz-meta-", 0) == 0 || f.name.rfind("x-ext-meta-", 0) == 0;
     if (meta || std::any_of(std::begin(content), std::end(content), [&](const char* c) { return f.name == c; }))
       headers.emplace_back(f.name, f.value);
+    if (f.name == "acl") headers.emplace_back("x-ext-acl", f.value);  // the object's canned ACL, as S3 takes it
   }
   return headers;
 }

@@ -134,6 +134,12 @@ struct RequestBody {
   std::map<ChecksumAlgorithm, std::string> checksums;  // raw, those taken as it arrived
 };
 
+// Who acts: an account is 12 digits, as AWS's (emulator/worlds.h makes them from access
+// keys); the built-in test key's is fixed, as LocalStack's; the requester of an unsigned
+// request is kAnonymous, which no account can be.
+inline constexpr const char* kBuiltInAccountId = "000000000000";
+inline constexpr const char* kAnonymous = "anonymous";
+
 // What every service may use: the clock, the region, the APIs' base URLs, fresh ids
 // and the settings.
 struct PlatformContext {
@@ -147,9 +153,12 @@ struct PlatformContext {
   bool note_records = false;
   // The account that owns what the platform makes on its own (fixtures, seeds): the
   // world's first; and the account whose request is being handled (`owner` outside
-  // one; "" an unsigned request's). Ids of 12 digits (emulator/worlds.h).
-  std::string owner = "000000000000";
+  // one; kAnonymous an unsigned request's), set by Platform::handle under its lock.
+  // What it may do is emulator/access.h's to say.
+  std::string owner = kBuiltInAccountId;
   std::string account = owner;
+  // The accounts of the world (a grant may name only one of them), the owner first.
+  std::vector<std::string> accounts{owner};
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                              // 8-4-4-4-12 hex
@@ -191,6 +200,9 @@ struct ObjectRow {
   // The object's content headers and user metadata (JSON), and a multipart upload's
   // object's part sizes under kPartSizesMember (the row has no column of its own).
   std::string headers = "{}";
+  // Its owner's account ("": saved before owners were kept, the built-in account's) and
+  // the JSON of the grants on it ("": the canned private), as emulator/access.h keeps them.
+  std::string owner = "", grants = "";
 };
 inline constexpr const char* kPartSizesMember = "PartSizes";
 
@@ -318,13 +330,16 @@ class Platform {
   // set (in place of the argument), and an output payload goes out as
   // HandlerResult::payload, referencing the stored bytes; without, both are members
   // of the input and result documents.
-  // `account`: the caller's account id, what the services check ownership against
-  // (PlatformContext::account); "" for an unsigned request (anonymous: it owns
-  // nothing); none for a call made without a server, which acts as the world's owner.
+  // `account`: the caller's account id (Worlds::caller of the key it was signed
+  // with), what the services' access rules ask of (PlatformContext::account);
+  // kAnonymous for an unsigned request (it owns nothing); none for a call made
+  // without a server, which acts as the world's owner.
   HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr,
                        const std::optional<std::string>& account = std::nullopt);
   // The account fixtures and seeds belong to, and that a call without one acts as.
   void set_owner(const std::string& id);
+  // The world's accounts (PlatformContext::accounts), its owner first.
+  void set_accounts(std::vector<std::string> ids);
   // Whether the account `id` owns any resource.
   bool owns(const std::string& id);
 

@@ -157,6 +157,7 @@ Outcome<Account> Worlds::add_account(World& world, Credentials credentials) {
     if (keys.empty()) world.platform.set_owner(account.id);
     keys.push_back(credentials.access_key_id);
     by_key_[credentials.access_key_id] = Caller{held->second, account};
+    tell_accounts(world);
   }
   if (auto saved = save_accounts(world); !saved.ok()) return saved.error();
   return account;
@@ -180,8 +181,16 @@ Outcome<bool> Worlds::remove_account(World& world, const std::string& access_key
                                             " still owns buckets: delete them first, or its data would have no owner");
     keys.erase(it);
     by_key_.erase(access_key_id);
+    tell_accounts(world);
   }
   return save_accounts(world);
+}
+
+// The world's platform told its accounts' ids (those a grant may name); mutex_ held.
+void Worlds::tell_accounts(World& world) {
+  std::vector<std::string> ids;
+  for (const std::string& key : keys_[&world]) ids.push_back(by_key_.at(key).account.id);
+  world.platform.set_accounts(std::move(ids));
 }
 
 std::vector<Account> Worlds::accounts(const World& world) const {

@@ -25,8 +25,6 @@
 
 namespace cloud {
 
-// The account of the built-in test key (emulator.h's kEmulatorAccessKey): fixed, as LocalStack's.
-inline constexpr const char* kBuiltInAccountId = "000000000000";
 inline constexpr const char* kDefaultWorld = "default";
 
 struct Account {
@@ -101,6 +99,7 @@ class Worlds {
  private:
   Outcome<bool> open_world_db(World& world, const std::string& path, std::unique_ptr<StoreLock>* lock);
   std::shared_ptr<World> make_world(const std::string& name);
+  void tell_accounts(World& world);
   std::string fresh_name() const;
   const std::string region_;
   const std::string built_in_key_;
