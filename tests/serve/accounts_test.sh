@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Accounts: one serve holds several, each a key pair owning its buckets. Bucket names
 # are global: another account's name is BucketAlreadyExists, its bucket AccessDenied,
-# and ListBuckets lists the caller's own. Accounts come from --account KEY:SECRET,
+# and ListBuckets lists the caller's own, unless an ACL grants another account in
+# (a grant names an account of the serve by its canonical id). Accounts come from --account KEY:SECRET,
 # from --accounts FILE and from the control plane (create_account, delete_account,
 # accounts); the built-in key is the account 000000000000. With --state they are kept
 # across a restart. Driven through aws-cli, as a team would.
@@ -52,6 +53,22 @@ done
 bob s3api copy-object --bucket bobs --key stolen --copy-source alices/f >"$WORK/copy.out" 2>&1 &&
   fail "bob copied from alice's bucket"
 grep -q AccessDenied "$WORK/copy.out" || fail "a copy from another account's bucket: $(cat "$WORK/copy.out")"
+
+step "an ACL lets another account in: bob, granted READ on alice's bucket, lists it"
+bob_id=$(bob s3api list-buckets --query Owner.ID)
+[ ${#bob_id} = 64 ] || fail "bob's canonical id: $bob_id"
+[ "$bob_id" != "$(alice s3api list-buckets --query Owner.ID)" ] || fail "bob and alice share a canonical id"
+alice s3api put-bucket-acl --bucket alices --grant-read "id=$bob_id" || fail "alice could not grant bob READ"
+[ "$(bob s3 ls s3://alices/ | awk '{print $4}')" = f ] || fail "bob, granted READ, lists: $(bob s3 ls s3://alices/ 2>&1)"
+bob s3 cp "$WORK/f" s3://alices/g >"$WORK/write.out" 2>&1 && fail "bob, granted READ only, wrote to alice's bucket"
+grep -q AccessDenied "$WORK/write.out" || fail "bob's write with READ only: $(cat "$WORK/write.out")"
+alice s3api put-bucket-acl --bucket alices --acl private
+bob s3 ls s3://alices/ >"$WORK/revoked.out" 2>&1 && fail "bob still lists alice's bucket after the grant went"
+grep -q AccessDenied "$WORK/revoked.out" || fail "bob after the grant went: $(cat "$WORK/revoked.out")"
+nobody=$(printf 'nobody' | sha256sum | cut -c1-64)
+alice s3api put-bucket-acl --bucket alices --grant-read "id=$nobody" >"$WORK/nobody.out" 2>&1 &&
+  fail "a grant to an id no account has was taken"
+grep -q 'InvalidArgument' "$WORK/nobody.out" || fail "a grant to an unknown id: $(cat "$WORK/nobody.out")"
 
 step "the control plane: accounts listed, created, deleted"
 ctl accounts >"$WORK/accounts.json"

@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "emulator/access.h"
 #include "emulator/held_records.h"
 #include "emulator/service.h"
 
@@ -644,4 +645,19 @@ TEST_CASE("access: another account gets what the ACLs grant it; owners, ownershi
                  {{"Bucket", "theirs"}, {"Object", "again"}, {"Body", "a"}, {"ACL", "bucket-owner-full-control"}})
               .ok);  // the Object Ownership kept
   CHECK(call_as(f, other, "GetObject", {{"Bucket", "theirs"}, {"Object", "again"}}).ok);
+}
+
+TEST_CASE("access: a grant by canonical id names an account of the world; any other id is Invalid id",
+          "[emulator][storage]") {
+  Fixture f;  // "bkt", the built-in account's
+  const std::string other = "111111111111";
+  json grant = {{"Bucket", "bkt"}, {"GrantRead", "id=\"" + access::canonical_id(other) + "\""}};
+  HandlerResult unknown = f.call("PutBucketAcl", grant);
+  check_error(unknown, 400, "InvalidArgument");
+  CHECK(unknown.error.message == "Invalid id");
+  check_error(call_as(f, other, "ListObjectsV2", {{"Bucket", "bkt"}}), 403, "AccessDenied");
+  f.p.set_accounts({kBuiltInAccountId, other});  // as Worlds tells a world's platform
+  REQUIRE(f.call("PutBucketAcl", grant).ok);
+  CHECK(call_as(f, other, "ListObjectsV2", {{"Bucket", "bkt"}}).ok);
+  check_error(call_as(f, other, "PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "b"}}), 403, "AccessDenied");
 }
