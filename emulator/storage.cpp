@@ -192,9 +192,15 @@ Bucket& StorageService::add_bucket(const std::string& name) {
   return b->second;
 }
 
+// A bucket, an object (one written to another account's bucket too) or an upload.
 bool StorageService::owns(const std::string& id) const {
-  for (const auto& [name, b] : buckets_)
+  for (const auto& [name, b] : buckets_) {
     if (b.acl.owner == id) return true;
+    for (const auto& [key, o] : b.objects)
+      if (o.acl.owner == id) return true;
+  }
+  for (const auto& [upload, u] : uploads_)
+    if (u.acl.owner == id) return true;
   return false;
 }
 

@@ -177,8 +177,9 @@ Outcome<bool> Worlds::remove_account(World& world, const std::string& access_key
                                             "world); it stays");
     std::string id = by_key_.at(access_key_id).account.id;
     if (world.platform.owns(id))
-      return invalid("AccountNotEmpty", "the account " + access_key_id +
-                                            " still owns buckets: delete them first, or its data would have no owner");
+      return invalid("AccountNotEmpty",
+                     "the account " + access_key_id +
+                         " still owns buckets or objects: delete them first, or its data would have no owner");
     keys.erase(it);
     by_key_.erase(access_key_id);
     tell_accounts(world);

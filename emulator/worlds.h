@@ -75,7 +75,7 @@ class Worlds {
   // key any world has already is AccountExists. Saved when the world is kept.
   Outcome<Account> add_account(World& world, Credentials credentials);
   // Removes the account of `access_key_id` from `world`: not its first (the one the
-  // world was made with), nor one that still owns buckets (AccountNotEmpty: its
+  // world was made with), nor one that still owns buckets or objects (AccountNotEmpty: its
   // resources would be left without an owner).
   Outcome<bool> remove_account(World& world, const std::string& access_key_id);
   std::vector<Account> accounts(const World& world) const;

@@ -661,3 +661,14 @@ TEST_CASE("access: a grant by canonical id names an account of the world; any ot
   CHECK(call_as(f, other, "ListObjectsV2", {{"Bucket", "bkt"}}).ok);
   check_error(call_as(f, other, "PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "b"}}), 403, "AccessDenied");
 }
+
+TEST_CASE("access: an account that wrote an object to another's bucket still owns something", "[emulator][storage]") {
+  Fixture f;  // "bkt", the built-in account's
+  const std::string other = "111111111111";
+  CHECK_FALSE(f.p.owns(other));
+  REQUIRE(f.call("PutBucketAcl", {{"Bucket", "bkt"}, {"ACL", "public-read-write"}}).ok);
+  REQUIRE(call_as(f, other, "PutObject", {{"Bucket", "bkt"}, {"Object", "theirs"}, {"Body", "t"}}).ok);
+  CHECK(f.p.owns(other));  // Worlds::remove_account refuses it: AccountNotEmpty
+  REQUIRE(f.call("DeleteObject", {{"Bucket", "bkt"}, {"Object", "theirs"}}).ok);
+  CHECK_FALSE(f.p.owns(other));
+}
