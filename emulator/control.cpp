@@ -11,12 +11,19 @@
 #include "core/model/validate.h"
 #include "emulator/emulator.h"
 #include "emulator/service.h"
+#include "emulator/worlds.h"
 
 namespace cloud {
 
 namespace {
 
-using Control = std::function<Outcome<json>(Emulator&, const json&)>;
+// What a control operation acts on: the emulator, and the caller's world and account.
+struct Here {
+  Emulator& e;
+  const Caller& caller;
+  World& world;
+};
+using Control = std::function<Outcome<json>(Here&, const json&)>;
 
 Error invalid(const std::string& message) { return make_error(ErrorKind::validation, "InvalidArgument", message); }
 
@@ -85,7 +92,7 @@ std::vector<FieldProblem> seeded_name_problems(const json& t) {
 }
 
 // Every name checked first (all problems reported at once); nothing is seeded when one is wrong.
-Outcome<json> seed(Emulator& e, const json& t) {
+Outcome<json> seed(Here& h, const json& t) {
   if (auto bad = unknown_member(
           t, {"buckets", "firewall_groups", "backups", "instances", "snapshots", "clusters", "mesh_clusters"}))
     return *bad;
@@ -97,15 +104,15 @@ Outcome<json> seed(Emulator& e, const json& t) {
     error.fields = std::move(problems);
     return error;
   }
-  e.platform().seed(t);
+  h.world.platform.seed(t);
   return json::object();
 }
 
-Outcome<json> advance(Emulator& e, const json& t) {
+Outcome<json> advance(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {"seconds"})) return *bad;
   const json& seconds = t.contains("seconds") ? t["seconds"] : json();
   if (!seconds.is_number()) return invalid("seconds must be a number");
-  auto moved = e.platform().advance(seconds.get<double>());
+  auto moved = h.world.platform.advance(seconds.get<double>());
   if (!moved.ok()) return moved.error();
   return json::object();
 }
@@ -134,14 +141,14 @@ Outcome<Fault> fault_of(const json& t) {
   return f;
 }
 
-Outcome<json> fault(Emulator& e, const json& t) {
+Outcome<json> fault(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {"operation", "times", "status", "code", "message", "delay", "drop", "error_in_200",
                                     "echo", "maintenance"}))
     return *bad;
   try {
     Outcome<Fault> f = fault_of(t);
     if (!f.ok()) return f.error();
-    e.add_fault(*f);
+    h.world.faults.add(*f);
   } catch (const json::exception& x) {  // a member of the wrong type
     return invalid(x.what());
   }
@@ -150,8 +157,8 @@ Outcome<json> fault(Emulator& e, const json& t) {
 
 // Each member in turn: real_time, seed, or a setting (a name that is no setting is
 // reported first, whatever its value).
-Outcome<json> configure(Emulator& e, const json& t) {
-  Platform& p = e.platform();
+Outcome<json> configure(Here& h, const json& t) {
+  Platform& p = h.world.platform;
   for (auto it = t.begin(); it != t.end(); ++it) {
     if (it.key() == "real_time") {
       if (!it->is_boolean()) return invalid("real_time must be a boolean");
@@ -161,7 +168,8 @@ Outcome<json> configure(Emulator& e, const json& t) {
     if (it.key() == "seed") {
       if (!it->is_number_integer() || it->get<long long>() < 0)
         return invalid("seed must be a whole number, 0 or more");
-      e.set_seed(it->get<std::uint64_t>());
+      if (&h.world == &h.e.worlds().main()) h.e.set_seed(it->get<std::uint64_t>());  // its answers' ids too
+      else p.set_seed(it->get<std::uint64_t>());
       continue;
     }
     Outcome<bool> set = p.set_setting(it.key(), it->is_number() ? it->get<double>() : -1);
@@ -174,22 +182,22 @@ Outcome<json> configure(Emulator& e, const json& t) {
   return json::object();
 }
 
-Outcome<json> state(Emulator& e, const json& t) {
+Outcome<json> state(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {})) return *bad;
-  return e.platform().state();
+  return h.world.platform.state();
 }
 
 // No resources, no faults (not even the fixture set).
-Outcome<json> reset(Emulator& e, const json& t) {
+Outcome<json> reset(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {})) return *bad;
-  e.platform().reset();
-  e.clear_faults();
+  h.world.platform.reset();
+  h.world.faults.clear();
   return json::object();
 }
 
-Outcome<json> requests(Emulator& e, const json& t) {
+Outcome<json> requests(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {})) return *bad;
-  return json(e.requests_served());
+  return json(h.world.faults.served());
 }
 
 // The { name = } of checkpoint and restore.
@@ -199,32 +207,113 @@ Outcome<std::string> name_of(const json& t) {
   return t["name"].get<std::string>();
 }
 
-// checkpoint and restore: the emulator's `act` on the { name = } given.
-template <Outcome<bool> (Emulator::*act)(const std::string&)>
-Outcome<json> on_named(Emulator& e, const json& t) {
+Outcome<json> checkpoint(Here& h, const json& t) {
   auto name = name_of(t);
   if (!name.ok()) return name.error();
-  auto done = (e.*act)(*name);
+  auto done = h.world.checkpoints->take(*name);
   if (!done.ok()) return done.error();
   return json::object();
 }
 
-Outcome<json> checkpoints(Emulator& e, const json& t) {
+// The world's accounts stay as they are: they are not the checkpoint's.
+Outcome<json> restore(Here& h, const json& t) {
+  auto name = name_of(t);
+  if (!name.ok()) return name.error();
+  auto done = h.world.checkpoints->restore(*name);
+  if (done.ok()) done = h.e.worlds().save_accounts(h.world);
+  if (!done.ok()) return done.error();
+  return json::object();
+}
+
+Outcome<json> checkpoints(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {})) return *bad;
-  return json(e.checkpoints());
+  return json(h.world.checkpoints->names());
+}
+
+// The caller's world's accounts: ids and keys, never secrets.
+Outcome<json> accounts(Here& h, const json& t) {
+  if (auto bad = unknown_member(t, {})) return *bad;
+  json out = json::array();
+  for (const Account& a : h.e.worlds().accounts(h.world))
+    out.push_back({{"account_id", a.id}, {"access_key_id", a.credentials.access_key_id}});
+  return out;
+}
+
+json account_json(const Account& a) {
+  return {{"account_id", a.id},
+          {"access_key_id", a.credentials.access_key_id},
+          {"secret_access_key", a.credentials.secret_access_key}};
+}
+
+// An account of the caller's world: the key pair given, or a fresh one; the answer
+// holds its secret, the one time it is shown.
+Outcome<json> create_account(Here& h, const json& t) {
+  if (auto bad = unknown_member(t, {"access_key_id", "secret_access_key"})) return *bad;
+  Credentials given;
+  if (t.contains("access_key_id") || t.contains("secret_access_key")) {
+    if (!t.value("access_key_id", json()).is_string() || !t.value("secret_access_key", json()).is_string())
+      return invalid("access_key_id and secret_access_key go together, both strings");
+    auto parsed = parse_account(t["access_key_id"].get<std::string>() + ":" + t["secret_access_key"].get<std::string>(),
+                                "create_account");
+    if (!parsed.ok()) return invalid(parsed.error().message);
+    given = *parsed;
+  }
+  auto made = h.e.worlds().add_account(h.world, given);
+  if (!made.ok()) return made.error();
+  return account_json(*made);
+}
+
+Outcome<json> delete_account(Here& h, const json& t) {
+  if (auto bad = unknown_member(t, {"access_key_id"})) return *bad;
+  if (!t.value("access_key_id", json()).is_string()) return invalid("access_key_id must be a string");
+  auto removed = h.e.worlds().remove_account(h.world, t["access_key_id"].get<std::string>());
+  if (!removed.ok()) return removed.error();
+  return json::object();
+}
+
+// The names of the worlds: "default" first.
+Outcome<json> worlds(Here& h, const json& t) {
+  if (auto bad = unknown_member(t, {})) return *bad;
+  return json(h.e.worlds().names());
+}
+
+// A new world ({ keep = true }: saved with serve --state) and its first account: the
+// key pair that reaches it.
+Outcome<json> create_world(Here& h, const json& t) {
+  if (auto bad = unknown_member(t, {"keep"})) return *bad;
+  if (t.contains("keep") && !t["keep"].is_boolean()) return invalid("keep must be a boolean");
+  auto made = h.e.worlds().create(t.value("keep", false));
+  if (!made.ok()) return made.error();
+  json out = account_json(made->account);
+  out["world"] = made->world->name;
+  return out;
+}
+
+// The caller's world goes, with all it holds: only who holds one of its keys removes it.
+Outcome<json> delete_world(Here& h, const json& t) {
+  if (auto bad = unknown_member(t, {})) return *bad;
+  auto removed = h.e.worlds().remove(h.world);
+  if (!removed.ok()) return removed.error();
+  return json::object();
 }
 
 const std::map<std::string, Control>& controls() {
-  static const std::map<std::string, Control> table = {{"advance", advance},
-                                                       {"checkpoint", on_named<&Emulator::checkpoint>},
+  static const std::map<std::string, Control> table = {{"accounts", accounts},
+                                                       {"advance", advance},
+                                                       {"checkpoint", checkpoint},
                                                        {"checkpoints", checkpoints},
                                                        {"configure", configure},
+                                                       {"create_account", create_account},
+                                                       {"create_world", create_world},
+                                                       {"delete_account", delete_account},
+                                                       {"delete_world", delete_world},
                                                        {"fault", fault},
                                                        {"requests", requests},
                                                        {"reset", reset},
-                                                       {"restore", on_named<&Emulator::restore>},
+                                                       {"restore", restore},
                                                        {"seed", seed},
-                                                       {"state", state}};
+                                                       {"state", state},
+                                                       {"worlds", worlds}};
   return table;
 }
 
@@ -253,6 +342,11 @@ json discovery(const Emulator& emulator) {
 }
 
 Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args) {
+  std::optional<Caller> main = emulator.worlds().caller(emulator.options().credentials.access_key_id);
+  return run_control(emulator, *main, operation, args);
+}
+
+Outcome<json> run_control(Emulator& emulator, const Caller& caller, const std::string& operation, const json& args) {
   auto old = old_names().find(operation);
   auto it = controls().find(old == old_names().end() ? operation : old->second);
   if (it == controls().end()) {
@@ -263,7 +357,8 @@ Outcome<json> run_control(Emulator& emulator, const std::string& operation, cons
                       unknown_name("control operation", operation, names, "known: " + known));
   }
   if (!args.is_object()) return invalid("the arguments must be a JSON object");
-  return it->second(emulator, args);
+  Here here{emulator, caller, *caller.world};
+  return it->second(here, args);
 }
 
 }  // namespace cloud

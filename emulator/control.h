@@ -11,13 +11,19 @@
 namespace cloud {
 
 class Emulator;
+struct Caller;
 
 // Runs cloud.emulator's `operation` ("seed", "fault", "advance", "configure", "state",
 // "reset", "requests", "checkpoint", "restore", "checkpoints"; "snapshot" and
 // "snapshots", their old names, kept for one release) with `args` (an object: the Lua
 // function's table; advance's { seconds = }, checkpoint's and restore's { name = }). Arguments that are wrong are a validation error whose message names
 // them; an unknown operation is UnknownControl, listing the known ones.
+// It acts on `caller`'s world (serve's control plane: the world of the key a request
+// is signed with); without one, on the default world (the embedded emulator's Lua).
+// World and account operations: "accounts", "create_account", "delete_account",
+// "worlds", "create_world", "delete_world" (docs/emulator.md, "Accounts and worlds").
 Outcome<json> run_control(Emulator& emulator, const std::string& operation, const json& args);
+Outcome<json> run_control(Emulator& emulator, const Caller& caller, const std::string& operation, const json& args);
 
 // The answer to `GET /_cloudlua/discover`, the one control request taken unsigned:
 // what a client given only this server's URL (endpoint_url) needs to reach it, and

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -33,6 +34,7 @@
 #include "emulator/service.h"
 #include "emulator/checkpoints.h"
 #include "emulator/state_db.h"
+#include "emulator/worlds.h"
 
 namespace cloud {
 
@@ -81,19 +83,31 @@ struct Emulator::Impl {
   Emulator* self = nullptr;  // what the control plane runs on
   EmulatorOptions options;
   const Model& model;
-  Platform platform;
+  Worlds worlds;       // the default world and those made since, each its platform, faults and checkpoints
+  Platform& platform;  // the default world's
   std::vector<std::unique_ptr<ApiServer>> servers;
-  Intake intake{options.region, options.dialect, options.credentials};  // requests taken in: matched once
-  Faults faults;                                                        // injected, and the requests counted
-  Answers answers{platform};                // request ids, dates, errors and results written
-  std::unique_ptr<StoreLock> store_lock;    // with options.state_file: this process owns it
-  std::unique_ptr<StateDatabase> state_db;  // with options.state_file
-  std::unique_ptr<Checkpoints> checkpoints =
-      std::make_unique<Checkpoints>(platform, nullptr, "");  // in memory until start()
+  Intake intake{options.region, options.dialect, [this](const std::string& key) -> std::optional<Credentials> {
+                  std::optional<Caller> c = worlds.caller(key);
+                  return c ? std::optional<Credentials>(c->account.credentials) : std::nullopt;
+                }};                       // requests taken in: matched once
+  Answers answers{platform};              // request ids, dates, errors and results written
+  std::unique_ptr<StoreLock> store_lock;  // with options.state_file: this process owns it
   // What the bodies of the requests in flight may hold, all APIs together.
   std::shared_ptr<BodyBudget> budget = std::make_shared<BodyBudget>(options.limits.bodies_bytes);
 
-  Impl(EmulatorOptions o, const Model& m) : options(std::move(o)), model(m), platform(options.region, model) {}
+  Impl(EmulatorOptions o, const Model& m)
+      : options(std::move(o)),
+        model(m),
+        worlds(options.region, model, options.credentials, kEmulatorAccessKey),
+        platform(worlds.main().platform) {}
+
+  // Who sent a request taken in: the world and account of the key it was signed with;
+  // one not signed is the default world's, with no account (kAnonymous).
+  Caller caller_of(const Arrival& in) {
+    std::optional<Caller> found = in.access_key.empty() ? std::nullopt : worlds.caller(in.access_key);
+    if (found) return *found;
+    return Caller{worlds.caller(options.credentials.access_key_id)->world, Account{kAnonymous, {}}};
+  }
 
   // One request, answered in the dialect the client signed with; its body read from
   // `reader` (nullptr: it is in req.body).
@@ -134,7 +148,11 @@ struct Emulator::Impl {
       return send_error(api, res, refusal->status, refusal->code, refusal->message, request_id, details);
     }
     std::string& body = incoming->memory();
-    if (req.target.rfind(kControlPrefix, 0) == 0) return control(api, req.method, req.target, body, res, request_id);
+    Caller who = caller_of(in);
+    if (req.target.rfind(kControlPrefix, 0) == 0 && who.account.id == kAnonymous)  // the control plane never is
+      return send_error(api, res, 403, api.protocol->unsigned_code, api.protocol->unsigned_message, request_id);
+    if (req.target.rfind(kControlPrefix, 0) == 0)
+      return control(api, who, req.method, req.target, body, res, request_id);
     if (auto refusal = Intake::check_content_md5(req, incoming->digests().md5))
       return send_error(api, res, *refusal, request_id);
     if (!in.op)
@@ -145,6 +163,7 @@ struct Emulator::Impl {
       return send_error(api, res, 501, "NotImplemented",
                         "cloudlua's emulator does not implement ?" + sub + " on " + req.method + " " + in.path,
                         request_id);
+    Faults& faults = who.world->faults;
     if (std::optional<Fault> fault = faults.take(api, op.name))
       if (faults.act(api, *fault, req, body, res, request_id)) return;
     const Headers& trailers = incoming->trailers();
@@ -162,27 +181,29 @@ struct Emulator::Impl {
     if (!valid.ok())
       return send_error(api, res, 400, validation_code(api, op, valid.error()), valid.error().message, request_id,
                         problems_of(valid.error()));
-    send_result(api, op, platform.handle(op, *valid, &kept), res, head, request_id);
+    send_result(api, op, who.world->platform.handle(op, *valid, &kept, who.account.id), res, head, request_id);
   }
 
   // A browser upload (S3's POST object, emulator/post_object.h): signed by the policy
   // in its form, not by the request; the form read whole, bounded as every body is.
   void post_form(const Api& api, const httplib::Request& req, const httplib::ContentReader* reader,
                  httplib::Response& res, Headers& head, const std::string& path, const std::string& request_id) {
-    PostObjectRequest in{&api,
-                         &platform,
-                         path,
-                         request_header_value(req, "Host"),
-                         request_header_value(req, "Content-Type"),
-                         {},
-                         &options.credentials,
-                         options.region,
-                         Dialect::find(options.dialect)};
+    PostObjectRequest in{
+        &api, nullptr, path,           request_header_value(req, "Host"), request_header_value(req, "Content-Type"), {},
+        {},   {},      options.region, Dialect::find(options.dialect)};
+    std::optional<Caller> signer;  // the world and account of the form's key, held while it is served
+    in.credentials = [this, &signer, &in](const std::string& key) -> const Credentials* {
+      signer = worlds.caller(key);
+      if (!signer) return nullptr;
+      in.platform = &signer->world->platform, in.account = signer->account.id;
+      return &signer->account.credentials;
+    };
     bool whole = Intake::read_into(req, reader, [&in](std::string_view piece) { in.body.append(piece); });
     if (reader) Intake::note_read_whole(req);
     if (!whole)
       return send_error(api, res, 400, "IncompleteBody", "the request's body ended before its declared length",
                         request_id);
+    Faults& faults = worlds.main().faults;  // the form's key is read later, with the form
     if (std::optional<Fault> fault = faults.take(api, "PostObject"))
       if (faults.act(api, *fault, req, "", res, request_id)) return;
     PostObjectAnswer a = post_object(in);
@@ -197,8 +218,8 @@ struct Emulator::Impl {
   // POST /_cloudlua/<operation> with a JSON object of arguments (or no body), or GET
   // for one that takes none; the answer is JSON, an error the API's error body.
   static constexpr const char* kControlPrefix = "/_cloudlua/";
-  void control(const Api& api, const std::string& method, const std::string& target, const std::string& body,
-               httplib::Response& res, const std::string& request_id) {
+  void control(const Api& api, const Caller& who, const std::string& method, const std::string& target,
+               const std::string& body, httplib::Response& res, const std::string& request_id) {
     std::string operation = target.substr(std::strlen(kControlPrefix));
     operation = operation.substr(0, operation.find('?'));
     if (method != "POST" && method != "GET")
@@ -212,12 +233,12 @@ struct Emulator::Impl {
     if (args.is_discarded())
       return send_error(api, res, 400, "InvalidArgument", "the body of a control request must be a JSON object",
                         request_id);
-    Outcome<json> answer = run_control(*self, operation, args);
+    Outcome<json> answer = run_control(*self, who, operation, args);
     if (!answer.ok()) {
       const Error& e = answer.error();
-      int status = e.code == "UnknownControl" || e.code == "NoSuchCheckpoint" ? 404
-                   : e.kind == ErrorKind::validation                          ? 400
-                                                                              : 500;
+      int status = e.code == "UnknownControl" || e.code == "NoSuchCheckpoint" || e.code == "NoSuchAccount" ? 404
+                   : e.kind == ErrorKind::validation                                                       ? 400
+                                                                                                           : 500;
       if (status == 500) {  // the server's own failure (a checkpoint's disk): redacted, as an object write's
         HandlerResult internal = HandlerResult::internal(operation + ": " + e.message);
         return send_error(api, res, 500, internal.error.code, internal.error.message, request_id);
@@ -313,32 +334,38 @@ Emulator::~Emulator() { stop(); }
 Outcome<bool> Emulator::start() {
   if (auto served = impl_->platform.check(); !served.ok()) return served.error();
   const EmulatorOptions& o = impl_->options;
-  if (!is_loopback(o.host) &&
-      (o.credentials.access_key_id == kEmulatorAccessKey || o.credentials.secret_access_key == kEmulatorSecretKey))
+  auto is_public = [](const Credentials& c) {
+    return c.access_key_id == kEmulatorAccessKey || c.secret_access_key == kEmulatorSecretKey;
+  };
+  bool any_public = is_public(o.credentials) || std::any_of(o.accounts.begin(), o.accounts.end(), is_public);
+  if (!is_loopback(o.host) && any_public)
     return make_error(ErrorKind::config, "PublicCredentials",
                       "listening on " + o.host +
                           ", beyond loopback, needs an access key and secret of your own "
-                          "(serve: --access-key and --secret-key): the built-in test credentials are public");
-  if (!impl_->options.state_file.empty()) {
+                          "(serve: --access-key and --secret-key; no --account of them): the built-in test "
+                          "credentials are public");
+  World& main = impl_->worlds.main();
+  for (const Credentials& account : o.accounts)  // serve --account, --accounts
+    if (!impl_->worlds.caller(account.access_key_id)) {
+      auto added = impl_->worlds.add_account(main, account);
+      if (!added.ok()) return added.error();
+    }
+  if (!impl_->options.state_file.empty() && !main.db) {
     // The database's platform in place of the fixtures (or the fixtures into a new
     // one; a JSON state file imported first); from then on every change is saved
-    // before it is answered.
+    // before it is answered. The accounts and kept worlds with it (worlds.h).
     if (!impl_->store_lock) {  // before anything of the state is read: one owner at a time
       auto lock = StoreLock::take(impl_->options.state_file);
       if (!lock.ok()) return lock.error();
       impl_->store_lock = std::move(*lock);
     }
-    impl_->state_db = std::make_unique<StateDatabase>(impl_->options.state_file);
-    auto opened = open_state(impl_->platform, *impl_->state_db, impl_->options.state_file, &impl_->store_lock);
+    auto opened = impl_->worlds.open_state(impl_->options.state_file, &impl_->store_lock, is_loopback(o.host));
     if (!opened.ok()) return opened.error();
-    impl_->checkpoints =
-        std::make_unique<Checkpoints>(impl_->platform, impl_->state_db.get(), impl_->options.state_file + ".snapshots");
-    if (auto owned = impl_->checkpoints->open(); !owned.ok()) return owned.error();  // made now: nobody else's
   }
   // Raw payloads are streamed to options.body_folder, or the state's folder of bytes,
   // where the store links them in.
-  impl_->intake.set_body_folder(impl_->state_db ? impl_->state_db->bytes_folder() : impl_->options.body_folder);
-  impl_->faults.resume();
+  impl_->intake.set_body_folder(main.db ? main.db->bytes_folder() : impl_->options.body_folder);
+  impl_->worlds.each([](World& w) { w.faults.resume(); });
   int port = impl_->options.port;
   for (const Api* api : serve_order(impl_->model)) {
     auto started = impl_->start_api(*api, port);
@@ -350,12 +377,13 @@ Outcome<bool> Emulator::start() {
   }
   std::map<std::string, std::string> urls;
   for (const auto& [api, url] : endpoints()) urls[api] = url;
-  impl_->platform.set_endpoints(urls);
+  impl_->worlds.each([&urls](World& w) { w.platform.set_endpoints(urls); });
   return true;
 }
 
 void Emulator::stop() {
-  impl_->faults.stop();  // delays end: no need to wait for requests their clients gave up on
+  impl_->worlds.each(
+      [](World& w) { w.faults.stop(); });  // delays end: no need to wait for requests their clients gave up on
   for (auto& s : impl_->servers) {
     s->server.stop();
     s->server.end_connections();
@@ -365,8 +393,14 @@ void Emulator::stop() {
 }
 
 std::string Emulator::state_commits() const {
-  if (!impl_->state_db) return "";
-  StateDatabase::Commits c = impl_->state_db->commits();
+  StateDatabase::Commits c;  // of every world saved: the default one and the kept ones
+  impl_->worlds.each([&c](World& w) {
+    if (!w.db) return;
+    StateDatabase::Commits of = w.db->commits();
+    c.changes += of.changes;
+    c.commits += of.commits;
+  });
+  if (impl_->options.state_file.empty()) return "";
   return "the state " + impl_->options.state_file + ": " + std::to_string(c.changes) + " changes saved in " +
          std::to_string(c.commits) + " commits";
 }
@@ -382,18 +416,24 @@ std::vector<std::pair<std::string, std::string>> Emulator::endpoints() const {
 
 const EmulatorOptions& Emulator::options() const { return impl_->options; }
 
-void Emulator::add_fault(Fault fault) { impl_->faults.add(std::move(fault)); }
-void Emulator::clear_faults() { impl_->faults.clear(); }
+void Emulator::add_fault(Fault fault) { impl_->worlds.main().faults.add(std::move(fault)); }
+void Emulator::clear_faults() { impl_->worlds.main().faults.clear(); }
 
-Outcome<bool> Emulator::checkpoint(const std::string& name) { return impl_->checkpoints->take(name); }
-std::vector<std::string> Emulator::checkpoints() const { return impl_->checkpoints->names(); }
+Outcome<bool> Emulator::checkpoint(const std::string& name) { return impl_->worlds.main().checkpoints->take(name); }
+std::vector<std::string> Emulator::checkpoints() const { return impl_->worlds.main().checkpoints->names(); }
 
 // The checkpoint `name` in place of the platform; an unknown name is NoSuchCheckpoint,
 // listing the known ones.
-Outcome<bool> Emulator::restore(const std::string& name) { return impl_->checkpoints->restore(name); }
+Outcome<bool> Emulator::restore(const std::string& name) {
+  World& main = impl_->worlds.main();
+  auto restored = main.checkpoints->restore(name);
+  if (!restored.ok()) return restored;
+  return impl_->worlds.save_accounts(main);  // the accounts are the world's, not the checkpoint's
+}
 
-std::map<std::string, unsigned long> Emulator::requests_served() const { return impl_->faults.served(); }
+std::map<std::string, unsigned long> Emulator::requests_served() const { return impl_->worlds.main().faults.served(); }
 Platform& Emulator::platform() { return impl_->platform; }
+Worlds& Emulator::worlds() { return impl_->worlds; }
 
 void Emulator::set_seed(std::uint64_t seed) {
   impl_->platform.set_seed(seed);

@@ -32,7 +32,8 @@ struct EmulatorOptions {
   int port = 0;                    // 0: a free port per API; N: storage on N, then catalog,
                                    // cluster, devops on N+1..N+3 (serve_order)
   std::string dialect = "any";     // "ext", "aws" or "any": which signatures are accepted
-  Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};
+  Credentials credentials{kEmulatorAccessKey, kEmulatorSecretKey, ""};  // the default world's first account
+  std::vector<Credentials> accounts;  // more accounts of the default world (serve --account, --accounts)
   std::string region = "jp-east-1";
   bool fixtures = true;               // start with the documented fixture set
   std::optional<std::uint64_t> seed;  // repeatable ids and times from the start (set_seed)
@@ -48,6 +49,7 @@ struct EmulatorOptions {
 };
 
 class Platform;
+class Worlds;
 
 class Emulator {
  public:
@@ -70,7 +72,10 @@ class Emulator {
   // api name -> base URL ("http://127.0.0.1:45001"), in serve_order.
   std::vector<std::pair<std::string, std::string>> endpoints() const;
   const EmulatorOptions& options() const;
+  // The default world's platform; the worlds and their accounts (emulator/worlds.h).
+  // The faults, seed and checkpoints below are the default world's too.
   Platform& platform();
+  Worlds& worlds();
 
   void add_fault(Fault fault);
   // Removes every queued fault and sets the counts of requests_served() to zero.

@@ -10,6 +10,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,13 +43,19 @@ struct Arrival : RequestNote {
   std::map<std::string, std::string> labels;  // the path's labels, by name
   bool raw_payload = false;                   // its body is op's payload as it is, kept beside the arguments
   std::string body_folder;                    // where its body goes: "" memory, else a file there
+  std::string access_key;                     // its signer's, once read_body checked it ("": unsigned, anonymous)
 };
+
+// The secret of an access key, whichever account of whichever world has it; nullopt
+// when none has (emulator/worlds.h: Worlds::caller).
+using SecretOf = std::function<std::optional<Credentials>(const std::string& access_key)>;
 
 class Intake {
  public:
-  // Signatures are checked for `region`, in `dialect` ("any": either), with `credentials`.
-  Intake(const std::string& region, const std::string& dialect, const Credentials& credentials)
-      : region_(region), dialect_(dialect), credentials_(credentials) {}
+  // Signatures are checked for `region`, in `dialect` ("any": either), with the
+  // credentials `secret_of` finds for the key a request names.
+  Intake(const std::string& region, const std::string& dialect, SecretOf secret_of)
+      : region_(region), dialect_(dialect), secret_of_(std::move(secret_of)) {}
   // Where raw payloads go from now on ("": memory): serve's folder of bytes.
   void set_body_folder(std::string folder) { body_folder_ = std::move(folder); }
 
@@ -116,13 +123,13 @@ class Intake {
  private:
   Arrival arrive(const Api& api, httplib::Request& req) const;
   bool goes_to_file(const Api& api, httplib::Request& req);
-  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Headers& headers,
+  std::optional<SignatureRefusal> check_signature(const Api& api, const httplib::Request& req, Arrival& arrival,
                                                   const std::string& sha256_hex,
                                                   std::unique_ptr<StreamCheck>* later) const;
 
   const std::string& region_;
   const std::string& dialect_;
-  const Credentials& credentials_;
+  SecretOf secret_of_;
   std::string body_folder_;
   static std::atomic<unsigned long> matched_;
 };

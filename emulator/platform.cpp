@@ -125,13 +125,16 @@ Outcome<bool> Platform::check() const {
   return make_error(ErrorKind::config, "EmulatorModelMismatch", "the emulator does not serve the model: " + all);
 }
 
-HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body) {
+HandlerResult Platform::handle(const Operation& op, const json& input, RequestBody* body,
+                               const std::optional<std::string>& account) {
   auto it = handlers_.find(&op);
   if (it == handlers_.end()) return HandlerResult::failure(404, "UnknownOperation", "no handler for " + op.name);
   if (RecordStore* store = store_; store && body) store->prepare(body->bytes);  // outside the lock: many at once
   std::unique_lock<std::mutex> lock(mutex_);
   settle_all();
+  context_.account = account ? *account : context_.owner;
   HandlerResult r = it->second(op, input, body);
+  context_.account = context_.owner;
   if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document
     r.result[op.output_payload] = r.payload.bytes->slice(r.payload.offset, r.payload.length);
     r.payload = {};
@@ -183,6 +186,23 @@ HandlerResult HandlerResult::internal(const std::string& detail) {
 
 void Platform::settle_all() {
   for (auto& s : services_) s->settle();
+}
+
+void Platform::set_owner(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  context_.owner = context_.account = id;
+}
+
+void Platform::set_accounts(std::vector<std::string> ids) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  context_.accounts = std::move(ids);
+}
+
+bool Platform::owns(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& s : services_)
+    if (s->owns(id)) return true;
+  return false;
 }
 
 void Platform::load_fixtures() {
@@ -275,6 +295,16 @@ Outcome<bool> Platform::set_setting(const std::string& name, double value) {
 void Platform::set_endpoints(std::map<std::string, std::string> endpoints) {
   std::lock_guard<std::mutex> lock(mutex_);
   context_.endpoints = std::move(endpoints);
+}
+
+std::map<std::string, double> Platform::settings() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return context_.settings;
+}
+
+std::map<std::string, std::string> Platform::endpoints() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return context_.endpoints;
 }
 
 // ---------------------------------------------------------------- records

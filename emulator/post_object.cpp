@@ -197,10 +197,11 @@ std::optional<ApiError> check_v2_signature(const PostObjectRequest& in, const Fo
   if (in.dialect && in.dialect != &Dialect::aws())
     return missing_field(to_lower(in.dialect->query_prefix) + "algorithm");
   if (!form.value("signature")) return missing_field("signature");
-  if (*form.value("awsaccesskeyid") != in.credentials->access_key_id)
+  const Credentials* credentials = in.credentials(*form.value("awsaccesskeyid"));
+  if (!credentials)
     return refusal(403, "InvalidAccessKeyId", "The access key id you provided does not exist in our records.",
                    {{"AWSAccessKeyId", *form.value("awsaccesskeyid")}});
-  if (!constant_time_equal(policy_signature_v2(*in.credentials, policy), *form.value("signature")))
+  if (!constant_time_equal(policy_signature_v2(*credentials, policy), *form.value("signature")))
     return refusal(403, "SignatureDoesNotMatch",
                    "The request signature we calculated does not match the signature you provided. Check your key "
                    "and signing method.");
@@ -228,7 +229,8 @@ std::optional<ApiError> check_signature(const PostObjectRequest& in, const Form&
                    "the " + prefix + "credential field must be <access key>/<yyyymmdd>/<region>/<service>/" +
                        d->terminator + " of the day of " + prefix + "date (yyyymmddThhmmssZ)",
                    {{"ArgumentName", prefix + "credential"}});
-  if (scope[0] != in.credentials->access_key_id)
+  const Credentials* credentials = in.credentials(scope[0]);
+  if (!credentials)
     return refusal(403, "InvalidAccessKeyId", "The access key id you provided does not exist in our records.",
                    {{"AWSAccessKeyId", scope[0]}});
   if (scope[2] != in.region)
@@ -240,7 +242,7 @@ std::optional<ApiError> check_signature(const PostObjectRequest& in, const Form&
     return refusal(400, "AuthorizationHeaderMalformed",
                    "The authorization header is malformed; incorrect service '" + scope[3] +
                        "'. This endpoint belongs to '" + in.api->service + "'.");
-  std::string expected = policy_signature(*d, *in.credentials, scope[1], scope[2], scope[3], policy);
+  std::string expected = policy_signature(*d, *credentials, scope[1], scope[2], scope[3], policy);
   if (!constant_time_equal(expected, *form.value(prefix + "signature")))
     return refusal(403, "SignatureDoesNotMatch",
                    "The request signature we calculated does not match the signature you provided. Check your key "
@@ -366,7 +368,7 @@ std::optional<ApiError> check_policy(const std::string& policy64, const Form& fo
 // ---------------------------------------------------------------- storing
 
 // THE ONE PLACE where the form's fields become the object's HTTP metadata: the
-// content headers and x-amz-meta-* / x-ext-meta-* fields, passed as the headers a PUT
+// content headers, x-amz-meta-* / x-ext-meta-* fields and its acl, passed as the headers a PUT
 // would carry, so PutObject's model reads whichever of them it has members for (its
 // ContentType, Metadata and the rest, where the model has them; ignored where not).
 Headers object_headers(const Form& form) {
@@ -377,6 +379,7 @@ Headers object_headers(const Form& form) {
     bool meta = f.name.rfind("x-amz-meta-", 0) == 0 || f.name.rfind("x-ext-meta-", 0) == 0;
     if (meta || std::any_of(std::begin(content), std::end(content), [&](const char* c) { return f.name == c; }))
       headers.emplace_back(f.name, f.value);
+    if (f.name == "acl") headers.emplace_back("x-ext-acl", f.value);  // the object's canned ACL, as S3 takes it
   }
   return headers;
 }
@@ -410,7 +413,7 @@ HandlerResult store(PostObjectRequest& in, const Form& form, const std::string& 
   in.body.erase(0, form.file_begin);
   RequestBody bytes;
   bytes.bytes = memory_blob(std::move(in.body));
-  return in.platform->handle(*put, *valid, &bytes);
+  return in.platform->handle(*put, *valid, &bytes, in.account);
 }
 
 // A success_action_redirect (or redirect) the client may be sent to: an http(s) URL.

@@ -6,6 +6,7 @@
 // PutObject's own handler, as a PUT would store it.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/model/model.h"
@@ -27,11 +28,14 @@ bool is_post_object(const std::string& method, const std::string& path, const st
 struct PostObjectRequest {
   const Api* api = nullptr;
   Platform* platform = nullptr;
-  std::string path;                          // "/bucket"
-  std::string host;                          // the Host header, for the object's Location
-  std::string content_type;                  // the request's, with the boundary
-  std::string body;                          // the whole form; its file part becomes the object's bytes
-  const Credentials* credentials = nullptr;  // the one access key accepted
+  std::string path;          // "/bucket"
+  std::string host;          // the Host header, for the object's Location
+  std::string content_type;  // the request's, with the boundary
+  std::string body;          // the whole form; its file part becomes the object's bytes
+  // The credentials of the key a form names, nullptr when no account has it; finding
+  // them sets `platform` and `account` to the key's world's and account's.
+  std::function<const Credentials*(const std::string& access_key)> credentials;
+  std::string account;  // the account that stores the object
   std::string region;
   const Dialect* dialect = nullptr;  // the one dialect accepted; nullptr: either
 };

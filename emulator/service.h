@@ -135,6 +135,12 @@ struct RequestBody {
   std::map<ChecksumAlgorithm, std::string> checksums;  // raw, those taken as it arrived
 };
 
+// Who acts: an account is 12 digits, as AWS's (emulator/worlds.h makes them from access
+// keys); the built-in test key's is fixed, as LocalStack's; the requester of an unsigned
+// request is kAnonymous, which no account can be.
+inline constexpr const char* kBuiltInAccountId = "000000000000";
+inline constexpr const char* kAnonymous = "anonymous";
+
 // What every service may use: the clock, the region, the APIs' base URLs, fresh ids
 // and the settings.
 struct PlatformContext {
@@ -146,6 +152,14 @@ struct PlatformContext {
   // Whether services note the records each change touches (Service::changed_records):
   // only while a RecordStore keeps them, so that the embedded emulator pays nothing.
   bool note_records = false;
+  // The account that owns what the platform makes on its own (fixtures, seeds): the
+  // world's first; and the account whose request is being handled (`owner` outside
+  // one; kAnonymous an unsigned request's), set by Platform::handle under its lock.
+  // What it may do is emulator/access.h's to say.
+  std::string owner = kBuiltInAccountId;
+  std::string account = owner;
+  // The accounts of the world (a grant may name only one of them), the owner first.
+  std::vector<std::string> accounts{owner};
 
   std::string next_id(const std::string& prefix);  // prefix + 12 hex digits
   std::string uuid();                              // 8-4-4-4-12 hex
@@ -187,6 +201,9 @@ struct ObjectRow {
   // The object's content headers and user metadata (JSON), and a multipart upload's
   // object's part sizes under kPartSizesMember (the row has no column of its own).
   std::string headers = "{}";
+  // Its owner's account ("": saved before owners were kept, the built-in account's) and
+  // the JSON of the grants on it ("": the canned private), as emulator/access.h keeps them.
+  std::string owner = "", grants = "";
 };
 inline constexpr const char* kPartSizesMember = "PartSizes";
 
@@ -227,6 +244,11 @@ class Service {
   virtual void settle() {}                      // apply transitions that are due
   virtual json state() const = 0;               // its part of cloud.emulator.state()
   virtual void reset() = 0;                     // empty
+  // Whether the account `id` owns any of its resources (an account that does is not removed).
+  virtual bool owns(const std::string& id) const {
+    (void)id;
+    return false;
+  }
   // The one way its state leaves and comes back (`serve --state`, checkpoints): records.
   // Everything needed to carry on: resources, pending transitions (platform times),
   // counters. changed_records() gives the records changed since the last call, their
@@ -322,7 +344,18 @@ class Platform {
   // set (in place of the argument), and an output payload goes out as
   // HandlerResult::payload, referencing the stored bytes; without, both are members
   // of the input and result documents.
-  HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr);
+  // `account`: the caller's account id (Worlds::caller of the key it was signed
+  // with), what the services' access rules ask of (PlatformContext::account);
+  // kAnonymous for an unsigned request (it owns nothing); none for a call made
+  // without a server, which acts as the world's owner.
+  HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr,
+                       const std::optional<std::string>& account = std::nullopt);
+  // The account fixtures and seeds belong to, and that a call without one acts as.
+  void set_owner(const std::string& id);
+  // The world's accounts (PlatformContext::accounts), its owner first.
+  void set_accounts(std::vector<std::string> ids);
+  // Whether the account `id` owns any resource.
+  bool owns(const std::string& id);
 
   void load_fixtures();
   void seed(const json& fixtures);
@@ -340,6 +373,10 @@ class Platform {
   // An unknown name or a negative value is refused, naming the known settings.
   Outcome<bool> set_setting(const std::string& name, double value);
   void set_endpoints(std::map<std::string, std::string> endpoints);
+  // What a new world takes of this one: the settings changed from their defaults and
+  // the APIs' base URLs.
+  std::map<std::string, double> settings();
+  std::map<std::string, std::string> endpoints();
 
   // Every record of the platform (the header: clock, ids, settings; every service's
   // records), to `store` at once: a copy (a checkpoint in memory). Not while a store

@@ -70,6 +70,10 @@ const char* const kMigrations[] = {
     "objects.api"
     "  AND b.kind = 'object');"
     "DELETE FROM byte_files WHERE kind = 'object';",
+    // 4 -> 5: an object's owner (an account) and the JSON of the grants on it; '' before:
+    // the built-in account's, private (emulator/access.h)
+    "ALTER TABLE objects ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE objects ADD COLUMN grants TEXT NOT NULL DEFAULT '';",
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
@@ -182,7 +186,8 @@ struct StateDatabase::Prepared {
         remove_object(db, "DELETE FROM objects WHERE api = ?1 AND bucket = ?2 AND key = ?3"),
         put_object(db,
                    "INSERT OR REPLACE INTO objects(api, bucket, key, etag, last_modified, version_id, size,"
-                   " checksum, upload_id, headers, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9, ?11)"),
+                   " checksum, upload_id, headers, file, owner, grants)"
+                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9, ?11, ?12, ?13)"),
         own(db,
             "INSERT INTO byte_files(name, file, api, kind, key) VALUES(?1, ?2, ?3, ?4, ?5) "
             "ON CONFLICT(name) DO UPDATE SET file = ?2, api = ?3, kind = ?4, key = ?5") {}
@@ -668,12 +673,35 @@ bool StateDatabase::put_object(const std::string& api, const ObjectRow& o, std::
   Statement& put = prepared_->put_object.bind(
       {api, o.bucket, o.key, o.etag, o.last_modified, o.version_id, o.checksum, o.upload_id, o.headers});
   put.bind_int(10, o.size);
+  put.bind_text(12, o.owner).bind_text(13, o.grants);
   std::string file = files_->file_of(o.version_id);
   if (!file.empty()) {
     put.bind_text(11, file);
     named.insert(o.version_id);
   }
   return put.run();
+}
+
+Outcome<bool> StateDatabase::put_meta(const std::string& name, const json& value) {
+  std::lock_guard<std::mutex> hold(connection_);  // never inside a batch's commit
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  Statement put(db_, "INSERT INTO meta(name, value) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET value = ?2");
+  if (!put.ready() || !put.bind({name, value.dump()}).run()) return failure("cannot save the " + name + " of");
+  return true;
+}
+
+Outcome<std::optional<json>> StateDatabase::meta(const std::string& name) {
+  std::lock_guard<std::mutex> hold(connection_);
+  if (!db_) return make_error(ErrorKind::config, "StateDatabase", "the state database " + path_ + " is not open");
+  Statement read(db_, "SELECT value FROM meta WHERE name = ?1");
+  if (!read.ready()) return failure("cannot read");
+  if (read.bind({name}).step() != SQLITE_ROW) return std::optional<json>();
+  bool too_deep = false;
+  json value = parse_json_text(read.text(0), too_deep);
+  if (too_deep || value.is_discarded())
+    return make_error(ErrorKind::config, "BadStateFile",
+                      "the state database " + path_ + " holds " + name + " that are not JSON");
+  return std::optional<json>(std::move(value));
 }
 
 Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
@@ -704,7 +732,7 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
     return make_error(ErrorKind::config, "BadStateFile", too_deep_message("a record of the state database " + path_));
   Statement objects(db_,
                     "SELECT api, bucket, key, etag, last_modified, version_id, size, checksum, upload_id, "
-                    "headers FROM objects ORDER BY api, bucket, key");
+                    "headers, owner, grants FROM objects ORDER BY api, bucket, key");
   if (!objects.ready()) return failure("cannot read the objects of");
   Statement count(db_, "SELECT api, count(*) FROM objects GROUP BY api");
   while (count.ready() && count.step() == SQLITE_ROW)
@@ -714,7 +742,8 @@ Outcome<std::optional<RecordStore::Saved>> StateDatabase::load() {
   while (objects.step() == SQLITE_ROW) {
     if (!rows || objects.text(0) != api) rows = &saved.objects[api = objects.text(0)];
     rows->push_back({objects.text(1), objects.text(2), objects.text(3), objects.text(4), objects.text(5),
-                     objects.text(7), objects.text(8), objects.integer(6, -1), objects.text(9)});
+                     objects.text(7), objects.text(8), objects.integer(6, -1), objects.text(9), objects.text(10),
+                     objects.text(11)});
   }
   return std::optional<Saved>(std::move(saved));
 }

@@ -74,6 +74,11 @@ class StateDatabase : public RecordStore {
     std::uint64_t commits = 0;
   };
   Commits commits() const;
+  // A document the database keeps beside the platform's records, by name (the world's
+  // accounts: "accounts"), each put in one transaction of its own; `meta` is nullopt
+  // when none was put (a database of an earlier version).
+  Outcome<bool> put_meta(const std::string& name, const json& value);
+  Outcome<std::optional<json>> meta(const std::string& name);
 
   // A checkpoint in the folder `dir` (made here; it must not exist): the records in
   // `dir`/state.db, written by VACUUM INTO in one read transaction, and the byte files

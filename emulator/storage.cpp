@@ -27,8 +27,8 @@
 // ListMultipartUploads) are computed afresh from the keys in order for every page; a
 // continuation token is the base64 of the last key or common prefix the page before
 // ended with, and a common prefix at or before where a page starts is not listed
-// again; every bucket and upload has the one owner of the emulator, and every object
-// that owner's FULL_CONTROL as its ACL (no ACL is kept: PutObjectAcl takes only that one).
+// again. Who may call what is access.h's, asked once for every call (admit): each
+// bucket, object and upload keeps its owner and the grants on it.
 #include "emulator/storage_service.h"
 
 #include "core/base/dates.h"
@@ -131,63 +131,133 @@ void StorageService::reset() {
   cleared_ = true, changed_.clear(), changed_objects_.clear();
 }
 
-// Every operation but CreateBucket and ListBuckets needs its bucket to exist (in_bucket).
+// Every call goes through admit() first (guarded).
 StorageService::Handlers StorageService::handlers() {
   return {
-      {"AbortMultipartUpload", in_bucket(&StorageService::abort_multipart_upload)},
-      {"CompleteMultipartUpload", in_bucket(&StorageService::complete_multipart_upload)},
-      {"CopyObject", in_bucket(&StorageService::copy_object)},
-      {"CreateBucket", handler(this, &StorageService::create_bucket)},
-      {"CreateMultipartUpload", in_bucket(&StorageService::create_multipart_upload)},
-      {"DeleteBucket", in_bucket(&StorageService::delete_bucket)},
-      {"DeleteObject", in_bucket(&StorageService::delete_object)},
-      {"DeleteObjects", in_bucket(&StorageService::delete_objects)},
-      {"GetBucketLocation", in_bucket(&StorageService::get_bucket_location)},
-      {"GetObject", in_bucket(&StorageService::read_object)},
-      {"GetObjectAcl", in_bucket(&StorageService::get_object_acl)},
-      {"HeadBucket", in_bucket(&StorageService::head_bucket)},
-      {"HeadObject", in_bucket(&StorageService::read_object)},
-      {"ListBuckets", handler(this, &StorageService::list_buckets)},
-      {"ListMultipartUploads", in_bucket(&StorageService::list_multipart_uploads)},
-      {"ListObjects", in_bucket(&StorageService::list_objects)},
-      {"ListObjectsV2", in_bucket(&StorageService::list_objects_v2)},
-      {"ListParts", in_bucket(&StorageService::list_parts)},
-      {"PutObject", in_bucket(&StorageService::put_object)},
-      {"PutObjectAcl", in_bucket(&StorageService::put_object_acl)},
-      {"UploadPart", in_bucket(&StorageService::upload_part)},
-      {"UploadPartCopy", in_bucket(&StorageService::upload_part_copy)},
+      {"AbortMultipartUpload", guarded(&StorageService::abort_multipart_upload)},
+      {"CompleteMultipartUpload", guarded(&StorageService::complete_multipart_upload)},
+      {"CopyObject", guarded(&StorageService::copy_object)},
+      {"CreateBucket", guarded(&StorageService::create_bucket)},
+      {"CreateMultipartUpload", guarded(&StorageService::create_multipart_upload)},
+      {"DeleteBucket", guarded(&StorageService::delete_bucket)},
+      {"DeleteObject", guarded(&StorageService::delete_object)},
+      {"DeleteObjects", guarded(&StorageService::delete_objects)},
+      {"GetBucketAcl", guarded(&StorageService::get_bucket_acl)},
+      {"GetBucketLocation", guarded(&StorageService::get_bucket_location)},
+      {"GetObject", guarded(&StorageService::read_object)},
+      {"GetObjectAcl", guarded(&StorageService::get_object_acl)},
+      {"HeadBucket", guarded(&StorageService::head_bucket)},
+      {"HeadObject", guarded(&StorageService::read_object)},
+      {"ListBuckets", guarded(&StorageService::list_buckets)},
+      {"ListMultipartUploads", guarded(&StorageService::list_multipart_uploads)},
+      {"ListObjects", guarded(&StorageService::list_objects)},
+      {"ListObjectsV2", guarded(&StorageService::list_objects_v2)},
+      {"ListParts", guarded(&StorageService::list_parts)},
+      {"PutBucketAcl", guarded(&StorageService::put_bucket_acl)},
+      {"PutObject", guarded(&StorageService::put_object)},
+      {"PutObjectAcl", guarded(&StorageService::put_object_acl)},
+      {"UploadPart", guarded(&StorageService::upload_part)},
+      {"UploadPartCopy", guarded(&StorageService::upload_part_copy)},
   };
 }
 
-// A new, empty bucket created now (a bucket of that name is kept as it is).
-void StorageService::add_bucket(const std::string& name) {
-  if (buckets_.count(name)) return;
-  buckets_[name].created = ctx_.clock.iso8601();
-  changed("bucket", name);
+// The one check before every call: the bucket it names exists (NoSuchBucket; not for
+// CreateBucket), and access.h's rule of the operation lets the caller make it, given
+// the bucket's ACL and that of the object it names, when the key holds one.
+std::optional<HandlerResult> StorageService::admit(const Operation& op, const json& input) const {
+  auto b = input.contains("Bucket") ? buckets_.find(input.value("Bucket", "")) : buckets_.end();
+  if (b == buckets_.end() && input.contains("Bucket") && op.name != "CreateBucket")
+    return no_such_bucket(input.value("Bucket", ""));
+  const access::Acl* object = nullptr;
+  if (b != buckets_.end() && input.contains("Object") && input["Object"].is_string()) {  // DeleteObjects' is a list
+    auto o = b->second.objects.find(input.value("Object", ""));
+    if (o != b->second.objects.end()) object = &o->second.acl;
+  }
+  return access::check(op.name, ctx_.account, b == buckets_.end() ? nullptr : &b->second.acl, object);
 }
 
-// A new, empty bucket. One that exists already (every bucket is the one owner's) is
-// 409 BucketAlreadyOwnedByYou, but in us-east-1, where S3 answers 200 and leaves it as it is.
+HandlerResult StorageService::no_such_bucket(const std::string& bucket) {
+  return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", bucket}});
+}
+
+// A new, empty bucket created now, the caller's (PlatformContext::account: outside a
+// request, the world's owner, as the fixtures' and seed{}'s are) and private (a bucket
+// of that name is kept as it is).
+Bucket& StorageService::add_bucket(const std::string& name) {
+  auto [b, added] = buckets_.try_emplace(name);
+  if (!added) return b->second;
+  b->second.created = ctx_.clock.iso8601();
+  b->second.acl.owner = ctx_.account;
+  changed("bucket", name);
+  return b->second;
+}
+
+// A bucket, an object (one written to another account's bucket too) or an upload.
+bool StorageService::owns(const std::string& id) const {
+  for (const auto& [name, b] : buckets_) {
+    if (b.acl.owner == id) return true;
+    for (const auto& [key, o] : b.objects)
+      if (o.acl.owner == id) return true;
+  }
+  for (const auto& [upload, u] : uploads_)
+    if (u.acl.owner == id) return true;
+  return false;
+}
+
+// A new, empty bucket of the caller's, with the ACL and Object Ownership asked. One
+// that exists already is the caller's (409 BucketAlreadyOwnedByYou, but in us-east-1,
+// where S3 answers 200 and leaves it as it is) or another's (409 BucketAlreadyExists).
+// An ACL that BucketOwnerEnforced disables is InvalidBucketAclWithObjectOwnership.
 HandlerResult StorageService::create_bucket(const Operation&, const json& input) {
   std::string bucket = input.value("Bucket", "");
-  if (buckets_.count(bucket) && ctx_.region == "us-east-1") return HandlerResult::success({{"Location", "/" + bucket}});
-  if (buckets_.count(bucket))
+  auto existing = buckets_.find(bucket);
+  if (existing != buckets_.end() && existing->second.acl.owner != ctx_.account)
+    return HandlerResult::failure(
+        409, "BucketAlreadyExists",
+        "The requested bucket name is not available. The bucket namespace is shared by all users of the system. "
+        "Please select a different name and try again.",
+        {{"BucketName", bucket}});
+  if (existing != buckets_.end() && ctx_.region == "us-east-1")
+    return HandlerResult::success({{"Location", "/" + bucket}});
+  if (existing != buckets_.end())
     return HandlerResult::failure(409, "BucketAlreadyOwnedByYou",
                                   "Your previous request to create the named bucket succeeded and you already own it.",
                                   {{"BucketName", bucket}});
-  add_bucket(bucket);
+  access::Acl acl{ctx_.account, nullptr};
+  std::string ownership = input.value("ObjectOwnership", access::kDefaultOwnership);
+  if (std::optional<HandlerResult> refused =
+          access::take_acl(input, acl, ctx_.account, ownership, ctx_.accounts, false))
+    return refused->error.code != "AccessControlListNotSupported"
+               ? *refused
+               : HandlerResult::failure(
+                     400, "InvalidBucketAclWithObjectOwnership",
+                     "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting");
+  Bucket& b = add_bucket(bucket);
+  b.acl = std::move(acl), b.ownership = ownership;
   return HandlerResult::success({{"Location", "/" + bucket}});
+}
+
+// The ACL of an object the caller writes to the call's bucket (PutObject, CopyObject,
+// CreateMultipartUpload): its owner as the bucket's Object Ownership says, its grants
+// as the call asks; a refusal when they cannot be.
+std::optional<HandlerResult> StorageService::new_object_acl(const json& input, access::Acl& acl) const {
+  const Bucket& b = buckets_.at(input.value("Bucket", ""));
+  acl = {access::object_owner(ctx_.account, input, b.acl.owner, b.ownership), nullptr};
+  return access::take_acl(input, acl, b.acl.owner, b.ownership, ctx_.accounts, false);
 }
 
 // The object in one request; its ETag is the quoted MD5 of its bytes; its checksum,
 // when given, is checked, kept and echoed.
 HandlerResult StorageService::put_object(const Operation&, const json& input, RequestBody* sent) {
   if (std::optional<HandlerResult> refused = write_condition(input)) return *refused;
+  access::Acl acl;
+  if (std::optional<HandlerResult> refused = new_object_acl(input, acl)) return *refused;
   RequestBody body = payload_of(input, "Body", sent);
   json given = json::object();
   if (std::optional<HandlerResult> refused = check_checksum(input, body, given)) return *refused;
   std::string etag = quoted_md5(body.md5);
-  StoredObject& o = store(input.value("Bucket", ""), input.value("Object", ""), std::move(body.bytes), etag, given);
+  StoredObject& o =
+      store(input.value("Bucket", ""), input.value("Object", ""), std::move(body.bytes), etag, std::move(acl), given);
   o.headers = content_headers(input);
   json r = write_headers(o);
   r.update(given);
@@ -207,7 +277,7 @@ RequestBody StorageService::payload_of(const json& input, const char* member, Re
 
 // Replaces whatever the key held, with a fresh version id and modification time.
 StoredObject& StorageService::store(const std::string& bucket, const std::string& key, SharedBytes bytes,
-                                    std::string etag, json checksum) {
+                                    std::string etag, access::Acl acl, json checksum) {
   object_changed(bucket, key);
   StoredObject& o = buckets_[bucket].objects[key];
   o = {std::move(bytes),
@@ -217,7 +287,8 @@ StoredObject& StorageService::store(const std::string& bucket, const std::string
        std::move(checksum),
        "",
        json::object(),
-       {}};
+       {},
+       std::move(acl)};
   return o;
 }
 
@@ -347,52 +418,47 @@ HandlerResult StorageService::no_such_key(const std::string& key) {
   return HandlerResult::failure(404, "NoSuchKey", "The specified key does not exist.", {{"Key", key}});
 }
 
-// The one access control list there is: the owner's FULL_CONTROL (S3's private).
-json StorageService::owner_acl() {
-  json grantee = owner();
-  grantee["Type"] = "CanonicalUser";
-  return {{"Owner", owner()}, {"AccessControlList", {{{"Grantee", grantee}, {"Permission", "FULL_CONTROL"}}}}};
-}
-
-// An object's ACL: every object has the one owner's (owner_acl).
+// An object's ACL: its owner and the grants on it (admit() found it readable, when
+// the key holds one).
 HandlerResult StorageService::get_object_acl(const Operation&, const json& input) {
   std::string key = input.value("Object", "");
-  if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
-  return HandlerResult::success(owner_acl());
+  const Objects& objects = buckets_.at(input.value("Bucket", "")).objects;
+  auto found = objects.find(key);
+  if (found == objects.end()) return no_such_key(key);
+  return HandlerResult::success(access::policy_of(found->second.acl));
 }
 
-// Only the one ACL there is (owner_acl) can be set: the canned private, or grants
-// that are all the owner's FULL_CONTROL (what s3cmd cp copies from the source); any
-// other is NotImplemented (501), which clients that copy ACLs take as a server
-// without them. An object's ACL is not kept: it could only be that one.
+// Sets an object's ACL: a canned ACL, Grant* headers, or the grants in full
+// (access::take_acl); its owner stays.
 HandlerResult StorageService::put_object_acl(const Operation&, const json& input) {
   std::string key = input.value("Object", "");
-  if (!buckets_.at(input.value("Bucket", "")).objects.count(key)) return no_such_key(key);
-  bool canned = input.contains("ACL"), full = input.contains("Owner") || input.contains("AccessControlList");
-  if (!canned && !full)
-    return HandlerResult::failure(
-        400, "MalformedACLError",
-        "The XML you provided was not well-formed or did not validate against our published schema");
-  if ((canned && input["ACL"] != "private") || (full && !is_owner_acl(input)))
-    return HandlerResult::failure(
-        501, "NotImplemented",
-        "The emulator keeps one access control list, the owner's FULL_CONTROL (canned: private)");
+  Bucket& b = buckets_.at(input.value("Bucket", ""));
+  auto found = b.objects.find(key);
+  if (found == b.objects.end()) return no_such_key(key);
+  access::Acl acl = found->second.acl;
+  if (std::optional<HandlerResult> refused =
+          access::take_acl(input, acl, b.acl.owner, b.ownership, ctx_.accounts, true))
+    return *refused;
+  found->second.acl = std::move(acl);
+  object_changed(input.value("Bucket", ""), key);
   return HandlerResult::success(json::object());
 }
 
-// Whether an ACL given in full is owner_acl's: the owner (when named) is the one
-// owner, and there are grants, each the owner's FULL_CONTROL.
-bool StorageService::is_owner_acl(const json& input) {
-  const std::string id = owner()["ID"];
-  if (input.contains("Owner") && input["Owner"].value("ID", "") != id) return false;
-  const json grants = input.value("AccessControlList", json::array());
-  for (const json& g : grants) {
-    json grantee = g.value("Grantee", json::object());
-    if (grantee.value("Type", "") != "CanonicalUser" || grantee.value("ID", "") != id ||
-        g.value("Permission", "") != "FULL_CONTROL")
-      return false;
-  }
-  return !grants.empty();
+// A bucket's ACL: its owner and the grants on it.
+HandlerResult StorageService::get_bucket_acl(const Operation&, const json& input) {
+  return HandlerResult::success(access::policy_of(buckets_.at(input.value("Bucket", "")).acl));
+}
+
+// Sets a bucket's ACL, as put_object_acl sets an object's.
+HandlerResult StorageService::put_bucket_acl(const Operation&, const json& input) {
+  Bucket& b = buckets_.at(input.value("Bucket", ""));
+  access::Acl acl = b.acl;
+  if (std::optional<HandlerResult> refused =
+          access::take_acl(input, acl, b.acl.owner, b.ownership, ctx_.accounts, true))
+    return *refused;
+  b.acl = std::move(acl);
+  changed("bucket", input.value("Bucket", ""));
+  return HandlerResult::success(json::object());
 }
 
 // The whole object (200), the range asked (206 with Content-Range), or InvalidRange (416).
@@ -432,11 +498,12 @@ HandlerResult StorageService::get_bucket_location(const Operation&, const json&)
   return HandlerResult::success({{"LocationConstraint", ctx_.region}});
 }
 
-// Every bucket by name, with its creation time.
+// The caller's buckets by name, with their creation times.
 HandlerResult StorageService::list_buckets(const Operation&, const json&) {
   json listed = json::array();
-  for (const auto& [name, b] : buckets_) listed.push_back({{"Name", name}, {"CreationDate", b.created}});
-  return HandlerResult::success({{"Buckets", listed}, {"Owner", owner()}});
+  for (const auto& [name, b] : buckets_)
+    if (b.acl.owner == ctx_.account) listed.push_back({{"Name", name}, {"CreationDate", b.created}});
+  return HandlerResult::success({{"Buckets", listed}, {"Owner", access::owner_of(ctx_.account)}});
 }
 
 // Only an empty bucket goes (204); its unfinished uploads go with it.
@@ -493,11 +560,13 @@ StorageService::Source StorageService::copy_source(const json& input) {
                 {{"ArgumentName", "x-amz-copy-source"}, {"ArgumentValue", input.value("CopySource", "")}})};
   Source s{nullptr, uri_decode(source.substr(0, slash)), uri_decode(source.substr(slash + 1)), std::nullopt};
   auto b = buckets_.find(s.bucket);
-  if (b == buckets_.end())
-    s.failure =
-        HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist", {{"BucketName", s.bucket}});
-  else if (auto found = b->second.objects.find(s.key); found == b->second.objects.end()) s.failure = no_such_key(s.key);
-  else s.object = &found->second;
+  if (b == buckets_.end()) return s.failure = no_such_bucket(s.bucket), s;
+  const access::Acl* acl = nullptr;
+  auto found = b->second.objects.find(s.key);
+  if (found != b->second.objects.end()) acl = &found->second.acl;
+  s.failure = access::check("GetObject", ctx_.account, &b->second.acl, acl);  // READ on the source
+  if (!s.failure && !acl) s.failure = no_such_key(s.key);
+  if (!s.failure) s.object = &found->second;
   return s;
 }
 
@@ -522,8 +591,10 @@ HandlerResult StorageService::copy_object(const Operation&, const json& input) {
         "This copy request is illegal because it is trying to copy an object to itself without "
         "changing the object's metadata, storage class, website redirect location or "
         "encryption attributes.");
+  access::Acl acl;
+  if (std::optional<HandlerResult> refused = new_object_acl(input, acl)) return *refused;
   StoredObject from = *source.object;  // a copy: the store below may replace it
-  StoredObject& copy = store(to_bucket, to_key, from.bytes, from.etag);
+  StoredObject& copy = store(to_bucket, to_key, from.bytes, from.etag, std::move(acl));
   copy.headers = input.value("MetadataDirective", "COPY") == "REPLACE" ? content_headers(input) : from.headers;
   json r = write_headers(copy);
   r.update({{"ETag", from.etag},
@@ -559,7 +630,7 @@ json StorageService::listing(const json& input, const ListAsk& ask, const Object
                   {"ETag", o.etag},
                   {"Size", o.bytes->size()},
                   {"StorageClass", "STANDARD"}};
-    if (with_owner) entry["Owner"] = owner();
+    if (with_owner) entry["Owner"] = access::owner_of(o.acl.owner);
     contents.push_back(std::move(entry));
   }
   for (const std::string& p : page.prefixes) prefixes.push_back({{"Prefix", encoded(input, p)}});

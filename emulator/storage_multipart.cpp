@@ -81,8 +81,8 @@ HandlerResult StorageService::list_multipart_uploads(const Operation&, const jso
                       {"Key", encoded(input, u->key)},
                       {"Initiated", u->initiated},
                       {"StorageClass", "STANDARD"},
-                      {"Owner", owner()},
-                      {"Initiator", owner()}});
+                      {"Owner", access::owner_of(u->acl.owner)},
+                      {"Initiator", access::owner_of(u->acl.owner)}});
   for (const std::string& p : page.prefixes) prefixes.push_back({{"Prefix", encoded(input, p)}});
   json r = {{"Bucket", input.value("Bucket", "")},
             {"KeyMarker", encoded(input, ask.after)},
@@ -102,11 +102,15 @@ HandlerResult StorageService::list_multipart_uploads(const Operation&, const jso
   return HandlerResult::success(r);
 }
 
-// A new upload with no parts; the object appears only on completion.
+// A new upload with no parts; the object appears only on completion, with the ACL
+// asked now (refused now when it cannot be, as S3 refuses it).
 HandlerResult StorageService::create_multipart_upload(const Operation&, const json& input) {
   std::string bucket = input.value("Bucket", ""), key = input.value("Object", "");
+  access::Acl acl;
+  if (std::optional<HandlerResult> refused = new_object_acl(input, acl)) return *refused;
   std::string id = hex(md5(bucket + "/" + key + "/" + ctx_.next_id("upload-")));
-  uploads_[id] = Upload{bucket, key, {}, ctx_.clock.iso8601(), algorithm_of(input), content_headers(input)};
+  uploads_[id] =
+      Upload{bucket, key, {}, ctx_.clock.iso8601(), algorithm_of(input), content_headers(input), std::move(acl)};
   changed("upload", id);
   json r = {{"Bucket", bucket}, {"Key", key}, {"UploadId", id}};
   if (input.contains("ChecksumAlgorithm")) r["ChecksumAlgorithm"] = input["ChecksumAlgorithm"];
@@ -391,9 +395,10 @@ HandlerResult StorageService::finish_upload(const json& input, const Upload& u, 
   json sum = object_checksum(u, listed, *bytes);
   std::string bucket = u.bucket, key = u.key, id = input.value("uploadId", "");
   json headers = u.headers;
+  access::Acl acl = u.acl;
   upload_gone(id);
   uploads_.erase(id);
-  StoredObject& stored = store(bucket, key, std::move(bytes), etag, sum);
+  StoredObject& stored = store(bucket, key, std::move(bytes), etag, std::move(acl), sum);
   stored.upload_id = id;
   stored.headers = std::move(headers);
   stored.part_sizes = std::move(sizes);

@@ -43,6 +43,19 @@ json column_json(const std::string& text, const char* what, const std::string& k
   return doc;
 }
 
+// An ACL as a record keeps it, beside the record's other members: "owner", and
+// "grants" unless they are the canned private.
+void put_acl(json& record, const access::Acl& acl) {
+  record["owner"] = acl.owner;
+  if (acl.grants.is_array()) record["grants"] = acl.grants;
+}
+
+// The ACL a record keeps; one saved before owners were kept is `owner`'s (the world's
+// first account), private.
+access::Acl acl_of(const json& record, const std::string& owner) {
+  return {record.value("owner", owner), record.value("grants", json())};
+}
+
 }  // namespace
 
 json StorageService::state() const { return {{"buckets", buckets_state()}, {"uploads", uploads_state()}}; }
@@ -57,6 +70,7 @@ json StorageService::upload_json(const Upload& u) {
   json r = {{"bucket", u.bucket}, {"key", u.key}, {"initiated", u.initiated}};
   if (u.algorithm) r["algorithm"] = checksum_name(*u.algorithm);
   if (!u.headers.empty()) r["headers"] = u.headers;
+  put_acl(r, u.acl);
   return r;
 }
 
@@ -68,6 +82,7 @@ Upload& StorageService::restored_upload(const std::string& id, const json& u) {
   upload.initiated = u.value("initiated", ctx_.clock.iso8601());
   if (u.contains("algorithm")) upload.algorithm = find_checksum_algorithm(u.at("algorithm").get<std::string>());
   upload.headers = u.value("headers", json::object());
+  upload.acl = acl_of(u, ctx_.owner);
   return upload;
 }
 
@@ -100,13 +115,18 @@ StateRecords StorageService::changed_records(ByteStore& bytes, bool all) {
 // An object's bytes are taken as their record's size says when it does.
 void StorageService::restore_records(RecordsByKind& records, ObjectRows& objects, const ByteStore& bytes) {
   reset();
-  for (auto& [name, b] : records["bucket"]) buckets_[name].created = b.at("created").get<std::string>();
+  for (auto& [name, b] : records["bucket"]) {
+    Bucket& bucket = buckets_[name];
+    bucket.created = b.at("created").get<std::string>();
+    bucket.acl = acl_of(b, ctx_.owner);
+    bucket.ownership = b.value("ownership", access::kDefaultOwnership);
+  }
   std::map<std::string, Bucket>::iterator in = buckets_.end();  // the bucket appended to
   for (ObjectRow& row : objects) {
     if (in == buckets_.end() || row.bucket != in->first) {
       bool added;
       std::tie(in, added) = buckets_.try_emplace(row.bucket);
-      if (added) in->second.created = ctx_.clock.iso8601();
+      if (added) in->second.created = ctx_.clock.iso8601(), in->second.acl.owner = ctx_.owner;
     }
     SharedBytes kept =
         row.size >= 0 ? bytes.get(row.version_id, static_cast<std::uint64_t>(row.size)) : bytes.get(row.version_id);
@@ -114,11 +134,13 @@ void StorageService::restore_records(RecordsByKind& records, ObjectRows& objects
     json headers = column_json(row.headers, "the headers", row.key);
     std::vector<std::uint64_t> part_sizes = headers.value(kPartSizesMember, std::vector<std::uint64_t>{});
     headers.erase(kPartSizesMember);
+    access::Acl acl{row.owner.empty() ? ctx_.owner : std::move(row.owner),
+                    row.grants.empty() ? json() : column_json(row.grants, "the grants", row.key)};
     Objects& into = in->second.objects;
-    into.emplace_hint(
-        into.end(), std::move(row.key),
-        StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified), std::move(row.version_id),
-                     std::move(sum), std::move(row.upload_id), std::move(headers), std::move(part_sizes)});
+    into.emplace_hint(into.end(), std::move(row.key),
+                      StoredObject{std::move(kept), std::move(row.etag), std::move(row.last_modified),
+                                   std::move(row.version_id), std::move(sum), std::move(row.upload_id),
+                                   std::move(headers), std::move(part_sizes), std::move(acl)});
   }
   for (auto& [id, u] : records["upload"]) restored_upload(id, u);
   for (auto& [key, p] : records["part"]) {
@@ -199,7 +221,10 @@ StateRecord StorageService::object_record_of(const std::string& bucket, const st
 }
 
 StateRecord StorageService::bucket_record(const std::string& name) const {
-  return {"bucket", name, {{"created", buckets_.at(name).created}}};
+  const Bucket& b = buckets_.at(name);
+  json record = {{"created", b.created}, {"ownership", b.ownership}};
+  put_acl(record, b.acl);
+  return {"bucket", name, std::move(record)};
 }
 
 // An object's record, in columns; its bytes to `bytes`, and from then on read from
@@ -209,11 +234,17 @@ StateRecord StorageService::object_record(const std::string& bucket, const std::
   o.bytes = bytes.put(o.version_id, o.bytes);
   json headers = o.headers;
   if (!o.part_sizes.empty()) headers[kPartSizesMember] = o.part_sizes;
-  ObjectRow row{bucket,        key,
-                o.etag,        o.last_modified,
-                o.version_id,  o.checksum.dump(),
-                o.upload_id,   static_cast<std::int64_t>(o.bytes->size()),
-                headers.dump()};
+  ObjectRow row{bucket,
+                key,
+                o.etag,
+                o.last_modified,
+                o.version_id,
+                o.checksum.dump(),
+                o.upload_id,
+                static_cast<std::int64_t>(o.bytes->size()),
+                headers.dump(),
+                o.acl.owner,
+                o.acl.grants.is_array() ? o.acl.grants.dump() : ""};
   return {"object", key, nullptr, std::move(row), bucket};
 }
 

@@ -19,6 +19,7 @@
 #include "core/wire/http.h"
 #include "core/base/pattern.h"
 #include "core/wire/uri.h"
+#include "emulator/access.h"
 #include "emulator/service.h"
 
 namespace cloud {
@@ -32,9 +33,6 @@ inline std::string unquoted(const std::string& etag) {
   if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') return etag.substr(1, etag.size() - 2);
   return etag;
 }
-
-// The one owner of every bucket, object and upload: { ID, DisplayName }.
-inline json owner() { return {{"ID", sha256_hex("cloudlua-emulator")}, {"DisplayName", "cloudlua"}}; }
 
 // The common prefix `key` rolls up into: the key up to and including the first
 // `delimiter` after `prefix`; "" when there is no delimiter or none after the prefix.
@@ -93,6 +91,7 @@ struct StoredObject {
   std::string upload_id;                  // the multipart upload that made it ("" for PutObject)
   json headers = json::object();          // what HTTP says of it, by member name (content_headers)
   std::vector<std::uint64_t> part_sizes;  // a multipart upload's: its parts' sizes, in order (GetObject's PartNumber)
+  access::Acl acl;                        // its owner and the grants on it
 };
 
 // The members that say what HTTP says of an object, stored with it and answered by
@@ -205,11 +204,14 @@ struct Upload {
   std::string initiated;                       // ISO 8601
   std::optional<ChecksumAlgorithm> algorithm;  // CreateMultipartUpload's ChecksumAlgorithm
   json headers = json::object();               // CreateMultipartUpload's content_headers, the object's
+  access::Acl acl;                             // the object's, set at completion; its owner initiated it
 };
 
 struct Bucket {
-  std::map<std::string, StoredObject> objects;  // by key
-  std::string created;                          // ISO 8601
+  std::map<std::string, StoredObject> objects;        // by key
+  std::string created;                                // ISO 8601
+  access::Acl acl;                                    // its owner (the account that made it) and the grants on it
+  std::string ownership = access::kDefaultOwnership;  // its Object Ownership
 };
 
 class StorageService : public Service {
@@ -220,6 +222,7 @@ class StorageService : public Service {
   void seed(const json& fixtures) override;
   json state() const override;
   void reset() override;
+  bool owns(const std::string& id) const override;
   static json part_json(const Part& p);
   static json upload_json(const Upload& u);
   Upload& restored_upload(const std::string& id, const json& u);
@@ -242,23 +245,25 @@ class StorageService : public Service {
   using ObjectPage = Page<const Objects::value_type*>;  // key and object
 
   // storage.cpp: buckets, objects and their listings
-  // The handler calling `fn` once the call's bucket is known to exist; NoSuchBucket else.
+  // The handler calling `fn` once admit() lets the call through.
   template <class Fn>
-  Handler in_bucket(Fn fn) {
+  Handler guarded(Fn fn) {
     return [this, inner = handler(this, fn)](const Operation& op, const json& input, RequestBody* body) {
-      std::string bucket = input.value("Bucket", "");
-      if (!buckets_.count(bucket))
-        return HandlerResult::failure(404, "NoSuchBucket", "The specified bucket does not exist",
-                                      {{"BucketName", bucket}});
+      if (std::optional<HandlerResult> refused = admit(op, input)) return *refused;
       return inner(op, input, body);
     };
   }
-  void add_bucket(const std::string& name);
+  // NoSuchBucket when the call's bucket is not there; AccessDenied when access.h's rule
+  // of the operation does not let the caller make it: the one check of who may.
+  std::optional<HandlerResult> admit(const Operation& op, const json& input) const;
+  static HandlerResult no_such_bucket(const std::string& bucket);
+  Bucket& add_bucket(const std::string& name);
   HandlerResult create_bucket(const Operation&, const json& input);
+  std::optional<HandlerResult> new_object_acl(const json& input, access::Acl& acl) const;
   HandlerResult put_object(const Operation&, const json& input, RequestBody* sent);
   static RequestBody payload_of(const json& input, const char* member, RequestBody* sent);
   StoredObject& store(const std::string& bucket, const std::string& key, SharedBytes bytes, std::string etag,
-                      json checksum = json::object());
+                      access::Acl acl, json checksum = json::object());
   static json write_headers(const StoredObject& o);
   HandlerResult read_object(const Operation& op, const json& input);
   static HandlerResult answer_part(const StoredObject& o, long long number, json r, bool with_body);
@@ -267,10 +272,10 @@ class StorageService : public Service {
   static std::optional<HandlerResult> copy_condition(const StoredObject& source, const json& input);
   std::optional<HandlerResult> write_condition(const json& input);
   static HandlerResult no_such_key(const std::string& key);
-  static json owner_acl();
   HandlerResult get_object_acl(const Operation&, const json& input);
   HandlerResult put_object_acl(const Operation&, const json& input);
-  static bool is_owner_acl(const json& input);
+  HandlerResult get_bucket_acl(const Operation&, const json& input);
+  HandlerResult put_bucket_acl(const Operation&, const json& input);
   static HandlerResult answer_range(const StoredObject& o, const std::string& range, json r, bool with_body);
   static HandlerResult answer_bytes(const StoredObject& o, std::uint64_t first, std::uint64_t length, json r,
                                     bool with_body, bool partial);

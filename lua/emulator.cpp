@@ -33,6 +33,8 @@ json table_argument(lua_State* L) {
   return value->is_object() ? value.value() : json::object();
 }
 
+}  // namespace
+
 // `operation` sent to serve's control plane (POST /_cloudlua/<operation>, signed by
 // the session's client, recorded with --record as any request). An error answer is
 // the error run_control gave there: 400 and 404 are its validation errors. An
@@ -59,6 +61,8 @@ Outcome<json> served_control(Client& client, const std::string& operation, const
   }
   return parse_json_document(r.body, "the control plane's answer");
 }
+
+namespace {
 
 // What serve's clock follows the loop's skips with: a client of the session's
 // configuration on a loop of its own, made at the first skip (a skip happens inside a

@@ -74,6 +74,11 @@ std::string session_label(const Session& session);
 // times (Emulator::set_seed), the retry back-off's jitter and Lua's math.random.
 void seed_session(lua_State* L, Session& session, std::uint64_t seed);
 
+// `operation` of serve's control plane (emulator/control.h) with `args`, sent by
+// `client` and signed with its key pair, so that it acts on that key's world; an
+// endpoint_url that is another S3 server's is NoServe, nothing sent (lua/emulator.cpp).
+Outcome<json> served_control(Client& client, const std::string& operation, const json& args);
+
 // Installs the `cloud` module for `session` as a global and in package.loaded.
 void open_cloud(lua_State* L, std::shared_ptr<Session> session);
 

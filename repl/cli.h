@@ -54,10 +54,12 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 0;
   std::string dialect = "any";
-  std::string state_file;        // --state: "" keeps state in memory only
-  std::string restore;           // --restore: the checkpoint of the state to start from
-  std::string settle;            // --settle: every transition's duration ("2s", "500ms"); "" the defaults
-  long long min_part_size = -1;  // --min-part-size: bytes a part must have unless last; -1 the default
+  std::string state_file;             // --state: "" keeps state in memory only
+  std::string restore;                // --restore: the checkpoint of the state to start from
+  std::string settle;                 // --settle: every transition's duration ("2s", "500ms"); "" the defaults
+  long long min_part_size = -1;       // --min-part-size: bytes a part must have unless last; -1 the default
+  std::vector<std::string> accounts;  // --account KEY:SECRET, each an account of the default world
+  std::string accounts_file;          // --accounts FILE: a KEY:SECRET a line
 };
 
 int run_serve(const ServeOptions& options);

@@ -164,6 +164,14 @@ void add_serve_command(CLI::App& app, cloud::ServeOptions& serve) {
       ->check(CLI::IsMember({"ext", "aws", "any"}));
   cmd->add_option("--access-key", serve.config.access_key_id, "Access key id to accept")->type_name("ID");
   cmd->add_option("--secret-key", serve.config.secret_access_key, "Its secret")->type_name("SECRET");
+  cmd->add_option("--account", serve.accounts,
+                  "Accept the key pair KEY:SECRET too, as an account of its own (repeatable): each account owns "
+                  "the buckets it creates")
+      ->type_name("KEY:SECRET")
+      ->allow_extra_args(false);
+  cmd->add_option("--accounts", serve.accounts_file,
+                  "Accept the accounts of FILE too: a KEY:SECRET a line, # comments (readable by you only)")
+      ->type_name("FILE");
   cmd->add_option("--region", serve.config.region, "Region of the emulated platform")->type_name("REGION");
   cmd->add_option("--profile", serve.config.profile,
                   "Also write how to reach this serve into the config file's profile NAME")
@@ -211,6 +219,9 @@ CLI::App* add_test_command(CLI::App& app, cloud::TestOptions& test, cloud::Confi
                   "Kill and fail a file still running after SECONDS (default 600 under -j; 0: no limit)")
       ->type_name("SECONDS")
       ->check(CLI::Range(0.0, 1e9));
+  cmd->add_flag("--keep-worlds", test.keep_worlds,
+                "Against a serve (--endpoint URL): keep the world each file ran in, and print its key pair (else "
+                "removed when the file ends)");
   cmd->add_flag("--update-snapshots", test.update_snapshots,
                 "Write (or rewrite) the files expect(v).to_match_snapshot(name) compares with");
   cmd->add_option("--seed", test.seed, "Make ids, request ids and times repeatable: the same N, the same output")

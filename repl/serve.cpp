@@ -26,6 +26,7 @@
 #include "core/net/redact.h"
 #include "core/client/settings.h"
 #include "emulator/emulator.h"
+#include "emulator/worlds.h"
 #include "emulator/service.h"
 #include "repl/cli.h"
 
@@ -50,6 +51,16 @@ Outcome<EmulatorOptions> emulator_options(const ServeOptions& o) {
   if (!credentials.ok()) return credentials.error();
   if (!credentials->access_key_id.empty())
     e.credentials = {credentials->access_key_id, credentials->secret_access_key, ""};
+  for (const std::string& account : o.accounts) {  // more accounts: --account, then --accounts FILE
+    auto parsed = parse_account(account, "--account");
+    if (!parsed.ok()) return parsed.error();
+    e.accounts.push_back(*parsed);
+  }
+  if (!o.accounts_file.empty()) {
+    auto listed = read_accounts_file(o.accounts_file);
+    if (!listed.ok()) return listed.error();
+    e.accounts.insert(e.accounts.end(), listed->begin(), listed->end());
+  }
   return e;
 }
 

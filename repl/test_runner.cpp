@@ -443,13 +443,89 @@ void StdoutCapture::drain(const EventSink& sink) {
   if (!pending.empty()) emit_output(pending, sink);
 }
 
+// ---------------------------------------------------------------- a world per file on a serve
+
+// A client of `session`'s configuration that records nothing (the world's making and
+// removal are the runner's requests, not the file's), signing with `credentials`
+// when given.
+Outcome<std::shared_ptr<Client>> runner_client(const Session& session, const Credentials* credentials = nullptr) {
+  ClientConfig config = session.config.client;
+  config.record.clear(), config.replay.clear();
+  if (credentials) config.credentials = *credentials;
+  return make_client(config);
+}
+
+// The world a file runs in on a shared serve (docs/emulator.md, "Accounts and worlds"):
+// made through serve's control plane before the file's session opens, which then
+// signs with its key pair, so that everything the file does (cloud.emulator.reset()
+// too) stays in it. Removed when the file ends, unless --keep-worlds.
+struct FileWorld {
+  std::shared_ptr<Session> probe;  // the session of the run's configuration, which made it
+  std::string name;
+  Credentials credentials;
+  bool keep = false;
+  std::string path;
+
+  ~FileWorld() {
+    if (name.empty()) return;
+    if (keep) {  // its key pair is how it is reached again: a throwaway world's, shown
+      std::fprintf(stderr, "cloudlua test: %s: its world %s kept: access key id %s, secret access key %s\n",
+                   printable(path).c_str(), name.c_str(), credentials.access_key_id.c_str(),
+                   credentials.secret_access_key.c_str());
+      return;
+    }
+    auto client = runner_client(*probe, &credentials);
+    Outcome<json> gone = client.ok() ? served_control(**client, "delete_world", json::object()) : client.error();
+    if (!gone.ok())
+      std::fprintf(stderr, "cloudlua test: %s: its world %s was not removed: %s\n", printable(path).c_str(),
+                   name.c_str(), redact(gone.error().describe(), {credentials.secret_access_key}).c_str());
+  }
+};
+
+// A world for the file when the run reaches a serve by endpoint_url (none replaying,
+// none for --list, none when the URL is another S3 server's: nullopt then), and the
+// file's configuration signing with its key pair.
+Outcome<std::unique_ptr<FileWorld>> enter_world(const std::string& path, const TestOptions& o,
+                                                ConfigOverrides& config) {
+  if (o.list || config.endpoint_url.empty() || !config.replay.empty()) return std::unique_ptr<FileWorld>();
+  auto probe = open_session(config);
+  if (!probe.ok()) return probe.error();
+  if (!probe.value()->served) return std::unique_ptr<FileWorld>();
+  auto client = runner_client(*probe.value());
+  if (!client.ok()) return client.error();
+  auto made = served_control(**client, "create_world", {{"keep", o.keep_worlds}});
+  if (!made.ok() && made.error().code == "NoServe") return std::unique_ptr<FileWorld>();
+  if (!made.ok()) return made.error();
+  auto world = std::make_unique<FileWorld>();
+  try {
+    world->name = made->at("world").get<std::string>();
+    world->credentials = {made->at("access_key_id").get<std::string>(),
+                          made->at("secret_access_key").get<std::string>(), ""};
+  } catch (const json::exception&) {
+    return make_error(ErrorKind::api, "BadAnswer", "serve's create_world answered without a world and its key pair");
+  }
+  world->probe = probe.value();
+  world->keep = o.keep_worlds;
+  world->path = path;
+  config.access_key_id = world->credentials.access_key_id;
+  config.secret_access_key = world->credentials.secret_access_key;
+  return world;
+}
+
 // One file in a state and session of its own, its events passed to `sink`, what it
 // writes to its standard output among them (StdoutCapture), the lines of --list
 // written to `out`, the lines it ran counted into `lines` under --coverage; false when
 // the runner itself failed.
 bool run_file(const TestFile& file, const TestOptions& o, const EventSink& sink, std::FILE* out, LineCounts* lines) {
   const std::string& path = file.path;
-  auto session = open_session(file_config(file, o.config));
+  ConfigOverrides config = file_config(file, o.config);
+  auto world = enter_world(path, o, config);  // outlives the session below: removed after it
+  if (!world.ok()) {
+    std::fprintf(stderr, "cloudlua test: %s: no world of its own on the serve: %s\n", printable(path).c_str(),
+                 world.error().describe().c_str());
+    return false;
+  }
+  auto session = open_session(config);
   if (!session.ok()) {
     std::fprintf(stderr, "cloudlua test: %s\n", session.error().describe().c_str());
     return false;

@@ -34,6 +34,7 @@ struct TestOptions {
   std::string merge_junit;            // write the JUnit reports given as paths, merged, to this file
   std::string coverage;               // the folder of the line coverage reports (repl/coverage.h)
   ConfigOverrides config;             // --profile, --endpoint...: no embedded emulator then
+  bool keep_worlds = false;           // against a serve: keep each file's world (else removed when it ends)
 };
 
 // Whether `path` names a test file: *_test.lua, or busted's *_spec.lua.

@@ -185,9 +185,10 @@ struct Protocol {
   // Server side: a path ending in a one-segment label is matched with one '/' after it
   // too (S3 takes `PUT /bucket/` for `PUT /bucket`; s3cmd sends it).
   bool trailing_slash = false;
-  // Server side: the code and message of a request that is not signed at all (no
-  // Authorization header, no presigned parameters): S3 answers AccessDenied, "Access
-  // Denied"; the JSON APIs keep the signer's MissingAuthenticationToken (empty: as is).
+  // Server side: for a request that is not signed at all (no Authorization header, no
+  // presigned parameters). Set (S3's AccessDenied, "Access Denied"): the API takes such
+  // a request as anonymous, and answers this where it takes none (the control plane);
+  // empty: the API refuses it with the signer's MissingAuthenticationToken (the JSON APIs).
   std::string unsigned_code;
   std::string unsigned_message;
 

@@ -16,18 +16,10 @@ import zlib
 
 from botocore.exceptions import ClientError
 
-from serve_client import expect_error, s3_client
+from serve_client import check, expect_error, failures, run, s3_client
 
 MIB = 1024 * 1024
 BUCKET = "conformance"
-failures = []
-
-
-def check(condition, text):
-    if not condition:
-        raise AssertionError(text)
-
-
 def b64(digest):
     return base64.b64encode(digest).decode()
 
@@ -207,15 +199,6 @@ def sigv2_form(endpoint):
     bad = dict(post["fields"], signature=b64(b"\0" * 20))
     status, body = post_form(post["url"], bad, b"x")
     check(status == 403 and b"SignatureDoesNotMatch" in body, "wrong V2 signature: %d %r" % (status, body[:300]))
-
-
-def run(name, fn, *args):
-    try:
-        fn(*args)
-        print("ok  ", name, flush=True)
-    except (AssertionError, ClientError) as e:
-        print("FAIL", name + ":", e, flush=True)
-        failures.append(name)
 
 
 def main(endpoint, region):

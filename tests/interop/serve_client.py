@@ -2,7 +2,8 @@
 region and credentials `cloudlua serve` was started with (CLOUDLUA_ACCESS_KEY_ID,
 CLOUDLUA_SECRET_ACCESS_KEY), retried as `retries` says; `signature` "s3" is the older
 signing (SigV2), which boto3 keeps for browser forms (generate_presigned_post). And
-expect_error, the scripts' check of a refusal."""
+the scripts' checks: expect_error (a refusal), check (a condition), run (one named
+check that goes on after a failure, noted in `failures`)."""
 import os
 
 import boto3
@@ -31,3 +32,21 @@ def expect_error(code, call, **kwargs):
             raise AssertionError("expected %s, got %s: %s" % (code, got, e.response["Error"].get("Message")))
         return e.response
     raise AssertionError("expected %s, the call succeeded" % code)
+
+
+failures = []
+
+
+def check(condition, text):
+    if not condition:
+        raise AssertionError(text)
+
+
+def run(name, fn, *args):
+    """fn(*args), printed ok or FAIL with its error; a failure is noted in `failures`."""
+    try:
+        fn(*args)
+        print("ok  ", name, flush=True)
+    except (AssertionError, ClientError) as e:
+        print("FAIL", name + ":", e, flush=True)
+        failures.append(name)

@@ -42,7 +42,7 @@ test("fields: required without '?', allowed values as literal types, the model's
   has_line("---@field Bucket string Bucket name. (3 to 63 characters; lowercase letters, digits, '.' and '-', "
     .. "beginning and ending with a letter or digit, no '.' after a '.' or a '-')")
   expect(text).to_contain('---@field ACL? "private"|"public-read"|"public-read-write"|')
-  expect(text).to_contain("A canned ACL, given instead of Owner and AccessControlList.")
+  expect(text).to_contain("A canned ACL, given instead of the grants (Grant* headers, or Owner and AccessControlList).")
 end)
 
 test("nested tables and lists of tables are classes of their own, named by their path", function()

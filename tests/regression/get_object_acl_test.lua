@@ -1,7 +1,7 @@
 -- GetObjectAcl (GET /{Bucket}/{Object+}?acl): the object's AccessControlPolicy, its
--- owner and grants. The emulator has one account: every object's ACL is its owner's
--- FULL_CONTROL, the owner being the one ListBuckets names. Routing: ?acl on a key is
--- this operation, a plain GET of the key is still GetObject.
+-- owner and grants. An object written without an ACL has the canned private: its
+-- owner's FULL_CONTROL, the owner being the one ListBuckets names. Routing: ?acl on a
+-- key is this operation, a plain GET of the key is still GetObject.
 -- Run: cloudlua test tests/regression/get_object_acl_test.lua
 
 local emu = assert(cloud.emulator, "needs the embedded emulator")
@@ -33,10 +33,24 @@ test("on the wire: S3's AccessControlPolicy, the grantee's type an xsi:type attr
   expect(raw.body).to_contain("</Grantee><Permission>FULL_CONTROL</Permission></Grant></AccessControlList>")
 end)
 
-test("a plain GET of the key is still the object, ?acl on the bucket is not an object's ACL", function()
+test("a plain GET of the key is still the object, ?acl on the bucket is the bucket's ACL", function()
   expect(s3.get_object{ Bucket = "acls", Object = "dir/a b.txt" }.Body).to_equal("the bytes")
   local bucket = cloud.request{ api = "storage", method = "GET", path = "/acls", query = { acl = "" } }
-  expect(bucket.body:find("<AccessControlPolicy", 1, true)).to_be_nil()
+  expect(bucket.body).to_contain("<AccessControlPolicy")
+  expect(bucket.body:find("<Contents>", 1, true)).to_be_nil()
+end)
+
+test("the ACL an object was written with: PutObject's canned ACL and grant headers", function()
+  s3.put_object{ Bucket = "acls", Object = "public", Body = "x", ACL = "public-read" }
+  local grants = s3.get_object_acl{ Bucket = "acls", Object = "public" }.AccessControlList
+  expect(#grants).to_equal(2)
+  expect(grants[2]).to_equal{ Grantee = { Type = "Group", URI = "http://acs.amazonaws.com/groups/global/AllUsers" },
+    Permission = "READ" }
+  s3.put_object{ Bucket = "acls", Object = "signed-in", Body = "x",
+    GrantRead = 'uri="http://acs.amazonaws.com/groups/global/AuthenticatedUsers"' }
+  expect(s3.get_object_acl{ Bucket = "acls", Object = "signed-in" }.AccessControlList).to_equal{
+    { Grantee = { Type = "Group", URI = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers" }, Permission = "READ" },
+  }
 end)
 
 test("a key that holds no object is NoSuchKey, as GetObject answers it", function()

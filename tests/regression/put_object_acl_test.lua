@@ -1,7 +1,7 @@
 -- PutObjectAcl (PUT /{Bucket}/{Object+}?acl): an object's ACL, as a canned ACL in a
--- header or as an AccessControlPolicy body. The emulator keeps one ACL, the owner's
--- FULL_CONTROL: that one is taken (what s3cmd cp and mv copy from the source), any
--- other is NotImplemented (501). The object's bytes are never touched.
+-- header, as grant headers or as an AccessControlPolicy body; kept, and answered by
+-- GetObjectAcl (what s3cmd cp and mv copy from the source). The object's bytes are
+-- never touched.
 -- Run: cloudlua test tests/regression/put_object_acl_test.lua
 
 local emu = assert(cloud.emulator, "needs the embedded emulator")
@@ -28,13 +28,37 @@ test("the canned private, sent with no body", function()
   expect(s3.get_object{ Bucket = "acls", Object = "k" }.Body).to_equal("the bytes")
 end)
 
-test("any other ACL is NotImplemented", function()
+local ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
+
+test("a canned ACL is kept as its grants: public-read is the owner's FULL_CONTROL and AllUsers' READ", function()
   local owner = s3.list_buckets().Owner
-  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", ACL = "public-read" })
-    .to_fail{ kind = "api", code = "NotImplemented", status = 501 }
-  local read_for_all = { { Grantee = { Type = "Group", URI = "http://acs.amazonaws.com/groups/global/AllUsers" }, Permission = "READ" } }
-  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", Owner = owner, AccessControlList = read_for_all })
-    .to_fail{ kind = "api", code = "NotImplemented", status = 501 }
+  s3.put_object_acl{ Bucket = "acls", Object = "k", ACL = "public-read" }
+  expect(s3.get_object_acl{ Bucket = "acls", Object = "k" }.AccessControlList).to_equal{
+    { Grantee = { Type = "CanonicalUser", ID = owner.ID, DisplayName = owner.DisplayName }, Permission = "FULL_CONTROL" },
+    { Grantee = { Type = "Group", URI = ALL_USERS }, Permission = "READ" },
+  }
+end)
+
+test("grants in full and grant headers replace the ACL", function()
+  local owner = s3.list_buckets().Owner
+  local read_for_all = { { Grantee = { Type = "Group", URI = ALL_USERS }, Permission = "READ" } }
+  s3.put_object_acl{ Bucket = "acls", Object = "k", Owner = owner, AccessControlList = read_for_all }
+  expect(s3.get_object_acl{ Bucket = "acls", Object = "k" }.AccessControlList).to_equal(read_for_all)
+  s3.put_object_acl{ Bucket = "acls", Object = "k", GrantReadACP = 'id="' .. owner.ID .. '"' }
+  expect(s3.get_object_acl{ Bucket = "acls", Object = "k" }.AccessControlList).to_equal{
+    { Grantee = { Type = "CanonicalUser", ID = owner.ID }, Permission = "READ_ACP" },
+  }
+end)
+
+test("an ACL given two ways, an unknown group or an id that is none is refused", function()
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", ACL = "public-read", GrantRead = 'uri="' .. ALL_USERS .. '"' })
+    .to_fail{ kind = "api", code = "InvalidRequest", status = 400 }
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", GrantRead = 'uri="http://example.com/group"' })
+    .to_fail{ kind = "api", code = "InvalidArgument", status = 400 }
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", GrantRead = 'id="me"' })
+    .to_fail{ kind = "api", code = "InvalidArgument", status = 400 }
+  expect(s3.put_object_acl, { Bucket = "acls", Object = "k", GrantRead = 'emailAddress="a@example.com"' })
+    .to_fail{ kind = "api", code = "UnresolvableGrantByEmailAddress", status = 400 }
 end)
 
 test("no ACL at all is MalformedACLError", function()

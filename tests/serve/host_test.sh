@@ -22,6 +22,8 @@ step "beyond loopback, the built-in credentials are refused, given or not"
 refused PublicCredentials --host 0.0.0.0
 refused PublicCredentials --host 0.0.0.0 --access-key CLOUDLUAEMULATORKEY --secret-key cloudlua-emulator-secret
 refused PublicCredentials --host 0.0.0.0 --access-key "$OWN_KEY" --secret-key cloudlua-emulator-secret
+refused PublicCredentials --host 0.0.0.0 --access-key "$OWN_KEY" --secret-key "$OWN_SECRET" \
+  --account CLOUDLUAEMULATORKEY:cloudlua-emulator-secret
 CLOUDLUA_ACCESS_KEY_ID=CLOUDLUAEMULATORKEY CLOUDLUA_SECRET_ACCESS_KEY=cloudlua-emulator-secret \
   refused PublicCredentials --host 0.0.0.0
 grep -q "built-in test credentials are public" "$WORK/refused.err" || fail "message: $(cat "$WORK/refused.err")"

@@ -83,18 +83,22 @@ TEST_CASE("Emulator::answer gives a large object's bytes, which a server sends f
   CHECK(got->body == big);
 }
 
-TEST_CASE("Emulator::answer: an unsigned storage request is AccessDenied, as S3 answers an anonymous one") {
+TEST_CASE("Emulator::answer: an unsigned storage request is anonymous: NoSuchBucket or AccessDenied, as S3 answers") {
   cloud::Emulator emulator;
   const cloud::Api& storage = *cloud::Model::builtin().api("storage");
-  for (const char* path : {"/no-such-bucket/no-such-key", "/", "/bkt"}) {
-    INFO(path);
-    auto r = emulator.answer("storage", "GET", path, {}, "");
+  auto code_of = [&](const char* method, const char* path) {
+    auto r = emulator.answer("storage", method, path, {}, "");
     REQUIRE(r.ok());
-    CHECK(r->status == 403);
     cloud::Error e = cloud::parse_error(storage, *r);
-    CHECK(e.code == "AccessDenied");
-    CHECK(e.message == "Access Denied");
-  }
+    return std::to_string(r->status) + " " + e.code + ": " + e.message;
+  };
+  CHECK(code_of("GET", "/no-such-bucket/no-such-key") == "404 NoSuchBucket: The specified bucket does not exist");
+  CHECK(code_of("GET", "/no-such-bucket") == "404 NoSuchBucket: The specified bucket does not exist");
+  CHECK(code_of("GET", "/") == "403 AccessDenied: Access Denied");                         // ListBuckets
+  CHECK(code_of("GET", "/demo-bucket") == "403 AccessDenied: Access Denied");              // private: not listed
+  CHECK(code_of("GET", "/demo-bucket/no-such-key") == "403 AccessDenied: Access Denied");  // nor told what it holds
+  CHECK(code_of("PUT", "/anyones") == "403 AccessDenied: Access Denied");                  // CreateBucket
+  CHECK(code_of("POST", "/_cloudlua/reset") == "403 AccessDenied: Access Denied");         // the control plane
   auto json_api = emulator.answer("devops", "GET", "/", {}, "");  // the JSON APIs keep their own code
   REQUIRE(json_api.ok());
   CHECK(cloud::parse_error(*cloud::Model::builtin().api("devops"), *json_api).code == "MissingAuthenticationToken");

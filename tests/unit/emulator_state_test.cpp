@@ -762,7 +762,7 @@ TEST_CASE("The state database's schema has a version, and a newer one is refused
   TempDir dir;
   std::string path = dir.path + "/state";
   state_with(path, {});
-  CHECK(StateDatabase::schema_version() == 4);
+  CHECK(StateDatabase::schema_version() == 5);
   edit_database(path, "PRAGMA user_version=99");
   std::string why = refusal_at_start(path);
   CHECK(why.find("schema 99") != std::string::npos);

@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "emulator/access.h"
 #include "emulator/held_records.h"
 #include "emulator/service.h"
 
@@ -592,4 +593,82 @@ TEST_CASE("storage: PartNumber answers one part of a multipart object, all of a 
   HandlerResult after = f.call("GetObject", object_args("big.bin", {{"PartNumber", 2}}));
   CHECK(after.result["Body"] == "world");
   CHECK(after.result["PartsCount"] == 3);
+}
+
+// A call made for account `caller` (Worlds::caller's answer for its key).
+HandlerResult call_as(Fixture& f, const std::string& caller, const std::string& name, const json& input) {
+  const Operation* op = Model::builtin().find(name);
+  REQUIRE(op != nullptr);
+  return f.p.handle(*op, input, nullptr, caller);
+}
+
+TEST_CASE("access: another account gets what the ACLs grant it and owners and ACLs survive the records",
+          "[emulator][storage]") {
+  Fixture f;  // "bkt", the built-in account's, private
+  const std::string other = "111111111111";
+  REQUIRE(f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "private"}, {"Body", "p"}}).ok);
+  REQUIRE(
+      f.call("PutObject", {{"Bucket", "bkt"}, {"Object", "signed-in"}, {"Body", "s"}, {"ACL", "authenticated-read"}})
+          .ok);
+  check_error(call_as(f, other, "GetObject", {{"Bucket", "bkt"}, {"Object", "private"}}), 403, "AccessDenied");
+  CHECK(call_as(f, other, "GetObject", {{"Bucket", "bkt"}, {"Object", "signed-in"}}).result["Body"] == "s");
+  check_error(call_as(f, kAnonymous, "GetObject", {{"Bucket", "bkt"}, {"Object", "signed-in"}}), 403, "AccessDenied");
+  check_error(call_as(f, other, "ListObjectsV2", {{"Bucket", "bkt"}}), 403, "AccessDenied");
+  check_error(call_as(f, other, "DeleteBucket", {{"Bucket", "bkt"}}), 403, "AccessDenied");
+  check_error(call_as(f, other, "CreateBucket", {{"Bucket", "bkt"}}), 409, "BucketAlreadyExists");
+  // Its own bucket: listed to it alone; BucketOwnerPreferred makes a bucket-owner-full-control object the bucket's.
+  REQUIRE(call_as(f, other, "CreateBucket",
+                  {{"Bucket", "theirs"}, {"ObjectOwnership", "BucketOwnerPreferred"}, {"ACL", "public-read-write"}})
+              .ok);
+  HandlerResult listed = call_as(f, other, "ListBuckets", json::object());
+  CHECK(listed.result["Buckets"].size() == 1);
+  CHECK(f.call("ListBuckets", json::object()).result["Buckets"].size() == 1);
+  REQUIRE(f.call("PutObject",
+                 {{"Bucket", "theirs"}, {"Object", "given"}, {"Body", "g"}, {"ACL", "bucket-owner-full-control"}})
+              .ok);
+  REQUIRE(f.call("PutObject", {{"Bucket", "theirs"}, {"Object", "kept"}, {"Body", "k"}}).ok);
+  CHECK(call_as(f, other, "GetObject", {{"Bucket", "theirs"}, {"Object", "given"}}).result["Body"] == "g");
+  check_error(call_as(f, other, "GetObject", {{"Bucket", "theirs"}, {"Object", "kept"}}), 403, "AccessDenied");
+  check_error(call_as(f, other, "GetObject", {{"Bucket", "theirs"}, {"Object", "none"}}), 404, "NoSuchKey");
+
+  HeldRecords saved;  // a checkpoint, and serve --state's records
+  REQUIRE(f.p.save_records_to(saved).ok());
+  REQUIRE(f.p.restore_records_from(saved).ok());
+  CHECK(call_as(f, other, "GetObject", {{"Bucket", "bkt"}, {"Object", "signed-in"}}).ok);
+  check_error(call_as(f, other, "GetObject", {{"Bucket", "bkt"}, {"Object", "private"}}), 403, "AccessDenied");
+  CHECK(call_as(f, other, "GetObject", {{"Bucket", "theirs"}, {"Object", "given"}}).ok);
+  check_error(call_as(f, other, "GetObject", {{"Bucket", "theirs"}, {"Object", "kept"}}), 403, "AccessDenied");
+  CHECK(call_as(f, other, "ListBuckets", json::object()).result["Buckets"].size() == 1);
+  HandlerResult acl = call_as(f, other, "GetBucketAcl", {{"Bucket", "theirs"}});
+  CHECK(acl.result["AccessControlList"].size() == 3);
+  REQUIRE(f.call("PutObject",
+                 {{"Bucket", "theirs"}, {"Object", "again"}, {"Body", "a"}, {"ACL", "bucket-owner-full-control"}})
+              .ok);  // the Object Ownership kept
+  CHECK(call_as(f, other, "GetObject", {{"Bucket", "theirs"}, {"Object", "again"}}).ok);
+}
+
+TEST_CASE("access: a grant by canonical id names an account of the world and any other id is Invalid id",
+          "[emulator][storage]") {
+  Fixture f;  // "bkt", the built-in account's
+  const std::string other = "111111111111";
+  json grant = {{"Bucket", "bkt"}, {"GrantRead", "id=\"" + access::canonical_id(other) + "\""}};
+  HandlerResult unknown = f.call("PutBucketAcl", grant);
+  check_error(unknown, 400, "InvalidArgument");
+  CHECK(unknown.error.message == "Invalid id");
+  check_error(call_as(f, other, "ListObjectsV2", {{"Bucket", "bkt"}}), 403, "AccessDenied");
+  f.p.set_accounts({kBuiltInAccountId, other});  // as Worlds tells a world's platform
+  REQUIRE(f.call("PutBucketAcl", grant).ok);
+  CHECK(call_as(f, other, "ListObjectsV2", {{"Bucket", "bkt"}}).ok);
+  check_error(call_as(f, other, "PutObject", {{"Bucket", "bkt"}, {"Object", "k"}, {"Body", "b"}}), 403, "AccessDenied");
+}
+
+TEST_CASE("access: an account that wrote an object to another's bucket still owns something", "[emulator][storage]") {
+  Fixture f;  // "bkt", the built-in account's
+  const std::string other = "111111111111";
+  CHECK_FALSE(f.p.owns(other));
+  REQUIRE(f.call("PutBucketAcl", {{"Bucket", "bkt"}, {"ACL", "public-read-write"}}).ok);
+  REQUIRE(call_as(f, other, "PutObject", {{"Bucket", "bkt"}, {"Object", "theirs"}, {"Body", "t"}}).ok);
+  CHECK(f.p.owns(other));  // Worlds::remove_account refuses it: AccountNotEmpty
+  REQUIRE(f.call("DeleteObject", {{"Bucket", "bkt"}, {"Object", "theirs"}}).ok);
+  CHECK_FALSE(f.p.owns(other));
 }

@@ -138,6 +138,18 @@ json valid_args(const std::string& op_name) {
              {"Owner", {{"ID", "1a"}}},
              {"AccessControlList", {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}}}, {"Permission", "READ"}}}}};
        }},
+      {"GetBucketAcl",
+       [] {
+         return json{{"Bucket", "bkt"}};
+       }},
+      {"PutBucketAcl",
+       [] {
+         return json{
+             {"Bucket", "bkt"},
+             {"ACL", "private"},
+             {"Owner", {{"ID", "1a"}}},
+             {"AccessControlList", {{{"Grantee", {{"Type", "CanonicalUser"}, {"ID", "1a"}}}, {"Permission", "READ"}}}}};
+       }},
   };
   auto it = args.find(op_name);
   INFO("valid arguments for " << op_name);

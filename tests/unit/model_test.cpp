@@ -117,6 +117,8 @@ TEST_CASE("the built-in model loads with every operation and the four storage he
       {"UploadPartCopy", "upload_part_copy", "storage"},
       {"GetObjectAcl", "get_object_acl", "storage"},
       {"PutObjectAcl", "put_object_acl", "storage"},
+      {"GetBucketAcl", "get_bucket_acl", "storage"},
+      {"PutBucketAcl", "put_bucket_acl", "storage"},
   };
   CHECK(model.operations().size() == std::size(expected));
   for (const Expected& e : expected) {

@@ -597,17 +597,17 @@ const json kOwnerAclResult = {{"Owner", {{"DisplayName", "me"}, {"ID", "1a"}}},
 
 }  // namespace
 
-TEST_CASE(
-    "routing: an object's ?acl is its ACL while a plain GET stays GetObject and a bucket's ?acl is not an object's",
-    "[protocol]") {
+TEST_CASE("routing: an object's ?acl is its ACL while a plain GET stays GetObject, and a bucket's ?acl is the bucket's",
+          "[protocol]") {
   CHECK(matched("GET", "/b/k?acl") == "GetObjectAcl");
   CHECK(matched("GET", "/b/dir/k?acl=") == "GetObjectAcl");
   CHECK(matched("PUT", "/b/k?acl") == "PutObjectAcl");
   CHECK(matched("GET", "/b/k") == "GetObject");
   CHECK(matched("PUT", "/b/k") == "PutObject");
-  CHECK(matched("GET", "/b?acl") != "GetObjectAcl");   // a bucket's ACL: not modelled
-  CHECK(matched("GET", "/b/?acl") != "GetObjectAcl");  // no key after the '/'
-  CHECK(matched("PUT", "/b?acl") != "PutObjectAcl");
+  CHECK(matched("GET", "/b?acl") == "GetBucketAcl");
+  CHECK(matched("GET", "/b/?acl") == "GetBucketAcl");  // no key after the '/'
+  CHECK(matched("PUT", "/b?acl") == "PutBucketAcl");
+  CHECK(matched("GET", "/b") == "ListObjects");
 }
 
 TEST_CASE("GetObjectAcl: the Grantee's xsi:type is an attribute, written with its namespace and read back",
