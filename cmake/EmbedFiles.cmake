@@ -1,7 +1,8 @@
 # Writes OUT, a C++ file defining an array of {name, text} for every file in IN,
 # so that data files (the operation model, pure-Lua modules) ship inside the binary.
 # Texts are emitted as raw string literals split into chunks below 16 KiB, the
-# longest literal every compiler is obliged to take.
+# longest literal every compiler is obliged to take (joined, a file may be longer:
+# CMakeLists.txt turns -Woverlength-strings off for the generated file).
 # IN separates paths with '|' (a ';' would split the command line that passes it).
 # With INDEX set (model files), OUT also defines INDEX: every operation's name with
 # its API, the API's signing service and its file, so that the model can be read one API at a time, when first used.

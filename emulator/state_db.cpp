@@ -71,9 +71,10 @@ const char* const kMigrations[] = {
     "  AND b.kind = 'object');"
     "DELETE FROM byte_files WHERE kind = 'object';",
     // 4 -> 5: an object's owner (an account) and the JSON of the grants on it; '' before:
-    // the built-in account's, private (emulator/access.h)
-    "ALTER TABLE objects ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE objects ADD COLUMN grants TEXT NOT NULL DEFAULT '';",
+    // the built-in account's, private (emulator/access.h). Two statements in one step
+    // (the parentheses tell clang the missing comma is meant)
+    ("ALTER TABLE objects ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+     "ALTER TABLE objects ADD COLUMN grants TEXT NOT NULL DEFAULT '';"),
 };
 constexpr int kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
