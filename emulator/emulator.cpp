@@ -106,7 +106,7 @@ struct Emulator::Impl {
   Caller caller_of(const Arrival& in) {
     std::optional<Caller> found = in.access_key.empty() ? std::nullopt : worlds.caller(in.access_key);
     if (found) return *found;
-    return Caller{worlds.caller(options.credentials.access_key_id)->world, Account{kAnonymous, {}}};
+    return Caller{worlds.main_held(), Account{kAnonymous, {}}};
   }
 
   // One request, answered in the dialect the client signed with; its body read from
@@ -393,6 +393,7 @@ void Emulator::stop() {
 }
 
 std::string Emulator::state_commits() const {
+  if (impl_->options.state_file.empty()) return "";
   StateDatabase::Commits c;  // of every world saved: the default one and the kept ones
   impl_->worlds.each([&c](World& w) {
     if (!w.db) return;
@@ -400,7 +401,6 @@ std::string Emulator::state_commits() const {
     c.changes += of.changes;
     c.commits += of.commits;
   });
-  if (impl_->options.state_file.empty()) return "";
   return "the state " + impl_->options.state_file + ": " + std::to_string(c.changes) + " changes saved in " +
          std::to_string(c.commits) + " commits";
 }

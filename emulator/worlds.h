@@ -66,6 +66,8 @@ class Worlds {
   // other key's 12 digits of its SHA-256, so that a key has the same id on every serve.
   std::string account_id(const std::string& access_key_id) const;
   World& main() { return *main_; }
+  // The default world, held as a request holds its world (made once, never replaced).
+  std::shared_ptr<World> main_held() const { return main_; }
 
   // The one look-up of a request's access key: its world and account; nullopt when no
   // world has the key.
