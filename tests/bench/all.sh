@@ -30,6 +30,7 @@ PLAN=(
   "transfer_bench|ROUNDS=2 SIZE_MIB=640|"
   "large_file_bench|ROUNDS=3|3 100"
   "large_file_bench|ROUNDS=3|3 1000"
+  "tree_bench|FILES=100 BIG=0|3"
   "tree_bench|FILES=1000 BIG=0|3"
   "scale_bench|SIZES='10000 100000'|1"
   "wait_cpu_bench|ROUNDS=3|"
