@@ -21,11 +21,12 @@ namespace cloud {
 namespace {
 
 // name = value, name: value, "name": "value", name=value in a query string: the
-// names of secrets in the spellings the two dialects, JSON and INI files use. Bytes:
-// what is redacted need not be UTF-8.
+// names of secrets in the spellings the two dialects, JSON and INI files use; a
+// signature's name not the end of a longer word (the error code IncompleteSignature
+// followed by its message is not one). Bytes: what is redacted need not be UTF-8.
 const Pattern& named_secret() {
   static const Pattern re = Pattern::builtin(
-      R"((?i)((?:secret_?access_?key|secret[_-]?key|session_?token|security-token|signature)["']?\s*[:=]\s*["']?)[^\s&"',;}<>]+)",
+      R"((?i)((?:secret_?access_?key|secret[_-]?key|session_?token|security-token|(?:^|[^a-z])signature)["']?\s*[:=]\s*["']?)[^\s&"',;}<>]+)",
       Pattern::Text::bytes);
   return re;
 }

@@ -72,6 +72,9 @@ TEST_CASE("redact: secret keys by name in JSON, INI, query strings and XML", "[r
       redact("<Error><SignatureProvided>abc123</SignatureProvided><SecretAccessKey>k</SecretAccessKey></Error>", {}) ==
       "<Error><SignatureProvided><redacted></SignatureProvided><SecretAccessKey><redacted></SecretAccessKey></Error>");
   CHECK(redact("SignatureDoesNotMatch: check the secret key", {}) == "SignatureDoesNotMatch: check the secret key");
+  CHECK(redact("IncompleteSignature: this server accepts aws signatures only", {}) ==
+        "IncompleteSignature: this server accepts aws signatures only");
+  CHECK(redact("Signature=abc&x=1", {}) == "Signature=<redacted>&x=1");
 }
 
 TEST_CASE("redact: known secrets anywhere, as given and percent-encoded", "[redact]") {
