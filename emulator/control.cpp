@@ -104,7 +104,7 @@ Outcome<json> seed(Here& h, const json& t) {
     error.fields = std::move(problems);
     return error;
   }
-  h.world.platform.seed(t);
+  if (Outcome<bool> seeded = h.world.platform.seed(t, h.caller.account.id); !seeded.ok()) return seeded.error();
   return json::object();
 }
 
@@ -184,13 +184,13 @@ Outcome<json> configure(Here& h, const json& t) {
 
 Outcome<json> state(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {})) return *bad;
-  return h.world.platform.state();
+  return h.world.platform.state(h.caller.account.id);
 }
 
 // No resources, no faults (not even the fixture set).
 Outcome<json> reset(Here& h, const json& t) {
   if (auto bad = unknown_member(t, {})) return *bad;
-  h.world.platform.reset();
+  if (Outcome<bool> emptied = h.world.platform.reset(); !emptied.ok()) return emptied.error();
   h.world.faults.clear();
   return json::object();
 }

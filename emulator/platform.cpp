@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <set>
 #include <stdexcept>
 
 #include "core/base/dates.h"
@@ -69,9 +70,11 @@ std::string PlatformContext::uuid() {
   return buf;
 }
 
-// nrn:<provider>:<service>:<region>:<account>:<kind>:<uuid>, as the spec shapes it.
+// nrn:<provider>:<service>:<region>:<account>:<kind>:<uuid>, as the spec shapes it: the
+// account is the one acting, whose resource it names.
 std::string PlatformContext::nrn(const std::string& service, const std::string& kind) {
-  return "nrn:ext:" + service + ":" + region + ":000000000000:" + kind + ":" + uuid();
+  return "nrn:ext:" + service + ":" + region + ":" + (account == kAnonymous ? owner : account) + ":" + kind + ":" +
+         uuid();
 }
 
 double PlatformContext::setting(const std::string& name) const {
@@ -82,40 +85,91 @@ double PlatformContext::setting(const std::string& name) const {
   throw std::logic_error("no platform setting named " + name);  // a typo in a service
 }
 
+namespace {
+
+// The services, one per API.
+using MakeService = std::unique_ptr<Service> (*)(PlatformContext&);
+constexpr MakeService kServices[] = {make_cluster_service, make_storage_service, make_devops_service,
+                                     make_catalog_service};
+
+}  // namespace
+
 Platform::Platform(std::string region, const Model& model) : model_(model) {
   context_.region = std::move(region);
-  services_.push_back(make_cluster_service(context_));
-  services_.push_back(make_storage_service(context_));
-  services_.push_back(make_devops_service(context_));
-  services_.push_back(make_catalog_service(context_));
+  for (MakeService make : kServices) services_.push_back(make(context_));
   route(model);
 }
 
 // Matches every service's handler table to the operations of its API in `model`,
 // noting each operation without a handler and each handler without an operation.
 void Platform::route(const Model& model) {
-  std::map<std::string, Service*> by_api;
-  for (auto& s : services_) by_api[s->api()] = s.get();
+  std::set<std::string> served;
+  for (auto& s : services_) served.insert(s->api()), bind(*s, handlers_, true);
   for (const Api& api : model.apis())
-    if (!by_api.count(api.name))
+    if (!served.count(api.name))
       mismatches_.push_back("the model's " + api.name + " API has no service in the emulator");
-  for (auto& [name, service] : by_api) {
-    const Api* api = model.api(name);
-    Service::Handlers table = service->handlers();
-    for (const Operation* op : api ? api->operations : std::vector<const Operation*>{}) {
-      auto row = table.find(op->name);
-      if (row == table.end()) {
+}
+
+// `service`'s handler of each operation of its API, into `handlers`; with `note`, each
+// mismatch noted too (those of an account's instances are the owner's already).
+void Platform::bind(Service& service, std::map<const Operation*, Service::Handler>& handlers, bool note) {
+  const std::string name = service.api();
+  const Api* api = model_.api(name);
+  Service::Handlers table = service.handlers();
+  for (const Operation* op : api ? api->operations : std::vector<const Operation*>{}) {
+    auto row = table.find(op->name);
+    if (row == table.end()) {
+      if (note)
         mismatches_.push_back(name + "." + op->name + " has no handler (add its row to the table in emulator/" + name +
                               ".cpp)");
-        continue;
-      }
-      handlers_[op] = std::move(row->second);
-      table.erase(row);
+      continue;
     }
-    for (const auto& row : table)
+    handlers[op] = std::move(row->second);
+    table.erase(row);
+  }
+  for (const auto& row : table)
+    if (note)
       mismatches_.push_back("the " + name + " service's handler " + row.first + " names no operation of the model's " +
                             name + " API");
+}
+
+Service* Platform::AccountServices::find(const std::string& api) const {
+  for (const auto& s : services)
+    if (api == s->api()) return s.get();
+  return nullptr;
+}
+
+// The account's own services (those whose names are not global), empty at first: an
+// account starts with nothing, as a new cloud account does.
+Platform::AccountServices& Platform::account_services(const std::string& id) {
+  auto [it, made] = accounts_.try_emplace(id);
+  if (!made) return it->second;
+  for (MakeService make : kServices) {
+    std::unique_ptr<Service> s = make(context_);
+    if (s->names_are_global()) continue;
+    bind(*s, it->second.handlers, false);
+    it->second.services.push_back(std::move(s));
   }
+  return it->second;
+}
+
+// The services `account` acts through: the world's for global names, its own for the others.
+std::vector<Service*> Platform::services_of(const std::string& account) {
+  AccountServices* own = account == context_.owner ? nullptr : &account_services(account);
+  std::vector<Service*> out;
+  for (auto& s : services_) out.push_back(own && !s->names_are_global() ? own->find(s->api()) : s.get());
+  return out;
+}
+
+// The handler of `op` for the account acting: the owner's (`owners`), unless another
+// account acts on an API whose names are each account's own.
+const Service::Handler& Platform::handler_for(const Operation& op, const Service::Handler& owners) {
+  if (context_.account == context_.owner) return owners;
+  for (auto& s : services_)
+    if (s->api() == op.api && s->names_are_global()) return owners;
+  AccountServices& own = account_services(context_.account);
+  own.changed = true;
+  return own.handlers.at(&op);
 }
 
 Outcome<bool> Platform::check() const {
@@ -133,7 +187,7 @@ HandlerResult Platform::handle(const Operation& op, const json& input, RequestBo
   std::unique_lock<std::mutex> lock(mutex_);
   settle_all();
   context_.account = account ? *account : context_.owner;
-  HandlerResult r = it->second(op, input, body);
+  HandlerResult r = handler_for(op, it->second)(op, input, body);
   context_.account = context_.owner;
   if (!body && r.payload.bytes) {  // a caller without a server: the bytes in the document
     r.result[op.output_payload] = r.payload.bytes->slice(r.payload.offset, r.payload.length);
@@ -186,6 +240,8 @@ HandlerResult HandlerResult::internal(const std::string& detail) {
 
 void Platform::settle_all() {
   for (auto& s : services_) s->settle();
+  for (auto& [id, own] : accounts_)
+    for (auto& s : own.services) s->settle();
 }
 
 void Platform::set_owner(const std::string& id) {
@@ -198,11 +254,27 @@ void Platform::set_accounts(std::vector<std::string> ids) {
   context_.accounts = std::move(ids);
 }
 
+// What it owns in the world's services, or any resource of its own services (whose
+// state lists something).
 bool Platform::owns(const std::string& id) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& s : services_)
     if (s->owns(id)) return true;
+  auto own = accounts_.find(id);
+  if (own == accounts_.end()) return false;
+  for (const auto& s : own->second.services) {
+    const json listed = s->state();  // { kind = { ... } }
+    for (const json& resources : listed)
+      if (!resources.empty()) return true;
+  }
   return false;
+}
+
+// A change made outside a request (a seed, a reset, an advance) kept as a request's
+// is, when a store keeps the records; the lock is held.
+Outcome<bool> Platform::keep_change_locked() {
+  for (auto& [id, own] : accounts_) own.changed = true;
+  return store_ ? save_durably_locked(*store_.load(), false) : Outcome<bool>(true);
 }
 
 void Platform::load_fixtures() {
@@ -210,24 +282,30 @@ void Platform::load_fixtures() {
   for (auto& s : services_) s->load_fixtures();
 }
 
-void Platform::seed(const json& fixtures) {
+Outcome<bool> Platform::seed(const json& fixtures, const std::optional<std::string>& account) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& s : services_) s->seed(fixtures);
+  context_.account = account ? *account : context_.owner;
+  for (Service* s : services_of(context_.account)) s->seed(fixtures);
+  context_.account = context_.owner;
+  return keep_change_locked();
 }
 
-json Platform::state() {
+json Platform::state(const std::optional<std::string>& account) {
   std::lock_guard<std::mutex> lock(mutex_);
   settle_all();
   json out = json::object();
-  for (auto& s : services_) out.update(s->state());
+  for (Service* s : services_of(account ? *account : context_.owner)) out.update(s->state());
   return out;
 }
 
-void Platform::reset() {
+Outcome<bool> Platform::reset() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& s : services_) s->reset();
+  for (auto& [id, own] : accounts_)
+    for (auto& s : own.services) s->reset();
   // The id counter goes on: no id is handed out twice, not even after a reset (the
   // state file names byte files by ids).
+  return keep_change_locked();
 }
 
 Outcome<bool> Platform::advance(double seconds) {
@@ -247,7 +325,7 @@ Outcome<bool> Platform::advance(double seconds) {
   }
   context_.clock.advance(seconds);
   settle_all();
-  return true;
+  return keep_change_locked();
 }
 
 // splitmix64: well-spread bits from any seed, small ones included.
@@ -354,6 +432,14 @@ void Platform::restore_header(const json& saved) {
 void Platform::restore_records_unchecked(RecordStore::Saved& saved, const ByteStore& bytes) {
   restore_header(saved.header);
   for (auto& s : services_) s->restore_records(saved.records[s->api()], saved.objects[s->api()], bytes);
+  accounts_.clear();
+  for (auto& [where, records] : saved.records) {  // "API/ACCOUNT": an account's own
+    std::size_t slash = where.find('/');
+    if (slash == std::string::npos) continue;
+    Service* own = account_services(where.substr(slash + 1)).find(where.substr(0, slash));
+    if (!own) throw std::runtime_error("records of '" + where + "', an API whose names are not each account's");
+    own->restore_records(records, saved.objects[where], bytes);
+  }
   settle_all();
 }
 
@@ -413,6 +499,11 @@ Outcome<bool> Platform::save_records_locked(RecordStore& store, bool all) {
   std::map<std::string, StateRecords> changes;
   try {
     for (auto& s : services_) changes[s->api()] = s->changed_records(store.bytes(), all);
+    for (auto& [id, own] : accounts_) {
+      if (all || own.changed)
+        for (auto& s : own.services) changes[s->api() + ("/" + id)] = s->changed_records(store.bytes(), all);
+      own.changed = false;
+    }
   } catch (const std::runtime_error& e) {  // bytes that could not be kept
     return make_error(ErrorKind::config, "StateFile", e.what());
   }

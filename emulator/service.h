@@ -244,6 +244,11 @@ class Service {
   virtual void settle() {}                      // apply transitions that are due
   virtual json state() const = 0;               // its part of cloud.emulator.state()
   virtual void reset() = 0;                     // empty
+  // Whether its resources' names are the world's, one of each name for all accounts (S3's
+  // bucket names), rather than each account's own. A service whose names are each
+  // account's is made once for each account that acts on it (Platform), so that an
+  // account sees, names and owns only its own.
+  virtual bool names_are_global() const { return false; }
   // Whether the account `id` owns any of its resources (an account that does is not removed).
   virtual bool owns(const std::string& id) const {
     (void)id;
@@ -357,10 +362,14 @@ class Platform {
   // Whether the account `id` owns any resource.
   bool owns(const std::string& id);
 
+  // Fixtures, seeds and the state shown are the owner's, or those of `account`: the
+  // world's buckets, and that account's resources of the APIs whose names are each
+  // account's own (Service::names_are_global). With a store kept (keep_records_in), a
+  // seed, a reset and an advance are saved, durably, before they return.
   void load_fixtures();
-  void seed(const json& fixtures);
-  json state();
-  void reset();
+  Outcome<bool> seed(const json& fixtures, const std::optional<std::string>& account = std::nullopt);
+  json state(const std::optional<std::string>& account = std::nullopt);
+  Outcome<bool> reset();
   // Moves the clock on `seconds` (finite, 0 or more, and not past kLatestClock) and
   // settles what falls due; InvalidArgument saying what is allowed otherwise, nothing moved.
   Outcome<bool> advance(double seconds);
@@ -414,10 +423,25 @@ class Platform {
   HandlerResult once_durable(HandlerResult r, std::unique_lock<std::mutex>& lock);
   HandlerResult undone(const Error& failed);
   void route(const Model& model);
+  void bind(Service& service, std::map<const Operation*, Service::Handler>& handlers, bool note);
+  // An account's own instances of the services whose names are each account's, other
+  // than the owner's (those are services_), with their handlers; `changed`: since the
+  // last save.
+  struct AccountServices {
+    std::vector<std::unique_ptr<Service>> services;
+    std::map<const Operation*, Service::Handler> handlers;
+    bool changed = false;
+    Service* find(const std::string& api) const;
+  };
+  AccountServices& account_services(const std::string& id);  // made at its first use
+  std::vector<Service*> services_of(const std::string& account);
+  const Service::Handler& handler_for(const Operation& op, const Service::Handler& owners);
+  Outcome<bool> keep_change_locked();
   mutable std::mutex mutex_;
   const Model& model_;
   PlatformContext context_;
-  std::vector<std::unique_ptr<Service>> services_;
+  std::vector<std::unique_ptr<Service>> services_;         // one per API: the owner's, and the world's global names
+  std::map<std::string, AccountServices> accounts_;        // by account id
   std::map<const Operation*, Service::Handler> handlers_;  // the model's operations, each to its handler
   std::vector<std::string> mismatches_;                    // where tables and model disagree
   std::atomic<RecordStore*> store_{nullptr};               // what keeps the records of every change, if anything

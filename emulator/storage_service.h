@@ -222,6 +222,7 @@ class StorageService : public Service {
   void seed(const json& fixtures) override;
   json state() const override;
   void reset() override;
+  bool names_are_global() const override { return true; }  // bucket names, as S3's
   bool owns(const std::string& id) const override;
   static json part_json(const Part& p);
   static json upload_json(const Upload& u);

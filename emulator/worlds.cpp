@@ -179,7 +179,8 @@ Outcome<bool> Worlds::remove_account(World& world, const std::string& access_key
     if (world.platform.owns(id))
       return invalid("AccountNotEmpty",
                      "the account " + access_key_id +
-                         " still owns buckets or objects: delete them first, or its data would have no owner");
+                         " still owns buckets, objects or other resources (clusters, snapshots, firewall groups...): "
+                         "delete them first, or reset the world, or its data would have no owner");
     keys.erase(it);
     by_key_.erase(access_key_id);
     tell_accounts(world);

@@ -70,6 +70,31 @@ alice s3api put-bucket-acl --bucket alices --grant-read "id=$nobody" >"$WORK/nob
   fail "a grant to an id no account has was taken"
 grep -q 'InvalidArgument' "$WORK/nobody.out" || fail "a grant to an unknown id: $(cat "$WORK/nobody.out")"
 
+step "clusters, snapshots and firewall groups are each account's own, names too"
+# as_lua KEY SECRET FILE: the script FILE run by cloudlua signing with that account's key pair.
+as_lua() { CLOUDLUA_ENDPOINT_URL=$url CLOUDLUA_ACCESS_KEY_ID=$1 CLOUDLUA_SECRET_ACCESS_KEY=$2 "$CLOUDLUA" "$3" || fail "$3 as $1 failed (above)"; }
+carol_id=$(ctl accounts | python3 -c 'import json,sys; print({a["access_key_id"]: a["account_id"] for a in json.load(sys.stdin)}["CAROLKEY"])')
+cat >"$WORK/carol.lua" <<EOF
+local ok, err = pcall(cloud.cluster.get_snapshot, { SnapshotName = "snap-1" })
+assert(not ok and err.code == "SnapshotNotFound", "carol sees alice's snap-1: " .. tostring(err))
+cloud.emulator.seed{ snapshots = { { name = "snap-1", description = "carol's" } },
+                     firewall_groups = { { firewallGroupName = "carols-web" } } }
+local c = cloud.cluster.restore_cluster_from_snapshot{ SnapshotName = "snap-1", cluster = { name = "same-name" } }
+assert(c.cluster.nrn:find(":$carol_id:cluster:", 1, true), "the nrn names carol's account: " .. c.cluster.nrn)
+local s = cloud.emulator.state()
+assert(#s.snapshots == 1 and s.snapshots[1].description == "carol's", "carol's state: " .. cloud.pretty(s.snapshots))
+assert(#s.firewall_groups == 1 and #s.clusters == 1, "carol's state: " .. cloud.pretty(s))
+EOF
+cat >"$WORK/alice.lua" <<'EOF'
+assert(cloud.cluster.get_snapshot{ SnapshotName = "snap-1" }.snapshot.description == "nightly", "alice's snap-1")
+local ok, err = pcall(cloud.devops.get_firewall_group, { FirewallGroupName = "carols-web" })
+assert(not ok and err.code:find("NotFound"), "alice sees carol's firewall group: " .. tostring(err))
+local c = cloud.cluster.restore_cluster_from_snapshot{ SnapshotName = "snap-1", cluster = { name = "same-name" } }
+assert(c.cluster.nrn:find(":000000000000:cluster:", 1, true), "the nrn names alice's account: " .. c.cluster.nrn)
+EOF
+as_lua CAROLKEY carol-secret-0123456789 "$WORK/carol.lua"
+as_lua CLOUDLUAEMULATORKEY cloudlua-emulator-secret "$WORK/alice.lua"
+
 step "the control plane: accounts listed, created, deleted"
 ctl accounts >"$WORK/accounts.json"
 python3 - "$WORK/accounts.json" <<'PY' || fail "accounts: $(cat "$WORK/accounts.json")"
@@ -97,6 +122,13 @@ grep -q AccountExists "$WORK/ctl.out" || fail "a second account with BOBKEY: $(c
 [ "$(ctl_status delete_account '{"access_key_id":"BOBKEY"}')" = 400 ] ||
   fail "an account that owns a bucket was deleted: $(cat "$WORK/ctl.out")"
 grep -q AccountNotEmpty "$WORK/ctl.out" || fail "deleting an account that owns a bucket: $(cat "$WORK/ctl.out")"
+made=$(ctl create_account)
+erin_key=$(field access_key_id <<<"$made")
+echo 'cloud.emulator.seed{ firewall_groups = { { firewallGroupName = "erins" } } }' >"$WORK/erin.lua"
+as_lua "$erin_key" "$(field secret_access_key <<<"$made")" "$WORK/erin.lua"
+[ "$(ctl_status delete_account "{\"access_key_id\":\"$erin_key\"}")" = 400 ] ||
+  fail "an account that owns a firewall group was deleted: $(cat "$WORK/ctl.out")"
+grep -q AccountNotEmpty "$WORK/ctl.out" || fail "deleting an account that owns a firewall group: $(cat "$WORK/ctl.out")"
 bob s3 rb s3://bobs >/dev/null
 ctl delete_account '{"access_key_id":"BOBKEY"}' >/dev/null
 bob s3 ls >"$WORK/gone.out" 2>&1 && fail "a deleted account's key still works"
@@ -108,6 +140,12 @@ start_serve --dialect aws --port "$PORT" --state "$WORK/state.db"
 as "$dave_key" "$dave_secret" s3 ls | grep -q ' daves$' || fail "dave's bucket after a restart: $(as "$dave_key" "$dave_secret" s3 ls 2>&1)"
 bob s3 ls >/dev/null 2>&1 && fail "bob's key came back after a restart"
 carol s3 ls | grep -q ' carols$' || fail "carol (from the file) after a restart"
+cat >"$WORK/carol_again.lua" <<'EOF'
+assert(cloud.cluster.get_snapshot{ SnapshotName = "snap-1" }.snapshot.description == "carol's", "carol's snap-1")
+assert(cloud.devops.get_firewall_group{ FirewallGroupName = "carols-web" }, "carol's firewall group")
+assert(cloud.cluster.get_cluster{ ClusterName = "same-name" }.cluster.nrn:find(os.getenv("CAROL_ID"), 1, true))
+EOF
+CAROL_ID=$carol_id as_lua CAROLKEY carol-secret-0123456789 "$WORK/carol_again.lua"
 alice s3 ls s3://alices/ | grep -q ' f$' || fail "alice's object after a restart"
 stop_serve TERM
 

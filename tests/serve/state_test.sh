@@ -84,6 +84,31 @@ lua 'assert(cloud.storage.head_object{ Bucket = "persist", Object = "big" }.Cont
 stop_serve INT
 [ "$SERVE_STATUS" -eq 0 ] || fail "SIGINT should end serve with 0, got $SERVE_STATUS"
 
+step "a seed, an advance and a reset are kept as a request's change is, and a kill -9 loses none"
+start_serve --state "$STATE"
+ctl seed '{"buckets":["seeded"],"snapshots":[{"name":"snap-seeded"}]}' >/dev/null
+stop_serve KILL
+start_serve --state "$STATE"
+lua 'assert(cloud.cluster.get_snapshot{ SnapshotName = "snap-seeded" }, "the seeded snapshot")
+     assert(cloud.storage.head_bucket{ Bucket = "seeded" }, "the seeded bucket")'
+lua 'cloud.cluster.restore_cluster_from_snapshot{ SnapshotName = "snap-seeded", cluster = { name = "ticking" } }'
+ctl advance '{"seconds":3600}' >/dev/null
+stop_serve KILL
+start_serve --state "$STATE"
+lua 'local status = cloud.cluster.get_cluster{ ClusterName = "ticking" }.cluster.status
+     assert(status == "RUNNING", "an advance of an hour was not kept: the cluster is " .. status)'
+stop_serve KILL
+start_serve --state "$STATE"
+ctl reset >/dev/null
+stop_serve KILL
+start_serve --state "$STATE"
+ctl state | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert all(not v for v in s.values()), "a reset came back after a restart: %s" % {k: len(v) for k, v in s.items()}' ||
+  fail "the reset was not kept"
+stop_serve TERM
+
 step "a state file that is not one serve wrote is refused at start"
 echo '{"format": 1}' >"$WORK/other.json"
 if "$CLOUDLUA" serve --state "$WORK/other.json" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
