@@ -5,7 +5,8 @@
 # (a grant names an account of the serve by its canonical id). Accounts come from --account KEY:SECRET,
 # from --accounts FILE and from the control plane (create_account, delete_account,
 # accounts); the built-in key is the account 000000000000. With --state they are kept
-# across a restart. Driven through aws-cli, as a team would.
+# across a restart, and so are their clusters, snapshots and firewall groups, each account's own.
+# Driven through aws-cli, as a team would.
 AWS=/usr/bin/aws  # explicitly Debian's: PATH may hold another aws first
 source "$(dirname "$0")/lib.sh"
 require_peer "$AWS" awscli
@@ -94,6 +95,15 @@ assert(c.cluster.nrn:find(":000000000000:cluster:", 1, true), "the nrn names ali
 EOF
 as_lua CAROLKEY carol-secret-0123456789 "$WORK/carol.lua"
 as_lua CLOUDLUAEMULATORKEY cloudlua-emulator-secret "$WORK/alice.lua"
+ctl checkpoint '{"name":"accounts"}' >/dev/null
+echo 'cloud.emulator.seed{ snapshots = { { name = "snap-later" } } }' >"$WORK/later.lua"
+as_lua CAROLKEY carol-secret-0123456789 "$WORK/later.lua"
+ctl restore '{"name":"accounts"}' >/dev/null
+cat >"$WORK/restored.lua" <<'EOF'
+local s = cloud.emulator.state()
+assert(#s.snapshots == 1 and s.snapshots[1].description == "carol's", "carol's after a restore: " .. cloud.pretty(s.snapshots))
+EOF
+as_lua CAROLKEY carol-secret-0123456789 "$WORK/restored.lua"
 
 step "the control plane: accounts listed, created, deleted"
 ctl accounts >"$WORK/accounts.json"
