@@ -4,9 +4,10 @@
 # one round at a time, so that both see the same machine; the medians of each figure
 # and the ratio B/A are printed. Not ctest; no test asserts a time. Run by hand:
 #
-#   tests/bench/ab.sh [-n TURNS] A B BENCH [BENCH ...]
+#   tests/bench/ab.sh [-n TURNS] [-r STEP] A B BENCH [BENCH ...]
 #   tests/bench/ab.sh main HEAD speed_bench tasks_bench     # what a change gains
 #   tests/bench/ab.sh -n 5 v1.2 main serve_bench
+#   tests/bench/ab.sh -r "group commit" main~1 main serve_state_bench   # kept for the docs
 #
 # A and B are anything git names (a commit, a branch, a tag; the work tree's uncommitted
 # changes are not part of either). BENCH is a script of tests/bench (with or without
@@ -16,12 +17,18 @@
 # round per turn (ROUNDS=1); -n TURNS turns per side (default 5). Builds
 # are kept in build-ab/<commit> and reused; the figures of every turn go to
 # build-ab/results/<A>-<B>.<bench>.jsonl (record's lines, tests/bench/lib.sh), never
-# into tests/bench/results.
+# into tests/bench/results. With -r STEP, cloudlua's medians are also kept in
+# tests/bench/results/ab.jsonl as STEP's (tests/bench/ab_summary.py), for
+# docs/performance.md to render beside the goals.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-TURNS=5
-if [ "${1:-}" = -n ]; then TURNS=$2; shift 2; fi
-usage() { echo "usage: tests/bench/ab.sh [-n TURNS] A B BENCH [BENCH ...]" >&2; exit 2; }
+TURNS=5 STEP=()
+while [ "${1:-}" = -n ] || [ "${1:-}" = -r ]; do
+  if [ "$1" = -n ]; then TURNS=${2:-}; else STEP=(--record "${2:-}"); fi
+  shift 2 || break
+done
+usage() { echo "usage: tests/bench/ab.sh [-n TURNS] [-r STEP] A B BENCH [BENCH ...]" >&2; exit 2; }
+[ "${STEP[1]-x}" != "" ] || { echo "ab: -r takes the name of the step measured, as the docs will show it" >&2; exit 2; }
 [ $# -ge 3 ] || usage
 [[ $TURNS =~ ^[1-9][0-9]*$ ]] || { echo "ab: -n takes a whole number from 1 on, got '$TURNS'" >&2; exit 2; }
 
@@ -80,25 +87,5 @@ for script in "${BENCHES[@]}"; do
 done
 
 # Each figure's median over the turns of each side, and B/A (below 1: B takes less).
-python3 - "$OUT/results" "${A:0:7}" "${B:0:7}" "$(git -C "$ROOT" rev-parse --short "$A")" \
-  "$(git -C "$ROOT" rev-parse --short "$B")" "$(cut -d' ' -f1 /proc/loadavg)" "${BENCHES[@]}" <<'PY'
-import json, pathlib, statistics, sys
-folder, a, b, name_a, name_b, load, *scripts = sys.argv[1:]
-print(f"A = {name_a}, B = {name_b}; medians of each side's turns, load average now {load}")
-for script in scripts:
-    bench = pathlib.Path(script).stem
-    sides = {}
-    for side in "AB":
-        path = pathlib.Path(folder) / f"{a}-{b}.{bench}.{side}.jsonl"
-        for text in path.read_text().splitlines() if path.exists() else []:
-            line = json.loads(text)
-            sides.setdefault((line["figure"], line["peer"], line["unit"]), {}).setdefault(side, []).append(line["value"])
-    print(f"\n{bench}")
-    print(f"  {'figure':<60} {'tool':<14} {'A':>12} {'B':>12} {'B/A':>6}")
-    for (figure, peer, unit), values in sides.items():
-        ma = statistics.median(values["A"]) if "A" in values else None
-        mb = statistics.median(values["B"]) if "B" in values else None
-        ratio = f"{mb / ma:.2f}" if ma and mb is not None else "-"
-        shown = lambda v: "-" if v is None else f"{v:.4g} {unit}"
-        print(f"  {figure[:60]:<60} {peer[:14]:<14} {shown(ma):>12} {shown(mb):>12} {ratio:>6}")
-PY
+"$ROOT/tests/bench/ab_summary.py" "${STEP[@]}" "$OUT/results" "${A:0:7}" "${B:0:7}" \
+  "$(git -C "$ROOT" rev-parse --short "$A")" "$(git -C "$ROOT" rev-parse --short "$B")" "${BENCHES[@]}"

@@ -11,8 +11,11 @@ A document holds a table where it says
 
 and the lines between are replaced by the newest figures of results/BENCH.jsonl: a row per
 figure (in the order the run measured them; with figures=, only those whose name the
-regular expression matches), a column per tool (cloudlua first), each peer's figure with its
-ratio to cloudlua's, and a line saying when, with which build, under what load.
+regular expression matches; with figures=^NAME:, a name and a colon, that is left out
+of the names shown), a column per tool (cloudlua first), each peer's figure with its
+ratio to cloudlua's, and a line saying when, with which build, under what load. The
+figures of tests/bench/ab.sh -r STEP (results/ab.jsonl) have the columns before and
+after, with after's ratio to before's.
 
     tests/bench/render.py            rewrite the documents
     tests/bench/render.py --check    exit 1 when a document differs from its results, a
@@ -72,10 +75,13 @@ def table(bench, selection):
         if line["peer"] not in peers:
             peers.append(line["peer"])
         cell[line["figure"], line["peer"]] = line
-    peers.sort(key=lambda p: p != "cloudlua")
+    peers.sort(key=lambda p: p != "cloudlua")  # the base: cloudlua, else the first measured (ab's "before")
     out = ["| figure | " + " | ".join(peers) + " |", "|---" * (len(peers) + 1) + "|"]
+    # figures=^STEP: (a name and a colon, no pattern: ab's steps) leaves "STEP: " out of the rows
+    prefix = re.match(r"\^([^\\^$.|?*+()\[\]{}]+:)$", selection or "")
     for figure in figures:
-        base = cell.get((figure, "cloudlua"))
+        base = cell.get((figure, peers[0]))
+        shown_name = figure[len(prefix.group(1)):].strip() if prefix else figure
         row = []
         for peer in peers:
             line = cell.get((figure, peer))
@@ -83,10 +89,10 @@ def table(bench, selection):
                 row.append("-")
                 continue
             text = number(line["value"], line["unit"])
-            if peer != "cloudlua" and base and base["value"]:
+            if peer != peers[0] and base and base["value"]:
                 text += f" ({line['value'] / base['value']:.2g}x)"
             row.append(text)
-        out.append(f"| {figure} | " + " | ".join(row) + " |")
+        out.append(f"| {shown_name} | " + " | ".join(row) + " |")
     shown = [cell[key] for key in cell]
     loads = sorted(line["load"] for line in shown)
     runs = sorted({line["run"] for line in shown})
@@ -97,7 +103,7 @@ def table(bench, selection):
     out.append(f"`tests/bench/{bench}.sh`, run {', '.join(runs)}; build {', '.join(builds)}; load average "
                f"{loads[0]:.1f}-{loads[-1]:.1f}"
                f"{'; medians of ' + '/'.join(map(str, rounds)) + ' rounds' if rounds else ''}. "
-               "A peer's ratio is its figure over cloudlua's.")
+               f"A {'peer' if peers[0] == 'cloudlua' else 'column'}'s ratio is its figure over {peers[0]}'s.")
     return out
 
 
