@@ -13,7 +13,7 @@ and the lines between are replaced by the newest figures of results/BENCH.jsonl:
 figure (in the order the run measured them; with figures=, only those whose name the
 regular expression matches; with figures=^NAME:, a name and a colon, that is left out
 of the names shown), a column per tool (cloudlua first), each peer's figure with its
-ratio to cloudlua's, and a line saying when, with which build, under what load. The
+ratio to cloudlua's (from the run cloudlua's figure came from: never a ratio across runs), and a line saying when, with which build, under what load. The
 figures of tests/bench/ab.sh -r STEP (results/ab.jsonl) have the columns before and
 after, with after's ratio to before's.
 
@@ -76,6 +76,13 @@ def table(bench, selection):
             peers.append(line["peer"])
         cell[line["figure"], line["peer"]] = line
     peers.sort(key=lambda p: p != "cloudlua")  # the base: cloudlua, else the first measured (ab's "before")
+    # A peer's figure only from the run its row's base was measured in: a ratio is taken
+    # side by side, never across runs (a peer measured by hand once drops out).
+    for (figure, peer), line in list(cell.items()):
+        base = cell.get((figure, peers[0]))
+        if peer != peers[0] and base and line["run"] != base["run"]:
+            del cell[figure, peer]
+    peers = [p for p in peers if any(key[1] == p for key in cell)]
     out = ["| figure | " + " | ".join(peers) + " |", "|---" * (len(peers) + 1) + "|"]
     # figures=^STEP: (a name and a colon, no pattern: ab's steps) leaves "STEP: " out of the rows
     prefix = re.match(r"\^([^\\^$.|?*+()\[\]{}]+:)$", selection or "")
