@@ -574,7 +574,7 @@ are the old names of checkpoint(name) and checkpoints(), kept for one release.]]
     see = "docs/emulator.md",
     value = true },
   { name = "cloud.emulator.seed",
-    summary = "Adds resources; a field left out gets its default.", see = "docs/emulator.md",
+    summary = "Adds resources, the calling account's; a field left out gets its default.", see = "docs/emulator.md",
     params = { p("options", "table", "the resources to add", { fields = {
       p("buckets", "(string|table)[]?", "buckets: names or { name, objects... }"),
       p("firewall_groups", "table[]?", "firewall groups"), p("backups", "table[]?", "backups"),
@@ -599,7 +599,8 @@ are the old names of checkpoint(name) and checkpoints(), kept for one release.]]
     summary = "Changes the emulator's settings; an unknown name is an error listing the known ones.", see = "docs/emulator.md",
     params = { p("options", "table", "the settings to change", { fields = emulator_settings() }) } },
   { name = "cloud.emulator.state",
-    summary = "Every resource as tables, after settling what is due.", see = "docs/emulator.md",
+    summary = "Every resource as tables (the buckets, and the calling account's others), after settling what is due.",
+    see = "docs/emulator.md",
     returns = { p("state", "table<string, table>", "every resource as tables") } },
   { name = "cloud.emulator.reset",
     summary = "Removes every resource and queued fault (settings and the clock stay).", see = "docs/emulator.md",
