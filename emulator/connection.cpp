@@ -526,6 +526,11 @@ bool ConnectionServer::answer(Connection& c) {
   bool closed = false;
   bool last = ++c.answered >= keep_alive_max_count_;
   bool ok = process_request(c, last, closed, nullptr);
+  // What the request held (its body's share of the budget) is given back before the
+  // answer's held bytes go out, so that a client that has read its answer finds it
+  // free (given back after, a PUT sent at once on another connection could be
+  // refused SlowDown meanwhile).
+  here.answered();
   // Flushed even when the answer was cut short: its head goes out, as httplib sends it.
   return c.flush() && ok && !closed && !here.closes && !last && svr_sock_ != INVALID_SOCKET;
 }
