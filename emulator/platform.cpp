@@ -97,15 +97,15 @@ constexpr MakeService kServices[] = {make_cluster_service, make_storage_service,
 Platform::Platform(std::string region, const Model& model) : model_(model) {
   context_.region = std::move(region);
   for (MakeService make : kServices) services_.push_back(make(context_));
-  route(model);
+  route();
 }
 
-// Matches every service's handler table to the operations of its API in `model`,
+// Matches every service's handler table to the operations of its API in the model,
 // noting each operation without a handler and each handler without an operation.
-void Platform::route(const Model& model) {
+void Platform::route() {
   std::set<std::string> served;
   for (auto& s : services_) served.insert(s->api()), bind(*s, handlers_, true);
-  for (const Api& api : model.apis())
+  for (const Api& api : model_.apis())
     if (!served.count(api.name))
       mismatches_.push_back("the model's " + api.name + " API has no service in the emulator");
 }

@@ -152,9 +152,10 @@ struct PlatformContext {
   // Whether services note the records each change touches (Service::changed_records):
   // only while a RecordStore keeps them, so that the embedded emulator pays nothing.
   bool note_records = false;
-  // The account that owns what the platform makes on its own (fixtures, seeds): the
-  // world's first; and the account whose request is being handled (`owner` outside
-  // one; kAnonymous an unsigned request's), set by Platform::handle under its lock.
+  // The account that owns what the platform makes on its own (fixtures) and that a call
+  // or seed without an account acts as: the world's first; and the account acting (the
+  // signer of the request or seed being handled, `owner` outside one; kAnonymous an
+  // unsigned request's), set by Platform under its lock.
   // What it may do is emulator/access.h's to say.
   std::string owner = kBuiltInAccountId;
   std::string account = owner;
@@ -355,7 +356,7 @@ class Platform {
   // without a server, which acts as the world's owner.
   HandlerResult handle(const Operation& op, const json& input, RequestBody* body = nullptr,
                        const std::optional<std::string>& account = std::nullopt);
-  // The account fixtures and seeds belong to, and that a call without one acts as.
+  // The account fixtures belong to, and that a call or seed without one acts as.
   void set_owner(const std::string& id);
   // The world's accounts (PlatformContext::accounts), its owner first.
   void set_accounts(std::vector<std::string> ids);
@@ -422,7 +423,7 @@ class Platform {
   HandlerResult saved(HandlerResult r, std::unique_lock<std::mutex>& lock);  // r, or the failure to save its change
   HandlerResult once_durable(HandlerResult r, std::unique_lock<std::mutex>& lock);
   HandlerResult undone(const Error& failed);
-  void route(const Model& model);
+  void route();
   void bind(Service& service, std::map<const Operation*, Service::Handler>& handlers, bool note);
   // An account's own instances of the services whose names are each account's, other
   // than the owner's (those are services_), with their handlers; `changed`: since the

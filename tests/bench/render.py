@@ -13,9 +13,10 @@ and the lines between are replaced by the newest figures of results/BENCH.jsonl:
 figure (in the order the run measured them; with figures=, only those whose name the
 regular expression matches; with figures=^NAME:, a name and a colon, that is left out
 of the names shown), a column per tool (cloudlua first), each peer's figure with its
-ratio to cloudlua's (from the run cloudlua's figure came from: never a ratio across runs), and a line saying when, with which build, under what load. The
-figures of tests/bench/ab.sh -r STEP (results/ab.jsonl) have the columns before and
-after, with after's ratio to before's.
+ratio to cloudlua's (taken from the run cloudlua's figure came from: never a ratio
+across runs), and a line saying when, with which build, under what load. The figures
+of tests/bench/ab.sh -r STEP (results/ab.jsonl) have the columns before and after,
+with after's ratio to before's.
 
     tests/bench/render.py            rewrite the documents
     tests/bench/render.py --check    exit 1 when a document differs from its results, a
